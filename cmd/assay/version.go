@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version is stamped at release time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func init() {
+	register(func(c *cli) *cobra.Command {
+		return &cobra.Command{
+			Use:   "version",
+			Short: "Print the Assay version and the contracts it implements",
+			Args:  cobra.NoArgs,
+			RunE: func(*cobra.Command, []string) error {
+				rev := "unknown"
+				if bi, ok := debug.ReadBuildInfo(); ok {
+					for _, s := range bi.Settings {
+						if s.Key == "vcs.revision" {
+							rev = s.Value
+						}
+					}
+				}
+				_, err := fmt.Fprintf(c.stdout, "assay %s (revision %s)\ncontracts: algal.organism.v1 algal.expr.v1 algal.run.v1 algal.bench.v1 algal.foundry.v1\n", version, rev)
+				return err
+			},
+		}
+	})
+}

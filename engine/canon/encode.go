@@ -1,0 +1,374 @@
+package canon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// Encode returns the canonical bytes of v: no white space, object keys in
+// canonical order (array-index keys numerically first, then UTF-16 code-unit
+// order), numbers as JavaScript's Number#toString writes them and strings
+// escaped as JSON.stringify escapes them.
+func Encode(v any) ([]byte, error) {
+	return AppendEncode(nil, v)
+}
+
+// AppendEncode appends the canonical bytes of v to dst.
+func AppendEncode(dst []byte, v any) ([]byte, error) {
+	e := encoder{buf: dst}
+	if err := e.value(v, 0); err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+// Digest is the identity of a value: "sha256:" and the lowercase hex SHA-256
+// of its canonical bytes.
+func Digest(v any) (string, error) {
+	e := encoderPool.Get().(*encoder)
+	defer func() {
+		if cap(e.buf) <= 1<<20 { // don't pin huge buffers in the pool
+			e.buf = e.buf[:0]
+			encoderPool.Put(e)
+		}
+	}()
+	e.buf = e.buf[:0]
+	if err := e.value(v, 0); err != nil {
+		return "", err
+	}
+	return DigestBytes(e.buf), nil
+}
+
+var encoderPool = sync.Pool{New: func() any { return &encoder{buf: make([]byte, 0, 4096)} }}
+
+// DigestBytes hashes bytes that are already canonical.
+func DigestBytes(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
+	var out [digestLen]byte
+	copy(out[:], digestPrefix)
+	hex.Encode(out[len(digestPrefix):], sum[:])
+	return string(out[:])
+}
+
+const (
+	digestPrefix = "sha256:"
+	digestLen    = len(digestPrefix) + 64
+)
+
+// IsDigest reports whether s is exactly a digest token: "sha256:" and 64
+// lowercase hex digits. Such a token holds no '/', '.' or '\\', so it can
+// never form or escape a path.
+func IsDigest(s string) bool {
+	if len(s) != digestLen || s[:len(digestPrefix)] != digestPrefix {
+		return false
+	}
+	for i := len(digestPrefix); i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// DigestHex returns the 64 hex digits of a valid digest token and false for
+// anything else; stores use it to name files.
+func DigestHex(s string) (string, bool) {
+	if !IsDigest(s) {
+		return "", false
+	}
+	return s[len(digestPrefix):], true
+}
+
+type encoder struct {
+	buf  []byte
+	keys []string // scratch for sorting, reused across objects
+}
+
+func (e *encoder) value(v any, depth int) error {
+	if depth > MaxDepth {
+		return &Error{Code: CodeBudget, Offset: -1, Message: fmt.Sprintf("nesting deeper than %d", MaxDepth)}
+	}
+	switch x := v.(type) {
+	case nil:
+		e.buf = append(e.buf, "null"...)
+	case bool:
+		if x {
+			e.buf = append(e.buf, "true"...)
+		} else {
+			e.buf = append(e.buf, "false"...)
+		}
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return &Error{Code: CodeParse, Offset: -1, Message: "non-finite number"}
+		}
+		e.buf = FormatNumber(e.buf, x)
+	case string:
+		e.buf = appendString(e.buf, x)
+	case []any:
+		e.buf = append(e.buf, '[')
+		for i, item := range x {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			if err := e.value(item, depth+1); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, ']')
+	case map[string]any:
+		return e.object(x, depth)
+	default:
+		return &Error{Code: CodeInternal, Offset: -1, Message: fmt.Sprintf("value of Go type %T is not JSON", v)}
+	}
+	return nil
+}
+
+func (e *encoder) object(m map[string]any, depth int) error {
+	// Sort into a window of the shared scratch slice so nested objects
+	// don't allocate; the window is released when this object is done.
+	base := len(e.keys)
+	for k := range m {
+		e.keys = append(e.keys, k)
+	}
+	keys := e.keys[base:]
+	sortKeys(keys)
+	e.buf = append(e.buf, '{')
+	for i := 0; i < len(keys); i++ {
+		k := e.keys[base+i] // re-read: nested calls may grow e.keys
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = appendString(e.buf, k)
+		e.buf = append(e.buf, ':')
+		if err := e.value(m[k], depth+1); err != nil {
+			e.keys = e.keys[:base]
+			return err
+		}
+	}
+	e.buf = append(e.buf, '}')
+	clear(e.keys[base:])
+	e.keys = e.keys[:base]
+	return nil
+}
+
+// SortedKeys returns the keys of m in canonical order.
+func SortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortKeys(keys)
+	return keys
+}
+
+func sortKeys(keys []string) {
+	if len(keys) < 2 {
+		return
+	}
+	slices.SortFunc(keys, CompareKeys)
+}
+
+// CompareKeys orders object keys as upstream's canonical form does: keys
+// that are array indices come first in numeric order, then every other key
+// in UTF-16 code-unit order.
+func CompareKeys(a, b string) int {
+	ia, aok := arrayIndex(a)
+	ib, bok := arrayIndex(b)
+	switch {
+	case aok && bok:
+		switch {
+		case ia < ib:
+			return -1
+		case ia > ib:
+			return 1
+		}
+		return 0
+	case aok:
+		return -1
+	case bok:
+		return 1
+	}
+	return CompareUTF16(a, b)
+}
+
+// arrayIndex reports whether k is a canonical array index as JavaScript
+// defines it: decimal, no sign, no leading zero, below 2^32-1.
+func arrayIndex(k string) (uint64, bool) {
+	if len(k) == 0 || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, n < math.MaxUint32
+}
+
+// CompareUTF16 compares two valid UTF-8 strings by their UTF-16 code units,
+// the order JavaScript's string comparison uses. It differs from byte order
+// only when a supplementary character (a surrogate pair in UTF-16) meets a
+// character in U+E000..U+FFFF.
+func CompareUTF16(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) || i == len(b) {
+		return cmpInt(len(a), len(b))
+	}
+	if a[i] < utf8.RuneSelf && b[i] < utf8.RuneSelf {
+		return cmpInt(int(a[i]), int(b[i]))
+	}
+	// Back up to the start of the differing runes and compare their first
+	// UTF-16 units.
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	if la, lb := utf16Lead(ra), utf16Lead(rb); la != lb {
+		return cmpInt(int(la), int(lb))
+	}
+	// Same lead unit: both are supplementary, and their trail units
+	// order as the code points do.
+	return cmpInt(int(ra), int(rb))
+}
+
+func utf16Lead(r rune) rune {
+	if r >= 0x10000 {
+		return 0xD800 + (r-0x10000)>>10
+	}
+	return r
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString escapes as JSON.stringify does: quote, backslash and the
+// C0 controls (short forms where JSON has them, else \u00xx in lowercase);
+// everything else, U+2028/U+2029 and '<' included, is written raw.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// FormatNumber appends f as JavaScript's Number#toString writes it. Callers
+// must not pass NaN or an infinity.
+func FormatNumber(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0') // -0 too
+	}
+	// Integers below 2^53 are exact and print as plain digits.
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	var scratch [32]byte
+	// 'e' with precision -1 gives the shortest round-trip digits,
+	// d[.ddd]e±XX, which we lay out by JavaScript's rules.
+	b := strconv.AppendFloat(scratch[:0], f, 'e', -1, 64)
+	if b[0] == '-' {
+		dst = append(dst, '-')
+		b = b[1:]
+	}
+	ePos := 0
+	for ePos < len(b) && b[ePos] != 'e' {
+		ePos++
+	}
+	var digits [24]byte
+	k := 0
+	for _, c := range b[:ePos] {
+		if c != '.' {
+			digits[k] = c
+			k++
+		}
+	}
+	exp, _ := strconv.Atoi(string(b[ePos+1:]))
+	n := exp + 1 // value is 0.d1..dk × 10^n
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, digits[:k]...)
+		for i := 0; i < n-k; i++ {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:k]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for i := 0; i < -n; i++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits[:k]...)
+	default:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:k]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
+}
+
+// Canonicalize parses data strictly and returns its canonical bytes.
+func Canonicalize(data []byte, maxBytes int) ([]byte, error) {
+	v, err := Parse(data, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return Encode(v)
+}

@@ -1,0 +1,533 @@
+// Package canon is the identity layer every ALGAL contract hashes: a strict
+// JSON parser, the canonical encoder that reproduces upstream's bytes (and so
+// upstream's digests), and the sha256 digest token.
+//
+// JSON values are plain Go values: nil, bool, float64, string, []any and
+// map[string]any. Numbers are IEEE-754 doubles, as in JavaScript.
+//
+// The parser is deliberately stricter than upstream's, which lets the last of
+// two duplicate object keys win. Two parsers that disagree on which duplicate
+// counts can be made to see different documents behind one digest (a parser
+// differential), so Assay rejects duplicates outright; see
+// docs/divergences.md.
+package canon
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"syscall"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Bounds shared by every document this package reads or writes.
+const (
+	// MaxDepth is the deepest nesting accepted; the root value is depth 0.
+	MaxDepth = 64
+	// MaxDocumentBytes caps any single document (64 MiB).
+	MaxDocumentBytes = 64 << 20
+)
+
+// Contract codes used by this package.
+const (
+	CodeParse    = "PARSE_FAILED"
+	CodeBudget   = "BUDGET_EXHAUSTED"
+	CodeIO       = "IO_FAILED"
+	CodeInternal = "INTERNAL"
+)
+
+// Error is a rejection with a contract code and, for parse errors, the byte
+// offset where the input went wrong (-1 when no offset applies).
+type Error struct {
+	Code    string
+	Offset  int
+	Message string
+	// File names the input file when the error came from ReadFile.
+	File string
+}
+
+func (e *Error) Error() string {
+	loc := ""
+	if e.File != "" {
+		loc = e.File + ": "
+	}
+	if e.Offset >= 0 {
+		return fmt.Sprintf("%sbyte %d: %s", loc, e.Offset, e.Message)
+	}
+	return loc + e.Message
+}
+
+// ErrorCode returns the contract code (PARSE_FAILED, BUDGET_EXHAUSTED, ...).
+func (e *Error) ErrorCode() string { return e.Code }
+
+func errAt(code string, off int, format string, a ...any) *Error {
+	return &Error{Code: code, Offset: off, Message: fmt.Sprintf(format, a...)}
+}
+
+// Parse decodes one strict JSON document. maxBytes bounds the input; zero or
+// negative means MaxDocumentBytes. It rejects invalid UTF-8, a leading BOM,
+// duplicate object keys, lone surrogate escapes, raw control characters in
+// strings, numbers that overflow a double, nesting deeper than MaxDepth and
+// anything after the value but white space.
+func Parse(data []byte, maxBytes int) (any, error) {
+	if maxBytes <= 0 || maxBytes > MaxDocumentBytes {
+		maxBytes = MaxDocumentBytes
+	}
+	if len(data) > maxBytes {
+		return nil, errAt(CodeBudget, -1, "document is %d bytes, over the %d-byte bound", len(data), maxBytes)
+	}
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		return nil, errAt(CodeParse, 0, "leading byte-order mark")
+	}
+	p := parser{data: data}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(data) {
+		return nil, errAt(CodeParse, p.pos, "trailing data after the document")
+	}
+	return v, nil
+}
+
+// ParseReader reads at most maxBytes (zero or negative: MaxDocumentBytes)
+// from r and parses them; one byte more is a BUDGET_EXHAUSTED rejection, so
+// an endless stream never grows memory past the bound.
+func ParseReader(r io.Reader, maxBytes int) (any, error) {
+	if maxBytes <= 0 || maxBytes > MaxDocumentBytes {
+		maxBytes = MaxDocumentBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, int64(maxBytes)+1))
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Offset: -1, Message: err.Error()}
+	}
+	if len(data) > maxBytes {
+		return nil, errAt(CodeBudget, -1, "document is over the %d-byte bound", maxBytes)
+	}
+	return Parse(data, maxBytes)
+}
+
+// ReadFile admits a bounded input path and parses it. Only regular files are
+// read (a symlink to one is fine); a FIFO, device or directory is rejected
+// before anything is read, so a hostile path can neither block nor stream
+// forever. The size is checked from the descriptor before allocation.
+func ReadFile(path string, maxBytes int) (any, error) {
+	data, err := ReadBounded(path, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	v, err := Parse(data, maxBytes)
+	if err != nil {
+		e := err.(*Error)
+		e.File = path
+		return nil, e
+	}
+	return v, nil
+}
+
+// ReadBounded returns the bytes of a regular file of at most maxBytes (zero
+// or negative: MaxDocumentBytes), with the admission rules of ReadFile.
+func ReadBounded(path string, maxBytes int) ([]byte, error) {
+	if maxBytes <= 0 || maxBytes > MaxDocumentBytes {
+		maxBytes = MaxDocumentBytes
+	}
+	fail := func(code, format string, a ...any) ([]byte, error) {
+		return nil, &Error{Code: code, Offset: -1, File: path, Message: fmt.Sprintf(format, a...)}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fail(CodeIO, "%v", unwrapPathError(err))
+	}
+	if !st.Mode().IsRegular() {
+		return fail(CodeIO, "not a regular file (%s)", st.Mode().Type())
+	}
+	// O_NONBLOCK keeps a file swapped for a FIFO after the Stat from
+	// blocking the open; the descriptor is checked again below.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return fail(CodeIO, "%v", unwrapPathError(err))
+	}
+	defer f.Close()
+	st, err = f.Stat()
+	if err != nil {
+		return fail(CodeIO, "%v", err)
+	}
+	if !st.Mode().IsRegular() {
+		return fail(CodeIO, "not a regular file (%s)", st.Mode().Type())
+	}
+	if st.Size() > int64(maxBytes) {
+		return fail(CodeBudget, "file is %d bytes, over the %d-byte bound", st.Size(), maxBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, int64(maxBytes)+1))
+	if err != nil {
+		return fail(CodeIO, "%v", err)
+	}
+	if len(data) > maxBytes {
+		return fail(CodeBudget, "file grew past the %d-byte bound while read", maxBytes)
+	}
+	return data, nil
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+type parser struct {
+	data []byte
+	pos  int
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (any, error) {
+	if depth > MaxDepth {
+		return nil, errAt(CodeBudget, p.pos, "nesting deeper than %d", MaxDepth)
+	}
+	if p.pos >= len(p.data) {
+		return nil, errAt(CodeParse, p.pos, "unexpected end of input")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		return p.string()
+	case c == 't':
+		return p.literal("true", true)
+	case c == 'f':
+		return p.literal("false", false)
+	case c == 'n':
+		return p.literal("null", nil)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	default:
+		return nil, p.unexpected()
+	}
+}
+
+func (p *parser) unexpected() error {
+	if p.pos >= len(p.data) {
+		return errAt(CodeParse, p.pos, "unexpected end of input")
+	}
+	r, _ := utf8.DecodeRune(p.data[p.pos:])
+	if r == utf8.RuneError {
+		return errAt(CodeParse, p.pos, "invalid UTF-8")
+	}
+	return errAt(CodeParse, p.pos, "unexpected character %q", r)
+}
+
+func (p *parser) literal(word string, v any) (any, error) {
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return nil, errAt(CodeParse, p.pos, "invalid literal, expected %s", word)
+	}
+	p.pos += len(word)
+	return v, nil
+}
+
+func (p *parser) object(depth int) (any, error) {
+	start := p.pos
+	p.pos++ // '{'
+	m := map[string]any{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return m, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			if p.pos >= len(p.data) {
+				return nil, errAt(CodeParse, start, "unterminated object")
+			}
+			return nil, errAt(CodeParse, p.pos, "expected a string key")
+		}
+		keyAt := p.pos
+		k, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		key := k.(string)
+		if _, dup := m[key]; dup {
+			return nil, errAt(CodeParse, keyAt, "duplicate object key %q", key)
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, errAt(CodeParse, p.pos, "expected ':' after object key")
+		}
+		p.pos++
+		p.skipSpace()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		m[key] = v
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, errAt(CodeParse, start, "unterminated object")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return m, nil
+		default:
+			return nil, errAt(CodeParse, p.pos, "expected ',' or '}' in object")
+		}
+	}
+}
+
+func (p *parser) array(depth int) (any, error) {
+	start := p.pos
+	p.pos++ // '['
+	a := []any{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return a, nil
+	}
+	for {
+		p.skipSpace()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, errAt(CodeParse, start, "unterminated array")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return a, nil
+		default:
+			return nil, errAt(CodeParse, p.pos, "expected ',' or ']' in array")
+		}
+	}
+}
+
+func (p *parser) string() (any, error) {
+	start := p.pos
+	p.pos++ // opening quote
+	// Fast path: no escapes, all printable ASCII or valid UTF-8.
+	i := p.pos
+	for i < len(p.data) {
+		c := p.data[i]
+		if c == '"' {
+			s := string(p.data[p.pos:i])
+			p.pos = i + 1
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(p.data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return nil, errAt(CodeParse, i, "invalid UTF-8")
+		}
+		i += size
+	}
+	buf := make([]byte, 0, i-p.pos+16)
+	buf = append(buf, p.data[p.pos:i]...)
+	p.pos = i
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return nil, errAt(CodeParse, p.pos, "raw control character in string")
+		case c == '\\':
+			var err error
+			if buf, err = p.escape(buf); err != nil {
+				return nil, err
+			}
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			p.pos++
+		default:
+			r, size := utf8.DecodeRune(p.data[p.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return nil, errAt(CodeParse, p.pos, "invalid UTF-8")
+			}
+			buf = append(buf, p.data[p.pos:p.pos+size]...)
+			p.pos += size
+		}
+	}
+	return nil, errAt(CodeParse, start, "unterminated string")
+}
+
+func (p *parser) escape(buf []byte) ([]byte, error) {
+	at := p.pos
+	if p.pos+1 >= len(p.data) {
+		return nil, errAt(CodeParse, at, "unterminated escape")
+	}
+	c := p.data[p.pos+1]
+	p.pos += 2
+	switch c {
+	case '"', '\\', '/':
+		return append(buf, c), nil
+	case 'b':
+		return append(buf, '\b'), nil
+	case 'f':
+		return append(buf, '\f'), nil
+	case 'n':
+		return append(buf, '\n'), nil
+	case 'r':
+		return append(buf, '\r'), nil
+	case 't':
+		return append(buf, '\t'), nil
+	case 'u':
+		r, ok := p.hex4()
+		if !ok {
+			return nil, errAt(CodeParse, at, "invalid \\u escape")
+		}
+		if utf16.IsSurrogate(r) {
+			if r >= 0xDC00 {
+				return nil, errAt(CodeParse, at, "lone low surrogate \\u%04x", r)
+			}
+			if p.pos+1 >= len(p.data) || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
+				return nil, errAt(CodeParse, at, "lone high surrogate \\u%04x", r)
+			}
+			p.pos += 2
+			lo, ok := p.hex4()
+			if !ok {
+				return nil, errAt(CodeParse, p.pos-2, "invalid \\u escape")
+			}
+			if lo < 0xDC00 || lo > 0xDFFF {
+				return nil, errAt(CodeParse, at, "high surrogate \\u%04x not followed by a low surrogate", r)
+			}
+			r = utf16.DecodeRune(r, lo)
+		}
+		return utf8.AppendRune(buf, r), nil
+	default:
+		return nil, errAt(CodeParse, at, "invalid escape \\%c", c)
+	}
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if len(p.data)-p.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.data[p.pos : p.pos+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	p.pos += 4
+	return r, true
+}
+
+// number scans the JSON number grammar exactly, then converts with
+// strconv, which rounds correctly to the nearest double as JavaScript does.
+func (p *parser) number() (any, error) {
+	start := p.pos
+	d := p.data
+	if p.pos < len(d) && d[p.pos] == '-' {
+		p.pos++
+	}
+	switch {
+	case p.pos < len(d) && d[p.pos] == '0':
+		p.pos++
+	case p.pos < len(d) && d[p.pos] >= '1' && d[p.pos] <= '9':
+		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
+			p.pos++
+		}
+	default:
+		return nil, errAt(CodeParse, start, "invalid number")
+	}
+	if p.pos < len(d) && d[p.pos] == '.' {
+		p.pos++
+		if p.pos >= len(d) || d[p.pos] < '0' || d[p.pos] > '9' {
+			return nil, errAt(CodeParse, start, "invalid number: digits must follow '.'")
+		}
+		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
+			p.pos++
+		}
+	}
+	if p.pos < len(d) && (d[p.pos] == 'e' || d[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(d) && (d[p.pos] == '+' || d[p.pos] == '-') {
+			p.pos++
+		}
+		if p.pos >= len(d) || d[p.pos] < '0' || d[p.pos] > '9' {
+			return nil, errAt(CodeParse, start, "invalid number: exponent has no digits")
+		}
+		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
+			p.pos++
+		}
+	}
+	text := d[start:p.pos]
+	if n, ok := smallInt(text); ok {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(string(text), 64)
+	if err != nil {
+		// ParseFloat only fails here on range: the grammar was checked.
+		return nil, errAt(CodeParse, start, "number %s is not a finite double", text)
+	}
+	return f, nil
+}
+
+// smallInt converts short unsigned-or-negative integer literals without
+// strconv; most numbers in manifests and receipts are counts.
+func smallInt(b []byte) (float64, bool) {
+	neg := false
+	if len(b) > 0 && b[0] == '-' {
+		neg = true
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		if n == 0 {
+			return negZero, true
+		}
+		return float64(-n), true
+	}
+	return float64(n), true
+}
+
+var negZero = func() float64 { z := 0.0; return -z }()
