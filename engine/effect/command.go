@@ -1,0 +1,181 @@
+package effect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// Command protocol bounds.
+const (
+	// DefaultCommandTimeout applies to effect commands (cmd:<...>).
+	DefaultCommandTimeout = 120 * time.Second
+	// DefaultToolTimeout applies to tool commands.
+	DefaultToolTimeout = 30 * time.Second
+	// MaxCommandStdin bounds the request bytes written to a command.
+	MaxCommandStdin = 1_048_576
+	// MaxCommandStderr bounds the diagnostics read (never recorded).
+	MaxCommandStderr = 65_536
+	// ExitSuspended (EX_TEMPFAIL) asks the host to suspend the run.
+	ExitSuspended = 75
+)
+
+// Command runs a host-written adapter: `sh -c <command line>` receives the
+// canonical request bytes (exactly the hashed bytes) on stdin and prints one
+// JSON value, the raw output, on stdout. Exit 75 suspends the run; any other
+// non-zero exit, a signal or a timeout fails the effect. Command adapters
+// are admitted for every kind, their records always carry retryable:false
+// and a configurationDigest, and they are never memoized (they may have
+// side effects).
+type Command struct {
+	id      string
+	argv    []string
+	dir     string
+	timeout time.Duration
+	config  string
+}
+
+// NewCommand admits `sh -c line` under id. dir is the working directory
+// ("" keeps the host's); timeout <= 0 means DefaultCommandTimeout.
+func NewCommand(id, line, dir string, timeout time.Duration) (*Command, error) {
+	if line == "" || len(line) > 8192 || bytes.IndexByte([]byte(line), 0) >= 0 {
+		return nil, Errorf(CodeParse, "executor %q: command line must be 1..8192 bytes without NUL", id)
+	}
+	if timeout <= 0 {
+		timeout = DefaultCommandTimeout
+	}
+	if timeout > 600*time.Second {
+		return nil, Errorf(CodeParse, "executor %q: command timeout over 600000 ms", id)
+	}
+	c := &Command{id: id, argv: []string{"sh", "-c", line}, timeout: timeout}
+	var cwd any
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, Errorf(CodeIO, "executor %q: %v", id, err)
+		}
+		c.dir, cwd = abs, abs
+	}
+	argv := []any{"sh", "-c", line}
+	cfg, err := canon.Digest(map[string]any{"kind": "command", "argv": argv, "cwd": cwd, "timeoutMs": float64(timeout.Milliseconds())})
+	if err != nil {
+		return nil, Errorf(CodeInternal, "executor %q: %v", id, err)
+	}
+	c.config = cfg
+	return c, nil
+}
+
+// ID implements Executor.
+func (c *Command) ID() string { return c.id }
+
+// Describe implements Executor.
+func (c *Command) Describe() Descriptor {
+	return Descriptor{Effects: AllEffects, NoRetry: true, ConfigurationDigest: c.config}
+}
+
+// Execute implements Executor.
+func (c *Command) Execute(ctx context.Context, req Request) (Response, error) {
+	payload, err := canon.Encode(req)
+	if err != nil {
+		return Response{}, &Error{Code: CodeInternal, Message: "effect request is not canonical JSON", Host: true}
+	}
+	out, ferr := runCommand(ctx, c.argv, c.dir, payload, maxOutputBytes(req), c.timeout)
+	if ferr != nil {
+		return Response{}, ferr
+	}
+	v, perr := canon.Parse(out, 0)
+	if perr != nil {
+		return Response{}, Errorf(CodeUnparseable, "command output is not JSON")
+	}
+	return Response{Output: v}, nil
+}
+
+// boundedBuffer keeps at most max bytes and remembers an overflow.
+type boundedBuffer struct {
+	buf      bytes.Buffer
+	max      int
+	overflow bool
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); len(p) > room {
+		b.overflow = true
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		return len(p), nil // keep draining so the child never blocks
+	}
+	return b.buf.Write(p)
+}
+
+// runCommand runs argv with payload on stdin and returns stdout (at most
+// maxOut bytes). The process group is killed when the deadline passes.
+func runCommand(ctx context.Context, argv []string, dir string, payload []byte, maxOut int, timeout time.Duration) ([]byte, *Error) {
+	if len(payload) > MaxCommandStdin {
+		return nil, Errorf(CodeBudget, "effect request is %d bytes, over the %d-byte command bound", len(payload), MaxCommandStdin)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	// Its own process group, so a timeout also kills what sh started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 2 * time.Second
+	stdout := &boundedBuffer{max: maxOut}
+	stderr := &boundedBuffer{max: MaxCommandStderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, Errorf(CodeUnbound, "host executable could not be started")
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, Errorf(CodeUnbound, "host executable could not be started")
+	}
+	incomplete := make(chan bool, 1)
+	go func() {
+		_, werr := stdin.Write(payload)
+		cerr := stdin.Close()
+		incomplete <- werr != nil || (cerr != nil && !errors.Is(cerr, io.ErrClosedPipe))
+	}()
+	waitErr := cmd.Wait()
+	short := <-incomplete
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, &Error{Code: CodeBudget, Message: "host executable timed out; external completion may be uncertain", Uncertain: true}
+		}
+		return nil, &Error{Code: CodeFailed, Message: "host executable was cancelled; external completion may be uncertain", Uncertain: true}
+	}
+	if waitErr != nil {
+		var exitErr *exec.ExitError
+		if !errors.As(waitErr, &exitErr) {
+			return nil, &Error{Code: CodeFailed, Message: "host executable could not be observed to completion", Uncertain: true}
+		}
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return nil, &Error{Code: CodeFailed, Message: "host executable was terminated by a signal; external completion may be uncertain", Uncertain: true}
+		}
+		if exitErr.ExitCode() == ExitSuspended {
+			return nil, &Error{Code: CodeSuspended, Message: "executor asked the host to suspend the run", NotRetryable: true}
+		}
+		return nil, Errorf(CodeFailed, "host executable failed; diagnostics withheld")
+	}
+	if short {
+		return nil, Errorf(CodeFailed, "executor closed stdin before request delivery")
+	}
+	if stdout.overflow {
+		return nil, &Error{Code: CodeBudget, Message: "effect output exceeds maxOutputBytes", Uncertain: true}
+	}
+	return stdout.buf.Bytes(), nil
+}

@@ -1,0 +1,357 @@
+package effect
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// ReplayID is the id a Replay executor reports.
+const ReplayID = "replay"
+
+// Replay serves recorded effects by request digest. When a digest repeats
+// (retries, a cell re-activated in a loop) its records are served in record
+// order. It is not a route: the router asks it first, before capability
+// routing, and a digest it does not hold falls through to the live
+// executors behind it, which lets resume replay a recorded prefix and run
+// the tail live in one pass. With no live executor behind it a miss is
+// unbound; Explain then says which cell and call missed and where the
+// request departs from the nearest recorded one.
+type Replay struct {
+	mu       sync.Mutex
+	queues   map[string][]Record
+	counts   map[string]int     // digest -> records loaded
+	requests map[string]Request // digest -> recorded request, when known
+	order    []string           // recorded digests, first occurrence order
+	paths    map[string]string  // digest -> owning cell path (receipt events)
+	calls    map[string]int     // cell -> requests seen
+}
+
+// NewReplay holds records in the order given.
+func NewReplay(records []Record) *Replay {
+	r := &Replay{
+		queues:   map[string][]Record{},
+		counts:   map[string]int{},
+		requests: map[string]Request{},
+		paths:    map[string]string{},
+		calls:    map[string]int{},
+	}
+	for _, rec := range records {
+		r.add(rec)
+	}
+	return r
+}
+
+func (r *Replay) add(rec Record) {
+	if _, seen := r.counts[rec.RequestDigest]; !seen {
+		r.order = append(r.order, rec.RequestDigest)
+	}
+	r.counts[rec.RequestDigest]++
+	r.queues[rec.RequestDigest] = append(r.queues[rec.RequestDigest], rec)
+}
+
+// ParseRecords admits a receipt's effects list.
+func ParseRecords(effects []any) ([]Record, error) {
+	out := make([]Record, 0, len(effects))
+	for i, v := range effects {
+		rec, err := ParseRecord(v)
+		if err != nil {
+			return nil, Errorf(CodeParse, "effects[%d]: %s", i, err.(*Error).Message)
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// AddRequests keeps recorded requests (digest -> request) so a miss can be
+// compared against them. Entries whose key is not the request's digest are
+// ignored.
+func (r *Replay) AddRequests(requests map[string]Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for d, req := range requests {
+		if got, err := canon.Digest(req); err == nil && got == d {
+			r.requests[d] = req
+		}
+	}
+}
+
+// AddReceipt appends a receipt's effect records (in order) and learns which
+// cell path issued each digest from its "effect" events.
+func (r *Replay) AddReceipt(receipt map[string]any) error {
+	effects, _ := receipt["effects"].([]any)
+	recs, err := ParseRecords(effects)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rec := range recs {
+		r.add(rec)
+	}
+	events, _ := receipt["events"].([]any)
+	for _, ev := range events {
+		e, _ := ev.(map[string]any)
+		if e["kind"] != "effect" {
+			continue
+		}
+		d, _ := e["digest"].(string)
+		p, _ := e["path"].(string)
+		if d != "" && p != "" {
+			if _, ok := r.paths[d]; !ok {
+				r.paths[d] = p
+			}
+		}
+	}
+	return nil
+}
+
+// LoadReplay reads every receipt in a store's runs namespace, in storage
+// reference order, for replay:<dir>. A request stored as a value under its
+// own digest (values/<hex>.json) is kept for miss explanations.
+func LoadReplay(s store.Store) (*Replay, error) {
+	refs, err := s.List(store.Runs)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReplay(nil)
+	for _, ref := range refs {
+		v, err := store.Load(s, store.Runs, ref)
+		if err != nil {
+			return nil, err
+		}
+		receipt, ok := v.(map[string]any)
+		if !ok {
+			return nil, Errorf(CodeParse, "receipt %s is not an object", ref)
+		}
+		if err := r.AddReceipt(receipt); err != nil {
+			return nil, Errorf(CodeParse, "receipt %s: %s", ref, err.(*Error).Message)
+		}
+	}
+	for _, d := range r.order {
+		v, ok, err := s.Get(store.Values, d)
+		if err != nil {
+			return nil, err
+		}
+		if req, isObj := v.(map[string]any); ok && isObj {
+			r.requests[d] = req
+		}
+	}
+	return r, nil
+}
+
+// LoadReplayDir is LoadReplay over the file store at dir.
+func LoadReplayDir(dir string) (*Replay, error) {
+	s, err := store.OpenFileStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	return LoadReplay(s)
+}
+
+// ID implements Executor.
+func (r *Replay) ID() string { return ReplayID }
+
+// Describe implements Executor. Replay admission is by digest (Serves), so
+// its capabilities never enter routing.
+func (r *Replay) Describe() Descriptor { return Descriptor{Effects: AllEffects} }
+
+// Serves implements Admitter: a recorded record for the digest remains.
+func (r *Replay) Serves(req Request) bool {
+	d, err := canon.Digest(req)
+	if err != nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.queues[d]) > 0
+}
+
+// Remaining reports how many records are still unserved.
+func (r *Replay) Remaining() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, q := range r.queues {
+		n += len(q)
+	}
+	return n
+}
+
+// Take implements RecordSource.
+func (r *Replay) Take(req Request, d string) (Record, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls[callKey(req)]++
+	q := r.queues[d]
+	if len(q) == 0 {
+		return Record{}, false
+	}
+	r.queues[d] = q[1:]
+	if _, known := r.requests[d]; !known && req != nil {
+		r.requests[d] = req
+	}
+	return q[0], true
+}
+
+// Execute implements Executor for direct callers: the next recorded record
+// becomes a response or an error.
+func (r *Replay) Execute(_ context.Context, req Request) (Response, error) {
+	d, err := RequestDigest(req)
+	if err != nil {
+		return Response{}, err
+	}
+	rec, ok := r.Take(req, d)
+	if !ok {
+		return Response{}, &Error{Code: CodeUnbound, Message: r.Explain(req), NotRetryable: true}
+	}
+	if e := rec.AsError(); e != nil {
+		return Response{}, e
+	}
+	return Response{Output: rec.Output, Usage: rec.Usage, Executor: rec.Executor, Cached: rec.Cached}, nil
+}
+
+// callKey names the caller of a request: the cell id of an effect request,
+// the path of a tool request.
+func callKey(req Request) string {
+	if c, ok := req["cellId"].(string); ok {
+		return c
+	}
+	if p, ok := req["path"].(string); ok {
+		return p
+	}
+	return ""
+}
+
+func sameCaller(req, recorded Request) bool {
+	if c, ok := req["cellId"].(string); ok {
+		return recorded["cellId"] == c
+	}
+	if p, ok := req["path"].(string); ok {
+		return recorded["path"] == p
+	}
+	return false
+}
+
+// Explain says why the replay holds no answer for req: the cell and call,
+// the request digest, and the nearest recorded request of that cell with
+// the first field path where the two differ.
+func (r *Replay) Explain(req Request) string {
+	d, err := canon.Digest(req)
+	if err != nil {
+		return "replay miss: request is not canonical JSON"
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	caller := callKey(req)
+	what := fmt.Sprintf("cell %q", caller)
+	if _, isTool := req["tool"]; isTool && req["cellId"] == nil {
+		what = fmt.Sprintf("tool %v at %q", req["tool"], caller)
+	}
+	call := r.calls[caller]
+	if call == 0 {
+		call = 1
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "replay miss: %s call %d: request %s", what, call, d)
+	if n := r.counts[d]; n > 0 {
+		fmt.Fprintf(&b, " was recorded %d time(s) and every recording is already served", n)
+		return b.String()
+	}
+	b.WriteString(" is not recorded")
+
+	best, bestDiffs, bestPath := "", -1, ""
+	for _, rd := range r.order {
+		rec, ok := r.requests[rd]
+		if !ok || !sameCaller(req, rec) {
+			continue
+		}
+		var diffs []string
+		diffPaths(&diffs, "", rec, req)
+		if bestDiffs < 0 || len(diffs) < bestDiffs {
+			best, bestDiffs = rd, len(diffs)
+			if len(diffs) > 0 {
+				bestPath = diffs[0]
+			}
+		}
+	}
+	if best != "" {
+		if bestPath == "" {
+			bestPath = "(request root)"
+		}
+		fmt.Fprintf(&b, "; nearest recorded request for %q is %s, first difference at %s", caller, best, bestPath)
+		return b.String()
+	}
+	// No recorded body for this caller: name the recorded digests the
+	// receipt events attribute to it, if any.
+	var same []string
+	for _, rd := range r.order {
+		if p, ok := r.paths[rd]; ok && (p == caller || strings.HasSuffix(p, "/"+caller)) {
+			same = append(same, rd)
+		}
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(&b, "; recorded requests for %q: %s (their bodies are not stored, so no field comparison)", caller, strings.Join(same, ", "))
+	} else {
+		fmt.Fprintf(&b, "; no recorded request for %q", caller)
+	}
+	return b.String()
+}
+
+// diffPaths appends, in canonical key order, the paths where a and b
+// differ. A path is dotted object keys with [i] list indices, e.g.
+// context.inputs.ticket or context.toolLog[0].output.
+func diffPaths(out *[]string, path string, a, b any) {
+	am, aObj := a.(map[string]any)
+	bm, bObj := b.(map[string]any)
+	if aObj && bObj {
+		keys := map[string]any{}
+		for k := range am {
+			keys[k] = nil
+		}
+		for k := range bm {
+			keys[k] = nil
+		}
+		for _, k := range canon.SortedKeys(keys) {
+			av, aok := am[k]
+			bv, bok := bm[k]
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if aok != bok {
+				*out = append(*out, p)
+				continue
+			}
+			diffPaths(out, p, av, bv)
+		}
+		return
+	}
+	al, aList := a.([]any)
+	bl, bList := b.([]any)
+	if aList && bList {
+		n := max(len(al), len(bl))
+		for i := range n {
+			p := path + "[" + strconv.Itoa(i) + "]"
+			if i >= len(al) || i >= len(bl) {
+				*out = append(*out, p)
+				continue
+			}
+			diffPaths(out, p, al[i], bl[i])
+		}
+		return
+	}
+	ab, err1 := canon.Encode(a)
+	bb, err2 := canon.Encode(b)
+	if err1 != nil || err2 != nil || string(ab) != string(bb) {
+		if path == "" {
+			path = "(request root)"
+		}
+		*out = append(*out, path)
+	}
+}
