@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/runrecord"
+	"github.com/spf13/cobra"
+)
+
+// maxAssemblyArg bounds the --assembly file.
+const maxAssemblyArg = 4 << 20
+
+func init() {
+	register(func(c *cli) *cobra.Command {
+		record := &cobra.Command{
+			Use:   "record",
+			Short: "Inspect a run directory's foundry-run.yml",
+		}
+		var asJSON bool
+		var pipeline, assemblyPath string
+		show := &cobra.Command{
+			Use:   "show RUN_DIR",
+			Short: "Show a run record: pipeline, status, phases, which phase last wrote each file",
+			Long: `Show reads RUN_DIR/foundry-run.yml and prints the pipeline, run status,
+every phase (n, kind, name, status, iterations, selected) and which phase
+last wrote each file.
+
+--assembly FILE is today's _assembly.json for the workload; the record's
+assembly_sha256 is compared with it (match, drift, or unknown when the record
+has none). The record is only compared with a workload of the same pipeline
+unless --pipeline names the one to read it against.
+
+Exit status: 0 when a record was read (whatever the run's status), 1 when it
+is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
+			Args: cobra.ExactArgs(1),
+			RunE: func(_ *cobra.Command, args []string) error {
+				opts := runrecord.Options{Pipeline: pipeline}
+				if assemblyPath != "" {
+					data, err := c.readAll(assemblyPath, maxAssemblyArg)
+					if err != nil {
+						return usagef("--assembly %s: %v", assemblyPath, err)
+					}
+					a, err := runrecord.ParseAssembly(data)
+					if err != nil {
+						return usagef("--assembly %s: %v", assemblyPath, err)
+					}
+					name := a.Pipeline
+					if pipeline != "" {
+						name = pipeline
+					}
+					opts.Workloads = []runrecord.Workload{{Pipeline: name, Assembly: data}}
+				}
+				v, err := runrecord.Read(args[0], opts)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					b, err := canon.Encode(v.Value())
+					if err != nil {
+						return err
+					}
+					if _, err := fmt.Fprintf(c.stdout, "%s\n", b); err != nil {
+						return err
+					}
+				} else if err := printView(c.stdout, v); err != nil {
+					return err
+				}
+				if v.State != runrecord.StateRecord {
+					return reported(v.Problem)
+				}
+				return nil
+			},
+		}
+		show.Flags().BoolVar(&asJSON, "json", false, "print the view as canonical JSON")
+		show.Flags().StringVar(&pipeline, "pipeline", "", "read the record against this pipeline's workload")
+		show.Flags().StringVar(&assemblyPath, "assembly", "", "today's _assembly.json for the workload (or - for stdin)")
+		record.AddCommand(show)
+		return record
+	})
+}
+
+func printView(w io.Writer, v *runrecord.View) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run: %s\n", v.Dir)
+	if v.State != runrecord.StateRecord {
+		fmt.Fprintf(&b, "record: %s: %s\n", v.State, v.Problem.Error())
+		printReconstruction(&b, v.Reconstructed)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	r := v.Record
+	finished := "null"
+	if r.FinishedAt != nil {
+		finished = stamp(*r.FinishedAt)
+	}
+	fmt.Fprintf(&b, "pipeline: %s\nrun_slug: %s\nharness_name: %s\nsource_revision: %d\nstatus: %s\nstarted_at: %s\nfinished_at: %s\n",
+		r.Pipeline, r.RunSlug, r.HarnessName, r.SourceRevision, r.Status, stamp(r.StartedAt), finished)
+	fmt.Fprintf(&b, "assembly_sha256: %s\nfoundry_head: %s\n", orNull(r.AssemblySHA256), orNull(r.FoundryHead))
+	fmt.Fprintf(&b, "pipeline check: %s: %s\n", v.Pipeline.Check, v.Pipeline.Message)
+	fmt.Fprintf(&b, "assembly: %s: %s\n", v.Assembly.Check, v.Assembly.Message)
+	for _, warn := range v.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	b.WriteString("phases:\n")
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  n\tkind\tname\tstatus\titerations\tselected")
+	for _, p := range r.Phases {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%d\t%s\n", p.N, p.Kind, p.Name(), p.Status, p.Iterations, orDash(p.Selected))
+	}
+	tw.Flush()
+	b.WriteString("files (last writer):\n")
+	if len(v.Writers) == 0 {
+		b.WriteString("  none\n")
+	}
+	tw = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, fw := range v.Writers {
+		it := ""
+		if fw.Iteration > 0 {
+			it = fmt.Sprintf(" iteration %d", fw.Iteration)
+		}
+		missing := ""
+		if !fw.Present {
+			missing = "\t(not in run directory)"
+		}
+		fmt.Fprintf(tw, "  %s\tphase %d%s\t%s\t%s%s\n", fw.File, fw.Phase, it, fw.ID, stamp(fw.At), missing)
+	}
+	tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func printReconstruction(b *strings.Builder, r *runrecord.Reconstruction) {
+	if r == nil {
+		return
+	}
+	b.WriteString("reconstructed view (from file names, not a record):\n")
+	switch {
+	case r.Pipeline != "":
+		fmt.Fprintf(b, "  pipeline: %s (from %s)\n", r.Pipeline, r.PipelineSource)
+	case len(r.Candidates) > 1:
+		fmt.Fprintf(b, "  pipeline: not distinguishable (%s)\n", strings.Join(r.Candidates, ", "))
+	default:
+		b.WriteString("  pipeline: unknown\n")
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(b, "  note: %s\n", n)
+	}
+	if len(r.Files) == 0 {
+		b.WriteString("  files: none\n")
+		return
+	}
+	b.WriteString("  files:\n")
+	for _, f := range r.Files {
+		var ph []string
+		for _, n := range f.Phases {
+			ph = append(ph, fmt.Sprint(n))
+		}
+		who := "writer unknown"
+		switch len(ph) {
+		case 0:
+		case 1:
+			who = "declared by phase " + ph[0]
+		default:
+			who = "declared by phases " + strings.Join(ph, ", ") + " (ambiguous)"
+		}
+		fmt.Fprintf(b, "    %s: %s\n", f.File, who)
+	}
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func orNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
