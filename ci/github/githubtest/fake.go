@@ -1,0 +1,246 @@
+// Package githubtest is an in-memory fake of the slice of the GitHub REST API
+// that the sticky PR comment uses (list, create and edit issue comments, get
+// a pull request), for tests of ci/github and of the assay CLI. It paginates
+// like GitHub (page/per_page, Link headers), records every request, and can
+// be told to answer an endpoint with an error status.
+package githubtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"sync"
+)
+
+// Comment is a stored issue comment.
+type Comment struct {
+	ID    int64
+	Issue int
+	Body  string
+	User  string
+}
+
+// URL is the html_url the fake reports for c.
+func (c Comment) URL(s *Server) string {
+	return fmt.Sprintf("https://github.test/%s/%s/pull/%d#issuecomment-%d", s.Owner, s.Repo, c.Issue, c.ID)
+}
+
+// Request is one request the server received.
+type Request struct {
+	Method, Path, RawQuery, Auth string
+	Body                         string
+}
+
+// Server is the fake API. Owner and Repo are the only repository it serves;
+// other repositories get 404.
+type Server struct {
+	*httptest.Server
+	Owner, Repo string
+
+	mu       sync.Mutex
+	comments []Comment // in creation order
+	nextID   int64
+	requests []Request
+	heads    map[int]string
+	fail     map[string]int // endpoint ("list", "create", "edit", "pull") -> status
+}
+
+// New starts a fake serving owner/repo; the caller must Close it.
+func New(owner, repo string) *Server {
+	s := &Server{Owner: owner, Repo: repo, nextID: 1000, heads: map[int]string{}, fail: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
+	return s
+}
+
+// AddComment stores a comment as if user had written it and returns its ID.
+func (s *Server) AddComment(issue int, user, body string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	s.comments = append(s.comments, Comment{ID: s.nextID, Issue: issue, Body: body, User: user})
+	return s.nextID
+}
+
+// SetHead sets the head commit that GET pulls/{pr} reports.
+func (s *Server) SetHead(pr int, sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.heads[pr] = sha
+}
+
+// Fail makes endpoint ("list", "create", "edit" or "pull") answer status.
+func (s *Server) Fail(endpoint string, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail[endpoint] = status
+}
+
+// Comments returns a copy of the comments on issue, oldest first.
+func (s *Server) Comments(issue int) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Comment
+	for _, c := range s.comments {
+		if c.Issue == issue {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Requests returns a copy of the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Bot is the login the fake gives to comments created through the API.
+const Bot = "github-actions[bot]"
+
+var (
+	listPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/([0-9]+)/comments$`)
+	editPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/([0-9]+)$`)
+	pullPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/([0-9]+)$`)
+)
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Auth: r.Header.Get("Authorization"), Body: string(body)})
+	if r.Header.Get("Authorization") == "" {
+		writeError(w, http.StatusUnauthorized, "Requires authentication")
+		return
+	}
+	var m []string
+	endpoint := ""
+	switch {
+	case r.Method == http.MethodGet && listPath.MatchString(r.URL.Path):
+		m, endpoint = listPath.FindStringSubmatch(r.URL.Path), "list"
+	case r.Method == http.MethodPost && listPath.MatchString(r.URL.Path):
+		m, endpoint = listPath.FindStringSubmatch(r.URL.Path), "create"
+	case r.Method == http.MethodPatch && editPath.MatchString(r.URL.Path):
+		m, endpoint = editPath.FindStringSubmatch(r.URL.Path), "edit"
+	case r.Method == http.MethodGet && pullPath.MatchString(r.URL.Path):
+		m, endpoint = pullPath.FindStringSubmatch(r.URL.Path), "pull"
+	default:
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if m[1] != s.Owner || m[2] != s.Repo {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if status := s.fail[endpoint]; status != 0 {
+		writeError(w, status, "Resource not accessible by integration")
+		return
+	}
+	n, _ := strconv.ParseInt(m[3], 10, 64)
+	switch endpoint {
+	case "list":
+		s.list(w, r, int(n))
+	case "create":
+		var in struct{ Body string }
+		if err := json.Unmarshal(body, &in); err != nil {
+			writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+			return
+		}
+		if len([]rune(in.Body)) > 65536 {
+			writeError(w, http.StatusUnprocessableEntity, "Body is too long (maximum is 65536 characters)")
+			return
+		}
+		s.nextID++
+		c := Comment{ID: s.nextID, Issue: int(n), Body: in.Body, User: Bot}
+		s.comments = append(s.comments, c)
+		writeJSON(w, http.StatusCreated, s.render(c))
+	case "edit":
+		var in struct{ Body string }
+		if err := json.Unmarshal(body, &in); err != nil {
+			writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+			return
+		}
+		for i := range s.comments {
+			if s.comments[i].ID == n {
+				if s.comments[i].User != Bot {
+					writeError(w, http.StatusForbidden, "Must have admin rights to edit another user's comment")
+					return
+				}
+				s.comments[i].Body = in.Body
+				writeJSON(w, http.StatusOK, s.render(s.comments[i]))
+				return
+			}
+		}
+		writeError(w, http.StatusNotFound, "Not Found")
+	case "pull":
+		sha, ok := s.heads[int(n)]
+		if !ok {
+			writeError(w, http.StatusNotFound, "Not Found")
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"number": n, "head": map[string]any{"sha": sha}})
+	}
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request, issue int) {
+	q := r.URL.Query()
+	perPage, page := 30, 1
+	if v, err := strconv.Atoi(q.Get("per_page")); err == nil && v > 0 {
+		perPage = min(v, 100)
+	}
+	if v, err := strconv.Atoi(q.Get("page")); err == nil && v > 0 {
+		page = v
+	}
+	var all []Comment
+	for _, c := range s.comments {
+		if c.Issue == issue {
+			all = append(all, c)
+		}
+	}
+	last := max(1, (len(all)+perPage-1)/perPage)
+	out := []map[string]any{}
+	for i := (page - 1) * perPage; i < len(all) && i < page*perPage; i++ {
+		out = append(out, s.render(all[i]))
+	}
+	link := func(p int, rel string) string {
+		return fmt.Sprintf(`<%s%s?page=%d&per_page=%d>; rel="%s"`, s.URL, r.URL.Path, p, perPage, rel)
+	}
+	var links []string
+	if page < last {
+		links = append(links, link(page+1, "next"), link(last, "last"))
+	}
+	if page > 1 {
+		links = append(links, link(1, "first"), link(page-1, "prev"))
+	}
+	if len(links) > 0 {
+		h := links[0]
+		for _, l := range links[1:] {
+			h += ", " + l
+		}
+		w.Header().Set("Link", h)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) render(c Comment) map[string]any {
+	return map[string]any{
+		"id":       c.ID,
+		"body":     c.Body,
+		"user":     map[string]any{"login": c.User},
+		"html_url": c.URL(s),
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+}

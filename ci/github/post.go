@@ -1,0 +1,151 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Actions reported by Post.
+const (
+	ActionCreated = "created"
+	ActionUpdated = "updated"
+)
+
+// Client is go-github's client, aliased so callers need not import a second
+// package named github.
+type Client = gh.Client
+
+// maxPages bounds the comment scan: 1000 pages of 100 is far beyond any
+// real pull request, and a misbehaving server cannot keep us looping.
+const maxPages = 1000
+
+// NewClient returns a go-github client authenticated with token and talking
+// to apiURL (GITHUB_API_URL: "https://api.github.com", or
+// "https://HOST/api/v3" on GitHub Enterprise Server, or a test server). The
+// URL is used as given, so a test server needs no /api/v3 prefix. A nil
+// httpClient gets one with a 30-second timeout.
+func NewClient(token, apiURL string, httpClient *http.Client) (*Client, error) {
+	if token == "" {
+		return nil, errorf(CodeToken, "no GitHub token: set GITHUB_TOKEN (in a workflow: env: GITHUB_TOKEN: ${{ github.token }})")
+	}
+	if httpClient == nil {
+		httpClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	c := gh.NewClient(httpClient).WithAuthToken(token)
+	if apiURL == "" {
+		return c, nil
+	}
+	u, err := url.Parse(apiURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, errorf(CodeEvent, "GITHUB_API_URL %q is not an http(s) URL", apiURL)
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	c.BaseURL = u
+	return c, nil
+}
+
+// FindComment returns the first comment on pull request pr whose body starts
+// with marker, reading the comments page by page (100 per page) until it is
+// found or the pages run out; nil if there is none.
+func FindComment(ctx context.Context, client *Client, owner, repo string, pr int, marker string) (*gh.IssueComment, error) {
+	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100, Page: 1}}
+	for range maxPages {
+		comments, resp, err := client.Issues.ListComments(ctx, owner, repo, pr, opts)
+		if err != nil {
+			return nil, apiError(err, "list comments of %s/%s#%d", owner, repo, pr)
+		}
+		for _, c := range comments {
+			// Only a marker on the first line counts, so a reply quoting the
+			// report ("> <!-- ...") is never mistaken for it.
+			if strings.HasPrefix(c.GetBody(), marker) {
+				return c, nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil, nil
+		}
+		opts.Page = resp.NextPage
+	}
+	return nil, errorf(CodeAPI, "list comments of %s/%s#%d: more than %d pages", owner, repo, pr, maxPages)
+}
+
+// Post makes body the sticky comment identified by marker on pull request pr:
+// it edits the existing comment if FindComment finds one, and creates it
+// otherwise. body gets marker as its first line if it does not start with
+// it. It returns ActionCreated or ActionUpdated and the comment's URL. A body
+// over MaxCommentChars is refused (use Compose to fit it); a 403 or 404 from
+// the comments endpoints yields an error for which CannotComment is true.
+func Post(ctx context.Context, client *Client, owner, repo string, pr int, marker, body string) (action string, url string, err error) {
+	if marker == "" {
+		return "", "", errorf(CodeInput, "empty comment marker")
+	}
+	if pr <= 0 {
+		return "", "", errorf(CodeInput, "pull request number %d is not positive", pr)
+	}
+	if !strings.HasPrefix(body, marker) {
+		body = marker + "\n" + body
+	}
+	if n := Length(body); n > MaxCommentChars {
+		return "", "", errorf(CodeTooLong, "comment body is %d characters, over GitHub's limit of %d", n, MaxCommentChars)
+	}
+	existing, err := FindComment(ctx, client, owner, repo, pr, marker)
+	if err != nil {
+		return "", "", err
+	}
+	if existing != nil {
+		c, _, err := client.Issues.EditComment(ctx, owner, repo, existing.GetID(), &gh.IssueComment{Body: &body})
+		if err != nil {
+			return "", "", apiError(err, "update comment %d on %s/%s#%d", existing.GetID(), owner, repo, pr)
+		}
+		return ActionUpdated, c.GetHTMLURL(), nil
+	}
+	c, _, err := client.Issues.CreateComment(ctx, owner, repo, pr, &gh.IssueComment{Body: &body})
+	if err != nil {
+		return "", "", apiError(err, "create comment on %s/%s#%d", owner, repo, pr)
+	}
+	return ActionCreated, c.GetHTMLURL(), nil
+}
+
+// PullHead returns the head commit SHA of pull request pr.
+func PullHead(ctx context.Context, client *Client, owner, repo string, pr int) (string, error) {
+	p, _, err := client.PullRequests.Get(ctx, owner, repo, pr)
+	if err != nil {
+		return "", apiError(err, "get pull request %s/%s#%d", owner, repo, pr)
+	}
+	return p.GetHead().GetSHA(), nil
+}
+
+// CannotComment reports whether err means the token is not allowed to
+// comment: GitHub answered 403 (e.g. the read-only token of a pull request
+// from a fork) or 404 (the token cannot see the repository or pull request).
+// Rate limiting is not included: it is temporary, not a permission.
+func CannotComment(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == CodeCannotComment
+}
+
+func apiError(err error, format string, a ...any) *Error {
+	e := errorf(CodeAPI, format, a...)
+	e.Err = err
+	var rl *gh.RateLimitError
+	var abuse *gh.AbuseRateLimitError
+	if errors.As(err, &rl) || errors.As(err, &abuse) {
+		return e
+	}
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		e.Status = er.Response.StatusCode
+		if e.Status == http.StatusForbidden || e.Status == http.StatusNotFound {
+			e.Code = CodeCannotComment
+		}
+	}
+	return e
+}

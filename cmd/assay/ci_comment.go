@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	ghci "github.com/algal-assay/assay/ci/github"
+	"github.com/spf13/cobra"
+)
+
+// ciVerbs collects the subcommands of "assay ci"; a CI verb's file adds
+// itself with registerCI so the parent command is defined once.
+var ciVerbs []func(*cli) *cobra.Command
+
+func registerCI(f func(*cli) *cobra.Command) { ciVerbs = append(ciVerbs, f) }
+
+func init() {
+	register(func(c *cli) *cobra.Command {
+		cmd := &cobra.Command{
+			Use:   "ci",
+			Short: "Continuous-integration helpers (the PR check)",
+			Args:  cobra.NoArgs,
+		}
+		for _, f := range ciVerbs {
+			cmd.AddCommand(f(c))
+		}
+		return cmd
+	})
+	registerCI(newCICommentCmd)
+}
+
+// postTimeout bounds the whole exchange with GitHub.
+const postTimeout = 2 * time.Minute
+
+type ciCommentFlags struct {
+	body, artifact, repo, key, pointer string
+	pr                                 int
+}
+
+func newCICommentCmd(c *cli) *cobra.Command {
+	var f ciCommentFlags
+	cmd := &cobra.Command{
+		Use:   "comment (--body FILE | --from-artifact DIR) [--repo OWNER/NAME] [--pr N]",
+		Short: "Post the PR-check report as one sticky pull-request comment",
+		Long: `Post a Markdown report as a single pull-request comment, found again by a
+hidden marker and edited in place on later runs. A report over GitHub's
+65,536-character limit is cut to fit, keeping its leading sections.
+
+The repository comes from --repo, else GITHUB_REPOSITORY; the pull request from
+--pr, else the event payload at GITHUB_EVENT_PATH, or from the artifact with
+--from-artifact (comment.md plus pr.json or pr-number, written by the check
+job). GITHUB_TOKEN authenticates; GITHUB_API_URL selects the API.
+
+When the token may not comment (403/404, e.g. a pull request from a fork),
+the report goes to the job log and to $GITHUB_STEP_SUMMARY instead and the
+command still exits 0.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.validate(); err != nil {
+				return err
+			}
+			return c.ciComment(f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.body, "body", "", "Markdown report `FILE`")
+	fl.StringVar(&f.artifact, "from-artifact", "", "artifact `DIR` from the check job (comment.md, pr.json or pr-number)")
+	fl.StringVar(&f.repo, "repo", "", "repository `OWNER/NAME` (default: GITHUB_REPOSITORY)")
+	fl.IntVar(&f.pr, "pr", 0, "pull request number `N` (default: from the event payload)")
+	fl.StringVar(&f.key, "key", ghci.DefaultKey, "marker key; workflows with different keys keep separate comments")
+	fl.StringVar(&f.pointer, "pointer", "", "text appended when the report is cut (default: points at the job summary and artifact of the run)")
+	return cmd
+}
+
+func (f ciCommentFlags) validate() error {
+	switch {
+	case (f.body == "") == (f.artifact == ""):
+		return usagef("ci comment: give exactly one of --body FILE and --from-artifact DIR")
+	case f.artifact != "" && f.pr != 0:
+		return usagef("ci comment: --pr cannot be used with --from-artifact (the artifact names the pull request)")
+	case f.pr < 0:
+		return usagef("ci comment: --pr %d: want a positive number", f.pr)
+	}
+	if _, err := ghci.Marker(f.key); err != nil {
+		return usagef("ci comment: --key: %v", err)
+	}
+	if f.repo != "" {
+		if _, _, err := ghci.ParseRepo(f.repo); err != nil {
+			return usagef("ci comment: --repo: %v", err)
+		}
+	}
+	return nil
+}
+
+func (c *cli) ciComment(f ciCommentFlags) error {
+	marker, _ := ghci.Marker(f.key) // validated
+	ev := &ghci.Event{}
+	if path := os.Getenv("GITHUB_EVENT_PATH"); path != "" {
+		var err error
+		if ev, err = ghci.ReadEvent(path); err != nil {
+			return err
+		}
+	}
+
+	repo := firstNonEmpty(f.repo, os.Getenv("GITHUB_REPOSITORY"), ev.Repo)
+	if repo == "" {
+		return &ghci.Error{Code: ghci.CodeEvent, Message: "no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY"}
+	}
+	owner, name, err := ghci.ParseRepo(repo)
+	if err != nil {
+		return err
+	}
+
+	var body, headSHA string
+	pr := f.pr
+	if f.artifact != "" {
+		a, err := ghci.ReadArtifact(f.artifact)
+		if err != nil {
+			return err
+		}
+		body, pr, headSHA = a.Body, a.PR, a.HeadSHA
+	} else {
+		if body, err = ghci.ReadBody(f.body); err != nil {
+			return err
+		}
+		if pr == 0 {
+			pr = ev.PR
+		}
+		if pr == 0 {
+			return &ghci.Error{Code: ghci.CodeEvent, Message: "no pull request number: pass --pr N, or run on a pull_request event (GITHUB_EVENT_PATH)"}
+		}
+	}
+	if headSHA != "" && ev.RunHeadSHA != "" && headSHA != ev.RunHeadSHA {
+		return &ghci.Error{Code: ghci.CodeArtifact, Message: fmt.Sprintf(
+			"artifact pr.json names commit %s but the triggering run checked %s", headSHA, ev.RunHeadSHA)}
+	}
+
+	client, err := ghci.NewClient(os.Getenv("GITHUB_TOKEN"), os.Getenv("GITHUB_API_URL"), nil)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), postTimeout)
+	defer cancel()
+	target := fmt.Sprintf("%s/%s#%d", owner, name, pr)
+
+	// In the workflow_run job the artifact's PR number comes from PR code;
+	// commenting only when that PR's head is the commit the run checked
+	// stops a pull request from steering the report onto another one.
+	if f.artifact != "" && ev.RunHeadSHA != "" {
+		head, err := ghci.PullHead(ctx, client, owner, name, pr)
+		if ghci.CannotComment(err) {
+			return c.ciCommentFallback(target, err.Error(), body)
+		}
+		if err != nil {
+			return err
+		}
+		if head != ev.RunHeadSHA {
+			return c.ciCommentFallback(target, fmt.Sprintf(
+				"its head is %s but this report is for %s (a newer push, or an artifact naming the wrong pull request); not commenting", head, ev.RunHeadSHA), body)
+		}
+	}
+
+	content := composeComment(marker, body, pointerText(f.pointer, ev))
+	action, url, err := ghci.Post(ctx, client, owner, name, pr, marker, content)
+	if ghci.CannotComment(err) {
+		return c.ciCommentFallback(target, err.Error(), body)
+	}
+	if err != nil {
+		return err
+	}
+	out, _ := json.Marshal(map[string]any{"action": action, "url": url, "repo": owner + "/" + name, "pr": pr})
+	_, err = fmt.Fprintf(c.stdout, "%s\n", out)
+	return err
+}
+
+// composeComment puts the marker first and fits the report into one
+// comment, cutting at its level-2 sections only when it is too long.
+func composeComment(marker, body, pointer string) string {
+	body = strings.TrimPrefix(body, marker+"\n")
+	whole := marker + "\n" + body
+	if ghci.Length(whole) <= ghci.MaxCommentChars {
+		return whole
+	}
+	return ghci.Compose(marker, ghci.SplitSections(body), ghci.MaxCommentChars, pointer)
+}
+
+func pointerText(flag string, ev *ghci.Event) string {
+	if flag != "" {
+		return flag
+	}
+	url := ev.RunURL
+	if url == "" {
+		server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
+		if server != "" && repo != "" && id != "" {
+			url = server + "/" + repo + "/actions/runs/" + id
+		}
+	}
+	if url == "" {
+		return "The full report is in the job summary and the uploaded artifact of the check run."
+	}
+	return "The full report is in the job summary and the uploaded artifact of [the check run](" + url + ")."
+}
+
+// ciCommentFallback reports through the job instead of the pull request:
+// a warning annotation, the report in the log, and the report appended to
+// the job summary. It returns nil: a token that may not comment (a fork's)
+// is expected and must not fail the check.
+func (c *cli) ciCommentFallback(target, reason, body string) error {
+	fmt.Fprintf(c.stdout, "::warning title=assay ci comment::%s\n",
+		escapeWorkflowData(fmt.Sprintf("cannot comment on %s (%s); the report is in the job log and the job summary", target, reason)))
+	// The report may come from pull-request code: stop the runner from
+	// reading workflow commands inside it while it is printed.
+	var tok [16]byte
+	_, _ = rand.Read(tok[:])
+	stop := hex.EncodeToString(tok[:])
+	fmt.Fprintf(c.stdout, "::stop-commands::%s\n%s", stop, body)
+	if !strings.HasSuffix(body, "\n") {
+		fmt.Fprintln(c.stdout)
+	}
+	fmt.Fprintf(c.stdout, "::%s::\n", stop)
+	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		return ghci.AppendStepSummary(path, body)
+	}
+	return nil
+}
+
+// escapeWorkflowData encodes a workflow-command message so it stays on one
+// line and cannot end the command early.
+func escapeWorkflowData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
