@@ -114,7 +114,7 @@ func TestParseRejects(t *testing.T) {
 	deep := strings.Repeat("[", MaxDepth+2) + strings.Repeat("]", MaxDepth+2)
 	for _, tc := range []struct {
 		name, in, code string
-		offset     int
+		offset         int
 	}{
 		{"bom", "\ufeff{}", CodeParse, 0},
 		{"bad utf8", "\"a\xffb\"", CodeParse, 2},
