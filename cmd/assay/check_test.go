@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+const checkChild = `{"contract":"algal.organism.v1","key":"organism:child","name":"Child",
+ "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"echo","kind":"fn","fn":"echo.v1"}],
+ "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"echo","port":"value"}}],
+ "interface":{"inputs":{"q":{"cell":"in","port":"q"}},"outputs":{"a":{"cell":"echo","port":"value"}}}}`
+
+// runCheck runs `assay check ARGS` in-process and decodes its stdout.
+func runCheck(t *testing.T, args ...string) (int, map[string]any, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"check"}, args...), strings.NewReader(""), &out, &errb)
+	var v map[string]any
+	if out.Len() > 0 {
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("stdout is not JSON: %q", out.String())
+		}
+	}
+	return code, v, errb.String()
+}
+
+func write(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheckAdmitsAndResolvesModules(t *testing.T) {
+	dir := t.TempDir()
+	mods := filepath.Join(dir, "mods")
+	os.Mkdir(mods, 0o755)
+	child := write(t, mods, "child.algal.json", checkChild)
+	code, v, _ := runCheck(t, child)
+	if code != 0 || v["ok"] != true || v["key"] != "organism:child" || v["cells"] != 2.0 {
+		t.Fatalf("child: exit %d %v", code, v)
+	}
+	digest := v["digest"].(string)
+	if !strings.HasPrefix(digest, "sha256:") || len(digest) != 71 {
+		t.Fatalf("digest %q", digest)
+	}
+	parent := write(t, dir, "parent.algal.json", `{"contract":"algal.organism.v1","key":"organism:parent","name":"P",
+	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"sub","kind":"organism","manifest":"`+digest+`"}],
+	 "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"sub","port":"q"}}]}`)
+
+	code, v, _ = runCheck(t, parent)
+	if code != 1 || v["ok"] != false {
+		t.Fatalf("without modules: exit %d %v", code, v)
+	}
+	if e := v["error"].(map[string]any); e["code"] != "STORE_MISS" || !strings.Contains(e["message"].(string), `cells[1] "sub"`) {
+		t.Fatalf("without modules: %v", e)
+	}
+	code, v, _ = runCheck(t, parent, "--modules", mods)
+	if code != 0 || v["ok"] != true || v["key"] != "organism:parent" || v["cells"] != 2.0 {
+		t.Fatalf("with modules: exit %d %v", code, v)
+	}
+}
+
+func TestCheckRejections(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.algal.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := write(t, dir, "big.algal.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"`+strings.Repeat("x", 1<<20)+`","cells":[]}`)
+	cases := []struct {
+		name, path, code, contains string
+	}{
+		{"directory", dir, "IO_FAILED", "not a regular file"},
+		{"fifo", fifo, "IO_FAILED", "not a regular file"},
+		{"missing", filepath.Join(dir, "nope.json"), "IO_FAILED", "nope.json"},
+		{"over 1 MiB", big, "BUDGET_EXHAUSTED", "bound"},
+		{"bom", write(t, dir, "bom.json", "\uFEFF"+checkChild), "PARSE_FAILED", "byte-order mark"},
+		{"bad utf8", write(t, dir, "utf8.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"`+"\xff"+`","cells":[]}`), "PARSE_FAILED", "UTF-8"},
+		{"duplicate key", write(t, dir, "dup.json", `{"key":"organism:a","key":"organism:b"}`), "PARSE_FAILED", "duplicate"},
+		{"duplicate label", write(t, dir, "label.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"B","cells":[
+			{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"x","kind":"store"},{"id":"y","kind":"store"},
+			{"id":"route","kind":"classifier","inputs":{"q":"text"},"prompt":"p","output":{"kind":"choice","labels":["bug","bug"]}}]}`),
+			"PARSE_FAILED", `cells[3] "route": output.labels: duplicate label "bug"`},
+		{"cycle", write(t, dir, "cycle.json", `{"contract":"algal.organism.v1","key":"organism:c","name":"C",
+			"cells":[{"id":"a","kind":"fn","fn":"echo.v1"},{"id":"b","kind":"fn","fn":"echo.v1"}],
+			"edges":[{"from":{"cell":"a","port":"value"},"to":{"cell":"b","port":"value"}},{"from":{"cell":"b","port":"value"},"to":{"cell":"a","port":"value"}}]}`),
+			"GRAPH_CYCLE", "cycle"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, v, _ := runCheck(t, tc.path)
+			if code != 1 || v["ok"] != false {
+				t.Fatalf("exit %d %v", code, v)
+			}
+			e := v["error"].(map[string]any)
+			if e["code"] != tc.code || !strings.Contains(e["message"].(string), tc.contains) {
+				t.Fatalf("got %v, want %s containing %q", e, tc.code, tc.contains)
+			}
+		})
+	}
+}
+
+func TestCheckSymlinkAndStdin(t *testing.T) {
+	dir := t.TempDir()
+	target := write(t, dir, "child.algal.json", checkChild)
+	link := filepath.Join(dir, "link.algal.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	code, v, _ := runCheck(t, link)
+	if code != 0 || v["ok"] != true {
+		t.Fatalf("symlink: exit %d %v", code, v)
+	}
+	var out bytes.Buffer
+	if code := run([]string{"check", "-"}, strings.NewReader(checkChild), &out, &bytes.Buffer{}); code != 0 {
+		t.Fatalf("stdin: exit %d %s", code, out.String())
+	}
+	var w map[string]any
+	json.Unmarshal(out.Bytes(), &w)
+	if w["digest"] != v["digest"] {
+		t.Fatalf("stdin digest %v != file digest %v", w["digest"], v["digest"])
+	}
+}
+
+func TestCheckUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"check"}, strings.NewReader(""), &out, &errb); code != 2 {
+		t.Fatalf("no args: exit %d", code)
+	}
+	if code := run([]string{"check", "a", "--modules"}, strings.NewReader(""), &out, &errb); code != 2 {
+		t.Fatalf("flag without value: exit %d", code)
+	}
+}

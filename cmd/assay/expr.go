@@ -1,0 +1,202 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/expr"
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	register(func(c *cli) *cobra.Command {
+		cmd := &cobra.Command{
+			Use:   "expr",
+			Short: "Evaluate or statically check algal.expr.v1 programs",
+		}
+		cmd.AddCommand(newExprEvalCmd(c), newExprCheckCmd(c))
+		return cmd
+	})
+}
+
+func newExprEvalCmd(c *cli) *cobra.Command {
+	var program, env, fuel string
+	cmd := &cobra.Command{
+		Use:   "eval --program JSON [--env JSON] [--fuel N]",
+		Short: "Run a program through the expr run pipeline",
+		Long: `Run a program through the algal.expr.v1 run pipeline: env admission, the
+static check (the env keys are the declared names), the budget check,
+evaluation and the output checks.
+
+Prints {"burn":N,"value":V} (canonical JSON) and exits 0, or
+{"burn":N,"error":{"code":"EXPR_...","message":"<canonical expr error>"}}
+and exits 1. Every JSON argument may be given inline or as @FILE.
+
+--fuel defaults to 10000, the contract's default budget; the ceiling is
+1000000. A budget that is not an unsigned integer literal fails EXPR_BOUNDS
+at once with burn 0; an integer above the ceiling fails EXPR_BOUNDS after
+the env and static checks, as upstream orders them.`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			if program == "" {
+				return usagef("expr eval: --program is required")
+			}
+			return c.exprEval(program, env, fuel)
+		},
+	}
+	cmd.Flags().StringVar(&program, "program", "", "program as JSON, or @FILE")
+	cmd.Flags().StringVar(&env, "env", "", "env object as JSON, or @FILE (default {})")
+	cmd.Flags().StringVar(&fuel, "fuel", strconv.Itoa(expr.DefaultFuel), "fuel budget, an integer in [0, 1000000]")
+	return cmd
+}
+
+func newExprCheckCmd(c *cli) *cobra.Command {
+	var program, names string
+	cmd := &cobra.Command{
+		Use:   "check --program JSON [--names a,b,c]",
+		Short: "Statically check a program (bounds, ops, arity, binders, get names)",
+		Long: `Statically check a program without evaluating it. --names lists the
+names a literal get may read besides enclosing binders: comma-separated,
+or @FILE holding a JSON array (non-string entries are ignored, as upstream
+does). Prints {"ok":true} and exits 0, or {"error":{"code","message"}} and
+exits 1.`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			if program == "" {
+				return usagef("expr check: --program is required")
+			}
+			return c.exprCheck(program, names)
+		},
+	}
+	cmd.Flags().StringVar(&program, "program", "", "program as JSON, or @FILE")
+	cmd.Flags().StringVar(&names, "names", "", "declared names: a,b,c or @FILE (JSON array)")
+	return cmd
+}
+
+// jsonArg reads a JSON argument given inline or as @FILE.
+func (c *cli) jsonArg(flag, arg string) (any, error) {
+	var v any
+	var err error
+	if rest, ok := strings.CutPrefix(arg, "@"); ok {
+		v, err = c.readJSON(rest)
+	} else {
+		v, err = canon.Parse([]byte(arg), 0)
+	}
+	if err != nil {
+		return nil, expr.NewError(expr.CodeParse, map[string]any{"what": fmt.Sprintf("--%s is not valid JSON: %v", flag, err)})
+	}
+	return v, nil
+}
+
+// parseFuel follows upstream's boundary: only an unsigned integer literal
+// is a budget; anything else is an immediate EXPR_BOUNDS. Integers beyond
+// the ceiling are passed on (saturated) so the pipeline reports them after
+// the env and static checks.
+func parseFuel(s string) (int, bool) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n > math.MaxInt32 {
+		return expr.MaxFuel + 1, true
+	}
+	return int(n), true
+}
+
+func (c *cli) exprEval(programArg, envArg, fuelArg string) error {
+	program, err := c.jsonArg("program", programArg)
+	if err != nil {
+		return c.exprResult(nil, 0, err)
+	}
+	env := map[string]any{}
+	if envArg != "" {
+		v, err := c.jsonArg("env", envArg)
+		if err != nil {
+			return c.exprResult(nil, 0, err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			// Upstream's boundary silently treats a non-object env as {};
+			// the CLI rejects it so a typo cannot pass unnoticed.
+			return c.exprResult(nil, 0, expr.NewError(expr.CodeParse, map[string]any{"what": "--env must be a JSON object"}))
+		}
+		env = m
+	}
+	fuel, ok := parseFuel(fuelArg)
+	if !ok {
+		return c.exprResult(nil, 0, expr.BudgetError())
+	}
+	v, burn, err := expr.Run(program, env, fuel)
+	return c.exprResult(v, burn, err)
+}
+
+// exprResult prints {"burn","value"} or {"burn","error"} canonically; a
+// failure exits 1 without a second report on stderr.
+func (c *cli) exprResult(v any, burn int, err error) error {
+	out := map[string]any{"burn": float64(burn)}
+	if err != nil {
+		out["error"] = exprErrorJSON(err)
+	} else {
+		out["value"] = v
+	}
+	b, encErr := canon.Encode(out)
+	if encErr != nil {
+		return encErr
+	}
+	if _, werr := fmt.Fprintf(c.stdout, "%s\n", b); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return reported(err)
+	}
+	return nil
+}
+
+func exprErrorJSON(err error) map[string]any {
+	code := expr.CodeParse
+	if e, ok := err.(*expr.Error); ok {
+		code = e.Code
+	}
+	return map[string]any{"code": code, "message": expr.Canonical(err)}
+}
+
+func (c *cli) exprCheck(programArg, namesArg string) error {
+	report := func(err error) error {
+		b, encErr := canon.Encode(map[string]any{"error": exprErrorJSON(err)})
+		if encErr != nil {
+			return encErr
+		}
+		fmt.Fprintf(c.stdout, "%s\n", b)
+		return reported(err)
+	}
+	program, err := c.jsonArg("program", programArg)
+	if err != nil {
+		return report(err)
+	}
+	var names []string
+	if rest, ok := strings.CutPrefix(namesArg, "@"); ok {
+		v, err := c.jsonArg("names", namesArg)
+		if err != nil {
+			return report(err)
+		}
+		list, ok := v.([]any)
+		if !ok {
+			return usagef("expr check: --names @%s must hold a JSON array", rest)
+		}
+		for _, n := range list {
+			if s, ok := n.(string); ok {
+				names = append(names, s)
+			}
+		}
+	} else if namesArg != "" {
+		names = strings.Split(namesArg, ",")
+	}
+	if err := expr.Check(program, names); err != nil {
+		return report(err)
+	}
+	_, err = fmt.Fprintln(c.stdout, `{"ok":true}`)
+	return err
+}

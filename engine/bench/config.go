@@ -1,0 +1,403 @@
+// Package bench implements algal.bench.v1: one workload measured by several
+// systems (an admitted organism plus the executors that serve it), reported
+// as content-addressed evidence with the Pareto set of the systems, and
+// verified by recomputing every claim and replaying every receipt.
+//
+// The package owns the config, the report, the Pareto rule and
+// verification; running an organism is delegated to a Runner (the VM) and
+// reading stored evidence to an Evidence source, so the measurement layer
+// stays independent of how runs execute.
+package bench
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/manifest"
+)
+
+// Contract strings and bounds of the bench contracts.
+const (
+	ConfigContract = "algal.bench.config.v1"
+	ReportContract = "algal.bench.v1"
+
+	MaxSystems     = 8
+	MaxCases       = 256
+	MaxAxes        = 8
+	MaxIDLen       = 64
+	MaxConfigBytes = 1 << 20
+	// AxisFuel is the fuel each axis evaluation gets.
+	AxisFuel = evidence.ScorerFuel
+)
+
+// Codes raised by this package besides the ones it passes through.
+const (
+	CodeParse  = "PARSE_FAILED"
+	CodeBudget = "BUDGET_EXHAUSTED"
+	CodeScorer = evidence.CodeScorer
+	CodeAxis   = "AXIS_INVALID"
+	CodeVerify = "VERIFY_FAILED"
+)
+
+// Error is a bench rejection with its contract code; Field names where in
+// the config or report it went wrong.
+type Error = evidence.Error
+
+func fail(code, field, format string, a ...any) *Error {
+	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, a...)}
+}
+
+// Case is one workload case: interface args and the expected interface
+// outputs.
+type Case struct {
+	ID     string
+	Args   map[string]any
+	Expect map[string]any
+}
+
+func (c Case) value() map[string]any {
+	return map[string]any{"id": c.ID, "args": c.Args, "expect": c.Expect}
+}
+
+// System is one contender: an admitted manifest with an interface and the
+// executor specs (name -> "scripted:<file>" | "replay:<dir>" | "cmd:<cmd>")
+// a Runner resolves. Spec paths are already resolved against the config's
+// directory.
+type System struct {
+	ID        string
+	Manifest  *manifest.Manifest
+	Executors map[string]string
+}
+
+// Price is dollars per million tokens.
+type Price struct{ Input, Output float64 }
+
+// Axis is a declared Pareto criterion over a system aggregate.
+type Axis struct {
+	Name string
+	Dir  string // "up" or "down"
+	Expr map[string]any
+	prog *expr.Program
+}
+
+// Config is an admitted algal.bench.config.v1.
+type Config struct {
+	Cases   []Case
+	Systems []System
+	Prices  map[string]Price // nil when no price card was given
+	Scorer  *evidence.Scorer // nil for exact match
+	Axes    []Axis
+}
+
+// AxisNames are the names an axis program may read: a system aggregate
+// without its case list.
+var AxisNames = []string{"id", "manifestKey", "manifestDigest", "passed", "total", "effectCalls", "work", "usage", "attribution"}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+func checkID(v any, field string) (string, error) {
+	s, ok := v.(string)
+	if !ok || len(s) > MaxIDLen || !idPattern.MatchString(s) {
+		return "", fail(CodeParse, field, "must be an id: lowercase letters and digits in hyphen-separated segments, at most %d characters", MaxIDLen)
+	}
+	return s, nil
+}
+
+func closedKeys(m map[string]any, field string, allowed ...string) error {
+	for _, k := range canon.SortedKeys(m) {
+		found := false
+		for _, a := range allowed {
+			if k == a {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fail(CodeParse, field, "unknown key %q", k)
+		}
+	}
+	return nil
+}
+
+func object(v any, field string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fail(CodeParse, field, "must be an object")
+	}
+	return m, nil
+}
+
+func list(v any, field string, min, max int) ([]any, error) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fail(CodeParse, field, "must be a list")
+	}
+	if len(l) < min {
+		return nil, fail(CodeParse, field, "must hold at least %d entries", min)
+	}
+	if len(l) > max {
+		return nil, fail(CodeBudget, field, "holds %d entries, over the bound of %d", len(l), max)
+	}
+	return l, nil
+}
+
+// LoadConfig reads and admits a config file; manifest and scripted paths
+// are relative to the file's directory.
+func LoadConfig(path string) (*Config, error) {
+	v, err := canon.ReadFile(path, MaxConfigBytes)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(v, filepath.Dir(path), manifest.ReadFile)
+	if err != nil {
+		if be, ok := err.(*Error); ok {
+			be.Field = path + ": " + be.Field
+		}
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// ManifestLoader admits the manifest at a resolved path.
+type ManifestLoader func(path string) (*manifest.Manifest, error)
+
+// ParseConfig admits a decoded config. dir resolves relative paths; load
+// admits each system manifest.
+func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
+	raw, err := object(v, "config")
+	if err != nil {
+		return nil, err
+	}
+	if err := closedKeys(raw, "config", "contract", "cases", "systems", "prices", "scorer", "axes"); err != nil {
+		return nil, err
+	}
+	if raw["contract"] != ConfigContract {
+		return nil, fail(CodeParse, "contract", "must be %s", ConfigContract)
+	}
+	cfg := &Config{}
+	if cfg.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
+		return nil, err
+	}
+	rawSystems, err := list(raw["systems"], "systems", 1, MaxSystems)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i, rs := range rawSystems {
+		field := fmt.Sprintf("systems[%d]", i)
+		s, err := object(rs, field)
+		if err != nil {
+			return nil, err
+		}
+		if err := closedKeys(s, field, "id", "manifest", "executors"); err != nil {
+			return nil, err
+		}
+		id, err := checkID(s["id"], field+".id")
+		if err != nil {
+			return nil, err
+		}
+		if seen[id] {
+			return nil, fail(CodeParse, field+".id", "duplicate system id %q", id)
+		}
+		seen[id] = true
+		path, ok := s["manifest"].(string)
+		if !ok || path == "" {
+			return nil, fail(CodeParse, field+".manifest", "must be a path")
+		}
+		m, err := load(evidence.Resolve(dir, path))
+		if err != nil {
+			return nil, err
+		}
+		if m.Interface == nil {
+			return nil, fail(CodeParse, field+".manifest", "system %q manifest must declare an interface", id)
+		}
+		execs, err := object(s["executors"], field+".executors")
+		if err != nil {
+			return nil, err
+		}
+		if len(execs) == 0 {
+			return nil, fail(CodeParse, field+".executors", "system %q needs at least one executor", id)
+		}
+		resolved := make(map[string]string, len(execs))
+		for name, spec := range execs {
+			at := fmt.Sprintf("%s.executors[%q]", field, name)
+			str, ok := spec.(string)
+			if name == "" || len(name) > MaxIDLen || !ok {
+				return nil, fail(CodeParse, at, "must be a non-empty spec string under a name of at most %d characters", MaxIDLen)
+			}
+			if resolved[name], err = evidence.ResolveSpec(str, dir); err != nil {
+				return nil, fail(CodeParse, at, "%v", err)
+			}
+		}
+		cfg.Systems = append(cfg.Systems, System{ID: id, Manifest: m, Executors: resolved})
+	}
+	if p, ok := raw["prices"]; ok && p != nil {
+		if cfg.Prices, err = parsePrices(p, "prices"); err != nil {
+			return nil, err
+		}
+	}
+	if sc, ok := raw["scorer"]; ok && sc != nil {
+		if cfg.Scorer, err = evidence.CompileScorer(sc, "scorer"); err != nil {
+			return nil, err
+		}
+	}
+	if ax, ok := raw["axes"]; ok && ax != nil {
+		if cfg.Axes, err = parseAxes(ax, "axes"); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkInterfaces(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func parseCases(v any, field string) ([]Case, error) {
+	raw, err := list(v, field, 1, MaxCases)
+	if err != nil {
+		return nil, err
+	}
+	cases := make([]Case, 0, len(raw))
+	seen := map[string]bool{}
+	for i, rc := range raw {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		c, err := object(rc, at)
+		if err != nil {
+			return nil, err
+		}
+		if err := closedKeys(c, at, "id", "args", "expect"); err != nil {
+			return nil, err
+		}
+		id, err := checkID(c["id"], at+".id")
+		if err != nil {
+			return nil, err
+		}
+		if seen[id] {
+			return nil, fail(CodeParse, at+".id", "duplicate case id %q", id)
+		}
+		seen[id] = true
+		args, err := object(c["args"], at+".args")
+		if err != nil {
+			return nil, err
+		}
+		expect, err := object(c["expect"], at+".expect")
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, Case{ID: id, Args: args, Expect: expect})
+	}
+	return cases, nil
+}
+
+func nonNegative(v any, field string) (float64, error) {
+	f, ok := v.(float64)
+	if !ok || f < 0 {
+		return 0, fail(CodeParse, field, "must be a non-negative number")
+	}
+	return f, nil
+}
+
+func parsePrices(v any, field string) (map[string]Price, error) {
+	raw, err := object(v, field)
+	if err != nil {
+		return nil, err
+	}
+	prices := make(map[string]Price, len(raw))
+	for key, rp := range raw {
+		at := fmt.Sprintf("%s[%q]", field, key)
+		if key == "" || len(key) > 256 {
+			return nil, fail(CodeParse, at, "price keys are 1 to 256 characters")
+		}
+		p, err := object(rp, at)
+		if err != nil {
+			return nil, err
+		}
+		if err := closedKeys(p, at, "input", "output"); err != nil {
+			return nil, err
+		}
+		in, err := nonNegative(p["input"], at+".input")
+		if err != nil {
+			return nil, err
+		}
+		out, err := nonNegative(p["output"], at+".output")
+		if err != nil {
+			return nil, err
+		}
+		prices[key] = Price{Input: in, Output: out}
+	}
+	return prices, nil
+}
+
+func parseAxes(v any, field string) ([]Axis, error) {
+	raw, err := list(v, field, 1, MaxAxes)
+	if err != nil {
+		return nil, fail(CodeAxis, field, "%s", err.(*Error).Message)
+	}
+	axes := make([]Axis, 0, len(raw))
+	seen := map[string]bool{}
+	for i, ra := range raw {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		a, err := object(ra, at)
+		if err != nil {
+			return nil, err
+		}
+		if err := closedKeys(a, at, "name", "dir", "expr"); err != nil {
+			return nil, err
+		}
+		name, err := checkID(a["name"], at+".name")
+		if err != nil {
+			return nil, err
+		}
+		if seen[name] {
+			return nil, fail(CodeParse, at+".name", "duplicate axis name %q", name)
+		}
+		seen[name] = true
+		dir, _ := a["dir"].(string)
+		if dir != "up" && dir != "down" {
+			return nil, fail(CodeParse, at+".dir", `must be "up" or "down"`)
+		}
+		env, prog, err := evidence.CompileEnvelope(a["expr"], at+".expr", AxisNames, CodeAxis)
+		if err != nil {
+			return nil, err
+		}
+		axes = append(axes, Axis{Name: name, Dir: dir, Expr: env, prog: prog})
+	}
+	return axes, nil
+}
+
+// checkInterfaces: every case's args name interface inputs of every
+// system, and expect names exactly the interface outputs.
+func checkInterfaces(cfg *Config) error {
+	for _, s := range cfg.Systems {
+		inputs := map[string]bool{}
+		for _, p := range s.Manifest.Interface.Inputs {
+			inputs[p.Name] = true
+		}
+		outputs := map[string]bool{}
+		for _, p := range s.Manifest.Interface.Outputs {
+			outputs[p.Name] = true
+		}
+		for _, c := range cfg.Cases {
+			for _, name := range canon.SortedKeys(c.Args) {
+				if !inputs[name] {
+					return fail(CodeParse, "cases["+c.ID+"].args", "system %q has no interface input %q", s.ID, name)
+				}
+			}
+			for _, p := range s.Manifest.Interface.Outputs {
+				if _, ok := c.Expect[p.Name]; !ok {
+					return fail(CodeParse, "cases["+c.ID+"].expect", "missing expected output %q of system %q", p.Name, s.ID)
+				}
+			}
+			for _, name := range canon.SortedKeys(c.Expect) {
+				if !outputs[name] {
+					return fail(CodeParse, "cases["+c.ID+"].expect", "system %q has no interface output %q", s.ID, name)
+				}
+			}
+		}
+	}
+	return nil
+}

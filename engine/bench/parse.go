@@ -1,0 +1,292 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+)
+
+// ParseReport reads an algal.bench.v1 report strictly: closed key sets
+// everywhere, bounded lists, well-formed ids, digests and counts, and
+// axisValues present exactly when axes are.
+func ParseReport(v any) (*Report, error) {
+	raw, err := object(v, "report")
+	if err != nil {
+		return nil, err
+	}
+	if err := closedKeys(raw, "report", "contract", "workload", "cases", "systems", "pareto", "prices", "scorer", "axes", "digest"); err != nil {
+		return nil, err
+	}
+	if raw["contract"] != ReportContract {
+		return nil, fail(CodeParse, "contract", "must be %s", ReportContract)
+	}
+	r := &Report{}
+	if r.Workload, err = digestField(raw["workload"], "workload"); err != nil {
+		return nil, err
+	}
+	if r.Digest, err = digestField(raw["digest"], "digest"); err != nil {
+		return nil, err
+	}
+	if r.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
+		return nil, err
+	}
+	if p, ok := raw["prices"]; ok {
+		if r.Prices, err = parsePrices(p, "prices"); err != nil {
+			return nil, err
+		}
+	}
+	if sc, ok := raw["scorer"]; ok {
+		if r.Scorer, err = evidence.CompileScorer(sc, "scorer"); err != nil {
+			return nil, err
+		}
+	}
+	if ax, ok := raw["axes"]; ok {
+		if r.Axes, err = parseAxes(ax, "axes"); err != nil {
+			return nil, err
+		}
+	}
+	rawSystems, err := list(raw["systems"], "systems", 1, MaxSystems)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for i, rs := range rawSystems {
+		s, err := parseSystem(rs, fmt.Sprintf("systems[%d]", i), r.Axes)
+		if err != nil {
+			return nil, err
+		}
+		if ids[s.ID] {
+			return nil, fail(CodeParse, fmt.Sprintf("systems[%d].id", i), "duplicate system id %q", s.ID)
+		}
+		ids[s.ID] = true
+		r.Systems = append(r.Systems, *s)
+	}
+	rawPareto, err := list(raw["pareto"], "pareto", 0, MaxSystems)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i, p := range rawPareto {
+		at := fmt.Sprintf("pareto[%d]", i)
+		id, err := checkID(p, at)
+		if err != nil {
+			return nil, err
+		}
+		if !ids[id] {
+			return nil, fail(CodeParse, at, "names unknown system %q", id)
+		}
+		if seen[id] {
+			return nil, fail(CodeParse, at, "names system %q twice", id)
+		}
+		seen[id] = true
+		r.Pareto = append(r.Pareto, id)
+	}
+	return r, nil
+}
+
+func digestField(v any, field string) (string, error) {
+	s, ok := v.(string)
+	if !ok || !canon.IsDigest(s) {
+		return "", fail(CodeParse, field, "must be a sha256: digest")
+	}
+	return s, nil
+}
+
+func countField(v any, field string) (int64, error) {
+	f, ok := v.(float64)
+	if !ok || f < 0 || f > evidence.MaxCount || f != math.Trunc(f) {
+		return 0, fail(CodeParse, field, "must be a non-negative integer")
+	}
+	return int64(f), nil
+}
+
+func parseWork(v any, field string) (Work, error) {
+	m, err := object(v, field)
+	if err != nil {
+		return Work{}, err
+	}
+	if err := closedKeys(m, field, "steps", "agentCalls", "units"); err != nil {
+		return Work{}, err
+	}
+	var w Work
+	for _, f := range []struct {
+		key string
+		dst *int64
+	}{{"steps", &w.Steps}, {"agentCalls", &w.AgentCalls}, {"units", &w.Units}} {
+		if *f.dst, err = countField(m[f.key], field+"."+f.key); err != nil {
+			return Work{}, err
+		}
+	}
+	return w, nil
+}
+
+func parseTally(v any, field string, withCalls bool) (Tally, error) {
+	m, err := object(v, field)
+	if err != nil {
+		return Tally{}, err
+	}
+	keys := []string{"tokensIn", "tokensOut", "cost"}
+	if withCalls {
+		keys = append(keys, "calls")
+	}
+	if err := closedKeys(m, field, keys...); err != nil {
+		return Tally{}, err
+	}
+	var t Tally
+	if withCalls {
+		if t.Calls, err = countField(m["calls"], field+".calls"); err != nil {
+			return Tally{}, err
+		}
+	}
+	if t.TokensIn, err = countField(m["tokensIn"], field+".tokensIn"); err != nil {
+		return Tally{}, err
+	}
+	if t.TokensOut, err = countField(m["tokensOut"], field+".tokensOut"); err != nil {
+		return Tally{}, err
+	}
+	if t.Cost, err = nonNegative(m["cost"], field+".cost"); err != nil {
+		return Tally{}, err
+	}
+	return t, nil
+}
+
+func parseAttribution(v any, field string) (map[string]Tally, error) {
+	m, err := object(v, field)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Tally, len(m))
+	for k, e := range m {
+		at := fmt.Sprintf("%s[%q]", field, k)
+		if k == "" || len(k) > 256 {
+			return nil, fail(CodeParse, at, "attribution keys are 1 to 256 characters")
+		}
+		if out[k], err = parseTally(e, at, true); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
+	m, err := object(v, at)
+	if err != nil {
+		return nil, err
+	}
+	keys := []string{"id", "manifestDigest", "manifestKey", "passed", "total", "effectCalls", "work", "usage", "attribution", "cases"}
+	if axes != nil {
+		keys = append(keys, "axisValues")
+		if _, ok := m["axisValues"]; !ok {
+			return nil, fail(CodeParse, at+".axisValues", "missing: the report declares axes")
+		}
+	}
+	if err := closedKeys(m, at, keys...); err != nil {
+		return nil, err
+	}
+	s := &SystemResult{}
+	if s.ID, err = checkID(m["id"], at+".id"); err != nil {
+		return nil, err
+	}
+	if s.ManifestDigest, err = digestField(m["manifestDigest"], at+".manifestDigest"); err != nil {
+		return nil, err
+	}
+	if s.ManifestKey, _ = m["manifestKey"].(string); s.ManifestKey == "" || len(s.ManifestKey) > 256 {
+		return nil, fail(CodeParse, at+".manifestKey", "must be a manifest key")
+	}
+	for _, f := range []struct {
+		key string
+		dst *int64
+	}{{"passed", &s.Passed}, {"total", &s.Total}, {"effectCalls", &s.EffectCalls}} {
+		if *f.dst, err = countField(m[f.key], at+"."+f.key); err != nil {
+			return nil, err
+		}
+	}
+	if s.Passed > s.Total {
+		return nil, fail(CodeParse, at+".passed", "exceeds total")
+	}
+	if s.Work, err = parseWork(m["work"], at+".work"); err != nil {
+		return nil, err
+	}
+	if s.Usage, err = parseTally(m["usage"], at+".usage", false); err != nil {
+		return nil, err
+	}
+	if s.Attribution, err = parseAttribution(m["attribution"], at+".attribution"); err != nil {
+		return nil, err
+	}
+	if axes != nil {
+		av, err := object(m["axisValues"], at+".axisValues")
+		if err != nil {
+			return nil, err
+		}
+		if len(av) != len(axes) {
+			return nil, fail(CodeParse, at+".axisValues", "must hold exactly one value per declared axis")
+		}
+		s.AxisValues = make(map[string]float64, len(axes))
+		for _, a := range axes {
+			f, ok := av[a.Name].(float64)
+			if !ok {
+				return nil, fail(CodeParse, at+".axisValues."+a.Name, "must be a number")
+			}
+			s.AxisValues[a.Name] = f
+		}
+	}
+	rawCases, err := list(m["cases"], at+".cases", 1, MaxCases)
+	if err != nil {
+		return nil, err
+	}
+	for i, rc := range rawCases {
+		c, err := parseCaseResult(rc, fmt.Sprintf("%s.cases[%d]", at, i))
+		if err != nil {
+			return nil, err
+		}
+		s.Cases = append(s.Cases, *c)
+	}
+	return s, nil
+}
+
+func parseCaseResult(v any, at string) (*CaseResult, error) {
+	m, err := object(v, at)
+	if err != nil {
+		return nil, err
+	}
+	if err := closedKeys(m, at, "id", "passed", "outcome", "outputs", "expect", "receiptDigest", "effectCalls", "work", "usage", "attribution"); err != nil {
+		return nil, err
+	}
+	c := &CaseResult{}
+	if c.ID, err = checkID(m["id"], at+".id"); err != nil {
+		return nil, err
+	}
+	var ok bool
+	if c.Passed, ok = m["passed"].(bool); !ok {
+		return nil, fail(CodeParse, at+".passed", "must be a boolean")
+	}
+	switch c.Outcome, _ = m["outcome"].(string); c.Outcome {
+	case "complete", "failed", "stuck":
+	default:
+		return nil, fail(CodeParse, at+".outcome", "must be complete, failed or stuck")
+	}
+	if c.Outputs, err = object(m["outputs"], at+".outputs"); err != nil {
+		return nil, err
+	}
+	if c.Expect, err = object(m["expect"], at+".expect"); err != nil {
+		return nil, err
+	}
+	if c.ReceiptDigest, err = digestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
+		return nil, err
+	}
+	if c.EffectCalls, err = countField(m["effectCalls"], at+".effectCalls"); err != nil {
+		return nil, err
+	}
+	if c.Work, err = parseWork(m["work"], at+".work"); err != nil {
+		return nil, err
+	}
+	if c.Usage, err = parseTally(m["usage"], at+".usage", false); err != nil {
+		return nil, err
+	}
+	if c.Attribution, err = parseAttribution(m["attribution"], at+".attribution"); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

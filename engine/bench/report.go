@@ -1,0 +1,365 @@
+package bench
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/expr"
+)
+
+// Work is a receipt's work ledger.
+type Work = evidence.Work
+
+// Tally is calls, tokens and dollars; it serves both usage (Calls unused)
+// and attribution entries.
+type Tally struct {
+	Calls, TokensIn, TokensOut int64
+	Cost                       float64
+}
+
+func (t *Tally) add(o Tally) {
+	t.Calls += o.Calls
+	t.TokensIn += o.TokensIn
+	t.TokensOut += o.TokensOut
+	t.Cost += o.Cost
+}
+
+func (t Tally) usageValue() map[string]any {
+	return map[string]any{"tokensIn": float64(t.TokensIn), "tokensOut": float64(t.TokensOut), "cost": t.Cost}
+}
+
+func (t Tally) attributionValue() map[string]any {
+	return map[string]any{"calls": float64(t.Calls), "tokensIn": float64(t.TokensIn), "tokensOut": float64(t.TokensOut), "cost": t.Cost}
+}
+
+func attributionValue(m map[string]Tally) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, t := range m {
+		out[k] = t.attributionValue()
+	}
+	return out
+}
+
+// CaseResult is one system's evidence for one case.
+type CaseResult struct {
+	ID            string
+	Passed        bool
+	Outcome       string
+	Outputs       map[string]any
+	Expect        map[string]any
+	ReceiptDigest string
+	EffectCalls   int64
+	Work          Work
+	Usage         Tally
+	Attribution   map[string]Tally
+}
+
+func (c *CaseResult) value() map[string]any {
+	return map[string]any{
+		"id": c.ID, "passed": c.Passed, "outcome": c.Outcome, "outputs": c.Outputs, "expect": c.Expect,
+		"receiptDigest": c.ReceiptDigest, "effectCalls": float64(c.EffectCalls), "work": c.Work.Value(),
+		"usage": c.Usage.usageValue(), "attribution": attributionValue(c.Attribution),
+	}
+}
+
+// SystemResult aggregates one system over the workload.
+type SystemResult struct {
+	ID             string
+	ManifestDigest string
+	ManifestKey    string
+	Passed, Total  int64
+	EffectCalls    int64
+	Work           Work
+	Usage          Tally
+	Attribution    map[string]Tally
+	Cases          []CaseResult
+	AxisValues     map[string]float64 // only when the config declares axes
+}
+
+// Aggregate is the record an axis program sees: the system result without
+// its case list.
+func (s *SystemResult) Aggregate() map[string]any {
+	return map[string]any{
+		"id": s.ID, "manifestKey": s.ManifestKey, "manifestDigest": s.ManifestDigest,
+		"passed": float64(s.Passed), "total": float64(s.Total), "effectCalls": float64(s.EffectCalls),
+		"work": s.Work.Value(), "usage": s.Usage.usageValue(), "attribution": attributionValue(s.Attribution),
+	}
+}
+
+func (s *SystemResult) value() map[string]any {
+	v := s.Aggregate()
+	cases := make([]any, len(s.Cases))
+	for i := range s.Cases {
+		cases[i] = s.Cases[i].value()
+	}
+	v["cases"] = cases
+	if s.AxisValues != nil {
+		av := make(map[string]any, len(s.AxisValues))
+		for k, x := range s.AxisValues {
+			av[k] = x
+		}
+		v["axisValues"] = av
+	}
+	return v
+}
+
+// aggregate recomputes a system's totals from its cases, in case order so
+// floating-point sums are reproducible.
+func (s *SystemResult) aggregate() {
+	s.Passed, s.Total, s.EffectCalls = 0, int64(len(s.Cases)), 0
+	s.Work, s.Usage, s.Attribution = Work{}, Tally{}, map[string]Tally{}
+	for i := range s.Cases {
+		c := &s.Cases[i]
+		if c.Passed {
+			s.Passed++
+		}
+		s.EffectCalls += c.EffectCalls
+		s.Work.Add(c.Work)
+		s.Usage.add(c.Usage)
+		for _, k := range sortedTallyKeys(c.Attribution) {
+			t := s.Attribution[k]
+			t.add(c.Attribution[k])
+			s.Attribution[k] = t
+		}
+	}
+}
+
+func sortedTallyKeys(m map[string]Tally) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, canon.CompareKeys)
+	return keys
+}
+
+// Report is an algal.bench.v1 report.
+type Report struct {
+	Workload string
+	Cases    []Case
+	Systems  []SystemResult
+	Pareto   []string
+	Prices   map[string]Price
+	Scorer   *evidence.Scorer
+	Axes     []Axis
+	Digest   string
+}
+
+// Value returns the report as a canonical JSON value, digest included when
+// set.
+func (r *Report) Value() map[string]any {
+	v := r.body()
+	if r.Digest != "" {
+		v["digest"] = r.Digest
+	}
+	return v
+}
+
+func (r *Report) body() map[string]any {
+	cases := make([]any, len(r.Cases))
+	for i, c := range r.Cases {
+		cases[i] = c.value()
+	}
+	systems := make([]any, len(r.Systems))
+	for i := range r.Systems {
+		systems[i] = r.Systems[i].value()
+	}
+	pareto := make([]any, len(r.Pareto))
+	for i, id := range r.Pareto {
+		pareto[i] = id
+	}
+	v := map[string]any{
+		"contract": ReportContract, "workload": r.Workload, "cases": cases,
+		"systems": systems, "pareto": pareto,
+	}
+	if r.Prices != nil {
+		pv := make(map[string]any, len(r.Prices))
+		for k, p := range r.Prices {
+			pv[k] = map[string]any{"input": p.Input, "output": p.Output}
+		}
+		v["prices"] = pv
+	}
+	if r.Scorer != nil {
+		v["scorer"] = r.Scorer.Envelope
+	}
+	if r.Axes != nil {
+		axes := make([]any, len(r.Axes))
+		for i, a := range r.Axes {
+			axes[i] = map[string]any{"name": a.Name, "dir": a.Dir, "expr": a.Expr}
+		}
+		v["axes"] = axes
+	}
+	return v
+}
+
+// Encode returns the canonical bytes of the report.
+func (r *Report) Encode() ([]byte, error) { return canon.Encode(r.Value()) }
+
+// WorkloadDigest is the digest of the case list in config order.
+func WorkloadDigest(cases []Case) (string, error) {
+	l := make([]any, len(cases))
+	for i, c := range cases {
+		l[i] = c.value()
+	}
+	return canon.Digest(l)
+}
+
+// Measure reads a receipt's effect list into effect calls, usage and
+// attribution. The attribution key is the effect's usage.model, else its
+// executor, else "unknown"; costs come from the price card (dollars per
+// million tokens) and sum in effect order.
+func Measure(receipt map[string]any, prices map[string]Price) (calls int64, usage Tally, attribution map[string]Tally) {
+	attribution = map[string]Tally{}
+	effects := evidence.Effects(receipt)
+	for _, rec := range effects {
+		u, _ := rec["usage"].(map[string]any)
+		key, _ := u["model"].(string)
+		if key == "" {
+			key, _ = rec["executor"].(string)
+		}
+		if key == "" {
+			key = "unknown"
+		}
+		tin, tout := evidence.Tokens(rec)
+		cost := 0.0
+		if p, ok := prices[key]; ok {
+			cost = (float64(tin)*p.Input + float64(tout)*p.Output) / 1e6
+		}
+		t := attribution[key]
+		t.add(Tally{Calls: 1, TokensIn: tin, TokensOut: tout, Cost: cost})
+		attribution[key] = t
+		usage.add(Tally{TokensIn: tin, TokensOut: tout, Cost: cost})
+	}
+	return int64(len(effects)), usage, attribution
+}
+
+// axisValues evaluates every axis over a system aggregate.
+func axisValues(axes []Axis, s *SystemResult) (map[string]float64, error) {
+	if axes == nil {
+		return nil, nil
+	}
+	agg := s.Aggregate()
+	out := make(map[string]float64, len(axes))
+	for _, a := range axes {
+		v, _, err := a.prog.Eval(agg, AxisFuel)
+		if err != nil {
+			return nil, fail(CodeAxis, "axes["+a.Name+"]", "system %q: %s", s.ID, expr.Canonical(err))
+		}
+		f, ok := v.(float64)
+		if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fail(CodeAxis, "axes["+a.Name+"]", "system %q: axis returned %s, not a finite number", s.ID, evidence.Describe(v))
+		}
+		out[a.Name] = f
+	}
+	return out, nil
+}
+
+// criterion is one Pareto axis read off a system: the value and whether
+// greater is better.
+type criterion struct {
+	up  bool
+	get func(*SystemResult) float64
+}
+
+func defaultCriteria(hasPrices bool) []criterion {
+	cost := func(s *SystemResult) float64 { return float64(s.Usage.TokensIn + s.Usage.TokensOut) }
+	if hasPrices {
+		cost = func(s *SystemResult) float64 { return s.Usage.Cost }
+	}
+	return []criterion{
+		{up: true, get: func(s *SystemResult) float64 { return float64(s.Passed) }},
+		{up: false, get: cost},
+		{up: false, get: func(s *SystemResult) float64 { return float64(s.EffectCalls) }},
+	}
+}
+
+func axisCriteria(axes []Axis) []criterion {
+	out := make([]criterion, len(axes))
+	for i, a := range axes {
+		name := a.Name
+		out[i] = criterion{up: a.Dir == "up", get: func(s *SystemResult) float64 { return s.AxisValues[name] }}
+	}
+	return out
+}
+
+// better compares a and b on one criterion: >0 when a is better.
+func (c criterion) better(a, b *SystemResult) int {
+	x, y := c.get(a), c.get(b)
+	if c.up {
+		return cmp.Compare(x, y)
+	}
+	return cmp.Compare(y, x)
+}
+
+// Pareto returns the non-dominated systems, best first: a system is
+// dominated when another is at least as good on every criterion and
+// strictly better on one. Survivors sort by the criteria in order, then by
+// id, so ties are deterministic.
+func Pareto(systems []SystemResult, prices map[string]Price, axes []Axis) []string {
+	crit := defaultCriteria(prices != nil)
+	if axes != nil {
+		crit = axisCriteria(axes)
+	}
+	var kept []*SystemResult
+	for i := range systems {
+		s := &systems[i]
+		dominated := false
+		for j := range systems {
+			o := &systems[j]
+			if i == j || o.ID == s.ID {
+				continue
+			}
+			allAtLeast, strictly := true, false
+			for _, c := range crit {
+				switch d := c.better(o, s); {
+				case d < 0:
+					allAtLeast = false
+				case d > 0:
+					strictly = true
+				}
+			}
+			if allAtLeast && strictly {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			kept = append(kept, s)
+		}
+	}
+	slices.SortFunc(kept, func(a, b *SystemResult) int {
+		for _, c := range crit {
+			if d := c.better(a, b); d != 0 {
+				return -d
+			}
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	ids := make([]string, len(kept))
+	for i, s := range kept {
+		ids[i] = s.ID
+	}
+	return ids
+}
+
+// finish computes the derived parts of a report (workload, aggregates,
+// axis values, Pareto set) and its digest.
+func (r *Report) finish() error {
+	var err error
+	if r.Workload, err = WorkloadDigest(r.Cases); err != nil {
+		return err
+	}
+	for i := range r.Systems {
+		s := &r.Systems[i]
+		s.aggregate()
+		if s.AxisValues, err = axisValues(r.Axes, s); err != nil {
+			return err
+		}
+	}
+	r.Pareto = Pareto(r.Systems, r.Prices, r.Axes)
+	r.Digest, err = canon.Digest(r.body())
+	return err
+}

@@ -1,0 +1,212 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/manifest"
+)
+
+// Verification is the outcome of Verify.
+type Verification struct {
+	OK              bool     `json:"ok"`
+	Digest          string   `json:"digest"`
+	CheckedReceipts int      `json:"checkedReceipts"`
+	Mismatches      []string `json:"mismatches"`
+}
+
+// Value returns the verification as a canonical JSON value.
+func (v *Verification) Value() map[string]any {
+	ms := make([]any, len(v.Mismatches))
+	for i, m := range v.Mismatches {
+		ms[i] = m
+	}
+	return map[string]any{"ok": v.OK, "digest": v.Digest, "checkedReceipts": float64(v.CheckedReceipts), "mismatches": ms}
+}
+
+// Verify checks a report value: strict parse, recomputed digests, every
+// pass claim (under the recorded scorer), every aggregate, the axis values
+// and the Pareto set; then each case against its stored receipt (the
+// claimed manifest, args, outcome, outputs, work and usage) and an offline
+// replay of that receipt. A malformed report is an error; a report that
+// parses but does not hold is a Verification with mismatches.
+func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error) {
+	r, err := ParseReport(v)
+	if err != nil {
+		return nil, err
+	}
+	out := &Verification{Digest: r.Digest}
+	bad := func(format string, a ...any) { out.Mismatches = append(out.Mismatches, fmt.Sprintf(format, a...)) }
+
+	body := map[string]any{}
+	for k, x := range v.(map[string]any) {
+		if k != "digest" {
+			body[k] = x
+		}
+	}
+	if d, err := canon.Digest(body); err != nil {
+		return nil, err
+	} else if d != r.Digest {
+		bad("digest: claimed %s, computed %s", r.Digest, d)
+	}
+	if w, err := WorkloadDigest(r.Cases); err != nil {
+		return nil, err
+	} else if w != r.Workload {
+		bad("workload: claimed %s, computed %s", r.Workload, w)
+	}
+
+	for si := range r.Systems {
+		s := &r.Systems[si]
+		at := "systems[" + s.ID + "]"
+		// Aggregates must follow from the recorded cases.
+		re := SystemResult{ID: s.ID, ManifestDigest: s.ManifestDigest, ManifestKey: s.ManifestKey, Cases: s.Cases}
+		re.aggregate()
+		compareAggregate(at, s, &re, bad)
+		if r.Axes != nil {
+			want, err := axisValues(r.Axes, s)
+			if err != nil {
+				bad("%s.axisValues: %v", at, err)
+			}
+			for _, a := range r.Axes {
+				if got := s.AxisValues[a.Name]; want != nil && !sameNumber(got, want[a.Name]) {
+					bad("%s.axisValues.%s: claimed %s, computed %s", at, a.Name, num(got), num(want[a.Name]))
+				}
+			}
+		}
+		if len(s.Cases) != len(r.Cases) {
+			bad("%s.cases: %d cases, the workload has %d", at, len(s.Cases), len(r.Cases))
+		}
+		m, err := ev.Manifest(s.ManifestDigest)
+		if err != nil {
+			bad("%s.manifestDigest: %v", at, err)
+			continue
+		}
+		if m.Key != s.ManifestKey {
+			bad("%s.manifestKey: claimed %q, manifest says %q", at, s.ManifestKey, m.Key)
+		}
+		if m.Interface == nil {
+			bad("%s: manifest %s declares no interface", at, s.ManifestDigest)
+			continue
+		}
+		for ci := range s.Cases {
+			if ci >= len(r.Cases) {
+				break
+			}
+			n, err := verifyCase(ctx, r, m, r.Cases[ci], &s.Cases[ci], at, ev, bad)
+			if err != nil {
+				return nil, err
+			}
+			out.CheckedReceipts += n
+		}
+	}
+	if want := Pareto(r.Systems, r.Prices, r.Axes); strings.Join(want, ",") != strings.Join(r.Pareto, ",") {
+		bad("pareto: claimed [%s], the system totals give [%s]", strings.Join(r.Pareto, ","), strings.Join(want, ","))
+	}
+	out.OK = len(out.Mismatches) == 0
+	return out, nil
+}
+
+func compareAggregate(at string, s, re *SystemResult, bad func(string, ...any)) {
+	if s.Passed != re.Passed {
+		bad("%s.passed: claimed %d, its cases pass %d", at, s.Passed, re.Passed)
+	}
+	if s.Total != re.Total {
+		bad("%s.total: claimed %d, it has %d cases", at, s.Total, re.Total)
+	}
+	if s.EffectCalls != re.EffectCalls {
+		bad("%s.effectCalls: claimed %d, its cases sum to %d", at, s.EffectCalls, re.EffectCalls)
+	}
+	if s.Work != re.Work {
+		bad("%s.work: claimed %v, its cases sum to %v", at, s.Work, re.Work)
+	}
+	if !sameTally(s.Usage, re.Usage) {
+		bad("%s.usage: claimed %v, its cases sum to %v", at, s.Usage, re.Usage)
+	}
+	if !sameAttribution(s.Attribution, re.Attribution) {
+		bad("%s.attribution: does not match the sum of its cases", at)
+	}
+}
+
+// verifyCase checks one case claim against the workload and its receipt and
+// replays the receipt; it returns how many receipts it checked.
+func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case, c *CaseResult, sysAt string, ev evidence.Store, bad func(string, ...any)) (int, error) {
+	at := sysAt + ".cases[" + c.ID + "]"
+	if c.ID != want.ID {
+		bad("%s: recorded where the workload has case %q", at, want.ID)
+		return 0, nil
+	}
+	if !evidence.Same(c.Expect, want.Expect) {
+		bad("%s.expect: differs from the workload", at)
+	}
+	passed, err := r.Scorer.Judge(want.ID, want.Args, want.Expect, c.Outcome, c.Outputs)
+	if err != nil {
+		bad("%s.passed: %v", at, err)
+	} else if passed != c.Passed {
+		bad("%s.passed: claimed %t, the recorded outputs give %t", at, c.Passed, passed)
+	}
+	receipt, err := ev.Receipt(c.ReceiptDigest)
+	if err != nil {
+		bad("%s.receiptDigest: %v", at, err)
+		return 0, nil
+	}
+	if d, _ := receipt["manifestDigest"].(string); d != m.Digest {
+		bad("%s: receipt %s ran manifest %s, not %s", at, c.ReceiptDigest, d, m.Digest)
+		return 1, nil
+	}
+	if !evidence.Same(receipt["args"], evidence.CellArgs(m, want.Args)) {
+		bad("%s: receipt args differ from the case args", at)
+	}
+	if o, _ := receipt["outcome"].(string); o != c.Outcome {
+		bad("%s.outcome: claimed %q, receipt says %q", at, c.Outcome, o)
+	}
+	if !evidence.Same(evidence.InterfaceOutputs(m, receipt), c.Outputs) {
+		bad("%s.outputs: differ from the receipt", at)
+	}
+	if w := evidence.ReceiptWork(receipt); w != c.Work {
+		bad("%s.work: claimed %v, receipt says %v", at, c.Work, w)
+	}
+	calls, usage, attribution := Measure(receipt, r.Prices)
+	if calls != c.EffectCalls {
+		bad("%s.effectCalls: claimed %d, receipt has %d effects", at, c.EffectCalls, calls)
+	}
+	if !sameTally(usage, c.Usage) {
+		bad("%s.usage: claimed %v, receipt gives %v", at, c.Usage, usage)
+	}
+	if !sameAttribution(attribution, c.Attribution) {
+		bad("%s.attribution: differs from the receipt's effects", at)
+	}
+	diffs, err := ev.Replay(ctx, receipt, m)
+	if err != nil {
+		return 1, err
+	}
+	for _, d := range diffs {
+		bad("%s: replay: %s", at, d)
+	}
+	return 1, nil
+}
+
+// sameNumber compares as the canonical form does, so -0 equals 0.
+func sameNumber(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+
+func num(f float64) string { return string(canon.FormatNumber(nil, f)) }
+
+func sameTally(a, b Tally) bool {
+	return a.Calls == b.Calls && a.TokensIn == b.TokensIn && a.TokensOut == b.TokensOut && sameNumber(a.Cost, b.Cost)
+}
+
+func sameAttribution(a, b map[string]Tally) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, t := range a {
+		u, ok := b[k]
+		if !ok || !sameTally(t, u) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,276 @@
+// Package evidence holds what the measurement layers (bench and foundry)
+// share about runs: how interface args become run args, what a receipt
+// says about outputs, work and tokens, how a pass claim is judged, and the
+// interfaces through which they run organisms and read stored evidence.
+// It keeps bench and foundry from depending on the VM or on each other.
+package evidence
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"runtime"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/manifest"
+)
+
+// ScorerFuel is the fuel each scorer evaluation gets.
+const ScorerFuel = 100_000
+
+// CodeScorer is raised when a scorer is malformed, throws or returns a
+// non-boolean: a config bug that aborts the whole activity.
+const CodeScorer = "SCORER_INVALID"
+
+// Error is a rejection with its contract code.
+type Error struct {
+	Code    string
+	Field   string
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return e.Field + ": " + e.Message
+}
+
+// ErrorCode returns the contract code.
+func (e *Error) ErrorCode() string { return e.Code }
+
+// Runner executes organisms; the VM provides it.
+type Runner interface {
+	// Open prepares one contender. Its executors live as long as the
+	// session, so a scripted queue is shared by all of its cases.
+	Open(ctx context.Context, m *manifest.Manifest, executors map[string]string) (Session, error)
+}
+
+// Session runs one contender's cases.
+type Session interface {
+	// Ordered reports whether cases must run one at a time in case order,
+	// as when scripted responses form one shared ordered queue.
+	Ordered() bool
+	// Run executes the manifest with cell-keyed args, stores the receipt
+	// and returns it with its digest. A Session that is not Ordered must
+	// accept concurrent calls.
+	Run(ctx context.Context, args map[string]any) (receipt map[string]any, digest string, err error)
+}
+
+// Store is where a report's claims are checked.
+type Store interface {
+	Manifest(digest string) (*manifest.Manifest, error)
+	Receipt(digest string) (map[string]any, error)
+	// Replay re-runs receipt offline against m and names every divergence.
+	Replay(ctx context.Context, receipt map[string]any, m *manifest.Manifest) ([]string, error)
+}
+
+// DefaultConcurrency is the worker count for cases when a caller leaves it
+// zero: one per CPU, at least two.
+func DefaultConcurrency() int { return max(2, runtime.GOMAXPROCS(0)) }
+
+// Resolve joins a relative path to the config directory.
+func Resolve(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
+}
+
+// ResolveSpec checks an executor spec and resolves its path relative to
+// dir: scripted:<file>, replay:<dir> and cmd:<command line>.
+func ResolveSpec(spec, dir string) (string, error) {
+	for _, p := range []string{"scripted:", "replay:"} {
+		if len(spec) > len(p) && spec[:len(p)] == p {
+			return p + Resolve(dir, spec[len(p):]), nil
+		}
+	}
+	if len(spec) > 4 && spec[:4] == "cmd:" {
+		return spec, nil
+	}
+	return "", fmt.Errorf("unknown executor spec %q (want scripted:<file>, replay:<dir> or cmd:<command>)", spec)
+}
+
+// CellArgs maps interface args onto the cell-keyed run args of m.
+func CellArgs(m *manifest.Manifest, args map[string]any) map[string]any {
+	out := map[string]any{}
+	if m.Interface == nil {
+		return out
+	}
+	for _, p := range m.Interface.Inputs {
+		v, ok := args[p.Name]
+		if !ok {
+			continue
+		}
+		cell, _ := out[p.Cell].(map[string]any)
+		if cell == nil {
+			cell = map[string]any{}
+			out[p.Cell] = cell
+		}
+		cell[p.Port] = v
+	}
+	return out
+}
+
+// InterfaceOutputs reads m's interface outputs from a root receipt: the
+// committed value of each output's cell port. Outputs that never committed
+// are absent.
+func InterfaceOutputs(m *manifest.Manifest, receipt map[string]any) map[string]any {
+	out := map[string]any{}
+	if m.Interface == nil {
+		return out
+	}
+	cells, _ := receipt["cells"].(map[string]any)
+	for _, p := range m.Interface.Outputs {
+		rec, _ := cells[p.Cell].(map[string]any)
+		if rec == nil || rec["status"] != "committed" {
+			continue
+		}
+		outputs, _ := rec["outputs"].(map[string]any)
+		if v, ok := outputs[p.Port]; ok {
+			out[p.Name] = v
+		}
+	}
+	return out
+}
+
+// Work is a receipt's work ledger.
+type Work struct{ Steps, AgentCalls, Units int64 }
+
+// Add accumulates o into w.
+func (w *Work) Add(o Work) {
+	w.Steps += o.Steps
+	w.AgentCalls += o.AgentCalls
+	w.Units += o.Units
+}
+
+// Value is the canonical JSON form.
+func (w Work) Value() map[string]any {
+	return map[string]any{"steps": float64(w.Steps), "agentCalls": float64(w.AgentCalls), "units": float64(w.Units)}
+}
+
+// ReceiptWork reads a receipt's work ledger.
+func ReceiptWork(receipt map[string]any) Work {
+	w, _ := receipt["work"].(map[string]any)
+	return Work{Steps: Count(w["steps"]), AgentCalls: Count(w["agentCalls"]), Units: Count(w["units"])}
+}
+
+// Count reads a non-negative integer JSON number, zero for anything else.
+func Count(v any) int64 {
+	f, _ := v.(float64)
+	if f < 0 || f != math.Trunc(f) || f > MaxCount {
+		return 0
+	}
+	return int64(f)
+}
+
+// MaxCount keeps counts exact in a double.
+const MaxCount = 1<<53 - 1
+
+// Effects returns a receipt's effect records in order.
+func Effects(receipt map[string]any) []map[string]any {
+	list, _ := receipt["effects"].([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Tokens sums the input and output tokens an effect record reports.
+func Tokens(effect map[string]any) (in, out int64) {
+	u, _ := effect["usage"].(map[string]any)
+	return Count(u["tokensIn"]), Count(u["tokensOut"])
+}
+
+// Scorer judges pass claims. A nil *Scorer is exact match: the canonical
+// interface outputs must equal expect.
+type Scorer struct {
+	// Envelope is the recorded {"contract":"algal.expr.v1","program":...}.
+	Envelope map[string]any
+	prog     *expr.Program
+}
+
+// ScorerNames are the names a scorer program may read.
+var ScorerNames = []string{"args", "expect", "outputs"}
+
+// CompileScorer admits a scorer envelope; field names it in errors.
+func CompileScorer(v any, field string) (*Scorer, error) {
+	env, prog, err := CompileEnvelope(v, field, ScorerNames, CodeScorer)
+	if err != nil {
+		return nil, err
+	}
+	return &Scorer{Envelope: env, prog: prog}, nil
+}
+
+// CompileEnvelope admits an {"contract":"algal.expr.v1","program":...}
+// envelope whose literal names must be among names; failures carry code.
+func CompileEnvelope(v any, field string, names []string, code string) (map[string]any, *expr.Program, error) {
+	env, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil, &Error{Code: code, Field: field, Message: "must be an algal.expr.v1 envelope"}
+	}
+	for _, k := range canon.SortedKeys(env) {
+		if k != "contract" && k != "program" {
+			return nil, nil, &Error{Code: code, Field: field, Message: fmt.Sprintf("unknown key %q", k)}
+		}
+	}
+	if env["contract"] != "algal.expr.v1" {
+		return nil, nil, &Error{Code: code, Field: field + ".contract", Message: "must be algal.expr.v1"}
+	}
+	prog, err := expr.Compile(env["program"], names)
+	if err != nil {
+		return nil, nil, &Error{Code: code, Field: field + ".program", Message: expr.Canonical(err)}
+	}
+	return env, prog, nil
+}
+
+// Judge decides a pass claim: the run completed and the outputs equal
+// expect canonically, or the scorer returns true. A scorer that throws or
+// returns a non-boolean is SCORER_INVALID naming the case.
+func (s *Scorer) Judge(caseID string, args, expect map[string]any, outcome string, outputs map[string]any) (bool, error) {
+	if outcome != "complete" {
+		return false, nil
+	}
+	if s == nil {
+		return Same(outputs, expect), nil
+	}
+	v, _, err := s.prog.Eval(map[string]any{"args": args, "expect": expect, "outputs": outputs}, ScorerFuel)
+	if err != nil {
+		return false, &Error{Code: CodeScorer, Field: "scorer", Message: fmt.Sprintf("case %q: %s", caseID, expr.Canonical(err))}
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, &Error{Code: CodeScorer, Field: "scorer", Message: fmt.Sprintf("case %q: scorer returned %s, not a boolean", caseID, Describe(v))}
+	}
+	return b, nil
+}
+
+// Same reports canonical equality of two JSON values.
+func Same(a, b any) bool {
+	x, err1 := canon.Encode(a)
+	y, err2 := canon.Encode(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// Describe names a JSON value's type for messages.
+func Describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	default:
+		return "an object"
+	}
+}

@@ -1,0 +1,1165 @@
+package expr
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// machine is the state of one evaluation: the fuel meter, the env, the
+// lexical slots and a scratch stack for variadic arguments.
+type machine struct {
+	left  int
+	env   map[string]any
+	vars  []any
+	names []string
+	stack []any
+}
+
+var machines = sync.Pool{New: func() any { return &machine{stack: make([]any, 0, 64)} }}
+
+// Eval evaluates the program against env with a fuel budget in
+// [0, MaxFuel]. It returns the value and the fuel burned, or an *Error and
+// the burn at the moment of failure. It performs the run pipeline's env
+// admission (key count, env bytes, depth, value walk), the budget check and
+// the output checks; the static check already happened in Compile.
+func (p *Program) Eval(env map[string]any, fuel int) (any, int, error) {
+	if err := admitEnv(env); err != nil {
+		return nil, 0, err
+	}
+	return p.evalBudget(env, fuel)
+}
+
+// Env is an env record that already passed admission (key count, env
+// bytes, depth and the per-value walk). Admitting once lets several
+// programs (a scorer, its axes, guards) evaluate over one case without
+// rescanning it. The map must not be modified after Admit.
+type Env struct{ m map[string]any }
+
+// Admit runs the env steps of the run pipeline (1-4) on env.
+func Admit(env map[string]any) (*Env, error) {
+	if err := admitEnv(env); err != nil {
+		return nil, err
+	}
+	return &Env{m: env}, nil
+}
+
+// EvalEnv is Eval over an admitted env.
+func (p *Program) EvalEnv(e *Env, fuel int) (any, int, error) {
+	var env map[string]any
+	if e != nil {
+		env = e.m
+	}
+	return p.evalBudget(env, fuel)
+}
+
+func (p *Program) evalBudget(env map[string]any, fuel int) (any, int, error) {
+	if fuel < 0 || fuel > MaxFuel {
+		return nil, 0, errBounds(fuelWhat, MaxFuel)
+	}
+	v, burn, err := p.eval(env, fuel)
+	if err != nil {
+		return nil, burn, err
+	}
+	return v, burn, nil
+}
+
+// Run is upstream's run pipeline in its exact order: env admission, the
+// static check with the env keys as declared names, the budget check,
+// evaluation and the output checks. A failure before evaluation burns 0.
+func Run(program any, env map[string]any, fuel int) (any, int, error) {
+	if err := admitEnv(env); err != nil {
+		return nil, 0, err
+	}
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	p, err := Compile(program, names)
+	if err != nil {
+		return nil, 0, err
+	}
+	if fuel < 0 || fuel > MaxFuel {
+		return nil, 0, errBounds(fuelWhat, MaxFuel)
+	}
+	v, burn, e := p.eval(env, fuel)
+	if e != nil {
+		return nil, burn, e
+	}
+	return v, burn, nil
+}
+
+func (p *Program) eval(env map[string]any, fuel int) (any, int, *Error) {
+	m := machines.Get().(*machine)
+	m.left, m.env = fuel, env
+	if cap(m.vars) < p.slots {
+		m.vars = make([]any, p.slots)
+		m.names = make([]string, p.slots)
+	}
+	m.vars, m.names = m.vars[:p.slots], m.names[:p.slots]
+	v, err := m.eval(p.root)
+	burn := fuel - m.left
+	clear(m.vars)
+	clear(m.stack[:cap(m.stack)])
+	m.stack, m.env = m.stack[:0], nil
+	if cap(m.stack) <= 4096 {
+		machines.Put(m)
+	}
+	if err != nil {
+		return nil, burn, err
+	}
+	if size, _ := measure(v); size > MaxOutputBytes {
+		return nil, burn, errBounds("output-bytes", MaxOutputBytes)
+	}
+	if valueDepth(v) > MaxValueDepth {
+		return nil, burn, errBounds("value-depth", MaxValueDepth)
+	}
+	return v, burn, nil
+}
+
+func (m *machine) charge(c int) *Error {
+	if c > m.left {
+		return errFuel(c, m.left)
+	}
+	m.left -= c
+	return nil
+}
+
+// evalArgs evaluates every argument of n onto the scratch stack, keeping
+// upstream's running canonical-size total (2, plus each value and a comma)
+// so that a collection that grows past MaxValueBytes fails before later
+// arguments run. It returns the stack base; the caller truncates the stack
+// back to it. deep is the deepest position below any argument.
+func (m *machine) evalArgs(n *node) (base, deep int, err *Error) {
+	base = len(m.stack)
+	// total is an upper bound of the exact running size: numbers count
+	// their longest rendering (25 bytes) until the bound first passes the
+	// limit, when the exact size is recomputed from the stack.
+	total := 2
+	for i, a := range n.args {
+		v, err := m.eval(a)
+		if err != nil {
+			return base, 0, err
+		}
+		m.stack = append(m.stack, v)
+		if i > 0 {
+			total++
+		}
+		switch x := v.(type) {
+		case float64:
+			total += 25
+		case string:
+			total += strLen(x)
+		case []any, map[string]any:
+			s, d := measure(x)
+			total += s
+			deep = max(deep, d)
+		default:
+			s, _ := measure(x)
+			total += s
+		}
+		if total > MaxValueBytes {
+			total = 1 + len(m.stack[base:])
+			for _, w := range m.stack[base:] {
+				s, _ := measure(w)
+				total += s
+			}
+			if total > MaxValueBytes {
+				return base, 0, errBounds("value-bytes", MaxValueBytes)
+			}
+		}
+	}
+	return base, deep, nil
+}
+
+func (m *machine) num(n *node, op string, arg int) (float64, *Error) {
+	v, err := m.eval(n)
+	if err != nil {
+		return 0, err
+	}
+	f, ok := v.(float64)
+	if !ok {
+		return 0, errType(op, arg, "number", kindOf(v))
+	}
+	return f, nil
+}
+
+func (m *machine) str(n *node, op string, arg int) (string, *Error) {
+	v, err := m.eval(n)
+	if err != nil {
+		return "", err
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", errType(op, arg, "string", kindOf(v))
+	}
+	return s, nil
+}
+
+func (m *machine) list(n *node, op string, arg int) ([]any, *Error) {
+	v, err := m.eval(n)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return nil, errType(op, arg, "list", kindOf(v))
+	}
+	return l, nil
+}
+
+func (m *machine) obj(n *node, op string, arg int) (map[string]any, *Error) {
+	v, err := m.eval(n)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := v.(map[string]any)
+	if !ok {
+		return nil, errType(op, arg, "map", kindOf(v))
+	}
+	return o, nil
+}
+
+func (m *machine) boolean(n *node, op string, arg int) (bool, *Error) {
+	v, err := m.eval(n)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, errType(op, arg, "bool", kindOf(v))
+	}
+	return b, nil
+}
+
+// nonnegInt reads a count or index: a number >= 0 with no fraction.
+func (m *machine) nonnegInt(n *node, op string) (float64, *Error) {
+	v, err := m.eval(n)
+	if err != nil {
+		return 0, err
+	}
+	f, ok := v.(float64)
+	if !ok || f < 0 || f != math.Trunc(f) {
+		return 0, errType(op, 1, "nonneg integer", kindOf(v))
+	}
+	return f, nil
+}
+
+func finite(op string, f float64) (any, *Error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, newErr(CodeNum, "op", op)
+	}
+	return box(f), nil
+}
+
+func (m *machine) eval(n *node) (any, *Error) {
+	if n.base > m.left {
+		return nil, errFuel(n.base, m.left)
+	}
+	m.left -= n.base
+	switch n.op {
+	case opLit:
+		return n.lit, nil
+	case opGet:
+		return m.get(n)
+	case opObj:
+		return m.object(n)
+	case opQuote:
+		if n.litErr != nil {
+			return nil, n.litErr
+		}
+		return n.lit, nil
+
+	case opAdd, opMul, opMin, opMax, opList, opConcat, opMerge, opSconcat:
+		base, deep, err := m.evalArgs(n)
+		var v any
+		if err == nil {
+			v, err = m.variadic(n, m.stack[base:], deep)
+		}
+		m.pop(base)
+		return v, err
+	case opLt, opLte, opGt, opGte, opEq, opNeq:
+		a, b, err := m.eval2(n)
+		if err != nil {
+			return nil, err
+		}
+		return m.binary(n, a, b)
+	case opSub, opDiv, opMod:
+		a, err := m.num(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		b, err := m.num(n.args[1], n.opName, 1)
+		if err != nil {
+			return nil, err
+		}
+		switch n.op {
+		case opSub:
+			return finite(n.opName, a-b)
+		case opDiv:
+			if b == 0 {
+				return nil, newErr(CodeDivZero, "op", n.opName)
+			}
+			return finite(n.opName, a/b)
+		}
+		if b == 0 {
+			return nil, newErr(CodeDivZero, "op", n.opName)
+		}
+		return finite(n.opName, math.Mod(a, b))
+	case opNeg, opAbs, opFloor, opCeil, opRound:
+		x, err := m.num(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		switch n.op {
+		case opNeg:
+			x = -x
+		case opAbs:
+			x = math.Abs(x)
+		case opFloor:
+			x = math.Floor(x)
+		case opCeil:
+			x = math.Ceil(x)
+		default:
+			// Ties toward +inf like JS Math.round, decided on x - floor(x)
+			// so that adding 0.5 cannot round 0.49999999999999994 up.
+			f := math.Floor(x)
+			if x-f < 0.5 {
+				x = f
+			} else {
+				x = f + 1
+			}
+		}
+		return finite(n.opName, x)
+	case opClamp:
+		x, err := m.num(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := m.num(n.args[1], n.opName, 1)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := m.num(n.args[2], n.opName, 2)
+		if err != nil {
+			return nil, err
+		}
+		if lo > hi {
+			return nil, newErr(CodeArg, "op", n.opName, "what", "clamp lo must be <= hi")
+		}
+		return box(min(max(x, lo), hi)), nil
+
+	case opAnd, opOr:
+		want := n.op == opAnd
+		for i, a := range n.args {
+			b, err := m.boolean(a, n.opName, i)
+			if err != nil {
+				return nil, err
+			}
+			if b != want {
+				return !want, nil
+			}
+		}
+		return want, nil
+	case opNot:
+		b, err := m.boolean(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		return !b, nil
+	case opIf:
+		c, err := m.boolean(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		if c {
+			return m.eval(n.args[1])
+		}
+		return m.eval(n.args[2])
+	case opLet:
+		v, err := m.eval(n.args[0])
+		if err != nil {
+			return nil, err
+		}
+		m.vars[n.slot], m.names[n.slot] = v, n.name
+		return m.eval(n.args[1])
+
+	case opMap, opFilter:
+		return m.mapFilter(n)
+	case opFold:
+		items, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		acc, err := m.eval(n.args[1])
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if err := m.charge(1); err != nil {
+				return nil, err
+			}
+			m.vars[n.slot], m.names[n.slot] = acc, n.name
+			m.vars[n.slot+1], m.names[n.slot+1] = it, n.name2
+			if acc, err = m.eval(n.args[2]); err != nil {
+				return nil, err
+			}
+		}
+		return acc, nil
+	}
+	return m.evalMore(n)
+}
+
+func (m *machine) pop(base int) {
+	clear(m.stack[base:])
+	m.stack = m.stack[:base]
+}
+
+func errCompare(op string, a, b any) *Error {
+	return errType(op, 0, "two numbers or two strings", kindOf(a)+","+kindOf(b))
+}
+
+func (m *machine) get(n *node) (any, *Error) {
+	var name string
+	if n.litName {
+		if err := m.charge(1); err != nil { // the literal name node
+			return nil, err
+		}
+		name = n.name
+	} else {
+		v, err := m.eval(n.args[0])
+		if err != nil {
+			return nil, err
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, errType("get", 0, "name string", kindOf(v))
+		}
+		name = s
+	}
+	var cur any
+	found := false
+	if n.litName {
+		if n.slot >= 0 {
+			cur, found = m.vars[n.slot], true
+		}
+	} else {
+		for i := n.scope - 1; i >= 0; i-- {
+			if m.names[i] == name {
+				cur, found = m.vars[i], true
+				break
+			}
+		}
+	}
+	if !found {
+		if cur, found = m.env[name]; !found {
+			return nil, errUnbound(name)
+		}
+	}
+	for i, step := range n.args[1:] {
+		var k any
+		if step.op == opLit { // inline the literal's own evaluation
+			if m.left < 1 {
+				return nil, errFuel(1, m.left)
+			}
+			m.left--
+			k = step.lit
+		} else {
+			var err *Error
+			if k, err = m.eval(step); err != nil {
+				return nil, err
+			}
+		}
+		switch x := k.(type) {
+		case string:
+			o, ok := cur.(map[string]any)
+			if !ok {
+				return nil, nil
+			}
+			if cur, ok = o[x]; !ok {
+				return nil, nil
+			}
+		case float64:
+			if x < 0 || x != math.Trunc(x) {
+				return nil, errType("get", i+1, "nonneg integer index", "number")
+			}
+			l, ok := cur.([]any)
+			if !ok || x >= float64(len(l)) {
+				return nil, nil
+			}
+			cur = l[int(x)]
+		default:
+			return nil, errType("get", i+1, "string key or nonneg integer index", kindOf(k))
+		}
+	}
+	return cur, nil
+}
+
+func (m *machine) object(n *node) (any, *Error) {
+	if len(n.keys) > MaxObjectKeys {
+		return nil, errBounds("object-keys", MaxObjectKeys)
+	}
+	out := make(map[string]any, len(n.keys))
+	total := 2
+	for i, a := range n.args {
+		v, err := m.eval(a)
+		if err != nil {
+			return nil, err
+		}
+		// Choice: the key, colon and comma are counted once the value is
+		// in hand, then the value is walked at depth 1.
+		if i > 0 {
+			total++
+		}
+		total += n.keyCost[i]
+		if total, err = walkInto(total, v, 1); err != nil {
+			return nil, err
+		}
+		out[n.keys[i]] = v
+	}
+	return out, nil
+}
+
+// walkInto adds v, walked at depth, to a collection builder's running
+// total. The common case is settled by one measure; only a failing value
+// is walked step by step to find which bound breaks first.
+func walkInto(total int, v any, depth int) (int, *Error) {
+	switch x := v.(type) {
+	case float64:
+		total += numLen(x)
+	case bool, nil:
+		s, _ := measure(x)
+		total += s
+	case string:
+		total += strLen(x) // op-made strings are already within bounds
+	default:
+		s, d := measure(v)
+		if depth+d <= MaxValueDepth && total+s <= MaxValueBytes {
+			return total + s, nil
+		}
+		w := walker{total: total}
+		if err := w.walk(v, depth); err != nil {
+			return 0, err
+		}
+		return w.total, nil
+	}
+	if total > MaxValueBytes {
+		return 0, errBounds("value-bytes", MaxValueBytes)
+	}
+	return total, nil
+}
+
+func (m *machine) mapFilter(n *node) (any, *Error) {
+	items, err := m.list(n.args[0], n.opName, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, len(items))
+	total := 2
+	body := n.args[1]
+	for i, it := range items {
+		if err := m.charge(1); err != nil {
+			return nil, err
+		}
+		m.vars[n.slot], m.names[n.slot] = it, n.name
+		v, err := m.eval(body)
+		if err != nil {
+			return nil, err
+		}
+		if n.op == opMap {
+			if i > 0 {
+				total++
+			}
+			if total, err = walkInto(total, v, 1); err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		} else {
+			keep, ok := v.(bool)
+			if !ok {
+				return nil, errType(n.opName, i, "bool", kindOf(v))
+			}
+			// A kept element already sat at depth 1 of the input list,
+			// so its walk cannot fail.
+			if keep {
+				out = append(out, it)
+			}
+		}
+		if len(out) > MaxListLen {
+			return nil, errBounds("list-len", MaxListLen)
+		}
+	}
+	return out, nil
+}
+
+func (m *machine) evalMore(n *node) (any, *Error) {
+	switch n.op {
+	case opLen:
+		l, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		return box(float64(len(l))), nil
+	case opNth:
+		l, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		i, err := m.nonnegInt(n.args[1], n.opName)
+		if err != nil {
+			return nil, err
+		}
+		if i >= float64(len(l)) {
+			what := "index " + string(canon.FormatNumber(nil, i)) + " out of range " +
+				string(canon.FormatNumber(nil, float64(len(l))))
+			return nil, errPath(n.opName, what)
+		}
+		return l[int(i)], nil
+	case opContains:
+		l, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		v, err := m.eval(n.args[1])
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range l {
+			if err := m.charge(1); err != nil {
+				return nil, err
+			}
+			if equal(it, v) {
+				return true, nil
+			}
+		}
+		return false, nil
+	case opReverse:
+		l, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		out := slices.Clone(l)
+		slices.Reverse(out)
+		if out == nil {
+			out = []any{}
+		}
+		return out, nil
+	case opTake, opDrop:
+		l, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		c, err := m.nonnegInt(n.args[1], n.opName)
+		if err != nil {
+			return nil, err
+		}
+		k := len(l)
+		if c < float64(k) {
+			k = int(c)
+		}
+		if n.op == opTake {
+			return slices.Clip(l[:k]), nil
+		}
+		return l[k:], nil
+	case opFlat:
+		l, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		total := 0
+		for i, v := range l {
+			inner, ok := v.([]any)
+			if !ok {
+				return nil, errType(n.opName, i, "list", kindOf(v))
+			}
+			total += len(inner)
+		}
+		if err := m.charge(total); err != nil {
+			return nil, err
+		}
+		if total > MaxListLen {
+			return nil, errBounds("list-len", MaxListLen)
+		}
+		out := make([]any, 0, total)
+		for _, v := range l {
+			out = append(out, v.([]any)...)
+		}
+		return out, nil
+	case opUnique:
+		l, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, 0, len(l))
+	items:
+		for _, it := range l {
+			for _, kept := range out {
+				if err := m.charge(1); err != nil {
+					return nil, err
+				}
+				if equal(kept, it) {
+					continue items
+				}
+			}
+			out = append(out, it)
+		}
+		return out, nil
+	case opSort:
+		l, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.charge(len(l)); err != nil {
+			return nil, err
+		}
+		return sortValues(l), nil
+	case opKeys, opValues:
+		o, err := m.obj(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		keys := canon.SortedKeys(o)
+		out := make([]any, len(keys))
+		for i, k := range keys {
+			if n.op == opKeys {
+				out[i] = k
+			} else {
+				out[i] = o[k]
+			}
+		}
+		return out, nil
+	case opHas:
+		o, err := m.obj(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		k, err := m.str(n.args[1], n.opName, 1)
+		if err != nil {
+			return nil, err
+		}
+		_, ok := o[k]
+		return ok, nil
+	case opToText:
+		v, err := m.eval(n.args[0])
+		if err != nil {
+			return nil, err
+		}
+		b, e := canon.Encode(v)
+		if e != nil { // values here are JSON within depth 32; cannot happen
+			return nil, newErr(CodeParse, "what", "value has no canonical form")
+		}
+		if err := m.charge(len(b)); err != nil {
+			return nil, err
+		}
+		if len(b) > MaxStringBytes {
+			return nil, errBounds("string-bytes", MaxStringBytes)
+		}
+		return string(b), nil
+	case opIsText, opIsNum, opIsBool, opIsList, opIsMap, opIsNull:
+		v, err := m.eval(n.args[0])
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		switch n.op {
+		case opIsText:
+			_, ok = v.(string)
+		case opIsNum:
+			_, ok = v.(float64)
+		case opIsBool:
+			_, ok = v.(bool)
+		case opIsList:
+			_, ok = v.([]any)
+		case opIsMap:
+			_, ok = v.(map[string]any)
+		default:
+			ok = v == nil
+		}
+		return ok, nil
+	}
+	return m.evalText(n)
+}
+
+func (m *machine) evalText(n *node) (any, *Error) {
+	switch n.op {
+	case opSlen:
+		s, err := m.str(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		return box(float64(utf16Len(s))), nil
+	case opUpper, opLower, opTrim:
+		s, err := m.str(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.charge(len(s)); err != nil {
+			return nil, err
+		}
+		switch n.op {
+		case opUpper:
+			return asciiMap(s, 'a', 'z', 'A'-'a'), nil
+		case opLower:
+			return asciiMap(s, 'A', 'Z', 'a'-'A'), nil
+		}
+		return strings.Trim(s, " \t\n\r\v\f"), nil
+	case opSplit:
+		s, err := m.str(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		sep, err := m.str(n.args[1], n.opName, 1)
+		if err != nil {
+			return nil, err
+		}
+		if sep == "" {
+			return nil, newErr(CodeArg, "op", n.opName, "what", "separator must be non-empty")
+		}
+		if err := m.charge(len(s)); err != nil {
+			return nil, err
+		}
+		parts := strings.SplitN(s, sep, MaxListLen+1)
+		if len(parts) > MaxListLen {
+			return nil, errBounds("list-len", MaxListLen)
+		}
+		if err := m.charge(len(parts)); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out, nil
+	case opJoin:
+		l, err := m.list(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		sep, err := m.str(n.args[1], n.opName, 1)
+		if err != nil {
+			return nil, err
+		}
+		size := 0
+		for i, v := range l {
+			s, ok := v.(string)
+			if !ok {
+				return nil, errType(n.opName, i, "string", kindOf(v))
+			}
+			size += len(s)
+		}
+		if len(l) > 1 {
+			size += len(sep) * (len(l) - 1)
+		}
+		if size > MaxStringBytes {
+			return nil, errBounds("string-bytes", MaxStringBytes)
+		}
+		if err := m.charge(size); err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		b.Grow(size)
+		for i, v := range l {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(v.(string))
+		}
+		return b.String(), nil
+	case opScontains, opStarts, opEnds:
+		s, err := m.str(n.args[0], n.opName, 0)
+		if err != nil {
+			return nil, err
+		}
+		sub, err := m.str(n.args[1], n.opName, 1)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.charge(len(s)); err != nil {
+			return nil, err
+		}
+		switch n.op {
+		case opScontains:
+			return strings.Contains(s, sub), nil
+		case opStarts:
+			return strings.HasPrefix(s, sub), nil
+		}
+		return strings.HasSuffix(s, sub), nil
+	}
+	// Unreachable: Compile admits only ops in the table.
+	return nil, newErr(CodeOp, "op", n.opName)
+}
+
+// utf16Len counts UTF-16 code units: one per character, two for a
+// character outside the BMP (a 4-byte UTF-8 sequence).
+func utf16Len(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c&0xC0 != 0x80 {
+			n++
+		}
+		if c >= 0xF0 {
+			n++
+		}
+	}
+	return n
+}
+
+// asciiMap shifts ASCII letters in [lo, hi] by delta; every other byte,
+// including all of non-ASCII UTF-8, is untouched.
+func asciiMap(s string, lo, hi byte, delta int) string {
+	i := 0
+	for i < len(s) && (s[i] < lo || s[i] > hi) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if b[i] >= lo && b[i] <= hi {
+			b[i] = byte(int(b[i]) + delta)
+		}
+	}
+	return string(b)
+}
+
+// sortValues returns a stably sorted copy of l under compareTotal; maps are
+// rendered once each rather than per comparison.
+func sortValues(l []any) []any {
+	type entry struct {
+		v   any
+		txt []byte
+	}
+	es := make([]entry, len(l))
+	for i, v := range l {
+		es[i].v = v
+		if o, ok := v.(map[string]any); ok {
+			es[i].txt, _ = canon.Encode(o)
+		}
+	}
+	slices.SortStableFunc(es, func(a, b entry) int {
+		if a.txt != nil && b.txt != nil {
+			return strings.Compare(string(a.txt), string(b.txt))
+		}
+		return compareTotal(a.v, b.v)
+	})
+	out := make([]any, len(es))
+	for i, e := range es {
+		out[i] = e.v
+	}
+	return out
+}
+
+// variadic finishes the ops whose arguments go through evalArgs: args are
+// the evaluated arguments (on the scratch stack, valid until popped).
+func (m *machine) variadic(n *node, args []any, deep int) (any, *Error) {
+	switch n.op {
+	case opAdd, opMul, opMin, opMax:
+		var acc float64
+		for i, v := range args {
+			f, ok := v.(float64)
+			if !ok {
+				return nil, errType(n.opName, i, "number", kindOf(v))
+			}
+			switch {
+			case i == 0:
+				acc = f
+			case n.op == opAdd:
+				acc += f
+			case n.op == opMul:
+				acc *= f
+			case n.op == opMin:
+				if f < acc {
+					acc = f
+				}
+			default:
+				if f > acc {
+					acc = f
+				}
+			}
+		}
+		return finite(n.opName, acc)
+	case opList:
+		if len(args) > MaxListLen {
+			return nil, errBounds("list-len", MaxListLen)
+		}
+		// The result's own walk: the arguments sit one level deeper than
+		// they did as arguments; its size equals the evalArgs total.
+		if deep+1 > MaxValueDepth {
+			return nil, errBounds("value-depth", MaxValueDepth)
+		}
+		return slices.Clone(args), nil
+	case opConcat:
+		total := 0
+		for i, v := range args {
+			l, ok := v.([]any)
+			if !ok {
+				return nil, errType(n.opName, i, "list", kindOf(v))
+			}
+			total += len(l)
+		}
+		if err := m.charge(total); err != nil {
+			return nil, err
+		}
+		if total > MaxListLen {
+			return nil, errBounds("list-len", MaxListLen)
+		}
+		out := make([]any, 0, total)
+		for _, v := range args {
+			out = append(out, v.([]any)...)
+		}
+		return out, nil
+	case opMerge:
+		out := map[string]any{}
+		for i, v := range args {
+			o, ok := v.(map[string]any)
+			if !ok {
+				return nil, errType(n.opName, i, "map", kindOf(v))
+			}
+			if err := m.charge(len(o)); err != nil {
+				return nil, err
+			}
+			for k, w := range o {
+				out[k] = w
+			}
+			if len(out) > MaxObjectKeys {
+				return nil, errBounds("object-keys", MaxObjectKeys)
+			}
+		}
+		return out, nil
+	case opSconcat:
+		bytes := 0
+		for i, v := range args {
+			s, ok := v.(string)
+			if !ok {
+				return nil, errType(n.opName, i, "string", kindOf(v))
+			}
+			bytes += len(s)
+		}
+		if bytes > MaxStringBytes {
+			return nil, errBounds("string-bytes", MaxStringBytes)
+		}
+		if err := m.charge(bytes); err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		b.Grow(bytes)
+		for _, v := range args {
+			b.WriteString(v.(string))
+		}
+		return b.String(), nil
+	}
+	return nil, newErr(CodeOp, "op", n.opName)
+}
+
+// binary finishes the comparison ops once both arguments are in hand.
+func (m *machine) binary(n *node, a, b any) (any, *Error) {
+	switch n.op {
+	case opLt, opLte, opGt, opGte:
+		var c int
+		switch x := a.(type) {
+		case float64:
+			y, ok := b.(float64)
+			if !ok {
+				return nil, errCompare(n.opName, a, b)
+			}
+			switch {
+			case x < y:
+				c = -1
+			case x > y:
+				c = 1
+			}
+		case string:
+			y, ok := b.(string)
+			if !ok {
+				return nil, errCompare(n.opName, a, b)
+			}
+			c = canon.CompareUTF16(x, y)
+		default:
+			return nil, errCompare(n.opName, a, b)
+		}
+		switch n.op {
+		case opLt:
+			return c < 0, nil
+		case opLte:
+			return c <= 0, nil
+		case opGt:
+			return c > 0, nil
+		}
+		return c >= 0, nil
+	case opEq, opNeq:
+		if err := m.charge(countNodes(a) + countNodes(b)); err != nil {
+			return nil, err
+		}
+		return equal(a, b) == (n.op == opEq), nil
+
+	}
+	return nil, newErr(CodeOp, "op", n.opName)
+}
+
+// argBound is a cheap upper bound of v's canonical size for the evalArgs
+// running total: exact for everything but numbers, which count their
+// longest possible rendering.
+func argBound(v any) (size, deep int) {
+	switch x := v.(type) {
+	case float64:
+		return 25, 0
+	case string:
+		return strLen(x), 0
+	case bool:
+		if x {
+			return 4, 0
+		}
+		return 5, 0
+	case nil:
+		return 4, 0
+	}
+	return measure(v)
+}
+
+// eval2 is evalArgs for the two-argument ops, without the scratch stack.
+func (m *machine) eval2(n *node) (a, b any, err *Error) {
+	if a, err = m.eval(n.args[0]); err != nil {
+		return nil, nil, err
+	}
+	sa, _ := argBound(a)
+	if 2+sa > MaxValueBytes {
+		if sa, _ = measure(a); 2+sa > MaxValueBytes {
+			return nil, nil, errBounds("value-bytes", MaxValueBytes)
+		}
+	}
+	if b, err = m.eval(n.args[1]); err != nil {
+		return nil, nil, err
+	}
+	sb, _ := argBound(b)
+	if 3+sa+sb > MaxValueBytes {
+		sa, _ = measure(a)
+		if sb, _ = measure(b); 3+sa+sb > MaxValueBytes {
+			return nil, nil, errBounds("value-bytes", MaxValueBytes)
+		}
+	}
+	return a, b, nil
+}
+
+// smallInts holds boxed copies of the integers 0..1023 so the commonest
+// numeric results (counts, indexes, small arithmetic) cost no allocation.
+var smallInts = func() (t [1024]any) {
+	for i := range t {
+		t[i] = float64(i)
+	}
+	return t
+}()
+
+// box converts a number result to a value, reusing a shared box for small
+// non-negative integers (never for -0, which must stay distinguishable
+// from 0 until rendering).
+func box(f float64) any {
+	if f >= 0 && f < 1024 && f == math.Trunc(f) && !(f == 0 && math.Signbit(f)) {
+		return smallInts[int(f)]
+	}
+	return f
+}

@@ -1,0 +1,446 @@
+package expr
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// kindOf names a value's kind the way EXPR_TYPE details do.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "bool"
+	case float64:
+		return "number"
+	case string:
+		return "text"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "map"
+	}
+	return "unknown"
+}
+
+// numLen is the length of f's canonical (JavaScript) rendering.
+func numLen(f float64) int {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		i := int64(f)
+		n := 1
+		if i < 0 {
+			n++
+			i = -i
+		}
+		for i >= 10 {
+			i /= 10
+			n++
+		}
+		return n
+	}
+	var buf [40]byte
+	return len(canon.FormatNumber(buf[:0], f))
+}
+
+// strLen is the canonical byte length of s including its quotes.
+func strLen(s string) int {
+	n := 2 + len(s)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		switch c {
+		case '"', '\\', '\b', '\t', '\n', '\f', '\r':
+			n++
+		default:
+			n += 5
+		}
+	}
+	return n
+}
+
+// measure returns v's canonical byte size and its deepest position below v
+// (a scalar or an empty container is 0; a container is 1 + the deepest of
+// its children). v must be a well-formed value.
+func measure(v any) (size, deep int) {
+	switch x := v.(type) {
+	case nil:
+		return 4, 0
+	case bool:
+		if x {
+			return 4, 0
+		}
+		return 5, 0
+	case float64:
+		return numLen(x), 0
+	case string:
+		return strLen(x), 0
+	case []any:
+		size = 1 + len(x)
+		if len(x) == 0 {
+			size = 2
+		}
+		for _, c := range x {
+			s, d := measure(c)
+			size += s
+			if d+1 > deep {
+				deep = d + 1
+			}
+		}
+		return size, deep
+	case map[string]any:
+		size = 1 + len(x)
+		if len(x) == 0 {
+			size = 2
+		}
+		for k, c := range x {
+			s, d := measure(c)
+			size += s + strLen(k) + 1
+			if d+1 > deep {
+				deep = d + 1
+			}
+		}
+		return size, deep
+	}
+	return 0, 0
+}
+
+// valueDepth is upstream's value_depth: scalars 0, containers 1 + the
+// deepest child (an empty container is 1).
+func valueDepth(v any) int {
+	switch x := v.(type) {
+	case []any:
+		d := 0
+		for _, c := range x {
+			d = max(d, valueDepth(c))
+		}
+		return d + 1
+	case map[string]any:
+		d := 0
+		for _, c := range x {
+			d = max(d, valueDepth(c))
+		}
+		return d + 1
+	}
+	return 0
+}
+
+// countNodes counts every JSON value in v (containers and scalars).
+func countNodes(v any) int {
+	switch x := v.(type) {
+	case []any:
+		n := 1
+		for _, c := range x {
+			n += countNodes(c)
+		}
+		return n
+	case map[string]any:
+		n := 1
+		for _, c := range x {
+			n += countNodes(c)
+		}
+		return n
+	}
+	return 1
+}
+
+// byteKeys returns m's keys in UTF-8 byte order, the order upstream
+// evaluates object fields and admits env values in.
+func byteKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// walker is the value-bytes walk: it visits a value in canonical text order,
+// failing on the first position deeper than MaxValueDepth, the first
+// over-long string or key, over-long list or over-full object, and the
+// moment the running canonical size passes MaxValueBytes.
+//
+// Ambiguity (documented choice): a container adds its brackets and commas
+// (2 + n-1) when it is entered, before its children; an object entry adds
+// its quoted key and colon just before its value. Per-kind checks precede
+// the byte count of the same position. The split only matters for which
+// error wins when a value breaks two bounds at once.
+type walker struct {
+	total int
+}
+
+func (w *walker) add(n int) *Error {
+	w.total += n
+	if w.total > MaxValueBytes {
+		return errBounds("value-bytes", MaxValueBytes)
+	}
+	return nil
+}
+
+func (w *walker) walk(v any, depth int) *Error {
+	if depth > MaxValueDepth {
+		return errBounds("value-depth", MaxValueDepth)
+	}
+	switch x := v.(type) {
+	case string:
+		if len(x) > MaxStringBytes {
+			return errBounds("string-bytes", MaxStringBytes)
+		}
+		return w.add(strLen(x))
+	case []any:
+		if len(x) > MaxListLen {
+			return errBounds("list-len", MaxListLen)
+		}
+		if err := w.add(max(2, 1+len(x))); err != nil {
+			return err
+		}
+		for _, c := range x {
+			if err := w.walk(c, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case map[string]any:
+		if len(x) > MaxObjectKeys {
+			return errBounds("object-keys", MaxObjectKeys)
+		}
+		if err := w.add(max(2, 1+len(x))); err != nil {
+			return err
+		}
+		for _, k := range byteKeys(x) {
+			if len(k) > MaxStringBytes {
+				return errBounds("string-bytes", MaxStringBytes)
+			}
+			if err := w.add(strLen(k) + 1); err != nil {
+				return err
+			}
+			if err := w.walk(x[k], depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	s, _ := measure(v)
+	return w.add(s)
+}
+
+// admit validates a value handed in from outside (a program or env): only
+// the six JSON kinds, finite numbers, valid UTF-8. It returns the canonical
+// size, stopping early once the size passes limit so that cyclic Go values
+// terminate; ok is false for a non-JSON value.
+func admit(v any, limit int) (size int, ok bool) {
+	a := admitter{limit: limit}
+	_, ok = a.visit(v)
+	return a.size, ok
+}
+
+// admitEnv runs steps 1-4 of the run pipeline on env: key count, canonical
+// bytes, depth, then the value-bytes walk of each value at depth 1 in UTF-8
+// key order. One pass measures everything; the ordered walk runs only when
+// that pass saw a per-kind bound broken, to name the first one.
+func admitEnv(env map[string]any) *Error {
+	if len(env) > MaxObjectKeys {
+		return errBounds("object-keys", MaxObjectKeys)
+	}
+	a := admitter{limit: MaxEnvBytes}
+	depth, ok := a.visit(env)
+	if !ok {
+		return newErr(CodeParse, "what", "env is not a JSON object")
+	}
+	if a.size > MaxEnvBytes {
+		return errBounds("env-bytes", MaxEnvBytes)
+	}
+	// depth is the env object's own value_depth: 1 + the deepest value.
+	if depth > MaxValueDepth {
+		return errBounds("value-depth", MaxValueDepth)
+	}
+	if a.overKind {
+		for _, k := range byteKeys(env) {
+			if err := (&walker{}).walk(env[k], 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+type admitter struct {
+	size, limit int
+	// overKind records that some list, object, string or key breaks a
+	// per-kind bound, so the ordered walk must run to name the first one.
+	overKind bool
+}
+
+// visit adds v's canonical size and returns its value_depth; ok is false
+// for a non-JSON value. Once the size passes the limit it stops early
+// (the caller reports the size bound, so the depth no longer matters).
+func (a *admitter) visit(v any) (depth int, ok bool) {
+	if a.size > a.limit {
+		return 0, true
+	}
+	switch x := v.(type) {
+	case nil:
+		a.size += 4
+	case bool:
+		a.size += 5
+		if x {
+			a.size--
+		}
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, false
+		}
+		a.size += numLen(x)
+	case string:
+		if !utf8.ValidString(x) {
+			return 0, false
+		}
+		a.size += strLen(x)
+		a.overKind = a.overKind || len(x) > MaxStringBytes
+	case []any:
+		a.overKind = a.overKind || len(x) > MaxListLen
+		a.size += max(2, 1+len(x))
+		for _, c := range x {
+			d, ok := a.visit(c)
+			if !ok {
+				return 0, false
+			}
+			depth = max(depth, d)
+			if a.size > a.limit {
+				break
+			}
+		}
+		depth++
+	case map[string]any:
+		a.overKind = a.overKind || len(x) > MaxObjectKeys
+		a.size += max(2, 1+len(x))
+		for k, c := range x {
+			if !utf8.ValidString(k) {
+				return 0, false
+			}
+			a.overKind = a.overKind || len(k) > MaxStringBytes
+			a.size += strLen(k) + 1
+			d, ok := a.visit(c)
+			if !ok {
+				return 0, false
+			}
+			depth = max(depth, d)
+			if a.size > a.limit {
+				break
+			}
+		}
+		depth++
+	default:
+		return 0, false
+	}
+	return depth, true
+}
+
+// equal is structural equality: numbers by value (1 == 1.0, -0 == 0),
+// objects key-order-insensitive, different kinds unequal.
+func equal(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !equal(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func rank(v any) int {
+	switch v.(type) {
+	case nil:
+		return 0
+	case bool:
+		return 1
+	case float64:
+		return 2
+	case string:
+		return 3
+	case []any:
+		return 4
+	}
+	return 5
+}
+
+// compareTotal is sort's total order: null < bool < number < string < list
+// < map; false < true; numbers by value; strings by UTF-16 code units; lists
+// elementwise then by length; maps by the bytes of their canonical text.
+func compareTotal(a, b any) int {
+	ra, rb := rank(a), rank(b)
+	if ra != rb {
+		return ra - rb
+	}
+	switch x := a.(type) {
+	case bool:
+		y := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case float64:
+		y := b.(float64)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case string:
+		return canon.CompareUTF16(x, b.(string))
+	case []any:
+		y := b.([]any)
+		for i := 0; i < len(x) && i < len(y); i++ {
+			if c := compareTotal(x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return len(x) - len(y)
+	case map[string]any:
+		xa, _ := canon.Encode(x)
+		yb, _ := canon.Encode(b)
+		return bytes.Compare(xa, yb)
+	}
+	return 0
+}

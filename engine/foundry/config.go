@@ -1,0 +1,469 @@
+// Package foundry implements algal.foundry.v1: selecting one organism from
+// a bounded population (candidate files or the output of a generator
+// organism) by measured evidence over a split workload. Train and
+// validation cases are run for every candidate and decide the promotion;
+// holdout cases run exactly once, on the promoted candidate only. The
+// report is content-addressed evidence that verification recomputes claim
+// by claim and replays receipt by receipt. An optional habitat budget
+// (algal.habitat-budget.v1) bounds the whole activity.
+//
+// Running organisms is delegated to an evidence.Runner and reading stored
+// evidence to an evidence.Store, as in bench, so the package does not
+// depend on the VM.
+package foundry
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/manifest"
+)
+
+// Contract strings and bounds of the foundry contracts.
+const (
+	ConfigContract = "algal.foundry.config.v1"
+	ReportContract = "algal.foundry.v1"
+
+	MaxCandidates  = 32
+	MaxCases       = 256
+	MaxIDLen       = 64
+	MaxConfigBytes = 1 << 20
+	// MaxCount bounds every count a report records, as upstream does
+	// (an unsigned 32-bit integer).
+	MaxCount = 4_294_967_295
+)
+
+// Split names.
+const (
+	SplitTrain      = "train"
+	SplitValidation = "validation"
+	SplitHoldout    = "holdout"
+)
+
+// Codes raised by this package besides the ones it passes through.
+const (
+	CodeParse  = "PARSE_FAILED"
+	CodeBudget = "BUDGET_EXHAUSTED"
+	CodeScorer = evidence.CodeScorer
+	CodeVerify = "VERIFY_FAILED"
+)
+
+// Error is a foundry rejection with its contract code; Field names where in
+// the config, report or account it went wrong.
+type Error = evidence.Error
+
+func fail(code, field, format string, a ...any) *Error {
+	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, a...)}
+}
+
+// Case is one workload case.
+type Case struct {
+	ID     string
+	Split  string
+	Args   map[string]any
+	Expect map[string]any
+}
+
+// Generator is an organism whose interface output proposes the candidate
+// population.
+type Generator struct {
+	Manifest *manifest.Manifest
+	// Args are interface args.
+	Args map[string]any
+	// Output names the interface output holding the list, or an object
+	// holding it under Field when Field is set.
+	Output string
+	Field  string
+	// Executors serve the generator; nil means the config's executors.
+	Executors map[string]string
+}
+
+// Limits are a habitat budget's ceilings for the whole activity.
+type Limits struct{ Work, Attempts, Runs int64 }
+
+// Config is an admitted algal.foundry.config.v1.
+type Config struct {
+	// Candidates are the file candidates in config order; a generator
+	// appends its population after them when the foundry runs.
+	Candidates []*manifest.Manifest
+	Generator  *Generator
+	Cases      []Case
+	Scorer     *evidence.Scorer // nil for exact match
+	// Budget is nil when the config declares no habitat budget.
+	Budget *Limits
+	// Executors serve every candidate (name -> resolved spec). Upstream
+	// configs carry none: the host supplies them, so a caller may fill
+	// this in before Run.
+	Executors map[string]string
+	// Warnings are admission findings that do not reject the config, such
+	// as the same args appearing in two splits.
+	Warnings []string
+}
+
+// AdmitOptions tune admission.
+type AdmitOptions struct {
+	// StrictSplits turns split leakage (identical args in two splits)
+	// from a warning into a rejection.
+	StrictSplits bool
+}
+
+// ManifestLoader admits the manifest at a resolved path.
+type ManifestLoader func(path string) (*manifest.Manifest, error)
+
+var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+func checkID(v any, field string) (string, error) {
+	s, ok := v.(string)
+	if !ok || len(s) > MaxIDLen || !idPattern.MatchString(s) {
+		return "", fail(CodeParse, field, "must be an id: lowercase letters and digits in hyphen-separated segments, at most %d characters", MaxIDLen)
+	}
+	return s, nil
+}
+
+func closedKeys(m map[string]any, field string, allowed ...string) error {
+	for _, k := range canon.SortedKeys(m) {
+		found := false
+		for _, a := range allowed {
+			if k == a {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fail(CodeParse, field, "unknown key %q", k)
+		}
+	}
+	return nil
+}
+
+func requireKeys(m map[string]any, field string, keys ...string) error {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return fail(CodeParse, field, "missing %q", k)
+		}
+	}
+	return nil
+}
+
+func object(v any, field string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fail(CodeParse, field, "must be an object")
+	}
+	return m, nil
+}
+
+func list(v any, field string, min, max int) ([]any, error) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fail(CodeParse, field, "must be a list")
+	}
+	if len(l) < min {
+		return nil, fail(CodeParse, field, "must hold at least %d entries", min)
+	}
+	if len(l) > max {
+		return nil, fail(CodeBudget, field, "holds %d entries, over the bound of %d", len(l), max)
+	}
+	return l, nil
+}
+
+func text(v any, field string, max int) (string, error) {
+	s, ok := v.(string)
+	if !ok || s == "" || len(s) > max {
+		return "", fail(CodeParse, field, "must be a non-empty string of at most %d bytes", max)
+	}
+	return s, nil
+}
+
+// LoadConfig reads and admits a config file; manifest and executor paths
+// are relative to the file's directory.
+func LoadConfig(path string, opts AdmitOptions) (*Config, error) {
+	v, err := canon.ReadFile(path, MaxConfigBytes)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(v, filepath.Dir(path), manifest.ReadFile, opts)
+	if err != nil {
+		if fe, ok := err.(*Error); ok {
+			fe.Field = path + ": " + fe.Field
+		}
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// ParseConfig admits a decoded config. dir resolves relative paths; load
+// admits each candidate and generator manifest.
+func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Config, error) {
+	raw, err := object(v, "config")
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := raw["search"]; ok {
+		return nil, fail(CodeParse, "search", "generational search (foundry search, algal.search.v1) is not supported by Assay yet; remove the search key to run a single foundry epoch")
+	}
+	if err := closedKeys(raw, "config", "contract", "candidates", "generator", "cases", "scorer", "budget", "executors"); err != nil {
+		return nil, err
+	}
+	if raw["contract"] != ConfigContract {
+		return nil, fail(CodeParse, "contract", "must be %s", ConfigContract)
+	}
+	cfg := &Config{}
+	// Contract-level checks come before any file is read.
+	if sc, ok := raw["scorer"]; ok && sc != nil {
+		if cfg.Scorer, err = evidence.CompileScorer(sc, "scorer"); err != nil {
+			return nil, err
+		}
+	}
+	if b, ok := raw["budget"]; ok && b != nil {
+		l, err := parseLimits(b, "budget")
+		if err != nil {
+			return nil, err
+		}
+		cfg.Budget = &l
+	}
+	if cfg.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
+		return nil, err
+	}
+	if cfg.Warnings, err = leakage(cfg.Cases, opts.StrictSplits); err != nil {
+		return nil, err
+	}
+	if ex, ok := raw["executors"]; ok && ex != nil {
+		if cfg.Executors, err = parseExecutors(ex, "executors", dir); err != nil {
+			return nil, err
+		}
+	}
+	if rc, ok := raw["candidates"]; ok && rc != nil {
+		entries, err := list(rc, "candidates", 0, MaxCandidates)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]int{}
+		for i, e := range entries {
+			at := fmt.Sprintf("candidates[%d]", i)
+			path, err := text(e, at, 4096)
+			if err != nil {
+				return nil, err
+			}
+			m, err := load(resolve(dir, path))
+			if err != nil {
+				return nil, err
+			}
+			if j, dup := seen[m.Digest]; dup {
+				return nil, fail(CodeParse, at, "duplicate candidate %s (same manifest as candidates[%d])", m.Digest, j)
+			}
+			seen[m.Digest] = i
+			if err := compatible(m, cfg.Cases, at); err != nil {
+				return nil, err
+			}
+			cfg.Candidates = append(cfg.Candidates, m)
+		}
+	}
+	if rg, ok := raw["generator"]; ok && rg != nil {
+		if cfg.Generator, err = parseGenerator(rg, dir, load); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.Candidates) == 0 && cfg.Generator == nil {
+		return nil, fail(CodeParse, "config", "needs candidates or a generator")
+	}
+	return cfg, nil
+}
+
+func resolve(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
+}
+
+func parseExecutors(v any, field, dir string) (map[string]string, error) {
+	raw, err := object(v, field)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(raw))
+	for _, name := range canon.SortedKeys(raw) {
+		at := fmt.Sprintf("%s[%q]", field, name)
+		spec, ok := raw[name].(string)
+		if name == "" || len(name) > MaxIDLen || !ok {
+			return nil, fail(CodeParse, at, "must be a spec string under a name of 1 to %d characters", MaxIDLen)
+		}
+		if out[name], err = evidence.ResolveSpec(spec, dir); err != nil {
+			return nil, fail(CodeParse, at, "%v", err)
+		}
+	}
+	return out, nil
+}
+
+func parseGenerator(v any, dir string, load ManifestLoader) (*Generator, error) {
+	raw, err := object(v, "generator")
+	if err != nil {
+		return nil, err
+	}
+	if err := closedKeys(raw, "generator", "manifest", "args", "output", "field", "executors"); err != nil {
+		return nil, err
+	}
+	g := &Generator{}
+	path, err := text(raw["manifest"], "generator.manifest", 4096)
+	if err != nil {
+		return nil, err
+	}
+	if g.Args, err = object(raw["args"], "generator.args"); err != nil {
+		return nil, err
+	}
+	if g.Output, err = text(raw["output"], "generator.output", MaxIDLen); err != nil {
+		return nil, err
+	}
+	if f, ok := raw["field"]; ok && f != nil {
+		if g.Field, err = text(f, "generator.field", MaxIDLen); err != nil {
+			return nil, err
+		}
+	}
+	if ex, ok := raw["executors"]; ok && ex != nil {
+		if g.Executors, err = parseExecutors(ex, "generator.executors", dir); err != nil {
+			return nil, err
+		}
+	}
+	if g.Manifest, err = load(resolve(dir, path)); err != nil {
+		return nil, err
+	}
+	m := g.Manifest
+	if m.Interface == nil {
+		return nil, fail(CodeParse, "generator.manifest", "generator %s must declare an interface", m.Key)
+	}
+	found := false
+	for _, p := range m.Interface.Outputs {
+		found = found || p.Name == g.Output
+	}
+	if !found {
+		return nil, fail(CodeParse, "generator.output", "generator %s has no interface output %q", m.Key, g.Output)
+	}
+	for _, name := range canon.SortedKeys(g.Args) {
+		if !hasInput(m, name) {
+			return nil, fail(CodeParse, "generator.args", "generator %s has no interface input %q", m.Key, name)
+		}
+	}
+	return g, nil
+}
+
+func hasInput(m *manifest.Manifest, name string) bool {
+	for _, p := range m.Interface.Inputs {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func parseCases(v any, field string) ([]Case, error) {
+	raw, err := list(v, field, 1, MaxCases)
+	if err != nil {
+		return nil, err
+	}
+	cases := make([]Case, 0, len(raw))
+	seen := map[string]bool{}
+	splits := map[string]bool{}
+	for i, rc := range raw {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		c, err := object(rc, at)
+		if err != nil {
+			return nil, err
+		}
+		if err := closedKeys(c, at, "id", "split", "args", "expect"); err != nil {
+			return nil, err
+		}
+		id, err := checkID(c["id"], at+".id")
+		if err != nil {
+			return nil, err
+		}
+		if seen[id] {
+			return nil, fail(CodeParse, at+".id", "duplicate case id %q", id)
+		}
+		seen[id] = true
+		split, _ := c["split"].(string)
+		if split != SplitTrain && split != SplitValidation && split != SplitHoldout {
+			return nil, fail(CodeParse, at+".split", "must be train, validation or holdout")
+		}
+		splits[split] = true
+		args, err := object(c["args"], at+".args")
+		if err != nil {
+			return nil, err
+		}
+		expect, err := object(c["expect"], at+".expect")
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, Case{ID: id, Split: split, Args: args, Expect: expect})
+	}
+	for _, s := range []string{SplitTrain, SplitValidation, SplitHoldout} {
+		if !splits[s] {
+			return nil, fail(CodeParse, field, "needs at least one %s case", s)
+		}
+	}
+	return cases, nil
+}
+
+// leakage finds cases whose canonical args appear in more than one split:
+// a model tuned on train could then be scored on what it has seen.
+func leakage(cases []Case, strict bool) ([]string, error) {
+	type first struct{ id, split string }
+	seen := map[string]first{}
+	reported := map[string]bool{}
+	var warnings []string
+	for _, c := range cases {
+		b, err := canon.Encode(c.Args)
+		if err != nil {
+			return nil, err
+		}
+		k := string(b)
+		f, ok := seen[k]
+		if !ok {
+			seen[k] = first{c.ID, c.Split}
+			continue
+		}
+		if f.split == c.Split || reported[k+"\x00"+c.Split] {
+			continue
+		}
+		reported[k+"\x00"+c.Split] = true
+		msg := fmt.Sprintf("split leakage: cases %q (%s) and %q (%s) have identical args", f.id, f.split, c.ID, c.Split)
+		if strict {
+			return nil, fail(CodeParse, "cases["+c.ID+"].args", "%s", msg)
+		}
+		warnings = append(warnings, msg)
+	}
+	return warnings, nil
+}
+
+// compatible: every case's args name interface inputs of m, and expect
+// names exactly its interface outputs.
+func compatible(m *manifest.Manifest, cases []Case, at string) error {
+	if m.Interface == nil {
+		return fail(CodeParse, at, "candidate %s must declare an interface", m.Key)
+	}
+	outputs := map[string]bool{}
+	for _, p := range m.Interface.Outputs {
+		outputs[p.Name] = true
+	}
+	for _, c := range cases {
+		for _, name := range canon.SortedKeys(c.Args) {
+			if !hasInput(m, name) {
+				return fail(CodeParse, at, "case %q: candidate %s has no interface input %q", c.ID, m.Key, name)
+			}
+		}
+		for _, p := range m.Interface.Outputs {
+			if _, ok := c.Expect[p.Name]; !ok {
+				return fail(CodeParse, at, "case %q: missing expected output %q of candidate %s", c.ID, p.Name, m.Key)
+			}
+		}
+		for _, name := range canon.SortedKeys(c.Expect) {
+			if !outputs[name] {
+				return fail(CodeParse, at, "case %q: candidate %s has no interface output %q", c.ID, m.Key, name)
+			}
+		}
+	}
+	return nil
+}

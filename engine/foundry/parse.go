@@ -1,0 +1,240 @@
+package foundry
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+)
+
+// ParseReport reads an algal.foundry.v1 report strictly: closed and
+// complete key sets everywhere, bounded lists, well-formed ids, digests,
+// splits, outcomes and counts, valid scores, and a budget account whose
+// arithmetic holds. It checks shape only; Verify checks the claims.
+func ParseReport(v any) (*Report, error) {
+	raw, err := object(v, "report")
+	if err != nil {
+		return nil, err
+	}
+	if err := closedKeys(raw, "report", "contract", "candidates", "promoted", "holdout", "scorer", "lineage", "budget", "digest"); err != nil {
+		return nil, err
+	}
+	if err := requireKeys(raw, "report", "contract", "candidates", "promoted", "holdout", "digest"); err != nil {
+		return nil, err
+	}
+	if raw["contract"] != ReportContract {
+		return nil, fail(CodeParse, "contract", "must be %s", ReportContract)
+	}
+	r := &Report{}
+	if r.Digest, err = digestField(raw["digest"], "digest"); err != nil {
+		return nil, err
+	}
+	if r.Promoted, err = digestField(raw["promoted"], "promoted"); err != nil {
+		return nil, err
+	}
+	if sc, ok := raw["scorer"]; ok {
+		if r.Scorer, err = evidence.CompileScorer(sc, "scorer"); err != nil {
+			return nil, err
+		}
+	}
+	if lv, ok := raw["lineage"]; ok {
+		l, err := closed(lv, "lineage", "generatorDigest", "receiptDigest")
+		if err != nil {
+			return nil, err
+		}
+		r.Lineage = &Lineage{}
+		if r.Lineage.GeneratorDigest, err = digestField(l["generatorDigest"], "lineage.generatorDigest"); err != nil {
+			return nil, err
+		}
+		if r.Lineage.ReceiptDigest, err = digestField(l["receiptDigest"], "lineage.receiptDigest"); err != nil {
+			return nil, err
+		}
+	}
+	if bv, ok := raw["budget"]; ok {
+		if r.Budget, err = ParseAccount(bv, "budget"); err != nil {
+			return nil, err
+		}
+	}
+	rawCands, err := list(raw["candidates"], "candidates", 1, MaxCandidates)
+	if err != nil {
+		return nil, err
+	}
+	for i, rc := range rawCands {
+		c, err := parseCandidate(rc, fmt.Sprintf("candidates[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		r.Candidates = append(r.Candidates, *c)
+	}
+	h, err := closed(raw["holdout"], "holdout", "passed", "total", "cases")
+	if err != nil {
+		return nil, err
+	}
+	if r.Holdout.Score, err = parseScore(h, "holdout"); err != nil {
+		return nil, err
+	}
+	rawHold, err := list(h["cases"], "holdout.cases", 1, MaxCases)
+	if err != nil {
+		return nil, err
+	}
+	for i, rc := range rawHold {
+		c, err := parseCaseResult(rc, fmt.Sprintf("holdout.cases[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		r.Holdout.Cases = append(r.Holdout.Cases, *c)
+	}
+	return r, nil
+}
+
+func digestField(v any, field string) (string, error) {
+	s, ok := v.(string)
+	if !ok || !canon.IsDigest(s) {
+		return "", fail(CodeParse, field, "must be a sha256: digest")
+	}
+	return s, nil
+}
+
+func countField(v any, field string) (int64, error) {
+	f, ok := v.(float64)
+	if !ok || f < 0 || f > MaxCount || f != math.Trunc(f) {
+		return 0, fail(CodeParse, field, "must be an integer in 0..%d", int64(MaxCount))
+	}
+	return int64(f), nil
+}
+
+func parseScore(m map[string]any, field string) (Score, error) {
+	var s Score
+	var err error
+	if s.Passed, err = countField(m["passed"], field+".passed"); err != nil {
+		return Score{}, err
+	}
+	if s.Total, err = countField(m["total"], field+".total"); err != nil {
+		return Score{}, err
+	}
+	if s.Total == 0 || s.Passed > s.Total {
+		return Score{}, fail(CodeParse, field, "is not a valid score: %d of %d", s.Passed, s.Total)
+	}
+	return s, nil
+}
+
+func parseWork(v any, field string) (Work, error) {
+	m, err := closed(v, field, "steps", "agentCalls", "units")
+	if err != nil {
+		return Work{}, err
+	}
+	var w Work
+	for _, f := range []struct {
+		key string
+		dst *int64
+	}{{"steps", &w.Steps}, {"agentCalls", &w.AgentCalls}, {"units", &w.Units}} {
+		if *f.dst, err = countField(m[f.key], field+"."+f.key); err != nil {
+			return Work{}, err
+		}
+	}
+	return w, nil
+}
+
+func parseUsage(v any, field string) (Usage, error) {
+	m, err := closed(v, field, "tokensIn", "tokensOut")
+	if err != nil {
+		return Usage{}, err
+	}
+	var u Usage
+	if u.TokensIn, err = countField(m["tokensIn"], field+".tokensIn"); err != nil {
+		return Usage{}, err
+	}
+	if u.TokensOut, err = countField(m["tokensOut"], field+".tokensOut"); err != nil {
+		return Usage{}, err
+	}
+	return u, nil
+}
+
+func parseCandidate(v any, at string) (*CandidateResult, error) {
+	m, err := closed(v, at, "manifestDigest", "manifestKey", "train", "validation", "work", "usage", "cases")
+	if err != nil {
+		return nil, err
+	}
+	c := &CandidateResult{}
+	if c.ManifestDigest, err = digestField(m["manifestDigest"], at+".manifestDigest"); err != nil {
+		return nil, err
+	}
+	if c.ManifestKey, err = text(m["manifestKey"], at+".manifestKey", 256); err != nil {
+		return nil, err
+	}
+	for _, s := range []struct {
+		key string
+		dst *Score
+	}{{"train", &c.Train}, {"validation", &c.Validation}} {
+		sm, err := closed(m[s.key], at+"."+s.key, "passed", "total")
+		if err != nil {
+			return nil, err
+		}
+		if *s.dst, err = parseScore(sm, at+"."+s.key); err != nil {
+			return nil, err
+		}
+	}
+	if c.Work, err = parseWork(m["work"], at+".work"); err != nil {
+		return nil, err
+	}
+	if c.Usage, err = parseUsage(m["usage"], at+".usage"); err != nil {
+		return nil, err
+	}
+	rawCases, err := list(m["cases"], at+".cases", 1, MaxCases)
+	if err != nil {
+		return nil, err
+	}
+	for i, rc := range rawCases {
+		cs, err := parseCaseResult(rc, fmt.Sprintf("%s.cases[%d]", at, i))
+		if err != nil {
+			return nil, err
+		}
+		c.Cases = append(c.Cases, *cs)
+	}
+	return c, nil
+}
+
+func parseCaseResult(v any, at string) (*CaseResult, error) {
+	m, err := closed(v, at, "id", "split", "passed", "outcome", "args", "outputs", "expect", "receiptDigest", "work", "usage")
+	if err != nil {
+		return nil, err
+	}
+	c := &CaseResult{}
+	if c.ID, err = checkID(m["id"], at+".id"); err != nil {
+		return nil, err
+	}
+	switch c.Split, _ = m["split"].(string); c.Split {
+	case SplitTrain, SplitValidation, SplitHoldout:
+	default:
+		return nil, fail(CodeParse, at+".split", "must be train, validation or holdout")
+	}
+	var ok bool
+	if c.Passed, ok = m["passed"].(bool); !ok {
+		return nil, fail(CodeParse, at+".passed", "must be a boolean")
+	}
+	switch c.Outcome, _ = m["outcome"].(string); c.Outcome {
+	case "complete", "failed", "stuck":
+	default:
+		return nil, fail(CodeParse, at+".outcome", "must be complete, failed or stuck")
+	}
+	if c.Args, err = object(m["args"], at+".args"); err != nil {
+		return nil, err
+	}
+	if c.Outputs, err = object(m["outputs"], at+".outputs"); err != nil {
+		return nil, err
+	}
+	if c.Expect, err = object(m["expect"], at+".expect"); err != nil {
+		return nil, err
+	}
+	if c.ReceiptDigest, err = digestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
+		return nil, err
+	}
+	if c.Work, err = parseWork(m["work"], at+".work"); err != nil {
+		return nil, err
+	}
+	if c.Usage, err = parseUsage(m["usage"], at+".usage"); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

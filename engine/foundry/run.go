@@ -1,0 +1,291 @@
+package foundry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/manifest"
+	"golang.org/x/sync/errgroup"
+)
+
+// Options tune a foundry run; the report never depends on them.
+type Options struct {
+	// Concurrency bounds the runs in flight; zero means evidence.DefaultConcurrency.
+	// A configured habitat budget runs everything one at a time in
+	// admission order, because each admission depends on what the earlier
+	// runs were charged.
+	Concurrency int
+	// OnRun, when set, is called after each run finishes, from any
+	// goroutine. caseID is empty for the generator run.
+	OnRun func(manifestKey, caseID, split string)
+}
+
+// Result is what a foundry run yields: a report, or, when the habitat
+// budget refused a reservation, the exhausted account instead.
+type Result struct {
+	Report    *Report
+	Exhausted *Account
+}
+
+// errExhausted unwinds a run whose reservation was refused.
+var errExhausted = errors.New("habitat budget exhausted")
+
+type foundryRun struct {
+	cfg     *Config
+	runner  evidence.Runner
+	opts    Options
+	account *Account
+}
+
+// run admits one run against the account (if any), executes it and
+// charges its receipt.
+func (f *foundryRun) run(ctx context.Context, sess evidence.Session, m *manifest.Manifest, args map[string]any) (map[string]any, string, error) {
+	if f.account != nil {
+		if err := f.account.Reserve(m); err != nil {
+			if f.account.Exhausted() {
+				return nil, "", errExhausted
+			}
+			return nil, "", err
+		}
+	}
+	receipt, digest, err := sess.Run(ctx, args)
+	if err != nil {
+		if f.account != nil {
+			f.account.Release()
+		}
+		return nil, "", err
+	}
+	if f.account != nil {
+		if err := f.account.Charge(digest, receipt); err != nil {
+			return nil, "", err
+		}
+	}
+	return receipt, digest, nil
+}
+
+// Run evaluates the population: the generator first (when configured),
+// then every candidate on every train and validation case, then the
+// holdout cases on the promoted candidate only. Runs go to a bounded pool
+// and results are slotted by index, so the report is byte-identical
+// whatever the concurrency; Ordered sessions run their cases in case
+// order.
+func Run(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options) (*Result, error) {
+	f := &foundryRun{cfg: cfg, runner: runner, opts: opts}
+	if cfg.Budget != nil {
+		f.account = NewAccount(ActivityFoundry, *cfg.Budget)
+	}
+	rep, err := f.evaluate(ctx)
+	if errors.Is(err, errExhausted) {
+		return &Result{Exhausted: f.account}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Report: rep}, nil
+}
+
+func (f *foundryRun) evaluate(ctx context.Context) (*Report, error) {
+	cfg := f.cfg
+	population := append([]*manifest.Manifest(nil), cfg.Candidates...)
+	r := &Report{Scorer: cfg.Scorer}
+	if cfg.Generator != nil {
+		generated, lineage, err := f.generate(ctx, len(population))
+		if err != nil {
+			return nil, err
+		}
+		population = append(population, generated...)
+		r.Lineage = lineage
+	}
+
+	var selection, holdout []Case
+	for _, c := range cfg.Cases {
+		if c.Split == SplitHoldout {
+			holdout = append(holdout, c)
+		} else {
+			selection = append(selection, c)
+		}
+	}
+	sessions := make([]evidence.Session, len(population))
+	r.Candidates = make([]CandidateResult, len(population))
+	for i, m := range population {
+		sess, err := f.runner.Open(ctx, m, cfg.Executors)
+		if err != nil {
+			return nil, err
+		}
+		sessions[i] = sess
+		r.Candidates[i] = CandidateResult{ManifestDigest: m.Digest, ManifestKey: m.Key, Cases: make([]CaseResult, len(selection))}
+	}
+	err := f.schedule(ctx, len(population), len(selection), func(i int) bool { return sessions[i].Ordered() },
+		func(ctx context.Context, ci, k int) error {
+			res, err := f.evalCase(ctx, sessions[ci], population[ci], selection[k])
+			r.Candidates[ci].Cases[k] = res
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	for i := range r.Candidates {
+		r.Candidates[i].aggregate()
+	}
+	winner := Rank(r.Candidates)[0]
+	r.Promoted = population[winner].Digest
+	r.Holdout.Cases = make([]CaseResult, len(holdout))
+	err = f.schedule(ctx, 1, len(holdout), func(int) bool { return sessions[winner].Ordered() },
+		func(ctx context.Context, _, k int) error {
+			res, err := f.evalCase(ctx, sessions[winner], population[winner], holdout[k])
+			r.Holdout.Cases[k] = res
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	r.Holdout.Score = holdoutScore(r.Holdout.Cases)
+	r.Budget = f.account
+	if err := r.seal(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// schedule runs job(candidate, case) for every pair. With a budget every
+// job runs in order on this goroutine; otherwise on a bounded pool, with
+// an ordered candidate's cases chained in case order.
+func (f *foundryRun) schedule(ctx context.Context, nCand, nCase int, ordered func(int) bool, job func(context.Context, int, int) error) error {
+	if f.account != nil {
+		for ci := 0; ci < nCand; ci++ {
+			for k := 0; k < nCase; k++ {
+				if err := job(ctx, ci, k); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	n := f.opts.Concurrency
+	if n <= 0 {
+		n = evidence.DefaultConcurrency()
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(n)
+	for ci := 0; ci < nCand; ci++ {
+		if ordered(ci) {
+			g.Go(func() error {
+				for k := 0; k < nCase; k++ {
+					if err := job(gctx, ci, k); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			continue
+		}
+		for k := 0; k < nCase; k++ {
+			g.Go(func() error { return job(gctx, ci, k) })
+		}
+	}
+	return g.Wait()
+}
+
+// evalCase runs one case and turns its receipt into case evidence.
+func (f *foundryRun) evalCase(ctx context.Context, sess evidence.Session, m *manifest.Manifest, c Case) (CaseResult, error) {
+	receipt, digest, err := f.run(ctx, sess, m, evidence.CellArgs(m, c.Args))
+	if err != nil {
+		return CaseResult{}, err
+	}
+	outcome, _ := receipt["outcome"].(string)
+	outputs := evidence.InterfaceOutputs(m, receipt)
+	passed, err := f.cfg.Scorer.Judge(c.ID, c.Args, c.Expect, outcome, outputs)
+	if err != nil {
+		return CaseResult{}, err
+	}
+	if f.opts.OnRun != nil {
+		f.opts.OnRun(m.Key, c.ID, c.Split)
+	}
+	return CaseResult{
+		ID: c.ID, Split: c.Split, Passed: passed, Outcome: outcome, Args: c.Args, Outputs: outputs,
+		Expect: c.Expect, ReceiptDigest: digest, Work: evidence.ReceiptWork(receipt), Usage: ReceiptUsage(receipt),
+	}, nil
+}
+
+// generate runs the generator and admits its population: a non-empty list
+// of algal.organism.v1 values, each through the ordinary manifest parser,
+// distinct from each other and from the nfile file candidates, within the
+// population bound, and compatible with every case.
+func (f *foundryRun) generate(ctx context.Context, nfile int) ([]*manifest.Manifest, *Lineage, error) {
+	g := f.cfg.Generator
+	execs := g.Executors
+	if execs == nil {
+		execs = f.cfg.Executors
+	}
+	sess, err := f.runner.Open(ctx, g.Manifest, execs)
+	if err != nil {
+		return nil, nil, err
+	}
+	receipt, digest, err := f.run(ctx, sess, g.Manifest, evidence.CellArgs(g.Manifest, g.Args))
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.opts.OnRun != nil {
+		f.opts.OnRun(g.Manifest.Key, "", "")
+	}
+	if o, _ := receipt["outcome"].(string); o != "complete" {
+		return nil, nil, fail(CodeParse, "generator", "generator %s ended %s (receipt %s)", g.Manifest.Key, o, digest)
+	}
+	members, err := Population(g, evidence.InterfaceOutputs(g.Manifest, receipt))
+	if err != nil {
+		return nil, nil, err
+	}
+	if nfile+len(members) > MaxCandidates {
+		return nil, nil, fail(CodeBudget, "generator.output", "%d file and %d generated candidates exceed the bound of %d", nfile, len(members), MaxCandidates)
+	}
+	seen := map[string]string{}
+	for i, m := range f.cfg.Candidates {
+		seen[m.Digest] = fmt.Sprintf("candidates[%d]", i)
+	}
+	for i, m := range members {
+		at := fmt.Sprintf("generator.output[%d]", i)
+		if prev, dup := seen[m.Digest]; dup {
+			return nil, nil, fail(CodeParse, at, "duplicate candidate %s (same manifest as %s)", m.Digest, prev)
+		}
+		seen[m.Digest] = at
+		if err := compatible(m, f.cfg.Cases, at); err != nil {
+			return nil, nil, err
+		}
+	}
+	return members, &Lineage{GeneratorDigest: g.Manifest.Digest, ReceiptDigest: digest}, nil
+}
+
+// Population reads the generator's proposed manifests from its interface
+// outputs: the named output holds the list directly, or an object holding
+// it under the configured field. Each value is admitted by the manifest
+// parser; the list must be non-empty and within MaxCandidates.
+func Population(g *Generator, outputs map[string]any) ([]*manifest.Manifest, error) {
+	v, ok := outputs[g.Output]
+	if !ok {
+		return nil, fail(CodeParse, "generator.output", "generator %s did not emit interface output %q", g.Manifest.Key, g.Output)
+	}
+	if g.Field != "" {
+		obj, isObj := v.(map[string]any)
+		if v, ok = obj[g.Field]; !isObj || !ok {
+			return nil, fail(CodeParse, "generator.field", "generator %s output %q must be an object with field %q", g.Manifest.Key, g.Output, g.Field)
+		}
+	}
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return nil, fail(CodeParse, "generator.output", "generator %s must emit a non-empty list of manifests, got %s", g.Manifest.Key, evidence.Describe(v))
+	}
+	if len(l) > MaxCandidates {
+		return nil, fail(CodeBudget, "generator.output", "generator %s emitted %d candidates, over the bound of %d", g.Manifest.Key, len(l), MaxCandidates)
+	}
+	out := make([]*manifest.Manifest, len(l))
+	for i, e := range l {
+		m, err := manifest.ParseValue(e)
+		if err != nil {
+			return nil, fail(CodeParse, fmt.Sprintf("generator.output[%d]", i), "generated candidate %d: %v", i, err)
+		}
+		out[i] = m
+	}
+	return out, nil
+}

@@ -1,0 +1,424 @@
+package foundry
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/manifest"
+)
+
+// Verification is the outcome of Verify or VerifyAccount.
+type Verification struct {
+	OK     bool
+	Digest string
+	// Outcome is the account outcome (complete or exhausted) when an
+	// account was verified on its own; empty for a report.
+	Outcome         string
+	CheckedReceipts int
+	Mismatches      []string
+}
+
+// Value returns the verification as a canonical JSON value.
+func (v *Verification) Value() map[string]any {
+	ms := make([]any, len(v.Mismatches))
+	for i, m := range v.Mismatches {
+		ms[i] = m
+	}
+	out := map[string]any{"ok": v.OK, "digest": v.Digest, "checkedReceipts": float64(v.CheckedReceipts), "mismatches": ms}
+	if v.Outcome != "" {
+		out["outcome"] = v.Outcome
+	}
+	return out
+}
+
+// VerifyFile verifies either file a foundry run may leave: a report, or
+// the exhausted habitat account written instead of one.
+func VerifyFile(ctx context.Context, v any, ev evidence.Store) (*Verification, error) {
+	if m, ok := v.(map[string]any); ok && m["contract"] == BudgetContract {
+		return VerifyAccount(ctx, v, ev)
+	}
+	return Verify(ctx, v, ev)
+}
+
+type verifier struct {
+	ctx context.Context
+	ev  evidence.Store
+	out *Verification
+}
+
+func (vf *verifier) bad(format string, a ...any) {
+	vf.out.Mismatches = append(vf.out.Mismatches, fmt.Sprintf(format, a...))
+}
+
+// Verify checks a report value: strict parse, the recomputed digest, every
+// pass claim under the recorded scorer, every aggregate, the promotion,
+// the holdout discipline (holdout cases only for the promoted candidate,
+// none in selection); then each case against its stored receipt (the
+// claimed manifest and args, outcome, outputs, work and usage) and an
+// offline replay of it; the lineage receipt; and the budget account's
+// runs against the report's runs and their receipts. A malformed report is
+// an error; one that parses but does not hold is a Verification with
+// mismatches.
+func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error) {
+	r, err := ParseReport(v)
+	if err != nil {
+		return nil, err
+	}
+	vf := &verifier{ctx: ctx, ev: ev, out: &Verification{Digest: r.Digest}}
+	body := map[string]any{}
+	for k, x := range v.(map[string]any) {
+		if k != "digest" {
+			body[k] = x
+		}
+	}
+	if d, err := canon.Digest(body); err != nil {
+		return nil, err
+	} else if d != r.Digest {
+		vf.bad("digest: claimed %s, computed %s", r.Digest, d)
+	}
+
+	// Claims that follow from the recorded cases alone.
+	recomputed := make([]CandidateResult, len(r.Candidates))
+	seenCand := map[string]bool{}
+	selectionIDs := map[string]bool{}
+	for i := range r.Candidates {
+		c := &r.Candidates[i]
+		at := "candidates[" + c.ManifestDigest + "]"
+		if seenCand[c.ManifestDigest] {
+			vf.bad("%s: listed twice", at)
+		}
+		seenCand[c.ManifestDigest] = true
+		vf.checkWorkload(r, i, at)
+		for k := range c.Cases {
+			cs := &c.Cases[k]
+			selectionIDs[cs.ID] = true
+			if cs.Split == SplitHoldout {
+				vf.bad("%s.cases[%s].split: holdout evidence recorded for a candidate before promotion", at, cs.ID)
+			}
+			vf.checkPass(r.Scorer, at+".cases["+cs.ID+"]", cs)
+		}
+		re := CandidateResult{ManifestDigest: c.ManifestDigest, Cases: c.Cases}
+		re.aggregate()
+		recomputed[i] = re
+		compareScore(vf, at+".train", c.Train, re.Train)
+		compareScore(vf, at+".validation", c.Validation, re.Validation)
+		if c.Work != re.Work {
+			vf.bad("%s.work: claimed %s, its cases sum to %s", at, workText(c.Work), workText(re.Work))
+		}
+		if c.Usage != re.Usage {
+			vf.bad("%s.usage: claimed %s, its cases sum to %s", at, usageText(c.Usage), usageText(re.Usage))
+		}
+	}
+	if !seenCand[r.Promoted] {
+		vf.bad("promoted: %s is not a candidate", r.Promoted)
+	}
+	if want := promoteValid(recomputed); want != "" && want != r.Promoted {
+		vf.bad("promoted: claimed %s, the recorded cases promote %s", r.Promoted, want)
+	}
+	holdIDs := map[string]bool{}
+	for k := range r.Holdout.Cases {
+		cs := &r.Holdout.Cases[k]
+		at := "holdout.cases[" + cs.ID + "]"
+		if cs.Split != SplitHoldout {
+			vf.bad("%s.split: claimed %s in the holdout", at, cs.Split)
+		}
+		if holdIDs[cs.ID] || selectionIDs[cs.ID] {
+			vf.bad("%s.id: %q is used by another case", at, cs.ID)
+		}
+		holdIDs[cs.ID] = true
+		vf.checkPass(r.Scorer, at, cs)
+	}
+	compareScore(vf, "holdout", r.Holdout.Score, holdoutScore(r.Holdout.Cases))
+
+	// Claims checked against the store.
+	for i := range r.Candidates {
+		c := &r.Candidates[i]
+		at := "candidates[" + c.ManifestDigest + "]"
+		m := vf.manifest(at, c.ManifestDigest, c.ManifestKey)
+		if m == nil {
+			continue
+		}
+		for k := range c.Cases {
+			if err := vf.checkReceipt(at+".cases["+c.Cases[k].ID+"]", m, &c.Cases[k]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if m := vf.manifest("promoted", r.Promoted, ""); m != nil {
+		for k := range r.Holdout.Cases {
+			if err := vf.checkReceipt("holdout.cases["+r.Holdout.Cases[k].ID+"]", m, &r.Holdout.Cases[k]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if r.Lineage != nil {
+		if err := vf.checkLineage(r.Lineage); err != nil {
+			return nil, err
+		}
+	}
+	if r.Budget != nil {
+		vf.checkBinding(r)
+		vf.checkCharges("budget", r.Budget)
+	}
+	vf.out.OK = len(vf.out.Mismatches) == 0
+	return vf.out, nil
+}
+
+// promoteValid promotes over recomputed scores, or returns "" when a
+// recomputed score is empty and the rates cannot be compared.
+func promoteValid(cands []CandidateResult) string {
+	for i := range cands {
+		if cands[i].Train.Total == 0 || cands[i].Validation.Total == 0 {
+			return ""
+		}
+	}
+	return Promote(cands)
+}
+
+// checkWorkload: every candidate records the same selection cases as the
+// first one, in the same order.
+func (vf *verifier) checkWorkload(r *Report, i int, at string) {
+	c, first := &r.Candidates[i], &r.Candidates[0]
+	if i == 0 {
+		ids := map[string]bool{}
+		for k := range c.Cases {
+			if ids[c.Cases[k].ID] {
+				vf.bad("%s.cases[%s]: recorded twice", at, c.Cases[k].ID)
+			}
+			ids[c.Cases[k].ID] = true
+		}
+		return
+	}
+	if len(c.Cases) != len(first.Cases) {
+		vf.bad("%s.cases: %d cases, candidates[%s] records %d", at, len(c.Cases), first.ManifestDigest, len(first.Cases))
+		return
+	}
+	for k := range c.Cases {
+		a, b := &c.Cases[k], &first.Cases[k]
+		if a.ID != b.ID || a.Split != b.Split || !evidence.Same(a.Args, b.Args) || !evidence.Same(a.Expect, b.Expect) {
+			vf.bad("%s.cases[%s]: differs from case %q of candidates[%s] (id, split, args or expect)", at, a.ID, b.ID, first.ManifestDigest)
+		}
+	}
+}
+
+func (vf *verifier) checkPass(sc *evidence.Scorer, at string, c *CaseResult) {
+	passed, err := sc.Judge(c.ID, c.Args, c.Expect, c.Outcome, c.Outputs)
+	if err != nil {
+		vf.bad("%s.passed: %v", at, err)
+	} else if passed != c.Passed {
+		vf.bad("%s.passed: claimed %t, the recorded outputs give %t", at, c.Passed, passed)
+	}
+}
+
+func compareScore(vf *verifier, at string, claimed, want Score) {
+	if claimed != want {
+		vf.bad("%s: claimed %d/%d, its cases give %d/%d", at, claimed.Passed, claimed.Total, want.Passed, want.Total)
+	}
+}
+
+func workText(w Work) string {
+	return fmt.Sprintf("{steps %d, agentCalls %d, units %d}", w.Steps, w.AgentCalls, w.Units)
+}
+
+func usageText(u Usage) string {
+	return fmt.Sprintf("{tokensIn %d, tokensOut %d}", u.TokensIn, u.TokensOut)
+}
+
+// manifest resolves a referenced manifest; key, when set, must match.
+func (vf *verifier) manifest(at, digest, key string) *manifest.Manifest {
+	m, err := vf.ev.Manifest(digest)
+	if err != nil {
+		vf.bad("%s: manifest %s: %v", at, digest, err)
+		return nil
+	}
+	if m.Digest != digest {
+		vf.bad("%s: the store returned manifest %s for %s", at, m.Digest, digest)
+		return nil
+	}
+	if key != "" && m.Key != key {
+		vf.bad("%s.manifestKey: claimed %q, the manifest says %q", at, key, m.Key)
+	}
+	if m.Interface == nil {
+		vf.bad("%s: manifest %s declares no interface", at, digest)
+		return nil
+	}
+	return m
+}
+
+// checkReceipt compares one case claim with its stored receipt and replays
+// the receipt offline.
+func (vf *verifier) checkReceipt(at string, m *manifest.Manifest, c *CaseResult) error {
+	receipt, err := vf.ev.Receipt(c.ReceiptDigest)
+	if err != nil {
+		vf.bad("%s.receiptDigest: %v", at, err)
+		return nil
+	}
+	if d, _ := receipt["manifestDigest"].(string); d != m.Digest {
+		vf.bad("%s.receiptDigest: receipt %s ran manifest %s, not %s", at, c.ReceiptDigest, d, m.Digest)
+		return nil
+	}
+	if !evidence.Same(receipt["args"], evidence.CellArgs(m, c.Args)) {
+		vf.bad("%s.args: receipt %s ran other args", at, c.ReceiptDigest)
+	}
+	if o, _ := receipt["outcome"].(string); o != c.Outcome {
+		vf.bad("%s.outcome: claimed %q, the receipt says %q", at, c.Outcome, o)
+	}
+	if !evidence.Same(evidence.InterfaceOutputs(m, receipt), c.Outputs) {
+		vf.bad("%s.outputs: differ from the receipt", at)
+	}
+	if w := evidence.ReceiptWork(receipt); w != c.Work {
+		vf.bad("%s.work: claimed %s, the receipt says %s", at, workText(c.Work), workText(w))
+	}
+	if u := ReceiptUsage(receipt); u != c.Usage {
+		vf.bad("%s.usage: claimed %s, the receipt's effects give %s", at, usageText(c.Usage), usageText(u))
+	}
+	return vf.replay(at, receipt, m)
+}
+
+func (vf *verifier) replay(at string, receipt map[string]any, m *manifest.Manifest) error {
+	diffs, err := vf.ev.Replay(vf.ctx, receipt, m)
+	if err != nil {
+		return err
+	}
+	vf.out.CheckedReceipts++
+	for _, d := range diffs {
+		vf.bad("%s: replay: %s", at, d)
+	}
+	return nil
+}
+
+func (vf *verifier) checkLineage(l *Lineage) error {
+	m, err := vf.ev.Manifest(l.GeneratorDigest)
+	if err != nil {
+		vf.bad("lineage.generatorDigest: %v", err)
+		return nil
+	}
+	receipt, err := vf.ev.Receipt(l.ReceiptDigest)
+	if err != nil {
+		vf.bad("lineage.receiptDigest: %v", err)
+		return nil
+	}
+	if d, _ := receipt["manifestDigest"].(string); d != l.GeneratorDigest {
+		vf.bad("lineage.receiptDigest: receipt %s ran manifest %s, not the generator %s", l.ReceiptDigest, d, l.GeneratorDigest)
+		return nil
+	}
+	if o, _ := receipt["outcome"].(string); o != "complete" {
+		vf.bad("lineage.receiptDigest: the generator run ended %s", o)
+	}
+	return vf.replay("lineage", receipt, m)
+}
+
+// checkBinding: a complete foundry's account lists exactly the report's
+// runs in admission order: generator, each candidate's cases, holdout.
+func (vf *verifier) checkBinding(r *Report) {
+	a := r.Budget
+	if a.Activity != ActivityFoundry {
+		vf.bad("budget.activity: claimed %q, a foundry account is %q", a.Activity, ActivityFoundry)
+	}
+	if a.Refused != nil {
+		vf.bad("budget.outcome: a report embeds only a complete account, this one is exhausted")
+	}
+	type run struct{ manifest, receipt string }
+	var want []run
+	if r.Lineage != nil {
+		want = append(want, run{r.Lineage.GeneratorDigest, r.Lineage.ReceiptDigest})
+	}
+	for i := range r.Candidates {
+		for k := range r.Candidates[i].Cases {
+			want = append(want, run{r.Candidates[i].ManifestDigest, r.Candidates[i].Cases[k].ReceiptDigest})
+		}
+	}
+	for k := range r.Holdout.Cases {
+		want = append(want, run{r.Promoted, r.Holdout.Cases[k].ReceiptDigest})
+	}
+	if len(a.Runs) != len(want) {
+		vf.bad("budget.runs: the account charges %d runs, the report records %d", len(a.Runs), len(want))
+	}
+	for i := 0; i < len(a.Runs) && i < len(want); i++ {
+		if a.Runs[i].Manifest != want[i].manifest || a.Runs[i].Receipt != want[i].receipt {
+			vf.bad("budget.runs[%d]: charges manifest %s receipt %s, the report's run %d is manifest %s receipt %s",
+				i, a.Runs[i].Manifest, a.Runs[i].Receipt, i, want[i].manifest, want[i].receipt)
+		}
+	}
+}
+
+// checkCharges: each ceiling is its manifest's declared budget and each
+// charge what its receipt records; a refusal names a stored manifest with
+// that ceiling.
+func (vf *verifier) checkCharges(label string, a *Account) {
+	for i := range a.Runs {
+		run := &a.Runs[i]
+		at := fmt.Sprintf("%s.runs[%d]", label, i)
+		m, err := vf.ev.Manifest(run.Manifest)
+		if err != nil {
+			vf.bad("%s.manifest: %v", at, err)
+			continue
+		}
+		if c := ceilingOf(m); c != run.Ceiling {
+			vf.bad("%s.ceiling: claimed {work %d, attempts %d}, manifest %s declares {work %d, attempts %d}", at, run.Ceiling.Work, run.Ceiling.Attempts, run.Manifest, c.Work, c.Attempts)
+		}
+		receipt, err := vf.ev.Receipt(run.Receipt)
+		if err != nil {
+			vf.bad("%s.receipt: %v", at, err)
+			continue
+		}
+		if d, _ := receipt["manifestDigest"].(string); d != run.Manifest {
+			vf.bad("%s.receipt: receipt %s ran manifest %s, not %s", at, run.Receipt, d, run.Manifest)
+			continue
+		}
+		w := evidence.ReceiptWork(receipt)
+		if got := (Ceiling{Work: w.Units, Attempts: w.AgentCalls}); got != run.Charged {
+			vf.bad("%s.charged: claimed {work %d, attempts %d}, the receipt records {work %d, attempts %d}", at, run.Charged.Work, run.Charged.Attempts, got.Work, got.Attempts)
+		}
+	}
+	if a.Refused != nil {
+		at := label + ".refused"
+		m, err := vf.ev.Manifest(a.Refused.Manifest)
+		if err != nil {
+			vf.bad("%s.manifest: %v", at, err)
+		} else if c := ceilingOf(m); c != a.Refused.Ceiling {
+			vf.bad("%s.ceiling: claimed {work %d, attempts %d}, manifest %s declares {work %d, attempts %d}", at, a.Refused.Ceiling.Work, a.Refused.Ceiling.Attempts, a.Refused.Manifest, c.Work, c.Attempts)
+		}
+	}
+}
+
+// VerifyAccount verifies a standalone habitat account, such as the one an
+// exhausted foundry leaves: its arithmetic (a parse error when it does not
+// hold), that it is a foundry account, every ceiling and charge against
+// the store, and an offline replay of every admitted run.
+func VerifyAccount(ctx context.Context, v any, ev evidence.Store) (*Verification, error) {
+	a, err := ParseAccount(v, "")
+	if err != nil {
+		return nil, err
+	}
+	d, err := canon.Digest(v)
+	if err != nil {
+		return nil, err
+	}
+	vf := &verifier{ctx: ctx, ev: ev, out: &Verification{Digest: d, Outcome: "complete"}}
+	if a.Refused != nil {
+		vf.out.Outcome = "exhausted"
+	}
+	if a.Activity != ActivityFoundry {
+		vf.bad("activity: claimed %q, a foundry account is %q", a.Activity, ActivityFoundry)
+	}
+	vf.checkCharges("account", a)
+	for i := range a.Runs {
+		run := &a.Runs[i]
+		m, err1 := ev.Manifest(run.Manifest)
+		receipt, err2 := ev.Receipt(run.Receipt)
+		if err1 != nil || err2 != nil {
+			continue // already reported by checkCharges
+		}
+		if rd, _ := receipt["manifestDigest"].(string); rd != run.Manifest {
+			continue
+		}
+		if err := vf.replay(fmt.Sprintf("account.runs[%d]", i), receipt, m); err != nil {
+			return nil, err
+		}
+	}
+	vf.out.OK = len(vf.out.Mismatches) == 0
+	return vf.out, nil
+}

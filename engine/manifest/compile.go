@@ -1,0 +1,614 @@
+package manifest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Resolver supplies child manifests named by digest in organism, repeat and
+// each cells. via is the cell's transport name ("" when none) so a resolver
+// backed by a store may fall back to a bundle transport. A miss returns
+// (nil, nil) or an error carrying STORE_MISS; Compile re-normalizes what it
+// gets and rejects content whose digest differs (DIGEST_MISMATCH).
+type Resolver interface {
+	ResolveManifest(digest, via string) (any, error)
+}
+
+// MapResolver is an in-memory Resolver: digest -> manifest value.
+type MapResolver map[string]any
+
+// ResolveManifest implements Resolver; via is ignored.
+func (r MapResolver) ResolveManifest(digest, _ string) (any, error) {
+	return r[digest], nil
+}
+
+// Add admits v and files its normalized form under its digest.
+func (r MapResolver) Add(v any) (*Manifest, error) {
+	m, err := ParseValue(v)
+	if err != nil {
+		return nil, err
+	}
+	r[m.Digest] = m.Value
+	return m, nil
+}
+
+// LoadModules admits every *.algal.json file directly inside dir (sorted by
+// name) into a MapResolver, so digest references among them resolve.
+func LoadModules(dir string) (MapResolver, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &Error{Code: "IO_FAILED", Message: fmt.Sprintf("modules %s: %v", dir, err)}
+	}
+	r := MapResolver{}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".algal.json") {
+			continue
+		}
+		m, err := ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		r[m.Digest] = m.Value
+	}
+	return r, nil
+}
+
+// Options configure Compile.
+type Options struct {
+	// Resolver supplies embedded children; nil resolves nothing.
+	Resolver Resolver
+	// Fns extends Builtins for fn cells and agent tools.
+	Fns map[string]Signature
+	// Tools are the host-admitted tools (a tools file's signatures) for
+	// tool cells and agent tools. ReservedTools are admitted unless
+	// NoReservedTools is set.
+	Tools           map[string]Signature
+	NoReservedTools bool
+}
+
+func (o *Options) fn(name string) (Signature, bool) {
+	if s, ok := o.Fns[name]; ok {
+		return s, true
+	}
+	s, ok := Builtins[name]
+	return s, ok
+}
+
+func (o *Options) tool(name string) (Signature, bool) {
+	if s, ok := o.Tools[name]; ok {
+		return s, true
+	}
+	if o.NoReservedTools {
+		return Signature{}, false
+	}
+	s, ok := ReservedTools[name]
+	return s, ok
+}
+
+// Stats are the counters of one compilation across the whole embedding
+// graph, every occurrence counted (a digest embedded twice counts twice).
+type Stats struct {
+	Instances, Cells, Edges, Bytes int
+}
+
+// CompiledEdge is an edge with its ends resolved to cell indices and the
+// producer and consumer port types (Consumer is the declared input port,
+// Many included; for a fail edge Producer is the named port though the
+// delivered value is the failure record).
+type CompiledEdge struct {
+	*Edge
+	FromIndex, ToIndex int
+	Producer, Consumer Port
+}
+
+// Compiled is a manifest admitted together with its whole embedding graph.
+type Compiled struct {
+	Manifest *Manifest
+	Depth    int
+	// Signatures holds every cell's complete port types, by cell index.
+	Signatures []Signature
+	// Children holds the compiled child of organism/repeat/each cells by
+	// cell index (nil for other kinds).
+	Children []*Compiled
+	// Edges by manifest order; Inbound/Outbound list edge indices per cell
+	// in manifest order.
+	Edges    []CompiledEdge
+	Inbound  [][]int
+	Outbound [][]int
+	// Order is a topological order of cell indices; among ready cells the
+	// earliest declared comes first, so it equals declared order whenever
+	// declared order is already topological.
+	Order []int
+	// Stats is the compilation total (meaningful on the root).
+	Stats Stats
+}
+
+// Signature returns the port types of the cell with the given id.
+func (c *Compiled) Signature(id string) (*Signature, bool) {
+	i, ok := c.Manifest.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return &c.Signatures[i], true
+}
+
+// InterfaceSignature types the manifest's interface: interface inputs take
+// the type of the input cell port they name, outputs the producing port's.
+func (c *Compiled) InterfaceSignature() (Signature, error) {
+	iface := c.Manifest.Interface
+	if iface == nil {
+		return Signature{}, fail(CodeInterfaceMismatch, "", "embedded organism %s declares no interface", c.Manifest.Key)
+	}
+	sig := Signature{}
+	for _, side := range []string{"inputs", "outputs"} {
+		list := iface.Inputs
+		if side == "outputs" {
+			list = iface.Outputs
+		}
+		for _, ip := range list {
+			loc := fmt.Sprintf("interface.%s.%s", side, ip.Name)
+			i, ok := c.Manifest.byID[ip.Cell]
+			if side == "inputs" && (!ok || c.Manifest.Cells[i].Kind != KindInput) {
+				return sig, fail(CodeInterfaceMismatch, loc, "must name an input cell, got %q", ip.Cell)
+			}
+			if !ok {
+				return sig, fail(CodeInterfaceMismatch, loc, "names missing cell %q", ip.Cell)
+			}
+			p, ok := c.Signatures[i].Output(ip.Port)
+			if !ok {
+				return sig, fail(CodeInterfaceMismatch, loc, "cell %q has no output port %q", ip.Cell, ip.Port)
+			}
+			p.Name = ip.Name
+			p.Value, p.HasValue = nil, false
+			if side == "inputs" {
+				sig.Inputs = append(sig.Inputs, p)
+			} else {
+				sig.Outputs = append(sig.Outputs, p)
+			}
+		}
+	}
+	return sig, nil
+}
+
+type compiler struct {
+	opts   *Options
+	stats  Stats
+	parsed map[string]*Manifest
+}
+
+// Compile admits root and its whole embedding graph: every child resolved
+// by digest, every cell typed, every edge checked, within the compilation
+// bounds (MaxCompileInstance instances, MaxCompileCells cells,
+// MaxCompileEdges edges, MaxCompileBytes normalized bytes, depth
+// MaxCompileDepth).
+func Compile(root *Manifest, opts Options) (*Compiled, error) {
+	c := &compiler{opts: &opts, parsed: map[string]*Manifest{}}
+	out, err := c.compile(root, 0)
+	if err != nil {
+		return nil, err
+	}
+	out.Stats = c.stats
+	return out, nil
+}
+
+func (c *compiler) admit(m *Manifest) error {
+	s := c.stats
+	s.Instances++
+	s.Cells += len(m.Cells)
+	s.Edges += len(m.Edges)
+	if s.Instances > MaxCompileInstance || s.Cells > MaxCompileCells || s.Edges > MaxCompileEdges {
+		return limit("", "expanded compilation count budget exceeded (%d instances, %d cells, %d edges)", s.Instances, s.Cells, s.Edges)
+	}
+	s.Bytes += len(m.Canonical)
+	if s.Bytes > MaxCompileBytes {
+		return limit("", "expanded compilation manifest byte budget exceeded (%d bytes)", s.Bytes)
+	}
+	c.stats = s
+	return nil
+}
+
+func (c *compiler) resolve(digest, via string) (*Manifest, error) {
+	if m, ok := c.parsed[digest]; ok {
+		return m, nil
+	}
+	if c.opts.Resolver == nil {
+		return nil, fail(CodeStoreMiss, "", "manifest %s is not in the store (no resolver)", digest)
+	}
+	v, err := c.opts.Resolver.ResolveManifest(digest, via)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, fail(CodeStoreMiss, "", "manifest %s is not in the store", digest)
+	}
+	m, err := ParseValue(v)
+	if err != nil {
+		return nil, within("manifest "+digest, err)
+	}
+	if m.Digest != digest {
+		return nil, fail(CodeDigestMismatch, "", "manifest resolved for %s normalizes to %s", digest, m.Digest)
+	}
+	c.parsed[digest] = m
+	return m, nil
+}
+
+func (c *compiler) compile(m *Manifest, depth int) (*Compiled, error) {
+	if depth > MaxCompileDepth {
+		return nil, fail(CodeDepth, "", "compile depth %d exceeds %d", depth, MaxCompileDepth)
+	}
+	if err := c.admit(m); err != nil {
+		return nil, err
+	}
+	n := len(m.Cells)
+	out := &Compiled{Manifest: m, Depth: depth, Signatures: make([]Signature, n), Children: make([]*Compiled, n)}
+	for i, cell := range m.Cells {
+		loc := fmt.Sprintf("cells[%d] %q", i, cell.ID)
+		if cell.Embed != nil {
+			child, err := c.resolve(cell.Embed.Manifest, cell.Embed.Via)
+			if err == nil {
+				out.Children[i], err = c.compile(child, depth+1)
+			}
+			if err != nil {
+				return nil, within(loc, err)
+			}
+		}
+		sig, err := c.signature(out, cell)
+		if err != nil {
+			return nil, within(loc, err)
+		}
+		sig.Name = cell.ID
+		out.Signatures[i] = sig
+	}
+	if m.Interface != nil {
+		if _, err := out.InterfaceSignature(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkEdges(out); err != nil {
+		return nil, err
+	}
+	if err := order(out); err != nil {
+		return nil, err
+	}
+	for _, cell := range m.Cells {
+		if err := c.checkEffectCell(out, cell); err != nil {
+			return nil, within(fmt.Sprintf("cells[%d] %q", cell.Index, cell.ID), err)
+		}
+	}
+	return out, nil
+}
+
+func fixed(in, out []Port) Signature { return Signature{Inputs: in, Outputs: out} }
+
+func (c *compiler) signature(out *Compiled, cell *Cell) (Signature, error) {
+	switch cell.Kind {
+	case KindInput, KindConst:
+		outs := make([]Port, len(cell.Declared))
+		for i, p := range cell.Declared {
+			p.Value, p.HasValue = nil, false
+			outs[i] = p
+		}
+		return Signature{Outputs: outs}, nil
+	case KindFn:
+		s, ok := c.opts.fn(cell.Fn)
+		if !ok {
+			return s, fail(CodeFnUnknown, "fn", "unknown fn %s", cell.Fn)
+		}
+		return s, nil
+	case KindTool:
+		s, ok := c.opts.tool(cell.Tool.Name)
+		if !ok {
+			return s, fail(CodeToolUnknown, "tool", "tool %s is not host-admitted", cell.Tool.Name)
+		}
+		return s, nil
+	case KindExpr:
+		return fixed(cell.Declared, []Port{cell.Expr.Output.Port()}), nil
+	case KindAgent, KindClassifier, KindGate:
+		return fixed(cell.Declared, []Port{cell.Agent.Output.Port()}), nil
+	case KindDecide:
+		return fixed(cell.Declared, []Port{jsonPort("out")}), nil
+	case KindRecall:
+		return fixed(cell.Declared, []Port{jsonPort("out"), {Name: "ref", Type: TypeRef}}), nil
+	case KindStore:
+		return fixed([]Port{jsonPort("data")}, []Port{{Name: "ref", Type: TypeRef}}), nil
+	case KindLoad:
+		return fixed([]Port{{Name: "ref", Type: TypeRef}}, []Port{jsonPort("data")}), nil
+	case KindSlot:
+		if cell.Slot.Mode == "write" {
+			return fixed([]Port{jsonPort("data")}, []Port{jsonPort("data")}), nil
+		}
+		return fixed(nil, []Port{jsonPort("data")}), nil
+	case KindSpawn:
+		return fixed([]Port{optional(jsonPort("args")), jsonPort("manifest")}, []Port{jsonPort("data"), textPort("digest")}), nil
+	case KindOrganism, KindRepeat, KindEach:
+		return embedSignature(out.Children[cell.Index], cell)
+	}
+	return Signature{}, fail(CodeInvalid, "kind", "unsupported cell kind %q", cell.Kind)
+}
+
+func embedSignature(child *Compiled, cell *Cell) (Signature, error) {
+	sig, err := child.InterfaceSignature()
+	if err != nil {
+		return sig, err
+	}
+	e := cell.Embed
+	switch cell.Kind {
+	case KindRepeat:
+		for _, cr := range e.Carry {
+			loc := "carry." + cr.Output
+			src, ok1 := sig.Output(cr.Output)
+			_, ok2 := sig.Input(cr.Input)
+			if !ok1 || !ok2 {
+				return sig, fail(CodeInterfaceMismatch, loc, "carry must name an interface output and input (%s -> %s)", cr.Output, cr.Input)
+			}
+			for j := range sig.Inputs {
+				if sig.Inputs[j].Name != cr.Input {
+					continue
+				}
+				dst := sig.Inputs[j]
+				if !Compatible(src, dst) || (dst.Many && !src.Many) {
+					return sig, fail(CodeTypeMismatch, loc, "repeat carry must preserve interface port types and cardinality (%s -> %s)", describePort(src), describePort(dst))
+				}
+				sig.Inputs[j].Optional = true
+			}
+		}
+		if u := e.Until; u != nil {
+			p, ok := sig.Output(u.Output)
+			if !ok {
+				return sig, fail(CodeInterfaceMismatch, "until.output", "interface has no output %q", u.Output)
+			}
+			if u.Field != "" && p.Type != TypeJSON {
+				return sig, fail(CodeGuardInvalid, "until.field", "requires a json output, %q is %s", u.Output, p.Type)
+			}
+			if u.Field == "" && p.Type == TypeChoice && !p.HasLabel(u.Equals) {
+				return sig, fail(CodeGuardInvalid, "until.equals", "%q is not a declared label of %q", u.Equals, u.Output)
+			}
+		}
+	case KindEach:
+		found := false
+		for j := range sig.Inputs {
+			if sig.Inputs[j].Name != e.Over {
+				continue
+			}
+			found = true
+			if sig.Inputs[j].Type == TypeCap {
+				return sig, fail(CodeTypeMismatch, "over", "each cannot turn a json list into capability input %q; use a typed pass-through input", e.Over)
+			}
+			sig.Inputs[j] = jsonPort(e.Over)
+		}
+		if !found {
+			return sig, fail(CodeInterfaceMismatch, "over", "%q is not an interface input", e.Over)
+		}
+		for j := range sig.Outputs {
+			sig.Outputs[j].Many = true
+		}
+	}
+	return sig, nil
+}
+
+// Compatible reports whether a producer port may feed a consumer port:
+// same type; choice feeds text; choice feeds choice when the consumer's
+// labels cover the producer's; anything but ref and cap feeds json; ref
+// feeds only ref; cap feeds only cap of the same class. A many (list)
+// producer feeds a scalar consumer only when that consumer is json, and
+// the rules then apply per element.
+func Compatible(from, to Port) bool {
+	if from.Many && !to.Many && to.Type != TypeJSON {
+		return false
+	}
+	if from.Type == TypeCap || to.Type == TypeCap {
+		return from.Type == TypeCap && to.Type == TypeCap && from.Capability == to.Capability
+	}
+	if from.Type == TypeRef || to.Type == TypeRef {
+		return from.Type == to.Type
+	}
+	if to.Type == TypeJSON {
+		return true
+	}
+	if from.Type == to.Type {
+		if from.Labels != nil && to.Labels != nil {
+			for _, l := range from.Labels {
+				if !contains(to.Labels, l) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return from.Type == TypeChoice && to.Type == TypeText
+}
+
+func describePort(p Port) string {
+	s := p.Type
+	if p.Type == TypeCap {
+		s += "(" + p.Capability + ")"
+	}
+	if p.Labels != nil {
+		s += fmt.Sprintf("%q", p.Labels)
+	}
+	if p.Many {
+		s += " many"
+	}
+	return s
+}
+
+func checkEdges(out *Compiled) error {
+	m := out.Manifest
+	n := len(m.Cells)
+	out.Inbound = make([][]int, n)
+	out.Outbound = make([][]int, n)
+	out.Edges = make([]CompiledEdge, len(m.Edges))
+	for i, e := range m.Edges {
+		loc := fmt.Sprintf("edges[%d]", i)
+		fi, ok := m.byID[e.From.Cell]
+		if !ok {
+			return fail(CodeInvalid, loc+".from", "unknown producer cell %q", e.From.Cell)
+		}
+		producer, ok := out.Signatures[fi].Output(e.From.Port)
+		if !ok {
+			return fail(CodeInvalid, loc+".from", "cell %q has no output port %q", e.From.Cell, e.From.Port)
+		}
+		ti, ok := m.byID[e.To.Cell]
+		if !ok {
+			return fail(CodeInvalid, loc+".to", "unknown consumer cell %q", e.To.Cell)
+		}
+		consumer, ok := out.Signatures[ti].Input(e.To.Port)
+		if !ok {
+			return fail(CodeInvalid, loc+".to", "cell %q has no input port %q", e.To.Cell, e.To.Port)
+		}
+		if e.OnFail {
+			if consumer.Type != TypeJSON {
+				return fail(CodeTypeMismatch, loc, "a failure edge needs a json consumer, %s.%s is %s", e.To.Cell, e.To.Port, describePort(consumer))
+			}
+		} else if !Compatible(producer, consumer) {
+			return fail(CodeTypeMismatch, loc, "%s.%s (%s) cannot feed %s.%s (%s)", e.From.Cell, e.From.Port, describePort(producer), e.To.Cell, e.To.Port, describePort(consumer))
+		}
+		if g := e.Guard; g != nil {
+			switch g.Kind {
+			case GuardField:
+				if producer.Type != TypeJSON {
+					return fail(CodeGuardInvalid, loc+".guard", "field guard needs a json producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
+				}
+			case GuardLabel:
+				if producer.Type != TypeChoice {
+					return fail(CodeGuardInvalid, loc+".guard", "equals guard needs a choice producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
+				}
+				if !producer.HasLabel(g.Equals) {
+					return fail(CodeGuardInvalid, loc+".guard.equals", "%q is not a declared label of %s.%s", g.Equals, e.From.Cell, e.From.Port)
+				}
+			}
+		}
+		for _, prior := range out.Inbound[ti] {
+			pe := m.Edges[prior]
+			if pe.To.Port != e.To.Port {
+				continue
+			}
+			if !consumer.Many {
+				return fail(CodeInvalid, loc+".to", "input %s.%s already fed by edges[%d] (single assignment; declare many)", e.To.Cell, e.To.Port, prior)
+			}
+			if pe.OnFail != e.OnFail {
+				return fail(CodeInvalid, loc+".to", "input %s.%s mixes normal and failure edges", e.To.Cell, e.To.Port)
+			}
+		}
+		out.Inbound[ti] = append(out.Inbound[ti], i)
+		out.Outbound[fi] = append(out.Outbound[fi], i)
+		out.Edges[i] = CompiledEdge{Edge: e, FromIndex: fi, ToIndex: ti, Producer: producer, Consumer: consumer}
+	}
+	return nil
+}
+
+// order computes the topological order, earliest declared cell first among
+// ready cells, and rejects cycles.
+func order(out *Compiled) error {
+	n := len(out.Manifest.Cells)
+	indeg := make([]int, n)
+	for _, e := range out.Edges {
+		indeg[e.ToIndex]++
+	}
+	done := make([]bool, n)
+	out.Order = make([]int, 0, n)
+	for len(out.Order) < n {
+		next := -1
+		for i := 0; i < n; i++ {
+			if !done[i] && indeg[i] == 0 {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			var stuck []string
+			for i := 0; i < n; i++ {
+				if !done[i] {
+					stuck = append(stuck, fmt.Sprintf("%q", out.Manifest.Cells[i].ID))
+				}
+			}
+			return fail(CodeCycle, "edges", "the graph has a cycle through %s; organisms must be acyclic", strings.Join(stuck, ", "))
+		}
+		done[next] = true
+		out.Order = append(out.Order, next)
+		for _, ei := range out.Outbound[next] {
+			indeg[out.Edges[ei].ToIndex]--
+		}
+	}
+	return nil
+}
+
+// ancestors returns the cells with a path of edges into cell i.
+func ancestors(out *Compiled, i int) map[string]bool {
+	seen := map[string]bool{}
+	pending := []int{i}
+	for len(pending) > 0 {
+		cur := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		for _, ei := range out.Inbound[cur] {
+			from := out.Edges[ei].FromIndex
+			id := out.Manifest.Cells[from].ID
+			if !seen[id] {
+				seen[id] = true
+				pending = append(pending, from)
+			}
+		}
+	}
+	return seen
+}
+
+// checkEffectCell checks view and tools of agent-family and decide cells
+// against the compiled graph.
+func (c *compiler) checkEffectCell(out *Compiled, cell *Cell) error {
+	var view *View
+	var tools []string
+	switch {
+	case cell.Agent != nil:
+		view, tools = &cell.Agent.View, cell.Agent.Tools
+	case cell.Decide != nil:
+		view = &cell.Decide.View
+	default:
+		return nil
+	}
+	sig := &out.Signatures[cell.Index]
+	for _, in := range view.Inputs {
+		if _, ok := sig.Input(in); !ok {
+			return fail(CodeInvalid, "view.inputs", "names undeclared input %q", in)
+		}
+	}
+	if view.Graph && len(view.Cells) == 0 {
+		return fail(CodeInvalid, "view.graph", "requires view.cells")
+	}
+	if len(view.Cells) > 0 {
+		anc := ancestors(out, cell.Index)
+		for k, vc := range view.Cells {
+			loc := fmt.Sprintf("view.cells[%d]", k)
+			if !anc[vc.Cell] {
+				return fail(CodeInvalid, loc, "%q is not an ancestor of %q", vc.Cell, cell.ID)
+			}
+			ps, _ := out.Signature(vc.Cell)
+			for _, p := range vc.Ports {
+				if _, ok := ps.Output(p); !ok {
+					return fail(CodeInvalid, loc+".ports", "cell %q has no output port %q", vc.Cell, p)
+				}
+			}
+		}
+	}
+	for k, t := range tools {
+		_, isFn := c.opts.fn(t)
+		_, isTool := c.opts.tool(t)
+		if !isFn && !isTool {
+			return fail(CodeToolUnknown, fmt.Sprintf("tools[%d]", k), "tool %q is not host-admitted", t)
+		}
+	}
+	return nil
+}
+
+// PortNames returns the input (or output) port names in byte order.
+func (s *Signature) PortNames(outputs bool) []string {
+	list := s.Inputs
+	if outputs {
+		list = s.Outputs
+	}
+	names := portNames(list)
+	sort.Strings(names)
+	return names
+}

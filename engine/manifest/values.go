@@ -1,0 +1,179 @@
+package manifest
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"unicode/utf16"
+)
+
+// Helpers that read one JSON value (as decoded by canon) and reject it with
+// a located PARSE_FAILED/BUDGET_EXHAUSTED error.
+
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "text"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+func asObject(v any, loc string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v == nil {
+			return nil, invalid(loc, "required object is missing")
+		}
+		return nil, invalid(loc, "expected object, got %s", describe(v))
+	}
+	return m, nil
+}
+
+// asText checks a string of at most max UTF-16 code units.
+func asText(v any, loc string, max int) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		if v == nil {
+			return "", invalid(loc, "required text is missing")
+		}
+		return "", invalid(loc, "expected text, got %s", describe(v))
+	}
+	if len(s) > max && utf16Len(s) > max {
+		return "", invalid(loc, "text exceeds %d UTF-16 code units", max)
+	}
+	return s, nil
+}
+
+// isID reports whether s is a lowercase kebab id of at most 64 units.
+func isID(s string) bool {
+	if s == "" || len(s) > MaxIDLen || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func asID(v any, loc string) (string, error) {
+	s, err := asText(v, loc, MaxIDLen)
+	if err != nil {
+		return "", err
+	}
+	if !isID(s) {
+		return "", invalid(loc, "%q is not a lowercase kebab-case id", s)
+	}
+	return s, nil
+}
+
+// nameID checks an object key used as an id (port names, interface names).
+func nameID(s, loc string) error {
+	if !isID(s) {
+		return invalid(loc, "%q is not a lowercase kebab-case id", s)
+	}
+	return nil
+}
+
+// onlyKeys rejects any key outside allowed, reporting the first unknown key
+// in byte order so the message is deterministic.
+func onlyKeys(m map[string]any, loc string, allowed ...string) error {
+	var bad []string
+	for k := range m {
+		ok := false
+		for _, a := range allowed {
+			if k == a {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return invalid(loc, "unknown key %q", bad[0])
+}
+
+func asList(v any, loc string, max int) ([]any, error) {
+	l, ok := v.([]any)
+	if !ok {
+		if v == nil {
+			return nil, invalid(loc, "required array is missing")
+		}
+		return nil, invalid(loc, "expected array, got %s", describe(v))
+	}
+	if len(l) > max {
+		return nil, limit(loc, "%d entries exceed the bound of %d", len(l), max)
+	}
+	return l, nil
+}
+
+// asInt checks a non-negative integer in [min, max].
+func asInt(v any, loc string, min, max int) (int, error) {
+	f, ok := v.(float64)
+	if !ok {
+		if v == nil {
+			return 0, invalid(loc, "required integer is missing")
+		}
+		return 0, invalid(loc, "expected non-negative integer, got %s", describe(v))
+	}
+	if f < 0 || f != math.Trunc(f) || f > 1<<53 {
+		return 0, invalid(loc, "expected non-negative integer, got %v", f)
+	}
+	if f < float64(min) || f > float64(max) {
+		return 0, invalid(loc, "integer %v out of bounds %d..%d", f, min, max)
+	}
+	return int(f), nil
+}
+
+func asBool(v any, loc string) (bool, error) {
+	b, ok := v.(bool)
+	if !ok {
+		return false, invalid(loc, "expected boolean, got %s", describe(v))
+	}
+	return b, nil
+}
+
+// sortedKeys returns object keys in byte (UTF-8) order, the order every
+// check walks so that the first reported problem is deterministic.
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// copyObject returns a shallow copy of m.
+func copyObject(m map[string]any) map[string]any {
+	c := make(map[string]any, len(m)+2)
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
