@@ -1,0 +1,177 @@
+package main
+
+import (
+	"os"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/spf13/cobra"
+)
+
+type runFlags struct {
+	args, responses, executorCmd, tools, modules, dir, out string
+	cacheEffects                                           bool
+	transports                                             []string
+}
+
+func init() {
+	register(func(c *cli) *cobra.Command {
+		var f runFlags
+		cmd := &cobra.Command{
+			Use:   "run MANIFEST",
+			Short: "Run an organism manifest and print its algal.run.v1 receipt",
+			Long: "Run an algal.organism.v1 manifest and print the sealed receipt as canonical JSON.\n" +
+				"The command exits 0 whenever the run produced a receipt, whatever its outcome.\n" +
+				"--args FILE       run arguments {\"<input cell>\":{\"<port>\":value}}\n" +
+				"--responses FILE  scripted executor table (id \"scripted\")\n" +
+				"--executor-cmd C  command executor (sh -c C; canonical request on stdin)\n" +
+				"--tools FILE      host tool registry\n" +
+				"--modules DIR     admit every *.algal.json in DIR into the store first\n" +
+				"--dir STORE       file store (manifest, values, slots, memo, receipt); default in-memory\n" +
+				"--cache-effects   serve and fill the store's effect memo index\n" +
+				"--transport N=DIR bundle directory serving organism cells that declare via:N (repeatable)\n" +
+				"--out FILE        also write the receipt to FILE",
+			Args: cobra.ExactArgs(1),
+			RunE: func(_ *cobra.Command, args []string) error {
+				rec, err := c.runManifest(args[0], f)
+				if err != nil {
+					return err
+				}
+				b, err := canon.Encode(rec)
+				if err != nil {
+					return err
+				}
+				b = append(b, '\n')
+				if f.out != "" {
+					if err := os.WriteFile(f.out, b, 0o644); err != nil {
+						return &vm.HostError{Code: "IO_FAILED", Message: err.Error()}
+					}
+				}
+				_, err = c.stdout.Write(b)
+				return err
+			},
+		}
+		fl := cmd.Flags()
+		fl.StringVar(&f.args, "args", "", "run arguments JSON file")
+		fl.StringVar(&f.responses, "responses", "", "scripted responses JSON file")
+		fl.StringVar(&f.executorCmd, "executor-cmd", "", "command executor (sh -c)")
+		fl.StringVar(&f.tools, "tools", "", "host tool registry JSON file")
+		fl.StringVar(&f.modules, "modules", "", "directory of *.algal.json modules to admit first")
+		fl.StringVar(&f.dir, "dir", "", "file store directory")
+		fl.BoolVar(&f.cacheEffects, "cache-effects", false, "consult and fill the effect memo index")
+		fl.StringVar(&f.out, "out", "", "also write the receipt to this file")
+		fl.StringArrayVar(&f.transports, "transport", nil, "NAME=DIR bundle transport (repeatable)")
+		return cmd
+	})
+}
+
+// openStore opens the --dir file store, or a memory store without one.
+func openStore(dir string) (store.Store, error) {
+	if dir == "" {
+		return store.NewMemStore(), nil
+	}
+	return store.OpenFileStore(dir)
+}
+
+// admitModules puts every *.algal.json in dir into st.
+func admitModules(st store.Store, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	mods, err := manifest.LoadModules(dir)
+	if err != nil {
+		return err
+	}
+	for _, d := range canon.SortedKeys(mods) {
+		if _, err := st.Put(store.Manifests, mods[d]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *cli) runManifest(path string, f runFlags) (map[string]any, error) {
+	st, err := openStore(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := admitModules(st, f.modules); err != nil {
+		return nil, err
+	}
+	m, err := manifest.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Put(store.Manifests, m.Value); err != nil {
+		return nil, err
+	}
+	args := map[string]any{}
+	if f.args != "" {
+		v, err := canon.ReadFile(f.args, receipt.MaxArgsBytes)
+		if err != nil {
+			return nil, err
+		}
+		a, ok := v.(map[string]any)
+		if !ok {
+			return nil, &vm.HostError{Code: "PARSE_FAILED", Message: f.args + ": args must be an object"}
+		}
+		args = a
+	}
+	var execs []effect.Executor
+	if f.responses != "" {
+		s, err := effect.LoadScripted("scripted", f.responses)
+		if err != nil {
+			return nil, err
+		}
+		execs = append(execs, s)
+	}
+	if f.executorCmd != "" {
+		wd, _ := os.Getwd()
+		cmd, err := effect.NewCommand("command", f.executorCmd, wd, effect.DefaultCommandTimeout)
+		if err != nil {
+			return nil, err
+		}
+		execs = append(execs, cmd)
+	}
+	if f.cacheEffects {
+		for i, ex := range execs {
+			cached := effect.NewCached(ex, st)
+			cached.Accept = vm.AcceptOutput
+			execs[i] = cached
+		}
+	}
+	router := effect.NewRouter(execs...)
+	if f.tools != "" {
+		tools, err := effect.LoadTools(f.tools)
+		if err != nil {
+			return nil, err
+		}
+		router.Tools = tools
+	}
+	host := &vm.Host{Store: st, Router: router}
+	for _, t := range f.transports {
+		name, dir, ok := strings.Cut(t, "=")
+		if !ok || name == "" || dir == "" || strings.Contains(dir, "://") {
+			return nil, usagef("--transport wants NAME=DIR (a local bundle directory), got %q", t)
+		}
+		if host.Transports == nil {
+			host.Transports = map[string]string{}
+		}
+		host.Transports[name] = dir
+	}
+	rec, err := vm.Run(m, args, host)
+	if err != nil {
+		return nil, err
+	}
+	if f.dir != "" {
+		if _, err := st.Put(store.Runs, rec); err != nil {
+			return nil, err
+		}
+	}
+	return rec, nil
+}

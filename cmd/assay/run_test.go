@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const runTriage = `{"contract":"algal.organism.v1","key":"organism:triage","name":"Ticket triage",
+ "cells":[{"id":"ticket","kind":"input","outputs":{"text":"text"}},
+  {"id":"route","kind":"classifier","inputs":{"ticket":"text"},"prompt":"Classify.",
+   "output":{"kind":"choice","labels":["bug","feature"],"onMiss":"feature"}},
+  {"id":"as-bug","kind":"fn","fn":"tag.v1"}],
+ "edges":[{"from":{"cell":"ticket","port":"text"},"to":{"cell":"route","port":"ticket"}},
+  {"from":{"cell":"route","port":"out"},"to":{"cell":"as-bug","port":"tag"},"guard":{"equals":"bug"}},
+  {"from":{"cell":"ticket","port":"text"},"to":{"cell":"as-bug","port":"value"}}]}`
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func putFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRunAndVerify(t *testing.T) {
+	dir := t.TempDir()
+	m := putFile(t, dir, "triage.algal.json", runTriage)
+	args := putFile(t, dir, "args.json", `{"ticket":{"text":"it crashes"}}`)
+	resp := putFile(t, dir, "responses.json", `{"route":"bug"}`)
+	st := filepath.Join(dir, "store")
+	out := filepath.Join(dir, "receipt.json")
+	code, stdout, stderr := runCLI(t, "run", m, "--args", args, "--responses", resp, "--dir", st, "--out", out)
+	if code != 0 {
+		t.Fatalf("run exit %d: %s", code, stderr)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil {
+		t.Fatalf("receipt is not JSON: %v", err)
+	}
+	if rec["outcome"] != "complete" || rec["contract"] != "algal.run.v1" {
+		t.Fatalf("receipt: %s", stdout)
+	}
+	cells := rec["cells"].(map[string]any)
+	if got := cells["as-bug"].(map[string]any)["outputs"].(map[string]any)["value"]; got != "BUG: it crashes" {
+		t.Fatalf("as-bug: %v", got)
+	}
+	if b, _ := os.ReadFile(out); string(b) != stdout {
+		t.Fatal("--out differs from stdout")
+	}
+	// Verify with the manifest, and without it (resolved from the store).
+	for _, a := range [][]string{{"verify", out, m}, {"verify", out, "--dir", st}} {
+		code, stdout, stderr = runCLI(t, a...)
+		if code != 0 || strings.TrimSpace(stdout) != `{"ok":true}` {
+			t.Fatalf("%v: exit %d %s %s", a, code, stdout, stderr)
+		}
+	}
+	// A tampered receipt fails with named mismatches and exit 1.
+	b, _ := os.ReadFile(out)
+	bad := putFile(t, dir, "bad.json", strings.Replace(string(b), `"work":110`, `"work":111`, 1))
+	code, stdout, _ = runCLI(t, "verify", bad, m)
+	if code != 1 {
+		t.Fatalf("tampered receipt exit %d", code)
+	}
+	var rep map[string]any
+	json.Unmarshal([]byte(stdout), &rep)
+	if rep["ok"] != false || !strings.Contains(stdout, "cell as-bug: work 111 vs 110") {
+		t.Fatalf("mismatches: %s", stdout)
+	}
+}
+
+func TestRunFailedOutcomeExitsZero(t *testing.T) {
+	dir := t.TempDir()
+	m := putFile(t, dir, "triage.algal.json", runTriage)
+	args := putFile(t, dir, "args.json", `{"ticket":{"text":"x"}}`)
+	// No executor: the classifier's effect is unbound and the run fails,
+	// but the command ran and printed its receipt.
+	code, stdout, stderr := runCLI(t, "run", m, "--args", args)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"outcome":"failed"`) || !strings.Contains(stdout, `"EFFECT_UNBOUND"`) {
+		t.Fatalf("receipt: %s", stdout)
+	}
+}
+
+func TestRunCacheEffects(t *testing.T) {
+	dir := t.TempDir()
+	m := putFile(t, dir, "triage.algal.json", runTriage)
+	args := putFile(t, dir, "args.json", `{"ticket":{"text":"x"}}`)
+	resp := putFile(t, dir, "responses.json", `{"route":"bug"}`)
+	st := filepath.Join(dir, "store")
+	for i, wantCached := range []bool{false, true} {
+		code, stdout, stderr := runCLI(t, "run", m, "--args", args, "--responses", resp, "--dir", st, "--cache-effects")
+		if code != 0 {
+			t.Fatalf("run %d: %s", i, stderr)
+		}
+		if got := strings.Contains(stdout, `"cached":true`); got != wantCached {
+			t.Fatalf("run %d cached=%v: %s", i, got, stdout)
+		}
+	}
+}
+
+func TestRunRejections(t *testing.T) {
+	dir := t.TempDir()
+	bad := putFile(t, dir, "bad.algal.json", `{"contract":"algal.organism.v1"}`)
+	code, _, stderr := runCLI(t, "run", bad)
+	if code != 1 || !strings.Contains(stderr, `"code":"PARSE_FAILED"`) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, _, _ = runCLI(t, "run")
+	if code != 2 {
+		t.Fatalf("missing manifest: exit %d", code)
+	}
+	code, _, stderr = runCLI(t, "verify", filepath.Join(dir, "missing.json"))
+	if code != 1 {
+		t.Fatalf("missing receipt: exit %d %s", code, stderr)
+	}
+}
+
+func TestRunModulesAndVerifyFromStore(t *testing.T) {
+	dir := t.TempDir()
+	mods := filepath.Join(dir, "mods")
+	os.Mkdir(mods, 0o755)
+	putFile(t, mods, "child.algal.json", `{"contract":"algal.organism.v1","key":"organism:child","name":"C",
+	 "interface":{"inputs":{"q":{"cell":"in","port":"q"}},"outputs":{"a":{"cell":"up","port":"value"}}},
+	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"up","kind":"fn","fn":"uppercase.v1"}],
+	 "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"up","port":"value"}}]}`)
+	code, stdout, stderr := runCLI(t, "check", filepath.Join(mods, "child.algal.json"))
+	if code != 0 {
+		t.Fatalf("check: %s", stderr)
+	}
+	var chk map[string]any
+	json.Unmarshal([]byte(stdout), &chk)
+	parent := putFile(t, dir, "parent.algal.json", `{"contract":"algal.organism.v1","key":"organism:parent","name":"P",
+	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"sub","kind":"organism","manifest":"`+chk["digest"].(string)+`"}],
+	 "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"sub","port":"q"}}]}`)
+	args := putFile(t, dir, "args.json", `{"in":{"q":"hi"}}`)
+	st := filepath.Join(dir, "store")
+	out := filepath.Join(dir, "r.json")
+	code, stdout, stderr = runCLI(t, "run", parent, "--modules", mods, "--args", args, "--dir", st, "--out", out)
+	if code != 0 || !strings.Contains(stdout, `"sub/up":{"outputs":{"value":"HI"}`) {
+		t.Fatalf("run: %d %s %s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, "verify", out, "--dir", st)
+	if code != 0 {
+		t.Fatalf("verify from store: %s", stdout)
+	}
+}
+
+func TestRunTransport(t *testing.T) {
+	up := os.Getenv("ASSAY_UPSTREAM_DIR")
+	if up == "" {
+		t.Skip("ASSAY_UPSTREAM_DIR unset: upstream remote example not available")
+	}
+	dir := t.TempDir()
+	ex := filepath.Join(up, "examples")
+	args := putFile(t, dir, "args.json", `{"q":{"text":"hello"}}`)
+	resp := putFile(t, dir, "resp.json", `{"answer":"hi"}`)
+	code, stdout, stderr := runCLI(t, "run", filepath.Join(ex, "remote.algal.json"), "--args", args, "--responses", resp,
+		"--transport", "bundles="+filepath.Join(ex, "bundles"))
+	if code != 0 || !strings.Contains(stdout, `"via":"bundles"`) || !strings.Contains(stdout, `"outcome":"complete"`) {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	code, _, _ = runCLI(t, "run", filepath.Join(ex, "remote.algal.json"), "--transport", "bundles")
+	if code != 2 {
+		t.Fatalf("bad --transport: exit %d", code)
+	}
+}

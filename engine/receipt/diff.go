@@ -1,0 +1,224 @@
+package receipt
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// Diff compares a recorded receipt (a) with a replayed one (b) and returns
+// one message per divergence, in the upstream order: outcome, the set of
+// cell paths, each shared cell's fields, the effects list, events, the work
+// ledger, failure, and finally whole-receipt equality. The upstream messages
+// are kept byte-for-byte ("cell route: outputs differ", "work.units: 1240
+// vs 1180"); when the receipts differ anywhere, "receipt records differ" is
+// followed by one "<field path> differs" line per differing leaf so a change
+// the upstream checks do not name (args, identity, a cached flag) is still
+// named. An empty result means the receipts are canonically identical.
+func Diff(a, b map[string]any) []string {
+	var out []string
+	if sa, sb := str(a["outcome"]), str(b["outcome"]); sa != sb {
+		out = append(out, fmt.Sprintf("outcome: %s vs %s", sa, sb))
+	}
+	ca, _ := a["cells"].(map[string]any)
+	cb, _ := b["cells"].(map[string]any)
+	ka, kb := sortedPaths(ca), sortedPaths(cb)
+	if !slices.Equal(ka, kb) {
+		out = append(out, fmt.Sprintf("cells: %s vs %s", strings.Join(ka, ","), strings.Join(kb, ",")))
+	}
+	for _, p := range ka {
+		rb, ok := cb[p]
+		if !ok {
+			continue
+		}
+		out = append(out, diffCell(p, obj(ca[p]), obj(rb))...)
+	}
+	ea, _ := a["effects"].([]any)
+	eb, _ := b["effects"].([]any)
+	if len(ea) != len(eb) {
+		out = append(out, fmt.Sprintf("effects: %d vs %d", len(ea), len(eb)))
+	}
+	for i := 0; i < len(ea) && i < len(eb); i++ {
+		x, y := obj(ea[i]), obj(eb[i])
+		for _, f := range []string{"requestDigest", "output", "error"} {
+			if !same(x, y, f) {
+				out = append(out, fmt.Sprintf("effect %d: %s differs", i, f))
+			}
+		}
+		if !same(x, y, "executor") {
+			out = append(out, fmt.Sprintf("effect %d: executor %s vs %s", i, str(x["executor"]), str(y["executor"])))
+		}
+		if !same(x, y, "usage") {
+			out = append(out, fmt.Sprintf("effect %d: usage differs", i))
+		}
+	}
+	if !same(a, b, "events") {
+		out = append(out, "events: event logs differ")
+	}
+	wa, wb := obj(a["work"]), obj(b["work"])
+	for _, f := range []string{"steps", "agentCalls", "units"} {
+		if !same(wa, wb, f) {
+			out = append(out, fmt.Sprintf("work.%s: %s vs %s", f, render(wa, f, "undefined"), render(wb, f, "undefined")))
+		}
+	}
+	fa, hasA := a["failure"]
+	fb, hasB := b["failure"]
+	if hasA != hasB {
+		out = append(out, "failure presence differs")
+	} else if hasA {
+		if x, y := obj(fa), obj(fb); !same(x, y, "code") {
+			out = append(out, fmt.Sprintf("failure.code: %s vs %s", str(x["code"]), str(y["code"])))
+		}
+	}
+	if !equal(a, b) {
+		out = append(out, "receipt records differ")
+		var leaves []string
+		leafDiff(nil, a, b, &leaves)
+		out = append(out, leaves...)
+	}
+	return out
+}
+
+func diffCell(p string, x, y map[string]any) []string {
+	var out []string
+	if !same(x, y, "status") {
+		out = append(out, fmt.Sprintf("cell %s: status %s vs %s", p, str(x["status"]), str(y["status"])))
+	}
+	if !same(x, y, "outputs") {
+		out = append(out, fmt.Sprintf("cell %s: outputs differ", p))
+	}
+	if !same(x, y, "work") {
+		out = append(out, fmt.Sprintf("cell %s: work %s vs %s", p, render(x, "work", "undefined"), render(y, "work", "undefined")))
+	}
+	for _, f := range []string{"rounds", "items"} {
+		if !same(x, y, f) {
+			out = append(out, fmt.Sprintf("cell %s: %s %s vs %s", p, f, render(x, f, "undefined"), render(y, f, "undefined")))
+		}
+	}
+	if !same(x, y, "failure") {
+		out = append(out, fmt.Sprintf("cell %s: failure differs", p))
+	}
+	if !same(x, y, "toolCalls") {
+		out = append(out, fmt.Sprintf("cell %s: toolCalls differ", p))
+	}
+	if !same(x, y, "shadowOut") {
+		out = append(out, fmt.Sprintf("cell %s: shadowOut differs", p))
+	}
+	if !same(x, y, "via") {
+		out = append(out, fmt.Sprintf("cell %s: via %s vs %s", p, render(x, "via", "local"), render(y, "via", "local")))
+	}
+	if !same(x, y, "slot") {
+		out = append(out, fmt.Sprintf("cell %s: slot differs", p))
+	}
+	return out
+}
+
+// leafDiff appends "<path> differs" for every differing leaf, and for every
+// key or element present on one side only.
+func leafDiff(path []string, a, b any, out *[]string) {
+	ma, okA := a.(map[string]any)
+	mb, okB := b.(map[string]any)
+	if okA && okB {
+		keys := canon.SortedKeys(ma)
+		for _, k := range canon.SortedKeys(mb) {
+			if _, ok := ma[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range keys {
+			va, inA := ma[k]
+			vb, inB := mb[k]
+			p := append(slices.Clip(path), k)
+			switch {
+			case !inA:
+				*out = append(*out, pathString(p)+" differs (absent from the recorded receipt)")
+			case !inB:
+				*out = append(*out, pathString(p)+" differs (absent from the replayed receipt)")
+			default:
+				leafDiff(p, va, vb, out)
+			}
+		}
+		return
+	}
+	la, okA := a.([]any)
+	lb, okB := b.([]any)
+	if okA && okB {
+		n := max(len(la), len(lb))
+		for i := 0; i < n; i++ {
+			p := slices.Clip(path)
+			if len(p) > 0 {
+				p = append(p[:len(p)-1:len(p)-1], p[len(p)-1]+"["+strconv.Itoa(i)+"]")
+			} else {
+				p = []string{"[" + strconv.Itoa(i) + "]"}
+			}
+			switch {
+			case i >= len(la):
+				*out = append(*out, pathString(p)+" differs (absent from the recorded receipt)")
+			case i >= len(lb):
+				*out = append(*out, pathString(p)+" differs (absent from the replayed receipt)")
+			default:
+				leafDiff(p, la[i], lb[i], out)
+			}
+		}
+		return
+	}
+	if !equal(a, b) {
+		*out = append(*out, pathString(path)+" differs")
+	}
+}
+
+func obj(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return "undefined"
+	}
+	b, err := canon.Encode(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func render(m map[string]any, key, missing string) string {
+	v, ok := m[key]
+	if !ok {
+		return missing
+	}
+	return str(v)
+}
+
+func equal(a, b any) bool {
+	x, err1 := canon.Encode(a)
+	y, err2 := canon.Encode(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// same reports whether key is equally present and canonically equal in both.
+func same(a, b map[string]any, key string) bool {
+	x, okA := a[key]
+	y, okB := b[key]
+	if okA != okB {
+		return false
+	}
+	return !okA || equal(x, y)
+}
+
+func sortedPaths(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, canon.CompareKeys)
+	return ks
+}

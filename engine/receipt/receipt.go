@@ -1,0 +1,599 @@
+// Package receipt holds the algal.run.v1 run receipt as a canonical JSON
+// value: the closed key sets a receipt may carry, strict validation, the
+// intrinsic digest (over the canonical receipt minus its own "digest" key)
+// and the ordered diff verification reports when a replayed receipt differs
+// from the recorded one.
+//
+// A receipt is kept as a plain canonical value (map[string]any) rather than
+// Go structs because every consumer needs exactly its canonical form: the
+// digest hashes it, the store keeps it, verification diffs it, and tamper
+// detection must notice a change in any leaf, including keys a struct would
+// silently drop.
+package receipt
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// Contract is the receipt contract literal.
+const Contract = "algal.run.v1"
+
+// Runtime stamp written into every receipt.
+const (
+	RuntimeName    = "algal"
+	RuntimeVersion = "0.1.0"
+)
+
+// Contract codes raised by this package.
+const (
+	CodeParse    = "PARSE_FAILED"
+	CodeMismatch = "RECEIPT_MISMATCH"
+	CodeDigest   = "DIGEST_MISMATCH"
+	CodeBudget   = "BUDGET_EXHAUSTED"
+)
+
+// Bounds of a receipt.
+const (
+	MaxCells        = 65_536
+	MaxPathUnits    = 4_096
+	MaxEffects      = 16_448
+	MaxEvents       = 4_096
+	MaxArgsBytes    = 1_048_576
+	MaxBytes        = 67_108_864
+	MaxNodes        = 1_000_000
+	MaxMessage      = 2_048
+	MaxExecutor     = 256
+	MaxKey          = 256
+	MaxVersion      = 128
+	MaxModel        = 128
+	MaxWake         = 16
+	MaxOutcomeLen   = 32
+	MaxSafeInteger  = 9_007_199_254_740_991
+	PlaceholderHash = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+)
+
+// Outcomes of a run.
+const (
+	Complete  = "complete"
+	Failed    = "failed"
+	Stuck     = "stuck"
+	Suspended = "suspended"
+)
+
+// Cell statuses.
+const (
+	StatusCommitted = "committed"
+	StatusSkipped   = "skipped"
+	StatusFailed    = "failed"
+	StatusSuspended = "suspended"
+)
+
+// Codes lists every failure code a receipt may carry.
+var Codes = []string{
+	"PARSE_FAILED", "MANIFEST_INVALID", "GRAPH_CYCLE", "TYPE_MISMATCH", "GUARD_INVALID",
+	"SCORER_INVALID", "AXIS_INVALID", "INTERFACE_MISMATCH", "DEPTH_EXCEEDED", "INPUT_MISSING",
+	"FN_UNKNOWN", "FN_FAILED", "EXPR_FAILED", "TOOL_UNKNOWN", "TOOL_FAILED", "EFFECT_FAILED",
+	"EFFECT_UNPARSEABLE", "EFFECT_UNBOUND", "EFFECT_SUSPENDED", "CAPABILITY_DENIED",
+	"MAILBOX_FULL", "BUDGET_EXHAUSTED", "STUCK", "STORE_MISS", "DIGEST_MISMATCH",
+	"RECEIPT_MISMATCH", "IO_FAILED", "INTERNAL",
+}
+
+// Closed key sets.
+var (
+	TopKeys    = []string{"contract", "runtime", "manifestDigest", "manifestKey", "args", "outcome", "cells", "effects", "events", "work", "failure", "digest"}
+	CellKeys   = []string{"status", "outputs", "failure", "work", "effectDigest", "toolCalls", "shadowOut", "rounds", "items", "via", "slot"}
+	EffectKeys = []string{"requestDigest", "output", "error", "executor", "usage", "cached", "retryable", "wake", "configurationDigest"}
+	EventKeys  = []string{"seq", "kind", "path", "digest", "outcome"}
+	EventKinds = []string{"run.start", "cell.skip", "cell.commit", "cell.fail", "cell.suspend", "effect", "run.end"}
+)
+
+// Error is a receipt rejection; Message names the offending field.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// ErrorCode returns the contract code.
+func (e *Error) ErrorCode() string { return e.Code }
+
+func invalid(loc, format string, a ...any) *Error {
+	return &Error{Code: CodeParse, Message: "receipt " + loc + ": " + fmt.Sprintf(format, a...)}
+}
+
+// Digest returns the intrinsic digest of r: the digest of its canonical form
+// without the "digest" key. r is not modified.
+func Digest(r map[string]any) (string, error) {
+	if _, ok := r["digest"]; !ok {
+		return canon.Digest(r)
+	}
+	body := make(map[string]any, len(r))
+	for k, v := range r {
+		if k != "digest" {
+			body[k] = v
+		}
+	}
+	return canon.Digest(body)
+}
+
+// Seal writes r's intrinsic digest into r["digest"] and returns it.
+func Seal(r map[string]any) (string, error) {
+	delete(r, "digest")
+	d, err := canon.Digest(r)
+	if err != nil {
+		return "", err
+	}
+	r["digest"] = d
+	return d, nil
+}
+
+// StorageRef is the key a receipt is stored under in the runs namespace:
+// the digest of the full receipt including its own digest field.
+func StorageRef(r map[string]any) (string, error) { return canon.Digest(r) }
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+func closed(m map[string]any, allowed []string, loc string) error {
+	for _, k := range canon.SortedKeys(m) {
+		if !has(allowed, k) {
+			return invalid(loc, "unknown key %q", k)
+		}
+	}
+	return nil
+}
+
+func text(m map[string]any, key, loc string, max int, required bool) (string, bool, error) {
+	v, ok := m[key]
+	if !ok {
+		if required {
+			return "", false, invalid(loc, "missing %q", key)
+		}
+		return "", false, nil
+	}
+	s, isText := v.(string)
+	if !isText {
+		return "", false, invalid(loc, "%q must be text", key)
+	}
+	if max > 0 && utf16Len(s) > max {
+		return "", false, invalid(loc, "%q exceeds %d characters", key, max)
+	}
+	return s, true, nil
+}
+
+func integer(m map[string]any, key, loc string, required bool) (int, bool, error) {
+	v, ok := m[key]
+	if !ok {
+		if required {
+			return 0, false, invalid(loc, "missing %q", key)
+		}
+		return 0, false, nil
+	}
+	f, isNum := v.(float64)
+	if !isNum || f < 0 || f != math.Trunc(f) || f > MaxSafeInteger {
+		return 0, false, invalid(loc, "%q must be a non-negative safe integer", key)
+	}
+	return int(f), true, nil
+}
+
+func digestField(m map[string]any, key, loc string, required bool) error {
+	s, ok, err := text(m, key, loc, 0, required)
+	if err != nil {
+		return err
+	}
+	if ok && !canon.IsDigest(s) {
+		return invalid(loc, "%q must be a sha256 digest", key)
+	}
+	return nil
+}
+
+func failureRecord(v any, loc string, withPath bool) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return invalid(loc, "must be an object")
+	}
+	allowed := []string{"code", "message"}
+	if withPath {
+		allowed = append(allowed, "path")
+	}
+	if err := closed(m, allowed, loc); err != nil {
+		return err
+	}
+	code, _, err := text(m, "code", loc, 0, true)
+	if err != nil {
+		return err
+	}
+	if !has(Codes, code) {
+		return invalid(loc, "unknown failure code %q", code)
+	}
+	if _, _, err := text(m, "message", loc, MaxMessage, true); err != nil {
+		return err
+	}
+	if withPath {
+		if _, _, err := text(m, "path", loc, MaxPathUnits, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks r against the algal.run.v1 structure: closed key sets at
+// every level, field types, bounds and the status-dependent shape of cell
+// records. It does not check the digest; see Check.
+func Validate(v any) error {
+	r, ok := v.(map[string]any)
+	if !ok {
+		return invalid("", "must be an object")
+	}
+	if err := closed(r, TopKeys, "top level"); err != nil {
+		return err
+	}
+	c, _, err := text(r, "contract", "top level", 0, true)
+	if err != nil {
+		return err
+	}
+	if c != Contract {
+		return invalid("contract", "must be %q", Contract)
+	}
+	rt, ok := r["runtime"].(map[string]any)
+	if !ok {
+		return invalid("runtime", "must be an object")
+	}
+	if err := closed(rt, []string{"name", "version"}, "runtime"); err != nil {
+		return err
+	}
+	if n, _, err := text(rt, "name", "runtime", 0, true); err != nil {
+		return err
+	} else if n != RuntimeName {
+		return invalid("runtime", "name must be %q", RuntimeName)
+	}
+	if _, _, err := text(rt, "version", "runtime", MaxVersion, true); err != nil {
+		return err
+	}
+	if err := digestField(r, "manifestDigest", "top level", true); err != nil {
+		return err
+	}
+	if _, _, err := text(r, "manifestKey", "top level", MaxKey, true); err != nil {
+		return err
+	}
+	args, ok := r["args"].(map[string]any)
+	if !ok {
+		return invalid("args", "must be an object")
+	}
+	for _, k := range canon.SortedKeys(args) {
+		if _, ok := args[k].(map[string]any); !ok {
+			return invalid("args."+k, "must be an object of ports")
+		}
+	}
+	if b, err := canon.Encode(args); err != nil || len(b) > MaxArgsBytes {
+		return invalid("args", "exceeds %d canonical bytes", MaxArgsBytes)
+	}
+	outcome, _, err := text(r, "outcome", "top level", 0, true)
+	if err != nil {
+		return err
+	}
+	if !has([]string{Complete, Failed, Stuck, Suspended}, outcome) {
+		return invalid("outcome", "unknown outcome %q", outcome)
+	}
+	cells, ok := r["cells"].(map[string]any)
+	if !ok {
+		return invalid("cells", "must be an object")
+	}
+	if len(cells) > MaxCells {
+		return invalid("cells", "more than %d records", MaxCells)
+	}
+	for _, p := range canon.SortedKeys(cells) {
+		if p == "" || utf16Len(p) > MaxPathUnits {
+			return invalid("cells", "bad cell path %q", p)
+		}
+		if err := validateCell(cells[p], "cells."+p); err != nil {
+			return err
+		}
+	}
+	effects, ok := r["effects"].([]any)
+	if !ok {
+		return invalid("effects", "must be an array")
+	}
+	if len(effects) > MaxEffects {
+		return invalid("effects", "more than %d records", MaxEffects)
+	}
+	for i, e := range effects {
+		if err := validateEffect(e, fmt.Sprintf("effects[%d]", i)); err != nil {
+			return err
+		}
+	}
+	events, ok := r["events"].([]any)
+	if !ok {
+		return invalid("events", "must be an array")
+	}
+	if len(events) > MaxEvents {
+		return invalid("events", "more than %d events", MaxEvents)
+	}
+	for i, e := range events {
+		if err := validateEvent(e, i, fmt.Sprintf("events[%d]", i)); err != nil {
+			return err
+		}
+	}
+	work, ok := r["work"].(map[string]any)
+	if !ok {
+		return invalid("work", "must be an object")
+	}
+	if err := closed(work, []string{"steps", "agentCalls", "units"}, "work"); err != nil {
+		return err
+	}
+	for _, k := range []string{"steps", "agentCalls", "units"} {
+		if _, _, err := integer(work, k, "work", true); err != nil {
+			return err
+		}
+	}
+	if f, ok := r["failure"]; ok {
+		if err := failureRecord(f, "failure", true); err != nil {
+			return err
+		}
+	}
+	if outcome == Failed {
+		if _, ok := r["failure"]; !ok {
+			return invalid("failure", "a failed run must record its failure")
+		}
+	}
+	if err := digestField(r, "digest", "top level", true); err != nil {
+		return err
+	}
+	return nil
+}
+
+func validateCell(v any, loc string) error {
+	c, ok := v.(map[string]any)
+	if !ok {
+		return invalid(loc, "must be an object")
+	}
+	if err := closed(c, CellKeys, loc); err != nil {
+		return err
+	}
+	status, _, err := text(c, "status", loc, 0, true)
+	if err != nil {
+		return err
+	}
+	if _, _, err := integer(c, "work", loc, true); err != nil {
+		return err
+	}
+	var allowed []string
+	switch status {
+	case StatusSkipped:
+		allowed = []string{"status", "work"}
+		if c["work"] != 0.0 {
+			return invalid(loc, "a skipped cell spends no work")
+		}
+	case StatusCommitted:
+		allowed = []string{"status", "work", "outputs", "effectDigest", "toolCalls", "shadowOut", "rounds", "items", "via", "slot"}
+	case StatusFailed:
+		allowed = []string{"status", "work", "failure", "slot"}
+		f, ok := c["failure"]
+		if !ok {
+			return invalid(loc, "a failed cell records its failure")
+		}
+		if err := failureRecord(f, loc+".failure", false); err != nil {
+			return err
+		}
+	case StatusSuspended:
+		allowed = []string{"status", "work", "slot"}
+	default:
+		return invalid(loc, "unknown status %q", status)
+	}
+	if err := closed(c, allowed, loc); err != nil {
+		return err
+	}
+	if o, ok := c["outputs"]; ok {
+		m, isObj := o.(map[string]any)
+		if !isObj || len(m) == 0 {
+			return invalid(loc+".outputs", "must be a non-empty object")
+		}
+	}
+	if err := digestField(c, "effectDigest", loc, false); err != nil {
+		return err
+	}
+	if tc, ok := c["toolCalls"]; ok {
+		l, isList := tc.([]any)
+		if !isList || len(l) == 0 {
+			return invalid(loc+".toolCalls", "must be a non-empty array")
+		}
+		for i, e := range l {
+			m, isObj := e.(map[string]any)
+			eloc := fmt.Sprintf("%s.toolCalls[%d]", loc, i)
+			if !isObj {
+				return invalid(eloc, "must be an object")
+			}
+			if err := closed(m, []string{"fn", "inputs", "output"}, eloc); err != nil {
+				return err
+			}
+			if _, _, err := text(m, "fn", eloc, 0, true); err != nil {
+				return err
+			}
+			if _, ok := m["inputs"].(map[string]any); !ok {
+				return invalid(eloc, "inputs must be an object")
+			}
+			if _, ok := m["output"]; !ok {
+				return invalid(eloc, "missing \"output\"")
+			}
+		}
+	}
+	if n, ok, err := integer(c, "rounds", loc, false); err != nil {
+		return err
+	} else if ok && n < 2 {
+		return invalid(loc, "rounds is recorded only when more than one round ran")
+	}
+	if n, ok, err := integer(c, "items", loc, false); err != nil {
+		return err
+	} else if ok && n < 1 {
+		return invalid(loc, "items is recorded only for a non-empty list")
+	}
+	if _, _, err := text(c, "via", loc, 64, false); err != nil {
+		return err
+	}
+	if s, ok := c["slot"]; ok {
+		m, isObj := s.(map[string]any)
+		if !isObj {
+			return invalid(loc+".slot", "must be an object")
+		}
+		if err := closed(m, []string{"name", "mode"}, loc+".slot"); err != nil {
+			return err
+		}
+		if _, _, err := text(m, "name", loc+".slot", 64, true); err != nil {
+			return err
+		}
+		mode, _, err := text(m, "mode", loc+".slot", 0, true)
+		if err != nil {
+			return err
+		}
+		if mode != "read" && mode != "write" {
+			return invalid(loc+".slot", "mode must be read or write")
+		}
+	}
+	return nil
+}
+
+func validateEffect(v any, loc string) error {
+	e, ok := v.(map[string]any)
+	if !ok {
+		return invalid(loc, "must be an object")
+	}
+	if err := closed(e, EffectKeys, loc); err != nil {
+		return err
+	}
+	if err := digestField(e, "requestDigest", loc, true); err != nil {
+		return err
+	}
+	if _, _, err := text(e, "executor", loc, MaxExecutor, true); err != nil {
+		return err
+	}
+	_, hasOut := e["output"]
+	errv, hasErr := e["error"]
+	if hasOut == hasErr {
+		return invalid(loc, "must carry exactly one of output and error")
+	}
+	if hasErr {
+		if err := failureRecord(errv, loc+".error", false); err != nil {
+			return err
+		}
+	}
+	if u, ok := e["usage"]; ok {
+		m, isObj := u.(map[string]any)
+		if !isObj {
+			return invalid(loc+".usage", "must be an object")
+		}
+		if err := closed(m, []string{"model", "tokensIn", "tokensOut"}, loc+".usage"); err != nil {
+			return err
+		}
+		if _, _, err := text(m, "model", loc+".usage", MaxModel, false); err != nil {
+			return err
+		}
+		for _, k := range []string{"tokensIn", "tokensOut"} {
+			if _, _, err := integer(m, k, loc+".usage", false); err != nil {
+				return err
+			}
+		}
+	}
+	if c, ok := e["cached"]; ok && c != true {
+		return invalid(loc, "cached may only be true")
+	}
+	if c, ok := e["retryable"]; ok && c != false {
+		return invalid(loc, "retryable may only be false")
+	}
+	if w, ok := e["wake"]; ok {
+		l, isList := w.([]any)
+		if !isList || len(l) > MaxWake {
+			return invalid(loc+".wake", "must be an array of at most %d handles", MaxWake)
+		}
+		em, _ := errv.(map[string]any)
+		if em == nil || em["code"] != "EFFECT_SUSPENDED" {
+			return invalid(loc+".wake", "only a suspended effect may carry wake")
+		}
+	}
+	return digestField(e, "configurationDigest", loc, false)
+}
+
+func validateEvent(v any, seq int, loc string) error {
+	e, ok := v.(map[string]any)
+	if !ok {
+		return invalid(loc, "must be an object")
+	}
+	if err := closed(e, EventKeys, loc); err != nil {
+		return err
+	}
+	n, _, err := integer(e, "seq", loc, true)
+	if err != nil {
+		return err
+	}
+	if n != seq {
+		return invalid(loc, "seq %d out of order", n)
+	}
+	kind, _, err := text(e, "kind", loc, 0, true)
+	if err != nil {
+		return err
+	}
+	if !has(EventKinds, kind) {
+		return invalid(loc, "unknown event kind %q", kind)
+	}
+	if _, _, err := text(e, "path", loc, MaxPathUnits, false); err != nil {
+		return err
+	}
+	if err := digestField(e, "digest", loc, false); err != nil {
+		return err
+	}
+	if _, _, err := text(e, "outcome", loc, MaxOutcomeLen, false); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Check validates r and confirms its recorded digest is its intrinsic
+// digest.
+func Check(v any) error {
+	if err := Validate(v); err != nil {
+		return err
+	}
+	r := v.(map[string]any)
+	d, err := Digest(r)
+	if err != nil {
+		return invalid("", "%v", err)
+	}
+	if d != r["digest"] {
+		return &Error{Code: CodeDigest, Message: fmt.Sprintf("receipt digest %v does not match its content (%s)", r["digest"], d)}
+	}
+	return nil
+}
+
+// Parse reads receipt bytes strictly and validates them.
+func Parse(data []byte) (map[string]any, error) {
+	v, err := canon.Parse(data, MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := Validate(v); err != nil {
+		return nil, err
+	}
+	return v.(map[string]any), nil
+}
+
+// pathString renders a value path for mismatch messages.
+func pathString(parts []string) string { return strings.Join(parts, ".") }

@@ -1,0 +1,300 @@
+package vm
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// nested runs child under prefix and maps its result onto the enclosing
+// cell: an inner unhandled failure becomes the cell's failure, an inner
+// stuck run fails STUCK, an inner suspension suspends the cell.
+func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]map[string]any, rec map[string]any) (*scope, bool, *Failure) {
+	depth := s.depth + 1
+	if depth > s.r.budgets.MaxDepth {
+		return nil, false, failf(CodeDepth, "depth %d exceeds maxDepth %d", depth, s.r.budgets.MaxDepth)
+	}
+	sc := newScope(s.r, child, prefix, depth, feed)
+	switch sc.run() {
+	case receipt.Failed:
+		f := s.r.failure
+		if f == nil {
+			return nil, false, failf(CodeInternal, "inner run at %q failed without a failure", prefix)
+		}
+		code, _ := f["code"].(string)
+		msg, _ := f["message"].(string)
+		return nil, false, &Failure{Code: code, Message: msg}
+	case receipt.Suspended:
+		rec["status"] = receipt.StatusSuspended
+		return nil, true, nil
+	case receipt.Stuck:
+		return nil, false, failf(CodeStuck, "inner run stuck")
+	}
+	return sc, false, nil
+}
+
+// interfaceFeed maps interface input values onto the child's input cells.
+func interfaceFeed(child *manifest.Manifest, vals map[string]any) map[string]map[string]any {
+	feed := map[string]map[string]any{}
+	for _, ip := range child.Interface.Inputs {
+		v, ok := vals[ip.Name]
+		if !ok {
+			continue
+		}
+		if feed[ip.Cell] == nil {
+			feed[ip.Cell] = map[string]any{}
+		}
+		feed[ip.Cell][ip.Port] = v
+	}
+	return feed
+}
+
+// interfaceOutputs reads the child's committed interface outputs.
+func interfaceOutputs(sc *scope) map[string]any {
+	out := map[string]any{}
+	for _, ip := range sc.m.Interface.Outputs {
+		j, ok := sc.m.CellIndex(ip.Cell)
+		if !ok || sc.st[j].status != receipt.StatusCommitted {
+			continue
+		}
+		if v, ok := sc.st[j].outputs[ip.Port]; ok {
+			out[ip.Name] = v
+		}
+	}
+	return out
+}
+
+func (s *scope) recordVia(p string, sig *cellSig, rec map[string]any) {
+	if s.r.host.recorded != nil {
+		if rc, ok := s.r.host.recorded[p].(map[string]any); ok {
+			if v, ok := rc["via"]; ok {
+				rec["via"] = v
+			}
+		}
+		return
+	}
+	if sig.via != "" {
+		rec["via"] = sig.via
+	}
+}
+
+func (s *scope) organismCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+	sc, susp, f := s.nested(sig.child, p+"/", interfaceFeed(sig.child, in), rec)
+	if f != nil || susp {
+		return nil, f
+	}
+	s.recordVia(p, sig, rec)
+	return interfaceOutputs(sc), nil
+}
+
+func untilMet(u *manifest.Until, outs map[string]any) bool {
+	v, ok := outs[u.Output]
+	if !ok {
+		return false
+	}
+	if u.Field != "" {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		fv, ok := m[u.Field]
+		return ok && fv == u.Equals
+	}
+	a, _ := canon.Encode(v)
+	b, _ := canon.Encode(u.Equals)
+	return string(a) == string(b)
+}
+
+func (s *scope) repeatCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+	e := c.Embed
+	vals := make(map[string]any, len(in))
+	for k, v := range in {
+		vals[k] = v
+	}
+	var outs map[string]any
+	rounds := 0
+	for round := 0; round < e.MaxRounds; round++ {
+		rounds++
+		sc, susp, f := s.nested(sig.child, p+"/r"+strconv.Itoa(round)+"/", interfaceFeed(sig.child, vals), rec)
+		if f != nil || susp {
+			return nil, f
+		}
+		outs = interfaceOutputs(sc)
+		if e.Until != nil && untilMet(e.Until, outs) {
+			break
+		}
+		for _, cr := range e.Carry {
+			if v, ok := outs[cr.Output]; ok {
+				vals[cr.Input] = v
+			}
+		}
+	}
+	if rounds > 1 {
+		rec["rounds"] = float64(rounds)
+	}
+	s.recordVia(p, sig, rec)
+	return outs, nil
+}
+
+func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+	e := c.Embed
+	list, ok := in[e.Over].([]any)
+	if !ok {
+		return nil, failf(CodeTypeMismatch, "each over %s must deliver a list", e.Over)
+	}
+	if len(list) > e.MaxItems {
+		return nil, failf(CodeBudget, "each maxItems")
+	}
+	var overPort manifest.Port
+	for _, ip := range sig.child.Interface.Inputs {
+		if ip.Name == e.Over {
+			pt, f := s.r.interfacePort(sig.child, ip, false)
+			if f != nil {
+				return nil, f
+			}
+			overPort = pt
+		}
+	}
+	outs := map[string]any{}
+	for _, op := range sig.outputs {
+		outs[op.Name] = []any{}
+	}
+	for i, item := range list {
+		if f := checkValue(overPort, item); f != nil {
+			return nil, failf(CodeTypeMismatch, "each item %d: %s", i, f.Message)
+		}
+		vals := make(map[string]any, len(in))
+		for k, v := range in {
+			vals[k] = v
+		}
+		vals[e.Over] = item
+		sc, susp, f := s.nested(sig.child, p+"/i"+strconv.Itoa(i)+"/", interfaceFeed(sig.child, vals), rec)
+		if f != nil || susp {
+			return nil, f
+		}
+		for k, v := range interfaceOutputs(sc) {
+			outs[k] = append(outs[k].([]any), v)
+		}
+	}
+	if len(list) > 0 {
+		rec["items"] = float64(len(list))
+	}
+	s.recordVia(p, sig, rec)
+	return outs, nil
+}
+
+func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+	child, err := manifest.ParseValue(in["manifest"])
+	if err != nil {
+		return nil, asFailure(err)
+	}
+	if err := s.r.admit(child); err != nil {
+		return nil, asFailure(err)
+	}
+	vals := map[string]any{}
+	if a, ok := in["args"]; ok {
+		am, ok := a.(map[string]any)
+		if !ok {
+			return nil, failf(CodeTypeMismatch, "spawn args must be an object keyed by interface inputs")
+		}
+		vals = am
+	}
+	feed := map[string]map[string]any{}
+	if child.Interface != nil {
+		for _, ip := range child.Interface.Inputs {
+			pt, f := s.r.interfacePort(child, ip, false)
+			if f != nil {
+				return nil, f
+			}
+			if pt.Type == manifest.TypeCap {
+				return nil, failf(CodeTypeMismatch, "spawned interface input %s is a capability port", ip.Name)
+			}
+		}
+		for _, k := range canon.SortedKeys(vals) {
+			found := false
+			for _, ip := range child.Interface.Inputs {
+				if ip.Name == k {
+					found = true
+				}
+			}
+			if !found {
+				return nil, failf(CodeInterface, "spawn args name %s, not an interface input", k)
+			}
+		}
+		feed = interfaceFeed(child, vals)
+	} else if len(vals) > 0 {
+		return nil, failf(CodeInterface, "spawned manifest declares no interface")
+	}
+	if _, err := s.r.host.Store.Put(store.Manifests, child.Value); err != nil {
+		return nil, asFailure(err)
+	}
+	sc, susp, f := s.nested(child, p+"/", feed, rec)
+	if f != nil || susp {
+		return nil, f
+	}
+	data := map[string]any{}
+	if child.Interface != nil {
+		data = interfaceOutputs(sc)
+	}
+	return map[string]any{"data": data, "digest": child.Digest}, nil
+}
+
+// fetchBundle installs the algal.bundle.v1 closure a transport serves for
+// digest: every manifest and value re-hashes against its claimed key.
+func (r *runner) fetchBundle(digest, via string) *Failure {
+	if r.host.recorded != nil {
+		return failf(CodeStoreMiss, "manifest %s is not in the store (verification uses no transports)", digest)
+	}
+	dir, ok := r.host.Transports[via]
+	if !ok {
+		return failf(CodeStoreMiss, "transport %s is not configured", via)
+	}
+	hex, _ := canon.DigestHex(digest)
+	path := filepath.Join(dir, hex+".bundle.json")
+	if _, err := os.Stat(path); err != nil {
+		return failf(CodeStoreMiss, "transport %s has no bundle for %s", via, digest)
+	}
+	v, err := canon.ReadFile(path, 67_108_864)
+	if err != nil {
+		return asFailure(err)
+	}
+	b, ok := v.(map[string]any)
+	if !ok || b["contract"] != "algal.bundle.v1" {
+		return failf(CodeParse, "bundle %s is not an algal.bundle.v1 object", path)
+	}
+	if b["root"] != digest {
+		return failf(CodeDigestMismatch, "bundle %s is rooted at %v, not %s", path, b["root"], digest)
+	}
+	ms, _ := b["manifests"].(map[string]any)
+	if _, ok := ms[digest]; !ok {
+		return failf(CodeDigestMismatch, "bundle %s does not hold its root", path)
+	}
+	for _, k := range canon.SortedKeys(ms) {
+		m, err := manifest.ParseValue(ms[k])
+		if err != nil {
+			return asFailure(err)
+		}
+		if m.Digest != k {
+			return failf(CodeDigestMismatch, "bundle manifest %s hashes to %s", k, m.Digest)
+		}
+		if _, err := r.host.Store.Put(store.Manifests, m.Value); err != nil {
+			return asFailure(err)
+		}
+	}
+	vs, _ := b["values"].(map[string]any)
+	for _, k := range canon.SortedKeys(vs) {
+		d, err := canon.Digest(vs[k])
+		if err != nil || d != k {
+			return failf(CodeDigestMismatch, "bundle value %s does not hash to its key", k)
+		}
+		if _, err := r.host.Store.Put(store.Values, vs[k]); err != nil {
+			return asFailure(err)
+		}
+	}
+	return nil
+}

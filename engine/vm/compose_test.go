@@ -1,0 +1,122 @@
+package vm
+
+import (
+	"testing"
+
+	"github.com/algal-assay/assay/engine/store"
+)
+
+const echoChild = `{"contract":"algal.organism.v1","key":"organism:echo-child","name":"E",
+ "interface":{"inputs":{"q":{"cell":"src","port":"v"}},"outputs":{"out":{"cell":"echo","port":"value"}}},
+ "cells":[{"id":"src","kind":"input","outputs":{"v":"text"}},{"id":"echo","kind":"fn","fn":"tag.v1"},
+  {"id":"k","kind":"const","outputs":{"t":{"type":"text","value":"seen"}}}],
+ "edges":[{"from":{"cell":"src","port":"v"},"to":{"cell":"echo","port":"value"}},
+  {"from":{"cell":"k","port":"t"},"to":{"cell":"echo","port":"tag"}}]}`
+
+func TestOrganismCell(t *testing.T) {
+	st := store.NewMemStore()
+	tri := mustManifest(t, triageJSON)
+	st.Put(store.Manifests, tri.Value)
+	m := mustManifest(t, organism("inbox",
+		`{"id":"in","kind":"input","outputs":{"t":"text"}},{"id":"tri","kind":"organism","manifest":"`+tri.Digest+`"}`,
+		edge("in", "t", "tri", "ticket")))
+	rec := runAndVerify(t, m, `{"in":{"t":"crash"}}`, scriptedHost(t, st, `{"route":"bug"}`))
+	c := cell(t, rec, "tri")
+	want(t, "outputs", c["outputs"], `{"summary":"BUG: crash"}`)
+	want(t, "inner path", cell(t, rec, "tri/route")["outputs"], `{"out":"bug"}`)
+	// The organism cell's work is its whole subtree plus its activation.
+	inner := 0.0
+	for _, p := range []string{"tri/ticket", "tri/route", "tri/as-bug", "tri/result"} {
+		inner += cell(t, rec, p)["work"].(float64)
+	}
+	if c["work"] != 100+inner {
+		t.Fatalf("subtree work %v, want %v", c["work"], 100+inner)
+	}
+	// An inner unhandled failure fails the enclosing cell and names the
+	// inner path in the run failure.
+	rec = runAndVerify(t, m, `{"in":{"t":"crash"}}`, &Host{Store: st})
+	f := rec["failure"].(map[string]any)
+	if f["path"] != "tri/route" || f["code"] != "EFFECT_UNBOUND" || cell(t, rec, "tri")["status"] != "failed" {
+		t.Fatalf("inner failure: %s", enc(rec["failure"]))
+	}
+	// Depth is bounded by the root's maxDepth.
+	shallow := mustManifest(t, organism("shallow",
+		`{"id":"in","kind":"input","outputs":{"t":"text"}},{"id":"tri","kind":"organism","manifest":"`+tri.Digest+`"}`,
+		edge("in", "t", "tri", "ticket"), `"budgets":{"maxDepth":0}`))
+	rec = runAndVerify(t, shallow, `{"in":{"t":"crash"}}`, &Host{Store: st})
+	want(t, "depth", rec["failure"], `{"code":"DEPTH_EXCEEDED","message":"depth 1 exceeds maxDepth 0","path":"tri"}`)
+}
+
+func TestRepeatCell(t *testing.T) {
+	st := store.NewMemStore()
+	inner := mustManifest(t, `{"contract":"algal.organism.v1","key":"organism:round","name":"R",
+	 "interface":{"inputs":{"draft":{"cell":"in","port":"draft"}},"outputs":{"draft":{"cell":"editor","port":"out"},"verdict":{"cell":"critic","port":"out"}}},
+	 "cells":[{"id":"in","kind":"input","outputs":{"draft":"text"}},
+	  {"id":"editor","kind":"agent","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"text"}},
+	  {"id":"critic","kind":"classifier","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"choice","labels":["revise","ship"]}}],
+	 "edges":[{"from":{"cell":"in","port":"draft"},"to":{"cell":"editor","port":"draft"}},
+	  {"from":{"cell":"editor","port":"out"},"to":{"cell":"critic","port":"draft"}}]}`)
+	st.Put(store.Manifests, inner.Value)
+	m := mustManifest(t, organism("refine",
+		`{"id":"in","kind":"input","outputs":{"d":"text"}},
+		 {"id":"loop","kind":"repeat","manifest":"`+inner.Digest+`","maxRounds":4,"carry":{"draft":"draft"},"until":{"output":"verdict","equals":"ship"}}`,
+		edge("in", "d", "loop", "draft")))
+	rec := runAndVerify(t, m, `{"in":{"d":"v0"}}`, scriptedHost(t, st, `{"editor":["v1","v2","v3"],"critic":["revise","revise","ship"]}`))
+	c := cell(t, rec, "loop")
+	want(t, "outputs", c["outputs"], `{"draft":"v3","verdict":"ship"}`)
+	want(t, "rounds", c["rounds"], `3`)
+	// Carry feeds round n's draft output into round n+1.
+	want(t, "round 1 input", cell(t, rec, "loop/r1/in")["outputs"], `{"draft":"v1"}`)
+	if _, ok := rec["cells"].(map[string]any)["loop/r3/in"]; ok {
+		t.Fatal("until must stop the loop")
+	}
+	// One round: no rounds field.
+	rec = runAndVerify(t, m, `{"in":{"d":"v0"}}`, scriptedHost(t, st, `{"editor":"v1","critic":"ship"}`))
+	if _, ok := cell(t, rec, "loop")["rounds"]; ok {
+		t.Fatal("rounds is recorded only when more than one round ran")
+	}
+}
+
+func TestEachCell(t *testing.T) {
+	st := store.NewMemStore()
+	child := mustManifest(t, echoChild)
+	st.Put(store.Manifests, child.Value)
+	m := mustManifest(t, organism("map",
+		`{"id":"in","kind":"input","outputs":{"qs":"json"}},
+		 {"id":"map","kind":"each","manifest":"`+child.Digest+`","over":"q","maxItems":3},
+		 {"id":"all","kind":"fn","fn":"join.v1"}`,
+		edge("in", "qs", "map", "q")+","+edge("map", "out", "all", "items")))
+	rec := runAndVerify(t, m, `{"in":{"qs":["a","b"]}}`, &Host{Store: st})
+	c := cell(t, rec, "map")
+	want(t, "outputs", c["outputs"], `{"out":["SEEN: a","SEEN: b"]}`)
+	want(t, "items", c["items"], `2`)
+	want(t, "item path", cell(t, rec, "map/i1/echo")["outputs"], `{"value":"SEEN: b"}`)
+	want(t, "many flattens", cell(t, rec, "all")["outputs"], `{"value":"SEEN: a\nSEEN: b"}`)
+	rec = runAndVerify(t, m, `{"in":{"qs":["a","b","c","d"]}}`, &Host{Store: st})
+	want(t, "maxItems", rec["failure"], `{"code":"BUDGET_EXHAUSTED","message":"each maxItems","path":"map"}`)
+	rec = runAndVerify(t, m, `{"in":{"qs":[]}}`, &Host{Store: st})
+	if _, ok := cell(t, rec, "map")["items"]; ok {
+		t.Fatal("items is recorded only for a non-empty list")
+	}
+}
+
+func TestSpawnCell(t *testing.T) {
+	st := store.NewMemStore()
+	child := mustManifest(t, echoChild)
+	m := mustManifest(t, organism("breed",
+		`{"id":"in","kind":"input","outputs":{"q":"text"}},
+		 {"id":"writer","kind":"agent","prompt":"p","inputs":{"q":"text"},"output":{"kind":"json","schema":{"type":"object"}}},
+		 {"id":"args","kind":"const","outputs":{"v":{"type":"json","value":{"q":"hello"}}}},
+		 {"id":"run","kind":"spawn"}`,
+		edge("in", "q", "writer", "q")+","+edge("writer", "out", "run", "manifest")+","+edge("args", "v", "run", "args")))
+	rec := runAndVerify(t, m, `{"in":{"q":"x"}}`, scriptedHost(t, st, `{"writer":`+echoChild+`}`))
+	want(t, "spawn", cell(t, rec, "run")["outputs"], `{"data":{"out":"SEEN: hello"},"digest":"`+child.Digest+`"}`)
+	want(t, "child path", cell(t, rec, "run/echo")["status"], `"committed"`)
+	if ok, _ := st.Has(store.Manifests, child.Digest); !ok {
+		t.Fatal("spawn must admit the manifest to the store")
+	}
+	rec = runAndVerify(t, m, `{"in":{"q":"x"}}`, scriptedHost(t, st, `{"writer":{"contract":"nope"}}`))
+	if f := rec["failure"].(map[string]any); f["code"] != "PARSE_FAILED" || f["path"] != "run" {
+		t.Fatalf("bad spawned manifest: %s", enc(f))
+	}
+}

@@ -1,0 +1,102 @@
+package vm
+
+import (
+	"slices"
+	"time"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
+)
+
+// dispatch answers one effect attempt with a record through the host
+// router; with no router every request is unbound.
+func (r *runner) dispatch(req effect.Request, digest string, effectMs int) effect.Record {
+	if r.host.Router == nil {
+		return effect.UnboundRecord(digest)
+	}
+	rec, err := r.host.Router.Effect(r.ctx, req, time.Duration(effectMs)*time.Millisecond)
+	if err != nil {
+		panic(hostAbort{&HostError{Code: asFailure(err).Code, Message: err.Error()}})
+	}
+	return rec
+}
+
+// sanitize keeps a record inside the receipt contract: an executor error
+// code outside the closed code set is recorded as EFFECT_FAILED with the
+// original code in the message, so a foreign executor can never make the
+// run's receipt invalid.
+func sanitize(rec effect.Record) effect.Record {
+	if rec.Err == nil || slices.Contains(receipt.Codes, rec.Err.Code) {
+		return rec
+	}
+	rec.Err = &effect.Failure{Code: CodeEffectFailed, Message: boundMessage(rec.Err.Code + ": " + rec.Err.Message)}
+	return rec
+}
+
+// toolSignatures types the host's admitted tools: the router's registry,
+// plus (during verification) the signatures the verifier was given.
+func toolSignatures(h *Host) (map[string]manifest.Signature, error) {
+	out := map[string]manifest.Signature{}
+	if h.Router != nil && h.Router.Tools != nil {
+		for _, n := range h.Router.Tools.Names() {
+			t, _ := h.Router.Tools.Lookup(n)
+			s, err := manifest.ParseSignature(n, t.Signature)
+			if err != nil {
+				return nil, err
+			}
+			out[n] = s
+		}
+	}
+	for n, s := range h.toolSigs {
+		out[n] = s
+	}
+	return out, nil
+}
+
+// toolSig returns the signature of an admitted host tool.
+func (r *runner) toolSig(name string) (manifest.Signature, bool) {
+	s, ok := r.tools[name]
+	return s, ok
+}
+
+// AcceptOutput reports whether an executor output satisfies the output
+// contract its request carries. The memo index stores only such answers
+// (effect.Cached.Accept), so a memo hit binds exactly as the live answer
+// did.
+func AcceptOutput(req effect.Request, output any) bool {
+	o, _ := req["output"].(map[string]any)
+	if o == nil {
+		return false
+	}
+	switch o["kind"] {
+	case "choice":
+		s, ok := output.(string)
+		if !ok {
+			return false
+		}
+		labels, _ := o["labels"].([]any)
+		for _, l := range labels {
+			if l == s {
+				return true
+			}
+		}
+		return false
+	case "text":
+		_, ok := output.(string)
+		return ok
+	case "json":
+		version := 1
+		if v, ok := o["schemaVersion"].(float64); ok {
+			version = int(v)
+		}
+		if s, ok := o["schema"]; ok {
+			return validateSchema(s, output, version) == ""
+		}
+		return true
+	}
+	return false
+}
+
+var _ = canon.IsDigest

@@ -1,0 +1,206 @@
+package vm
+
+import (
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// activate runs one cell's body. rec collects extra record fields
+// (effectDigest, toolCalls, shadowOut, rounds, items, via, slot); setting
+// rec["status"] to suspended suspends the cell.
+func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+	switch c.Kind {
+	case manifest.KindInput:
+		return s.inputCell(c)
+	case manifest.KindConst:
+		out := map[string]any{}
+		for _, port := range c.Declared {
+			if port.Type == manifest.TypeRef {
+				if f := s.mustResolve(port.Value); f != nil {
+					return nil, f
+				}
+			}
+			out[port.Name] = port.Value
+		}
+		return out, nil
+	case manifest.KindFn:
+		fn, fsig, _ := s.r.host.fn(c.Fn)
+		out, extra, err := fn(in)
+		s.r.units += fsig.Cost + extra
+		if err != nil {
+			f := asFailure(err)
+			if f.Code == CodeInternal {
+				f.Code = CodeFnFailed
+			}
+			return nil, f
+		}
+		return out, nil
+	case manifest.KindExpr:
+		v, burn, err := c.Expr.Program.Compiled.Eval(in, MaxExprFuel)
+		s.r.units += burn
+		if err != nil {
+			return nil, exprFailure(err)
+		}
+		if f := exactOutput(c.ID, &c.Expr.Output, v); f != nil {
+			return nil, f
+		}
+		return map[string]any{"out": v}, nil
+	case manifest.KindStore:
+		b, err := canon.Encode(in["data"])
+		if err != nil {
+			return nil, failf(CodeTypeMismatch, "store payload is not canonical JSON")
+		}
+		s.r.units += len(b)
+		if len(b) > MaxBlobBytes {
+			return nil, failf(CodeBudget, "store payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
+		}
+		d, perr := s.r.host.Store.Put(store.Values, in["data"])
+		if perr != nil {
+			return nil, asFailure(perr)
+		}
+		return map[string]any{"ref": d}, nil
+	case manifest.KindLoad:
+		ref, _ := in["ref"].(string)
+		v, ok, err := s.r.host.Store.Get(store.Values, ref)
+		if err != nil {
+			return nil, asFailure(err)
+		}
+		if !ok {
+			return nil, failf(CodeInputMissing, "reference not in store")
+		}
+		b, _ := canon.Encode(v)
+		s.r.units += len(b)
+		if len(b) > MaxBlobBytes {
+			return nil, failf(CodeBudget, "loaded payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
+		}
+		return map[string]any{"data": v}, nil
+	case manifest.KindSlot:
+		return s.slotCell(c, p, in, rec)
+	case manifest.KindTool:
+		tsig, _ := s.r.toolSig(c.Tool.Name)
+		return s.toolCall(c.ID, p, p, c.Tool.Name, tsig, in, c.Tool.Budget.MaxEffectMs, rec)
+	case manifest.KindAgent, manifest.KindClassifier, manifest.KindGate:
+		return s.agentCell(c, p, in, rec)
+	case manifest.KindDecide:
+		return s.decideCell(c, p, in, rec)
+	case manifest.KindRecall:
+		return s.recallCell(c, p, in, rec)
+	case manifest.KindOrganism:
+		return s.organismCell(c, p, sig, in, rec)
+	case manifest.KindRepeat:
+		return s.repeatCell(c, p, sig, in, rec)
+	case manifest.KindEach:
+		return s.eachCell(c, p, sig, in, rec)
+	case manifest.KindSpawn:
+		return s.spawnCell(c, p, in, rec)
+	}
+	return nil, failf(CodeInvalid, "unsupported cell kind %s", c.Kind)
+}
+
+func exprFailure(err error) *Failure {
+	if e, ok := err.(*expr.Error); ok && e.Code == expr.CodeFuel {
+		return failf(CodeBudget, "expr fuel exhausted")
+	}
+	return failf(CodeExprFailed, "expr %s", expr.Canonical(err))
+}
+
+// exactOutput binds a program result to an output contract; programs
+// return exact values, so there is no onMiss.
+func exactOutput(cellID string, o *manifest.Output, v any) *Failure {
+	if f := checkValue(o.Port(), v); f != nil {
+		return failf(CodeTypeMismatch, "cell %s output: %s", cellID, f.Message)
+	}
+	return nil
+}
+
+func (s *scope) mustResolve(v any) *Failure {
+	ref, _ := v.(string)
+	ok, err := s.r.host.Store.Has(store.Values, ref)
+	if err != nil {
+		return asFailure(err)
+	}
+	if !ok {
+		return failf(CodeStoreMiss, "input/const reference does not resolve")
+	}
+	return nil
+}
+
+func (s *scope) inputCell(c *manifest.Cell) (map[string]any, *Failure) {
+	args := s.feed[c.ID]
+	out := map[string]any{}
+	for _, k := range canon.SortedKeys(args) {
+		declared := false
+		for _, port := range c.Declared {
+			if port.Name == k {
+				declared = true
+				if port.Type == manifest.TypeRef {
+					if f := checkValue(port, args[k]); f != nil {
+						return nil, failf(f.Code, "input %s: %s", k, f.Message)
+					}
+					if f := s.mustResolve(args[k]); f != nil {
+						return nil, f
+					}
+				}
+			}
+		}
+		if !declared {
+			return nil, failf(CodeTypeMismatch, "cell %s produced undeclared port %s", c.ID, k)
+		}
+		out[k] = args[k]
+	}
+	return out, nil
+}
+
+func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+	sc := c.Slot
+	rec["slot"] = map[string]any{"name": sc.Name, "mode": sc.Mode}
+	if sc.Mode == "write" {
+		b, err := canon.Encode(in["data"])
+		if err != nil {
+			return nil, failf(CodeTypeMismatch, "slot payload is not canonical JSON")
+		}
+		s.r.units += len(b)
+		if len(b) > MaxBlobBytes {
+			return nil, failf(CodeBudget, "slot payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
+		}
+		if err := s.r.host.Store.SetSlot(sc.Name, in["data"]); err != nil {
+			return nil, asFailure(err)
+		}
+		return map[string]any{"data": in["data"]}, nil
+	}
+	// A read is nondeterministic input: verification serves the recorded
+	// outcome instead of the live slot.
+	if s.r.host.recorded != nil {
+		if recd, ok := s.r.host.recorded[p].(map[string]any); ok {
+			if sl, _ := recd["slot"].(map[string]any); sl != nil && sl["mode"] == "read" {
+				switch recd["status"] {
+				case receipt.StatusCommitted:
+					outs, _ := recd["outputs"].(map[string]any)
+					if outs == nil {
+						outs = map[string]any{}
+					}
+					return outs, nil
+				case receipt.StatusFailed:
+					fm, _ := recd["failure"].(map[string]any)
+					code, _ := fm["code"].(string)
+					msg, _ := fm["message"].(string)
+					return nil, &Failure{Code: code, Message: msg}
+				}
+			}
+		}
+	}
+	v, ok, err := s.r.host.Store.GetSlot(sc.Name)
+	if err != nil {
+		return nil, asFailure(err)
+	}
+	if !ok {
+		if !sc.HasDefault {
+			return nil, failf(CodeInputMissing, "slot cell %q: slot %q is empty and declares no default", c.ID, sc.Name)
+		}
+		v = sc.Default
+	}
+	return map[string]any{"data": v}, nil
+}

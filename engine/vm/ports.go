@@ -1,0 +1,462 @@
+package vm
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// cellSig is a cell's complete port signature.
+type cellSig struct {
+	inputs  []manifest.Port
+	outputs []manifest.Port
+	child   *manifest.Manifest // organism/repeat/each
+	via     string             // transport that served the child, if any
+}
+
+func (s *cellSig) output(name string) (manifest.Port, bool) {
+	for _, p := range s.outputs {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return manifest.Port{}, false
+}
+
+func jsonPort(name string) manifest.Port { return manifest.Port{Name: name, Type: manifest.TypeJSON} }
+
+// signature computes (and caches per manifest) a cell's ports.
+func (s *scope) signature(c *manifest.Cell) (*cellSig, *Failure) {
+	key := s.m.Digest + "\x00" + c.ID
+	if sig, ok := s.r.sigs[key]; ok {
+		return sig, nil
+	}
+	sig, f := s.r.computeSig(s.m, c)
+	if f != nil {
+		return nil, f
+	}
+	s.r.sigs[key] = sig
+	return sig, nil
+}
+
+func (r *runner) computeSig(m *manifest.Manifest, c *manifest.Cell) (*cellSig, *Failure) {
+	switch c.Kind {
+	case manifest.KindInput, manifest.KindConst:
+		return &cellSig{outputs: c.Declared}, nil
+	case manifest.KindFn:
+		_, sig, ok := r.host.fn(c.Fn)
+		if !ok {
+			return nil, failf(CodeFnUnknown, "unknown fn %s", c.Fn)
+		}
+		return &cellSig{inputs: sig.Inputs, outputs: sig.Outputs}, nil
+	case manifest.KindTool:
+		t, ok := r.toolSig(c.Tool.Name)
+		if !ok {
+			return nil, failf(CodeToolUnknown, "tool not configured")
+		}
+		return &cellSig{inputs: t.Inputs, outputs: t.Outputs}, nil
+	case manifest.KindExpr:
+		return &cellSig{inputs: c.Declared, outputs: []manifest.Port{c.Expr.Output.Port()}}, nil
+	case manifest.KindAgent, manifest.KindClassifier, manifest.KindGate:
+		return &cellSig{inputs: c.Declared, outputs: []manifest.Port{c.Agent.Output.Port()}}, nil
+	case manifest.KindDecide:
+		return &cellSig{inputs: c.Declared, outputs: []manifest.Port{jsonPort("out")}}, nil
+	case manifest.KindRecall:
+		return &cellSig{inputs: c.Declared, outputs: []manifest.Port{jsonPort("out"), {Name: "ref", Type: manifest.TypeRef}}}, nil
+	case manifest.KindStore:
+		return &cellSig{inputs: []manifest.Port{jsonPort("data")}, outputs: []manifest.Port{{Name: "ref", Type: manifest.TypeRef}}}, nil
+	case manifest.KindLoad:
+		return &cellSig{inputs: []manifest.Port{{Name: "ref", Type: manifest.TypeRef}}, outputs: []manifest.Port{jsonPort("data")}}, nil
+	case manifest.KindSlot:
+		if c.Slot.Mode == "write" {
+			return &cellSig{inputs: []manifest.Port{jsonPort("data")}, outputs: []manifest.Port{jsonPort("data")}}, nil
+		}
+		return &cellSig{outputs: []manifest.Port{jsonPort("data")}}, nil
+	case manifest.KindSpawn:
+		args := jsonPort("args")
+		args.Optional = true
+		return &cellSig{inputs: []manifest.Port{args, jsonPort("manifest")},
+			outputs: []manifest.Port{jsonPort("data"), {Name: "digest", Type: manifest.TypeText}}}, nil
+	case manifest.KindOrganism, manifest.KindRepeat, manifest.KindEach:
+		return r.embedSig(c)
+	}
+	return nil, failf(CodeInvalid, "unsupported cell kind %s", c.Kind)
+}
+
+// resolveManifest loads a manifest by digest from the store, falling back
+// to the cell's transport when it is absent locally.
+func (r *runner) resolveManifest(digest, via string) (*manifest.Manifest, string, *Failure) {
+	v, ok, err := r.host.Store.Get(store.Manifests, digest)
+	if err != nil {
+		return nil, "", asFailure(err)
+	}
+	served := r.fetched[digest]
+	if !ok && via != "" {
+		if f := r.fetchBundle(digest, via); f != nil {
+			return nil, "", f
+		}
+		v, ok, err = r.host.Store.Get(store.Manifests, digest)
+		if err != nil {
+			return nil, "", asFailure(err)
+		}
+		served = via
+	}
+	if !ok {
+		return nil, "", failf(CodeStoreMiss, "manifest %s is not in the store", digest)
+	}
+	m, perr := manifest.ParseValue(v)
+	if perr != nil {
+		return nil, "", asFailure(perr)
+	}
+	if m.Digest != digest {
+		return nil, "", failf(CodeDigestMismatch, "manifest %s normalizes to %s", digest, m.Digest)
+	}
+	return m, served, nil
+}
+
+// interfacePort finds the type of a child interface port.
+func (r *runner) interfacePort(m *manifest.Manifest, ip manifest.InterfacePort, output bool) (manifest.Port, *Failure) {
+	c, ok := m.Cell(ip.Cell)
+	if !ok {
+		return manifest.Port{}, failf(CodeInterface, "interface names unknown cell %s", ip.Cell)
+	}
+	sig, f := r.computeSig(m, c)
+	if f != nil {
+		return manifest.Port{}, f
+	}
+	ports := sig.outputs
+	if !output && c.Kind != manifest.KindInput {
+		ports = sig.inputs
+	}
+	for _, p := range ports {
+		if p.Name == ip.Port {
+			p.Name = ip.Name
+			return p, nil
+		}
+	}
+	return manifest.Port{}, failf(CodeInterface, "interface port %s.%s is not declared", ip.Cell, ip.Port)
+}
+
+func (r *runner) embedSig(c *manifest.Cell) (*cellSig, *Failure) {
+	child, via, f := r.resolveManifest(c.Embed.Manifest, c.Embed.Via)
+	if f != nil {
+		return nil, f
+	}
+	if child.Interface == nil {
+		return nil, failf(CodeInterface, "manifest %s declares no interface", c.Embed.Manifest)
+	}
+	sig := &cellSig{child: child, via: via}
+	for _, ip := range child.Interface.Inputs {
+		p, f := r.interfacePort(child, ip, false)
+		if f != nil {
+			return nil, f
+		}
+		p.Optional = false
+		switch c.Kind {
+		case manifest.KindRepeat:
+			for _, cr := range c.Embed.Carry {
+				if cr.Input == ip.Name {
+					p.Optional = true
+				}
+			}
+		case manifest.KindEach:
+			if ip.Name == c.Embed.Over {
+				p = jsonPort(ip.Name)
+			}
+		}
+		sig.inputs = append(sig.inputs, p)
+	}
+	for _, ip := range child.Interface.Outputs {
+		p, f := r.interfacePort(child, ip, true)
+		if f != nil {
+			return nil, f
+		}
+		if c.Kind == manifest.KindEach {
+			p.Many = true
+		}
+		sig.outputs = append(sig.outputs, p)
+	}
+	return sig, nil
+}
+
+// producesMany reports whether cell j's port is a list producer.
+func (s *scope) producesMany(j int, port string) bool {
+	c := s.m.Cells[j]
+	if c.Kind != manifest.KindEach {
+		return false
+	}
+	sig, f := s.signature(c)
+	if f != nil {
+		return false
+	}
+	p, ok := sig.output(port)
+	return ok && p.Many
+}
+
+// checkPorts checks delivered or produced values against their ports.
+func checkPorts(ports []manifest.Port, vals map[string]any, what string) *Failure {
+	for _, p := range ports {
+		v, ok := vals[p.Name]
+		if !ok {
+			continue
+		}
+		if f := checkValue(p, v); f != nil {
+			return failf(f.Code, "%s %s: %s", what, p.Name, f.Message)
+		}
+	}
+	return nil
+}
+
+// checkOutputs rejects undeclared output ports and values that do not fit.
+func checkOutputs(cellID string, sig *cellSig, outs map[string]any) *Failure {
+	for _, k := range canon.SortedKeys(outs) {
+		if _, ok := sig.output(k); !ok {
+			return failf(CodeTypeMismatch, "cell %s produced undeclared port %s", cellID, k)
+		}
+	}
+	return checkPorts(sig.outputs, outs, "output")
+}
+
+// checkValue checks one port value: size bound, type, labels and schema.
+func checkValue(p manifest.Port, v any) *Failure {
+	b, err := canon.Encode(v)
+	if err != nil {
+		return failf(CodeTypeMismatch, "value is not canonical JSON")
+	}
+	if len(b) > MaxValueBytes {
+		return failf(CodeBudget, "port value bytes")
+	}
+	if p.Many {
+		l, ok := v.([]any)
+		if !ok {
+			return failf(CodeTypeMismatch, "expected a list")
+		}
+		if len(l) > MaxManyItems {
+			return failf(CodeBudget, "port value bytes")
+		}
+		for i, e := range l {
+			if f := checkScalar(p, e); f != nil {
+				return failf(f.Code, "item %d: %s", i, f.Message)
+			}
+		}
+		return nil
+	}
+	return checkScalar(p, v)
+}
+
+func checkScalar(p manifest.Port, v any) *Failure {
+	switch p.Type {
+	case manifest.TypeText:
+		if _, ok := v.(string); !ok {
+			return failf(CodeTypeMismatch, "expected text, got %s", kindName(v))
+		}
+	case manifest.TypeChoice:
+		s, ok := v.(string)
+		if !ok {
+			return failf(CodeTypeMismatch, "expected a choice label, got %s", kindName(v))
+		}
+		if !p.HasLabel(s) {
+			return failf(CodeTypeMismatch, "%q is not a declared label", s)
+		}
+	case manifest.TypeRef:
+		s, ok := v.(string)
+		if !ok || !canon.IsDigest(s) {
+			return failf(CodeTypeMismatch, "expected a sha256 ref token")
+		}
+	case manifest.TypeCap:
+		if _, ok := v.(string); !ok {
+			return failf(CodeTypeMismatch, "expected a capability handle")
+		}
+	case manifest.TypeJSON:
+		if p.Schema != nil {
+			if msg := validateSchema(p.Schema, v, p.SchemaVersion); msg != "" {
+				return failf(CodeTypeMismatch, "%s", msg)
+			}
+		}
+	}
+	return nil
+}
+
+func typeMatches(t string, v any, v3 bool) bool {
+	switch t {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "number":
+		_, ok := v.(float64)
+		return ok
+	case "integer":
+		f, ok := v.(float64)
+		return ok && f == math.Trunc(f) && (!v3 || math.Abs(f) <= 9_007_199_254_740_991)
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "null":
+		return v == nil
+	}
+	return false
+}
+
+var (
+	slugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	uriRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$`)
+)
+
+// validateSchema checks v against a schema declaration and returns "" or a
+// message naming the first violation (properties in sorted key order).
+func validateSchema(schema any, v any, version int) string {
+	s, ok := schema.(map[string]any)
+	if !ok {
+		return ""
+	}
+	v3 := version >= 3
+	if t, ok := s["type"]; ok {
+		var types []string
+		switch x := t.(type) {
+		case string:
+			types = []string{x}
+		case []any:
+			for _, e := range x {
+				if n, ok := e.(string); ok {
+					types = append(types, n)
+				}
+			}
+		}
+		match := false
+		for _, tn := range types {
+			if typeMatches(tn, v, v3) {
+				match = true
+				break
+			}
+		}
+		if !match {
+			return fmt.Sprintf("expected %s, got %s", joinTypes(types), kindName(v))
+		}
+	}
+	if obj, isObj := v.(map[string]any); isObj {
+		if req, ok := s["required"].([]any); ok {
+			for _, k := range req {
+				name, _ := k.(string)
+				if _, ok := obj[name]; !ok {
+					return fmt.Sprintf("missing required property %q", name)
+				}
+			}
+		}
+		props, _ := s["properties"].(map[string]any)
+		keys := make([]string, 0, len(props))
+		for k := range props {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			pv, ok := obj[k]
+			if !ok {
+				continue
+			}
+			if msg := validateSchema(props[k], pv, version); msg != "" {
+				return fmt.Sprintf("property %q: %s", k, msg)
+			}
+		}
+		if version >= 3 && s["additionalProperties"] == false {
+			for _, k := range canon.SortedKeys(obj) {
+				if _, ok := props[k]; !ok {
+					return fmt.Sprintf("unexpected property %q", k)
+				}
+			}
+		}
+	}
+	if version < 2 {
+		return ""
+	}
+	if list, isList := v.([]any); isList {
+		if items, ok := s["items"]; ok {
+			for i, e := range list {
+				if msg := validateSchema(items, e, version); msg != "" {
+					return fmt.Sprintf("item %d: %s", i, msg)
+				}
+			}
+		}
+		if v3 && s["uniqueItems"] == true {
+			seen := map[string]bool{}
+			for _, e := range list {
+				b, _ := canon.Encode(e)
+				if seen[string(b)] {
+					return "items are not unique"
+				}
+				seen[string(b)] = true
+			}
+		}
+	}
+	if enum, ok := s["enum"].([]any); ok {
+		b, _ := canon.Encode(v)
+		found := false
+		for _, e := range enum {
+			eb, _ := canon.Encode(e)
+			if string(eb) == string(b) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return "value is not in enum"
+		}
+	}
+	if f, isNum := v.(float64); isNum {
+		if m, ok := s["minimum"].(float64); ok && f < m {
+			return fmt.Sprintf("%s is below minimum", canon.FormatNumber(nil, f))
+		}
+		if m, ok := s["maximum"].(float64); ok && f > m {
+			return fmt.Sprintf("%s is above maximum", canon.FormatNumber(nil, f))
+		}
+	}
+	if str, isText := v.(string); isText && v3 {
+		n := float64(utf8.RuneCountInString(str))
+		if m, ok := s["minLength"].(float64); ok && n < m {
+			return "text is shorter than minLength"
+		}
+		if m, ok := s["maxLength"].(float64); ok && n > m {
+			return "text is longer than maxLength"
+		}
+		if format, ok := s["format"].(string); ok {
+			good := true
+			switch format {
+			case "digest":
+				good = canon.IsDigest(str)
+			case "name":
+				good = nameRE.MatchString(str) && len(str) <= 64
+			case "slug":
+				good = slugRE.MatchString(str)
+			case "uri":
+				good = uriRE.MatchString(str)
+			}
+			if !good {
+				return fmt.Sprintf("text is not a valid %s", format)
+			}
+		}
+	}
+	return ""
+}
+
+func joinTypes(ts []string) string {
+	out := ""
+	for i, t := range ts {
+		if i > 0 {
+			out += "|"
+		}
+		out += t
+	}
+	return out
+}

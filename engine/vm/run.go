@@ -1,0 +1,561 @@
+package vm
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// runner is the state one run shares across every scope: budgets and
+// ledger (root-owned), the receipt's cells, effects and events, and the
+// first unhandled failure.
+type runner struct {
+	host    *Host
+	ctx     context.Context
+	root    *manifest.Manifest
+	budgets manifest.Budgets
+
+	steps, calls, units int
+
+	cells     map[string]any
+	effects   []any
+	events    []any
+	failure   map[string]any
+	suspended bool
+
+	sigs map[string]*cellSig // by manifest digest + "\x00" + cell id
+	// tools types the host's admitted tools.
+	tools map[string]manifest.Signature
+	// fetched remembers which transport served a manifest's closure.
+	fetched map[string]string
+}
+
+// resolver resolves child manifests from the run's store, falling back to
+// the cell's transport; it is what admission compiles against.
+type resolver struct{ r *runner }
+
+func (rv resolver) ResolveManifest(digest, via string) (any, error) {
+	v, ok, err := rv.r.host.Store.Get(store.Manifests, digest)
+	if err != nil {
+		return nil, err
+	}
+	if !ok && via != "" {
+		if f := rv.r.fetchBundle(digest, via); f != nil {
+			return nil, f
+		}
+		rv.r.fetched[digest] = via
+		v, _, err = rv.r.host.Store.Get(store.Manifests, digest)
+	}
+	return v, err
+}
+
+// admit compiles m with its whole embedding graph against the host's
+// registries: graph, type and bound errors reject the run before it
+// starts.
+func (r *runner) admit(m *manifest.Manifest) error {
+	plain := len(r.host.Signatures) == 0 && len(r.tools) == 0
+	if plain {
+		for _, c := range m.Cells {
+			if c.Embed != nil {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			if _, ok := admitted.Load(m); ok {
+				return nil
+			}
+		}
+	}
+	err := r.compile(m)
+	if err == nil && plain {
+		admitted.Store(m, struct{}{})
+	}
+	return err
+}
+
+// admitted remembers manifests (immutable once parsed) that compiled
+// against the builtin registry alone and embed no children, so repeated
+// runs and verifications do not recompile them.
+var admitted sync.Map
+
+func (r *runner) compile(m *manifest.Manifest) error {
+	_, err := manifest.Compile(m, manifest.Options{Resolver: resolver{r}, Fns: r.host.Signatures, Tools: r.tools})
+	return err
+}
+
+// hostAbort carries a HostError out of a deep call stack (an event log
+// over its bound): the run produces no receipt.
+type hostAbort struct{ err *HostError }
+
+func (r *runner) event(kind, path, digest, outcome string) {
+	if len(r.events) >= receipt.MaxEvents {
+		panic(hostAbort{&HostError{Code: CodeBudget, Message: "receipt event count exceeds 4096"}})
+	}
+	e := map[string]any{"seq": float64(len(r.events)), "kind": kind}
+	if path != "" {
+		e["path"] = path
+	}
+	if digest != "" {
+		e["digest"] = digest
+	}
+	if outcome != "" {
+		e["outcome"] = outcome
+	}
+	r.events = append(r.events, e)
+}
+
+// fail records the run's first unhandled failure.
+func (r *runner) fail(f *Failure, path string) {
+	if r.failure == nil {
+		r.failure = map[string]any{"code": f.Code, "message": f.Message, "path": path}
+	}
+}
+
+// Run executes m with args (cell id -> port -> value) on host and returns
+// the sealed algal.run.v1 receipt. An error is returned only for host
+// faults (malformed args, event log overflow); every run-level outcome,
+// failed included, is a receipt.
+func Run(m *manifest.Manifest, args map[string]any, host *Host) (map[string]any, error) {
+	if host == nil {
+		host = &Host{}
+	}
+	if host.Store == nil {
+		h := *host
+		h.Store = store.NewMemStore()
+		host = &h
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	feed := map[string]map[string]any{}
+	for _, k := range canon.SortedKeys(args) {
+		ports, ok := args[k].(map[string]any)
+		if !ok {
+			return nil, &HostError{Code: CodeParse, Message: fmt.Sprintf("args.%s must be an object of ports", k)}
+		}
+		feed[k] = ports
+	}
+	var err error
+	if b, err := canon.Encode(args); err != nil {
+		return nil, &HostError{Code: CodeParse, Message: "args are not canonical JSON"}
+	} else if len(b) > receipt.MaxArgsBytes {
+		return nil, &HostError{Code: CodeBudget, Message: "run argument bytes"}
+	}
+	ctx := host.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &runner{host: host, ctx: ctx, root: m, budgets: m.Budgets, cells: map[string]any{},
+		effects: []any{}, events: []any{}, sigs: map[string]*cellSig{}, fetched: map[string]string{}}
+	if r.tools, err = toolSignatures(host); err != nil {
+		return nil, err
+	}
+	if err := r.admit(m); err != nil {
+		return nil, err
+	}
+	outcome, err := r.execute(m, feed)
+	if err != nil {
+		return nil, err
+	}
+	rec := map[string]any{
+		"contract":       receipt.Contract,
+		"runtime":        map[string]any{"name": receipt.RuntimeName, "version": receipt.RuntimeVersion},
+		"manifestDigest": m.Digest,
+		"manifestKey":    m.Key,
+		"args":           args,
+		"outcome":        outcome,
+		"cells":          r.cells,
+		"effects":        r.effects,
+		"events":         r.events,
+		"work":           map[string]any{"steps": float64(r.steps), "agentCalls": float64(r.calls), "units": float64(r.units)},
+	}
+	if r.failure != nil {
+		rec["failure"] = r.failure
+	}
+	if _, err := receipt.Seal(rec); err != nil {
+		return nil, &HostError{Code: CodeInternal, Message: "receipt is not canonical JSON: " + err.Error()}
+	}
+	// A produced receipt must pass the same validation a checked one does.
+	if err := receipt.Validate(rec); err != nil {
+		return nil, &HostError{Code: CodeInternal, Message: "produced " + err.Error()}
+	}
+	return rec, nil
+}
+
+func (r *runner) execute(m *manifest.Manifest, feed map[string]map[string]any) (outcome string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			a, ok := p.(hostAbort)
+			if !ok {
+				panic(p)
+			}
+			err = a.err
+		}
+	}()
+	r.event("run.start", "", m.Digest, "")
+	sc := newScope(r, m, "", 0, feed)
+	status := sc.run()
+	switch {
+	case r.suspended:
+		outcome = receipt.Suspended
+	case r.failure != nil:
+		outcome = receipt.Failed
+	case status == receipt.Stuck:
+		outcome = receipt.Stuck
+	default:
+		outcome = receipt.Complete
+	}
+	r.event("run.end", "", "", outcome)
+	return outcome, nil
+}
+
+// cellState is the resolution of one cell inside a scope.
+type cellState struct {
+	status  string // "" pending, or a receipt cell status
+	outputs map[string]any
+	failure *Failure
+}
+
+func (c *cellState) resolved() bool {
+	return c.status == receipt.StatusCommitted || c.status == receipt.StatusSkipped || c.status == receipt.StatusFailed
+}
+
+// scope runs one manifest instance under a path prefix.
+type scope struct {
+	r      *runner
+	m      *manifest.Manifest
+	prefix string
+	depth  int
+	feed   map[string]map[string]any
+	st     []cellState
+	in     [][]*manifest.Edge // incoming edges per cell, manifest order
+	out    [][]*manifest.Edge
+}
+
+func newScope(r *runner, m *manifest.Manifest, prefix string, depth int, feed map[string]map[string]any) *scope {
+	s := &scope{r: r, m: m, prefix: prefix, depth: depth, feed: feed,
+		st: make([]cellState, len(m.Cells)), in: make([][]*manifest.Edge, len(m.Cells)), out: make([][]*manifest.Edge, len(m.Cells))}
+	for _, e := range m.Edges {
+		if i, ok := m.CellIndex(e.To.Cell); ok {
+			s.in[i] = append(s.in[i], e)
+		}
+		if i, ok := m.CellIndex(e.From.Cell); ok {
+			s.out[i] = append(s.out[i], e)
+		}
+	}
+	return s
+}
+
+func (s *scope) path(id string) string { return s.prefix + id }
+
+// run sweeps the cells in declared order until nothing more can resolve.
+// It returns "failed" when an unhandled failure stopped the sweep,
+// "suspended" when a cell suspended, "stuck" when a cell never resolved,
+// else "complete".
+func (s *scope) run() string {
+	for {
+		progressed := false
+		for i := range s.m.Cells {
+			if s.st[i].status != "" || !s.ready(i) {
+				continue
+			}
+			progressed = true
+			if stop := s.step(i); stop {
+				return receipt.Failed
+			}
+			// A suspension halts the sweep: the run waits for the answer
+			// and nothing downstream of it (or after it) activates.
+			if s.st[i].status == receipt.StatusSuspended {
+				return receipt.Suspended
+			}
+		}
+		if !progressed {
+			break
+		}
+	}
+	suspended, pending := false, false
+	for i := range s.st {
+		switch {
+		case s.st[i].status == receipt.StatusSuspended:
+			suspended = true
+		case !s.st[i].resolved():
+			pending = true
+		}
+	}
+	switch {
+	case suspended:
+		return receipt.Suspended
+	case pending:
+		return receipt.Stuck
+	}
+	return receipt.Complete
+}
+
+func (s *scope) ready(i int) bool {
+	for _, e := range s.in[i] {
+		j, ok := s.m.CellIndex(e.From.Cell)
+		if !ok || !s.st[j].resolved() {
+			return false
+		}
+	}
+	return true
+}
+
+// delivery is one edge's delivered value.
+type delivery struct {
+	edge  *manifest.Edge
+	value any
+	many  bool // the producer port is a list producer (each outputs)
+}
+
+// step resolves cell i: guards, skip or activation, commit, failure
+// handling and the work check. It reports whether the sweep must stop.
+func (s *scope) step(i int) bool {
+	r := s.r
+	c := s.m.Cells[i]
+	p := s.path(c.ID)
+	var delivered []delivery
+	for _, e := range s.in[i] {
+		j, _ := s.m.CellIndex(e.From.Cell)
+		src := &s.st[j]
+		var v any
+		switch {
+		case e.OnFail && src.status == receipt.StatusFailed:
+			v = map[string]any{"code": src.failure.Code, "message": src.failure.Message}
+		case !e.OnFail && src.status == receipt.StatusCommitted:
+			val, ok := src.outputs[e.From.Port]
+			if !ok {
+				continue
+			}
+			v = val
+		default:
+			continue
+		}
+		if e.Guard != nil {
+			ok, f := s.guard(e.Guard, v)
+			if f != nil {
+				r.fail(f, p)
+				return true
+			}
+			if r.units > r.budgets.MaxWork {
+				r.fail(failf(CodeBudget, "maxWork exhausted"), p)
+				return true
+			}
+			if !ok {
+				continue
+			}
+		}
+		delivered = append(delivered, delivery{edge: e, value: v, many: s.producesMany(j, e.From.Port)})
+	}
+
+	sig, sigErr := s.signature(c)
+	inputs := map[string]any{}
+	var inputErr *Failure
+	if sigErr == nil {
+		inputs, inputErr = collect(sig.inputs, delivered)
+		if skipped(sig.inputs, delivered, inputs) {
+			s.st[i] = cellState{status: receipt.StatusSkipped}
+			r.cells[p] = map[string]any{"status": receipt.StatusSkipped, "work": 0.0}
+			r.event("cell.skip", p, "", "")
+			return false
+		}
+	}
+
+	if r.steps+1 > r.budgets.MaxSteps {
+		r.fail(failf(CodeBudget, "maxSteps exhausted"), p)
+		return true
+	}
+	r.steps++
+	before := r.units
+	r.units += 100
+
+	rec := map[string]any{}
+	var outputs map[string]any
+	var f *Failure
+	switch {
+	case sigErr != nil:
+		f = sigErr
+	case inputErr != nil:
+		f = inputErr
+	default:
+		if f = checkPorts(sig.inputs, inputs, "input"); f == nil {
+			outputs, f = s.activate(c, p, sig, inputs, rec)
+		}
+	}
+	if f == nil && rec["status"] != receipt.StatusSuspended {
+		f = checkOutputs(c.ID, sig, outputs)
+	}
+	work := float64(r.units - before)
+	switch {
+	case rec["status"] == receipt.StatusSuspended:
+		r.suspended = true
+		s.st[i] = cellState{status: receipt.StatusSuspended}
+		out := map[string]any{"status": receipt.StatusSuspended, "work": work}
+		if slot, ok := rec["slot"]; ok {
+			out["slot"] = slot
+		}
+		r.cells[p] = out
+		r.event("cell.suspend", p, "", "")
+		return false
+	case f != nil:
+		s.st[i] = cellState{status: receipt.StatusFailed, failure: f}
+		out := map[string]any{"status": receipt.StatusFailed, "work": work,
+			"failure": map[string]any{"code": f.Code, "message": boundMessage(f.Message)}}
+		if slot, ok := rec["slot"]; ok {
+			out["slot"] = slot
+		}
+		s.st[i].failure = &Failure{Code: f.Code, Message: boundMessage(f.Message)}
+		r.cells[p] = out
+		r.event("cell.fail", p, "", "")
+		handled := false
+		for _, e := range s.out[i] {
+			if e.OnFail {
+				handled = true
+				break
+			}
+		}
+		if !handled {
+			r.fail(s.st[i].failure, p)
+			return true
+		}
+		r.failure = nil
+	default:
+		s.st[i] = cellState{status: receipt.StatusCommitted, outputs: outputs}
+		rec["status"] = receipt.StatusCommitted
+		rec["work"] = work
+		if len(outputs) > 0 {
+			rec["outputs"] = outputs
+		}
+		r.cells[p] = rec
+		r.event("cell.commit", p, "", "")
+	}
+	if r.units > r.budgets.MaxWork {
+		r.fail(failf(CodeBudget, "maxWork exhausted"), p)
+		return true
+	}
+	return false
+}
+
+// guard evaluates an edge guard on a delivered value; expression fuel is
+// charged to the ledger whatever the result.
+func (s *scope) guard(g *manifest.Guard, v any) (bool, *Failure) {
+	switch g.Kind {
+	case manifest.GuardLabel:
+		return v == g.Equals, nil
+	case manifest.GuardField:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false, nil
+		}
+		fv, ok := m[g.Field]
+		return ok && fv == g.Equals, nil
+	}
+	out, burn, err := g.Expr.Compiled.Eval(map[string]any{"value": v}, MaxExprFuel)
+	s.r.units += burn
+	if err != nil {
+		return false, failf(CodeGuardInvalid, "guard expr %s", expr.Canonical(err))
+	}
+	b, ok := out.(bool)
+	if !ok {
+		return false, failf(CodeGuardInvalid, "guard expr must produce boolean, got %s", kindName(out))
+	}
+	return b, nil
+}
+
+func kindName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "bool"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "list"
+	}
+	return "object"
+}
+
+// collect builds the cell's inputs from its deliveries: a scalar port takes
+// its single delivery, a many port collects every delivery in edge order
+// (flattening list producers), and an optional many port with nothing
+// delivered arrives as [].
+func collect(ports []manifest.Port, ds []delivery) (map[string]any, *Failure) {
+	in := map[string]any{}
+	for _, p := range ports {
+		var got []delivery
+		for _, d := range ds {
+			if d.edge.To.Port == p.Name {
+				got = append(got, d)
+			}
+		}
+		if p.Many {
+			list := []any{}
+			for _, d := range got {
+				if l, ok := d.value.([]any); ok && d.many {
+					list = append(list, l...)
+				} else {
+					list = append(list, d.value)
+				}
+			}
+			if len(got) > 0 || p.Optional {
+				if len(list) > MaxManyItems {
+					return in, failf(CodeBudget, "port value bytes")
+				}
+				in[p.Name] = list
+			}
+			continue
+		}
+		if len(got) > 0 {
+			in[p.Name] = got[0].value
+		}
+	}
+	return in, nil
+}
+
+// skipped applies the skip rule: a cell with declared inputs skips when
+// nothing was delivered to any of them or a required input got nothing.
+func skipped(ports []manifest.Port, ds []delivery, in map[string]any) bool {
+	if len(ports) == 0 {
+		return false
+	}
+	any := false
+	for _, p := range ports {
+		got := false
+		for _, d := range ds {
+			if d.edge.To.Port == p.Name {
+				got = true
+				break
+			}
+		}
+		if got {
+			any = true
+		} else if !p.Optional {
+			return true
+		}
+	}
+	return !any
+}
+
+func boundMessage(s string) string {
+	if len(s) <= receipt.MaxMessage {
+		return s
+	}
+	b := []byte(s[:receipt.MaxMessage])
+	for len(b) > 0 && b[len(b)-1]&0xC0 == 0x80 {
+		b = b[:len(b)-1]
+	}
+	if len(b) > 0 && b[len(b)-1] >= 0xC0 {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}

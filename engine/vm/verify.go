@@ -1,0 +1,134 @@
+package vm
+
+import (
+	"fmt"
+
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// VerifyOptions is what an offline verification may read. It never runs
+// anything live: effects come only from the checked receipt.
+type VerifyOptions struct {
+	// Store is read through an overlay; verification never writes it.
+	Store store.Store
+	// Fns and Signatures must match the host registry of the original
+	// run when it used host functions.
+	Fns        map[string]Fn
+	Signatures map[string]manifest.Signature
+	// ToolSignatures types host tools whose recorded effects replay.
+	ToolSignatures map[string]manifest.Signature
+}
+
+// Report is a verification result.
+type Report struct {
+	OK         bool
+	Digest     string // digest of the replayed receipt ("" when no replay ran)
+	Outcome    string
+	Mismatches []string
+}
+
+// Value renders the report as {"ok","digest"?,"outcome"?,"mismatches"}.
+func (r *Report) Value() map[string]any {
+	ms := make([]any, len(r.Mismatches))
+	for i, m := range r.Mismatches {
+		ms[i] = m
+	}
+	v := map[string]any{"ok": r.OK, "mismatches": ms}
+	if r.Digest != "" {
+		v["digest"] = r.Digest
+		v["outcome"] = r.Outcome
+	}
+	return v
+}
+
+// Verify replays rec offline against m and reports every divergence.
+// The replay serves recorded effects by request digest (in record order
+// when a digest repeats), slot reads and transport provenance from the
+// recorded cells, and writes only to an overlay of the store; the whole
+// replayed receipt is then compared with the recorded one, so a change
+// anywhere in the receipt is a mismatch.
+func Verify(rec map[string]any, m *manifest.Manifest, opts VerifyOptions) (*Report, error) {
+	if err := receipt.Validate(rec); err != nil {
+		return &Report{Mismatches: []string{err.Error()}}, nil
+	}
+	if rec["manifestDigest"] != m.Digest {
+		return &Report{Mismatches: []string{fmt.Sprintf("manifestDigest: %v vs %s", rec["manifestDigest"], m.Digest)}}, nil
+	}
+	effects, _ := rec["effects"].([]any)
+	records, err := effect.ParseRecords(effects)
+	if err != nil {
+		return &Report{Mismatches: []string{err.Error()}}, nil
+	}
+	base := opts.Store
+	if base == nil {
+		base = store.NewMemStore()
+	}
+	replay := effect.NewReplay(records)
+	router := effect.NewRouter(replay)
+	cells, _ := rec["cells"].(map[string]any)
+	host := &Host{Store: store.NewOverlay(base), Router: router, Fns: opts.Fns, Signatures: opts.Signatures,
+		recorded: cells, toolSigs: opts.ToolSignatures}
+	args, _ := rec["args"].(map[string]any)
+	got, err := Run(m, args, host)
+	if err != nil {
+		return nil, err
+	}
+	// The runtime stamp is not copied from the checked receipt (upstream
+	// copies it): this engine writes one fixed stamp, so a receipt
+	// claiming another runtime is a mismatch even when re-sealed.
+	// Equal canonical content is the common case: the recorded digest must
+	// match both the record's own content and the replay's digest. Only a
+	// divergence pays for the field-by-field diff.
+	if own, err := receipt.Digest(rec); err == nil && own == rec["digest"] && own == got["digest"] {
+		return &Report{OK: true, Digest: own, Outcome: got["outcome"].(string)}, nil
+	}
+	mm := receipt.Diff(rec, got)
+	d, _ := got["digest"].(string)
+	o, _ := got["outcome"].(string)
+	return &Report{OK: len(mm) == 0, Digest: d, Outcome: o, Mismatches: mm}, nil
+}
+
+// Resume continues a suspended (or any verifiable) run: the checkpoint
+// must verify offline first; then every recorded effect except the
+// suspended ones replays by request digest ahead of the host's live
+// executors, so the completed prefix is served from the record and only
+// missing or suspended requests reach the world. The result is a new
+// receipt.
+func Resume(cp map[string]any, m *manifest.Manifest, host *Host) (map[string]any, error) {
+	if err := receipt.Check(cp); err != nil {
+		return nil, err
+	}
+	rep, err := Verify(cp, m, VerifyOptions{Store: host.Store, Fns: host.Fns, Signatures: host.Signatures})
+	if err != nil {
+		return nil, err
+	}
+	if !rep.OK {
+		return nil, &HostError{Code: CodeMismatch, Message: "checkpoint does not verify: " + rep.Mismatches[0]}
+	}
+	effects, _ := cp["effects"].([]any)
+	records, err := effect.ParseRecords(effects)
+	if err != nil {
+		return nil, err
+	}
+	kept := records[:0:0]
+	for _, r := range records {
+		if r.Err == nil || r.Err.Code != CodeSuspended {
+			kept = append(kept, r)
+		}
+	}
+	execs := []effect.Executor{effect.NewReplay(kept)}
+	var tools *effect.Tools
+	if host.Router != nil {
+		execs = append(execs, host.Router.Executors()...)
+		tools = host.Router.Tools
+	}
+	router := effect.NewRouter(execs...)
+	router.Tools = tools
+	h := *host
+	h.Router = router
+	args, _ := cp["args"].(map[string]any)
+	return Run(m, args, &h)
+}

@@ -1,0 +1,143 @@
+// Package vm is the ALGAL run engine: it schedules a manifest's cells,
+// activates local cells (input, const, fn, expr, store, load, slot, tool)
+// and effect cells (agent, classifier, gate, decide, recall) through the
+// host's executors, keeps the work ledger, writes the algal.run.v1
+// receipt, and verifies a receipt by replaying the run offline against its
+// own recorded effects.
+//
+// A Host carries everything a run may use (store, executors, function and
+// tool registries, transports); nothing is global. A run is a tree of
+// scopes: the root manifest and every nested organism, repeat round, each
+// item and spawned child run in a scope with a path prefix
+// ("inbox/", "loop/r0/", "map/i2/") while sharing the root's budgets,
+// ledger, effects list and event log.
+package vm
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// Contract codes the run engine writes into receipts.
+const (
+	CodeParse          = "PARSE_FAILED"
+	CodeInvalid        = "MANIFEST_INVALID"
+	CodeTypeMismatch   = "TYPE_MISMATCH"
+	CodeGuardInvalid   = "GUARD_INVALID"
+	CodeInterface      = "INTERFACE_MISMATCH"
+	CodeDepth          = "DEPTH_EXCEEDED"
+	CodeInputMissing   = "INPUT_MISSING"
+	CodeFnUnknown      = "FN_UNKNOWN"
+	CodeFnFailed       = "FN_FAILED"
+	CodeExprFailed     = "EXPR_FAILED"
+	CodeToolUnknown    = "TOOL_UNKNOWN"
+	CodeToolFailed     = "TOOL_FAILED"
+	CodeEffectFailed   = "EFFECT_FAILED"
+	CodeUnparseable    = "EFFECT_UNPARSEABLE"
+	CodeUnbound        = "EFFECT_UNBOUND"
+	CodeSuspended      = "EFFECT_SUSPENDED"
+	CodeBudget         = "BUDGET_EXHAUSTED"
+	CodeStuck          = "STUCK"
+	CodeStoreMiss      = "STORE_MISS"
+	CodeDigestMismatch = "DIGEST_MISMATCH"
+	CodeMismatch       = "RECEIPT_MISMATCH"
+	CodeInternal       = "INTERNAL"
+	CodeIO             = "IO_FAILED"
+)
+
+// Run-time bounds.
+const (
+	MaxValueBytes   = 262_144
+	MaxBlobBytes    = 262_144
+	MaxManyItems    = 4_096
+	MaxExprFuel     = 100_000
+	MaxRecallQuery  = 4_096
+	MaxHitText      = 2_048
+	DefaultEffectMs = 120_000
+	DefaultToolMs   = 30_000
+)
+
+// Failure is a cell or run failure: a contract code and a message. It is
+// what a failed cell record carries and what an on:"fail" edge delivers.
+type Failure struct {
+	Code    string
+	Message string
+}
+
+func (f *Failure) Error() string { return f.Code + ": " + f.Message }
+
+// ErrorCode returns the contract code.
+func (f *Failure) ErrorCode() string { return f.Code }
+
+func failf(code, format string, a ...any) *Failure {
+	return &Failure{Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+// asFailure maps any error raised inside an activation to a cell failure,
+// keeping a contract code when the error has one.
+func asFailure(err error) *Failure {
+	if f, ok := err.(*Failure); ok {
+		return f
+	}
+	if e, ok := err.(*effect.Error); ok {
+		return &Failure{Code: e.Code, Message: e.Message}
+	}
+	if c, ok := err.(interface{ ErrorCode() string }); ok {
+		return &Failure{Code: c.ErrorCode(), Message: err.Error()}
+	}
+	return &Failure{Code: CodeInternal, Message: err.Error()}
+}
+
+// HostError is a fault that aborts a run without a receipt (an event log
+// over its bound, a broken store).
+type HostError struct {
+	Code    string
+	Message string
+}
+
+func (e *HostError) Error() string { return e.Message }
+
+// ErrorCode returns the contract code.
+func (e *HostError) ErrorCode() string { return e.Code }
+
+// Host is what a run may use. The zero value of every optional field is
+// safe: no router means every effect is recorded unbound.
+type Host struct {
+	Store store.Store
+	// Router selects executors for effect requests and serves host tool
+	// requests (Router.Tools). Verification installs a replay router.
+	Router *effect.Router
+	// Fns adds host registry functions beside the builtins; Signatures
+	// types them (builtin signatures come from the manifest package).
+	Fns        map[string]Fn
+	Signatures map[string]manifest.Signature
+	// Transports maps a transport name to a bundle directory.
+	Transports map[string]string
+	// Context bounds live effect calls (cancellation only).
+	Context context.Context
+
+	// recorded holds the checked receipt's cells during verification, so
+	// slot reads and transport provenance replay from the record.
+	recorded map[string]any
+	toolSigs map[string]manifest.Signature
+}
+
+func (h *Host) fn(name string) (Fn, manifest.Signature, bool) {
+	if s, ok := h.Signatures[name]; ok {
+		if f, ok := h.Fns[name]; ok {
+			return f, s, true
+		}
+	}
+	s, ok := manifest.Builtins[name]
+	if !ok {
+		return nil, manifest.Signature{}, false
+	}
+	f, ok := builtinFns[name]
+	return f, s, ok
+}
+
+var builtinFns = Builtins()
