@@ -78,21 +78,12 @@ func openStore(dir string) (store.Store, error) {
 	return store.OpenFileStore(dir)
 }
 
-// admitModules puts every *.algal.json in dir into st.
+// admitModules puts every *.algal.json in dir (if any) into st.
 func admitModules(st store.Store, dir string) error {
 	if dir == "" {
 		return nil
 	}
-	mods, err := manifest.LoadModules(dir)
-	if err != nil {
-		return err
-	}
-	for _, d := range canon.SortedKeys(mods) {
-		if _, err := st.Put(store.Manifests, mods[d]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return vm.AdmitModules(st, dir)
 }
 
 func (c *cli) runManifest(path string, f runFlags) (map[string]any, error) {

@@ -455,7 +455,7 @@ func TestParseConfigRejects(t *testing.T) {
 			v["cases"].([]any)[0].(map[string]any)["expect"] = map[string]any{}
 		}},
 		{"bad spec", "systems[0].executors", CodeParse, func(v map[string]any) {
-			v["systems"].([]any)[0].(map[string]any)["executors"] = map[string]any{"x": "gateway:gpt"}
+			v["systems"].([]any)[0].(map[string]any)["executors"] = map[string]any{"x": "openai:gpt"}
 		}},
 		{"negative price", "prices", CodeParse, func(v map[string]any) {
 			v["prices"] = map[string]any{"m": map[string]any{"input": -1.0, "output": 0.0}}

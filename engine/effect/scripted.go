@@ -75,6 +75,18 @@ func LoadScripted(id, path string) (*Scripted, error) {
 // ID implements Executor.
 func (s *Scripted) ID() string { return s.id }
 
+// Queued reports whether some entry is a FIFO queue. Such a table serves
+// answers by position, so runs that share it must happen in a fixed order
+// for their receipts to be reproducible.
+func (s *Scripted) Queued() bool {
+	for _, v := range s.table {
+		if _, ok := v.([]any); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Identity is the memo identity: digest({"kind":"scripted","id","responses"}).
 func (s *Scripted) Identity() string { return s.identity }
 

@@ -80,17 +80,24 @@ func Resolve(dir, path string) string {
 }
 
 // ResolveSpec checks an executor spec and resolves its path relative to
-// dir: scripted:<file>, replay:<dir> and cmd:<command line>.
+// dir: scripted:<file>, replay:<dir>, cmd:<command line>, and the live
+// backends gateway:<model> and apple, which Assay admits with their real
+// capabilities but never reaches (their calls are recorded unbound).
 func ResolveSpec(spec, dir string) (string, error) {
 	for _, p := range []string{"scripted:", "replay:"} {
 		if len(spec) > len(p) && spec[:len(p)] == p {
 			return p + Resolve(dir, spec[len(p):]), nil
 		}
 	}
-	if len(spec) > 4 && spec[:4] == "cmd:" {
+	for _, p := range []string{"cmd:", "gateway:"} {
+		if len(spec) > len(p) && spec[:len(p)] == p {
+			return spec, nil
+		}
+	}
+	if spec == "apple" {
 		return spec, nil
 	}
-	return "", fmt.Errorf("unknown executor spec %q (want scripted:<file>, replay:<dir> or cmd:<command>)", spec)
+	return "", fmt.Errorf("unknown executor spec %q (want scripted:<file>, replay:<dir>, cmd:<command>, gateway:<model> or apple)", spec)
 }
 
 // CellArgs maps interface args onto the cell-keyed run args of m.

@@ -68,12 +68,14 @@ func TestResolveSpec(t *testing.T) {
 		{"scripted:/abs/r.json", "scripted:/abs/r.json"},
 		{"replay:runs", "replay:/cfg/runs"},
 		{"cmd:./model --fast", "cmd:./model --fast"},
+		{"gateway:anthropic/claude", "gateway:anthropic/claude"},
+		{"apple", "apple"},
 	} {
 		if got, err := ResolveSpec(tc.spec, "/cfg"); err != nil || got != tc.want {
 			t.Errorf("%s: %s %v", tc.spec, got, err)
 		}
 	}
-	for _, bad := range []string{"gateway:gpt", "scripted:", "cmd:", "apple"} {
+	for _, bad := range []string{"openai:gpt", "scripted:", "cmd:", "gateway:", "Apple"} {
 		if _, err := ResolveSpec(bad, "/cfg"); err == nil {
 			t.Errorf("%s admitted", bad)
 		}

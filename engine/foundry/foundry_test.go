@@ -617,7 +617,7 @@ func TestParseConfig(t *testing.T) {
 			}
 			return l
 		}(), nil)},
-		{"bad executor", "executors", CodeParse, configValue(baseCases(), map[string]any{"executors": map[string]any{"x": "gateway:m"}})},
+		{"bad executor", "executors", CodeParse, configValue(baseCases(), map[string]any{"executors": map[string]any{"x": "openai:m"}})},
 		{"budget key", "budget", CodeParse, configValue(baseCases(), map[string]any{"budget": map[string]any{"work": 1.0, "attempts": 1.0}})},
 		{"budget bound", "budget.runs", CodeParse, configValue(baseCases(), map[string]any{"budget": map[string]any{"work": 1.0, "attempts": 1.0, "runs": 5000.0}})},
 		{"scorer", "scorer.program", CodeScorer, configValue(baseCases(), map[string]any{"scorer": map[string]any{"contract": "algal.expr.v1", "program": []any{"get", "receipt"}}})},

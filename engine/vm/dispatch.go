@@ -39,17 +39,31 @@ func sanitize(rec effect.Record) effect.Record {
 // plus (during verification) the signatures the verifier was given.
 func toolSignatures(h *Host) (map[string]manifest.Signature, error) {
 	out := map[string]manifest.Signature{}
-	if h.Router != nil && h.Router.Tools != nil {
-		for _, n := range h.Router.Tools.Names() {
-			t, _ := h.Router.Tools.Lookup(n)
-			s, err := manifest.ParseSignature(n, t.Signature)
-			if err != nil {
-				return nil, err
-			}
-			out[n] = s
+	if h.Router != nil {
+		var err error
+		if out, err = ToolSignatures(h.Router.Tools); err != nil {
+			return nil, err
 		}
 	}
 	for n, s := range h.toolSigs {
+		out[n] = s
+	}
+	return out, nil
+}
+
+// ToolSignatures types every tool of a registry (nil: none), as runs and
+// verifications that replay tool effects need them.
+func ToolSignatures(t *effect.Tools) (map[string]manifest.Signature, error) {
+	out := map[string]manifest.Signature{}
+	if t == nil {
+		return out, nil
+	}
+	for _, n := range t.Names() {
+		tool, _ := t.Lookup(n)
+		s, err := manifest.ParseSignature(n, tool.Signature)
+		if err != nil {
+			return nil, err
+		}
 		out[n] = s
 	}
 	return out, nil

@@ -1,0 +1,175 @@
+package vm
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// Workbench runs organisms for the measurement layers (bench, foundry, the
+// harness) over one store, and serves the evidence their verification
+// reads: manifests, receipts and offline replays. It implements
+// evidence.Runner and evidence.Store.
+type Workbench struct {
+	Store store.Store
+	// Tools is the host tool registry runs may call (nil: none).
+	Tools *effect.Tools
+	// Transports maps transport names to bundle directories.
+	Transports map[string]string
+	// CacheEffects wraps every executor with the store's memo index.
+	CacheEffects bool
+}
+
+// NewWorkbench opens a workbench over the file store in dir, or over a
+// fresh memory store when dir is empty.
+func NewWorkbench(dir string) (*Workbench, error) {
+	if dir == "" {
+		return &Workbench{Store: store.NewMemStore()}, nil
+	}
+	st, err := store.OpenFileStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Workbench{Store: st}, nil
+}
+
+// AdmitModules puts every *.algal.json directly inside dir into st, so
+// cells naming children by digest resolve whatever order runs take.
+func AdmitModules(st store.Store, dir string) error {
+	mods, err := manifest.LoadModules(dir)
+	if err != nil {
+		return err
+	}
+	for _, d := range canon.SortedKeys(mods) {
+		if _, err := st.Put(store.Manifests, mods[d]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Open implements evidence.Runner: it admits m into the store and builds
+// the executors a contender's spec map names. Names are admitted in
+// alphabetical order, so the first name is the default executor, as
+// upstream's native CLI does; cells reach the others by route.
+func (w *Workbench) Open(_ context.Context, m *manifest.Manifest, specs map[string]string) (evidence.Session, error) {
+	if _, err := w.Store.Put(store.Manifests, m.Value); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(specs))
+	for n := range specs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	s := &session{w: w, m: m}
+	execs := make([]effect.Executor, 0, len(names))
+	for _, name := range names {
+		spec := specs[name]
+		var ex effect.Executor
+		switch {
+		case strings.HasPrefix(spec, "replay:"):
+			r, err := effect.LoadReplayDir(spec[len("replay:"):])
+			if err != nil {
+				return nil, fmt.Errorf("executor %q: %w", name, err)
+			}
+			ex = r
+		default:
+			base := ""
+			if strings.HasPrefix(spec, "scripted:") {
+				base = filepath.Dir(spec[len("scripted:"):])
+			}
+			e, err := effect.FromSpec(name, spec, base)
+			if err != nil {
+				return nil, err
+			}
+			if sc, ok := e.(*effect.Scripted); ok && sc.Queued() {
+				s.ordered = true
+			}
+			ex = e
+		}
+		if w.CacheEffects {
+			c := effect.NewCached(ex, w.Store)
+			c.Accept = AcceptOutput
+			ex = c
+		}
+		execs = append(execs, ex)
+	}
+	s.router = effect.NewRouter(execs...)
+	s.router.Tools = w.Tools
+	return s, nil
+}
+
+type session struct {
+	w       *Workbench
+	m       *manifest.Manifest
+	router  *effect.Router
+	ordered bool
+}
+
+func (s *session) Ordered() bool { return s.ordered }
+
+// Run executes the manifest and stores the receipt; the digest returned is
+// the store's reference to it.
+func (s *session) Run(ctx context.Context, args map[string]any) (map[string]any, string, error) {
+	host := &Host{Store: s.w.Store, Router: s.router, Transports: s.w.Transports, Context: ctx}
+	rec, err := Run(s.m, args, host)
+	if err != nil {
+		return nil, "", err
+	}
+	ref, err := s.w.Store.Put(store.Runs, rec)
+	if err != nil {
+		return nil, "", err
+	}
+	return rec, ref, nil
+}
+
+// Manifest implements evidence.Store.
+func (w *Workbench) Manifest(digest string) (*manifest.Manifest, error) {
+	v, err := store.Load(w.Store, store.Manifests, digest)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.ParseValue(v)
+	if err != nil {
+		return nil, err
+	}
+	if m.Digest != digest {
+		return nil, &HostError{Code: "DIGEST_MISMATCH", Message: fmt.Sprintf("stored manifest %s normalizes to %s", digest, m.Digest)}
+	}
+	return m, nil
+}
+
+// Receipt implements evidence.Store.
+func (w *Workbench) Receipt(digest string) (map[string]any, error) {
+	v, err := store.Load(w.Store, store.Runs, digest)
+	if err != nil {
+		return nil, err
+	}
+	rec, ok := v.(map[string]any)
+	if !ok {
+		return nil, &HostError{Code: "PARSE_FAILED", Message: fmt.Sprintf("stored receipt %s is not an object", digest)}
+	}
+	return rec, nil
+}
+
+// Replay implements evidence.Store: an offline verification that reads
+// the store through an overlay and reaches no executor.
+func (w *Workbench) Replay(_ context.Context, rec map[string]any, m *manifest.Manifest) ([]string, error) {
+	sigs, err := ToolSignatures(w.Tools)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Verify(rec, m, VerifyOptions{Store: w.Store, ToolSignatures: sigs})
+	if err != nil {
+		return nil, err
+	}
+	return rep.Mismatches, nil
+}
