@@ -60,8 +60,8 @@ func reconstructBenchSidecars(t *testing.T, dir string) {
 	})
 	// The saved bench-cheap table predates the ensemble's cheap-a cell.
 	writeJSON(t, filepath.Join(dir, "bench-cheap.responses.json"), map[string]any{
-		"route": []any{"billing", "technical", "billing", "other"},
-		"cheap": []any{"billing", "technical", "billing", "unsure"},
+		"route":   []any{"billing", "technical", "billing", "other"},
+		"cheap":   []any{"billing", "technical", "billing", "unsure"},
 		"cheap-a": []any{"billing", "technical", "billing", "other"},
 	})
 	writeJSON(t, filepath.Join(dir, "bench-cheap2.responses.json"), map[string]any{"cheap-b": correct})
