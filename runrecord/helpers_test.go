@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/algal-assay/assay/engine/atomicfile"
 )
 
 // stepClock returns a clock that advances one minute per call from a fixed
@@ -74,7 +76,7 @@ func noTemps(t *testing.T, dir string) {
 	entries, err := os.ReadDir(dir)
 	must(t, err)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), tempPrefix) {
+		if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
 			t.Fatalf("temporary file left behind: %s", filepath.Join(dir, e.Name()))
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/atomicfile"
 )
 
 // seedRecord is the seed's example record with real-length shas and the
@@ -283,7 +285,7 @@ func TestReconstructedView(t *testing.T) {
 			for _, f := range []string{"freeform-summary.md", "galaxy-workflow-draft.gxwf.yml"} {
 				writeFile(t, dir, f, "x")
 			}
-			writeFile(t, dir, tempPrefix+RecordFile+"-123", "half")
+			writeFile(t, dir, atomicfile.TempPrefix+RecordFile+"-123", "half")
 			if tc.withAssembly {
 				writeFile(t, dir, AssemblyFile, string(paperBytes))
 			}

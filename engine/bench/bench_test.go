@@ -502,3 +502,17 @@ func deepCopy(v any) any {
 	}
 	return v
 }
+
+func TestInspect(t *testing.T) {
+	cfg, r, _ := fixture(t)
+	rep, err := Run(context.Background(), cfg, r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Inspect(rep)
+	for _, want := range []string{"pareto axes: passed ↑, total tokens ↓, effect calls ↓", "frontier  4/4", "#1", "t4: passed by frontier, wasteful; failed by cheap", "scorer: exact match"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const echoOrganism = `{"contract":"algal.organism.v1","key":"organism:%s","name":"%s",
+ "interface":{"inputs":{"q":{"cell":"src","port":"value"}},"outputs":{"answer":{"cell":"out","port":"out"}}},
+ "cells":[{"id":"src","kind":"input","outputs":{"value":"json"}},
+  {"id":"out","kind":"expr","inputs":{"v":"json"},"expr":{"contract":"algal.expr.v1","program":%s},"output":{"kind":"json","schema":{"type":"string"}}}],
+ "edges":[{"from":{"cell":"src","port":"value"},"to":{"cell":"out","port":"v"}}]}`
+
+// measureDir writes two small organisms (an echo and a constant), a bench
+// config and a foundry config over them.
+func measureDir(t *testing.T) string {
+	dir := t.TempDir()
+	for _, o := range []struct{ key, prog string }{{"echo", `["get","v"]`}, {"constant", `"alpha"`}} {
+		body := strings.Replace(strings.Replace(strings.Replace(echoOrganism, "%s", o.key, 1), "%s", o.key, 1), "%s", o.prog, 1)
+		putFile(t, dir, o.key+".algal.json", body)
+	}
+	cases := `[{"id":"a","args":{"q":"alpha"},"expect":{"answer":"alpha"}},{"id":"b","args":{"q":"beta"},"expect":{"answer":"beta"}}]`
+	putFile(t, dir, "bench.json", `{"contract":"algal.bench.config.v1","cases":`+cases+`,
+	 "systems":[{"id":"echo","manifest":"echo.algal.json","executors":{"none":"cmd:false"}},
+	            {"id":"constant","manifest":"constant.algal.json","executors":{"none":"cmd:false"}}]}`)
+	putFile(t, dir, "foundry.json", `{"contract":"algal.foundry.config.v1",
+	 "candidates":["constant.algal.json","echo.algal.json"],
+	 "cases":[{"id":"t","split":"train","args":{"q":"alpha"},"expect":{"answer":"alpha"}},
+	          {"id":"v","split":"validation","args":{"q":"beta"},"expect":{"answer":"beta"}},
+	          {"id":"h","split":"holdout","args":{"q":"gamma"},"expect":{"answer":"gamma"}},
+	          {"id":"leak","split":"holdout","args":{"q":"alpha"},"expect":{"answer":"alpha"}}]}`)
+	return dir
+}
+
+func TestBenchVerbs(t *testing.T) {
+	dir := measureDir(t)
+	st := filepath.Join(dir, "store")
+	report := filepath.Join(dir, "report.json")
+	code, out, errs := runCLI(t, "bench", filepath.Join(dir, "bench.json"), "--dir", st, "--out", report, "--concurrency", "3")
+	if code != 0 {
+		t.Fatalf("bench exit %d: %s", code, errs)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if p := rep["pareto"].([]any); len(p) != 1 || p[0] != "echo" {
+		t.Errorf("pareto %v", p)
+	}
+	if saved, _ := os.ReadFile(report); string(saved) != out {
+		t.Error("--out differs from stdout")
+	}
+	if code, out, _ := runCLI(t, "bench", "verify", report, "--dir", st); code != 0 || !strings.Contains(out, `"ok":true`) || !strings.Contains(out, `"checkedReceipts":4`) {
+		t.Fatalf("verify exit %d: %s", code, out)
+	}
+	if code, out, _ := runCLI(t, "bench", "inspect", report); code != 0 || !strings.Contains(out, "echo      2/2") || !strings.Contains(out, "b: passed by echo; failed by constant") {
+		t.Fatalf("inspect exit %d:\n%s", code, out)
+	}
+	// A changed claim exits 1.
+	raw, _ := os.ReadFile(report)
+	putFile(t, dir, "report.json", strings.Replace(string(raw), `"passed":1`, `"passed":2`, 1))
+	if code, out, _ := runCLI(t, "bench", "verify", report, "--dir", st); code != 1 || !strings.Contains(out, `"ok":false`) {
+		t.Fatalf("tampered report: exit %d %s", code, out)
+	}
+	if code, _, errs := runCLI(t, "bench", filepath.Join(dir, "missing.json")); code != 1 || !strings.Contains(errs, "IO_FAILED") {
+		t.Fatalf("missing config: exit %d %s", code, errs)
+	}
+	if code, _, _ := runCLI(t, "bench", "a", "b"); code != 2 {
+		t.Fatalf("two configs: exit %d, want 2", code)
+	}
+}
+
+func TestFoundryVerbs(t *testing.T) {
+	dir := measureDir(t)
+	st := filepath.Join(dir, "store")
+	report := filepath.Join(dir, "report.json")
+	code, out, errs := runCLI(t, "foundry", filepath.Join(dir, "foundry.json"), "--dir", st, "--out", report)
+	if code != 0 {
+		t.Fatalf("foundry exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "warning") || !strings.Contains(errs, "leak") {
+		t.Errorf("no leakage warning on stderr: %q", errs)
+	}
+	if !strings.Contains(out, `"holdout":{"cases":`) {
+		t.Fatalf("report: %s", out)
+	}
+	if code, out, _ := runCLI(t, "foundry", "verify", report, "--dir", st); code != 0 || !strings.Contains(out, `"ok":true`) {
+		t.Fatalf("verify exit %d: %s", code, out)
+	}
+	if code, out, _ := runCLI(t, "foundry", "inspect", report); code != 0 || !strings.Contains(out, "organism:echo (promoted)") {
+		t.Fatalf("inspect exit %d:\n%s", code, out)
+	}
+	if code, _, errs := runCLI(t, "foundry", filepath.Join(dir, "foundry.json"), "--dir", st, "--strict-splits"); code != 1 || !strings.Contains(errs, "PARSE_FAILED") {
+		t.Fatalf("strict splits: exit %d %s", code, errs)
+	}
+}
