@@ -42,7 +42,7 @@ func upstreamExamples(t *testing.T) string {
 	return dst
 }
 
-func writeJSON(t *testing.T, path string, v any) {
+func writeJSON(t testing.TB, path string, v any) {
 	t.Helper()
 	b, _ := json.Marshal(v)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
