@@ -15,7 +15,8 @@ import (
 
 type runFlags struct {
 	args, responses, executorCmd, tools, modules, dir, out string
-	cacheEffects                                           bool
+	cacheEffects, strictSplits                             bool
+	concurrency                                            int
 	transports                                             []string
 }
 
@@ -23,10 +24,12 @@ func init() {
 	register(func(c *cli) *cobra.Command {
 		var f runFlags
 		cmd := &cobra.Command{
-			Use:   "run MANIFEST",
-			Short: "Run an organism manifest and print its algal.run.v1 receipt",
-			Long: "Run an algal.organism.v1 manifest and print the sealed receipt as canonical JSON.\n" +
-				"The command exits 0 whenever the run produced a receipt, whatever its outcome.\n" +
+			Use:   "run [MANIFEST.json | PATH...]",
+			Short: "Run one organism manifest, or the YAML workloads under PATHs (default suites/)",
+			Long: "With one *.json argument: run an algal.organism.v1 manifest and print the sealed receipt as\n" +
+				"canonical JSON, exiting 0 whenever the run produced a receipt, whatever its outcome.\n" +
+				"Otherwise: the main job, as `assay workloads run` (every *.bench.yaml and *.foundry.yaml under\n" +
+				"the paths, default suites/; --dir defaults to .algal and --out names the runs root, default runs).\n" +
 				"--args FILE       run arguments {\"<input cell>\":{\"<port>\":value}}\n" +
 				"--responses FILE  scripted executor table (id \"scripted\")\n" +
 				"--executor-cmd C  command executor (sh -c C; canonical request on stdin)\n" +
@@ -36,8 +39,18 @@ func init() {
 				"--cache-effects   serve and fill the store's effect memo index\n" +
 				"--transport N=DIR bundle directory serving organism cells that declare via:N (repeatable)\n" +
 				"--out FILE        also write the receipt to FILE",
-			Args: cobra.ExactArgs(1),
+			Args: cobra.ArbitraryArgs,
 			RunE: func(_ *cobra.Command, args []string) error {
+				if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
+					wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, strictSplits: f.strictSplits}
+					if wf.dir == "" {
+						wf.dir = ".algal"
+					}
+					if wf.out == "" {
+						wf.out = "runs"
+					}
+					return runWorkloads(c, args, wf)
+				}
 				rec, err := c.runManifest(args[0], f)
 				if err != nil {
 					return err
@@ -66,6 +79,8 @@ func init() {
 		fl.BoolVar(&f.cacheEffects, "cache-effects", false, "consult and fill the effect memo index")
 		fl.StringVar(&f.out, "out", "", "also write the receipt to this file")
 		fl.StringArrayVar(&f.transports, "transport", nil, "NAME=DIR bundle transport (repeatable)")
+		fl.IntVar(&f.concurrency, "concurrency", 0, "workloads: cases in flight (0: one per CPU, at least two)")
+		fl.BoolVar(&f.strictSplits, "strict-splits", false, "workloads: reject foundry workloads whose splits share identical args")
 		return cmd
 	})
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWorkloadsRunFixtures(t *testing.T) {
+	tmp := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run([]string{"workloads", "run", "--dir", filepath.Join(tmp, "store"), "--out", filepath.Join(tmp, "runs"), "--concurrency", "2", "../../suites"}, nil, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{
+		"PASS bench ticket-triage (revision 1)",
+		"PASS foundry intent-select (revision 1)",
+		"frontier-single", "organism:assay-intent-cascade",
+		"all 4 workloads passed",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.Contains(errb.String(), "ticket-triage: pass (complete)") {
+		t.Errorf("plain progress lines missing:\n%s", errb.String())
+	}
+	runs, _ := filepath.Glob(filepath.Join(tmp, "runs", "*", "*", "foundry-run.yml"))
+	if len(runs) != 4 {
+		t.Errorf("run records %v", runs)
+	}
+}
+
+func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
+	src, err := os.ReadFile("../../suites/ticket-triage.bench.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, _ := filepath.Abs("../../fixtures")
+	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
+	body = strings.Replace(body, "cheap-single: 4", "cheap-single: 5", 1)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ticket-triage.bench.yaml"), []byte(body), 0o644)
+	var out, errb bytes.Buffer
+	code := run([]string{"workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), dir}, nil, &out, &errb)
+	if code != exitRejected {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), `gate FAIL cheap-single passes at least 5 cases: system "cheap-single" passed 4 of 6 cases`) {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}
+
+func TestWorkloadsRunRejectsBadYAML(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.bench.yaml")
+	os.WriteFile(p, []byte("name: x\nrevision: 1\nsystem: []\n"), 0o644)
+	var out, errb bytes.Buffer
+	code := run([]string{"workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), p}, nil, &out, &errb)
+	if code != exitRejected || !strings.Contains(errb.String(), p+":3:1: system: unknown key") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+	}
+}
+
+func TestWorkloadsRunNothingFound(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"workloads", "run", t.TempDir()}, nil, &out, &errb)
+	if code != exitRejected || !strings.Contains(errb.String(), "WORKLOAD_INVALID") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}

@@ -1,0 +1,316 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/manifest"
+)
+
+// ConfigFile is the compiled config's basename in the run directory.
+const ConfigFile = "config.json"
+
+// ScriptedFile names the table compiled from case responses for one
+// executor. Every contender using that executor loads the same table; each
+// session gets its own queues.
+func ScriptedFile(executor string) string { return "scripted-" + executor + ".json" }
+
+// Compiled is a workload turned into the canonical engine config.
+type Compiled struct {
+	Workload *Workload
+	// Config is the algal.bench.config.v1 / algal.foundry.config.v1 value
+	// written to config.json; its paths are relative to RunDir.
+	Config map[string]any
+	// Files are the generated files (scripted tables) by basename, as
+	// canonical JSON bytes, written beside config.json.
+	Files map[string][]byte
+	// Identity is the digest of everything that decides the run's results:
+	// the config with workload-relative paths, plus the digest of every
+	// manifest and scripted table it reads.
+	Identity string
+	// Slug is <name>-r<revision>-<first 10 hex of Identity>.
+	Slug   string
+	RunDir string
+
+	// declared counts the responses each case declares per executor and
+	// cell, for the alignment check after the run.
+	declared map[string]map[string]map[string]int
+}
+
+// Compile turns w into its engine config for a run under outRoot
+// (runs/<name>/<slug>). It admits the config with the engine, so every
+// engine rejection comes back pointing into the workload file.
+func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled, error) {
+	c := &Compiled{Workload: w, Files: map[string][]byte{}, declared: map[string]map[string]map[string]int{}}
+	inputs := map[string]any{}
+	manifests := map[string]Pos{}
+	loader := func(path string) (*manifest.Manifest, error) {
+		m, err := manifest.ReadFile(path)
+		if err != nil {
+			p := manifests[path]
+			return nil, errAt(p, "", "manifest %s is not an admissible algal.organism.v1 manifest: %v", rel(w.Dir, path), err)
+		}
+		inputs[rel(w.Dir, path)] = m.Digest
+		return m, nil
+	}
+	for _, s := range w.Systems {
+		manifests[s.Manifest.Path] = s.Manifest.Pos
+	}
+	for _, r := range w.Candidates {
+		manifests[r.Path] = r.Pos
+	}
+	if w.Generator != nil {
+		manifests[w.Generator.Manifest.Path] = w.Generator.Manifest.Pos
+	}
+
+	// Scripted tables compiled from case responses, one per executor.
+	order := caseOrder(w)
+	for name := range w.caseExecutors() {
+		table := map[string]any{}
+		for _, cs := range order {
+			for cell, vals := range cs.Responses[name] {
+				q, _ := table[cell].([]any)
+				table[cell] = append(q, vals...)
+			}
+		}
+		b, err := canon.Encode(table)
+		if err != nil {
+			return nil, errAt(w.pos, "cases", "responses for executor %q: %v", name, err)
+		}
+		if len(b) > effect.MaxScriptedBytes {
+			return nil, errAt(w.pos, "cases", "the responses for executor %q compile to %d bytes, over the %d-byte scripted table bound", name, len(b), effect.MaxScriptedBytes)
+		}
+		c.Files[ScriptedFile(name)] = append(b, '\n')
+		inputs[ScriptedFile(name)] = canon.DigestBytes(b)
+	}
+	for _, cs := range w.Cases {
+		for ex, cells := range cs.Responses {
+			for cell, vals := range cells {
+				if c.declared[cs.ID] == nil {
+					c.declared[cs.ID] = map[string]map[string]int{}
+				}
+				if c.declared[cs.ID][ex] == nil {
+					c.declared[cs.ID][ex] = map[string]int{}
+				}
+				c.declared[cs.ID][ex][cell] = len(vals)
+			}
+		}
+	}
+	// File-based scripted tables must be JSON objects; their content is
+	// part of the identity.
+	checkTables := func(execs []Executor) error {
+		for _, e := range execs {
+			if p, ok := strings.CutPrefix(e.Spec, "scripted:"); ok {
+				v, err := canon.ReadFile(p, effect.MaxScriptedBytes)
+				if err != nil {
+					return errAt(e.Pos, "executors."+e.Name, "scripted responses %s: %v", e.Written, err)
+				}
+				if _, isObj := v.(map[string]any); !isObj {
+					return errAt(e.Pos, "executors."+e.Name, "scripted responses %s must be a JSON object keyed by cell id or request digest", e.Written)
+				}
+				d, _ := canon.Digest(v)
+				inputs[rel(w.Dir, p)] = d
+			}
+		}
+		return nil
+	}
+	for _, s := range w.Systems {
+		if err := checkTables(s.Executors); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkTables(w.Executors); err != nil {
+		return nil, err
+	}
+	if w.Generator != nil {
+		if err := checkTables(w.Generator.Executors); err != nil {
+			return nil, err
+		}
+	}
+
+	// Admit with absolute paths first: that loads every manifest (filling
+	// inputs) and catches engine-level problems.
+	abs := func(p string) string { return p }
+	absCfg := w.config(abs, func(name string) string { return filepath.Join(w.Dir, ScriptedFile(name)) })
+	if err := admit(w, absCfg, loader, opts); err != nil {
+		return nil, err
+	}
+
+	written := w.config(func(p string) string { return rel(w.Dir, p) }, ScriptedFile)
+	id, err := canon.Digest(map[string]any{
+		"kind": string(w.Kind), "name": w.Name, "revision": float64(w.Revision),
+		"config": written, "inputs": inputs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.Identity = id
+	c.Slug = fmt.Sprintf("%s-r%d-%s", w.Name, w.Revision, strings.TrimPrefix(id, "sha256:")[:10])
+	runDir, err := filepath.Abs(filepath.Join(outRoot, w.Name, c.Slug))
+	if err != nil {
+		return nil, err
+	}
+	c.RunDir = runDir
+	c.Config = w.config(func(p string) string { return rel(runDir, p) }, ScriptedFile)
+	return c, nil
+}
+
+// caseOrder is the order the engine runs cases on one session: the case
+// list for a bench; selection cases then holdout cases for a foundry, as
+// the promoted candidate's session runs its holdout after selection.
+func caseOrder(w *Workload) []Case {
+	if w.Kind == KindBench {
+		return w.Cases
+	}
+	var sel, hold []Case
+	for _, c := range w.Cases {
+		if c.Split == "holdout" {
+			hold = append(hold, c)
+		} else {
+			sel = append(sel, c)
+		}
+	}
+	return append(sel, hold...)
+}
+
+// rel writes target relative to base with forward slashes, or absolute
+// when no relative path exists.
+func rel(base, target string) string {
+	absBase, err1 := filepath.Abs(base)
+	absTarget, err2 := filepath.Abs(target)
+	if err1 == nil && err2 == nil {
+		if r, err := filepath.Rel(absBase, absTarget); err == nil {
+			return filepath.ToSlash(r)
+		}
+	}
+	return filepath.ToSlash(target)
+}
+
+// config builds the engine config value. path maps a resolved file path
+// into the config's frame; table names the compiled table of a `cases`
+// executor in that frame.
+func (w *Workload) config(path func(string) string, table func(string) string) map[string]any {
+	execs := func(list []Executor) map[string]any {
+		out := map[string]any{}
+		for _, e := range list {
+			switch {
+			case e.FromCases():
+				out[e.Name] = "scripted:" + filepath.ToSlash(table(e.Name))
+			case strings.HasPrefix(e.Spec, "scripted:"):
+				out[e.Name] = "scripted:" + path(e.Spec[len("scripted:"):])
+			case strings.HasPrefix(e.Spec, "replay:"):
+				out[e.Name] = "replay:" + path(e.Spec[len("replay:"):])
+			default:
+				out[e.Name] = e.Spec
+			}
+		}
+		return out
+	}
+	cases := make([]any, 0, len(w.Cases))
+	for _, c := range w.Cases {
+		cv := map[string]any{"id": c.ID, "args": c.Args, "expect": c.Expect}
+		if w.Kind == KindFoundry {
+			cv["split"] = c.Split
+		}
+		cases = append(cases, cv)
+	}
+	cfg := map[string]any{"cases": cases}
+	if w.Scorer != nil {
+		cfg["scorer"] = map[string]any{"contract": "algal.expr.v1", "program": w.Scorer}
+	}
+	if w.Kind == KindBench {
+		cfg["contract"] = bench.ConfigContract
+		systems := make([]any, 0, len(w.Systems))
+		for _, s := range w.Systems {
+			systems = append(systems, map[string]any{"id": s.ID, "manifest": path(s.Manifest.Path), "executors": execs(s.Executors)})
+		}
+		cfg["systems"] = systems
+		if w.Prices != nil {
+			cfg["prices"] = w.Prices
+		}
+		if w.Axes != nil {
+			axes := make([]any, 0, len(w.Axes))
+			for _, a := range w.Axes {
+				axes = append(axes, map[string]any{"name": a.Name, "dir": a.Dir, "expr": map[string]any{"contract": "algal.expr.v1", "program": a.Program}})
+			}
+			cfg["axes"] = axes
+		}
+		return cfg
+	}
+	cfg["contract"] = foundry.ConfigContract
+	if len(w.Candidates) > 0 {
+		cands := make([]any, 0, len(w.Candidates))
+		for _, r := range w.Candidates {
+			cands = append(cands, path(r.Path))
+		}
+		cfg["candidates"] = cands
+	}
+	if g := w.Generator; g != nil {
+		gv := map[string]any{"manifest": path(g.Manifest.Path), "args": g.Args, "output": g.Output}
+		if g.Field != "" {
+			gv["field"] = g.Field
+		}
+		if len(g.Executors) > 0 {
+			gv["executors"] = execs(g.Executors)
+		}
+		cfg["generator"] = gv
+	}
+	if len(w.Executors) > 0 {
+		cfg["executors"] = execs(w.Executors)
+	}
+	if w.Budget != nil {
+		cfg["budget"] = w.Budget
+	}
+	return cfg
+}
+
+// admit runs the engine's own admission and maps its rejection back to the
+// workload position of the field it names.
+func admit(w *Workload, cfg map[string]any, loader func(string) (*manifest.Manifest, error), opts foundry.AdmitOptions) error {
+	var err error
+	if w.Kind == KindBench {
+		_, err = bench.ParseConfig(cfg, w.Dir, loader)
+	} else {
+		_, err = foundry.ParseConfig(cfg, w.Dir, loader, opts)
+	}
+	if err == nil {
+		return nil
+	}
+	var we *Error
+	if errors.As(err, &we) {
+		return we
+	}
+	var ee *evidence.Error
+	if errors.As(err, &ee) {
+		return w.engineError(ee)
+	}
+	return errAt(w.pos, "", "%v", err)
+}
+
+// engineError positions an engine rejection at the longest prefix of its
+// field that the workload knows a position for.
+func (w *Workload) engineError(ee *evidence.Error) *Error {
+	field := ee.Field
+	for i, c := range w.Cases {
+		w.positions[index("cases", i)] = c.Pos
+	}
+	probe := field
+	for probe != "" {
+		if p, ok := w.positions[probe]; ok {
+			return errAt(p, field, "%s (%s)", ee.Message, ee.Code)
+		}
+		cut := max(strings.LastIndex(probe, "."), strings.LastIndex(probe, "["))
+		if cut <= 0 {
+			break
+		}
+		probe = probe[:cut]
+	}
+	return errAt(w.pos, field, "%s (%s)", ee.Message, ee.Code)
+}

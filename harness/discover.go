@@ -1,0 +1,73 @@
+package harness
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Discover lists the workload files under paths: a file is taken as named
+// (it must carry a workload suffix); a directory is walked for
+// *.bench.yaml and *.foundry.yaml, skipping hidden directories and
+// testdata. The result is sorted and free of duplicates.
+func Discover(paths ...string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		key := p
+		if abs, err := filepath.Abs(p); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	for _, root := range paths {
+		st, err := os.Stat(root)
+		if err != nil {
+			return nil, &Error{Code: CodeWorkload, File: root, Message: "cannot read: " + unwrapPathError(err)}
+		}
+		if !st.IsDir() {
+			if _, ok := KindOf(root); !ok {
+				return nil, &Error{Code: CodeWorkload, File: root, Message: "is not a workload file (want *" + BenchSuffix + " or *" + FoundrySuffix + ")"}
+			}
+			add(root)
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if _, ok := KindOf(p); ok {
+				add(p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// SplitList splits a path list (ASSAY_SUITES) on the OS list separator,
+// dropping empty entries.
+func SplitList(list string) []string {
+	var out []string
+	for _, p := range filepath.SplitList(list) {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+// Package harness runs YAML workloads: it reads a *.bench.yaml or
+// *.foundry.yaml file strictly, compiles it into the canonical
+// algal.bench.config.v1 / algal.foundry.config.v1 value the engines run,
+// runs it through a fixed phase roster while keeping foundry-run.yml up to
+// date, verifies the evidence, and judges the workload's gate. Organisms
+// run through an injected evidence.Runner and evidence are read through an
+// injected evidence.Store, so the harness does not care what executes them.
+//
+// # Workload files
+//
+// The kind comes from the file name. Paths are relative to the file.
+// Unknown keys, wrong types and references to things that do not exist
+// are rejected as *Error with file:line:column and the key path; problems
+// the engine finds while admitting the compiled config are mapped back to
+// the YAML node they came from.
+//
+//	name: ticket-triage          # id; names the run directory and the record's pipeline
+//	revision: 1                  # bump when case semantics change (record source_revision)
+//	description: free text
+//	systems:                     # bench only, 1..8
+//	  - id: cheap-single
+//	    manifest: ../fixtures/triage/triage-single.algal.json
+//	    executors: { cheap: cases }    # cases | scripted:<file> | replay:<dir> | cmd:<command>
+//	candidates: [a.algal.json]   # foundry only (and/or generator:)
+//	generator:                   # foundry only: manifest, args, output, field?, executors?
+//	executors: { small: cases }  # foundry only: served to every candidate
+//	cases:                       # inline cases and `- file: more.jsonl` / `- file: more.yaml`
+//	  - id: t1
+//	    split: train             # foundry only: train | validation | holdout
+//	    args: { ticket: "..." }  # interface inputs
+//	    expect: { queue: billing }
+//	    responses:               # executor -> cell id -> response for this case
+//	      cheap: { route: billing, draft: !queue [first, second] }
+//	scorer: [eq, [get, outputs, queue], [get, expect, queue]]   # algal.expr.v1 program
+//	axes: [{ name: calls, dir: down, expr: [get, effectCalls] }] # bench only
+//	prices: { cheap: { input: 0.1, output: 0.4 } }               # bench only
+//	budget: { work: 1000000, attempts: 64, runs: 40 }            # foundry only
+//	gate: ...                    # see below
+//
+// # Per-case scripted responses
+//
+// An executor declared `cases` is served by a scripted table the harness
+// compiles from the cases' responses and writes beside config.json as
+// scripted-<executor>.json. For every cell, the table holds a FIFO queue:
+// the responses of each case in the order the engine runs cases on one
+// session (bench: case order; foundry: train and validation cases in order,
+// then holdout cases, which only the promoted candidate's session reaches).
+// A plain value serves one call; `!queue [a, b]` serves several calls of
+// the cell within the case. Each contender opens its own session, so each
+// starts at the head of every queue, and a scripted session runs its cases
+// one at a time. The table is keyed by cell id, never by request digest,
+// so it does not depend on prompts or request shapes.
+//
+// The one obligation on authors is that a case declares exactly the calls
+// it makes (a guarded cell that does not fire in a case gets no response
+// there). The verify phase checks this from the receipts: for every
+// executor/cell queue a contender used, each of its cases must have made
+// as many live calls as it declared; otherwise verification fails naming
+// the contender, case, cell and executor. Responses for cells a contender
+// never calls are ignored for that contender.
+//
+// # Gate
+//
+// Bench: min-passed {system: n}, on-pareto [system], max-tokens
+// {system: n}, max-effect-calls {system: n}, outcomes {system: {case:
+// pass|fail}}. Foundry: promoted (manifest key), min-validation-rate,
+// min-train-rate, min-holdout-rate (0..1), min-population, outcomes {case:
+// pass|fail} for the promoted candidate. A workload passes when its run
+// completes, its evidence verifies and every rule holds; a case failure no
+// rule mentions does not fail it.
+//
+// # Run directories
+//
+// A run goes to <out>/<name>/<name>-r<revision>-<10 hex>, where the hex is
+// a digest of everything that decides the results: the config with
+// workload-relative paths plus the digest of every manifest and scripted
+// table it reads. The same inputs land in the same directory. The run is
+// built in a hidden staging directory beside it (.<slug>.partial-*) and
+// swapped into place when it ends, whatever the outcome, so the directory
+// is always one whole run; a hard-killed run leaves its staging directory
+// with status running. Files: config.json, scripted-*.json, one
+// system-<id>.json or candidate-NN-<key>.json per contender, report.json
+// (budget.json when a foundry exhausts its habitat budget),
+// verification.json, gate.json, summary.md, _assembly.json and
+// foundry-run.yml. Receipts live in the store. Reports and summary.md carry
+// no wall-clock values; only the record does.
+//
+// # Phase roster
+//
+//	1 compile-workload     step    config.json and scripted tables, admitted from disk
+//	2 candidate-source     branch  files | generator (skipped for a bench)
+//	3 evaluate-contenders  loop    one iteration per system or candidate
+//	4 verify-evidence      step    engine verification plus scripted alignment
+//	5 summarize            step    gate.json, summary.md
+//
+// A phase error fails the phase and the run; a cancelled context or
+// SIGINT/SIGTERM (Options.HandleSignals) cancels the run.
+package harness

@@ -1,0 +1,118 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
+)
+
+// testBench stands in for the lead's VM-backed workbench: it runs
+// organisms on the real VM over a memory store, with executors built from
+// the config's specs, and serves the store for verification. Hooks let a
+// test fail or cancel a run part-way.
+type testBench struct {
+	st store.Store
+
+	mu   sync.Mutex
+	runs int
+	// before is called before each run with its 1-based number; an error
+	// fails that run.
+	before func(n int) error
+}
+
+func newTestBench() *testBench { return &testBench{st: store.NewMemStore()} }
+
+type testSession struct {
+	b       *testBench
+	m       *manifest.Manifest
+	router  *effect.Router
+	ordered bool
+}
+
+func (b *testBench) Open(_ context.Context, m *manifest.Manifest, specs map[string]string) (evidence.Session, error) {
+	if _, err := b.st.Put(store.Manifests, m.Value); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(specs))
+	for n := range specs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var execs []effect.Executor
+	ordered := false
+	for _, n := range names {
+		ex, err := effect.FromSpec(n, specs[n], "")
+		if err != nil {
+			return nil, err
+		}
+		ordered = ordered || strings.HasPrefix(specs[n], "scripted:")
+		execs = append(execs, ex)
+	}
+	return &testSession{b: b, m: m, router: effect.NewRouter(execs...), ordered: ordered}, nil
+}
+
+func (s *testSession) Ordered() bool { return s.ordered }
+
+func (s *testSession) Run(ctx context.Context, args map[string]any) (map[string]any, string, error) {
+	s.b.mu.Lock()
+	s.b.runs++
+	n, before := s.b.runs, s.b.before
+	s.b.mu.Unlock()
+	if before != nil {
+		if err := before(n); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	rec, err := vm.Run(s.m, args, &vm.Host{Store: s.b.st, Router: s.router, Context: ctx})
+	if err != nil {
+		return nil, "", err
+	}
+	d, err := s.b.st.Put(store.Runs, rec)
+	return rec, d, err
+}
+
+func (b *testBench) Manifest(d string) (*manifest.Manifest, error) {
+	v, ok, err := b.st.Get(store.Manifests, d)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("manifest %s not in the store", d)
+	}
+	return manifest.ParseValue(v)
+}
+
+func (b *testBench) Receipt(d string) (map[string]any, error) {
+	v, ok, err := b.st.Get(store.Runs, d)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("receipt %s not in the store", d)
+	}
+	rec, isObj := v.(map[string]any)
+	if !isObj {
+		return nil, errors.New("receipt is not an object")
+	}
+	return rec, nil
+}
+
+func (b *testBench) Replay(_ context.Context, rec map[string]any, m *manifest.Manifest) ([]string, error) {
+	rep, err := vm.Verify(rec, m, vm.VerifyOptions{Store: b.st})
+	if err != nil {
+		return nil, err
+	}
+	return rep.Mismatches, nil
+}

@@ -1,0 +1,479 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/runrecord"
+)
+
+// Run directory files besides the config and the run record.
+const (
+	ReportFile       = "report.json"
+	BudgetFile       = "budget.json" // the exhausted habitat account, written instead of a report
+	VerificationFile = "verification.json"
+	GateFile         = "gate.json"
+	SummaryFile      = "summary.md"
+)
+
+// The phase roster every workload run follows (phase 2 is skipped for a
+// bench: its systems are always named in the workload).
+const (
+	PhaseCompile   = 1
+	PhaseSource    = 2
+	PhaseEvaluate  = 3
+	PhaseVerify    = 4
+	PhaseSummarize = 5
+
+	SourceFiles     = "files"
+	SourceGenerator = "generator"
+)
+
+// Options are what a run needs from its host. Runner and Store are
+// injected so the harness never depends on how organisms execute.
+type Options struct {
+	Runner evidence.Runner
+	Store  evidence.Store
+	// Out is the runs root; the run directory is Out/<workload>/<slug>.
+	// Empty means "runs".
+	Out          string
+	Concurrency  int
+	StrictSplits bool
+	// Clock stamps the run record (nil: time.Now). Reports never see it.
+	Clock runrecord.Clock
+	// HandleSignals turns SIGINT/SIGTERM into a cancelled record
+	// (runrecord.CancelOnSignal) for the duration of the run.
+	HandleSignals bool
+	// OnProgress, when set, is called after each case run, from any
+	// goroutine.
+	OnProgress func(Progress)
+}
+
+// Progress reports cases done. Total is 0 when it is not known yet (a
+// foundry whose population comes from a generator).
+type Progress struct {
+	Workload    string
+	Done, Total int
+}
+
+// Outcome is everything a run produced.
+type Outcome struct {
+	Workload *Workload
+	Compiled *Compiled
+	// RunDir is the final run directory (set once the run ends).
+	RunDir string
+	// Status is the run record's final status.
+	Status  string
+	Bench   *bench.Report
+	Foundry *foundry.Result
+	// Verification merges the engine's verification of the report (or
+	// exhausted account) with the harness's scripted-alignment check.
+	Verification *Verification
+	Gates        []GateResult
+	// Warnings are admission findings that do not fail the run (split
+	// leakage without --strict-splits).
+	Warnings []string
+	// Err is why the run failed or was cancelled (also returned by Run).
+	Err error
+}
+
+// Verification is the verify phase's result, written to verification.json.
+type Verification struct {
+	OK              bool
+	Digest          string
+	CheckedReceipts int
+	Mismatches      []string
+}
+
+// Value is the canonical JSON form.
+func (v *Verification) Value() map[string]any {
+	ms := make([]any, len(v.Mismatches))
+	for i, m := range v.Mismatches {
+		ms[i] = m
+	}
+	return map[string]any{"ok": v.OK, "digest": v.Digest, "checkedReceipts": float64(v.CheckedReceipts), "mismatches": ms}
+}
+
+// Passed reports whether the workload passed: the run completed, the
+// evidence verified and every gate rule held.
+func (o *Outcome) Passed() bool {
+	return o.Err == nil && o.Status == runrecord.RunComplete && o.Verification != nil && o.Verification.OK && GatesPassed(o.Gates)
+}
+
+// ErrCancelled is returned (wrapped) when a run was cancelled.
+var ErrCancelled = errors.New("run cancelled")
+
+// Assembly is the phase roster for w, as written to _assembly.json.
+func Assembly(w *Workload) runrecord.Assembly {
+	return runrecord.Assembly{
+		Pipeline:       w.Name,
+		HarnessName:    "assay-" + string(w.Kind),
+		SourceRevision: w.Revision,
+		Phases: []runrecord.AssemblyPhase{
+			{N: PhaseCompile, Kind: runrecord.KindStep, Skill: "compile-workload", Outputs: []runrecord.Output{{ID: "config", File: ConfigFile}}},
+			{N: PhaseSource, Kind: runrecord.KindBranch, Pattern: "candidate-source", Chain: []string{SourceFiles, SourceGenerator}},
+			{N: PhaseEvaluate, Kind: runrecord.KindLoop, Skill: "evaluate-contenders", Outputs: []runrecord.Output{{ID: "report", File: ReportFile}}},
+			{N: PhaseVerify, Kind: runrecord.KindStep, Skill: "verify-evidence", Outputs: []runrecord.Output{{ID: "verification", File: VerificationFile}}},
+			{N: PhaseSummarize, Kind: runrecord.KindStep, Skill: "summarize", Outputs: []runrecord.Output{{ID: "gate", File: GateFile}, {ID: "summary", File: SummaryFile}}},
+		},
+	}
+}
+
+// Run compiles w, then runs it through the roster in a staging directory
+// beside its run directory and finally swaps the staging directory into
+// place, so a re-run of the same inputs replaces the previous run
+// directory whole. The returned Outcome is non-nil whenever a run record
+// was created; the error says why the run failed or was cancelled.
+func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
+	if opts.Runner == nil || opts.Store == nil {
+		return nil, errors.New("harness: Options.Runner and Options.Store are required")
+	}
+	out := opts.Out
+	if out == "" {
+		out = "runs"
+	}
+	c, err := Compile(w, out, foundry.AdmitOptions{StrictSplits: opts.StrictSplits})
+	if err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(c.RunDir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	stage, err := os.MkdirTemp(parent, "."+c.Slug+".partial-")
+	if err != nil {
+		return nil, err
+	}
+	rec, err := runrecord.Create(stage, Assembly(w), runrecord.Meta{RunSlug: c.Slug, FoundryHead: runrecord.FoundryHead(ctx, w.Path)}, opts.Clock)
+	if err != nil {
+		os.RemoveAll(stage)
+		return nil, err
+	}
+	if opts.HandleSignals {
+		var stop func()
+		ctx, stop = runrecord.CancelOnSignal(ctx, rec, nil)
+		defer stop()
+	}
+	r := &run{w: w, c: c, opts: opts, dir: stage, rec: rec, o: &Outcome{Workload: w, Compiled: c}}
+	runErr := r.phases(ctx)
+	if runErr != nil {
+		if ctx.Err() != nil {
+			_ = rec.Cancel()
+			runErr = fmt.Errorf("%w: %s: %v", ErrCancelled, w.Name, runErr)
+		}
+		r.o.Err = runErr
+	}
+	r.o.Status = rec.Snapshot().Status
+	if err := swap(stage, c.RunDir); err != nil {
+		r.o.RunDir = stage
+		return r.o, errors.Join(runErr, err)
+	}
+	r.o.RunDir = c.RunDir
+	return r.o, runErr
+}
+
+// swap moves stage to final, replacing a previous run directory.
+func swap(stage, final string) error {
+	var old string
+	if _, err := os.Lstat(final); err == nil {
+		tmp, err := os.MkdirTemp(filepath.Dir(final), "."+filepath.Base(final)+".old-")
+		if err != nil {
+			return err
+		}
+		old = filepath.Join(tmp, "run")
+		if err := os.Rename(final, old); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		defer os.RemoveAll(tmp)
+	}
+	if err := os.Rename(stage, final); err != nil {
+		if old != "" {
+			_ = os.Rename(old, final)
+		}
+		return err
+	}
+	return nil
+}
+
+type run struct {
+	w    *Workload
+	c    *Compiled
+	opts Options
+	dir  string
+	rec  *runrecord.Recorder
+	o    *Outcome
+
+	benchCfg   *bench.Config
+	foundryCfg *foundry.Config
+}
+
+// phase runs body as phase n; a failure fails the phase and the run,
+// unless the context was cancelled (the caller then cancels the record).
+func (r *run) phase(ctx context.Context, n int, body func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := r.rec.StartPhase(n); err != nil {
+		return err
+	}
+	if err := body(); err != nil {
+		if ctx.Err() == nil {
+			_ = r.rec.FailPhase(n, err)
+		}
+		return err
+	}
+	return r.rec.DonePhase(n)
+}
+
+func (r *run) write(name string, data []byte) error {
+	return os.WriteFile(filepath.Join(r.dir, name), data, 0o644)
+}
+
+func (r *run) writeJSON(name string, v any) error {
+	b, err := canon.Encode(v)
+	if err != nil {
+		return err
+	}
+	return r.write(name, append(b, '\n'))
+}
+
+func (r *run) phases(ctx context.Context) error {
+	if err := r.phase(ctx, PhaseCompile, r.compile); err != nil {
+		return err
+	}
+	if r.w.Kind == KindBench {
+		if err := r.rec.SkipPhase(PhaseSource); err != nil {
+			return err
+		}
+	} else if err := r.phase(ctx, PhaseSource, func() error {
+		member := SourceFiles
+		if r.w.Generator != nil {
+			member = SourceGenerator
+		}
+		return r.rec.SelectBranch(PhaseSource, member)
+	}); err != nil {
+		return err
+	}
+	if err := r.phase(ctx, PhaseEvaluate, func() error { return r.evaluate(ctx) }); err != nil {
+		return err
+	}
+	if err := r.phase(ctx, PhaseVerify, func() error { return r.verify(ctx) }); err != nil {
+		return err
+	}
+	if err := r.phase(ctx, PhaseSummarize, r.summarize); err != nil {
+		return err
+	}
+	return r.rec.Complete()
+}
+
+// compile writes config.json and the compiled scripted tables, then admits
+// the written config exactly as `assay bench run` / `assay foundry run`
+// would, from the run directory.
+func (r *run) compile() error {
+	for _, name := range sortedKeys(r.c.Files) {
+		if err := r.write(name, r.c.Files[name]); err != nil {
+			return err
+		}
+		if err := r.rec.AddArtifact(PhaseCompile, "scripted-table", name); err != nil {
+			return err
+		}
+	}
+	if err := r.writeJSON(ConfigFile, r.c.Config); err != nil {
+		return err
+	}
+	if err := r.rec.AddArtifact(PhaseCompile, "config", ConfigFile); err != nil {
+		return err
+	}
+	path := filepath.Join(r.dir, ConfigFile)
+	var err error
+	if r.w.Kind == KindBench {
+		r.benchCfg, err = bench.LoadConfig(path)
+	} else {
+		r.foundryCfg, err = foundry.LoadConfig(path, foundry.AdmitOptions{StrictSplits: r.opts.StrictSplits})
+		if err == nil {
+			r.o.Warnings = r.foundryCfg.Warnings
+		}
+	}
+	return err
+}
+
+// progress counts finished case runs.
+type progress struct {
+	mu          sync.Mutex
+	done, total int
+	name        string
+	f           func(Progress)
+}
+
+func (p *progress) tick() {
+	if p.f == nil {
+		return
+	}
+	p.mu.Lock()
+	p.done++
+	ev := Progress{Workload: p.name, Done: p.done, Total: p.total}
+	if ev.Total != 0 && ev.Done > ev.Total {
+		ev.Total = 0
+	}
+	p.mu.Unlock()
+	p.f(ev)
+}
+
+var unsafeName = regexp.MustCompile(`[^a-z0-9-]+`)
+
+func (r *run) evaluate(ctx context.Context) error {
+	p := &progress{name: r.w.Name, f: r.opts.OnProgress}
+	if r.w.Kind == KindBench {
+		p.total = len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
+		rep, err := bench.Run(ctx, r.benchCfg, r.opts.Runner, bench.Options{
+			Concurrency: r.opts.Concurrency,
+			OnCase:      func(string, string) { p.tick() },
+		})
+		if err != nil {
+			return err
+		}
+		r.o.Bench = rep
+		for i := range rep.Systems {
+			s := &rep.Systems[i]
+			it, err := r.rec.NextIteration(PhaseEvaluate)
+			if err != nil {
+				return err
+			}
+			name := "system-" + s.ID + ".json"
+			if err := r.writeJSON(name, rep.Value()["systems"].([]any)[i]); err != nil {
+				return err
+			}
+			if err := r.rec.AddLoopArtifact(PhaseEvaluate, it, "system-result", name); err != nil {
+				return err
+			}
+		}
+		if err := r.writeJSON(ReportFile, rep.Value()); err != nil {
+			return err
+		}
+		return r.rec.AddArtifact(PhaseEvaluate, "report", ReportFile)
+	}
+
+	cfg := r.foundryCfg
+	if cfg.Generator == nil {
+		var sel, hold int
+		for _, c := range cfg.Cases {
+			if c.Split == foundry.SplitHoldout {
+				hold++
+			} else {
+				sel++
+			}
+		}
+		p.total = len(cfg.Candidates)*sel + hold
+	}
+	res, err := foundry.Run(ctx, cfg, r.opts.Runner, foundry.Options{
+		Concurrency: r.opts.Concurrency,
+		OnRun:       func(string, string, string) { p.tick() },
+	})
+	if err != nil {
+		return err
+	}
+	r.o.Foundry = res
+	if res.Report == nil {
+		if err := r.writeJSON(BudgetFile, res.Exhausted.Value()); err != nil {
+			return err
+		}
+		return r.rec.AddArtifact(PhaseEvaluate, "budget", BudgetFile)
+	}
+	rep := res.Report
+	cands := rep.Value()["candidates"].([]any)
+	for i := range rep.Candidates {
+		it, err := r.rec.NextIteration(PhaseEvaluate)
+		if err != nil {
+			return err
+		}
+		key := strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(strings.TrimPrefix(rep.Candidates[i].ManifestKey, "organism:")), "-"), "-")
+		name := fmt.Sprintf("candidate-%02d-%s.json", i+1, key)
+		if err := r.writeJSON(name, cands[i]); err != nil {
+			return err
+		}
+		if err := r.rec.AddLoopArtifact(PhaseEvaluate, it, "candidate-result", name); err != nil {
+			return err
+		}
+	}
+	if err := r.writeJSON(ReportFile, rep.Value()); err != nil {
+		return err
+	}
+	return r.rec.AddArtifact(PhaseEvaluate, "report", ReportFile)
+}
+
+// verify re-reads the written report (or exhausted account) and verifies
+// it against the store, then checks that every case consumed exactly the
+// scripted responses it declared.
+func (r *run) verify(ctx context.Context) error {
+	name := ReportFile
+	if r.o.Foundry != nil && r.o.Foundry.Report == nil {
+		name = BudgetFile
+	}
+	v, err := canon.ReadFile(filepath.Join(r.dir, name), 0)
+	if err != nil {
+		return err
+	}
+	out := &Verification{}
+	if r.w.Kind == KindBench {
+		bv, err := bench.Verify(ctx, v, r.opts.Store)
+		if err != nil {
+			return err
+		}
+		*out = Verification{OK: bv.OK, Digest: bv.Digest, CheckedReceipts: bv.CheckedReceipts, Mismatches: bv.Mismatches}
+	} else {
+		fv, err := foundry.VerifyFile(ctx, v, r.opts.Store)
+		if err != nil {
+			return err
+		}
+		*out = Verification{OK: fv.OK, Digest: fv.Digest, CheckedReceipts: fv.CheckedReceipts, Mismatches: fv.Mismatches}
+	}
+	problems, err := r.alignment()
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		out.OK = false
+		out.Mismatches = append(out.Mismatches, problems...)
+	}
+	if out.Mismatches == nil {
+		out.Mismatches = []string{}
+	}
+	r.o.Verification = out
+	if err := r.writeJSON(VerificationFile, out.Value()); err != nil {
+		return err
+	}
+	return r.rec.AddArtifact(PhaseVerify, "verification", VerificationFile)
+}
+
+func (r *run) summarize() error {
+	if r.w.Kind == KindBench {
+		r.o.Gates = EvaluateBench(r.w, r.o.Bench)
+	} else {
+		r.o.Gates = EvaluateFoundry(r.w, r.o.Foundry)
+	}
+	gates := make([]any, 0, len(r.o.Gates))
+	for _, g := range r.o.Gates {
+		gates = append(gates, map[string]any{"rule": g.Rule.Kind, "name": g.Rule.Name(), "passed": g.Passed, "message": g.Message, "at": g.Rule.Pos.String()})
+	}
+	if err := r.writeJSON(GateFile, map[string]any{"workload": r.w.Name, "passed": GatesPassed(r.o.Gates), "rules": gates}); err != nil {
+		return err
+	}
+	if err := r.rec.AddArtifact(PhaseSummarize, "gate", GateFile); err != nil {
+		return err
+	}
+	if err := r.write(SummaryFile, []byte(Summary(r.o))); err != nil {
+		return err
+	}
+	return r.rec.AddArtifact(PhaseSummarize, "summary", SummaryFile)
+}

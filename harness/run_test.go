@@ -1,0 +1,247 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/algal-assay/assay/runrecord"
+)
+
+func suitePath(name string) string { return filepath.Join("..", "suites", name) }
+
+func runFixture(t *testing.T, name string, b *testBench) (*Outcome, error) {
+	t.Helper()
+	w, err := Load(suitePath(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 2})
+}
+
+func TestRunEveryFixturePasses(t *testing.T) {
+	paths, err := Discover(filepath.Join("..", "suites"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) < 4 {
+		t.Fatalf("want at least 4 fixture workloads, found %v", paths)
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			b := newTestBench()
+			o, err := runFixture(t, filepath.Base(p), b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Status != runrecord.RunComplete {
+				t.Fatalf("status %s", o.Status)
+			}
+			if !o.Verification.OK {
+				t.Fatalf("verification: %v", o.Verification.Mismatches)
+			}
+			for _, g := range o.Gates {
+				if !g.Passed {
+					t.Errorf("gate %s: %s", g.Rule.Name(), g.Message)
+				}
+			}
+			if !o.Passed() {
+				t.Error("outcome does not pass")
+			}
+			t.Log("\n" + SummaryTable(o).Markdown())
+		})
+	}
+	_ = os.Remove
+}
+
+func TestRunDirectoryAndRecord(t *testing.T) {
+	b := newTestBench()
+	w, err := Load(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(out, "ticket-triage", o.Compiled.Slug); o.RunDir != want {
+		t.Fatalf("run dir %s, want %s", o.RunDir, want)
+	}
+	for _, f := range []string{ConfigFile, ReportFile, VerificationFile, GateFile, SummaryFile, runrecord.AssemblyFile, runrecord.RecordFile,
+		"scripted-cheap.json", "scripted-frontier.json", "system-cheap-single.json", "system-frontier-single.json", "system-escalating.json"} {
+		if _, err := os.Stat(filepath.Join(o.RunDir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	view, err := runrecord.Read(o.RunDir, runrecord.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := view.Record
+	if view.State != runrecord.StateRecord || rec == nil {
+		t.Fatalf("state %s: %v", view.State, view.Problem)
+	}
+	if rec.Status != runrecord.RunComplete || rec.Pipeline != "ticket-triage" || rec.SourceRevision != 1 || rec.RunSlug != o.Compiled.Slug {
+		t.Fatalf("record %+v", rec)
+	}
+	if rec.AssemblySHA256 == "" || rec.FinishedAt == nil {
+		t.Fatalf("record not pinned or not finished: %+v", rec)
+	}
+	want := map[int][]string{
+		PhaseCompile:   {"scripted-cheap.json", "scripted-frontier.json", ConfigFile},
+		PhaseSource:    nil,
+		PhaseEvaluate:  {"system-cheap-single.json", "system-frontier-single.json", "system-escalating.json", ReportFile},
+		PhaseVerify:    {VerificationFile},
+		PhaseSummarize: {GateFile, SummaryFile},
+	}
+	for _, p := range rec.Phases {
+		var files []string
+		for _, a := range p.Artifacts {
+			files = append(files, a.File)
+		}
+		if !slicesEqual(files, want[p.N]) {
+			t.Errorf("phase %d artifacts %v, want %v", p.N, files, want[p.N])
+		}
+		wantStatus := runrecord.PhaseDone
+		if p.N == PhaseSource {
+			wantStatus = runrecord.PhaseSkipped
+		}
+		if p.Status != wantStatus {
+			t.Errorf("phase %d status %s, want %s", p.N, p.Status, wantStatus)
+		}
+	}
+	if ev := rec.Phases[2]; ev.Iterations != 3 || ev.Artifacts[2].Iteration != 3 {
+		t.Errorf("evaluate loop: %d iterations, artifacts %+v", ev.Iterations, ev.Artifacts)
+	}
+	// The same inputs land in the same directory, replacing it whole, and
+	// produce the same report bytes.
+	first, _ := os.ReadFile(filepath.Join(o.RunDir, ReportFile))
+	os.WriteFile(filepath.Join(o.RunDir, "stale.txt"), []byte("x"), 0o644)
+	o2, err := Run(context.Background(), w, Options{Runner: newTestBench(), Store: nil, Out: out})
+	if err == nil || o2 != nil {
+		t.Fatal("a run without a store must be refused")
+	}
+	b2 := newTestBench()
+	o2, err = Run(context.Background(), w, Options{Runner: b2, Store: b2, Out: out, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.ReadFile(filepath.Join(o2.RunDir, ReportFile))
+	if o2.RunDir != o.RunDir || string(first) != string(second) {
+		t.Fatal("re-run did not reproduce the run directory")
+	}
+	if _, err := os.Stat(filepath.Join(o2.RunDir, "stale.txt")); !os.IsNotExist(err) {
+		t.Fatal("re-run kept a file from the previous run directory")
+	}
+	entries, _ := os.ReadDir(filepath.Join(out, "ticket-triage"))
+	if len(entries) != 1 {
+		t.Fatalf("leftover staging directories: %v", entries)
+	}
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRunFailureMidRun(t *testing.T) {
+	b := newTestBench()
+	b.before = func(n int) error {
+		if n == 4 {
+			return errors.New("executor host went away")
+		}
+		return nil
+	}
+	o, err := runFixture(t, "intent-select.foundry.yaml", b)
+	if err == nil || !strings.Contains(err.Error(), "executor host went away") {
+		t.Fatalf("err %v", err)
+	}
+	if o == nil || o.Status != runrecord.RunFailed || o.Passed() {
+		t.Fatalf("outcome %+v", o)
+	}
+	view, err := runrecord.Read(o.RunDir, runrecord.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]string{}
+	for _, p := range view.Record.Phases {
+		got[p.N] = p.Status
+	}
+	want := map[int]string{1: "done", 2: "done", 3: "failed", 4: "pending", 5: "pending"}
+	for n, s := range want {
+		if got[n] != s {
+			t.Errorf("phase %d %s, want %s", n, got[n], s)
+		}
+	}
+	if view.Record.Status != runrecord.RunFailed || view.Record.Phases[1].Selected != SourceFiles {
+		t.Errorf("record %+v", view.Record)
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	b := newTestBench()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.before = func(n int) error {
+		if n == 3 {
+			cancel()
+		}
+		return nil
+	}
+	w, err := Load(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Run(ctx, w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 1})
+	if !errors.Is(err, ErrCancelled) {
+		t.Fatalf("err %v", err)
+	}
+	view, rerr := runrecord.Read(o.RunDir, runrecord.Options{})
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if view.Record.Status != runrecord.RunCancelled || view.Record.FinishedAt == nil {
+		t.Fatalf("record %+v", view.Record)
+	}
+	// The interrupted phase stays running under a cancelled run.
+	if p := view.Record.Phases[2]; p.Status != runrecord.PhaseRunning {
+		t.Errorf("evaluate phase %s", p.Status)
+	}
+}
+
+func TestRunCancelledBySignal(t *testing.T) {
+	b := newTestBench()
+	b.before = func(n int) error {
+		if n == 2 {
+			if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+				return err
+			}
+			time.Sleep(200 * time.Millisecond) // let the handler cancel the run
+		}
+		return nil
+	}
+	w, err := Load(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 1, HandleSignals: true})
+	if !errors.Is(err, ErrCancelled) {
+		t.Fatalf("err %v", err)
+	}
+	if o.Status != runrecord.RunCancelled {
+		t.Fatalf("status %s", o.Status)
+	}
+}

@@ -1,0 +1,725 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"gopkg.in/yaml.v3"
+)
+
+// Kind is a workload's kind, taken from its file name.
+type Kind string
+
+// Workload kinds and the file suffixes that declare them.
+const (
+	KindBench   Kind = "bench"
+	KindFoundry Kind = "foundry"
+
+	BenchSuffix   = ".bench.yaml"
+	FoundrySuffix = ".foundry.yaml"
+)
+
+// CasesExecutor is the executor spec that serves a system (or the foundry
+// population) from the scripted responses its cases carry.
+const CasesExecutor = "cases"
+
+// QueueTag marks a response that serves several calls of one cell within
+// one case, in order: `draft: !queue [first, second]`.
+const QueueTag = "!queue"
+
+// maxWorkloadBytes bounds a workload or case file.
+const maxWorkloadBytes = 4 << 20
+
+var (
+	idPattern       = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	executorPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+)
+
+// Workload is a parsed workload file. Paths are resolved against the
+// file's directory.
+type Workload struct {
+	Path        string
+	Dir         string
+	Kind        Kind
+	Name        string
+	Revision    int
+	Description string
+
+	// Bench only.
+	Systems []System
+	Prices  map[string]any
+	Axes    []Axis
+
+	// Foundry only.
+	Candidates []Ref
+	Generator  *Generator
+	Executors  []Executor
+	Budget     map[string]any
+
+	Cases  []Case
+	Scorer any // the algal.expr.v1 program; nil for exact match
+	Gate   Gate
+
+	// positions maps config paths (as the engine names fields) to where
+	// they were written, so engine rejections point into the YAML.
+	positions map[string]Pos
+	pos       Pos
+}
+
+// Ref is a path written in a workload, resolved, with its position.
+type Ref struct {
+	Path    string // resolved
+	Written string // as written
+	Pos     Pos
+}
+
+// Executor is one named executor spec.
+type Executor struct {
+	Name string
+	// Spec is "cases", or scripted:/replay:/cmd: with the path resolved
+	// against the workload directory.
+	Spec    string
+	Written string
+	Pos     Pos
+}
+
+// FromCases reports whether the executor is compiled from case responses.
+func (e Executor) FromCases() bool { return e.Spec == CasesExecutor }
+
+// System is one bench contender.
+type System struct {
+	ID        string
+	Manifest  Ref
+	Executors []Executor
+	Pos       Pos
+}
+
+// Axis is one declared Pareto criterion.
+type Axis struct {
+	Name, Dir string
+	Program   any
+	Pos       Pos
+}
+
+// Generator proposes a foundry population.
+type Generator struct {
+	Manifest  Ref
+	Args      map[string]any
+	Output    string
+	Field     string
+	Executors []Executor
+	Pos       Pos
+}
+
+// Case is one workload case.
+type Case struct {
+	ID     string
+	Split  string // foundry only
+	Args   map[string]any
+	Expect map[string]any
+	// Responses: executor -> cell -> the values served to that cell's
+	// calls in this case, in call order.
+	Responses map[string]map[string][]any
+	Pos       Pos
+}
+
+// Load reads and checks a workload file. The kind comes from the suffix
+// (.bench.yaml or .foundry.yaml).
+func Load(path string) (*Workload, error) {
+	kind, ok := KindOf(path)
+	if !ok {
+		return nil, &Error{Code: CodeWorkload, File: path, Message: fmt.Sprintf("a workload file name ends in %s or %s", BenchSuffix, FoundrySuffix)}
+	}
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, kind, data)
+}
+
+// KindOf names the workload kind a file name declares.
+func KindOf(path string) (Kind, bool) {
+	switch base := filepath.Base(path); {
+	case strings.HasSuffix(base, BenchSuffix):
+		return KindBench, true
+	case strings.HasSuffix(base, FoundrySuffix):
+		return KindFoundry, true
+	}
+	return "", false
+}
+
+func readBounded(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &Error{Code: CodeWorkload, File: path, Message: "cannot read: " + unwrapPathError(err)}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &Error{Code: CodeWorkload, File: path, Message: "is not a regular file"}
+	}
+	if st.Size() > maxWorkloadBytes {
+		return nil, &Error{Code: CodeWorkload, File: path, Message: fmt.Sprintf("is %d bytes, over the %d-byte bound", st.Size(), maxWorkloadBytes)}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Code: CodeWorkload, File: path, Message: "cannot read: " + unwrapPathError(err)}
+	}
+	return data, nil
+}
+
+func unwrapPathError(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+var (
+	benchKeys   = []string{"name", "revision", "description", "systems", "cases", "scorer", "axes", "prices", "gate"}
+	foundryKeys = []string{"name", "revision", "description", "candidates", "generator", "executors", "cases", "scorer", "budget", "gate"}
+)
+
+// Parse checks a workload's bytes; path names it in errors and anchors
+// relative paths.
+func Parse(path string, kind Kind, data []byte) (*Workload, error) {
+	d := &decoder{file: path}
+	root, err := parseYAML(path, data)
+	if err != nil {
+		return nil, err
+	}
+	allowed := benchKeys
+	required := []string{"name", "revision", "systems", "cases"}
+	if kind == KindFoundry {
+		allowed = foundryKeys
+		required = []string{"name", "revision", "cases"}
+	}
+	f, _, err := d.mapping(root, "", allowed, required)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, &Error{Code: CodeWorkload, File: path, Message: err.Error()}
+	}
+	w := &Workload{Path: path, Dir: dir, Kind: kind, positions: map[string]Pos{}, pos: d.pos(root)}
+	if w.Name, err = d.str(f["name"].value, "name"); err != nil {
+		return nil, err
+	}
+	if !idPattern.MatchString(w.Name) || len(w.Name) > 64 {
+		return nil, d.fail(f["name"].value, "name", "must be an id: lowercase letters and digits in hyphen-separated segments, at most 64 characters")
+	}
+	if w.Revision, err = d.integer(f["revision"].value, "revision", 0, 1<<31-1); err != nil {
+		return nil, err
+	}
+	if x, ok := f["description"]; ok {
+		if w.Description, err = d.str(x.value, "description"); err != nil {
+			return nil, err
+		}
+	}
+	if kind == KindBench {
+		if err := w.parseSystems(d, f["systems"].value); err != nil {
+			return nil, err
+		}
+		if x, ok := f["prices"]; ok {
+			if w.Prices, err = d.object(x.value, "prices"); err != nil {
+				return nil, err
+			}
+			w.positions["prices"] = d.pos(x.value)
+		}
+		if x, ok := f["axes"]; ok {
+			if err := w.parseAxes(d, x.value); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		if err := w.parseFoundry(d, f); err != nil {
+			return nil, err
+		}
+	}
+	if x, ok := f["scorer"]; ok {
+		if w.Scorer, err = d.json(x.value, "scorer", 0); err != nil {
+			return nil, err
+		}
+		w.positions["scorer"] = d.pos(x.value)
+	}
+	if err := w.parseCases(d, f["cases"].value, "cases"); err != nil {
+		return nil, err
+	}
+	if x, ok := f["gate"]; ok {
+		if err := w.parseGate(d, x.value); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.checkReferences(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Workload) ref(d *decoder, n *yaml.Node, path string) (Ref, error) {
+	s, err := d.nonEmpty(n, path)
+	if err != nil {
+		return Ref{}, err
+	}
+	p := s
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.Dir, filepath.FromSlash(s))
+	}
+	ref := Ref{Path: p, Written: s, Pos: d.pos(n)}
+	st, err := os.Stat(p)
+	if err != nil {
+		return Ref{}, d.fail(n, path, "%s does not exist (paths are relative to the workload file)", s)
+	}
+	if st.IsDir() {
+		return Ref{}, d.fail(n, path, "%s is a directory, not a file", s)
+	}
+	return ref, nil
+}
+
+func (w *Workload) parseExecutors(d *decoder, n *yaml.Node, path string, allowCases bool) ([]Executor, error) {
+	f, order, err := d.mapping(n, path, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(order) == 0 {
+		return nil, d.fail(n, path, "needs at least one executor")
+	}
+	var out []Executor
+	for _, name := range order {
+		at := join(path, name)
+		if !executorPattern.MatchString(name) {
+			return nil, d.fail(f[name].key, at, "executor names are 1 to 64 letters, digits, dots, hyphens or underscores")
+		}
+		spec, err := d.nonEmpty(f[name].value, at)
+		if err != nil {
+			return nil, err
+		}
+		ex := Executor{Name: name, Written: spec, Pos: d.pos(f[name].value)}
+		switch {
+		case spec == CasesExecutor:
+			if !allowCases {
+				return nil, d.fail(f[name].value, at, "%q is only for executors that serve cases; give the generator a scripted:, replay: or cmd: executor", CasesExecutor)
+			}
+			ex.Spec = spec
+		case strings.HasPrefix(spec, "scripted:") && len(spec) > len("scripted:"):
+			p := w.resolve(spec[len("scripted:"):])
+			if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+				return nil, d.fail(f[name].value, at, "scripted responses file %s does not exist (paths are relative to the workload file)", spec[len("scripted:"):])
+			}
+			ex.Spec = "scripted:" + p
+		case strings.HasPrefix(spec, "replay:") && len(spec) > len("replay:"):
+			p := w.resolve(spec[len("replay:"):])
+			if st, err := os.Stat(p); err != nil || !st.IsDir() {
+				return nil, d.fail(f[name].value, at, "replay directory %s does not exist", spec[len("replay:"):])
+			}
+			ex.Spec = "replay:" + p
+		case strings.HasPrefix(spec, "cmd:") && len(spec) > len("cmd:"):
+			ex.Spec = spec
+		default:
+			return nil, d.fail(f[name].value, at, "unknown executor spec %q (want %s, scripted:<file>, replay:<dir> or cmd:<command>)", spec, CasesExecutor)
+		}
+		out = append(out, ex)
+	}
+	return out, nil
+}
+
+func (w *Workload) resolve(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(w.Dir, filepath.FromSlash(p))
+}
+
+func (w *Workload) parseSystems(d *decoder, n *yaml.Node) error {
+	items, err := d.seq(n, "systems")
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return d.fail(n, "systems", "needs at least one system")
+	}
+	seen := map[string]bool{}
+	for i, it := range items {
+		at := index("systems", i)
+		f, _, err := d.mapping(it, at, []string{"id", "manifest", "executors"}, []string{"id", "manifest", "executors"})
+		if err != nil {
+			return err
+		}
+		s := System{Pos: d.pos(it)}
+		if s.ID, err = d.str(f["id"].value, at+".id"); err != nil {
+			return err
+		}
+		if !idPattern.MatchString(s.ID) || len(s.ID) > 64 {
+			return d.fail(f["id"].value, at+".id", "must be an id: lowercase letters and digits in hyphen-separated segments, at most 64 characters")
+		}
+		if seen[s.ID] {
+			return d.fail(f["id"].value, at+".id", "system %q is declared twice", s.ID)
+		}
+		seen[s.ID] = true
+		if s.Manifest, err = w.ref(d, f["manifest"].value, at+".manifest"); err != nil {
+			return err
+		}
+		if s.Executors, err = w.parseExecutors(d, f["executors"].value, at+".executors", true); err != nil {
+			return err
+		}
+		w.positions[at] = s.Pos
+		w.positions[at+".manifest"] = s.Manifest.Pos
+		w.positions[at+".executors"] = d.pos(f["executors"].value)
+		w.Systems = append(w.Systems, s)
+	}
+	return nil
+}
+
+func (w *Workload) parseAxes(d *decoder, n *yaml.Node) error {
+	items, err := d.seq(n, "axes")
+	if err != nil {
+		return err
+	}
+	w.positions["axes"] = d.pos(n)
+	for i, it := range items {
+		at := index("axes", i)
+		f, _, err := d.mapping(it, at, []string{"name", "dir", "expr"}, []string{"name", "dir", "expr"})
+		if err != nil {
+			return err
+		}
+		a := Axis{Pos: d.pos(it)}
+		if a.Name, err = d.str(f["name"].value, at+".name"); err != nil {
+			return err
+		}
+		if a.Dir, err = d.str(f["dir"].value, at+".dir"); err != nil {
+			return err
+		}
+		if a.Dir != "up" && a.Dir != "down" {
+			return d.fail(f["dir"].value, at+".dir", `must be "up" (greater is better) or "down" (lower is better)`)
+		}
+		if a.Program, err = d.json(f["expr"].value, at+".expr", 0); err != nil {
+			return err
+		}
+		w.positions[at] = a.Pos
+		w.positions[at+".name"] = d.pos(f["name"].value)
+		w.positions[at+".expr"] = d.pos(f["expr"].value)
+		w.Axes = append(w.Axes, a)
+	}
+	return nil
+}
+
+func (w *Workload) parseFoundry(d *decoder, f map[string]field) error {
+	var err error
+	if x, ok := f["candidates"]; ok {
+		items, err := d.seq(x.value, "candidates")
+		if err != nil {
+			return err
+		}
+		for i, it := range items {
+			r, err := w.ref(d, it, index("candidates", i))
+			if err != nil {
+				return err
+			}
+			w.positions[index("candidates", i)] = r.Pos
+			w.Candidates = append(w.Candidates, r)
+		}
+	}
+	if x, ok := f["generator"]; ok {
+		if w.Generator, err = w.parseGenerator(d, x.value); err != nil {
+			return err
+		}
+	}
+	if len(w.Candidates) == 0 && w.Generator == nil {
+		return d.fail(nil, "", "a foundry workload needs candidates, a generator, or both")
+	}
+	if x, ok := f["executors"]; ok {
+		if w.Executors, err = w.parseExecutors(d, x.value, "executors", true); err != nil {
+			return err
+		}
+		w.positions["executors"] = d.pos(x.value)
+	}
+	if x, ok := f["budget"]; ok {
+		if w.Budget, err = d.object(x.value, "budget"); err != nil {
+			return err
+		}
+		w.positions["budget"] = d.pos(x.value)
+	}
+	return nil
+}
+
+func (w *Workload) parseGenerator(d *decoder, n *yaml.Node) (*Generator, error) {
+	f, _, err := d.mapping(n, "generator", []string{"manifest", "args", "output", "field", "executors"}, []string{"manifest", "output"})
+	if err != nil {
+		return nil, err
+	}
+	g := &Generator{Pos: d.pos(n), Args: map[string]any{}}
+	if g.Manifest, err = w.ref(d, f["manifest"].value, "generator.manifest"); err != nil {
+		return nil, err
+	}
+	if x, ok := f["args"]; ok {
+		if g.Args, err = d.object(x.value, "generator.args"); err != nil {
+			return nil, err
+		}
+	}
+	if g.Output, err = d.nonEmpty(f["output"].value, "generator.output"); err != nil {
+		return nil, err
+	}
+	if x, ok := f["field"]; ok {
+		if g.Field, err = d.nonEmpty(x.value, "generator.field"); err != nil {
+			return nil, err
+		}
+	}
+	if x, ok := f["executors"]; ok {
+		if g.Executors, err = w.parseExecutors(d, x.value, "generator.executors", false); err != nil {
+			return nil, err
+		}
+	}
+	w.positions["generator"] = g.Pos
+	w.positions["generator.manifest"] = g.Manifest.Pos
+	w.positions["generator.output"] = d.pos(f["output"].value)
+	return g, nil
+}
+
+var caseKeys = []string{"id", "split", "args", "expect", "responses", "note"}
+
+// parseCases reads the case list: inline cases and `- file: path` entries
+// naming a YAML list of cases or a JSONL file of case objects.
+func (w *Workload) parseCases(d *decoder, n *yaml.Node, path string) error {
+	items, err := d.seq(n, path)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		at := index(path, i)
+		if m := resolve(it); m != nil && m.Kind == yaml.MappingNode && len(m.Content) == 2 && m.Content[0].Value == "file" {
+			f, _, err := d.mapping(m, at, []string{"file"}, []string{"file"})
+			if err != nil {
+				return err
+			}
+			r, err := w.ref(d, f["file"].value, at+".file")
+			if err != nil {
+				return err
+			}
+			if err := w.includeCases(r); err != nil {
+				return err
+			}
+			continue
+		}
+		c, err := w.parseCase(d, it, at)
+		if err != nil {
+			return err
+		}
+		w.Cases = append(w.Cases, c)
+	}
+	return nil
+}
+
+// includeCases reads a case file: .jsonl (one JSON object per line; YAML
+// parses JSON, so each line goes through the same strict walk with its line
+// number) or .yaml/.yml (a list of cases).
+func (w *Workload) includeCases(r Ref) error {
+	data, err := readBounded(r.Path)
+	if err != nil {
+		return err
+	}
+	switch ext := strings.ToLower(filepath.Ext(r.Path)); ext {
+	case ".jsonl":
+		d := &decoder{file: r.Path}
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			d.lineOffset = i
+			var doc yaml.Node
+			if err := yaml.Unmarshal(line, &doc); err != nil {
+				return yamlSyntaxError(r.Path, i, err)
+			}
+			if len(doc.Content) == 0 {
+				continue
+			}
+			c, err := w.parseCase(d, doc.Content[0], "")
+			if err != nil {
+				return err
+			}
+			w.Cases = append(w.Cases, c)
+		}
+		return nil
+	case ".yaml", ".yml":
+		d := &decoder{file: r.Path}
+		root, err := parseYAML(r.Path, data)
+		if err != nil {
+			return err
+		}
+		items, err := d.seq(root, "")
+		if err != nil {
+			return err
+		}
+		for i, it := range items {
+			c, err := w.parseCase(d, it, index("", i))
+			if err != nil {
+				return err
+			}
+			w.Cases = append(w.Cases, c)
+		}
+		return nil
+	default:
+		return errAt(r.Pos, "", "case file %s must be .yaml, .yml or .jsonl", r.Written)
+	}
+}
+
+func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) {
+	required := []string{"id", "args", "expect"}
+	if w.Kind == KindFoundry {
+		required = append(required, "split")
+	}
+	allowed := caseKeys
+	if w.Kind == KindBench {
+		allowed = []string{"id", "args", "expect", "responses", "note"}
+	}
+	f, _, err := d.mapping(n, at, allowed, required)
+	if err != nil {
+		return Case{}, err
+	}
+	c := Case{Pos: d.pos(n)}
+	if c.ID, err = d.str(f["id"].value, at+".id"); err != nil {
+		return Case{}, err
+	}
+	if !idPattern.MatchString(c.ID) || len(c.ID) > 64 {
+		return Case{}, d.fail(f["id"].value, at+".id", "must be an id: lowercase letters and digits in hyphen-separated segments, at most 64 characters")
+	}
+	if x, ok := f["split"]; ok {
+		if c.Split, err = d.str(x.value, at+".split"); err != nil {
+			return Case{}, err
+		}
+		if c.Split != "train" && c.Split != "validation" && c.Split != "holdout" {
+			return Case{}, d.fail(x.value, at+".split", "must be train, validation or holdout")
+		}
+	}
+	if c.Args, err = d.object(f["args"].value, at+".args"); err != nil {
+		return Case{}, err
+	}
+	if c.Expect, err = d.object(f["expect"].value, at+".expect"); err != nil {
+		return Case{}, err
+	}
+	if x, ok := f["note"]; ok {
+		if _, err := d.str(x.value, at+".note"); err != nil {
+			return Case{}, err
+		}
+	}
+	if x, ok := f["responses"]; ok {
+		if c.Responses, err = d.responses(x.value, at+".responses"); err != nil {
+			return Case{}, err
+		}
+		w.positions["responses:"+c.ID] = d.pos(x.value)
+	}
+	w.positions["cases["+c.ID+"]"] = c.Pos
+	w.positions["cases["+c.ID+"].args"] = d.pos(f["args"].value)
+	w.positions["cases["+c.ID+"].expect"] = d.pos(f["expect"].value)
+	return c, nil
+}
+
+// responses reads executor -> cell -> response. A value tagged !queue must
+// be a list and serves one element per call; any other value serves one
+// call.
+func (d *decoder) responses(n *yaml.Node, path string) (map[string]map[string][]any, error) {
+	f, order, err := d.mapping(n, path, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string][]any{}
+	for _, ex := range order {
+		at := join(path, ex)
+		cf, corder, err := d.mapping(f[ex].value, at, nil, nil)
+		if err != nil {
+			return nil, d.fail(f[ex].value, at, "must map cell ids to responses (executor -> cell -> response)")
+		}
+		cells := map[string][]any{}
+		for _, cell := range corder {
+			v := cf[cell].value
+			cat := join(at, cell)
+			if v.Tag == QueueTag {
+				if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+					return nil, d.fail(v, cat, "%s needs a non-empty list: one response per call, in call order", QueueTag)
+				}
+				for i, e := range v.Content {
+					x, err := d.json(e, index(cat, i), 0)
+					if err != nil {
+						return nil, err
+					}
+					cells[cell] = append(cells[cell], x)
+				}
+				continue
+			}
+			x, err := d.json(v, cat, 0)
+			if err != nil {
+				return nil, err
+			}
+			cells[cell] = []any{x}
+		}
+		out[ex] = cells
+	}
+	return out, nil
+}
+
+// caseExecutors lists the names of executors that serve from case
+// responses.
+func (w *Workload) caseExecutors() map[string]bool {
+	out := map[string]bool{}
+	for _, s := range w.Systems {
+		for _, e := range s.Executors {
+			if e.FromCases() {
+				out[e.Name] = true
+			}
+		}
+	}
+	for _, e := range w.Executors {
+		if e.FromCases() {
+			out[e.Name] = true
+		}
+	}
+	return out
+}
+
+// checkReferences: case ids unique, responses only for executors declared
+// `cases`, gate rules naming systems and cases that exist.
+func (w *Workload) checkReferences() error {
+	seen := map[string]Pos{}
+	execs := w.caseExecutors()
+	for _, c := range w.Cases {
+		if p, dup := seen[c.ID]; dup {
+			return errAt(c.Pos, "cases", "case id %q is used twice (first at %s)", c.ID, p)
+		}
+		seen[c.ID] = c.Pos
+		for _, ex := range sortedKeys(c.Responses) {
+			if !execs[ex] {
+				return errAt(w.positions["responses:"+c.ID], "cases["+c.ID+"].responses."+ex,
+					"no executor named %q is declared %q, so nothing would serve these responses", ex, CasesExecutor)
+			}
+		}
+	}
+	systems := map[string]bool{}
+	for _, s := range w.Systems {
+		systems[s.ID] = true
+	}
+	for _, r := range w.Gate.Rules {
+		if r.System != "" && !systems[r.System] {
+			return errAt(r.Pos, "gate."+r.Kind, "names system %q, which the workload does not declare", r.System)
+		}
+		if r.Case != "" {
+			if _, ok := seen[r.Case]; !ok {
+				return errAt(r.Pos, "gate."+r.Kind, "names case %q, which the workload does not declare", r.Case)
+			}
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns a map's keys in canonical order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, canon.CompareKeys)
+	return keys
+}

@@ -1,0 +1,270 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/foundry"
+)
+
+// writeWorkload puts a workload and a tiny manifest in a temp dir.
+func writeWorkload(t *testing.T, name, body string) string {
+	t.Helper()
+	dir := t.TempDir()
+	m, err := os.ReadFile(filepath.Join("..", "fixtures", "triage", "triage-single.algal.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "single.algal.json"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const goodBench = `name: tiny
+revision: 2
+systems:
+  - id: one
+    manifest: single.algal.json
+    executors: { cheap: cases }
+cases:
+  - id: a
+    args: { ticket: "x" }
+    expect: { queue: billing }
+    responses:
+      cheap: { route: billing }
+`
+
+func TestYAMLErrorsPointAtTheNode(t *testing.T) {
+	tests := []struct {
+		name, body string
+		line, col  int
+		path, msg  string
+	}{
+		{"unknown top-level key", goodBench + "colour: blue\n", 13, 1, "colour", `unknown key "colour"`},
+		{"wrong type for revision", strings.Replace(goodBench, "revision: 2", "revision: two", 1), 2, 11, "revision", "must be an integer"},
+		{"unknown system key", strings.Replace(goodBench, "    manifest:", "    manifets: x\n    manifest:", 1), 5, 5, "systems[0].manifets", `unknown key "manifets"`},
+		{"missing manifest file", strings.Replace(goodBench, "single.algal.json", "nope.algal.json", 1), 5, 15, "systems[0].manifest", "does not exist"},
+		{"bad executor spec", strings.Replace(goodBench, "cheap: cases }", "cheap: gpt }", 1), 6, 25, "systems[0].executors.cheap", "unknown executor spec"},
+		{"case args not a mapping", strings.Replace(goodBench, `args: { ticket: "x" }`, "args: [x]", 1), 9, 11, "cases[0].args", "must be a mapping"},
+		{"responses for undeclared executor", strings.Replace(goodBench, "cheap: { route: billing }", "frontier: { route: billing }", 1), 12, 7, "cases[a].responses.frontier", `no executor named "frontier"`},
+		{"gate names unknown system", goodBench + "gate:\n  min-passed: { two: 1 }\n", 14, 17, "gate.min-passed", `system "two"`},
+		{"gate rule for the other kind", goodBench + "gate:\n  promoted: organism:x\n", 14, 3, "gate.promoted", `unknown key "promoted"`},
+		{"queue tag on a scalar", strings.Replace(goodBench, "route: billing }", "route: !queue billing }", 1), 12, 23, "cases[0].responses.cheap.route", "needs a non-empty list"},
+		{"duplicate key", strings.Replace(goodBench, "revision: 2", "revision: 2\nrevision: 3", 1), 3, 1, "revision", "appears twice"},
+		{"engine rejection mapped back: bad case id", strings.Replace(goodBench, "- id: a", "- id: A", 1), 8, 9, "cases[0].id", "must be an id"},
+		{"engine rejection mapped back: expect misses output", strings.Replace(goodBench, "expect: { queue: billing }", "expect: { lane: billing }", 1), 10, 13, "cases[a].expect", "expected output"},
+		{"syntax error: tab indentation", goodBench + "gate:\n\tmin-passed: {}\n", 14, 1, "", "not valid YAML"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeWorkload(t, "tiny.bench.yaml", tc.body)
+			w, err := Load(p)
+			if err == nil {
+				_, err = Compile(w, t.TempDir(), foundry.AdmitOptions{})
+			}
+			var we *Error
+			if !errors.As(err, &we) {
+				t.Fatalf("want a positioned *Error, got %v", err)
+			}
+			if we.File != p || we.Line != tc.line || we.Column != tc.col {
+				t.Errorf("at %s:%d:%d, want line %d column %d (%v)", we.File, we.Line, we.Column, tc.line, tc.col, we)
+			}
+			if tc.path != "" && we.Path != tc.path {
+				t.Errorf("path %q, want %q", we.Path, tc.path)
+			}
+			if !strings.Contains(we.Message, tc.msg) {
+				t.Errorf("message %q lacks %q", we.Message, tc.msg)
+			}
+			if we.ErrorCode() != CodeWorkload || !strings.HasPrefix(we.Error(), p+":") {
+				t.Errorf("error %q code %s", we.Error(), we.ErrorCode())
+			}
+		})
+	}
+}
+
+func TestJSONLCaseErrorsCarryTheirLine(t *testing.T) {
+	body := strings.Replace(goodBench, "cases:\n", "cases:\n  - file: more.jsonl\n", 1)
+	p := writeWorkload(t, "tiny.bench.yaml", body)
+	jsonl := `{"id":"b","args":{"ticket":"y"},"expect":{"queue":"billing"}}` + "\n\n" +
+		`{"id":"c","args":{"ticket":"z"},"expect":{"queue":"billing"},"respones":{}}` + "\n"
+	os.WriteFile(filepath.Join(filepath.Dir(p), "more.jsonl"), []byte(jsonl), 0o644)
+	_, err := Load(p)
+	var we *Error
+	if !errors.As(err, &we) || we.Line != 3 || we.Column != 62 || !strings.Contains(we.Message, `unknown key "respones"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCompileFixtures(t *testing.T) {
+	wants := map[string]struct {
+		contract string
+		files    []string
+	}{
+		"ticket-triage.bench.yaml":      {bench.ConfigContract, []string{"scripted-cheap.json", "scripted-frontier.json"}},
+		"invoice-extraction.bench.yaml": {bench.ConfigContract, []string{"scripted-large.json", "scripted-small.json"}},
+		"intent-select.foundry.yaml":    {foundry.ConfigContract, []string{"scripted-large.json", "scripted-small.json"}},
+		"code-normalizer.foundry.yaml":  {foundry.ConfigContract, nil},
+	}
+	for name, want := range wants {
+		t.Run(name, func(t *testing.T) {
+			w, err := Load(suitePath(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			c, err := Compile(w, out, foundry.AdmitOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Config["contract"] != want.contract {
+				t.Fatalf("contract %v", c.Config["contract"])
+			}
+			if got := sortedKeys(c.Files); !slicesEqual(got, want.files) {
+				t.Errorf("generated files %v, want %v", got, want.files)
+			}
+			// Compiling again, into another root, gives the same identity
+			// and slug: the slug depends on the inputs only.
+			c2, err := Compile(w, t.TempDir(), foundry.AdmitOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Identity != c2.Identity || c.Slug != c2.Slug || !strings.HasPrefix(c.Slug, w.Name+"-r1-") {
+				t.Errorf("identity %s/%s, slug %s/%s", c.Identity, c2.Identity, c.Slug, c2.Slug)
+			}
+			// The written config round-trips through canonical JSON and the
+			// engine admits it from the run directory.
+			b, err := canon.Encode(c.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(c.RunDir, 0o755)
+			os.WriteFile(filepath.Join(c.RunDir, ConfigFile), b, 0o644)
+			for n, f := range c.Files {
+				os.WriteFile(filepath.Join(c.RunDir, n), f, 0o644)
+			}
+			if w.Kind == KindBench {
+				_, err = bench.LoadConfig(filepath.Join(c.RunDir, ConfigFile))
+			} else {
+				_, err = foundry.LoadConfig(filepath.Join(c.RunDir, ConfigFile), foundry.AdmitOptions{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestCompiledQueuesFollowCaseOrder(t *testing.T) {
+	w, err := Load(suitePath("intent-select.foundry.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compile(w, t.TempDir(), foundry.AdmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.TrimSpace(string(c.Files["scripted-large.json"]))
+	want := `{"escalate":["refund","bug","bug"],"intent":["refund","bug","how-to","refund","how-to","bug","refund","bug"]}`
+	if got != want {
+		t.Fatalf("large table\n got %s\nwant %s", got, want)
+	}
+}
+
+// A newcomer breaks a fixture by changing one expectation: the gate must
+// fail and say which system, how many cases, which case and where the rule
+// lives.
+func TestBrokenFixtureGateMessage(t *testing.T) {
+	src, err := os.ReadFile(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, _ := filepath.Abs(filepath.Join("..", "fixtures"))
+	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
+	old := `args: { ticket: "I was charged twice for my March invoice, please refund one." }
+    expect: { queue: billing }`
+	if !strings.Contains(body, old) {
+		t.Fatal("fixture changed; update the test")
+	}
+	body = strings.Replace(body, old, strings.Replace(old, "queue: billing", "queue: account", 1), 1)
+	p := filepath.Join(t.TempDir(), "ticket-triage.bench.yaml")
+	os.WriteFile(p, []byte(body), 0o644)
+	w, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newTestBench()
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Passed() || !o.Verification.OK {
+		t.Fatalf("a broken expectation must fail the gate, not the evidence (verified %v)", o.Verification.OK)
+	}
+	var failed []GateResult
+	for _, g := range o.Gates {
+		if !g.Passed {
+			failed = append(failed, g)
+		}
+	}
+	if len(failed) != 3 {
+		t.Fatalf("want the three min-passed rules to fail, got %d: %+v", len(failed), failed)
+	}
+	msg := failed[0].Message
+	for _, part := range []string{
+		`system "frontier-single" passed 5 of 6 cases`,
+		"requires at least 6",
+		p + ":66:5",
+		`double-charge (outcome complete, expected {"queue":"account"}, got {"queue":"billing"})`,
+	} {
+		if !strings.Contains(msg, part) {
+			t.Errorf("message %q\nlacks %q", msg, part)
+		}
+	}
+	summary, _ := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	if !strings.Contains(string(summary), "**FAIL** frontier-single passes at least 6 cases") {
+		t.Errorf("summary.md does not show the failing rule:\n%s", summary)
+	}
+}
+
+// A case that declares a response for a call it never makes shifts the
+// queue onto the next case; verification must say so.
+func TestMisdeclaredResponsesFailVerification(t *testing.T) {
+	src, _ := os.ReadFile(suitePath("ticket-triage.bench.yaml"))
+	fixtures, _ := filepath.Abs(filepath.Join("..", "fixtures"))
+	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
+	body = strings.Replace(body, "frontier: { route: billing }", "frontier: { route: billing, escalate: billing }", 1)
+	p := filepath.Join(t.TempDir(), "ticket-triage.bench.yaml")
+	os.WriteFile(p, []byte(body), 0o644)
+	w, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newTestBench()
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Verification.OK {
+		t.Fatal("misaligned responses verified")
+	}
+	found := false
+	for _, m := range o.Verification.Mismatches {
+		if strings.Contains(m, `system "escalating", case "double-charge" declares 1 response(s) for cell "escalate" on executor "frontier" but made 0 such call(s)`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("mismatches %v", o.Verification.Mismatches)
+	}
+}

@@ -1,0 +1,344 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// CodeWorkload is the contract code of every workload rejection.
+const CodeWorkload = "WORKLOAD_INVALID"
+
+// Error is a workload rejection. File, Line and Column point at the YAML
+// (or JSONL) node at fault; Path is the key path inside the file, written
+// like `systems[1].executors.cheap`.
+type Error struct {
+	Code    string
+	File    string
+	Line    int
+	Column  int
+	Path    string
+	Message string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// ErrorCode returns the contract code.
+func (e *Error) ErrorCode() string { return e.Code }
+
+// Pos is where something was written: file, line and column (1-based).
+type Pos struct {
+	File         string
+	Line, Column int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+}
+
+// decoder walks yaml.v3 nodes strictly: closed key sets, exact types, and
+// every error carrying the node's position and key path. Decoding into
+// nodes (rather than structs with KnownFields) keeps positions for errors
+// found after decoding, such as a gate naming a system that does not exist.
+type decoder struct {
+	file string
+	// lineOffset shifts node lines; JSONL files parse one line at a time.
+	lineOffset int
+}
+
+func (d *decoder) pos(n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: d.file}
+	}
+	return Pos{File: d.file, Line: n.Line + d.lineOffset, Column: n.Column}
+}
+
+func (d *decoder) fail(n *yaml.Node, path, format string, a ...any) *Error {
+	p := d.pos(n)
+	return &Error{Code: CodeWorkload, File: p.File, Line: p.Line, Column: p.Column, Path: path, Message: fmt.Sprintf(format, a...)}
+}
+
+func errAt(p Pos, path, format string, a ...any) *Error {
+	return &Error{Code: CodeWorkload, File: p.File, Line: p.Line, Column: p.Column, Path: path, Message: fmt.Sprintf(format, a...)}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+
+// resolve follows aliases.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// parseYAML parses one YAML document into its root node.
+func parseYAML(file string, data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlSyntaxError(file, 0, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}
+	}
+	return resolve(doc.Content[0]), nil
+}
+
+// yamlSyntaxError turns a yaml.v3 syntax error ("yaml: line 3: ...") into a
+// positioned Error.
+func yamlSyntaxError(file string, lineOffset int, err error) *Error {
+	msg := err.Error()
+	line := 0
+	rest := strings.TrimPrefix(msg, "yaml: ")
+	if strings.HasPrefix(rest, "line ") {
+		tail := rest[len("line "):]
+		if i := strings.Index(tail, ":"); i > 0 {
+			if n, convErr := strconv.Atoi(tail[:i]); convErr == nil {
+				line = n
+				rest = strings.TrimSpace(tail[i+1:])
+			}
+		}
+	}
+	e := &Error{Code: CodeWorkload, File: file, Message: "not valid YAML: " + rest}
+	if line > 0 {
+		e.Line, e.Column = line+lineOffset, 1
+	}
+	return e
+}
+
+// field is one key of a mapping with its key node (for "unknown key"
+// positions) and value node.
+type field struct {
+	key   *yaml.Node
+	value *yaml.Node
+}
+
+// mapping checks that n is a mapping whose keys are all in allowed (a nil
+// allowed accepts any key) and none repeats, and that every required key is
+// present. It returns the fields and the keys in written order.
+func (d *decoder) mapping(n *yaml.Node, path string, allowed, required []string) (map[string]field, []string, error) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil, d.fail(n, path, "must be a mapping (key: value lines), not %s", describeNode(n))
+	}
+	out := map[string]field{}
+	var order []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return nil, nil, d.fail(k, path, "keys must be plain strings")
+		}
+		key := k.Value
+		if k.Tag == "!!merge" {
+			return nil, nil, d.fail(k, path, "merge keys (<<) are not supported in workloads; write the keys out")
+		}
+		if allowed != nil && !slices.Contains(allowed, key) {
+			return nil, nil, d.fail(k, join(path, key), "unknown key %q (allowed here: %s)", key, strings.Join(allowed, ", "))
+		}
+		if _, dup := out[key]; dup {
+			return nil, nil, d.fail(k, join(path, key), "key %q appears twice", key)
+		}
+		out[key] = field{k, resolve(v)}
+		order = append(order, key)
+	}
+	for _, r := range required {
+		if _, ok := out[r]; !ok {
+			return nil, nil, d.fail(n, path, "missing required key %q", r)
+		}
+	}
+	return out, order, nil
+}
+
+func describeNode(n *yaml.Node) string {
+	n = resolve(n)
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return "null"
+		case "!!bool":
+			return "a boolean (" + n.Value + ")"
+		case "!!int", "!!float":
+			return "a number (" + n.Value + ")"
+		default:
+			return fmt.Sprintf("the string %q", n.Value)
+		}
+	}
+	return "an unsupported node"
+}
+
+func (d *decoder) str(n *yaml.Node, path string) (string, error) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		return "", d.fail(n, path, "must be a string, not %s", describeNode(n))
+	}
+	if !utf8.ValidString(n.Value) {
+		return "", d.fail(n, path, "is not valid UTF-8")
+	}
+	return n.Value, nil
+}
+
+func (d *decoder) nonEmpty(n *yaml.Node, path string) (string, error) {
+	s, err := d.str(n, path)
+	if err == nil && s == "" {
+		err = d.fail(n, path, "must not be empty")
+	}
+	return s, err
+}
+
+func (d *decoder) integer(n *yaml.Node, path string, min, max int) (int, error) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		return 0, d.fail(n, path, "must be an integer, not %s", describeNode(n))
+	}
+	var v int
+	if err := n.Decode(&v); err != nil || v < min || v > max {
+		return 0, d.fail(n, path, "must be an integer from %d to %d", min, max)
+	}
+	return v, nil
+}
+
+func (d *decoder) number(n *yaml.Node, path string) (float64, error) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
+		return 0, d.fail(n, path, "must be a number, not %s", describeNode(n))
+	}
+	var f float64
+	if err := n.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, d.fail(n, path, "must be a finite number")
+	}
+	return f, nil
+}
+
+func (d *decoder) boolean(n *yaml.Node, path string) (bool, error) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		return false, d.fail(n, path, "must be true or false, not %s", describeNode(n))
+	}
+	var b bool
+	err := n.Decode(&b)
+	return b, err
+}
+
+func (d *decoder) seq(n *yaml.Node, path string) ([]*yaml.Node, error) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil, d.fail(n, path, "must be a list, not %s", describeNode(n))
+	}
+	return n.Content, nil
+}
+
+// maxSafe keeps integers exact in a JSON number.
+const maxSafe = 1<<53 - 1
+
+// json converts a node into a plain JSON value (nil, bool, float64, string,
+// []any, map[string]any). Custom tags, binary data and non-finite numbers
+// are rejected: a workload value must be something canonical JSON holds.
+func (d *decoder) json(n *yaml.Node, path string, depth int) (any, error) {
+	n = resolve(n)
+	if depth > 64 {
+		return nil, d.fail(n, path, "is nested more than 64 levels deep")
+	}
+	if n == nil {
+		return nil, nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		fields, order, err := d.mapping(n, path, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]any, len(order))
+		for _, k := range order {
+			if !utf8.ValidString(k) {
+				return nil, d.fail(fields[k].key, path, "key is not valid UTF-8")
+			}
+			v, err := d.json(fields[k].value, join(path, k), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = v
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for i, c := range n.Content {
+			v, err := d.json(c, index(path, i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return nil, nil
+		case "!!bool":
+			return d.boolean(n, path)
+		case "!!int":
+			var i int64
+			if err := n.Decode(&i); err != nil || i > maxSafe || i < -maxSafe {
+				return nil, d.fail(n, path, "integer %s does not fit a JSON number exactly", n.Value)
+			}
+			return float64(i), nil
+		case "!!float":
+			return d.number(n, path)
+		case "!!str", "!!timestamp":
+			if !utf8.ValidString(n.Value) {
+				return nil, d.fail(n, path, "is not valid UTF-8")
+			}
+			return n.Value, nil
+		}
+		return nil, d.fail(n, path, "tag %s is not supported in a JSON value", n.Tag)
+	}
+	return nil, d.fail(n, path, "is not a JSON value")
+}
+
+// object converts a node that must be a mapping into a JSON object.
+func (d *decoder) object(n *yaml.Node, path string) (map[string]any, error) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, d.fail(n, path, "must be a mapping, not %s", describeNode(n))
+	}
+	v, err := d.json(n, path, 0)
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]any), nil
+}
