@@ -47,9 +47,8 @@ const (
 // the config or report it went wrong.
 type Error = evidence.Error
 
-func fail(code, field, format string, a ...any) *Error {
-	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, a...)}
-}
+// fail builds a rejection naming the field.
+var fail = evidence.Fail
 
 // Case is one workload case: interface args and the expected interface
 // outputs.
@@ -99,52 +98,6 @@ var AxisNames = []string{"id", "manifestKey", "manifestDigest", "passed", "total
 
 var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-func checkID(v any, field string) (string, error) {
-	s, ok := v.(string)
-	if !ok || len(s) > MaxIDLen || !idPattern.MatchString(s) {
-		return "", fail(CodeParse, field, "must be an id: lowercase letters and digits in hyphen-separated segments, at most %d characters", MaxIDLen)
-	}
-	return s, nil
-}
-
-func closedKeys(m map[string]any, field string, allowed ...string) error {
-	for _, k := range canon.SortedKeys(m) {
-		found := false
-		for _, a := range allowed {
-			if k == a {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return fail(CodeParse, field, "unknown key %q", k)
-		}
-	}
-	return nil
-}
-
-func object(v any, field string) (map[string]any, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fail(CodeParse, field, "must be an object")
-	}
-	return m, nil
-}
-
-func list(v any, field string, min, max int) ([]any, error) {
-	l, ok := v.([]any)
-	if !ok {
-		return nil, fail(CodeParse, field, "must be a list")
-	}
-	if len(l) < min {
-		return nil, fail(CodeParse, field, "must hold at least %d entries", min)
-	}
-	if len(l) > max {
-		return nil, fail(CodeBudget, field, "holds %d entries, over the bound of %d", len(l), max)
-	}
-	return l, nil
-}
-
 // LoadConfig reads and admits a config file; manifest and scripted paths
 // are relative to the file's directory.
 func LoadConfig(path string) (*Config, error) {
@@ -168,11 +121,11 @@ type ManifestLoader func(path string) (*manifest.Manifest, error)
 // ParseConfig admits a decoded config. dir resolves relative paths; load
 // admits each system manifest.
 func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
-	raw, err := object(v, "config")
+	raw, err := evidence.Object(v, "config")
 	if err != nil {
 		return nil, err
 	}
-	if err := closedKeys(raw, "config", "contract", "cases", "systems", "prices", "scorer", "axes"); err != nil {
+	if err := evidence.ClosedKeys(raw, "config", "contract", "cases", "systems", "prices", "scorer", "axes"); err != nil {
 		return nil, err
 	}
 	if raw["contract"] != ConfigContract {
@@ -182,21 +135,21 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 	if cfg.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
 		return nil, err
 	}
-	rawSystems, err := list(raw["systems"], "systems", 1, MaxSystems)
+	rawSystems, err := evidence.List(raw["systems"], "systems", 1, MaxSystems)
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, rs := range rawSystems {
 		field := fmt.Sprintf("systems[%d]", i)
-		s, err := object(rs, field)
+		s, err := evidence.Object(rs, field)
 		if err != nil {
 			return nil, err
 		}
-		if err := closedKeys(s, field, "id", "manifest", "executors"); err != nil {
+		if err := evidence.ClosedKeys(s, field, "id", "manifest", "executors"); err != nil {
 			return nil, err
 		}
-		id, err := checkID(s["id"], field+".id")
+		id, err := evidence.ID(s["id"], field+".id")
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +168,7 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 		if m.Interface == nil {
 			return nil, fail(CodeParse, field+".manifest", "system %q manifest must declare an interface", id)
 		}
-		execs, err := object(s["executors"], field+".executors")
+		execs, err := evidence.Object(s["executors"], field+".executors")
 		if err != nil {
 			return nil, err
 		}
@@ -257,7 +210,7 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 }
 
 func parseCases(v any, field string) ([]Case, error) {
-	raw, err := list(v, field, 1, MaxCases)
+	raw, err := evidence.List(v, field, 1, MaxCases)
 	if err != nil {
 		return nil, err
 	}
@@ -265,14 +218,14 @@ func parseCases(v any, field string) ([]Case, error) {
 	seen := map[string]bool{}
 	for i, rc := range raw {
 		at := fmt.Sprintf("%s[%d]", field, i)
-		c, err := object(rc, at)
+		c, err := evidence.Object(rc, at)
 		if err != nil {
 			return nil, err
 		}
-		if err := closedKeys(c, at, "id", "args", "expect"); err != nil {
+		if err := evidence.ClosedKeys(c, at, "id", "args", "expect"); err != nil {
 			return nil, err
 		}
-		id, err := checkID(c["id"], at+".id")
+		id, err := evidence.ID(c["id"], at+".id")
 		if err != nil {
 			return nil, err
 		}
@@ -280,11 +233,11 @@ func parseCases(v any, field string) ([]Case, error) {
 			return nil, fail(CodeParse, at+".id", "duplicate case id %q", id)
 		}
 		seen[id] = true
-		args, err := object(c["args"], at+".args")
+		args, err := evidence.Object(c["args"], at+".args")
 		if err != nil {
 			return nil, err
 		}
-		expect, err := object(c["expect"], at+".expect")
+		expect, err := evidence.Object(c["expect"], at+".expect")
 		if err != nil {
 			return nil, err
 		}
@@ -293,16 +246,8 @@ func parseCases(v any, field string) ([]Case, error) {
 	return cases, nil
 }
 
-func nonNegative(v any, field string) (float64, error) {
-	f, ok := v.(float64)
-	if !ok || f < 0 {
-		return 0, fail(CodeParse, field, "must be a non-negative number")
-	}
-	return f, nil
-}
-
 func parsePrices(v any, field string) (map[string]Price, error) {
-	raw, err := object(v, field)
+	raw, err := evidence.Object(v, field)
 	if err != nil {
 		return nil, err
 	}
@@ -312,18 +257,18 @@ func parsePrices(v any, field string) (map[string]Price, error) {
 		if key == "" || len(key) > 256 {
 			return nil, fail(CodeParse, at, "price keys are 1 to 256 characters")
 		}
-		p, err := object(rp, at)
+		p, err := evidence.Object(rp, at)
 		if err != nil {
 			return nil, err
 		}
-		if err := closedKeys(p, at, "input", "output"); err != nil {
+		if err := evidence.ClosedKeys(p, at, "input", "output"); err != nil {
 			return nil, err
 		}
-		in, err := nonNegative(p["input"], at+".input")
+		in, err := evidence.NonNegative(p["input"], at+".input")
 		if err != nil {
 			return nil, err
 		}
-		out, err := nonNegative(p["output"], at+".output")
+		out, err := evidence.NonNegative(p["output"], at+".output")
 		if err != nil {
 			return nil, err
 		}
@@ -333,7 +278,7 @@ func parsePrices(v any, field string) (map[string]Price, error) {
 }
 
 func parseAxes(v any, field string) ([]Axis, error) {
-	raw, err := list(v, field, 1, MaxAxes)
+	raw, err := evidence.List(v, field, 1, MaxAxes)
 	if err != nil {
 		return nil, fail(CodeAxis, field, "%s", err.(*Error).Message)
 	}
@@ -341,14 +286,14 @@ func parseAxes(v any, field string) ([]Axis, error) {
 	seen := map[string]bool{}
 	for i, ra := range raw {
 		at := fmt.Sprintf("%s[%d]", field, i)
-		a, err := object(ra, at)
+		a, err := evidence.Object(ra, at)
 		if err != nil {
 			return nil, err
 		}
-		if err := closedKeys(a, at, "name", "dir", "expr"); err != nil {
+		if err := evidence.ClosedKeys(a, at, "name", "dir", "expr"); err != nil {
 			return nil, err
 		}
-		name, err := checkID(a["name"], at+".name")
+		name, err := evidence.ID(a["name"], at+".name")
 		if err != nil {
 			return nil, err
 		}

@@ -2,9 +2,7 @@ package bench
 
 import (
 	"fmt"
-	"math"
 
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 )
 
@@ -12,21 +10,21 @@ import (
 // everywhere, bounded lists, well-formed ids, digests and counts, and
 // axisValues present exactly when axes are.
 func ParseReport(v any) (*Report, error) {
-	raw, err := object(v, "report")
+	raw, err := evidence.Object(v, "report")
 	if err != nil {
 		return nil, err
 	}
-	if err := closedKeys(raw, "report", "contract", "workload", "cases", "systems", "pareto", "prices", "scorer", "axes", "digest"); err != nil {
+	if err := evidence.ClosedKeys(raw, "report", "contract", "workload", "cases", "systems", "pareto", "prices", "scorer", "axes", "digest"); err != nil {
 		return nil, err
 	}
 	if raw["contract"] != ReportContract {
 		return nil, fail(CodeParse, "contract", "must be %s", ReportContract)
 	}
 	r := &Report{}
-	if r.Workload, err = digestField(raw["workload"], "workload"); err != nil {
+	if r.Workload, err = evidence.DigestField(raw["workload"], "workload"); err != nil {
 		return nil, err
 	}
-	if r.Digest, err = digestField(raw["digest"], "digest"); err != nil {
+	if r.Digest, err = evidence.DigestField(raw["digest"], "digest"); err != nil {
 		return nil, err
 	}
 	if r.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
@@ -47,7 +45,7 @@ func ParseReport(v any) (*Report, error) {
 			return nil, err
 		}
 	}
-	rawSystems, err := list(raw["systems"], "systems", 1, MaxSystems)
+	rawSystems, err := evidence.List(raw["systems"], "systems", 1, MaxSystems)
 	if err != nil {
 		return nil, err
 	}
@@ -63,14 +61,14 @@ func ParseReport(v any) (*Report, error) {
 		ids[s.ID] = true
 		r.Systems = append(r.Systems, *s)
 	}
-	rawPareto, err := list(raw["pareto"], "pareto", 0, MaxSystems)
+	rawPareto, err := evidence.List(raw["pareto"], "pareto", 0, MaxSystems)
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, p := range rawPareto {
 		at := fmt.Sprintf("pareto[%d]", i)
-		id, err := checkID(p, at)
+		id, err := evidence.ID(p, at)
 		if err != nil {
 			return nil, err
 		}
@@ -86,44 +84,8 @@ func ParseReport(v any) (*Report, error) {
 	return r, nil
 }
 
-func digestField(v any, field string) (string, error) {
-	s, ok := v.(string)
-	if !ok || !canon.IsDigest(s) {
-		return "", fail(CodeParse, field, "must be a sha256: digest")
-	}
-	return s, nil
-}
-
-func countField(v any, field string) (int64, error) {
-	f, ok := v.(float64)
-	if !ok || f < 0 || f > evidence.MaxCount || f != math.Trunc(f) {
-		return 0, fail(CodeParse, field, "must be a non-negative integer")
-	}
-	return int64(f), nil
-}
-
-func parseWork(v any, field string) (Work, error) {
-	m, err := object(v, field)
-	if err != nil {
-		return Work{}, err
-	}
-	if err := closedKeys(m, field, "steps", "agentCalls", "units"); err != nil {
-		return Work{}, err
-	}
-	var w Work
-	for _, f := range []struct {
-		key string
-		dst *int64
-	}{{"steps", &w.Steps}, {"agentCalls", &w.AgentCalls}, {"units", &w.Units}} {
-		if *f.dst, err = countField(m[f.key], field+"."+f.key); err != nil {
-			return Work{}, err
-		}
-	}
-	return w, nil
-}
-
 func parseTally(v any, field string, withCalls bool) (Tally, error) {
-	m, err := object(v, field)
+	m, err := evidence.Object(v, field)
 	if err != nil {
 		return Tally{}, err
 	}
@@ -131,29 +93,29 @@ func parseTally(v any, field string, withCalls bool) (Tally, error) {
 	if withCalls {
 		keys = append(keys, "calls")
 	}
-	if err := closedKeys(m, field, keys...); err != nil {
+	if err := evidence.ClosedKeys(m, field, keys...); err != nil {
 		return Tally{}, err
 	}
 	var t Tally
 	if withCalls {
-		if t.Calls, err = countField(m["calls"], field+".calls"); err != nil {
+		if t.Calls, err = evidence.CountField(m["calls"], field+".calls"); err != nil {
 			return Tally{}, err
 		}
 	}
-	if t.TokensIn, err = countField(m["tokensIn"], field+".tokensIn"); err != nil {
+	if t.TokensIn, err = evidence.CountField(m["tokensIn"], field+".tokensIn"); err != nil {
 		return Tally{}, err
 	}
-	if t.TokensOut, err = countField(m["tokensOut"], field+".tokensOut"); err != nil {
+	if t.TokensOut, err = evidence.CountField(m["tokensOut"], field+".tokensOut"); err != nil {
 		return Tally{}, err
 	}
-	if t.Cost, err = nonNegative(m["cost"], field+".cost"); err != nil {
+	if t.Cost, err = evidence.NonNegative(m["cost"], field+".cost"); err != nil {
 		return Tally{}, err
 	}
 	return t, nil
 }
 
 func parseAttribution(v any, field string) (map[string]Tally, error) {
-	m, err := object(v, field)
+	m, err := evidence.Object(v, field)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +133,7 @@ func parseAttribution(v any, field string) (map[string]Tally, error) {
 }
 
 func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
-	m, err := object(v, at)
+	m, err := evidence.Object(v, at)
 	if err != nil {
 		return nil, err
 	}
@@ -182,14 +144,14 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 			return nil, fail(CodeParse, at+".axisValues", "missing: the report declares axes")
 		}
 	}
-	if err := closedKeys(m, at, keys...); err != nil {
+	if err := evidence.ClosedKeys(m, at, keys...); err != nil {
 		return nil, err
 	}
 	s := &SystemResult{}
-	if s.ID, err = checkID(m["id"], at+".id"); err != nil {
+	if s.ID, err = evidence.ID(m["id"], at+".id"); err != nil {
 		return nil, err
 	}
-	if s.ManifestDigest, err = digestField(m["manifestDigest"], at+".manifestDigest"); err != nil {
+	if s.ManifestDigest, err = evidence.DigestField(m["manifestDigest"], at+".manifestDigest"); err != nil {
 		return nil, err
 	}
 	if s.ManifestKey, _ = m["manifestKey"].(string); s.ManifestKey == "" || len(s.ManifestKey) > 256 {
@@ -199,14 +161,14 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 		key string
 		dst *int64
 	}{{"passed", &s.Passed}, {"total", &s.Total}, {"effectCalls", &s.EffectCalls}} {
-		if *f.dst, err = countField(m[f.key], at+"."+f.key); err != nil {
+		if *f.dst, err = evidence.CountField(m[f.key], at+"."+f.key); err != nil {
 			return nil, err
 		}
 	}
 	if s.Passed > s.Total {
 		return nil, fail(CodeParse, at+".passed", "exceeds total")
 	}
-	if s.Work, err = parseWork(m["work"], at+".work"); err != nil {
+	if s.Work, err = evidence.ParseWork(m["work"], at+".work"); err != nil {
 		return nil, err
 	}
 	if s.Usage, err = parseTally(m["usage"], at+".usage", false); err != nil {
@@ -216,7 +178,7 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 		return nil, err
 	}
 	if axes != nil {
-		av, err := object(m["axisValues"], at+".axisValues")
+		av, err := evidence.Object(m["axisValues"], at+".axisValues")
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +194,7 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 			s.AxisValues[a.Name] = f
 		}
 	}
-	rawCases, err := list(m["cases"], at+".cases", 1, MaxCases)
+	rawCases, err := evidence.List(m["cases"], at+".cases", 1, MaxCases)
 	if err != nil {
 		return nil, err
 	}
@@ -247,15 +209,15 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 }
 
 func parseCaseResult(v any, at string) (*CaseResult, error) {
-	m, err := object(v, at)
+	m, err := evidence.Object(v, at)
 	if err != nil {
 		return nil, err
 	}
-	if err := closedKeys(m, at, "id", "passed", "outcome", "outputs", "expect", "receiptDigest", "effectCalls", "work", "usage", "attribution"); err != nil {
+	if err := evidence.ClosedKeys(m, at, "id", "passed", "outcome", "outputs", "expect", "receiptDigest", "effectCalls", "work", "usage", "attribution"); err != nil {
 		return nil, err
 	}
 	c := &CaseResult{}
-	if c.ID, err = checkID(m["id"], at+".id"); err != nil {
+	if c.ID, err = evidence.ID(m["id"], at+".id"); err != nil {
 		return nil, err
 	}
 	var ok bool
@@ -267,19 +229,19 @@ func parseCaseResult(v any, at string) (*CaseResult, error) {
 	default:
 		return nil, fail(CodeParse, at+".outcome", "must be complete, failed or stuck")
 	}
-	if c.Outputs, err = object(m["outputs"], at+".outputs"); err != nil {
+	if c.Outputs, err = evidence.Object(m["outputs"], at+".outputs"); err != nil {
 		return nil, err
 	}
-	if c.Expect, err = object(m["expect"], at+".expect"); err != nil {
+	if c.Expect, err = evidence.Object(m["expect"], at+".expect"); err != nil {
 		return nil, err
 	}
-	if c.ReceiptDigest, err = digestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
+	if c.ReceiptDigest, err = evidence.DigestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
 		return nil, err
 	}
-	if c.EffectCalls, err = countField(m["effectCalls"], at+".effectCalls"); err != nil {
+	if c.EffectCalls, err = evidence.CountField(m["effectCalls"], at+".effectCalls"); err != nil {
 		return nil, err
 	}
-	if c.Work, err = parseWork(m["work"], at+".work"); err != nil {
+	if c.Work, err = evidence.ParseWork(m["work"], at+".work"); err != nil {
 		return nil, err
 	}
 	if c.Usage, err = parseTally(m["usage"], at+".usage", false); err != nil {

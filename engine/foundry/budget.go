@@ -180,23 +180,8 @@ func bounded(v any, field string, min, max int64) (int64, error) {
 	return int64(f), nil
 }
 
-// closed requires exactly the given keys.
-func closed(v any, field string, keys ...string) (map[string]any, error) {
-	m, err := object(v, field)
-	if err != nil {
-		return nil, err
-	}
-	if err := closedKeys(m, field, keys...); err != nil {
-		return nil, err
-	}
-	if err := requireKeys(m, field, keys...); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
 func parseLimits(v any, field string) (Limits, error) {
-	m, err := closed(v, field, "work", "attempts", "runs")
+	m, err := evidence.Closed(v, field, "work", "attempts", "runs")
 	if err != nil {
 		return Limits{}, err
 	}
@@ -214,7 +199,7 @@ func parseLimits(v any, field string) (Limits, error) {
 }
 
 func parseCeiling(v any, field string) (Ceiling, error) {
-	m, err := closed(v, field, "work", "attempts")
+	m, err := evidence.Closed(v, field, "work", "attempts")
 	if err != nil {
 		return Ceiling{}, err
 	}
@@ -243,7 +228,7 @@ func ParseAccount(v any, field string) (*Account, error) {
 	if root == "" {
 		root = "account"
 	}
-	m, err := closed(v, root, "contract", "activity", "limits", "runs", "charged", "outcome", "refused")
+	m, err := evidence.Closed(v, root, "contract", "activity", "limits", "runs", "charged", "outcome", "refused")
 	if err != nil {
 		return nil, err
 	}
@@ -268,21 +253,21 @@ func ParseAccount(v any, field string) (*Account, error) {
 	}
 	for i, rr := range rawRuns {
 		rat := at(fmt.Sprintf("runs[%d]", i))
-		r, err := closed(rr, rat, "manifest", "receipt", "ceiling", "charged")
+		r, err := evidence.Closed(rr, rat, "manifest", "receipt", "ceiling", "charged")
 		if err != nil {
 			return nil, err
 		}
 		var run BudgetRun
-		if run.Manifest, err = digestField(r["manifest"], rat+".manifest"); err != nil {
+		if run.Manifest, err = evidence.DigestField(r["manifest"], rat+".manifest"); err != nil {
 			return nil, err
 		}
-		if run.Receipt, err = digestField(r["receipt"], rat+".receipt"); err != nil {
+		if run.Receipt, err = evidence.DigestField(r["receipt"], rat+".receipt"); err != nil {
 			return nil, err
 		}
 		if run.Ceiling, err = parseCeiling(r["ceiling"], rat+".ceiling"); err != nil {
 			return nil, err
 		}
-		ch, err := closed(r["charged"], rat+".charged", "work", "attempts")
+		ch, err := evidence.Closed(r["charged"], rat+".charged", "work", "attempts")
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +287,7 @@ func ParseAccount(v any, field string) (*Account, error) {
 		a.Charged.Runs++
 		a.Runs = append(a.Runs, run)
 	}
-	ch, err := closed(m["charged"], at("charged"), "work", "attempts", "runs")
+	ch, err := evidence.Closed(m["charged"], at("charged"), "work", "attempts", "runs")
 	if err != nil {
 		return nil, err
 	}
@@ -315,12 +300,12 @@ func ParseAccount(v any, field string) (*Account, error) {
 			return nil, fail(CodeParse, at("refused"), "a complete account has no refusal")
 		}
 	case "exhausted":
-		rf, err := closed(m["refused"], at("refused"), "manifest", "ceiling", "reasons")
+		rf, err := evidence.Closed(m["refused"], at("refused"), "manifest", "ceiling", "reasons")
 		if err != nil {
 			return nil, err
 		}
 		ref := &Refusal{}
-		if ref.Manifest, err = digestField(rf["manifest"], at("refused.manifest")); err != nil {
+		if ref.Manifest, err = evidence.DigestField(rf["manifest"], at("refused.manifest")); err != nil {
 			return nil, err
 		}
 		if ref.Ceiling, err = parseCeiling(rf["ceiling"], at("refused.ceiling")); err != nil {

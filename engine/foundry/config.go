@@ -31,9 +31,6 @@ const (
 	MaxCases       = 256
 	MaxIDLen       = 64
 	MaxConfigBytes = 1 << 20
-	// MaxCount bounds every count a report records, as upstream does
-	// (an unsigned 32-bit integer).
-	MaxCount = 4_294_967_295
 )
 
 // Split names.
@@ -55,9 +52,8 @@ const (
 // the config, report or account it went wrong.
 type Error = evidence.Error
 
-func fail(code, field, format string, a ...any) *Error {
-	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, a...)}
-}
+// fail builds a rejection naming the field.
+var fail = evidence.Fail
 
 // Case is one workload case.
 type Case struct {
@@ -115,30 +111,6 @@ type ManifestLoader func(path string) (*manifest.Manifest, error)
 
 var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-func checkID(v any, field string) (string, error) {
-	s, ok := v.(string)
-	if !ok || len(s) > MaxIDLen || !idPattern.MatchString(s) {
-		return "", fail(CodeParse, field, "must be an id: lowercase letters and digits in hyphen-separated segments, at most %d characters", MaxIDLen)
-	}
-	return s, nil
-}
-
-func closedKeys(m map[string]any, field string, allowed ...string) error {
-	for _, k := range canon.SortedKeys(m) {
-		found := false
-		for _, a := range allowed {
-			if k == a {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return fail(CodeParse, field, "unknown key %q", k)
-		}
-	}
-	return nil
-}
-
 func requireKeys(m map[string]any, field string, keys ...string) error {
 	for _, k := range keys {
 		if _, ok := m[k]; !ok {
@@ -146,36 +118,6 @@ func requireKeys(m map[string]any, field string, keys ...string) error {
 		}
 	}
 	return nil
-}
-
-func object(v any, field string) (map[string]any, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fail(CodeParse, field, "must be an object")
-	}
-	return m, nil
-}
-
-func list(v any, field string, min, max int) ([]any, error) {
-	l, ok := v.([]any)
-	if !ok {
-		return nil, fail(CodeParse, field, "must be a list")
-	}
-	if len(l) < min {
-		return nil, fail(CodeParse, field, "must hold at least %d entries", min)
-	}
-	if len(l) > max {
-		return nil, fail(CodeBudget, field, "holds %d entries, over the bound of %d", len(l), max)
-	}
-	return l, nil
-}
-
-func text(v any, field string, max int) (string, error) {
-	s, ok := v.(string)
-	if !ok || s == "" || len(s) > max {
-		return "", fail(CodeParse, field, "must be a non-empty string of at most %d bytes", max)
-	}
-	return s, nil
 }
 
 // LoadConfig reads and admits a config file; manifest and executor paths
@@ -198,14 +140,14 @@ func LoadConfig(path string, opts AdmitOptions) (*Config, error) {
 // ParseConfig admits a decoded config. dir resolves relative paths; load
 // admits each candidate and generator manifest.
 func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Config, error) {
-	raw, err := object(v, "config")
+	raw, err := evidence.Object(v, "config")
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := raw["search"]; ok {
 		return nil, fail(CodeParse, "search", "generational search (foundry search, algal.search.v1) is not supported by Assay yet; remove the search key to run a single foundry epoch")
 	}
-	if err := closedKeys(raw, "config", "contract", "candidates", "generator", "cases", "scorer", "budget", "executors"); err != nil {
+	if err := evidence.ClosedKeys(raw, "config", "contract", "candidates", "generator", "cases", "scorer", "budget", "executors"); err != nil {
 		return nil, err
 	}
 	if raw["contract"] != ConfigContract {
@@ -237,14 +179,14 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 		}
 	}
 	if rc, ok := raw["candidates"]; ok && rc != nil {
-		entries, err := list(rc, "candidates", 0, MaxCandidates)
+		entries, err := evidence.List(rc, "candidates", 0, MaxCandidates)
 		if err != nil {
 			return nil, err
 		}
 		seen := map[string]int{}
 		for i, e := range entries {
 			at := fmt.Sprintf("candidates[%d]", i)
-			path, err := text(e, at, 4096)
+			path, err := evidence.Text(e, at, 4096)
 			if err != nil {
 				return nil, err
 			}
@@ -281,7 +223,7 @@ func resolve(dir, path string) string {
 }
 
 func parseExecutors(v any, field, dir string) (map[string]string, error) {
-	raw, err := object(v, field)
+	raw, err := evidence.Object(v, field)
 	if err != nil {
 		return nil, err
 	}
@@ -300,26 +242,26 @@ func parseExecutors(v any, field, dir string) (map[string]string, error) {
 }
 
 func parseGenerator(v any, dir string, load ManifestLoader) (*Generator, error) {
-	raw, err := object(v, "generator")
+	raw, err := evidence.Object(v, "generator")
 	if err != nil {
 		return nil, err
 	}
-	if err := closedKeys(raw, "generator", "manifest", "args", "output", "field", "executors"); err != nil {
+	if err := evidence.ClosedKeys(raw, "generator", "manifest", "args", "output", "field", "executors"); err != nil {
 		return nil, err
 	}
 	g := &Generator{}
-	path, err := text(raw["manifest"], "generator.manifest", 4096)
+	path, err := evidence.Text(raw["manifest"], "generator.manifest", 4096)
 	if err != nil {
 		return nil, err
 	}
-	if g.Args, err = object(raw["args"], "generator.args"); err != nil {
+	if g.Args, err = evidence.Object(raw["args"], "generator.args"); err != nil {
 		return nil, err
 	}
-	if g.Output, err = text(raw["output"], "generator.output", MaxIDLen); err != nil {
+	if g.Output, err = evidence.Text(raw["output"], "generator.output", MaxIDLen); err != nil {
 		return nil, err
 	}
 	if f, ok := raw["field"]; ok && f != nil {
-		if g.Field, err = text(f, "generator.field", MaxIDLen); err != nil {
+		if g.Field, err = evidence.Text(f, "generator.field", MaxIDLen); err != nil {
 			return nil, err
 		}
 	}
@@ -360,7 +302,7 @@ func hasInput(m *manifest.Manifest, name string) bool {
 }
 
 func parseCases(v any, field string) ([]Case, error) {
-	raw, err := list(v, field, 1, MaxCases)
+	raw, err := evidence.List(v, field, 1, MaxCases)
 	if err != nil {
 		return nil, err
 	}
@@ -369,14 +311,14 @@ func parseCases(v any, field string) ([]Case, error) {
 	splits := map[string]bool{}
 	for i, rc := range raw {
 		at := fmt.Sprintf("%s[%d]", field, i)
-		c, err := object(rc, at)
+		c, err := evidence.Object(rc, at)
 		if err != nil {
 			return nil, err
 		}
-		if err := closedKeys(c, at, "id", "split", "args", "expect"); err != nil {
+		if err := evidence.ClosedKeys(c, at, "id", "split", "args", "expect"); err != nil {
 			return nil, err
 		}
-		id, err := checkID(c["id"], at+".id")
+		id, err := evidence.ID(c["id"], at+".id")
 		if err != nil {
 			return nil, err
 		}
@@ -389,11 +331,11 @@ func parseCases(v any, field string) ([]Case, error) {
 			return nil, fail(CodeParse, at+".split", "must be train, validation or holdout")
 		}
 		splits[split] = true
-		args, err := object(c["args"], at+".args")
+		args, err := evidence.Object(c["args"], at+".args")
 		if err != nil {
 			return nil, err
 		}
-		expect, err := object(c["expect"], at+".expect")
+		expect, err := evidence.Object(c["expect"], at+".expect")
 		if err != nil {
 			return nil, err
 		}

@@ -2,9 +2,7 @@ package foundry
 
 import (
 	"fmt"
-	"math"
 
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 )
 
@@ -13,11 +11,11 @@ import (
 // splits, outcomes and counts, valid scores, and a budget account whose
 // arithmetic holds. It checks shape only; Verify checks the claims.
 func ParseReport(v any) (*Report, error) {
-	raw, err := object(v, "report")
+	raw, err := evidence.Object(v, "report")
 	if err != nil {
 		return nil, err
 	}
-	if err := closedKeys(raw, "report", "contract", "candidates", "promoted", "holdout", "scorer", "lineage", "budget", "digest"); err != nil {
+	if err := evidence.ClosedKeys(raw, "report", "contract", "candidates", "promoted", "holdout", "scorer", "lineage", "budget", "digest"); err != nil {
 		return nil, err
 	}
 	if err := requireKeys(raw, "report", "contract", "candidates", "promoted", "holdout", "digest"); err != nil {
@@ -27,10 +25,10 @@ func ParseReport(v any) (*Report, error) {
 		return nil, fail(CodeParse, "contract", "must be %s", ReportContract)
 	}
 	r := &Report{}
-	if r.Digest, err = digestField(raw["digest"], "digest"); err != nil {
+	if r.Digest, err = evidence.DigestField(raw["digest"], "digest"); err != nil {
 		return nil, err
 	}
-	if r.Promoted, err = digestField(raw["promoted"], "promoted"); err != nil {
+	if r.Promoted, err = evidence.DigestField(raw["promoted"], "promoted"); err != nil {
 		return nil, err
 	}
 	if sc, ok := raw["scorer"]; ok {
@@ -39,15 +37,15 @@ func ParseReport(v any) (*Report, error) {
 		}
 	}
 	if lv, ok := raw["lineage"]; ok {
-		l, err := closed(lv, "lineage", "generatorDigest", "receiptDigest")
+		l, err := evidence.Closed(lv, "lineage", "generatorDigest", "receiptDigest")
 		if err != nil {
 			return nil, err
 		}
 		r.Lineage = &Lineage{}
-		if r.Lineage.GeneratorDigest, err = digestField(l["generatorDigest"], "lineage.generatorDigest"); err != nil {
+		if r.Lineage.GeneratorDigest, err = evidence.DigestField(l["generatorDigest"], "lineage.generatorDigest"); err != nil {
 			return nil, err
 		}
-		if r.Lineage.ReceiptDigest, err = digestField(l["receiptDigest"], "lineage.receiptDigest"); err != nil {
+		if r.Lineage.ReceiptDigest, err = evidence.DigestField(l["receiptDigest"], "lineage.receiptDigest"); err != nil {
 			return nil, err
 		}
 	}
@@ -56,7 +54,7 @@ func ParseReport(v any) (*Report, error) {
 			return nil, err
 		}
 	}
-	rawCands, err := list(raw["candidates"], "candidates", 1, MaxCandidates)
+	rawCands, err := evidence.List(raw["candidates"], "candidates", 1, MaxCandidates)
 	if err != nil {
 		return nil, err
 	}
@@ -67,14 +65,14 @@ func ParseReport(v any) (*Report, error) {
 		}
 		r.Candidates = append(r.Candidates, *c)
 	}
-	h, err := closed(raw["holdout"], "holdout", "passed", "total", "cases")
+	h, err := evidence.Closed(raw["holdout"], "holdout", "passed", "total", "cases")
 	if err != nil {
 		return nil, err
 	}
 	if r.Holdout.Score, err = parseScore(h, "holdout"); err != nil {
 		return nil, err
 	}
-	rawHold, err := list(h["cases"], "holdout.cases", 1, MaxCases)
+	rawHold, err := evidence.List(h["cases"], "holdout.cases", 1, MaxCases)
 	if err != nil {
 		return nil, err
 	}
@@ -88,29 +86,13 @@ func ParseReport(v any) (*Report, error) {
 	return r, nil
 }
 
-func digestField(v any, field string) (string, error) {
-	s, ok := v.(string)
-	if !ok || !canon.IsDigest(s) {
-		return "", fail(CodeParse, field, "must be a sha256: digest")
-	}
-	return s, nil
-}
-
-func countField(v any, field string) (int64, error) {
-	f, ok := v.(float64)
-	if !ok || f < 0 || f > MaxCount || f != math.Trunc(f) {
-		return 0, fail(CodeParse, field, "must be an integer in 0..%d", int64(MaxCount))
-	}
-	return int64(f), nil
-}
-
 func parseScore(m map[string]any, field string) (Score, error) {
 	var s Score
 	var err error
-	if s.Passed, err = countField(m["passed"], field+".passed"); err != nil {
+	if s.Passed, err = evidence.CountField(m["passed"], field+".passed"); err != nil {
 		return Score{}, err
 	}
-	if s.Total, err = countField(m["total"], field+".total"); err != nil {
+	if s.Total, err = evidence.CountField(m["total"], field+".total"); err != nil {
 		return Score{}, err
 	}
 	if s.Total == 0 || s.Passed > s.Total {
@@ -119,55 +101,38 @@ func parseScore(m map[string]any, field string) (Score, error) {
 	return s, nil
 }
 
-func parseWork(v any, field string) (Work, error) {
-	m, err := closed(v, field, "steps", "agentCalls", "units")
-	if err != nil {
-		return Work{}, err
-	}
-	var w Work
-	for _, f := range []struct {
-		key string
-		dst *int64
-	}{{"steps", &w.Steps}, {"agentCalls", &w.AgentCalls}, {"units", &w.Units}} {
-		if *f.dst, err = countField(m[f.key], field+"."+f.key); err != nil {
-			return Work{}, err
-		}
-	}
-	return w, nil
-}
-
 func parseUsage(v any, field string) (Usage, error) {
-	m, err := closed(v, field, "tokensIn", "tokensOut")
+	m, err := evidence.Closed(v, field, "tokensIn", "tokensOut")
 	if err != nil {
 		return Usage{}, err
 	}
 	var u Usage
-	if u.TokensIn, err = countField(m["tokensIn"], field+".tokensIn"); err != nil {
+	if u.TokensIn, err = evidence.CountField(m["tokensIn"], field+".tokensIn"); err != nil {
 		return Usage{}, err
 	}
-	if u.TokensOut, err = countField(m["tokensOut"], field+".tokensOut"); err != nil {
+	if u.TokensOut, err = evidence.CountField(m["tokensOut"], field+".tokensOut"); err != nil {
 		return Usage{}, err
 	}
 	return u, nil
 }
 
 func parseCandidate(v any, at string) (*CandidateResult, error) {
-	m, err := closed(v, at, "manifestDigest", "manifestKey", "train", "validation", "work", "usage", "cases")
+	m, err := evidence.Closed(v, at, "manifestDigest", "manifestKey", "train", "validation", "work", "usage", "cases")
 	if err != nil {
 		return nil, err
 	}
 	c := &CandidateResult{}
-	if c.ManifestDigest, err = digestField(m["manifestDigest"], at+".manifestDigest"); err != nil {
+	if c.ManifestDigest, err = evidence.DigestField(m["manifestDigest"], at+".manifestDigest"); err != nil {
 		return nil, err
 	}
-	if c.ManifestKey, err = text(m["manifestKey"], at+".manifestKey", 256); err != nil {
+	if c.ManifestKey, err = evidence.Text(m["manifestKey"], at+".manifestKey", 256); err != nil {
 		return nil, err
 	}
 	for _, s := range []struct {
 		key string
 		dst *Score
 	}{{"train", &c.Train}, {"validation", &c.Validation}} {
-		sm, err := closed(m[s.key], at+"."+s.key, "passed", "total")
+		sm, err := evidence.Closed(m[s.key], at+"."+s.key, "passed", "total")
 		if err != nil {
 			return nil, err
 		}
@@ -175,13 +140,13 @@ func parseCandidate(v any, at string) (*CandidateResult, error) {
 			return nil, err
 		}
 	}
-	if c.Work, err = parseWork(m["work"], at+".work"); err != nil {
+	if c.Work, err = evidence.ParseWork(m["work"], at+".work"); err != nil {
 		return nil, err
 	}
 	if c.Usage, err = parseUsage(m["usage"], at+".usage"); err != nil {
 		return nil, err
 	}
-	rawCases, err := list(m["cases"], at+".cases", 1, MaxCases)
+	rawCases, err := evidence.List(m["cases"], at+".cases", 1, MaxCases)
 	if err != nil {
 		return nil, err
 	}
@@ -196,12 +161,12 @@ func parseCandidate(v any, at string) (*CandidateResult, error) {
 }
 
 func parseCaseResult(v any, at string) (*CaseResult, error) {
-	m, err := closed(v, at, "id", "split", "passed", "outcome", "args", "outputs", "expect", "receiptDigest", "work", "usage")
+	m, err := evidence.Closed(v, at, "id", "split", "passed", "outcome", "args", "outputs", "expect", "receiptDigest", "work", "usage")
 	if err != nil {
 		return nil, err
 	}
 	c := &CaseResult{}
-	if c.ID, err = checkID(m["id"], at+".id"); err != nil {
+	if c.ID, err = evidence.ID(m["id"], at+".id"); err != nil {
 		return nil, err
 	}
 	switch c.Split, _ = m["split"].(string); c.Split {
@@ -218,19 +183,19 @@ func parseCaseResult(v any, at string) (*CaseResult, error) {
 	default:
 		return nil, fail(CodeParse, at+".outcome", "must be complete, failed or stuck")
 	}
-	if c.Args, err = object(m["args"], at+".args"); err != nil {
+	if c.Args, err = evidence.Object(m["args"], at+".args"); err != nil {
 		return nil, err
 	}
-	if c.Outputs, err = object(m["outputs"], at+".outputs"); err != nil {
+	if c.Outputs, err = evidence.Object(m["outputs"], at+".outputs"); err != nil {
 		return nil, err
 	}
-	if c.Expect, err = object(m["expect"], at+".expect"); err != nil {
+	if c.Expect, err = evidence.Object(m["expect"], at+".expect"); err != nil {
 		return nil, err
 	}
-	if c.ReceiptDigest, err = digestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
+	if c.ReceiptDigest, err = evidence.DigestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
 		return nil, err
 	}
-	if c.Work, err = parseWork(m["work"], at+".work"); err != nil {
+	if c.Work, err = evidence.ParseWork(m["work"], at+".work"); err != nil {
 		return nil, err
 	}
 	if c.Usage, err = parseUsage(m["usage"], at+".usage"); err != nil {

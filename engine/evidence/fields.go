@@ -1,0 +1,145 @@
+package evidence
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// Codes for malformed configs and reports.
+const (
+	CodeParse  = "PARSE_FAILED"
+	CodeBudget = "BUDGET_EXHAUSTED"
+)
+
+// MaxIDLen bounds case, system and axis ids.
+const MaxIDLen = 64
+
+// Fail builds an *Error; field names where the value went wrong.
+func Fail(code, field, format string, a ...any) *Error {
+	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, a...)}
+}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// ID reads an id: lowercase letters and digits in hyphen-separated
+// segments, at most MaxIDLen characters.
+func ID(v any, field string) (string, error) {
+	s, ok := v.(string)
+	if !ok || len(s) > MaxIDLen || !idPattern.MatchString(s) {
+		return "", Fail(CodeParse, field, "must be an id: lowercase letters and digits in hyphen-separated segments, at most %d characters", MaxIDLen)
+	}
+	return s, nil
+}
+
+// ClosedKeys rejects any key of m outside allowed, naming the first in
+// canonical order so the message is the same on every run.
+func ClosedKeys(m map[string]any, field string, allowed ...string) error {
+	for _, k := range canon.SortedKeys(m) {
+		found := false
+		for _, a := range allowed {
+			if k == a {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return Fail(CodeParse, field, "unknown key %q", k)
+		}
+	}
+	return nil
+}
+
+// Object reads a JSON object.
+func Object(v any, field string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, Fail(CodeParse, field, "must be an object")
+	}
+	return m, nil
+}
+
+// Closed reads a JSON object whose keys are among allowed.
+func Closed(v any, field string, allowed ...string) (map[string]any, error) {
+	m, err := Object(v, field)
+	if err != nil {
+		return nil, err
+	}
+	return m, ClosedKeys(m, field, allowed...)
+}
+
+// List reads a JSON list of min to max entries; too many is a budget
+// rejection, too few a parse one.
+func List(v any, field string, min, max int) ([]any, error) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, Fail(CodeParse, field, "must be a list")
+	}
+	if len(l) < min {
+		return nil, Fail(CodeParse, field, "must hold at least %d entries", min)
+	}
+	if len(l) > max {
+		return nil, Fail(CodeBudget, field, "holds %d entries, over the bound of %d", len(l), max)
+	}
+	return l, nil
+}
+
+// Text reads a non-empty string of at most max bytes.
+func Text(v any, field string, max int) (string, error) {
+	s, ok := v.(string)
+	if !ok || s == "" || len(s) > max {
+		return "", Fail(CodeParse, field, "must be a non-empty string of at most %d bytes", max)
+	}
+	return s, nil
+}
+
+// DigestField reads a sha256: digest token.
+func DigestField(v any, field string) (string, error) {
+	s, ok := v.(string)
+	if !ok || !canon.IsDigest(s) {
+		return "", Fail(CodeParse, field, "must be a sha256: digest")
+	}
+	return s, nil
+}
+
+// MaxReportCount bounds every count a report records, as upstream's
+// report parsers do (u32).
+const MaxReportCount = math.MaxUint32
+
+// CountField reads a report count: an integer in 0..MaxReportCount.
+func CountField(v any, field string) (int64, error) {
+	f, ok := v.(float64)
+	if !ok || f < 0 || f > MaxReportCount || f != math.Trunc(f) {
+		return 0, Fail(CodeParse, field, "must be an integer in 0..%d", int64(MaxReportCount))
+	}
+	return int64(f), nil
+}
+
+// NonNegative reads a finite number >= 0.
+func NonNegative(v any, field string) (float64, error) {
+	f, ok := v.(float64)
+	if !ok || f < 0 {
+		return 0, Fail(CodeParse, field, "must be a non-negative number")
+	}
+	return f, nil
+}
+
+// ParseWork reads a recorded work ledger {steps, agentCalls, units}.
+func ParseWork(v any, field string) (Work, error) {
+	m, err := Closed(v, field, "steps", "agentCalls", "units")
+	if err != nil {
+		return Work{}, err
+	}
+	var w Work
+	for _, f := range []struct {
+		key string
+		dst *int64
+	}{{"steps", &w.Steps}, {"agentCalls", &w.AgentCalls}, {"units", &w.Units}} {
+		if *f.dst, err = CountField(m[f.key], field+"."+f.key); err != nil {
+			return Work{}, err
+		}
+	}
+	return w, nil
+}
