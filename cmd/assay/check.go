@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/store"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +26,7 @@ type checkError struct {
 
 func init() {
 	register(func(c *cli) *cobra.Command {
-		var modules string
+		var modules, transports string
 		cmd := &cobra.Command{
 			Use:   "check MANIFEST|-",
 			Short: "Admit an organism manifest: parse, normalize, digest and compile its embedding graph",
@@ -34,7 +36,7 @@ func init() {
 				"cells can resolve their children by digest.",
 			Args: cobra.ExactArgs(1),
 			RunE: func(_ *cobra.Command, args []string) error {
-				m, compiled, err := c.admitManifest(args[0], modules)
+				m, compiled, err := c.admitManifest(args[0], modules, transports)
 				if err != nil {
 					code := "INTERNAL"
 					var cd coded
@@ -51,11 +53,12 @@ func init() {
 			},
 		}
 		cmd.Flags().StringVar(&modules, "modules", "", "directory of *.algal.json child manifests")
+		cmd.Flags().StringVar(&transports, "transports", "", "transports JSON file: fetch children named with via on a local miss")
 		return cmd
 	})
 }
 
-func (c *cli) admitManifest(path, modules string) (*manifest.Manifest, *manifest.Compiled, error) {
+func (c *cli) admitManifest(path, modules, transports string) (*manifest.Manifest, *manifest.Compiled, error) {
 	var resolver manifest.MapResolver
 	if modules != "" {
 		r, err := manifest.LoadModules(modules)
@@ -80,6 +83,21 @@ func (c *cli) admitManifest(path, modules string) (*manifest.Manifest, *manifest
 	opts := manifest.Options{}
 	if resolver != nil {
 		opts.Resolver = resolver
+	}
+	if transports != "" {
+		// Children resolve from the modules first; only a miss goes to
+		// the cell's transport.
+		t, err := bundle.LoadTransports(transports)
+		if err != nil {
+			return nil, nil, err
+		}
+		st := store.NewMemStore()
+		for _, v := range resolver {
+			if _, err := st.Put(store.Manifests, v); err != nil {
+				return nil, nil, err
+			}
+		}
+		opts.Resolver = &bundle.Resolver{Store: st, Transports: t}
 	}
 	compiled, err := manifest.Compile(m, opts)
 	if err != nil {

@@ -18,6 +18,9 @@ type runFlags struct {
 	cacheEffects, strictSplits                             bool
 	concurrency                                            int
 	transports                                             []string
+	// transportsFile (--transports) and approvals (--approvals) are shared
+	// with resume.
+	transportsFile, approvals string
 }
 
 func init() {
@@ -38,6 +41,11 @@ func init() {
 				"--dir STORE       file store (manifest, values, slots, memo, receipt); default in-memory\n" +
 				"--cache-effects   serve and fill the store's effect memo index\n" +
 				"--transport N=DIR bundle directory serving organism cells that declare via:N (repeatable)\n" +
+				"--transports FILE JSON object of transport name -> directory or http(s) URL\n" +
+				"                  (or {\"source\",\"timeoutMs\"}); consulted only on a local miss\n" +
+				"--approvals FILE  gate decisions {\"<gate cell id>\":\"<label>\"} served ahead of fixtures;\n" +
+				"                  a gate absent from the file suspends the run (resume it later)\n" +
+				"With --dir, the mailbox.send.v1/mailbox.receive.v1 host tools use the store's mailboxes.\n" +
 				"--out FILE        also write the receipt to FILE",
 			Args: cobra.ArbitraryArgs,
 			RunE: func(_ *cobra.Command, args []string) error {
@@ -79,6 +87,8 @@ func init() {
 		fl.BoolVar(&f.cacheEffects, "cache-effects", false, "consult and fill the effect memo index")
 		fl.StringVar(&f.out, "out", "", "also write the receipt to this file")
 		fl.StringArrayVar(&f.transports, "transport", nil, "NAME=DIR bundle transport (repeatable)")
+		fl.StringVar(&f.transportsFile, "transports", "", "transports JSON file (name -> directory or URL)")
+		fl.StringVar(&f.approvals, "approvals", "", "gate approvals JSON file")
 		fl.IntVar(&f.concurrency, "concurrency", 0, "workloads: cases in flight (0: one per CPU, at least two)")
 		fl.BoolVar(&f.strictSplits, "strict-splits", false, "workloads: reject foundry workloads whose splits share identical args")
 		return cmd
@@ -160,6 +170,9 @@ func (c *cli) runManifest(path string, f runFlags) (map[string]any, error) {
 		router.Tools = tools
 	}
 	host := &vm.Host{Store: st, Router: router}
+	if err := extendHost(host, f); err != nil {
+		return nil, err
+	}
 	for _, t := range f.transports {
 		name, dir, ok := strings.Cut(t, "=")
 		if !ok || name == "" || dir == "" || strings.Contains(dir, "://") {

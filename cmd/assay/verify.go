@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
@@ -14,7 +16,7 @@ import (
 
 func init() {
 	register(func(c *cli) *cobra.Command {
-		var dir, modules string
+		var dir, modules, transports string
 		cmd := &cobra.Command{
 			Use:   "verify RECEIPT [MANIFEST]",
 			Short: "Replay a run receipt offline and report every divergence",
@@ -54,7 +56,21 @@ func init() {
 						return err
 					}
 				}
-				rep, err := vm.Verify(rec, m, vm.VerifyOptions{Store: st})
+				// The replay itself consults no transports: a closure the
+				// store lacks is fetched first, into an overlay, so
+				// verification never writes the store it reads.
+				var vst store.Store = st
+				if transports != "" {
+					t, err := bundle.LoadTransports(transports)
+					if err != nil {
+						return err
+					}
+					vst = store.NewOverlay(st)
+					if _, err := bundle.Prefetch(context.Background(), vst, m, t); err != nil {
+						return err
+					}
+				}
+				rep, err := vm.Verify(rec, m, vm.VerifyOptions{Store: vst})
 				if err != nil {
 					return err
 				}
@@ -75,6 +91,7 @@ func init() {
 		}
 		cmd.Flags().StringVar(&dir, "dir", "", "file store directory")
 		cmd.Flags().StringVar(&modules, "modules", "", "directory of *.algal.json modules to admit first")
+		cmd.Flags().StringVar(&transports, "transports", "", "transports JSON file: fetch missing closures before the offline replay")
 		return cmd
 	})
 }

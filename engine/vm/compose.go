@@ -1,8 +1,6 @@
 package vm
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -242,59 +240,4 @@ func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec map
 		data = interfaceOutputs(sc)
 	}
 	return map[string]any{"data": data, "digest": child.Digest}, nil
-}
-
-// fetchBundle installs the algal.bundle.v1 closure a transport serves for
-// digest: every manifest and value re-hashes against its claimed key.
-func (r *runner) fetchBundle(digest, via string) *Failure {
-	if r.host.recorded != nil {
-		return failf(CodeStoreMiss, "manifest %s is not in the store (verification uses no transports)", digest)
-	}
-	dir, ok := r.host.Transports[via]
-	if !ok {
-		return failf(CodeStoreMiss, "transport %s is not configured", via)
-	}
-	hex, _ := canon.DigestHex(digest)
-	path := filepath.Join(dir, hex+".bundle.json")
-	if _, err := os.Stat(path); err != nil {
-		return failf(CodeStoreMiss, "transport %s has no bundle for %s", via, digest)
-	}
-	v, err := canon.ReadFile(path, 67_108_864)
-	if err != nil {
-		return asFailure(err)
-	}
-	b, ok := v.(map[string]any)
-	if !ok || b["contract"] != "algal.bundle.v1" {
-		return failf(CodeParse, "bundle %s is not an algal.bundle.v1 object", path)
-	}
-	if b["root"] != digest {
-		return failf(CodeDigestMismatch, "bundle %s is rooted at %v, not %s", path, b["root"], digest)
-	}
-	ms, _ := b["manifests"].(map[string]any)
-	if _, ok := ms[digest]; !ok {
-		return failf(CodeDigestMismatch, "bundle %s does not hold its root", path)
-	}
-	for _, k := range canon.SortedKeys(ms) {
-		m, err := manifest.ParseValue(ms[k])
-		if err != nil {
-			return asFailure(err)
-		}
-		if m.Digest != k {
-			return failf(CodeDigestMismatch, "bundle manifest %s hashes to %s", k, m.Digest)
-		}
-		if _, err := r.host.Store.Put(store.Manifests, m.Value); err != nil {
-			return asFailure(err)
-		}
-	}
-	vs, _ := b["values"].(map[string]any)
-	for _, k := range canon.SortedKeys(vs) {
-		d, err := canon.Digest(vs[k])
-		if err != nil || d != k {
-			return failf(CodeDigestMismatch, "bundle value %s does not hash to its key", k)
-		}
-		if _, err := r.host.Store.Put(store.Values, vs[k]); err != nil {
-			return asFailure(err)
-		}
-	}
-	return nil
 }

@@ -36,7 +36,8 @@ func sanitize(rec effect.Record) effect.Record {
 }
 
 // toolSignatures types the host's admitted tools: the router's registry,
-// plus (during verification) the signatures the verifier was given.
+// (during verification) the signatures the verifier was given, and the
+// reserved tools an in-process HostToolServer serves.
 func toolSignatures(h *Host) (map[string]manifest.Signature, error) {
 	out := map[string]manifest.Signature{}
 	if h.Router != nil {
@@ -48,6 +49,7 @@ func toolSignatures(h *Host) (map[string]manifest.Signature, error) {
 	for n, s := range h.toolSigs {
 		out[n] = s
 	}
+	addHostTools(h, out)
 	return out, nil
 }
 

@@ -70,7 +70,7 @@ func Verify(rec map[string]any, m *manifest.Manifest, opts VerifyOptions) (*Repo
 	router := effect.NewRouter(replay)
 	cells, _ := rec["cells"].(map[string]any)
 	host := &Host{Store: store.NewOverlay(base), Router: router, Fns: opts.Fns, Signatures: opts.Signatures,
-		recorded: cells, toolSigs: opts.ToolSignatures}
+		recorded: cells, toolSigs: recordedHostTools(opts.ToolSignatures, records)}
 	args, _ := rec["args"].(map[string]any)
 	got, err := Run(m, args, host)
 	if err != nil {
@@ -101,7 +101,11 @@ func Resume(cp map[string]any, m *manifest.Manifest, host *Host) (map[string]any
 	if err := receipt.Check(cp); err != nil {
 		return nil, err
 	}
-	rep, err := Verify(cp, m, VerifyOptions{Store: host.Store, Fns: host.Fns, Signatures: host.Signatures})
+	sigs, err := toolSignatures(host)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Verify(cp, m, VerifyOptions{Store: host.Store, Fns: host.Fns, Signatures: host.Signatures, ToolSignatures: sigs})
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
@@ -115,8 +116,12 @@ type Host struct {
 	// types them (builtin signatures come from the manifest package).
 	Fns        map[string]Fn
 	Signatures map[string]manifest.Signature
-	// Transports maps a transport name to a bundle directory.
+	// Transports maps a transport name to a bundle source spec: a
+	// directory of <hex>.bundle.json files or an http(s) base URL (default
+	// deadline). Sources, when it names the same transport, wins: it
+	// carries configured deadlines (--transports FILE).
 	Transports map[string]string
+	Sources    bundle.Transports
 	// Context bounds live effect calls (cancellation only).
 	Context context.Context
 

@@ -1,0 +1,158 @@
+package verify
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Text renders one line per result, "ok   PATH  KIND  DIGEST" or
+// "FAIL PATH  KIND  FIRST MISMATCH", then a count line.
+func (r *Report) Text() string {
+	var b strings.Builder
+	for _, x := range r.Results {
+		status := "ok"
+		if !x.OK {
+			status = "FAIL"
+		}
+		fmt.Fprintf(&b, "%-4s %s  %s  %s\n", status, x.Path, x.Kind, x.Detail())
+	}
+	b.WriteString(r.Summary() + "\n")
+	return b.String()
+}
+
+// Summary is the one-sentence outcome.
+func (r *Report) Summary() string {
+	n := len(r.Results)
+	if n == 0 {
+		return "no receipts, reports, budget accounts or run directories found under " + strings.Join(r.Roots, ", ")
+	}
+	if f := r.Failed(); f > 0 {
+		return fmt.Sprintf("%d of %d %s failed to verify", f, n, plural(n, "file"))
+	}
+	return fmt.Sprintf("all %d %s verified", n, plural(n, "file"))
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}
+
+// Value is the JSON form: {"ok","store","roots","checked","failed","files":[...]}.
+func (r *Report) Value() map[string]any {
+	roots := make([]any, len(r.Roots))
+	for i, x := range r.Roots {
+		roots[i] = x
+	}
+	files := make([]any, len(r.Results))
+	for i, x := range r.Results {
+		ms := make([]any, len(x.Mismatches))
+		for j, m := range x.Mismatches {
+			ms[j] = m
+		}
+		f := map[string]any{"path": x.Path, "kind": x.Kind, "ok": x.OK, "mismatches": ms}
+		if x.Digest != "" {
+			f["digest"] = x.Digest
+		}
+		if x.Status != "" {
+			f["status"] = x.Status
+		}
+		files[i] = f
+	}
+	return map[string]any{"ok": r.OK(), "store": r.Store, "roots": roots,
+		"checked": float64(len(r.Results)), "failed": float64(r.Failed()), "files": files}
+}
+
+// Annotations renders a GitHub Actions "::error file=...::..." workflow
+// command per failure. Paths under workspace (GITHUB_WORKSPACE, "" for
+// none) are made relative to it, as annotations want repository paths.
+func (r *Report) Annotations(workspace string) []string {
+	var out []string
+	for _, x := range r.Results {
+		if x.OK {
+			continue
+		}
+		msg := fmt.Sprintf("%s does not verify: %s", x.Kind, x.Detail())
+		out = append(out, "::error file="+escapeProperty(repoPath(x.Path, workspace))+"::"+escapeData(msg))
+	}
+	return out
+}
+
+func repoPath(path, workspace string) string {
+	if workspace != "" {
+		if abs, err := filepath.Abs(path); err == nil {
+			if rel, err := filepath.Rel(workspace, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	return filepath.ToSlash(path)
+}
+
+// escapeData and escapeProperty follow the workflow-command encoding, so
+// a path or message can neither end the command nor inject another.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// Bounds of the job-summary table (GitHub caps a step summary at 1 MiB).
+const (
+	maxSummaryRows   = 500
+	maxSummaryDetail = 300
+)
+
+// Markdown renders the job-summary section: the outcome sentence and a
+// table with failures first.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	b.WriteString("### Evidence verification\n\n")
+	if len(r.Results) == 0 {
+		b.WriteString(cell(r.Summary()) + "\n")
+		return b.String()
+	}
+	if r.Failed() > 0 {
+		b.WriteString("❌ **" + cell(r.Summary()) + "**\n\n")
+	} else {
+		b.WriteString("✅ " + cell(r.Summary()) + "\n\n")
+	}
+	b.WriteString("| Result | File | Kind | Digest or first mismatch |\n| --- | --- | --- | --- |\n")
+	rows := 0
+	for _, pass := range []bool{false, true} {
+		for _, x := range r.Results {
+			if x.OK != pass {
+				continue
+			}
+			if rows == maxSummaryRows {
+				fmt.Fprintf(&b, "\n%d more rows left out.\n", len(r.Results)-rows)
+				return b.String()
+			}
+			rows++
+			status, detail := "❌ FAIL", cell(x.Detail())
+			if x.OK {
+				status, detail = "ok", code(x.Detail())
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", status, code(x.Path), x.Kind, detail)
+		}
+	}
+	return b.String()
+}
+
+// cell makes text safe inside a table cell: one line, no pipe, no HTML,
+// bounded.
+func cell(s string) string {
+	s = oneLine(s)
+	if r := []rune(s); len(r) > maxSummaryDetail {
+		s = string(r[:maxSummaryDetail]) + "…"
+	}
+	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;").Replace(s)
+}
+
+func code(s string) string {
+	return "`" + strings.ReplaceAll(strings.ReplaceAll(oneLine(s), "`", "'"), "|", `\|`) + "`"
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	ghci "github.com/algal-assay/assay/ci/github"
+	civerify "github.com/algal-assay/assay/ci/verify"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/spf13/cobra"
+)
+
+func init() { registerCI(newCIVerifyCmd) }
+
+type ciVerifyFlags struct {
+	dir, tools string
+	json       bool
+}
+
+func newCIVerifyCmd(c *cli) *cobra.Command {
+	var f ciVerifyFlags
+	cmd := &cobra.Command{
+		Use:   "verify [ROOT...]",
+		Short: "Verify every receipt, report, budget account and run directory offline",
+		Long: `Find every algal.run.v1 receipt, algal.bench.v1 and algal.foundry.v1 report,
+algal.habitat-budget.v1 account and run directory (foundry-run.yml) under the
+roots (default ".") and verify each offline against the store --dir (default
+.algal): receipts replay against their manifest from the store, reports and
+accounts replay every receipt they cite, and a run record must parse. Nothing
+runs live and the store is never written.
+
+The walk skips dot directories (.git, .algal), the store directory and the
+objects of any content-addressed store; it follows no symbolic links.
+
+Prints one line per item, "ok   PATH  KIND  DIGEST" or
+"FAIL PATH  KIND  FIRST MISMATCH", or with --json one JSON object. Under GitHub
+Actions (GITHUB_ACTIONS=true) every failure is also an "::error file=PATH::"
+annotation (on stdout, or stderr with --json) and a Markdown table is appended
+to $GITHUB_STEP_SUMMARY.
+
+Exit 1 when anything fails to verify. Finding nothing is exit 1 when roots were
+named (the evidence the step expected is missing) and exit 0 under the
+default root (a repository without evidence yet). A root that does not exist
+is a usage error (exit 2).`,
+		RunE: func(cmd *cobra.Command, roots []string) error {
+			return c.ciVerify(cmd.Context(), roots, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.dir, "dir", store.DefaultDir, "store `DIR` the evidence is verified against")
+	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` typing recorded tool effects")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of lines")
+	return cmd
+}
+
+func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) error {
+	explicit := len(roots) > 0
+	if !explicit {
+		roots = []string{"."}
+	}
+	for _, r := range roots {
+		if _, err := os.Stat(r); err != nil {
+			return usagef("ci verify: root %s does not exist", r)
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	wb, err := vm.NewWorkbench(f.dir)
+	if err != nil {
+		return err
+	}
+	if f.tools != "" {
+		if wb.Tools, err = effect.LoadTools(f.tools); err != nil {
+			return err
+		}
+	}
+	rep, err := civerify.Verify(ctx, roots, civerify.Options{Evidence: wb, StoreDir: f.dir, AllowEmpty: !explicit})
+	if err != nil {
+		return err
+	}
+
+	if f.json {
+		b, err := canon.Encode(rep.Value())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "%s\n", b)
+	} else {
+		fmt.Fprint(c.stdout, rep.Text())
+	}
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		w := c.stdout
+		if f.json {
+			w = c.stderr
+		}
+		for _, a := range rep.Annotations(os.Getenv("GITHUB_WORKSPACE")) {
+			fmt.Fprintln(w, a)
+		}
+		if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+			if err := ghci.AppendStepSummary(path, rep.Markdown()); err != nil {
+				return err
+			}
+		}
+	}
+	if !rep.OK() {
+		return reported(errors.New(rep.Summary()))
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// replayFixture records the triage organism into a file store and returns
+// the directory, the receipt path and the store path.
+func replayFixture(t *testing.T) (dir, receiptPath, st string) {
+	t.Helper()
+	dir = t.TempDir()
+	m := putFile(t, dir, "triage.algal.json", runTriage)
+	args := putFile(t, dir, "args.json", `{"ticket":{"text":"it crashes"}}`)
+	resp := putFile(t, dir, "responses.json", `{"route":"bug"}`)
+	st = filepath.Join(dir, "store")
+	receiptPath = filepath.Join(dir, "receipt.json")
+	if code, _, stderr := runCLI(t, "run", m, "--args", args, "--responses", resp, "--dir", st, "--out", receiptPath); code != 0 {
+		t.Fatalf("run: %s", stderr)
+	}
+	return dir, receiptPath, st
+}
+
+func decodeComparison(t *testing.T, stdout string) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("comparison is not JSON: %v\n%s", err, stdout)
+	}
+	if v["contract"] != "algal.replay-comparison.v1" {
+		t.Fatalf("contract: %s", stdout)
+	}
+	return v
+}
+
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+func TestReplayCLIIdentical(t *testing.T) {
+	dir, rec, st := replayFixture(t)
+	before := countFiles(t, st)
+	code, stdout, stderr := runCLI(t, "replay", rec, "--with", filepath.Join(dir, "triage.algal.json"), "--dir", st)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	v := decodeComparison(t, stdout)
+	if v["verdict"] != "identical" || v["divergence"] != nil {
+		t.Fatalf("%s", stdout)
+	}
+	if countFiles(t, st) != before {
+		t.Fatal("replay without --write changed the store")
+	}
+}
+
+func TestReplayCLIDivergedWrite(t *testing.T) {
+	dir, rec, st := replayFixture(t)
+	rev := putFile(t, dir, "revised.algal.json", strings.Replace(runTriage, "Classify.", "Classify carefully.", 1))
+	resp := putFile(t, dir, "live.json", `{"route":"feature"}`)
+	out := filepath.Join(dir, "comparison.json")
+	code, stdout, stderr := runCLI(t, "replay", rec, "--with", rev, "--responses", resp, "--dir", st, "--write", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	v := decodeComparison(t, stdout)
+	div, _ := v["divergence"].(map[string]any)
+	if v["verdict"] != "diverged" || div["path"] != "route" {
+		t.Fatalf("%s", stdout)
+	}
+	if b, _ := os.ReadFile(out); string(b) != stdout {
+		t.Fatal("--out differs from stdout")
+	}
+	// --write persisted the revised receipt and its manifest: find the
+	// receipt in the store and verify it from the store alone.
+	runs, _ := filepath.Glob(filepath.Join(st, "runs", "*.json"))
+	var revised string
+	for _, p := range runs {
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), v["revisedReceipt"].(string)) {
+			revised = p
+		}
+	}
+	if revised == "" {
+		t.Fatalf("revised receipt %v not persisted among %v", v["revisedReceipt"], runs)
+	}
+	if code, stdout, stderr := runCLI(t, "verify", revised, "--dir", st); code != 0 {
+		t.Fatalf("persisted revised receipt does not verify: %s %s", stdout, stderr)
+	}
+}
+
+func TestReplayCLICouldNotReplay(t *testing.T) {
+	dir, rec, st := replayFixture(t)
+	rev := putFile(t, dir, "revised.algal.json", strings.Replace(runTriage, "Classify.", "Classify carefully.", 1))
+	code, stdout, _ := runCLI(t, "replay", rec, "--with", rev, "--dir", st)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	v := decodeComparison(t, stdout)
+	reason, _ := v["reason"].(map[string]any)
+	if v["verdict"] != "could-not-replay" || reason["code"] != "missing-effect" || reason["path"] != "route" {
+		t.Fatalf("%s", stdout)
+	}
+	bad := putFile(t, dir, "bad.algal.json", `{"contract":"algal.organism.v1","key":"bogus"}`)
+	code, stdout, _ = runCLI(t, "replay", rec, "--with", bad)
+	if code != 1 || !strings.Contains(stdout, `"manifest-invalid"`) {
+		t.Fatalf("exit %d: %s", code, stdout)
+	}
+}
+
+func TestReplayCLIUsage(t *testing.T) {
+	_, rec, _ := replayFixture(t)
+	if code, _, _ := runCLI(t, "replay", rec); code != 2 {
+		t.Fatalf("missing --with: exit %d, want 2", code)
+	}
+	if code, _, _ := runCLI(t, "replay", rec, "--with", rec, "--write"); code != 2 {
+		t.Fatalf("--write without --dir: exit %d, want 2", code)
+	}
+}

@@ -1,0 +1,218 @@
+package bundle
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// Transport configuration bounds.
+const (
+	MaxTransports          = 16
+	MaxTransportsFileBytes = 1_048_576
+)
+
+// Transports maps transport names (the via of organism, repeat and each
+// cells) to bundle sources.
+type Transports map[string]Source
+
+// LoadTransports reads a --transports file: a JSON object of at most 16
+// entries mapping a transport name to a directory or an http(s) base URL,
+// or to {"source": <directory or URL>, "timeoutMs": 1..600000}. Relative
+// directories resolve against the file's directory.
+func LoadTransports(path string) (Transports, error) {
+	v, err := canon.ReadFile(path, MaxTransportsFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	base, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, errf(CodeIO, "%s: %v", path, err)
+	}
+	t, err := ParseTransports(v, base)
+	if err != nil {
+		return nil, &Error{Code: codeOf(err), Message: path + ": " + err.Error()}
+	}
+	return t, nil
+}
+
+// ParseTransports admits a transports value; relative directories resolve
+// in base ("" keeps them as given).
+func ParseTransports(v any, base string) (Transports, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, errf(CodeParse, "transports must be an object of name to directory or URL")
+	}
+	if len(m) > MaxTransports {
+		return nil, errf(CodeBudget, "%d transports, over %d", len(m), MaxTransports)
+	}
+	out := Transports{}
+	for _, name := range canon.SortedKeys(m) {
+		if !safeID(name) {
+			return nil, errf(CodeParse, "transport name %q must be a lowercase id", name)
+		}
+		spec, timeout, err := entry(name, m[name])
+		if err != nil {
+			return nil, err
+		}
+		if base != "" && !strings.Contains(spec, "://") && !filepath.IsAbs(spec) {
+			spec = filepath.Join(base, spec)
+		}
+		src, err := NewSource(spec, timeout)
+		if err != nil {
+			return nil, &Error{Code: codeOf(err), Message: "transport " + name + ": " + err.Error()}
+		}
+		out[name] = src
+	}
+	return out, nil
+}
+
+func entry(name string, v any) (string, time.Duration, error) {
+	if s, ok := v.(string); ok {
+		return s, 0, nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", 0, errf(CodeParse, "transport %s must be a directory, a URL or {source, timeoutMs}", name)
+	}
+	for k := range obj {
+		if k != "source" && k != "timeoutMs" {
+			return "", 0, errf(CodeParse, "transport %s has unknown field %q", name, k)
+		}
+	}
+	s, _ := obj["source"].(string)
+	if s == "" {
+		return "", 0, errf(CodeParse, "transport %s needs a source", name)
+	}
+	var timeout time.Duration
+	if raw, ok := obj["timeoutMs"]; ok {
+		f, ok := raw.(float64)
+		if !ok || f != float64(int64(f)) || f < MinTimeoutMs || f > MaxTimeoutMs {
+			return "", 0, errf(CodeParse, "transport %s timeoutMs must be an integer in %d..%d", name, MinTimeoutMs, MaxTimeoutMs)
+		}
+		timeout = time.Duration(f) * time.Millisecond
+	}
+	return s, timeout, nil
+}
+
+// Of builds sources from plain name -> directory-or-URL specs (the
+// engine's Host.Transports form) with the default deadline.
+func Of(specs map[string]string) (Transports, error) {
+	out := Transports{}
+	for name, spec := range specs {
+		src, err := NewSource(spec, 0)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = src
+	}
+	return out, nil
+}
+
+func safeID(s string) bool {
+	if s == "" || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// Resolver resolves child manifests from a store and, only on a local
+// miss, from the cell's transport: the fetched closure is installed into
+// the store and resolution retries locally. Served records which transport
+// supplied each root.
+type Resolver struct {
+	Store      store.Store
+	Transports Transports
+	Context    context.Context
+	Served     map[string]string
+}
+
+// ResolveManifest implements manifest.Resolver.
+func (r *Resolver) ResolveManifest(digest, via string) (any, error) {
+	v, ok, err := r.Store.Get(store.Manifests, digest)
+	if err != nil || ok || via == "" {
+		return v, err
+	}
+	if err := r.Install(digest, via); err != nil {
+		return nil, err
+	}
+	return store.Load(r.Store, store.Manifests, digest)
+}
+
+// Install fetches the closure rooted at digest over the named transport
+// and installs it. A transport that is not configured is STORE_MISS.
+func (r *Resolver) Install(digest, via string) error {
+	src, ok := r.Transports[via]
+	if !ok {
+		return errf(CodeStoreMiss, "transport %s is not configured (needed for %s)", via, digest)
+	}
+	ctx := r.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	b, err := Fetch(ctx, src, digest)
+	if err != nil {
+		return err
+	}
+	if err := b.Install(r.Store); err != nil {
+		return err
+	}
+	if r.Served == nil {
+		r.Served = map[string]string{}
+	}
+	r.Served[digest] = via
+	return nil
+}
+
+// Prefetch walks m's embedding graph (organism, repeat and each cells,
+// recursively) and fetches every child st lacks over its cell's transport
+// into st. Verification uses it to load closures into an overlay before an
+// offline replay that itself consults no transports; check uses it to
+// admit manifests whose children are remote. It returns the transport that
+// served each fetched root.
+func Prefetch(ctx context.Context, st store.Store, m *manifest.Manifest, t Transports) (map[string]string, error) {
+	r := &Resolver{Store: st, Transports: t, Context: ctx}
+	seen := map[string]bool{m.Digest: true}
+	queue := []*manifest.Manifest{m}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, c := range cur.Cells {
+			if c.Embed == nil || c.Embed.Manifest == "" || seen[c.Embed.Manifest] {
+				continue
+			}
+			seen[c.Embed.Manifest] = true
+			v, err := r.ResolveManifest(c.Embed.Manifest, c.Embed.Via)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				return nil, errf(CodeStoreMiss, "manifest %s is not in the store", c.Embed.Manifest)
+			}
+			child, err := manifest.ParseValue(v)
+			if err != nil {
+				return nil, err
+			}
+			queue = append(queue, child)
+		}
+	}
+	return r.Served, nil
+}
+
+func codeOf(err error) string {
+	if c, ok := err.(interface{ ErrorCode() string }); ok {
+		return c.ErrorCode()
+	}
+	return CodeIO
+}

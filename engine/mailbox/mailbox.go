@@ -1,0 +1,699 @@
+// Package mailbox is the host's local capability mailbox service and the
+// two standard-library tools over it, mailbox.send.v1 and
+// mailbox.receive.v1. A mailbox lives under a store directory; creating
+// one mints two independent capability handles (send and receive), opaque
+// local identifiers of the form cap:<class>:sha256:<hex> that name a
+// capability record and grant nothing by themselves elsewhere.
+//
+// Layout under the store root:
+//
+//	capabilities/<hex>.json              algal.capability.v1 record (revocable)
+//	mailboxes/<name>/config.json         algal.mailbox.v1 configuration
+//	mailboxes/<name>/messages/<key>.json immutable message claim, one per idempotency key
+//	mailboxes/<name>/pending/<seq>-<key>.json  delivery marker awaiting receive
+//	mailboxes/<name>/consumed/<key>.json delivery marker after receive
+//
+// A send with an idempotency key that already claims a message is the same
+// delivery (duplicate, delivered once). A receive on an empty mailbox is
+// EFFECT_SUSPENDED with the receive handle as wake evidence, so the run
+// suspends and a later resume re-issues the same request. Operations on
+// one mailbox serialize on an advisory file lock.
+package mailbox
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/algal-assay/assay/engine/atomicfile"
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// Contracts of the records the service keeps.
+const (
+	ConfigContract     = "algal.mailbox.v1"
+	CapabilityContract = "algal.capability.v1"
+	MessageContract    = "algal.mailbox-message.v1"
+	DeliveryContract   = "algal.mailbox-delivery.v1"
+)
+
+// Capability classes.
+const (
+	Send    = "mailbox-send"
+	Receive = "mailbox-receive"
+)
+
+// Bounds.
+const (
+	MaxMailboxes           = 1_024
+	MaxPending             = 1_024
+	DefaultPending         = 64
+	MaxMessageBytes        = 250_000
+	DefaultMessageBytes    = 65_536
+	maxRecordBytes         = 67_108_864
+	maxPendingScanEntries  = 2*MaxPending + 16
+	maxMailboxScanEntries  = 2*MaxMailboxes + 16
+	maxMessageScanMessages = 1 << 20
+)
+
+// Contract codes.
+const (
+	CodeParse      = "PARSE_FAILED"
+	CodeType       = "TYPE_MISMATCH"
+	CodeDenied     = "CAPABILITY_DENIED"
+	CodeFull       = "MAILBOX_FULL"
+	CodeBudget     = "BUDGET_EXHAUSTED"
+	CodeSuspended  = "EFFECT_SUSPENDED"
+	CodeDigest     = "DIGEST_MISMATCH"
+	CodeIO         = "IO_FAILED"
+	CodeToolFailed = "TOOL_FAILED"
+)
+
+// Error is a mailbox failure with a contract code. Wake carries the
+// handle a suspended receive waits on.
+type Error struct {
+	Code    string
+	Message string
+	Wake    []any
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// ErrorCode returns the contract code.
+func (e *Error) ErrorCode() string { return e.Code }
+
+func errf(code, format string, a ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+// Config is a mailbox configuration as `assay mailbox create` prints it.
+type Config struct {
+	Name            string
+	MaxMessages     int
+	MaxMessageBytes int
+	SendHandle      string
+	ReceiveHandle   string
+}
+
+// Value renders the configuration record.
+func (c Config) Value() map[string]any {
+	return map[string]any{"contract": ConfigContract, "name": c.Name, "maxMessages": float64(c.MaxMessages),
+		"maxMessageBytes": float64(c.MaxMessageBytes), "send": c.SendHandle, "receive": c.ReceiveHandle}
+}
+
+// Service is the mailbox host over one store directory.
+type Service struct {
+	root string
+}
+
+// Open returns the service over root (created on first use).
+func Open(root string) *Service { return &Service{root: root} }
+
+// Root returns the store directory.
+func (s *Service) Root() string { return s.root }
+
+// ParseHandle checks a capability handle's shape and returns its class and
+// the hex of its digest. want "" accepts either mailbox class.
+func ParseHandle(handle, want string) (class, hexDigest string, err error) {
+	parts := strings.Split(handle, ":")
+	if len(parts) != 4 || parts[0] != "cap" || parts[2] != "sha256" || !safeID(parts[1]) {
+		return "", "", errf(CodeType, "invalid capability handle")
+	}
+	if _, ok := canon.DigestHex("sha256:" + parts[3]); !ok {
+		return "", "", errf(CodeType, "invalid capability handle")
+	}
+	if want != "" && parts[1] != want {
+		return "", "", errf(CodeType, "capability carries %s, expected %s", parts[1], want)
+	}
+	return parts[1], parts[3], nil
+}
+
+func safeID(s string) bool {
+	if s == "" || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func descriptor(class, mailbox, nonce string) map[string]any {
+	return map[string]any{"capability": class, "contract": CapabilityContract, "mailbox": mailbox, "nonce": nonce}
+}
+
+func handleOf(class, mailbox, nonce string) (string, error) {
+	d, err := canon.Digest(descriptor(class, mailbox, nonce))
+	if err != nil {
+		return "", err
+	}
+	return "cap:" + class + ":" + d, nil
+}
+
+func randomHex() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", errf(CodeIO, "operating-system entropy unavailable")
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// NewKey mints a fresh idempotency key (a send without --idempotency-key
+// is a new delivery every time).
+func NewKey() (string, error) {
+	h, err := randomHex()
+	if err != nil {
+		return "", err
+	}
+	return "sha256:" + h, nil
+}
+
+// paths
+
+func (s *Service) mailboxDir(name string) string { return filepath.Join(s.root, "mailboxes", name) }
+func (s *Service) capPath(hexDigest string) string {
+	return filepath.Join(s.root, "capabilities", hexDigest+".json")
+}
+
+// noLink refuses a symlink at path (an absent path is fine), so the
+// service can never be redirected outside its store.
+func noLink(path string) error {
+	st, err := os.Lstat(path)
+	if err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return errf(CodeIO, "mailbox symlinks are not admitted: %s", path)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errf(CodeIO, "%s: %v", path, err)
+	}
+	return nil
+}
+
+func (s *Service) checkTree(paths ...string) error {
+	for _, p := range append([]string{s.root, filepath.Join(s.root, "mailboxes"), filepath.Join(s.root, "capabilities")}, paths...) {
+		if err := noLink(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readRecord reads a JSON record: no final symlink, non-blocking open,
+// regular files only, bounded. Absent is (nil, false, nil).
+func readRecord(path string) (map[string]any, bool, error) {
+	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, false, errf(CodeIO, "mailbox symlinks are not admitted: %s", path)
+		}
+		return nil, false, errf(CodeIO, "%s: %v", path, err)
+	}
+	defer fd.Close()
+	st, err := fd.Stat()
+	if err != nil {
+		return nil, false, errf(CodeIO, "%s: %v", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, false, errf(CodeIO, "%s is not a regular file", path)
+	}
+	v, err := canon.ParseReader(fd, maxRecordBytes)
+	if err != nil {
+		return nil, false, errf(CodeIO, "%s: %v", path, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false, errf(CodeParse, "%s is not a record object", path)
+	}
+	return m, true, nil
+}
+
+// writeNew publishes an immutable record; an existing one must hold the
+// same bytes (DIGEST_MISMATCH otherwise). It reports whether it wrote.
+func writeNew(path string, v any) (bool, error) {
+	b, err := canon.Encode(v)
+	if err != nil {
+		return false, errf(CodeParse, "record is not canonical JSON: %v", err)
+	}
+	if err := noLink(path); err != nil {
+		return false, err
+	}
+	if old, ok, err := readRecord(path); err != nil {
+		return false, err
+	} else if ok {
+		ob, _ := canon.Encode(old)
+		if string(ob) != string(b) {
+			return false, errf(CodeDigest, "immutable mailbox record %s conflicts", path)
+		}
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, errf(CodeIO, "%v", err)
+	}
+	if err := atomicfile.Write(path, b); err != nil {
+		return false, errf(CodeIO, "%v", err)
+	}
+	return true, nil
+}
+
+func replace(path string, v any) error {
+	b, err := canon.Encode(v)
+	if err != nil {
+		return errf(CodeParse, "record is not canonical JSON: %v", err)
+	}
+	if err := noLink(path); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(path, b); err != nil {
+		return errf(CodeIO, "%v", err)
+	}
+	return nil
+}
+
+// lock takes an exclusive advisory lock on path (created if absent); the
+// kernel drops it if the process dies, so no stale lock survives a crash.
+func lock(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, errf(CodeIO, "%v", err)
+	}
+	if err := noLink(path); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, errf(CodeIO, "mailbox lock %s: %v", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, errf(CodeIO, "mailbox lock %s: %v", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+func intField(m map[string]any, k string) (int, bool) {
+	f, ok := m[k].(float64)
+	if !ok || f != float64(int(f)) {
+		return 0, false
+	}
+	return int(f), true
+}
+
+func parseConfig(m map[string]any) (Config, error) {
+	var c Config
+	if len(m) != 6 || m["contract"] != ConfigContract {
+		return c, errf(CodeParse, "mailbox configuration is not an %s record", ConfigContract)
+	}
+	c.Name, _ = m["name"].(string)
+	c.SendHandle, _ = m["send"].(string)
+	c.ReceiveHandle, _ = m["receive"].(string)
+	var ok1, ok2 bool
+	c.MaxMessages, ok1 = intField(m, "maxMessages")
+	c.MaxMessageBytes, ok2 = intField(m, "maxMessageBytes")
+	if !safeID(c.Name) || !ok1 || !ok2 || c.MaxMessages < 1 || c.MaxMessages > MaxPending ||
+		c.MaxMessageBytes < 1 || c.MaxMessageBytes > MaxMessageBytes {
+		return c, errf(CodeParse, "mailbox configuration fields are out of bounds")
+	}
+	if _, _, err := ParseHandle(c.SendHandle, Send); err != nil {
+		return c, err
+	}
+	if _, _, err := ParseHandle(c.ReceiveHandle, Receive); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// inspect reads a mailbox configuration (false when absent).
+func (s *Service) inspect(name string) (Config, bool, error) {
+	dir := s.mailboxDir(name)
+	if err := s.checkTree(dir); err != nil {
+		return Config{}, false, err
+	}
+	m, ok, err := readRecord(filepath.Join(dir, "config.json"))
+	if err != nil || !ok {
+		return Config{}, false, err
+	}
+	c, err := parseConfig(m)
+	if err != nil {
+		return Config{}, false, err
+	}
+	if c.Name != name {
+		return Config{}, false, errf(CodeDigest, "mailbox configuration %s is in the wrong directory", name)
+	}
+	return c, true, nil
+}
+
+// Create admits a mailbox, or returns the existing one when its bounds
+// match exactly (different bounds are refused). maxMessages is 1..1024,
+// maxMessageBytes 1..250000.
+func (s *Service) Create(name string, maxMessages, maxMessageBytes int) (Config, error) {
+	if !safeID(name) {
+		return Config{}, errf(CodeParse, "mailbox name %q must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)", name)
+	}
+	if maxMessages < 1 || maxMessages > MaxPending || maxMessageBytes < 1 || maxMessageBytes > MaxMessageBytes {
+		return Config{}, errf(CodeBudget, "mailbox bounds: pending must be 1..%d and message bytes 1..%d", MaxPending, MaxMessageBytes)
+	}
+	if err := s.checkTree(); err != nil {
+		return Config{}, err
+	}
+	unlock, err := lock(filepath.Join(s.root, ".mailbox-admission.lock"))
+	if err != nil {
+		return Config{}, err
+	}
+	defer unlock()
+	if c, ok, err := s.inspect(name); err != nil {
+		return Config{}, err
+	} else if ok {
+		if c.MaxMessages != maxMessages || c.MaxMessageBytes != maxMessageBytes {
+			return Config{}, errf(CodeParse, "mailbox %s already exists with different bounds", name)
+		}
+		return c, nil
+	}
+	if n, err := s.count(); err != nil {
+		return Config{}, err
+	} else if n >= MaxMailboxes {
+		return Config{}, errf(CodeBudget, "mailbox count exhausted (%d)", MaxMailboxes)
+	}
+	seed, err := randomHex()
+	if err != nil {
+		return Config{}, err
+	}
+	c := Config{Name: name, MaxMessages: maxMessages, MaxMessageBytes: maxMessageBytes}
+	for _, class := range []string{Send, Receive} {
+		nonce := seed + "-" + strings.TrimPrefix(class, "mailbox-")
+		h, err := handleOf(class, name, nonce)
+		if err != nil {
+			return Config{}, err
+		}
+		_, hx, _ := ParseHandle(h, class)
+		rec := map[string]any{"contract": CapabilityContract, "handle": h, "capability": class,
+			"mailbox": name, "nonce": nonce, "revoked": false}
+		if _, err := writeNew(s.capPath(hx), rec); err != nil {
+			return Config{}, err
+		}
+		if class == Send {
+			c.SendHandle = h
+		} else {
+			c.ReceiveHandle = h
+		}
+	}
+	dir := s.mailboxDir(name)
+	for _, sub := range []string{"messages", "pending", "consumed"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return Config{}, errf(CodeIO, "%v", err)
+		}
+	}
+	if _, err := writeNew(filepath.Join(dir, "config.json"), c.Value()); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func (s *Service) count() (int, error) {
+	entries, err := os.ReadDir(filepath.Join(s.root, "mailboxes"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, errf(CodeIO, "%v", err)
+	}
+	if len(entries) > maxMailboxScanEntries {
+		return 0, errf(CodeBudget, "mailbox namespace holds more than %d entries", maxMailboxScanEntries)
+	}
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := os.Lstat(filepath.Join(s.root, "mailboxes", e.Name(), "config.json")); err == nil {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// resolve maps an active handle of class to its mailbox.
+func (s *Service) resolve(handle, class string) (Config, map[string]any, error) {
+	_, hx, err := ParseHandle(handle, class)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	if err := s.checkTree(); err != nil {
+		return Config{}, nil, err
+	}
+	rec, ok, err := readRecord(s.capPath(hx))
+	if err != nil {
+		return Config{}, nil, err
+	}
+	if !ok {
+		return Config{}, nil, errf(CodeDenied, "capability is not admitted")
+	}
+	mb, _ := rec["mailbox"].(string)
+	nonce, _ := rec["nonce"].(string)
+	if rec["contract"] != CapabilityContract || rec["capability"] != class || rec["handle"] != handle || !safeID(mb) {
+		return Config{}, nil, errf(CodeDigest, "capability record does not match its handle")
+	}
+	if h, err := handleOf(class, mb, nonce); err != nil || h != handle {
+		return Config{}, nil, errf(CodeDigest, "capability handle does not match its admission")
+	}
+	if rec["revoked"] != false {
+		return Config{}, nil, errf(CodeDenied, "capability is revoked")
+	}
+	c, ok, err := s.inspect(mb)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	if !ok {
+		return Config{}, nil, errf(CodeDenied, "mailbox is not admitted")
+	}
+	if (class == Send && c.SendHandle != handle) || (class == Receive && c.ReceiveHandle != handle) {
+		return Config{}, nil, errf(CodeDenied, "capability admission does not match its mailbox")
+	}
+	return c, rec, nil
+}
+
+// Revoke disables one handle; the mailbox's other handle keeps working.
+func (s *Service) Revoke(handle string) error {
+	class, hx, err := ParseHandle(handle, "")
+	if err != nil {
+		return err
+	}
+	if class != Send && class != Receive {
+		return errf(CodeDenied, "capability is not a mailbox right")
+	}
+	c, _, err := s.resolve(handle, class)
+	if err != nil {
+		return err
+	}
+	unlock, err := lock(filepath.Join(s.mailboxDir(c.Name), ".lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	_, rec, err := s.resolve(handle, class)
+	if err != nil {
+		return err
+	}
+	rec["revoked"] = true
+	return replace(s.capPath(hx), rec)
+}
+
+func envelopeID(mailbox, key string, v any) (string, error) {
+	return canon.Digest(map[string]any{"contract": MessageContract, "idempotencyKey": key, "mailbox": mailbox, "value": v})
+}
+
+// Send delivers value under idempotency key (a sha256 digest token). The
+// first send with a key claims it; a later send with the same key and the
+// same value is a duplicate of that delivery (delivered once), and the
+// same key with another value is DIGEST_MISMATCH. A full mailbox is
+// MAILBOX_FULL; a value over the mailbox's byte bound is BUDGET_EXHAUSTED.
+func (s *Service) Send(handle string, value any, key string) (id string, duplicate bool, err error) {
+	keyHex, ok := canon.DigestHex(key)
+	if !ok {
+		return "", false, errf(CodeParse, "idempotency key must be a sha256 digest token")
+	}
+	c, _, err := s.resolve(handle, Send)
+	if err != nil {
+		return "", false, err
+	}
+	dir := s.mailboxDir(c.Name)
+	unlock, err := lock(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return "", false, err
+	}
+	defer unlock()
+	if c, _, err = s.resolve(handle, Send); err != nil {
+		return "", false, err
+	}
+	b, err := canon.Encode(value)
+	if err != nil {
+		return "", false, errf(CodeParse, "message is not canonical JSON: %v", err)
+	}
+	if len(b) > c.MaxMessageBytes {
+		return "", false, errf(CodeBudget, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
+	}
+	id, err = envelopeID(c.Name, key, value)
+	if err != nil {
+		return "", false, err
+	}
+	claimPath := filepath.Join(dir, "messages", keyHex+".json")
+	claim, ok, err := readRecord(claimPath)
+	if err != nil {
+		return "", false, err
+	}
+	if ok {
+		if claim["id"] != id || claim["idempotencyKey"] != key || claim["mailbox"] != c.Name {
+			return "", false, errf(CodeDigest, "idempotency key already claims a different mailbox message")
+		}
+		return id, true, nil
+	}
+	pending, err := s.pending(c)
+	if err != nil {
+		return "", false, err
+	}
+	if len(pending) >= c.MaxMessages {
+		return "", false, errf(CodeFull, "mailbox %q is full", c.Name)
+	}
+	seq, err := s.nextSeq(c)
+	if err != nil {
+		return "", false, err
+	}
+	msg := map[string]any{"contract": MessageContract, "id": id, "mailbox": c.Name, "idempotencyKey": key, "value": value}
+	if _, err := writeNew(claimPath, msg); err != nil {
+		return "", false, err
+	}
+	marker := map[string]any{"contract": DeliveryContract, "id": id}
+	name := fmt.Sprintf("%012d-%s.json", seq, keyHex)
+	if _, err := writeNew(filepath.Join(dir, "pending", name), marker); err != nil {
+		return "", false, err
+	}
+	return id, false, nil
+}
+
+// nextSeq orders deliveries first in, first out: claims are never removed,
+// so their count only grows.
+func (s *Service) nextSeq(c Config) (int, error) {
+	entries, err := os.ReadDir(filepath.Join(s.mailboxDir(c.Name), "messages"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, errf(CodeIO, "%v", err)
+	}
+	if len(entries) > maxMessageScanMessages {
+		return 0, errf(CodeBudget, "mailbox %s retains too many message claims", c.Name)
+	}
+	return len(entries), nil
+}
+
+// pending lists the delivery markers in delivery order, bounded.
+func (s *Service) pending(c Config) ([]string, error) {
+	dir := filepath.Join(s.mailboxDir(c.Name), "pending")
+	if err := noLink(dir); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errf(CodeIO, "%v", err)
+	}
+	if len(entries) > maxPendingScanEntries {
+		return nil, errf(CodeBudget, "mailbox pending physical entry count")
+	}
+	var out []string
+	for _, e := range entries {
+		if atomicfile.IsTemp(e.Name()) || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		if !e.Type().IsRegular() {
+			return nil, errf(CodeIO, "mailbox pending entry %s is not a regular file", e.Name())
+		}
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	if len(out) > c.MaxMessages {
+		return nil, errf(CodeBudget, "mailbox pending entry count")
+	}
+	return out, nil
+}
+
+// Receive takes the oldest pending message: it checks the claim against
+// its delivery marker, writes the consumed marker and removes the pending
+// one. An empty mailbox is EFFECT_SUSPENDED with the handle as wake.
+func (s *Service) Receive(handle string) (id string, message any, err error) {
+	c, _, err := s.resolve(handle, Receive)
+	if err != nil {
+		return "", nil, err
+	}
+	dir := s.mailboxDir(c.Name)
+	unlock, err := lock(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return "", nil, err
+	}
+	defer unlock()
+	if c, _, err = s.resolve(handle, Receive); err != nil {
+		return "", nil, err
+	}
+	pending, err := s.pending(c)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(pending) == 0 {
+		return "", nil, &Error{Code: CodeSuspended, Message: fmt.Sprintf("mailbox %q is empty", c.Name), Wake: []any{handle}}
+	}
+	name := pending[0]
+	_, keyHex, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
+	if _, valid := canon.DigestHex("sha256:" + keyHex); !ok || !valid {
+		return "", nil, errf(CodeDigest, "mailbox delivery marker %s is malformed", name)
+	}
+	marker, ok, err := readRecord(filepath.Join(dir, "pending", name))
+	if err != nil || !ok {
+		return "", nil, errf(CodeIO, "mailbox delivery %s disappeared", name)
+	}
+	claim, ok, err := readRecord(filepath.Join(dir, "messages", keyHex+".json"))
+	if err != nil {
+		return "", nil, err
+	}
+	if !ok {
+		return "", nil, errf(CodeDigest, "mailbox delivery has no message claim")
+	}
+	key, _ := claim["idempotencyKey"].(string)
+	id, _ = claim["id"].(string)
+	want, err := envelopeID(c.Name, key, claim["value"])
+	if err != nil || claim["contract"] != MessageContract || want != id || key != "sha256:"+keyHex ||
+		claim["mailbox"] != c.Name || marker["contract"] != DeliveryContract || marker["id"] != id {
+		return "", nil, errf(CodeDigest, "mailbox delivery is corrupt")
+	}
+	if b, _ := canon.Encode(claim["value"]); len(b) > c.MaxMessageBytes {
+		return "", nil, errf(CodeBudget, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
+	}
+	if _, err := writeNew(filepath.Join(dir, "consumed", keyHex+".json"), map[string]any{"contract": DeliveryContract, "id": id}); err != nil {
+		return "", nil, err
+	}
+	if err := os.Remove(filepath.Join(dir, "pending", name)); err != nil {
+		return "", nil, errf(CodeIO, "%v", err)
+	}
+	return id, claim["value"], nil
+}
+
+// Pending reports how many deliveries await a receive (host readiness; it
+// never dequeues).
+func (s *Service) Pending(handle string) (int, error) {
+	c, _, err := s.resolve(handle, Receive)
+	if err != nil {
+		return 0, err
+	}
+	p, err := s.pending(c)
+	return len(p), err
+}

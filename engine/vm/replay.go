@@ -1,0 +1,828 @@
+package vm
+
+// Counterfactual replay (algal.replay-comparison.v1): run a revised
+// manifest against the evidence a recorded receipt holds and say, in a
+// bounded record, how far the revision reproduces the recorded trace.
+//
+// The record is authoritative for every request it covers: recorded effect
+// records answer by request digest ahead of any live executor, recorded
+// slot reads and organism provenance replay from the recorded cells, and a
+// host tool is never called (its answers come only from the record). What
+// the record cannot answer reaches the live executors the caller admits,
+// as a fresh run would; with none, the request is unbound and the verdict
+// is could-not-replay instead of an invented answer. The revised run writes
+// only to an overlay of the caller's store.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// ReplayContract is the comparison record's contract literal.
+const ReplayContract = "algal.replay-comparison.v1"
+
+// Bounds of a comparison record (string bounds in UTF-16 code units).
+const (
+	MaxReplayBytes  = 1_048_576
+	MaxReplayPrefix = 256
+	MaxReplayAdded  = 256
+	MaxReplayPath   = 4_096
+	MaxReplayDetail = 2_048
+	MaxReplayStatus = 64
+)
+
+// Verdicts.
+const (
+	VerdictIdentical      = "identical"
+	VerdictDiverged       = "diverged"
+	VerdictCouldNotReplay = "could-not-replay"
+)
+
+// could-not-replay reason codes.
+const (
+	ReasonManifestInvalid = "manifest-invalid"
+	ReasonMissingInput    = "missing-input"
+	ReasonMissingEffect   = "missing-effect"
+)
+
+// Divergence kinds: a cell, or one of the receipt-level kinds.
+const (
+	DivergeCell    = "cell"
+	DivergeEffects = "effects"
+	DivergeOutcome = "outcome"
+	DivergeWork    = "work"
+	DivergeFailure = "failure"
+)
+
+var (
+	verdicts        = []string{VerdictIdentical, VerdictDiverged, VerdictCouldNotReplay}
+	reasonCodes     = []string{ReasonManifestInvalid, ReasonMissingInput, ReasonMissingEffect}
+	divergenceKinds = []string{DivergeCell, DivergeEffects, DivergeOutcome, DivergeWork, DivergeFailure}
+	comparisonKeys  = []string{"contract", "receipt", "manifest", "supplied", "revision", "args", "verdict",
+		"prefix", "prefixTruncated", "added", "addedTruncated", "divergence", "outcomes", "effectsMatch",
+		"revisedReceipt", "reason"}
+	// missingCodes are the cell failures that mean "the record or host could
+	// not answer" rather than "the program decided to fail".
+	missingCodes = []string{CodeUnbound, CodeToolUnknown, CodeFnUnknown, CodeInputMissing}
+)
+
+// ReplayError rejects a comparison request (a receipt that does not check,
+// malformed args) or a comparison record that does not parse.
+type ReplayError struct {
+	Code    string
+	Message string
+}
+
+func (e *ReplayError) Error() string { return e.Message }
+
+// ErrorCode returns the contract code.
+func (e *ReplayError) ErrorCode() string { return e.Code }
+
+func replayErrorf(code, format string, a ...any) *ReplayError {
+	return &ReplayError{Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+// CellSide is one run's view of a divergent cell.
+type CellSide struct {
+	Status string
+	Digest string // digest of the canonical cell record
+}
+
+// PrefixEntry is one reproduced cell of the shared prefix.
+type PrefixEntry struct {
+	Path   string
+	Digest string
+}
+
+// Divergence is the first difference between the runs.
+type Divergence struct {
+	Kind string
+	// Path is the cell path of a cell divergence; "" (null) for a
+	// receipt-level one.
+	Path string
+	// Original and Revised are nil when the path never activated on that
+	// side.
+	Original, Revised *CellSide
+	Detail            *string
+}
+
+// Reason says why a comparison could not replay.
+type Reason struct {
+	Code string
+	// Path is "cell.port" for missing-input and the cell path for
+	// missing-effect; "" when absent.
+	Path string
+	// Request is the unanswered request digest, when one was issued.
+	Request string
+	Detail  *string
+}
+
+// Comparison is an algal.replay-comparison.v1 record, plus the revised
+// receipt the comparison produced (not part of the record).
+type Comparison struct {
+	Receipt  string // intrinsic digest of the recorded receipt
+	Manifest string // manifest digest the recorded run ran under
+	Supplied string // canonical digest of the revision as supplied
+	Revision string // admitted revision manifest digest; "" (null) when it did not admit
+	Args     string // digest of the merged args the revised run used
+	Verdict  string
+
+	Prefix          []PrefixEntry // in recorded activation order
+	PrefixTruncated bool
+	Added           []string // revised-only cell paths, UTF-16 sorted
+	AddedTruncated  bool
+
+	Divergence *Divergence
+	// OriginalOutcome and RevisedOutcome ("" when the revision never ran).
+	OriginalOutcome, RevisedOutcome string
+	// EffectsMatch is nil when the revision never ran.
+	EffectsMatch   *bool
+	RevisedReceipt string // intrinsic digest of the revised receipt; "" (null) when none
+	Reason         *Reason
+
+	// Revised is the revised run's sealed receipt when one was produced.
+	Revised map[string]any
+}
+
+// ReplayOptions is what a comparison may use besides the record.
+type ReplayOptions struct {
+	// Store is read through an overlay (child manifests, values, unrecorded
+	// slot reads); the comparison never writes it. Nil means empty.
+	Store store.Store
+	// Args override the recorded args per cell per port: an override
+	// replaces a port value, never a whole cell.
+	Args map[string]any
+	// Executors answer, in admission order, the requests the record cannot
+	// (the tail after a divergence). None means such requests are unbound.
+	Executors []effect.Executor
+	// Fns and Signatures are host registry functions, as for Run.
+	Fns        map[string]Fn
+	Signatures map[string]manifest.Signature
+	// ToolSignatures type host tools the revision may name. Their answers
+	// come only from the record: no live tool is ever called.
+	ToolSignatures map[string]manifest.Signature
+	// Context bounds live executor calls.
+	Context context.Context
+}
+
+// Compare replays an admitted revised manifest against rec. The supplied
+// digest is the revision's own manifest digest.
+func Compare(rec map[string]any, revised *manifest.Manifest, opts ReplayOptions) (*Comparison, error) {
+	c, args, err := begin(rec, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.Supplied = revised.Digest
+	return c.replay(rec, revised, args, opts)
+}
+
+// CompareValue replays a revision given as decoded JSON. A revision that
+// does not parse or admit is a could-not-replay record (manifest-invalid),
+// not an error; an error means the request itself is unusable (a receipt
+// that fails its checks, malformed args, a host fault).
+func CompareValue(rec map[string]any, revision any, opts ReplayOptions) (*Comparison, error) {
+	c, args, err := begin(rec, opts)
+	if err != nil {
+		return nil, err
+	}
+	if c.Supplied, err = canon.Digest(revision); err != nil {
+		return nil, replayErrorf(CodeParse, "revision is not canonical JSON: %v", err)
+	}
+	m, err := manifest.ParseValue(revision)
+	if err != nil {
+		return c.couldNot(&Reason{Code: ReasonManifestInvalid, Detail: detail(codedMessage(err))})
+	}
+	return c.replay(rec, m, args, opts)
+}
+
+// begin checks the recorded receipt and merges the args.
+func begin(rec map[string]any, opts ReplayOptions) (*Comparison, map[string]any, error) {
+	if err := receipt.Check(rec); err != nil {
+		return nil, nil, err
+	}
+	recorded, _ := rec["args"].(map[string]any)
+	args, err := mergeArgs(recorded, opts.Args)
+	if err != nil {
+		return nil, nil, err
+	}
+	ad, err := canon.Digest(args)
+	if err != nil {
+		return nil, nil, replayErrorf(CodeParse, "args are not canonical JSON: %v", err)
+	}
+	outcome, _ := rec["outcome"].(string)
+	md, _ := rec["manifestDigest"].(string)
+	d, _ := rec["digest"].(string)
+	return &Comparison{Receipt: d, Manifest: md, Args: ad, OriginalOutcome: outcome,
+		Prefix: []PrefixEntry{}, Added: []string{}}, args, nil
+}
+
+// mergeArgs lays override over base per cell per port, copying so neither
+// input is modified.
+func mergeArgs(base, override map[string]any) (map[string]any, error) {
+	out := make(map[string]any, len(base)+len(override))
+	for _, src := range []map[string]any{base, override} {
+		for _, cell := range canon.SortedKeys(src) {
+			ports, ok := src[cell].(map[string]any)
+			if !ok {
+				return nil, replayErrorf(CodeParse, "args.%s must be an object of ports", cell)
+			}
+			dst, _ := out[cell].(map[string]any)
+			if dst == nil {
+				dst = make(map[string]any, len(ports))
+				out[cell] = dst
+			}
+			for p, v := range ports {
+				dst[p] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+func codedMessage(err error) string {
+	if c, ok := err.(interface{ ErrorCode() string }); ok {
+		return c.ErrorCode() + ": " + err.Error()
+	}
+	return err.Error()
+}
+
+// detail bounds a diagnostic to MaxReplayDetail bytes (so also code
+// units) at a rune boundary.
+func detail(s string) *string {
+	if len(s) > MaxReplayDetail {
+		// A cut inside a multi-byte rune leaves invalid bytes; drop them.
+		s = strings.ToValidUTF8(s[:MaxReplayDetail], "")
+	}
+	return &s
+}
+
+// couldNot closes a comparison that never produced a revised run.
+func (c *Comparison) couldNot(r *Reason) (*Comparison, error) {
+	c.Verdict = VerdictCouldNotReplay
+	c.Reason = r
+	return c.sealed()
+}
+
+// sealed re-parses the record, so a comparison this package emits always
+// satisfies the bounds and coherence rules its parser enforces.
+func (c *Comparison) sealed() (*Comparison, error) {
+	if _, err := ParseComparison(c.Value()); err != nil {
+		return nil, replayErrorf(CodeInternal, "produced comparison: %v", err)
+	}
+	return c, nil
+}
+
+func (c *Comparison) replay(rec map[string]any, m *manifest.Manifest, args map[string]any, opts ReplayOptions) (*Comparison, error) {
+	effects, _ := rec["effects"].([]any)
+	records, err := effect.ParseRecords(effects)
+	if err != nil {
+		return nil, err
+	}
+	base := opts.Store
+	if base == nil {
+		base = store.NewMemStore()
+	}
+	execs := append([]effect.Executor{effect.NewReplay(records)}, opts.Executors...)
+	// The router has no tool registry: a tool request the record cannot
+	// answer is a hard unbound miss, never a live call.
+	cells, _ := rec["cells"].(map[string]any)
+	host := &Host{Store: store.NewOverlay(base), Router: effect.NewRouter(execs...), Fns: opts.Fns,
+		Signatures: opts.Signatures, Context: opts.Context, recorded: cells, toolSigs: recordedHostTools(opts.ToolSignatures, records)}
+
+	// Admission under this host is evidence, not a usage error: an unknown
+	// function, an unadmitted tool or an unresolvable child cannot run.
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &runner{host: host, ctx: ctx, fetched: map[string]string{}}
+	if r.tools, err = toolSignatures(host); err != nil {
+		return nil, err
+	}
+	c.Revision = m.Digest
+	if err := r.compile(m); err != nil {
+		return c.couldNot(&Reason{Code: ReasonManifestInvalid, Detail: detail(codedMessage(err))})
+	}
+	if key := missingInput(m, args); key != "" {
+		return c.couldNot(&Reason{Code: ReasonMissingInput, Path: key,
+			Detail: detail("wired input " + key + " has no recorded or supplied value")})
+	}
+
+	revised, err := Run(m, args, host)
+	if err != nil {
+		return nil, err
+	}
+	c.Revised = revised
+	c.RevisedOutcome, _ = revised["outcome"].(string)
+	c.RevisedReceipt, _ = revised["digest"].(string)
+	c.compare(rec, revised)
+	return c.sealed()
+}
+
+// missingInput returns the first "cell.port" of a root input cell that an
+// edge reads but the args do not supply: left alone it would be a silently
+// dead edge, and the record has no value to replay for it.
+func missingInput(m *manifest.Manifest, args map[string]any) string {
+	wired := map[manifest.Endpoint]bool{}
+	for _, e := range m.Edges {
+		wired[e.From] = true
+	}
+	for _, c := range m.Cells {
+		if c.Kind != manifest.KindInput {
+			continue
+		}
+		ports, _ := args[c.ID].(map[string]any)
+		for _, p := range c.Declared {
+			if _, ok := ports[p.Name]; !ok && wired[manifest.Endpoint{Cell: c.ID, Port: p.Name}] {
+				return c.ID + "." + p.Name
+			}
+		}
+	}
+	return ""
+}
+
+// compare fills prefix, added, divergence, effectsMatch, the verdict and
+// any could-not-replay reason from the two receipts.
+func (c *Comparison) compare(orig, rev map[string]any) {
+	oc, _ := orig["cells"].(map[string]any)
+	rc, _ := rev["cells"].(map[string]any)
+	// The prefix follows the recorded trace's activation order.
+	for _, p := range activationOrder(orig) {
+		a, b := side(oc[p]), side(rc[p])
+		if a != nil && b != nil && a.Digest == b.Digest {
+			if len(c.Prefix) < MaxReplayPrefix {
+				c.Prefix = append(c.Prefix, PrefixEntry{Path: p, Digest: a.Digest})
+			} else {
+				c.PrefixTruncated = true
+			}
+			continue
+		}
+		c.Divergence = &Divergence{Kind: DivergeCell, Path: p, Original: a, Revised: b}
+		break
+	}
+	var added []string
+	for _, p := range activationOrder(rev) {
+		if _, ok := oc[p]; !ok {
+			added = append(added, p)
+		}
+	}
+	slices.SortFunc(added, canon.CompareUTF16)
+	c.Added = added
+	if len(added) > MaxReplayAdded {
+		c.Added, c.AddedTruncated = added[:MaxReplayAdded], true
+	}
+	if c.Added == nil {
+		c.Added = []string{}
+	}
+	if c.Divergence == nil && len(added) > 0 {
+		c.Divergence = &Divergence{Kind: DivergeCell, Path: added[0], Revised: side(rc[added[0]])}
+	}
+
+	// An unanswered request anywhere in the revised run, unless the
+	// recorded run failed the same way, means the comparison cannot say
+	// what the revision would have done past it.
+	var reason *Reason
+	for _, p := range activationOrder(rev) {
+		cr, _ := rc[p].(map[string]any)
+		f, _ := cr["failure"].(map[string]any)
+		code, _ := f["code"].(string)
+		if cr["status"] != receipt.StatusFailed || f == nil || !slices.Contains(missingCodes, code) {
+			continue
+		}
+		if or, ok := oc[p].(map[string]any); ok && (same(or, cr) || same(or["failure"], f)) {
+			continue
+		}
+		msg, _ := f["message"].(string)
+		why := ReasonMissingEffect
+		if code == CodeInputMissing {
+			why = ReasonMissingInput
+		}
+		reason = &Reason{Code: why, Path: p, Request: lastRequest(rev, p), Detail: detail(msg)}
+		break
+	}
+
+	match := same(orig["effects"], rev["effects"])
+	c.EffectsMatch = &match
+	if c.Divergence == nil {
+		ow, _ := orig["work"].(map[string]any)
+		rw, _ := rev["work"].(map[string]any)
+		switch {
+		case !match:
+			c.Divergence = &Divergence{Kind: DivergeEffects, Detail: detail("effect sequences differ")}
+		case c.OriginalOutcome != c.RevisedOutcome:
+			c.Divergence = &Divergence{Kind: DivergeOutcome, Detail: detail(c.OriginalOutcome + " vs " + c.RevisedOutcome)}
+		case !same(orig["failure"], rev["failure"]):
+			c.Divergence = &Divergence{Kind: DivergeFailure, Detail: detail(failureCode(orig) + " vs " + failureCode(rev))}
+		case !same(ow, rw):
+			c.Divergence = &Divergence{Kind: DivergeWork, Detail: detail("units " + units(ow["units"]) + " vs " + units(rw["units"]))}
+		}
+	}
+	switch {
+	case reason != nil:
+		c.Verdict, c.Reason = VerdictCouldNotReplay, reason
+	case c.Divergence == nil:
+		c.Verdict = VerdictIdentical
+	default:
+		c.Verdict = VerdictDiverged
+	}
+}
+
+var cellEvents = []string{"cell.commit", "cell.skip", "cell.fail", "cell.suspend"}
+
+// activationOrder lists a receipt's cell paths in first-activation order
+// from its event log, then any cell the log does not name (the log is
+// bounded) in UTF-16 order. It is a listing order, not a scheduling claim.
+func activationOrder(rec map[string]any) []string {
+	cells, _ := rec["cells"].(map[string]any)
+	events, _ := rec["events"].([]any)
+	seen := make(map[string]bool, len(cells))
+	order := make([]string, 0, len(cells))
+	for _, ev := range events {
+		e, _ := ev.(map[string]any)
+		k, _ := e["kind"].(string)
+		p, _ := e["path"].(string)
+		if p != "" && !seen[p] && slices.Contains(cellEvents, k) {
+			seen[p] = true
+			order = append(order, p)
+		}
+	}
+	var rest []string
+	for p := range cells {
+		if !seen[p] {
+			rest = append(rest, p)
+		}
+	}
+	slices.SortFunc(rest, canon.CompareUTF16)
+	return append(order, rest...)
+}
+
+func side(v any) *CellSide {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	d, err := canon.Digest(m)
+	if err != nil {
+		return nil
+	}
+	s, _ := m["status"].(string)
+	return &CellSide{Status: s, Digest: d}
+}
+
+// same compares canonical forms (absent and null are the same).
+func same(a, b any) bool {
+	x, err1 := canon.Encode(a)
+	y, err2 := canon.Encode(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// lastRequest is the last effect request digest the cell issued: the one
+// left unanswered when the cell failed unbound.
+func lastRequest(rec map[string]any, path string) string {
+	events, _ := rec["events"].([]any)
+	d := ""
+	for _, ev := range events {
+		e, _ := ev.(map[string]any)
+		if e["kind"] == "effect" && e["path"] == path {
+			if s, ok := e["digest"].(string); ok {
+				d = s
+			}
+		}
+	}
+	return d
+}
+
+func failureCode(rec map[string]any) string {
+	f, _ := rec["failure"].(map[string]any)
+	if c, ok := f["code"].(string); ok {
+		return c
+	}
+	return "none"
+}
+
+func units(v any) string {
+	f, ok := v.(float64)
+	if !ok {
+		return "?"
+	}
+	return string(canon.FormatNumber(nil, f))
+}
+
+// Value renders the record as canonical JSON values.
+func (c *Comparison) Value() map[string]any {
+	prefix := make([]any, len(c.Prefix))
+	for i, e := range c.Prefix {
+		prefix[i] = map[string]any{"path": e.Path, "digest": e.Digest}
+	}
+	added := make([]any, len(c.Added))
+	for i, p := range c.Added {
+		added[i] = p
+	}
+	v := map[string]any{
+		"contract":        ReplayContract,
+		"receipt":         c.Receipt,
+		"manifest":        c.Manifest,
+		"supplied":        c.Supplied,
+		"revision":        orNull(c.Revision),
+		"args":            c.Args,
+		"verdict":         c.Verdict,
+		"prefix":          prefix,
+		"prefixTruncated": c.PrefixTruncated,
+		"added":           added,
+		"addedTruncated":  c.AddedTruncated,
+		"divergence":      nil,
+		"outcomes":        map[string]any{"original": c.OriginalOutcome, "revised": orNull(c.RevisedOutcome)},
+		"effectsMatch":    nil,
+		"revisedReceipt":  orNull(c.RevisedReceipt),
+		"reason":          nil,
+	}
+	if c.EffectsMatch != nil {
+		v["effectsMatch"] = *c.EffectsMatch
+	}
+	if d := c.Divergence; d != nil {
+		dv := map[string]any{"kind": d.Kind, "path": orNull(d.Path), "original": sideValue(d.Original), "revised": sideValue(d.Revised)}
+		if d.Detail != nil {
+			dv["detail"] = *d.Detail
+		}
+		v["divergence"] = dv
+	}
+	if r := c.Reason; r != nil {
+		rv := map[string]any{"code": r.Code}
+		if r.Path != "" {
+			rv["path"] = r.Path
+		}
+		if r.Request != "" {
+			rv["request"] = r.Request
+		}
+		if r.Detail != nil {
+			rv["detail"] = *r.Detail
+		}
+		v["reason"] = rv
+	}
+	return v
+}
+
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func sideValue(s *CellSide) any {
+	if s == nil {
+		return nil
+	}
+	return map[string]any{"status": s.Status, "digest": s.Digest}
+}
+
+// ParseComparison reads an algal.replay-comparison.v1 record strictly:
+// closed key sets, the bounds, and verdict coherence (a record may not
+// claim a verdict its own fields deny). Every rejection is PARSE_FAILED.
+func ParseComparison(v any) (*Comparison, error) {
+	b, err := canon.Encode(v)
+	if err != nil {
+		return nil, replayErrorf(CodeParse, "replay comparison is not canonical JSON: %v", err)
+	}
+	if len(b) > MaxReplayBytes {
+		return nil, replayErrorf(CodeParse, "replay comparison is %d bytes, over the %d-byte bound", len(b), MaxReplayBytes)
+	}
+	p := &cparser{}
+	// divergence and reason may be omitted (read as null); Value always
+	// writes them.
+	o := p.object(v, "replay comparison", comparisonKeys, slices.DeleteFunc(slices.Clone(comparisonKeys),
+		func(k string) bool { return k == "divergence" || k == "reason" }))
+	if p.err != nil {
+		return nil, p.err
+	}
+	c := &Comparison{}
+	if o["contract"] != ReplayContract {
+		return nil, replayErrorf(CodeParse, "contract: expected %q", ReplayContract)
+	}
+	c.Receipt = p.digest(o["receipt"], "receipt")
+	c.Manifest = p.digest(o["manifest"], "manifest")
+	c.Supplied = p.digest(o["supplied"], "supplied")
+	c.Revision = p.nullDigest(o["revision"], "revision")
+	c.Args = p.digest(o["args"], "args")
+	c.Verdict = p.enum(o["verdict"], "verdict", verdicts)
+	c.RevisedReceipt = p.nullDigest(o["revisedReceipt"], "revisedReceipt")
+
+	prefix, ok := o["prefix"].([]any)
+	if !ok || len(prefix) > MaxReplayPrefix {
+		p.fail("prefix: must be an array of at most %d entries", MaxReplayPrefix)
+	}
+	seen := map[string]bool{}
+	c.Prefix = []PrefixEntry{}
+	for i, e := range prefix {
+		at := fmt.Sprintf("prefix[%d]", i)
+		eo := p.object(e, at, []string{"path", "digest"}, []string{"path", "digest"})
+		path := p.text(eo["path"], at+".path", MaxReplayPath)
+		if seen[path] && p.err == nil {
+			p.fail("%s.path: repeats %q", at, path)
+		}
+		seen[path] = true
+		c.Prefix = append(c.Prefix, PrefixEntry{Path: path, Digest: p.digest(eo["digest"], at+".digest")})
+	}
+	added, ok := o["added"].([]any)
+	if !ok || len(added) > MaxReplayAdded {
+		p.fail("added: must be an array of at most %d entries", MaxReplayAdded)
+	}
+	c.Added = []string{}
+	for i, a := range added {
+		s := p.text(a, fmt.Sprintf("added[%d]", i), MaxReplayPath)
+		if n := len(c.Added); n > 0 && p.err == nil && canon.CompareUTF16(c.Added[n-1], s) >= 0 {
+			p.fail("added: must be sorted and unique (%q after %q)", s, c.Added[n-1])
+		}
+		c.Added = append(c.Added, s)
+	}
+	c.PrefixTruncated = p.boolean(o["prefixTruncated"], "prefixTruncated")
+	c.AddedTruncated = p.boolean(o["addedTruncated"], "addedTruncated")
+
+	oo := p.object(o["outcomes"], "outcomes", []string{"original", "revised"}, []string{"original", "revised"})
+	c.OriginalOutcome = p.text(oo["original"], "outcomes.original", receipt.MaxOutcomeLen)
+	if oo["revised"] != nil {
+		c.RevisedOutcome = p.text(oo["revised"], "outcomes.revised", receipt.MaxOutcomeLen)
+	}
+	switch em := o["effectsMatch"].(type) {
+	case nil:
+	case bool:
+		c.EffectsMatch = &em
+	default:
+		p.fail("effectsMatch: must be a boolean or null")
+	}
+	if o["divergence"] != nil {
+		c.Divergence = p.divergence(o["divergence"])
+	}
+	if o["reason"] != nil {
+		c.Reason = p.reason(o["reason"])
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	if err := c.coherent(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// coherent enforces the verdict rules.
+func (c *Comparison) coherent() error {
+	bad := func(format string, a ...any) error { return replayErrorf(CodeParse, format, a...) }
+	switch {
+	case c.Verdict == VerdictCouldNotReplay && c.Reason == nil:
+		return bad("verdict could-not-replay requires a reason")
+	case c.Verdict != VerdictCouldNotReplay && c.Reason != nil:
+		return bad("reason is only carried by a could-not-replay verdict")
+	case c.Verdict == VerdictIdentical && (c.Divergence != nil || c.EffectsMatch == nil || !*c.EffectsMatch ||
+		len(c.Added) > 0 || c.RevisedOutcome == "" || c.RevisedOutcome != c.OriginalOutcome || c.RevisedReceipt == ""):
+		return bad("verdict identical contradicts its evidence (a divergence, an added path, unmatched effects or outcome, or no revised receipt)")
+	case c.Verdict == VerdictDiverged && c.RevisedReceipt == "":
+		return bad("verdict diverged requires a revised receipt")
+	case c.Verdict == VerdictDiverged && c.Divergence == nil && c.EffectsMatch != nil && *c.EffectsMatch &&
+		c.RevisedOutcome == c.OriginalOutcome && len(c.Added) == 0:
+		return bad("verdict diverged shows no divergence")
+	case c.Reason != nil && c.Reason.Code == ReasonManifestInvalid && c.RevisedReceipt != "":
+		return bad("a manifest-invalid comparison carries no revised receipt")
+	}
+	return nil
+}
+
+// cparser collects the first parse failure so field reads stay linear.
+type cparser struct{ err *ReplayError }
+
+func (p *cparser) fail(format string, a ...any) {
+	if p.err == nil {
+		p.err = replayErrorf(CodeParse, "replay comparison "+format, a...)
+	}
+}
+
+func (p *cparser) object(v any, at string, allowed, required []string) map[string]any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.fail("%s: must be an object", at)
+		return map[string]any{}
+	}
+	for _, k := range canon.SortedKeys(m) {
+		if !slices.Contains(allowed, k) {
+			p.fail("%s: unknown key %q", at, k)
+		}
+	}
+	for _, k := range required {
+		if _, ok := m[k]; !ok {
+			p.fail("%s: missing %q", at, k)
+		}
+	}
+	return m
+}
+
+func (p *cparser) text(v any, at string, max int) string {
+	s, ok := v.(string)
+	switch {
+	case !ok:
+		p.fail("%s: must be a string", at)
+	case s == "":
+		p.fail("%s: must not be empty", at)
+	case len(utf16.Encode([]rune(s))) > max:
+		p.fail("%s: longer than %d code units", at, max)
+	}
+	return s
+}
+
+func (p *cparser) optText(v any, at string, max int) *string {
+	s, ok := v.(string)
+	if !ok {
+		p.fail("%s: must be a string", at)
+		return nil
+	}
+	if len(utf16.Encode([]rune(s))) > max {
+		p.fail("%s: longer than %d code units", at, max)
+	}
+	return &s
+}
+
+func (p *cparser) digest(v any, at string) string {
+	s, ok := v.(string)
+	if !ok || !canon.IsDigest(s) {
+		p.fail("%s: must be a sha256: digest", at)
+	}
+	return s
+}
+
+func (p *cparser) nullDigest(v any, at string) string {
+	if v == nil {
+		return ""
+	}
+	return p.digest(v, at)
+}
+
+func (p *cparser) boolean(v any, at string) bool {
+	b, ok := v.(bool)
+	if !ok {
+		p.fail("%s: must be a boolean", at)
+	}
+	return b
+}
+
+func (p *cparser) enum(v any, at string, allowed []string) string {
+	s, ok := v.(string)
+	if !ok || !slices.Contains(allowed, s) {
+		p.fail("%s: must be one of %s", at, strings.Join(allowed, ", "))
+	}
+	return s
+}
+
+func (p *cparser) side(v any, at string) *CellSide {
+	if v == nil {
+		return nil
+	}
+	keys := []string{"status", "digest"}
+	m := p.object(v, at, keys, keys)
+	return &CellSide{Status: p.text(m["status"], at+".status", MaxReplayStatus), Digest: p.digest(m["digest"], at+".digest")}
+}
+
+func (p *cparser) divergence(v any) *Divergence {
+	m := p.object(v, "divergence", []string{"kind", "path", "original", "revised", "detail"}, []string{"kind", "original", "revised"})
+	d := &Divergence{Kind: p.enum(m["kind"], "divergence.kind", divergenceKinds)}
+	if m["path"] != nil {
+		d.Path = p.text(m["path"], "divergence.path", MaxReplayPath)
+	}
+	d.Original = p.side(m["original"], "divergence.original")
+	d.Revised = p.side(m["revised"], "divergence.revised")
+	if x, ok := m["detail"]; ok {
+		d.Detail = p.optText(x, "divergence.detail", MaxReplayDetail)
+	}
+	if d.Kind == DivergeCell && d.Path == "" {
+		p.fail("divergence: a cell divergence names its path")
+	}
+	if d.Kind == DivergeCell && d.Original == nil && d.Revised == nil {
+		p.fail("divergence: a cell divergence carries at least one side")
+	}
+	return d
+}
+
+func (p *cparser) reason(v any) *Reason {
+	m := p.object(v, "reason", []string{"code", "path", "request", "detail"}, []string{"code"})
+	r := &Reason{Code: p.enum(m["code"], "reason.code", reasonCodes)}
+	if x, ok := m["path"]; ok {
+		r.Path = p.text(x, "reason.path", MaxReplayPath)
+	}
+	if x, ok := m["request"]; ok {
+		r.Request = p.digest(x, "reason.request")
+	}
+	if x, ok := m["detail"]; ok {
+		r.Detail = p.optText(x, "reason.detail", MaxReplayDetail)
+	}
+	if r.Code != ReasonManifestInvalid && r.Path == "" {
+		p.fail("reason: %s names its path", r.Code)
+	}
+	return r
+}

@@ -1,0 +1,153 @@
+package vm
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/bundle"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// bundleDir packs child into a fresh transport directory.
+func bundleDir(t *testing.T, child *manifest.Manifest) (string, []byte) {
+	t.Helper()
+	src := store.NewMemStore()
+	src.Put(store.Manifests, child.Value)
+	b, err := bundle.Pack(src, child.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := canon.Encode(b.Value())
+	dir := t.TempDir()
+	hex, _ := canon.DigestHex(child.Digest)
+	os.WriteFile(filepath.Join(dir, hex+".bundle.json"), data, 0o644)
+	return dir, data
+}
+
+func errCode(err error) string {
+	var c interface{ ErrorCode() string }
+	if errors.As(err, &c) {
+		return c.ErrorCode()
+	}
+	return ""
+}
+
+func TestTransports(t *testing.T) {
+	child := mustManifest(t, echoChild)
+	dir, data := bundleDir(t, child)
+	viaCells := func(kind string) *manifest.Manifest {
+		extra := ""
+		switch kind {
+		case "each":
+			extra = `,"over":"q","maxItems":4`
+		case "repeat":
+			extra = `,"maxRounds":2`
+		}
+		in := `{"id":"in","kind":"input","outputs":{"q":"text"}}`
+		if kind == "each" {
+			in = `{"id":"in","kind":"input","outputs":{"q":"json"}}`
+		}
+		return mustManifest(t, organism("far-"+kind, in+`,{"id":"svc","kind":"`+kind+`","manifest":"`+child.Digest+`","via":"far"`+extra+`}`,
+			edge("in", "q", "svc", "q")))
+	}
+	for _, kind := range []string{"organism", "repeat", "each"} {
+		t.Run(kind, func(t *testing.T) {
+			m := viaCells(kind)
+			args := `{"in":{"q":"hi"}}`
+			if kind == "each" {
+				args = `{"in":{"q":["a","b"]}}`
+			}
+			st := store.NewMemStore()
+			rec := runAndVerify(t, m, args, &Host{Store: st, Transports: map[string]string{"far": dir}})
+			if rec["outcome"] != "complete" || cell(t, rec, "svc")["via"] != "far" {
+				t.Fatalf("via: %s %s", rec["outcome"], enc(cell(t, rec, "svc")))
+			}
+			// The closure is now local: the next run never consults the
+			// transport (a broken one would fail) and records no via.
+			rec = runAndVerify(t, m, args, &Host{Store: st, Transports: map[string]string{"far": t.TempDir()}})
+			if _, ok := cell(t, rec, "svc")["via"]; ok {
+				t.Fatal("a local hit must not record via")
+			}
+		})
+	}
+	m := viaCells("organism")
+	args := obj(t, `{"in":{"q":"hi"}}`)
+	fails := []struct {
+		name string
+		host *Host
+		code string
+	}{
+		{"missing transport", &Host{}, "STORE_MISS"},
+		{"missing bundle", &Host{Transports: map[string]string{"far": t.TempDir()}}, "STORE_MISS"},
+		{"unsupported scheme", &Host{Transports: map[string]string{"far": "ftp://x/y"}}, "EFFECT_UNBOUND"},
+	}
+	tampered := t.TempDir()
+	hex, _ := canon.DigestHex(child.Digest)
+	os.WriteFile(filepath.Join(tampered, hex+".bundle.json"), []byte(strings.Replace(string(data), `"name":"E"`, `"name":"X"`, 1)), 0o644)
+	fails = append(fails, struct {
+		name string
+		host *Host
+		code string
+	}{"tampered bundle", &Host{Transports: map[string]string{"far": tampered}}, "DIGEST_MISMATCH"})
+	// A bundle rooted elsewhere, served under the child's name.
+	other := mustManifest(t, triageJSON)
+	otherDir, otherData := bundleDir(t, other)
+	wrong := t.TempDir()
+	os.WriteFile(filepath.Join(wrong, hex+".bundle.json"), otherData, 0o644)
+	_ = otherDir
+	fails = append(fails, struct {
+		name string
+		host *Host
+		code string
+	}{"wrong root", &Host{Transports: map[string]string{"far": wrong}}, "DIGEST_MISMATCH"})
+	for _, c := range fails {
+		t.Run(c.name, func(t *testing.T) {
+			c.host.Store = store.NewMemStore()
+			_, err := Run(m, args, c.host)
+			if errCode(err) != c.code {
+				t.Fatalf("want %s, got %v", c.code, err)
+			}
+			if ok, _ := c.host.Store.Has(store.Manifests, child.Digest); ok {
+				t.Fatal("a rejected bundle must install nothing it could not verify")
+			}
+		})
+	}
+	t.Run("http", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/bundles/"+hex+".bundle.json" {
+				w.Write(data)
+				return
+			}
+			http.NotFound(w, r)
+		}))
+		defer srv.Close()
+		st := store.NewMemStore()
+		rec := runAndVerify(t, m, `{"in":{"q":"hi"}}`, &Host{Store: st, Transports: map[string]string{"far": srv.URL + "/bundles"}})
+		if cell(t, rec, "svc")["via"] != "far" {
+			t.Fatal("http transport must record via")
+		}
+		// Configured sources override specs by name.
+		src, _ := bundle.NewSource(srv.URL+"/missing", 0)
+		_, err := Run(m, args, &Host{Store: store.NewMemStore(), Transports: map[string]string{"far": srv.URL + "/bundles"},
+			Sources: bundle.Transports{"far": src}})
+		if errCode(err) != "STORE_MISS" {
+			t.Fatalf("override: %v", err)
+		}
+	})
+	t.Run("verify uses no transports", func(t *testing.T) {
+		st := store.NewMemStore()
+		rec := runAndVerify(t, m, `{"in":{"q":"hi"}}`, &Host{Store: st, Transports: map[string]string{"far": dir}})
+		// Against a store without the closure, the replay cannot fetch it.
+		_, err := Verify(rec, m, VerifyOptions{Store: store.NewMemStore()})
+		if errCode(err) != "STORE_MISS" {
+			t.Fatalf("verify fetched over a transport? %v", err)
+		}
+	})
+}
