@@ -5,6 +5,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/vm"
@@ -223,7 +224,53 @@ func init() {
 				return err
 			},
 		}
-		cmd.AddCommand(verify, inspect)
+		var ef measureFlags
+		export := &cobra.Command{
+			Use:   "export REPORT --out BUNDLE",
+			Short: "Verify a foundry report, then pack its promoted organism's closure as an algal.bundle.v1",
+			Long: "Export is permitted only after successful verification: the report is verified offline\n" +
+				"first, and nothing is written when any claim fails (exit 1).",
+			Args: cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if ef.out == "" {
+					return usagef("export needs --out BUNDLE")
+				}
+				wb, err := ef.workbench()
+				if err != nil {
+					return err
+				}
+				v, err := canon.ReadFile(args[0], 0)
+				if err != nil {
+					return err
+				}
+				r, err := foundry.ParseReport(v)
+				if err != nil {
+					return err
+				}
+				res, err := foundry.Verify(cmd.Context(), v, wb)
+				if err != nil {
+					return err
+				}
+				if !res.OK {
+					return c.emitVerification(res, false)
+				}
+				b, err := bundle.Pack(wb.Store, r.Promoted)
+				if err != nil {
+					return err
+				}
+				data, err := canon.Encode(b.Value())
+				if err != nil {
+					return err
+				}
+				if err := atomicfile.Write(ef.out, append(data, '\n')); err != nil {
+					return &vm.HostError{Code: "IO_FAILED", Message: fmt.Sprintf("%s: %v", ef.out, err)}
+				}
+				return c.emit(map[string]any{"ok": true, "promoted": r.Promoted, "bundle": ef.out, "manifests": float64(len(b.Manifests)), "values": float64(len(b.Values))}, "")
+			},
+		}
+		ef.storeFlags(export)
+		export.Flags().StringVar(&ef.out, "out", "", "bundle file to write")
+		cmd.AddCommand(verify, inspect, export)
 		return cmd
 	})
 }

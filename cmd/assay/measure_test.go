@@ -93,6 +93,24 @@ func TestFoundryVerbs(t *testing.T) {
 	if code, out, _ := runCLI(t, "foundry", "inspect", report); code != 0 || !strings.Contains(out, "organism:echo (promoted)") {
 		t.Fatalf("inspect exit %d:\n%s", code, out)
 	}
+	bundleFile := filepath.Join(dir, "promoted.bundle.json")
+	if code, out, errs := runCLI(t, "foundry", "export", report, "--dir", st, "--out", bundleFile); code != 0 || !strings.Contains(out, `"manifests":1`) {
+		t.Fatalf("export exit %d: %s %s", code, out, errs)
+	}
+	other := filepath.Join(dir, "other-store")
+	if code, _, errs := runCLI(t, "bundle", "unpack", bundleFile, "--dir", other); code != 0 {
+		t.Fatalf("exported bundle does not unpack: %s", errs)
+	}
+	// Export is refused once a claim no longer holds, and writes nothing.
+	raw, _ := os.ReadFile(report)
+	putFile(t, dir, "report.json", strings.Replace(string(raw), `"passed":true`, `"passed":false`, 1))
+	os.Remove(bundleFile)
+	if code, out, _ := runCLI(t, "foundry", "export", report, "--dir", st, "--out", bundleFile); code != 1 || !strings.Contains(out, `"ok":false`) {
+		t.Fatalf("export of a forged report: exit %d %s", code, out)
+	}
+	if _, err := os.Stat(bundleFile); err == nil {
+		t.Fatal("a forged report was exported")
+	}
 	if code, _, errs := runCLI(t, "foundry", filepath.Join(dir, "foundry.json"), "--dir", st, "--strict-splits"); code != 1 || !strings.Contains(errs, "PARSE_FAILED") {
 		t.Fatalf("strict splits: exit %d %s", code, errs)
 	}
