@@ -12,8 +12,10 @@ import (
 
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 )
 
 // workloadFlags are the main job's flags, shared by `assay workloads run`
@@ -160,20 +162,20 @@ func printSummary(w io.Writer, outcomes []*harness.Outcome) {
 	}
 }
 
-// progressDisplay shows cases done of total per workload: a redrawn line
-// when stderr is a terminal, plain start/finish lines otherwise (CI logs).
+// progressDisplay shows cases done of total per workload: a live bar
+// (schollz/progressbar, which handles redraw, rate and width) when stderr is
+// a terminal, plain start and finish lines otherwise, so CI logs stay clean.
 type progressDisplay struct {
 	mu   sync.Mutex
 	w    io.Writer
 	live bool
+	bar  *progressbar.ProgressBar
 }
 
 func newProgressDisplay(w io.Writer) *progressDisplay {
 	live := false
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb" {
-			live = true
-		}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb" {
+		live = true
 	}
 	return &progressDisplay{w: w, live: live}
 }
@@ -181,40 +183,54 @@ func newProgressDisplay(w io.Writer) *progressDisplay {
 func (p *progressDisplay) line(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.live {
-		fmt.Fprint(p.w, "\r\033[K")
+	if p.bar != nil {
+		p.bar.Clear()
 	}
 	fmt.Fprintln(p.w, s)
 }
 
 func (p *progressDisplay) start(name string) {
-	if p.live {
-		p.mu.Lock()
-		fmt.Fprintf(p.w, "\r\033[K%s  starting", name)
-		p.mu.Unlock()
+	if !p.live {
+		p.line(name + ": running")
 		return
 	}
-	p.line(name + ": running")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// The total is unknown until the harness reports it (a generator's
+	// population size, say): -1 shows a spinner until then.
+	p.bar = progressbar.NewOptions(-1,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(name),
+		progressbar.OptionSetItsString("cases"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetWidth(24),
+	)
 }
 
 func (p *progressDisplay) update(ev harness.Progress) {
 	if !p.live {
 		return
 	}
-	total := "?"
-	bar := ""
-	if ev.Total > 0 {
-		total = fmt.Sprint(ev.Total)
-		const width = 24
-		n := ev.Done * width / ev.Total
-		bar = " [" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
-	}
 	p.mu.Lock()
-	fmt.Fprintf(p.w, "\r\033[K%s%s %d/%s cases", ev.Workload, bar, ev.Done, total)
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	if p.bar == nil {
+		return
+	}
+	if ev.Total > 0 && p.bar.GetMax() != ev.Total {
+		p.bar.ChangeMax(ev.Total)
+	}
+	p.bar.Set(ev.Done)
 }
 
 func (p *progressDisplay) finish(name string, o *harness.Outcome, err error) {
+	p.mu.Lock()
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar = nil
+	}
+	p.mu.Unlock()
 	switch {
 	case o == nil && err != nil:
 		p.line(fmt.Sprintf("%s: FAIL %v", name, err))
