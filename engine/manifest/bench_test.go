@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"github.com/algal-assay/assay/engine/canon"
 	"strings"
 	"testing"
 )
@@ -89,3 +90,23 @@ func BenchmarkAdmit1MiB(b *testing.B) {
 	}
 	benchAdmit(b, src)
 }
+
+// benchFloor is what any admission must at least do with the same bytes:
+// parse them strictly, encode them canonically and hash them.
+func benchFloor(b *testing.B, src []byte) {
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v, err := canon.Parse(src, MaxManifestBytes)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := canon.Digest(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFloor64Cells(b *testing.B) { benchFloor(b, []byte(benchSource(`{"k":1}`))) }
+func BenchmarkFloor1MiB(b *testing.B)    { benchFloor(b, []byte(bench1MiB())) }
