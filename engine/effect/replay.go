@@ -114,12 +114,29 @@ func (r *Replay) AddReceipt(receipt map[string]any) error {
 // LoadReplay reads every receipt in a store's runs namespace, in storage
 // reference order, for replay:<dir>. A request stored as a value under its
 // own digest (values/<hex>.json) is kept for miss explanations.
-func LoadReplay(s store.Store) (*Replay, error) {
+func LoadReplay(s store.Store) (*Replay, error) { return LoadReplayScoped(s, ReplayScope{}) }
+
+// ReplayScope narrows what a replay:<dir> executor serves, so that a
+// directory holding several systems' recordings answers each system with
+// its own: the same request can have been answered differently by a cheap
+// and a frontier model.
+type ReplayScope struct {
+	// Manifest keeps only receipts that ran this manifest digest; empty
+	// keeps every receipt.
+	Manifest string
+	// Executor keeps only records this executor made, when the kept
+	// receipts hold any; otherwise every record is kept.
+	Executor string
+}
+
+// LoadReplayScoped is LoadReplay narrowed by scope.
+func LoadReplayScoped(s store.Store, scope ReplayScope) (*Replay, error) {
 	refs, err := s.List(store.Runs)
 	if err != nil {
 		return nil, err
 	}
-	r := NewReplay(nil)
+	var receipts []map[string]any
+	byExecutor := false
 	for _, ref := range refs {
 		v, err := store.Load(s, store.Runs, ref)
 		if err != nil {
@@ -129,8 +146,24 @@ func LoadReplay(s store.Store) (*Replay, error) {
 		if !ok {
 			return nil, Errorf(CodeParse, "receipt %s is not an object", ref)
 		}
+		if scope.Manifest != "" && receipt["manifestDigest"] != scope.Manifest {
+			continue
+		}
+		effects, _ := receipt["effects"].([]any)
+		for _, e := range effects {
+			if m, _ := e.(map[string]any); scope.Executor != "" && m["executor"] == scope.Executor {
+				byExecutor = true
+			}
+		}
+		receipts = append(receipts, receipt)
+	}
+	r := NewReplay(nil)
+	for i, receipt := range receipts {
+		if byExecutor {
+			receipt = keepExecutor(receipt, scope.Executor)
+		}
 		if err := r.AddReceipt(receipt); err != nil {
-			return nil, Errorf(CodeParse, "receipt %s: %s", ref, err.(*Error).Message)
+			return nil, Errorf(CodeParse, "receipt %d: %s", i, err.(*Error).Message)
 		}
 	}
 	for _, d := range r.order {
@@ -145,13 +178,34 @@ func LoadReplay(s store.Store) (*Replay, error) {
 	return r, nil
 }
 
+// keepExecutor returns a shallow copy of receipt whose effects list holds
+// only the records executor made.
+func keepExecutor(receipt map[string]any, executor string) map[string]any {
+	out := make(map[string]any, len(receipt))
+	for k, v := range receipt {
+		out[k] = v
+	}
+	effects, _ := receipt["effects"].([]any)
+	kept := make([]any, 0, len(effects))
+	for _, e := range effects {
+		if m, _ := e.(map[string]any); m["executor"] == executor {
+			kept = append(kept, e)
+		}
+	}
+	out["effects"] = kept
+	return out
+}
+
 // LoadReplayDir is LoadReplay over the file store at dir.
-func LoadReplayDir(dir string) (*Replay, error) {
+func LoadReplayDir(dir string) (*Replay, error) { return LoadReplayDirScoped(dir, ReplayScope{}) }
+
+// LoadReplayDirScoped is LoadReplayScoped over the file store at dir.
+func LoadReplayDirScoped(dir string, scope ReplayScope) (*Replay, error) {
 	s, err := store.OpenFileStore(dir)
 	if err != nil {
 		return nil, err
 	}
-	return LoadReplay(s)
+	return LoadReplayScoped(s, scope)
 }
 
 // ID implements Executor.

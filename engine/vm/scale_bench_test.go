@@ -18,7 +18,7 @@ import (
 // scaleConfig is a bench of nSystems triage systems by nCases tickets.
 // Each system's scripted table answers by cell (no queue), so its cases
 // may run in any order.
-func scaleConfig(b *testing.B, dir string, nSystems, nCases int) *bench.Config {
+func scaleConfig(b testing.TB, dir string, nSystems, nCases int) *bench.Config {
 	b.Helper()
 	m := mustManifest(b, triageJSON)
 	cfg := &bench.Config{}

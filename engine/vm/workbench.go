@@ -76,11 +76,16 @@ func (w *Workbench) Open(_ context.Context, m *manifest.Manifest, specs map[stri
 		var ex effect.Executor
 		switch {
 		case strings.HasPrefix(spec, "replay:"):
-			r, err := effect.LoadReplayDir(spec[len("replay:"):])
+			// The recording answers this manifest's requests, and prefers
+			// what an executor of the same name answered; a repeated
+			// request is served in record order, so the session keeps
+			// case order to stay reproducible.
+			r, err := effect.LoadReplayDirScoped(spec[len("replay:"):], effect.ReplayScope{Manifest: m.Digest, Executor: name})
 			if err != nil {
 				return nil, fmt.Errorf("executor %q: %w", name, err)
 			}
 			ex = r
+			s.ordered = true
 		default:
 			base := ""
 			if strings.HasPrefix(spec, "scripted:") {

@@ -254,3 +254,65 @@ func TestEveryUpstreamConfigVerifies(t *testing.T) {
 		t.Errorf("only %d configs ran", ran)
 	}
 }
+
+// TestReplayExecutorServesARecordedWorkload records a bench once with
+// scripted answers, then runs the same workload with only replay:<dir>
+// executors over the first store: every answer comes from the recorded
+// receipts and the reports agree on every claim.
+func TestReplayExecutorServesARecordedWorkload(t *testing.T) {
+	dir := t.TempDir()
+	cfg := scaleConfig(t, dir, 2, 5)
+	names := []string{"cheap", "frontier"}
+	for i := range cfg.Systems {
+		cfg.Systems[i].Executors = map[string]string{names[i]: cfg.Systems[i].Executors["scripted"]}
+	}
+	recorded := filepath.Join(dir, "recorded")
+	wb, err := NewWorkbench(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	first, err := bench.Run(ctx, cfg, wb, bench.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both systems ran the same manifest and asked the same questions, and
+	// their executors answered differently: naming each replay executor
+	// like the recording one keeps each system's own answers.
+	for i := range cfg.Systems {
+		cfg.Systems[i].Executors = map[string]string{names[i]: "replay:" + recorded}
+	}
+	replayed, err := NewWorkbench(filepath.Join(dir, "replayed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := bench.Run(ctx, cfg, replayed, bench.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range first.Systems {
+		a, b := first.Systems[i], second.Systems[i]
+		if a.Passed != b.Passed || a.EffectCalls != b.EffectCalls {
+			t.Errorf("%s: recorded %d/%d calls %d, replayed %d/%d calls %d", a.ID, a.Passed, a.Total, a.EffectCalls, b.Passed, b.Total, b.EffectCalls)
+		}
+		for ci := range a.Cases {
+			if !sameJSON(a.Cases[ci].Outputs, b.Cases[ci].Outputs) {
+				t.Errorf("%s %s: outputs differ", a.ID, a.Cases[ci].ID)
+			}
+		}
+		// Replayed records keep the executor that made them.
+		if !sameJSON(a.Attribution, b.Attribution) {
+			t.Errorf("%s: attribution %v, recorded %v", b.ID, b.Attribution, a.Attribution)
+		}
+	}
+	res, err := bench.Verify(ctx, second.Value(), replayed)
+	if err != nil || !res.OK {
+		t.Fatalf("verify: %+v %v", res, err)
+	}
+}
+
+func sameJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
