@@ -1,0 +1,702 @@
+package diff
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/foundry"
+)
+
+// Workload statuses.
+const (
+	StatusChanged   = "changed"
+	StatusUnchanged = "unchanged"
+	StatusAdded     = "added"   // runs at head only
+	StatusRemoved   = "removed" // runs at base only
+)
+
+// Case outcomes in a flip; Absent when the case does not exist on a side.
+const (
+	Pass   = "pass"
+	Fail   = "fail"
+	Absent = "absent"
+)
+
+// Options tune a comparison.
+type Options struct {
+	// BaseLabel and HeadLabel name the two sides in the report (a git ref,
+	// a directory); default "base" and "head".
+	BaseLabel, HeadLabel string
+	// Trim are path prefixes (tree roots, temporary directories) removed
+	// from gate messages and positions so the report names files relative
+	// to the repository.
+	Trim []string
+	// Replay, when set, compares archived receipts (see the package doc).
+	Replay *ReplayInput
+}
+
+// Diff is the comparison of two run sets.
+type Diff struct {
+	Base        string        `json:"base"`
+	Head        string        `json:"head"`
+	Verdict     Verdict       `json:"verdict"`
+	Workloads   []*Workload   `json:"workloads"`
+	Regressions []*Regression `json:"regressions"`
+	Replays     *Replays      `json:"replays"`
+	// Problems are head-side failures that have no run directory (a
+	// workload that did not load); the check adds them.
+	Problems []string `json:"problems"`
+	Notes    []string `json:"notes"`
+}
+
+// Verdict is the one-line outcome at head.
+type Verdict struct {
+	Passed    bool     `json:"passed"`
+	Workloads int      `json:"workloads"` // run at head
+	Failed    []string `json:"failed"`    // head workloads that fail (unverified, failed gate, failed run)
+	Changed   []string `json:"changed"`   // workloads whose results differ from base, added or removed
+}
+
+// Side is what one run directory says about a workload.
+type Side struct {
+	Slug     string `json:"slug"`
+	Status   string `json:"status"`
+	Verified bool   `json:"verified"`
+	Gates    bool   `json:"gatesPassed"`
+	Passed   bool   `json:"passed"`
+}
+
+// Workload is one workload's comparison.
+type Workload struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Status string `json:"status"`
+	Base   *Side  `json:"base"`
+	Head   *Side  `json:"head"`
+	// FailedGates and Mismatches are the head's failing rules and
+	// verification mismatches.
+	FailedGates []GateRule `json:"failedGates"`
+	Mismatches  []string   `json:"mismatches"`
+	Bench       *Bench     `json:"bench,omitempty"`
+	Foundry     *Foundry   `json:"foundry,omitempty"`
+}
+
+// Bench is the comparison of two bench reports.
+type Bench struct {
+	Systems []*System `json:"systems"`
+	// ParetoBase and ParetoHead are the sets in report order; Joined and
+	// Left are sorted.
+	ParetoBase []string `json:"paretoBase"`
+	ParetoHead []string `json:"paretoHead"`
+	Joined     []string `json:"joined"`
+	Left       []string `json:"left"`
+	HasCost    bool     `json:"hasCost"`
+	Flips      []Flip   `json:"flips"`
+}
+
+// System compares one bench system. Base or Head is nil when the system
+// exists on one side only.
+type System struct {
+	ID     string       `json:"id"`
+	Base   *SystemStats `json:"base"`
+	Head   *SystemStats `json:"head"`
+	Pareto string       `json:"pareto"` // "joined", "left", "stays", "out", or "" when on one side only
+}
+
+// SystemStats are a system's totals on one side.
+type SystemStats struct {
+	ManifestKey    string  `json:"manifestKey"`
+	ManifestDigest string  `json:"manifestDigest"`
+	Passed         int64   `json:"passed"`
+	Total          int64   `json:"total"`
+	Tokens         int64   `json:"tokens"`
+	Cost           float64 `json:"cost"`
+	Calls          int64   `json:"calls"`
+	OnPareto       bool    `json:"onPareto"`
+}
+
+// Flip is a case whose outcome differs between the sides.
+type Flip struct {
+	Subject string `json:"subject"` // system id, or candidate manifest key
+	Case    string `json:"case"`
+	Split   string `json:"split,omitempty"`
+	Base    string `json:"base"`
+	Head    string `json:"head"`
+}
+
+// Regressed reports whether the flip went from pass to fail.
+func (f Flip) Regressed() bool { return f.Base == Pass && f.Head == Fail }
+
+// Foundry is the comparison of two foundry reports.
+type Foundry struct {
+	Base            *Promotion  `json:"base"`
+	Head            *Promotion  `json:"head"`
+	PromotedChanged bool        `json:"promotedChanged"`
+	Added           []Candidate `json:"added"`
+	Removed         []Candidate `json:"removed"`
+	// Revised are candidates whose key is on both sides with a different
+	// manifest digest (Digest is the head's, Was the base's).
+	Revised []Candidate `json:"revised"`
+	// Candidates pairs every candidate by manifest key, sorted by key;
+	// Base or Head is nil for one added or removed.
+	Candidates []*CandidatePair `json:"candidates"`
+	Flips      []Flip           `json:"flips"`
+}
+
+// CandidatePair is one candidate key on both sides.
+type CandidatePair struct {
+	Key  string          `json:"key"`
+	Base *CandidateStats `json:"base"`
+	Head *CandidateStats `json:"head"`
+}
+
+// CandidateStats are a candidate's rates on one side.
+type CandidateStats struct {
+	Digest     string `json:"digest"`
+	Validation Rate   `json:"validation"`
+	Train      Rate   `json:"train"`
+	Promoted   bool   `json:"promoted"`
+}
+
+// Promotion is one side's promoted candidate and its rates.
+type Promotion struct {
+	Key        string `json:"key"`
+	Digest     string `json:"digest"`
+	Validation Rate   `json:"validation"`
+	Train      Rate   `json:"train"`
+	Holdout    Rate   `json:"holdout"`
+	Candidates int    `json:"candidates"`
+	// Exhausted: the habitat budget ran out before promotion.
+	Exhausted bool `json:"exhausted"`
+}
+
+// Candidate names a foundry candidate.
+type Candidate struct {
+	Key    string `json:"key"`
+	Digest string `json:"digest"`
+	Was    string `json:"was,omitempty"`
+}
+
+// Rate is passed out of total.
+type Rate struct {
+	Passed int64 `json:"passed"`
+	Total  int64 `json:"total"`
+}
+
+// Value is the rate as a fraction, 0 when there are no cases.
+func (r Rate) Value() float64 {
+	if r.Total == 0 {
+		return 0
+	}
+	return float64(r.Passed) / float64(r.Total)
+}
+
+// Regression is a measure that got worse at head.
+type Regression struct {
+	Workload string `json:"workload"`
+	Subject  string `json:"subject"`
+	Metric   string `json:"metric"`
+	Base     Rate   `json:"base"`
+	Head     Rate   `json:"head"`
+	// Drop is base rate minus head rate (0..1); cases may flip to fail
+	// with no drop when others flip the other way.
+	Drop float64 `json:"drop"`
+	// Cases now failing that passed at base.
+	Cases []string `json:"cases"`
+}
+
+// Compute compares base and head. Workloads are matched by name.
+func Compute(base, head *Set, opts Options) (*Diff, error) {
+	d := &Diff{
+		Base: cmp.Or(opts.BaseLabel, "base"), Head: cmp.Or(opts.HeadLabel, "head"),
+		Workloads: []*Workload{}, Regressions: []*Regression{}, Problems: []string{}, Notes: []string{},
+	}
+	trim := trimmer(opts.Trim)
+	names := map[string]bool{}
+	for _, s := range []*Set{base, head} {
+		if s == nil {
+			continue
+		}
+		for _, r := range s.Runs {
+			names[r.Workload] = true
+		}
+	}
+	for _, name := range sortedKeys(names) {
+		w := compareWorkload(base.Lookup(name), head.Lookup(name), trim)
+		d.Workloads = append(d.Workloads, w)
+		d.Regressions = append(d.Regressions, regressions(w)...)
+	}
+	for i, s := range []*Set{base, head} {
+		if s == nil {
+			continue
+		}
+		label := []string{d.Base, d.Head}[i]
+		for _, ig := range s.Ignored {
+			d.Notes = append(d.Notes, "older run directory ignored at "+label+": "+ig)
+		}
+	}
+	slices.Sort(d.Notes)
+	slices.SortStableFunc(d.Regressions, func(a, b *Regression) int {
+		if c := cmp.Compare(b.Drop, a.Drop); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(len(b.Cases), len(a.Cases)); c != 0 {
+			return c
+		}
+		return cmp.Or(strings.Compare(a.Workload, b.Workload), strings.Compare(a.Subject, b.Subject), strings.Compare(a.Metric, b.Metric))
+	})
+	if opts.Replay != nil {
+		r, err := replayArchive(*opts.Replay, trim)
+		if err != nil {
+			return nil, err
+		}
+		d.Replays = r
+	}
+	d.Settle()
+	return d, nil
+}
+
+// Settle recomputes the verdict from the workloads and problems; call it
+// after adding problems.
+func (d *Diff) Settle() {
+	v := Verdict{Passed: true, Failed: []string{}, Changed: []string{}}
+	for _, w := range d.Workloads {
+		if w.Status != StatusUnchanged {
+			v.Changed = append(v.Changed, w.Name)
+		}
+		if w.Head == nil {
+			continue
+		}
+		v.Workloads++
+		if !w.Head.Passed {
+			v.Failed = append(v.Failed, w.Name)
+			v.Passed = false
+		}
+	}
+	if len(d.Problems) > 0 {
+		v.Passed = false
+	}
+	d.Verdict = v
+}
+
+// JSON renders the diff as indented JSON with a trailing newline.
+func (d *Diff) JSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(d); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func unmarshalJSON(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func trimmer(prefixes []string) func(string) string {
+	var ps []string
+	for _, p := range prefixes {
+		if p == "" {
+			continue
+		}
+		p = filepath.Clean(p)
+		ps = append(ps, p+string(filepath.Separator))
+		if abs, err := filepath.Abs(p); err == nil && abs != p {
+			ps = append(ps, abs+string(filepath.Separator))
+		}
+	}
+	// Longest first, so a nested root wins over its parent.
+	slices.SortFunc(ps, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return func(s string) string {
+		for _, p := range ps {
+			s = strings.ReplaceAll(s, p, "")
+		}
+		return s
+	}
+}
+
+func side(r *Run) *Side {
+	if r == nil {
+		return nil
+	}
+	s := &Side{Slug: r.Slug, Status: r.Status, Passed: r.Passed()}
+	s.Verified = r.Verification != nil && r.Verification.OK
+	s.Gates = r.Gate != nil && r.Gate.Passed
+	return s
+}
+
+func compareWorkload(b, h *Run, trim func(string) string) *Workload {
+	w := &Workload{Base: side(b), Head: side(h), FailedGates: []GateRule{}, Mismatches: []string{}}
+	switch {
+	case b == nil:
+		w.Name, w.Kind, w.Status = h.Workload, h.Kind, StatusAdded
+	case h == nil:
+		w.Name, w.Kind, w.Status = b.Workload, b.Kind, StatusRemoved
+	default:
+		w.Name, w.Kind = h.Workload, cmp.Or(h.Kind, b.Kind)
+	}
+	if h != nil {
+		if h.Gate != nil {
+			for _, g := range h.Gate.Rules {
+				if !g.Passed {
+					g.At, g.Message = trim(g.At), trim(g.Message)
+					w.FailedGates = append(w.FailedGates, g)
+				}
+			}
+		}
+		if h.Verification != nil {
+			for _, m := range h.Verification.Mismatches {
+				w.Mismatches = append(w.Mismatches, trim(m))
+			}
+		}
+	}
+	var bb, hb *bench.Report
+	var bf, hf *foundry.Report
+	var bx, hx bool
+	if b != nil {
+		bb, bf, bx = b.Bench, b.Foundry, b.BudgetExhausted
+	}
+	if h != nil {
+		hb, hf, hx = h.Bench, h.Foundry, h.BudgetExhausted
+	}
+	changed := false
+	switch w.Kind {
+	case KindBench:
+		w.Bench = compareBench(bb, hb)
+		changed = benchChanged(w.Bench)
+	case KindFoundry:
+		w.Foundry = compareFoundry(bf, hf, bx, hx)
+		changed = foundryChanged(w.Foundry)
+	}
+	if w.Status == "" {
+		w.Status = StatusUnchanged
+		if changed || w.Base.Passed != w.Head.Passed || w.Base.Status != w.Head.Status {
+			w.Status = StatusChanged
+		}
+	}
+	return w
+}
+
+func benchStats(s *bench.SystemResult, onPareto bool) *SystemStats {
+	return &SystemStats{
+		ManifestKey: s.ManifestKey, ManifestDigest: s.ManifestDigest,
+		Passed: s.Passed, Total: s.Total, Tokens: s.Usage.TokensIn + s.Usage.TokensOut,
+		Cost: s.Usage.Cost, Calls: s.EffectCalls, OnPareto: onPareto,
+	}
+}
+
+func compareBench(b, h *bench.Report) *Bench {
+	out := &Bench{Systems: []*System{}, ParetoBase: []string{}, ParetoHead: []string{}, Joined: []string{}, Left: []string{}, Flips: []Flip{}}
+	if b != nil {
+		out.ParetoBase = append(out.ParetoBase, b.Pareto...)
+		out.HasCost = out.HasCost || b.Prices != nil
+	}
+	if h != nil {
+		out.ParetoHead = append(out.ParetoHead, h.Pareto...)
+		out.HasCost = out.HasCost || h.Prices != nil
+	}
+	byID := map[string]*System{}
+	var order []string
+	add := func(r *bench.Report, head bool) {
+		if r == nil {
+			return
+		}
+		for i := range r.Systems {
+			s := &r.Systems[i]
+			sys := byID[s.ID]
+			if sys == nil {
+				sys = &System{ID: s.ID}
+				byID[s.ID] = sys
+				order = append(order, s.ID)
+			}
+			st := benchStats(s, slices.Contains(r.Pareto, s.ID))
+			if head {
+				sys.Head = st
+			} else {
+				sys.Base = st
+			}
+		}
+	}
+	// Head order first (what the pull request ships), then systems the
+	// head dropped, in base order.
+	add(h, true)
+	add(b, false)
+	for _, id := range order {
+		s := byID[id]
+		out.Systems = append(out.Systems, s)
+		if s.Base == nil || s.Head == nil {
+			continue
+		}
+		switch {
+		case s.Base.OnPareto && s.Head.OnPareto:
+			s.Pareto = "stays"
+		case s.Head.OnPareto:
+			s.Pareto = "joined"
+		case s.Base.OnPareto:
+			s.Pareto = "left"
+		default:
+			s.Pareto = "out"
+		}
+	}
+	for _, id := range out.ParetoHead {
+		if !slices.Contains(out.ParetoBase, id) && b != nil {
+			out.Joined = append(out.Joined, id)
+		}
+	}
+	for _, id := range out.ParetoBase {
+		if !slices.Contains(out.ParetoHead, id) && h != nil {
+			out.Left = append(out.Left, id)
+		}
+	}
+	slices.Sort(out.Joined)
+	slices.Sort(out.Left)
+	if b != nil && h != nil {
+		for _, s := range h.Systems {
+			bs := findSystem(b, s.ID)
+			if bs == nil {
+				continue
+			}
+			out.Flips = append(out.Flips, benchFlips(s.ID, bs.Cases, s.Cases)...)
+		}
+	}
+	return out
+}
+
+func findSystem(r *bench.Report, id string) *bench.SystemResult {
+	for i := range r.Systems {
+		if r.Systems[i].ID == id {
+			return &r.Systems[i]
+		}
+	}
+	return nil
+}
+
+func outcome(passed bool) string {
+	if passed {
+		return Pass
+	}
+	return Fail
+}
+
+func benchFlips(subject string, base, head []bench.CaseResult) []Flip {
+	bm := map[string]bool{}
+	for _, c := range base {
+		bm[c.ID] = c.Passed
+	}
+	hm := map[string]bool{}
+	for _, c := range head {
+		hm[c.ID] = c.Passed
+	}
+	return flips(subject, "", bm, hm)
+}
+
+// flips lists the cases present on both sides whose outcome differs,
+// sorted by case id. Cases on one side only change the workload, not an
+// outcome, and are left to the totals.
+func flips(subject, split string, base, head map[string]bool) []Flip {
+	var out []Flip
+	for _, id := range sortedKeys(head) {
+		bp, ok := base[id]
+		if !ok || bp == head[id] {
+			continue
+		}
+		out = append(out, Flip{Subject: subject, Case: id, Split: split, Base: outcome(bp), Head: outcome(head[id])})
+	}
+	return out
+}
+
+func benchChanged(b *Bench) bool {
+	if len(b.Joined)+len(b.Left)+len(b.Flips) > 0 {
+		return true
+	}
+	for _, s := range b.Systems {
+		if s.Base == nil || s.Head == nil || *s.Base != *s.Head {
+			return true
+		}
+	}
+	return false
+}
+
+func promotion(r *foundry.Report, exhausted bool) *Promotion {
+	if r == nil {
+		if exhausted {
+			return &Promotion{Exhausted: true}
+		}
+		return nil
+	}
+	p := &Promotion{Digest: r.Promoted, Candidates: len(r.Candidates),
+		Holdout: Rate{r.Holdout.Passed, r.Holdout.Total}}
+	if c := findCandidate(r, r.Promoted); c != nil {
+		p.Key = c.ManifestKey
+		p.Validation = Rate{c.Validation.Passed, c.Validation.Total}
+		p.Train = Rate{c.Train.Passed, c.Train.Total}
+	}
+	return p
+}
+
+func findCandidate(r *foundry.Report, digest string) *foundry.CandidateResult {
+	for i := range r.Candidates {
+		if r.Candidates[i].ManifestDigest == digest {
+			return &r.Candidates[i]
+		}
+	}
+	return nil
+}
+
+func compareFoundry(b, h *foundry.Report, bx, hx bool) *Foundry {
+	out := &Foundry{Base: promotion(b, bx), Head: promotion(h, hx), Added: []Candidate{}, Removed: []Candidate{}, Revised: []Candidate{}, Candidates: []*CandidatePair{}, Flips: []Flip{}}
+	if out.Base != nil && out.Head != nil {
+		out.PromotedChanged = out.Base.Key != out.Head.Key || out.Base.Digest != out.Head.Digest
+	}
+	if b == nil || h == nil {
+		return out
+	}
+	bk := candidatesByKey(b)
+	hk := candidatesByKey(h)
+	all := map[string]bool{}
+	for k := range bk {
+		all[k] = true
+	}
+	for k := range hk {
+		all[k] = true
+	}
+	for _, k := range sortedKeys(all) {
+		out.Candidates = append(out.Candidates, &CandidatePair{Key: k, Base: candidateStats(b, bk[k]), Head: candidateStats(h, hk[k])})
+	}
+	for _, k := range sortedKeys(hk) {
+		hc := hk[k]
+		bc, ok := bk[k]
+		switch {
+		case !ok:
+			out.Added = append(out.Added, Candidate{Key: k, Digest: hc.ManifestDigest})
+		case bc.ManifestDigest != hc.ManifestDigest:
+			out.Revised = append(out.Revised, Candidate{Key: k, Digest: hc.ManifestDigest, Was: bc.ManifestDigest})
+		}
+		if ok {
+			bm, hm := map[string]bool{}, map[string]bool{}
+			splits := map[string]string{}
+			for _, c := range bc.Cases {
+				bm[c.ID] = c.Passed
+			}
+			for _, c := range hc.Cases {
+				hm[c.ID] = c.Passed
+				splits[c.ID] = c.Split
+			}
+			for _, f := range flips(k, "", bm, hm) {
+				f.Split = splits[f.Case]
+				out.Flips = append(out.Flips, f)
+			}
+		}
+	}
+	for _, k := range sortedKeys(bk) {
+		if _, ok := hk[k]; !ok {
+			out.Removed = append(out.Removed, Candidate{Key: k, Digest: bk[k].ManifestDigest})
+		}
+	}
+	// Holdout cases run only on the promoted candidate: compare them when
+	// the same organism is promoted on both sides.
+	if out.Base.Key != "" && out.Base.Key == out.Head.Key {
+		bm, hm := map[string]bool{}, map[string]bool{}
+		for _, c := range b.Holdout.Cases {
+			bm[c.ID] = c.Passed
+		}
+		for _, c := range h.Holdout.Cases {
+			hm[c.ID] = c.Passed
+		}
+		out.Flips = append(out.Flips, flips(out.Head.Key, foundry.SplitHoldout, bm, hm)...)
+	}
+	slices.SortStableFunc(out.Flips, func(a, b Flip) int {
+		return cmp.Or(strings.Compare(a.Subject, b.Subject), strings.Compare(a.Case, b.Case))
+	})
+	return out
+}
+
+func candidateStats(r *foundry.Report, c *foundry.CandidateResult) *CandidateStats {
+	if c == nil {
+		return nil
+	}
+	return &CandidateStats{Digest: c.ManifestDigest, Promoted: c.ManifestDigest == r.Promoted,
+		Validation: Rate{c.Validation.Passed, c.Validation.Total}, Train: Rate{c.Train.Passed, c.Train.Total}}
+}
+
+func candidatesByKey(r *foundry.Report) map[string]*foundry.CandidateResult {
+	m := map[string]*foundry.CandidateResult{}
+	for i := range r.Candidates {
+		c := &r.Candidates[i]
+		// Keys are unique in an admitted population; keep the first if not.
+		if _, dup := m[c.ManifestKey]; !dup {
+			m[c.ManifestKey] = c
+		}
+	}
+	return m
+}
+
+func foundryChanged(f *Foundry) bool {
+	if f.PromotedChanged || len(f.Added)+len(f.Removed)+len(f.Revised)+len(f.Flips) > 0 {
+		return true
+	}
+	if (f.Base == nil) != (f.Head == nil) {
+		return true
+	}
+	return f.Base != nil && *f.Base != *f.Head
+}
+
+// regressions lists what got worse in w, one entry per subject and metric.
+func regressions(w *Workload) []*Regression {
+	var out []*Regression
+	add := func(subject, metric string, b, h Rate, fl []Flip) {
+		var cases []string
+		for _, f := range fl {
+			if f.Subject == subject && f.Regressed() && (metric == "passed" || f.Split == metric) {
+				cases = append(cases, f.Case)
+			}
+		}
+		drop := b.Value() - h.Value()
+		if drop <= 0 && len(cases) == 0 {
+			return
+		}
+		if cases == nil {
+			cases = []string{}
+		}
+		out = append(out, &Regression{Workload: w.Name, Subject: subject, Metric: metric, Base: b, Head: h, Drop: max(drop, 0), Cases: cases})
+	}
+	if b := w.Bench; b != nil {
+		for _, s := range b.Systems {
+			if s.Base != nil && s.Head != nil {
+				add(s.ID, "passed", Rate{s.Base.Passed, s.Base.Total}, Rate{s.Head.Passed, s.Head.Total}, b.Flips)
+			}
+		}
+	}
+	if f := w.Foundry; f != nil && f.Base != nil && f.Head != nil && !f.Base.Exhausted && !f.Head.Exhausted {
+		for _, c := range f.Candidates {
+			if c.Base != nil && c.Head != nil {
+				add(c.Key, foundry.SplitValidation, c.Base.Validation, c.Head.Validation, f.Flips)
+				add(c.Key, foundry.SplitTrain, c.Base.Train, c.Head.Train, f.Flips)
+			}
+		}
+		if f.Base.Key == f.Head.Key {
+			add(f.Head.Key, foundry.SplitHoldout, f.Base.Holdout, f.Head.Holdout, f.Flips)
+		} else {
+			// A different organism ships: what matters is whether the
+			// shipped candidate's rates got worse.
+			add("promoted", foundry.SplitValidation, f.Base.Validation, f.Head.Validation, nil)
+			add("promoted", foundry.SplitTrain, f.Base.Train, f.Head.Train, nil)
+			add("promoted", foundry.SplitHoldout, f.Base.Holdout, f.Head.Holdout, nil)
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,527 @@
+package diff
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	ghci "github.com/algal-assay/assay/ci/github"
+)
+
+// Section titles, in the comment's priority order.
+const (
+	TitleVerdict     = "Assay PR check"
+	TitlePareto      = "Pareto sets"
+	TitlePromotions  = "Promotions"
+	TitleRegressions = "Largest regressions"
+	TitleReplays     = "Archived receipts"
+	TitleFlips       = "Case flips"
+	TitleNotes       = "Notes"
+)
+
+// RenderOptions bound the rendering.
+type RenderOptions struct {
+	// Pointer is a sentence ending the verdict section that says where the
+	// rest is (job summary, artifact); "" for none.
+	Pointer string
+	// MaxRows caps each long table (regressions, replays, flips, failing
+	// gates); 0 means 50. The JSON always holds everything.
+	MaxRows int
+}
+
+func (o RenderOptions) rows() int {
+	if o.MaxRows <= 0 {
+		return 50
+	}
+	return o.MaxRows
+}
+
+// Sections renders the diff as comment sections in priority order:
+// verdict, Pareto sets, promotions, largest regressions (inside
+// <details>), archived receipts, case flips, notes.
+func Sections(d *Diff, o RenderOptions) []ghci.Section {
+	s := []ghci.Section{
+		{Title: TitleVerdict, Markdown: verdictMD(d, o)},
+		{Title: TitlePareto, Markdown: paretoMD(d)},
+		{Title: TitlePromotions, Markdown: promotionsMD(d)},
+		{Title: TitleRegressions, Markdown: regressionsMD(d, o)},
+		{Title: TitleReplays, Markdown: replaysMD(d, o)},
+		{Title: TitleFlips, Markdown: flipsMD(d, o)},
+	}
+	if len(d.Notes) > 0 {
+		var b strings.Builder
+		for _, n := range d.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+		s = append(s, ghci.Section{Title: TitleNotes, Markdown: b.String()})
+	}
+	return s
+}
+
+// Markdown renders the whole diff as one document (no comment marker).
+func Markdown(d *Diff, o RenderOptions) string {
+	return ghci.Compose("", Sections(d, o), 1<<30, "")
+}
+
+func code(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+// cell makes text safe inside a table cell.
+func cell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.ReplaceAll(s, "|", "\\|")
+}
+
+func short(digest string) string {
+	if len(digest) > len("sha256:")+12 {
+		return digest[:len("sha256:")+12]
+	}
+	return digest
+}
+
+func list(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+func verdictMD(d *Diff, o RenderOptions) string {
+	var b strings.Builder
+	v := d.Verdict
+	if v.Passed {
+		fmt.Fprintf(&b, "**✅ Pass** · %d workloads at %s compared with %s: every run verified and every gate holds.", v.Workloads, code(d.Head), code(d.Base))
+	} else {
+		fmt.Fprintf(&b, "**❌ Fail** · %d of %d workloads fail at %s (compared with %s).", len(v.Failed), v.Workloads, code(d.Head), code(d.Base))
+		if len(d.Problems) > 0 {
+			fmt.Fprintf(&b, " %d problems stopped workloads from running.", len(d.Problems))
+		}
+	}
+	if len(v.Changed) > 0 {
+		fmt.Fprintf(&b, " Changed: %s.", strings.Join(v.Changed, ", "))
+	} else {
+		b.WriteString(" No workload's results changed.")
+	}
+	b.WriteString("\n")
+	lines := 0
+	more := 0
+	item := func(s string) {
+		if lines >= o.rows() {
+			more++
+			return
+		}
+		if lines == 0 {
+			b.WriteString("\n")
+		}
+		lines++
+		b.WriteString("- " + s + "\n")
+	}
+	for _, p := range d.Problems {
+		item("**problem**: " + oneLine(p, 400))
+	}
+	for _, w := range d.Workloads {
+		if w.Head == nil || w.Head.Passed {
+			continue
+		}
+		if w.Head.Status != "complete" {
+			item(fmt.Sprintf("**%s**: the run ended %s", w.Name, w.Head.Status))
+		}
+		if !w.Head.Verified {
+			if len(w.Mismatches) == 0 {
+				item(fmt.Sprintf("**%s**: not verified", w.Name))
+			}
+			for _, m := range w.Mismatches {
+				item(fmt.Sprintf("**%s**: not verified: %s", w.Name, oneLine(m, 400)))
+			}
+		}
+		for _, g := range w.FailedGates {
+			item(fmt.Sprintf("**%s**: gate *%s* fails: %s", w.Name, g.Name, oneLine(g.Message, 400)))
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "- … and %d more\n", more)
+	}
+	if o.Pointer != "" {
+		b.WriteString("\n" + o.Pointer + "\n")
+	}
+	return b.String()
+}
+
+func delta(b, h int64) string {
+	switch {
+	case h > b:
+		return fmt.Sprintf("+%d", h-b)
+	case h < b:
+		return fmt.Sprintf("−%d", b-h)
+	}
+	return "±0"
+}
+
+func fdelta(b, h float64) string {
+	switch {
+	case h > b:
+		return fmt.Sprintf("+%.6f", h-b)
+	case h < b:
+		return fmt.Sprintf("−%.6f", b-h)
+	}
+	return "±0"
+}
+
+// change renders "b → h (Δ)" or just the value when equal.
+func change(b, h string, d string) string {
+	if b == h {
+		return b
+	}
+	return fmt.Sprintf("%s → %s (%s)", b, h, d)
+}
+
+func paretoMD(d *Diff) string {
+	var b strings.Builder
+	var unchanged []string
+	n := 0
+	for _, w := range d.Workloads {
+		if w.Bench == nil {
+			continue
+		}
+		n++
+		bn := w.Bench
+		if w.Status == StatusUnchanged {
+			unchanged = append(unchanged, fmt.Sprintf("%s (Pareto set: %s)", w.Name, list(bn.ParetoHead)))
+			continue
+		}
+		fmt.Fprintf(&b, "### %s (%s)\n\n", w.Name, w.Status)
+		switch {
+		case w.Status == StatusAdded:
+			fmt.Fprintf(&b, "Pareto set: %s\n\n", list(bn.ParetoHead))
+		case w.Status == StatusRemoved:
+			fmt.Fprintf(&b, "Pareto set at base: %s; the workload no longer runs at head.\n\n", list(bn.ParetoBase))
+		case len(bn.Joined)+len(bn.Left) == 0:
+			fmt.Fprintf(&b, "Pareto set unchanged: %s\n\n", list(bn.ParetoHead))
+		default:
+			fmt.Fprintf(&b, "Pareto set: %s → %s · joined: %s · left: %s\n\n", list(bn.ParetoBase), list(bn.ParetoHead), list(bn.Joined), list(bn.Left))
+		}
+		b.WriteString("| system | passed | tokens | ")
+		if bn.HasCost {
+			b.WriteString("cost $ | ")
+		}
+		b.WriteString("calls | Pareto |\n| --- | --- | --- | ")
+		if bn.HasCost {
+			b.WriteString("--- | ")
+		}
+		b.WriteString("--- | --- |\n")
+		for _, s := range bn.Systems {
+			var passed, tokens, cost, calls, pareto string
+			switch {
+			case s.Base == nil:
+				passed = fmt.Sprintf("%d/%d (new)", s.Head.Passed, s.Head.Total)
+				tokens, cost, calls = fmt.Sprint(s.Head.Tokens), fmt.Sprintf("%.6f", s.Head.Cost), fmt.Sprint(s.Head.Calls)
+				pareto = yesNo(s.Head.OnPareto)
+			case s.Head == nil:
+				passed = fmt.Sprintf("%d/%d (removed)", s.Base.Passed, s.Base.Total)
+				tokens, cost, calls = fmt.Sprint(s.Base.Tokens), fmt.Sprintf("%.6f", s.Base.Cost), fmt.Sprint(s.Base.Calls)
+				pareto = "—"
+			default:
+				passed = change(fmt.Sprintf("%d/%d", s.Base.Passed, s.Base.Total), fmt.Sprintf("%d/%d", s.Head.Passed, s.Head.Total), delta(s.Base.Passed, s.Head.Passed))
+				tokens = change(fmt.Sprint(s.Base.Tokens), fmt.Sprint(s.Head.Tokens), delta(s.Base.Tokens, s.Head.Tokens))
+				cost = change(fmt.Sprintf("%.6f", s.Base.Cost), fmt.Sprintf("%.6f", s.Head.Cost), fdelta(s.Base.Cost, s.Head.Cost))
+				calls = change(fmt.Sprint(s.Base.Calls), fmt.Sprint(s.Head.Calls), delta(s.Base.Calls, s.Head.Calls))
+				switch s.Pareto {
+				case "joined":
+					pareto = "**joined**"
+				case "left":
+					pareto = "**left**"
+				case "stays":
+					pareto = "yes"
+				default:
+					pareto = "no"
+				}
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | ", cell(s.ID), passed, tokens)
+			if bn.HasCost {
+				fmt.Fprintf(&b, "%s | ", cost)
+			}
+			fmt.Fprintf(&b, "%s | %s |\n", calls, pareto)
+		}
+		var revised []string
+		for _, s := range bn.Systems {
+			if s.Base != nil && s.Head != nil && s.Base.ManifestDigest != s.Head.ManifestDigest {
+				revised = append(revised, fmt.Sprintf("%s runs %s (%s → %s)", cell(s.ID), code(s.Head.ManifestKey), code(short(s.Base.ManifestDigest)), code(short(s.Head.ManifestDigest))))
+			}
+		}
+		if len(revised) > 0 {
+			fmt.Fprintf(&b, "\nRevised organisms: %s.\n", strings.Join(revised, "; "))
+		}
+		if k := len(bn.Flips); k > 0 {
+			fmt.Fprintf(&b, "\n%s flipped (see %s).\n", plural(k, "case outcome"), TitleFlips)
+		}
+		b.WriteString("\n")
+	}
+	if n == 0 {
+		return "No bench workloads.\n"
+	}
+	if len(unchanged) > 0 {
+		fmt.Fprintf(&b, "Unchanged: %s.\n", strings.Join(unchanged, "; "))
+	}
+	return b.String()
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}
+
+func pct(r Rate) string {
+	if r.Total == 0 {
+		return "0/0"
+	}
+	return fmt.Sprintf("%d/%d (%s%%)", r.Passed, r.Total, trimFloat(100*r.Value()))
+}
+
+func rate(r Rate) string { return fmt.Sprintf("%d/%d", r.Passed, r.Total) }
+
+func trimFloat(f float64) string {
+	s := fmt.Sprintf("%.1f", f)
+	return strings.TrimSuffix(s, ".0")
+}
+
+func ppDelta(b, h Rate) string {
+	d := 100 * (h.Value() - b.Value())
+	switch {
+	case d > 0.05:
+		return "+" + trimFloat(d) + " pp"
+	case d < -0.05:
+		return "−" + trimFloat(-d) + " pp"
+	}
+	return "±0 pp"
+}
+
+func promoted(p *Promotion) string {
+	if p == nil {
+		return "—"
+	}
+	if p.Exhausted {
+		return "nothing (habitat budget exhausted)"
+	}
+	return code(p.Key) + " (" + code(short(p.Digest)) + ")"
+}
+
+func promotionsMD(d *Diff) string {
+	var b strings.Builder
+	var unchanged []string
+	n := 0
+	for _, w := range d.Workloads {
+		f := w.Foundry
+		if f == nil {
+			continue
+		}
+		n++
+		if w.Status == StatusUnchanged {
+			unchanged = append(unchanged, fmt.Sprintf("%s (promotes %s)", w.Name, promoted(f.Head)))
+			continue
+		}
+		fmt.Fprintf(&b, "### %s (%s)\n\n", w.Name, w.Status)
+		switch {
+		case f.PromotedChanged:
+			fmt.Fprintf(&b, "**Promoted candidate changed**: %s → %s\n\n", promoted(f.Base), promoted(f.Head))
+		case f.Base != nil && f.Head != nil:
+			fmt.Fprintf(&b, "Promoted candidate unchanged: %s\n\n", promoted(f.Head))
+		case f.Head != nil:
+			fmt.Fprintf(&b, "Promotes %s\n\n", promoted(f.Head))
+		default:
+			fmt.Fprintf(&b, "Promoted %s at base; the workload no longer runs at head.\n\n", promoted(f.Base))
+		}
+		if f.Base != nil && f.Head != nil && !f.Base.Exhausted && !f.Head.Exhausted {
+			b.WriteString("| promoted | base | head | Δ |\n| --- | --- | --- | --- |\n")
+			for _, r := range []struct {
+				name string
+				b, h Rate
+			}{{"validation", f.Base.Validation, f.Head.Validation}, {"train", f.Base.Train, f.Head.Train}, {"holdout", f.Base.Holdout, f.Head.Holdout}} {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.name, pct(r.b), pct(r.h), ppDelta(r.b, r.h))
+			}
+			fmt.Fprintf(&b, "| candidates | %d | %d | %s |\n\n", f.Base.Candidates, f.Head.Candidates, delta(int64(f.Base.Candidates), int64(f.Head.Candidates)))
+		}
+		if len(f.Candidates) > 0 {
+			b.WriteString("| candidate | validation | train |\n| --- | --- | --- |\n")
+			for _, c := range f.Candidates {
+				name := code(c.Key)
+				if c.Head != nil && c.Head.Promoted {
+					name += " (promoted)"
+				}
+				var val, tr string
+				switch {
+				case c.Base == nil:
+					val, tr = rate(c.Head.Validation)+" (new)", rate(c.Head.Train)
+				case c.Head == nil:
+					val, tr = rate(c.Base.Validation)+" (removed)", rate(c.Base.Train)
+				default:
+					val = change(rate(c.Base.Validation), rate(c.Head.Validation), ppDelta(c.Base.Validation, c.Head.Validation))
+					tr = change(rate(c.Base.Train), rate(c.Head.Train), ppDelta(c.Base.Train, c.Head.Train))
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", name, val, tr)
+			}
+			b.WriteString("\n")
+		}
+		cands := func(label string, cs []Candidate) {
+			if len(cs) == 0 {
+				return
+			}
+			var parts []string
+			for _, c := range cs {
+				if c.Was != "" {
+					parts = append(parts, fmt.Sprintf("%s (%s → %s)", code(c.Key), code(short(c.Was)), code(short(c.Digest))))
+				} else {
+					parts = append(parts, fmt.Sprintf("%s (%s)", code(c.Key), code(short(c.Digest))))
+				}
+			}
+			fmt.Fprintf(&b, "- candidates %s: %s\n", label, strings.Join(parts, ", "))
+		}
+		cands("added", f.Added)
+		cands("removed", f.Removed)
+		cands("revised", f.Revised)
+		if k := len(f.Flips); k > 0 {
+			fmt.Fprintf(&b, "- %s flipped (see %s)\n", plural(k, "case outcome"), TitleFlips)
+		}
+		b.WriteString("\n")
+	}
+	if n == 0 {
+		return "No foundry workloads.\n"
+	}
+	if len(unchanged) > 0 {
+		fmt.Fprintf(&b, "Unchanged: %s.\n", strings.Join(unchanged, "; "))
+	}
+	return b.String()
+}
+
+func regressionsMD(d *Diff, o RenderOptions) string {
+	if len(d.Regressions) == 0 {
+		return "No regressions: no pass rate dropped and no case went from pass to fail.\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<details><summary>%s, largest first</summary>\n\n", plural(len(d.Regressions), "regression"))
+	b.WriteString("| workload | subject | measure | base | head | Δ | cases now failing |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	for i, r := range d.Regressions {
+		if i == o.rows() {
+			fmt.Fprintf(&b, "\n… and %d more in the diff JSON.\n", len(d.Regressions)-i)
+			break
+		}
+		cases := "—"
+		if len(r.Cases) > 0 {
+			cases = cell(strings.Join(r.Cases, ", "))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(r.Workload), cell(r.Subject), r.Metric, pct(r.Base), pct(r.Head), ppDelta(r.Base, r.Head), cases)
+	}
+	b.WriteString("\n</details>\n")
+	return b.String()
+}
+
+func replaysMD(d *Diff, o RenderOptions) string {
+	r := d.Replays
+	if r == nil {
+		return "Not compared: no receipt archive (commit receipts under `receipts/` or pass `--archive DIR`).\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d receipts in %s; %d of them ran an organism this change touched.\n", r.Receipts, code(r.Archive), r.Touched)
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(&b, "%d files skipped (not algal.run.v1 receipts).\n", len(r.Skipped))
+	}
+	if len(r.Results) == 0 {
+		return b.String()
+	}
+	counts := map[string]int{}
+	for _, x := range r.Results {
+		counts[x.Verdict]++
+	}
+	var parts []string
+	for _, k := range sortedKeys(counts) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+	}
+	fmt.Fprintf(&b, "Verdicts: %s.\n\n", strings.Join(parts, ", "))
+	b.WriteString("| organism | receipt | manifest | verdict | detail |\n| --- | --- | --- | --- | --- |\n")
+	for i, x := range r.Results {
+		if i == o.rows() {
+			fmt.Fprintf(&b, "\n… and %d more in the diff JSON.\n", len(r.Results)-i)
+			break
+		}
+		head := code(short(x.HeadManifest))
+		if x.HeadManifest == "" && x.HeadPath != "" {
+			head = "invalid " + code(x.HeadPath)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s → %s | %s | %s |\n", code(x.Key), code(cell(shortFile(x.File))), code(short(x.BaseManifest)), head, x.Verdict, cell(x.Detail))
+	}
+	return b.String()
+}
+
+var digestName = regexp.MustCompile(`^([0-9a-f]{12})[0-9a-f]{52}\.json$`)
+
+// shortFile abbreviates a content-addressed receipt file name (64 hex
+// digits) to its first 12; the JSON keeps the whole path.
+func shortFile(p string) string {
+	dir, base := path.Split(p)
+	if m := digestName.FindStringSubmatch(base); m != nil {
+		return dir + m[1] + "….json"
+	}
+	return p
+}
+
+func flipsMD(d *Diff, o RenderOptions) string {
+	total := 0
+	var b strings.Builder
+	for _, w := range d.Workloads {
+		var fl []Flip
+		if w.Bench != nil {
+			fl = w.Bench.Flips
+		}
+		if w.Foundry != nil {
+			fl = w.Foundry.Flips
+		}
+		for _, f := range fl {
+			if total == o.rows()*4 {
+				total++
+				continue
+			}
+			if total == 0 {
+				b.WriteString("| workload | subject | case | split | base → head |\n| --- | --- | --- | --- | --- |\n")
+			}
+			total++
+			split := f.Split
+			if split == "" {
+				split = "—"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s → %s |\n", cell(w.Name), cell(f.Subject), cell(f.Case), split, f.Base, f.Head)
+		}
+	}
+	if total == 0 {
+		return "No case changed outcome.\n"
+	}
+	if total > o.rows()*4 {
+		b.WriteString("\n… more in the diff JSON.\n")
+	}
+	return fmt.Sprintf("<details><summary>%s flipped</summary>\n\n%s\n</details>\n", plural(countFlips(d), "case outcome"), b.String())
+}
+
+func countFlips(d *Diff) int {
+	n := 0
+	for _, w := range d.Workloads {
+		if w.Bench != nil {
+			n += len(w.Bench.Flips)
+		}
+		if w.Foundry != nil {
+			n += len(w.Foundry.Flips)
+		}
+	}
+	return n
+}

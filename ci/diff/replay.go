@@ -1,0 +1,296 @@
+package diff
+
+import (
+	"cmp"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
+)
+
+// ReplayInput says where the archived receipts and the two source trees
+// are.
+type ReplayInput struct {
+	// Archive is the directory of archived receipts (*.json, walked
+	// recursively, hidden directories skipped).
+	Archive string
+	// BaseTree and HeadTree are scanned for *.algal.json manifests
+	// (hidden directories and testdata skipped).
+	BaseTree, HeadTree string
+}
+
+// Replay verdicts besides the engine's identical, diverged and
+// could-not-replay.
+const (
+	VerdictRemoved = "removed" // no head manifest carries the key any more
+	VerdictError   = "error"   // the receipt could not be compared (it does not check)
+)
+
+// Replays is the archive comparison.
+type Replays struct {
+	Archive  string `json:"archive"`
+	Receipts int    `json:"receipts"` // receipts read
+	Touched  int    `json:"touched"`  // receipts whose organism the change touched
+	// Skipped lists archive files that are not algal.run.v1 receipts.
+	Skipped []string `json:"skipped"`
+	Results []Replay `json:"results"`
+}
+
+// Replay is one archived receipt compared with one head revision.
+type Replay struct {
+	File         string `json:"file"` // relative to the archive
+	Receipt      string `json:"receipt"`
+	Key          string `json:"key"`
+	BaseManifest string `json:"baseManifest"`
+	BasePath     string `json:"basePath"`
+	HeadManifest string `json:"headManifest"` // "" when removed or when the head file does not admit
+	HeadPath     string `json:"headPath"`
+	Verdict      string `json:"verdict"`
+	Detail       string `json:"detail"`
+}
+
+// organism is a manifest file found in a tree.
+type organism struct {
+	path   string // relative to the tree, slash-separated
+	key    string
+	digest string // "" when the file does not admit
+	value  any    // canonical JSON value as read
+}
+
+// maxTreeManifests bounds a tree scan.
+const maxTreeManifests = 10000
+
+func scanTree(root string) ([]organism, error) {
+	var out []organism
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(d.Name(), ".algal.json") || !d.Type().IsRegular() {
+			return nil
+		}
+		if len(out) >= maxTreeManifests {
+			return &Error{Code: CodeArchive, Message: "more than 10000 *.algal.json files under " + root}
+		}
+		rel, _ := filepath.Rel(root, p)
+		o := organism{path: filepath.ToSlash(rel)}
+		if m, err := manifest.ReadFile(p); err == nil {
+			o.key, o.digest, o.value = m.Key, m.Digest, m.Value
+		} else if v, err := canon.ReadFile(p, manifest.MaxManifestBytes); err == nil {
+			// A head file that no longer admits still names its key, so
+			// the receipts of that organism are compared (and reported as
+			// could-not-replay) rather than silently dropped.
+			if obj, ok := v.(map[string]any); ok {
+				o.key, _ = obj["key"].(string)
+				o.value = v
+			}
+		}
+		if o.key != "" {
+			out = append(out, o)
+		}
+		return nil
+	})
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, err
+		}
+		return nil, &Error{Code: CodeArchive, Message: "scan " + root, Err: err}
+	}
+	slices.SortFunc(out, func(a, b organism) int { return strings.Compare(a.path, b.path) })
+	return out, nil
+}
+
+type archived struct {
+	file string
+	rec  map[string]any
+}
+
+func readArchive(dir string) ([]archived, []string, error) {
+	var recs []archived
+	var skipped []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(d.Name(), ".json") {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		data, err := canon.ReadBounded(p, receipt.MaxBytes)
+		if err != nil {
+			skipped = append(skipped, rel)
+			return nil
+		}
+		rec, err := receipt.Parse(data)
+		if err != nil || rec["contract"] != "algal.run.v1" {
+			skipped = append(skipped, rel)
+			return nil
+		}
+		recs = append(recs, archived{file: rel, rec: rec})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, &Error{Code: CodeArchive, Message: "receipt archive " + dir, Err: err}
+	}
+	return recs, skipped, nil
+}
+
+func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
+	out := &Replays{Archive: trim(in.Archive), Skipped: []string{}, Results: []Replay{}}
+	recs, skipped, err := readArchive(in.Archive)
+	if err != nil {
+		return nil, err
+	}
+	out.Receipts, out.Skipped = len(recs), append(out.Skipped, skipped...)
+	if len(recs) == 0 {
+		return out, nil
+	}
+	baseOrgs, err := scanTree(in.BaseTree)
+	if err != nil {
+		return nil, err
+	}
+	headOrgs, err := scanTree(in.HeadTree)
+	if err != nil {
+		return nil, err
+	}
+	baseByDigest := map[string]organism{}
+	for _, o := range baseOrgs {
+		if _, dup := baseByDigest[o.digest]; o.digest != "" && !dup {
+			baseByDigest[o.digest] = o
+		}
+	}
+	headByKey := map[string][]organism{}
+	for _, o := range headOrgs {
+		headByKey[o.key] = append(headByKey[o.key], o)
+	}
+
+	// Children named by digest resolve from either tree.
+	st := store.NewMemStore()
+	for _, o := range append(slices.Clone(baseOrgs), headOrgs...) {
+		if o.digest != "" {
+			if _, err := st.Put(store.Manifests, o.value); err != nil {
+				return nil, &Error{Code: CodeArchive, Message: "admit " + o.path, Err: err}
+			}
+		}
+	}
+
+	for _, a := range recs {
+		md, _ := a.rec["manifestDigest"].(string)
+		digest, _ := a.rec["digest"].(string)
+		bo, ok := baseByDigest[md]
+		if !ok {
+			continue
+		}
+		heads := headByKey[bo.key]
+		if slices.ContainsFunc(heads, func(o organism) bool { return o.digest == md }) {
+			continue // the organism is unchanged at head
+		}
+		out.Touched++
+		r := Replay{File: a.file, Receipt: digest, Key: bo.key, BaseManifest: md, BasePath: bo.path}
+		if len(heads) == 0 {
+			r.Verdict, r.Detail = VerdictRemoved, "no *.algal.json at head has key "+bo.key
+			out.Results = append(out.Results, r)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, ho := range heads {
+			id := ho.digest
+			if id == "" {
+				id = "invalid:" + ho.path
+			}
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			rr := r
+			rr.HeadManifest, rr.HeadPath = ho.digest, ho.path
+			c, err := vm.CompareValue(a.rec, ho.value, vm.ReplayOptions{Store: st})
+			if err != nil {
+				rr.Verdict, rr.Detail = VerdictError, codedMessage(err)
+			} else {
+				rr.Verdict, rr.Detail = c.Verdict, comparisonDetail(c)
+			}
+			out.Results = append(out.Results, rr)
+		}
+	}
+	slices.SortFunc(out.Results, func(a, b Replay) int {
+		return cmp.Or(strings.Compare(a.Key, b.Key), strings.Compare(a.File, b.File), strings.Compare(a.HeadPath, b.HeadPath))
+	})
+	return out, nil
+}
+
+func codedMessage(err error) string {
+	var c interface{ ErrorCode() string }
+	if errors.As(err, &c) {
+		return c.ErrorCode() + ": " + err.Error()
+	}
+	return err.Error()
+}
+
+// comparisonDetail says in one line where the revision departed from the
+// record, or why it could not be replayed.
+func comparisonDetail(c *vm.Comparison) string {
+	switch {
+	case c.Reason != nil:
+		s := c.Reason.Code
+		if c.Reason.Path != "" {
+			s += " at " + c.Reason.Path
+		}
+		if c.Reason.Detail != nil && *c.Reason.Detail != "" {
+			s += ": " + *c.Reason.Detail
+		}
+		return oneLine(s, 200)
+	case c.Divergence != nil:
+		s := "first divergence: " + c.Divergence.Kind
+		if c.Divergence.Path != "" {
+			s += " " + c.Divergence.Path
+		}
+		if c.Divergence.Detail != nil && *c.Divergence.Detail != "" {
+			s += " (" + *c.Divergence.Detail + ")"
+		}
+		if c.OriginalOutcome != c.RevisedOutcome && c.RevisedOutcome != "" {
+			s += "; outcome " + c.OriginalOutcome + " -> " + c.RevisedOutcome
+		}
+		return oneLine(s, 200)
+	}
+	return "reproduces the recorded trace"
+}
+
+func oneLine(s string, maxRunes int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxRunes {
+		s = string(r[:maxRunes-3]) + "..."
+	}
+	return s
+}
+
+// DefaultArchive returns dir/receipts when it is a directory, else "".
+func DefaultArchive(dir string) string {
+	p := filepath.Join(dir, "receipts")
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return p
+	}
+	return ""
+}

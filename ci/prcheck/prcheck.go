@@ -1,0 +1,536 @@
+// Package prcheck is the whole Assay pull-request check in one call: run
+// the workloads at the head (the working tree) and at the base (a detached
+// git worktree of the base ref), verify them (the harness's verify phase,
+// then an independent offline pass of ci/verify over the head run
+// directories), diff the two run sets (ci/diff), compose the sticky comment (ci/github),
+// write the artifact directory the comment workflow posts from, append the
+// report to the job summary, and say whether the check fails: it fails when
+// a head run does not verify, a head gate fails, a head run fails, or a
+// head workload cannot be loaded. The base's results never fail the check;
+// they are only the reference.
+//
+// Posting is not done here: the check runs pull-request code with a
+// read-only token, and the separate assay-comment workflow posts the
+// artifact (see ci/github and docs/ci.md).
+//
+// # Artifact directory
+//
+//	comment.md   the composed comment (marker first, at most 65,536 characters)
+//	pr.json      {"number": N, "head_sha": "..."} when the event names a pull request
+//	diff.json    the structured diff (ci/diff)
+//	report.md    the full Markdown report (also appended to the job summary)
+//	runs/        the head run directories, runs/<workload>/<run-slug>/
+package prcheck
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/algal-assay/assay/ci/diff"
+	ghci "github.com/algal-assay/assay/ci/github"
+	"github.com/algal-assay/assay/ci/verify"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
+)
+
+// Error codes carried by [Error].
+const (
+	CodeGit   = "GIT_FAILED"    // a git command failed (unknown ref, not a repository)
+	CodeInput = "INPUT_INVALID" // options that cannot work (no base ref, bad paths)
+	CodeIO    = "IO_FAILED"     // the artifact or temporary directories cannot be written
+)
+
+// Error is the typed error this package returns.
+type Error struct {
+	Code    string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+// ErrorCode returns the stable code.
+func (e *Error) ErrorCode() string { return e.Code }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Artifact file names besides ci/github's comment.md and pr.json.
+const (
+	ArtifactDiff   = "diff.json"
+	ArtifactReport = "report.md"
+	ArtifactRuns   = "runs"
+	// ArtifactName is the name the workflows upload the directory under.
+	ArtifactName = "assay-pr-check"
+)
+
+// DefaultPaths are the workload paths when none are given.
+var DefaultPaths = []string{"suites"}
+
+// Options configure a check.
+type Options struct {
+	// Dir is the repository's working tree, the head side; default ".".
+	Dir string
+	// BaseRef is the git ref of the base; default origin/$GITHUB_BASE_REF.
+	BaseRef string
+	// Paths are the workload files and directories, relative to Dir (and
+	// to the base worktree); default suites.
+	Paths []string
+	// Archive is the receipt archive relative to Dir; "" means receipts/
+	// when it exists; "-" disables the archive comparison.
+	Archive string
+	// Artifact is the directory to write (see the package doc); "" writes
+	// none.
+	Artifact string
+	// EventPath is the Actions event payload (GITHUB_EVENT_PATH), read for
+	// pr.json.
+	EventPath string
+	// StepSummary is the job summary file (GITHUB_STEP_SUMMARY); "" skips.
+	StepSummary string
+	// Pointer says where the full report is; "" derives it from the
+	// Actions environment.
+	Pointer     string
+	Concurrency int
+	// Log receives one progress line per workload; nil discards.
+	Log io.Writer
+}
+
+// Result is a finished check.
+type Result struct {
+	Diff     *diff.Diff
+	Report   string // full Markdown
+	Comment  string // the comment body, marker first
+	Failed   bool
+	PR       int
+	HeadSHA  string
+	BaseSHA  string
+	Artifact string
+}
+
+// Run performs the check. An error means the check could not be carried
+// out (no base ref, git failure, unwritable artifact); a failing workload
+// is Result.Failed, not an error.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	sides, err := RunSides(ctx, SideOptions{
+		Dir: opts.Dir, BaseRef: opts.BaseRef, Paths: opts.Paths, Archive: opts.Archive,
+		HeadOut: artifactRuns(opts.Artifact), Concurrency: opts.Concurrency, Log: opts.Log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer sides.Close()
+	d := sides.Diff
+	res := &Result{Diff: d, Failed: !d.Verdict.Passed, BaseSHA: sides.BaseSHA, Artifact: opts.Artifact}
+
+	pointer := opts.Pointer
+	if pointer == "" {
+		pointer = DefaultPointer()
+	}
+	sections := diff.Sections(d, diff.RenderOptions{Pointer: pointer})
+	res.Report = ghci.Compose("", sections, summaryLimit, pointer)
+	marker, _ := ghci.Marker(ghci.DefaultKey)
+	res.Comment = ghci.Compose(marker, sections, ghci.MaxCommentChars, pointer)
+
+	if opts.EventPath != "" {
+		if res.PR, res.HeadSHA, err = readPR(opts.EventPath); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Artifact != "" {
+		if err := writeArtifact(opts.Artifact, res); err != nil {
+			return nil, err
+		}
+	}
+	if opts.StepSummary != "" {
+		if err := ghci.AppendStepSummary(opts.StepSummary, res.Report); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// summaryLimit keeps the job summary under GitHub's 1 MiB per step.
+const summaryLimit = 1_000_000
+
+func artifactRuns(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, ArtifactRuns)
+}
+
+// DefaultPointer says where the rest of the report is, naming the run when
+// the Actions environment identifies it.
+func DefaultPointer() string {
+	server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
+	where := "the check run"
+	if server != "" && repo != "" && id != "" {
+		where = "[the check run](" + server + "/" + repo + "/actions/runs/" + id + ")"
+	}
+	return "Full report: the job summary of " + where + "; data (diff.json, head run directories): its `" + ArtifactName + "` artifact."
+}
+
+var shaPattern = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// readPR takes the pull request's number and head commit from the event.
+func readPR(path string) (int, string, error) {
+	ev, err := ghci.ReadEvent(path)
+	if err != nil {
+		return 0, "", err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, "", &Error{Code: CodeIO, Message: "event payload " + path, Err: err}
+	}
+	var raw struct {
+		PullRequest *struct {
+			Head struct {
+				SHA string `json:"sha"`
+			} `json:"head"`
+		} `json:"pull_request"`
+	}
+	sha := ""
+	if json.Unmarshal(data, &raw) == nil && raw.PullRequest != nil && shaPattern.MatchString(raw.PullRequest.Head.SHA) {
+		sha = raw.PullRequest.Head.SHA
+	}
+	return ev.PR, sha, nil
+}
+
+func writeArtifact(dir string, res *Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &Error{Code: CodeIO, Message: "artifact " + dir, Err: err}
+	}
+	js, err := res.Diff.JSON()
+	if err != nil {
+		return &Error{Code: CodeIO, Message: "encode diff", Err: err}
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{ghci.ArtifactBody, []byte(res.Comment)},
+		{ArtifactDiff, js},
+		{ArtifactReport, []byte(res.Report)},
+	}
+	if res.PR > 0 {
+		pr := map[string]any{"number": res.PR}
+		if res.HeadSHA != "" {
+			pr["head_sha"] = res.HeadSHA
+		}
+		b, _ := json.Marshal(pr)
+		files = append(files, struct {
+			name string
+			data []byte
+		}{ghci.ArtifactPRJSON, append(b, '\n')})
+	} else {
+		// A stale pr.json from an earlier run must not name another PR.
+		_ = os.Remove(filepath.Join(dir, ghci.ArtifactPRJSON))
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+			return &Error{Code: CodeIO, Message: "artifact " + dir, Err: err}
+		}
+	}
+	return nil
+}
+
+// SideOptions configure RunSides.
+type SideOptions struct {
+	Dir, BaseRef string
+	Paths        []string
+	Archive      string
+	// HeadOut is where the head run directories go; "" uses a temporary
+	// directory removed by Close.
+	HeadOut     string
+	Concurrency int
+	Log         io.Writer
+}
+
+// Sides are the two runs and their diff. Close removes the temporary
+// directories and the base worktree.
+type Sides struct {
+	Diff    *diff.Diff
+	BaseSHA string
+	HeadOut string
+	BaseOut string
+	close   []func() error
+}
+
+// Close releases the base worktree and temporary directories.
+func (s *Sides) Close() error {
+	var errs []error
+	for i := len(s.close) - 1; i >= 0; i-- {
+		errs = append(errs, s.close[i]())
+	}
+	s.close = nil
+	return errors.Join(errs...)
+}
+
+// RunSides runs the workloads at the head (Dir) and at BaseRef (a git
+// worktree), and diffs them.
+func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	if len(o.Paths) == 0 {
+		o.Paths = DefaultPaths
+	}
+	if o.BaseRef == "" {
+		if ref := os.Getenv("GITHUB_BASE_REF"); ref != "" {
+			o.BaseRef = "origin/" + ref
+		}
+	}
+	if o.BaseRef == "" {
+		return nil, &Error{Code: CodeInput, Message: "no base ref: pass --base-ref REF, or run on a pull_request event (GITHUB_BASE_REF)"}
+	}
+	for _, p := range o.Paths {
+		if filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
+			return nil, &Error{Code: CodeInput, Message: fmt.Sprintf("workload path %q must be relative to the repository and inside it", p)}
+		}
+	}
+	head, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, &Error{Code: CodeInput, Message: "repository " + o.Dir, Err: err}
+	}
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+
+	s := &Sides{}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	tmp, err := os.MkdirTemp("", "assay-pr-*")
+	if err != nil {
+		return nil, &Error{Code: CodeIO, Message: "temporary directory", Err: err}
+	}
+	s.close = append(s.close, func() error { return os.RemoveAll(tmp) })
+
+	baseSHA, err := git(ctx, head, "rev-parse", "--verify", "--end-of-options", o.BaseRef+"^{commit}")
+	if err != nil {
+		return nil, err
+	}
+	s.BaseSHA = baseSHA
+	headLabel := "working tree"
+	if sha, err := git(ctx, head, "rev-parse", "--short", "HEAD"); err == nil {
+		headLabel = "HEAD " + sha
+	}
+	baseTree := filepath.Join(tmp, "base")
+	if _, err := git(ctx, head, "worktree", "add", "--detach", "--quiet", baseTree, baseSHA); err != nil {
+		return nil, err
+	}
+	s.close = append(s.close, func() error {
+		_, err := git(context.Background(), head, "worktree", "remove", "--force", baseTree)
+		_, _ = git(context.Background(), head, "worktree", "prune")
+		return err
+	})
+	// Dir may be a subdirectory of the repository: the base side is the
+	// same subdirectory of the worktree.
+	prefix, err := git(ctx, head, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, err
+	}
+	baseRoot := filepath.Join(baseTree, filepath.FromSlash(prefix))
+
+	s.HeadOut = o.HeadOut
+	if s.HeadOut == "" {
+		s.HeadOut = filepath.Join(tmp, "head-runs")
+	} else if err := os.RemoveAll(s.HeadOut); err != nil {
+		// Stale run directories from an earlier check would be diffed.
+		return nil, &Error{Code: CodeIO, Message: "clear " + s.HeadOut, Err: err}
+	}
+	s.BaseOut = filepath.Join(tmp, "base-runs")
+
+	fmt.Fprintf(log, "assay ci: base %s (%s)\n", o.BaseRef, shortSHA(baseSHA))
+	baseProblems, err := RunTree(ctx, baseRoot, o.Paths, s.BaseOut, filepath.Join(tmp, "base-store"), o.Concurrency, prefixed(log, "base: "))
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "assay ci: head %s\n", headLabel)
+	headStore := filepath.Join(tmp, "head-store")
+	headProblems, err := RunTree(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "))
+	if err != nil {
+		return nil, err
+	}
+	verified, failures, err := VerifyRuns(ctx, s.HeadOut, headStore)
+	if err != nil {
+		return nil, err
+	}
+	headProblems = append(headProblems, failures...)
+
+	baseSet, err := diff.LoadSet(s.BaseOut)
+	if err != nil {
+		return nil, err
+	}
+	headSet, err := diff.LoadSet(s.HeadOut)
+	if err != nil {
+		return nil, err
+	}
+	trim := []string{baseRoot, baseTree, head, tmp, s.HeadOut}
+	dopts := diff.Options{BaseLabel: o.BaseRef + " " + shortSHA(baseSHA), HeadLabel: headLabel, Trim: trim}
+	archive := o.Archive
+	switch archive {
+	case "-":
+		archive = ""
+	case "":
+		archive = diff.DefaultArchive(head)
+	default:
+		if !filepath.IsAbs(archive) {
+			archive = filepath.Join(head, archive)
+		}
+	}
+	if archive != "" {
+		dopts.Replay = &diff.ReplayInput{Archive: archive, BaseTree: baseRoot, HeadTree: head}
+	}
+	d, err := diff.Compute(baseSet, headSet, dopts)
+	if err != nil {
+		return nil, err
+	}
+	trimmer := strings.NewReplacer(baseRoot+string(filepath.Separator), "", head+string(filepath.Separator), "")
+	for _, p := range headProblems {
+		d.Problems = append(d.Problems, trimmer.Replace(p))
+	}
+	for _, p := range baseProblems {
+		d.Notes = append(d.Notes, "at base: "+trimmer.Replace(p))
+	}
+	if verified > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("head evidence re-verified offline (assay ci verify): %d items, %d failed", verified, len(failures)))
+	}
+	d.Settle()
+	s.Diff = d
+	return s, nil
+}
+
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// RunTree runs every workload found under paths (relative to tree; paths
+// missing from the tree are skipped) with receipts in storeDir and run
+// directories under out. Workloads that do not load are returned as
+// problems; failed runs leave their run directories, which the diff reads.
+func RunTree(ctx context.Context, tree string, paths []string, out, storeDir string, concurrency int, log io.Writer) ([]string, error) {
+	var roots []string
+	for _, p := range paths {
+		full := filepath.Join(tree, p)
+		if _, err := os.Stat(full); err == nil {
+			roots = append(roots, full)
+		}
+	}
+	problems := []string{}
+	if len(roots) == 0 {
+		return problems, nil
+	}
+	files, err := harness.Discover(roots...)
+	if err != nil {
+		return append(problems, err.Error()), nil
+	}
+	wb, err := vm.NewWorkbench(storeDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		w, err := harness.Load(f)
+		if err != nil {
+			problems = append(problems, err.Error())
+			fmt.Fprintf(log, "FAIL %s: %v\n", f, err)
+			continue
+		}
+		o, err := harness.Run(ctx, w, harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: concurrency})
+		if errors.Is(err, harness.ErrCancelled) || ctx.Err() != nil {
+			return nil, &Error{Code: CodeInput, Message: "cancelled", Err: ctx.Err()}
+		}
+		switch {
+		case o == nil:
+			problems = append(problems, fmt.Sprintf("%s: %v", w.Name, err))
+			fmt.Fprintf(log, "FAIL %s: %v\n", w.Name, err)
+		case o.Passed():
+			fmt.Fprintf(log, "PASS %s\n", w.Name)
+		default:
+			fmt.Fprintf(log, "FAIL %s\n", w.Name)
+		}
+	}
+	return problems, nil
+}
+
+// VerifyRuns re-verifies, offline and independently of the harness's own
+// verify phase, every piece of evidence under the runs root against the
+// store the runs wrote (ci/verify, the engine of `assay ci verify`). It
+// returns how many items were checked and one line per failure.
+func VerifyRuns(ctx context.Context, runs, storeDir string) (int, []string, error) {
+	if _, err := os.Stat(runs); err != nil {
+		return 0, nil, nil // nothing ran
+	}
+	wb, err := vm.NewWorkbench(storeDir)
+	if err != nil {
+		return 0, nil, err
+	}
+	rep, err := verify.Verify(ctx, []string{runs}, verify.Options{Evidence: wb, StoreDir: storeDir, AllowEmpty: true})
+	if err != nil {
+		return 0, nil, err
+	}
+	var failures []string
+	for _, r := range rep.Results {
+		if !r.OK {
+			rel, err := filepath.Rel(runs, r.Path)
+			if err != nil {
+				rel = r.Path
+			}
+			failures = append(failures, fmt.Sprintf("verification of %s (%s) failed: %s", filepath.ToSlash(rel), r.Kind, r.Detail()))
+		}
+	}
+	return len(rep.Results), failures, nil
+}
+
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", &Error{Code: CodeGit, Message: "git " + strings.Join(args, " ") + ": " + msg}
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	lines := strings.SplitAfter(string(b), "\n")
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if _, err := io.WriteString(p.w, p.prefix+l); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
+}
+
+func prefixed(w io.Writer, prefix string) io.Writer { return prefixWriter{w, prefix} }

@@ -1,0 +1,113 @@
+package prcheck_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/ci/prcheck"
+)
+
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "--quiet", "--initial-branch=main"}, {"add", "."}, {"commit", "--quiet", "-m", "init"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+func code(err error) string {
+	var c interface{ ErrorCode() string }
+	if errors.As(err, &c) {
+		return c.ErrorCode()
+	}
+	return ""
+}
+
+func TestRunSidesRejects(t *testing.T) {
+	t.Setenv("GITHUB_BASE_REF", "")
+	dir := gitRepo(t)
+	for _, tc := range []struct {
+		name string
+		opts prcheck.SideOptions
+		code string
+	}{
+		{"no base ref", prcheck.SideOptions{Dir: dir}, prcheck.CodeInput},
+		{"unknown ref", prcheck.SideOptions{Dir: dir, BaseRef: "no-such-branch"}, prcheck.CodeGit},
+		{"option-like ref", prcheck.SideOptions{Dir: dir, BaseRef: "--output=/tmp/x"}, prcheck.CodeGit},
+		{"path outside", prcheck.SideOptions{Dir: dir, BaseRef: "main", Paths: []string{"../elsewhere"}}, prcheck.CodeInput},
+		{"absolute path", prcheck.SideOptions{Dir: dir, BaseRef: "main", Paths: []string{"/etc"}}, prcheck.CodeInput},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := prcheck.RunSides(context.Background(), tc.opts)
+			if err == nil {
+				s.Close()
+				t.Fatal("accepted")
+			}
+			if code(err) != tc.code {
+				t.Fatalf("code %q (%v), want %s", code(err), err, tc.code)
+			}
+		})
+	}
+}
+
+// With no workloads anywhere the check passes vacuously, writes its
+// artifact (removing a stale pr.json when no event names a PR) and leaves
+// no worktree behind; GITHUB_BASE_REF supplies the base.
+func TestRunEmptyRepository(t *testing.T) {
+	dir := gitRepo(t)
+	cmd := exec.Command("git", "-C", dir, "branch", "--quiet", "origin/main", "main")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Setenv("GITHUB_BASE_REF", "main")
+	art := filepath.Join(t.TempDir(), "art")
+	if err := os.MkdirAll(art, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(art, "pr.json"), []byte(`{"number":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	res, err := prcheck.Run(context.Background(), prcheck.Options{Dir: dir, Artifact: art, StepSummary: summary, Pointer: "See the artifact."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed || res.Diff.Verdict.Workloads != 0 {
+		t.Fatalf("verdict %+v", res.Diff.Verdict)
+	}
+	for _, f := range []string{"comment.md", "diff.json", "report.md"} {
+		if _, err := os.Stat(filepath.Join(art, f)); err != nil {
+			t.Errorf("artifact lacks %s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(art, "pr.json")); !os.IsNotExist(err) {
+		t.Errorf("stale pr.json kept: %v", err)
+	}
+	sum, _ := os.ReadFile(summary)
+	if !strings.Contains(string(sum), "No bench workloads.") || !strings.Contains(string(sum), "See the artifact.") {
+		t.Errorf("summary:\n%s", sum)
+	}
+	out, _ := exec.Command("git", "-C", dir, "worktree", "list").Output()
+	if n := strings.Count(strings.TrimSpace(string(out)), "\n"); n != 0 {
+		t.Errorf("worktrees left:\n%s", out)
+	}
+}

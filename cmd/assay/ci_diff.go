@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/algal-assay/assay/ci/diff"
+	"github.com/algal-assay/assay/ci/prcheck"
+	"github.com/spf13/cobra"
+)
+
+type ciDiffFlags struct {
+	base, head, baseRef, archive, baseTree, headTree, format, out, dir string
+	concurrency                                                        int
+}
+
+func init() { registerCI(newCIDiffCmd) }
+
+func newCIDiffCmd(c *cli) *cobra.Command {
+	var f ciDiffFlags
+	cmd := &cobra.Command{
+		Use:   "diff (--base DIR --head DIR | --base-ref REF [PATH...]) [--format md|json] [--out FILE]",
+		Short: "Compare the runs of a change's base and head: Pareto sets, promotions, regressions, replays",
+		Long: `Compare two sets of run directories (runs roots as 'assay run' writes them):
+per bench workload each system's passed/total, tokens, cost and effect calls with
+deltas, who joined or left the Pareto set and which cases flipped; per foundry
+workload whether the promoted candidate changed, its validation, train and
+holdout rates with deltas, and the candidates added, removed or revised.
+
+With --base-ref REF the runs are made here: the workloads under PATH (default
+suites/) run at REF in a temporary git worktree and then in the working tree.
+
+Archived receipts (--archive DIR, default receipts/ when it exists) whose
+organism the change touched are replayed against the revised organism: a
+receipt is touched when a *.algal.json in the base tree normalizes to its
+manifestDigest and the head tree's file with the same manifest key has a
+different digest. With --base/--head, replays need --base-tree (the head tree
+defaults to the current directory).`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.validate(args); err != nil {
+				return err
+			}
+			return c.ciDiff(cmd.Context(), f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.base, "base", "", "runs root `DIR` of the base")
+	fl.StringVar(&f.head, "head", "", "runs root `DIR` of the head")
+	fl.StringVar(&f.baseRef, "base-ref", "", "git `REF` to run the base at (in a temporary worktree)")
+	fl.StringVar(&f.dir, "repo-dir", ".", "repository working tree `DIR` for --base-ref")
+	fl.StringVar(&f.archive, "archive", "", "receipt archive `DIR` (default receipts/ if present; - for none)")
+	fl.StringVar(&f.baseTree, "base-tree", "", "with --base/--head: source tree `DIR` of the base, for archive replays")
+	fl.StringVar(&f.headTree, "head-tree", ".", "with --base/--head: source tree `DIR` of the head")
+	fl.StringVar(&f.format, "format", "md", "output format: md or json")
+	fl.StringVar(&f.out, "out", "", "write to `FILE` instead of stdout")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "with --base-ref: cases in flight per workload")
+	return cmd
+}
+
+func (f ciDiffFlags) validate(args []string) error {
+	switch {
+	case f.format != "md" && f.format != "json":
+		return usagef("ci diff: --format %q: want md or json", f.format)
+	case f.baseRef != "" && (f.base != "" || f.head != ""):
+		return usagef("ci diff: give --base-ref REF or --base DIR --head DIR, not both")
+	case f.baseRef == "" && (f.base == "" || f.head == ""):
+		return usagef("ci diff: give --base DIR and --head DIR, or --base-ref REF")
+	case f.baseRef == "" && len(args) > 0:
+		return usagef("ci diff: workload paths are only used with --base-ref")
+	case f.concurrency < 0:
+		return usagef("ci diff: --concurrency must not be negative")
+	}
+	return nil
+}
+
+func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var d *diff.Diff
+	if f.baseRef != "" {
+		s, err := prcheck.RunSides(ctx, prcheck.SideOptions{Dir: f.dir, BaseRef: f.baseRef, Paths: args,
+			Archive: f.archive, Concurrency: f.concurrency, Log: c.stderr})
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		d = s.Diff
+	} else {
+		base, err := diff.LoadSet(f.base)
+		if err != nil {
+			return err
+		}
+		head, err := diff.LoadSet(f.head)
+		if err != nil {
+			return err
+		}
+		opts := diff.Options{BaseLabel: f.base, HeadLabel: f.head, Trim: []string{f.baseTree, f.headTree}}
+		archive := f.archive
+		if archive == "" {
+			archive = diff.DefaultArchive(f.headTree)
+		}
+		if archive != "" && archive != "-" && f.baseTree != "" {
+			opts.Replay = &diff.ReplayInput{Archive: archive, BaseTree: f.baseTree, HeadTree: f.headTree}
+		}
+		if d, err = diff.Compute(base, head, opts); err != nil {
+			return err
+		}
+		if archive != "" && archive != "-" && f.baseTree == "" {
+			d.Notes = append(d.Notes, "archived receipts not replayed: pass --base-tree DIR (the base's source tree)")
+		}
+	}
+	var out []byte
+	if f.format == "json" {
+		var err error
+		if out, err = d.JSON(); err != nil {
+			return err
+		}
+	} else {
+		out = []byte(diff.Markdown(d, diff.RenderOptions{}))
+	}
+	if f.out != "" {
+		if dir := filepath.Dir(f.out); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return &prcheck.Error{Code: prcheck.CodeIO, Message: "--out " + f.out, Err: err}
+			}
+		}
+		if err := os.WriteFile(f.out, out, 0o644); err != nil {
+			return &prcheck.Error{Code: prcheck.CodeIO, Message: "--out " + f.out, Err: err}
+		}
+		return nil
+	}
+	_, err := c.stdout.Write(out)
+	return err
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	ghci "github.com/algal-assay/assay/ci/github"
+	"github.com/algal-assay/assay/ci/prcheck"
+	"github.com/spf13/cobra"
+)
+
+type ciPRFlags struct {
+	baseRef, artifact, archive, dir string
+	concurrency                     int
+	post                            bool
+}
+
+func init() { registerCI(newCIPRCmd) }
+
+func newCIPRCmd(c *cli) *cobra.Command {
+	var f ciPRFlags
+	cmd := &cobra.Command{
+		Use:   "pr [--base-ref REF] [--artifact DIR] [PATH...]",
+		Short: "The whole pull-request check: run base and head, verify, diff, write the comment artifact",
+		Long: `Run the workloads under PATH (default suites/) in the working tree (the head)
+and at the base ref in a temporary git worktree, verify every run, diff the two,
+and write the artifact directory (--artifact, default out/assay-pr-check):
+comment.md (the sticky comment, at most 65,536 characters), pr.json (from the
+event at GITHUB_EVENT_PATH), diff.json, report.md and the head run directories
+under runs/. The full report is appended to $GITHUB_STEP_SUMMARY.
+
+--base-ref defaults to origin/$GITHUB_BASE_REF. Exits 1 when a head run fails
+verification, a head gate fails, a head run fails or a head workload does not
+load; the base never fails the check.
+
+Nothing is posted unless --post is given: on pull requests from forks the
+check has a read-only token, and the assay-comment workflow posts comment.md
+from the artifact instead.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.concurrency < 0 {
+				return usagef("ci pr: --concurrency must not be negative")
+			}
+			return c.ciPR(cmd.Context(), f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.baseRef, "base-ref", "", "git `REF` of the base (default origin/$GITHUB_BASE_REF)")
+	fl.StringVar(&f.artifact, "artifact", "out/"+prcheck.ArtifactName, "artifact `DIR` to write")
+	fl.StringVar(&f.archive, "archive", "", "receipt archive `DIR` (default receipts/ if present; - for none)")
+	fl.StringVar(&f.dir, "repo-dir", ".", "repository working tree `DIR`")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "cases in flight per workload (0: one per CPU, at least two)")
+	fl.BoolVar(&f.post, "post", false, "also post the comment (same-repository pull requests; needs GITHUB_TOKEN with pull-requests: write)")
+	return cmd
+}
+
+func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := prcheck.Run(ctx, prcheck.Options{
+		Dir: f.dir, BaseRef: f.baseRef, Paths: paths, Archive: f.archive, Artifact: f.artifact,
+		EventPath: os.Getenv("GITHUB_EVENT_PATH"), StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
+		Concurrency: f.concurrency, Log: c.stderr,
+	})
+	if err != nil {
+		return err
+	}
+	v := res.Diff.Verdict
+	summary := map[string]any{
+		"passed": v.Passed, "workloads": v.Workloads, "failed": v.Failed, "changed": v.Changed,
+		"problems": res.Diff.Problems, "artifact": res.Artifact, "pr": res.PR,
+	}
+	if f.post {
+		posted, err := c.ciPRPost(ctx, res)
+		if err != nil {
+			return err
+		}
+		summary["comment"] = posted
+	}
+	out, _ := json.Marshal(summary)
+	fmt.Fprintf(c.stdout, "%s\n", out)
+	if res.Failed {
+		return reported(fmt.Errorf("the PR check failed: %s", strings.Join(append(append([]string{}, v.Failed...), res.Diff.Problems...), "; ")))
+	}
+	return nil
+}
+
+// ciPRPost posts the comment for same-repository use. A token that may
+// not comment is not a failure: the report is in the job summary.
+func (c *cli) ciPRPost(ctx context.Context, res *prcheck.Result) (any, error) {
+	if res.PR == 0 {
+		return nil, &ghci.Error{Code: ghci.CodeEvent, Message: "--post: no pull request number in the event payload (GITHUB_EVENT_PATH)"}
+	}
+	repo := os.Getenv("GITHUB_REPOSITORY")
+	owner, name, err := ghci.ParseRepo(repo)
+	if err != nil {
+		return nil, err
+	}
+	client, err := ghci.NewClient(os.Getenv("GITHUB_TOKEN"), os.Getenv("GITHUB_API_URL"), nil)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, postTimeout)
+	defer cancel()
+	marker, _ := ghci.Marker(ghci.DefaultKey)
+	action, url, err := ghci.Post(ctx, client, owner, name, res.PR, marker, res.Comment)
+	if ghci.CannotComment(err) {
+		fmt.Fprintf(c.stdout, "::warning title=assay ci pr::%s\n", escapeWorkflowData("cannot comment ("+err.Error()+"); the report is in the job summary and the artifact"))
+		return map[string]any{"action": "skipped", "reason": err.Error()}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"action": action, "url": url}, nil
+}

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/ci/diff"
+	ghci "github.com/algal-assay/assay/ci/github"
+)
+
+// prRepo is a temporary git repository holding a copy of the fixtures on
+// main.
+type prRepo struct {
+	dir string
+}
+
+func newPRRepo(t *testing.T) *prRepo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	r := &prRepo{dir: t.TempDir()}
+	for _, d := range []string{"suites", "fixtures"} {
+		copyDirTo(t, filepath.Join("..", "..", d), filepath.Join(r.dir, d))
+	}
+	r.git(t, "init", "--quiet", "--initial-branch=main")
+	r.git(t, "add", ".")
+	r.git(t, "commit", "--quiet", "-m", "base fixtures")
+	return r
+}
+
+func copyDirTo(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if e.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *prRepo) git(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", r.dir, "-c", "user.name=assay-test", "-c", "user.email=test@assay.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// branch creates name from main, applies the replacements (file -> old,
+// new pairs; each old must occur once) and commits.
+func (r *prRepo) branch(t *testing.T, name string, edits map[string][][2]string) string {
+	t.Helper()
+	r.git(t, "checkout", "--quiet", "-B", name, "main")
+	for _, file := range sortedMapKeys(edits) {
+		p := filepath.Join(r.dir, file)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(data)
+		for _, e := range edits[file] {
+			if n := strings.Count(s, e[0]); n != 1 {
+				t.Fatalf("%s: %q occurs %d times", file, e[0], n)
+			}
+			s = strings.Replace(s, e[0], e[1], 1)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.git(t, "commit", "--quiet", "-am", name)
+	return r.git(t, "rev-parse", "HEAD")
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := range keys {
+		for j := i + 1; j < len(keys); j++ {
+			if keys[j] < keys[i] {
+				keys[i], keys[j] = keys[j], keys[i]
+			}
+		}
+	}
+	return keys
+}
+
+// clearActionsEnv keeps a run inside a real Actions job from leaking in.
+func clearActionsEnv(t *testing.T) {
+	for _, k := range []string{"GITHUB_BASE_REF", "GITHUB_EVENT_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_SERVER_URL",
+		"GITHUB_REPOSITORY", "GITHUB_RUN_ID", "GITHUB_TOKEN", "GITHUB_API_URL"} {
+		t.Setenv(k, "")
+	}
+}
+
+// The frontier model gets worse and the pull request accepts it by
+// loosening the gate: the check passes, and its comment carries the
+// Pareto diff.
+var acceptFrontierDrop = map[string][][2]string{
+	"suites/ticket-triage.bench.yaml": {
+		{"frontier: { route: technical }", "frontier: { route: billing }"},
+		{"frontier: { route: account }", "frontier: { route: billing }"},
+		{"frontier: { route: technical, escalate: technical }", "frontier: { route: billing, escalate: technical }"},
+		{"    frontier-single: 6\n", "    frontier-single: 3\n"},
+		{"on-pareto: [frontier-single]", "on-pareto: [cheap-single, escalating]"},
+	},
+}
+
+// The large model now wins the intent foundry, but the gate still
+// expects the cascade: the check fails.
+var promoteLarge = map[string][][2]string{
+	"suites/intent-select.foundry.yaml": {
+		{"large: { intent: refund, escalate: refund }", "large: { intent: refund, escalate: bug }"},
+		{"screen: other }\n      large: { intent: how-to }", "screen: other }\n      large: { intent: other }"},
+	},
+}
+
+func TestCIPRGatesHold(t *testing.T) {
+	clearActionsEnv(t)
+	repo := newPRRepo(t)
+	sha := repo.branch(t, "accept-frontier-drop", acceptFrontierDrop)
+	work := t.TempDir()
+	event := filepath.Join(work, "event.json")
+	if err := os.WriteFile(event, []byte(`{"action":"synchronize","number":42,"pull_request":{"number":42,"head":{"sha":"`+sha+`"}},"repository":{"full_name":"acme/widgets"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	summary := filepath.Join(work, "summary.md")
+	t.Setenv("GITHUB_EVENT_PATH", event)
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	art := filepath.Join(work, "out", "assay-pr-check")
+
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "--concurrency", "2"}, nil, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+	}
+	var res struct {
+		Passed  bool     `json:"passed"`
+		Changed []string `json:"changed"`
+		PR      int      `json:"pr"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || !res.Passed || res.PR != 42 || strings.Join(res.Changed, ",") != "ticket-triage" {
+		t.Fatalf("stdout %s (%v)", stdout.String(), err)
+	}
+
+	// The artifact is what the comment workflow reads: it must pass
+	// ci/github's own validation.
+	a, err := ghci.ReadArtifact(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.PR != 42 || a.HeadSHA != sha {
+		t.Fatalf("artifact PR %d head %s, want 42 %s", a.PR, a.HeadSHA, sha)
+	}
+	for _, want := range []string{"<!-- assay:pr-check -->\n## Assay PR check", "**✅ Pass**", "## Pareto sets",
+		"Pareto set: frontier-single → escalating, cheap-single · joined: cheap-single, escalating · left: frontier-single",
+		"| frontier-single | 6/6 → 3/6 (−3) | 0 | 6 | **left** |", "## Promotions", "<details><summary>1 regression, largest first</summary>"} {
+		if !strings.Contains(a.Body, want) {
+			t.Errorf("comment.md lacks %q:\n%s", want, a.Body)
+		}
+	}
+	if ghci.Length(a.Body) > ghci.MaxCommentChars {
+		t.Fatalf("comment is %d characters", ghci.Length(a.Body))
+	}
+	if strings.Contains(a.Body, repo.dir) || strings.Contains(a.Body, os.TempDir()+string(filepath.Separator)+"assay-pr-") {
+		t.Fatalf("comment names a local path:\n%s", a.Body)
+	}
+
+	var d diff.Diff
+	data, err := os.ReadFile(filepath.Join(art, "diff.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &d); err != nil || !d.Verdict.Passed || len(d.Workloads) != 4 {
+		t.Fatalf("diff.json: %v, %+v", err, d.Verdict)
+	}
+	runs, _ := filepath.Glob(filepath.Join(art, "runs", "*", "*", "gate.json"))
+	if len(runs) != 4 {
+		t.Fatalf("artifact holds %d head runs, want 4", len(runs))
+	}
+	sum, err := os.ReadFile(summary)
+	if err != nil || !strings.Contains(string(sum), "## Pareto sets") || strings.Contains(string(sum), "<!-- assay:") {
+		t.Fatalf("job summary: %v\n%s", err, sum)
+	}
+	// The base worktree is gone.
+	if out := repo.git(t, "worktree", "list"); strings.Count(out, "\n") != 0 {
+		t.Fatalf("worktrees left behind:\n%s", out)
+	}
+}
+
+func TestCIPRHeadGateFails(t *testing.T) {
+	clearActionsEnv(t)
+	repo := newPRRepo(t)
+	repo.branch(t, "promote-large", promoteLarge)
+	art := filepath.Join(t.TempDir(), "art")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "suites/intent-select.foundry.yaml"}, nil, &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+	}
+	body, err := os.ReadFile(filepath.Join(art, ghci.ArtifactBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**❌ Fail** · 1 of 1 workloads fail", "gate *promotes organism:assay-intent-cascade* fails",
+		"**Promoted candidate changed**: `organism:assay-intent-cascade` (`sha256:68ce90ab4e97`) → `organism:assay-intent-large` (`sha256:7c7d6c2041f9`)"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("comment.md lacks %q:\n%s", want, body)
+		}
+	}
+	// No event: no pr.json, so the comment workflow refuses the artifact
+	// rather than guessing the pull request.
+	if _, err := os.Stat(filepath.Join(art, ghci.ArtifactPRJSON)); !os.IsNotExist(err) {
+		t.Fatalf("pr.json written without an event: %v", err)
+	}
+}
+
+func TestCIPRNeedsBaseRef(t *testing.T) {
+	clearActionsEnv(t)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"ci", "pr", "--artifact", filepath.Join(t.TempDir(), "a")}, nil, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "no base ref") {
+		t.Fatalf("exit %d, stderr %s", code, stderr.String())
+	}
+}
+
+func TestCIDiff(t *testing.T) {
+	clearActionsEnv(t)
+	repo := newPRRepo(t)
+	repo.branch(t, "accept-frontier-drop", acceptFrontierDrop)
+	out := filepath.Join(t.TempDir(), "diff.json")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"ci", "diff", "--base-ref", "main", "--repo-dir", repo.dir, "--format", "json", "--out", out, "suites/ticket-triage.bench.yaml"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var d diff.Diff
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &d); err != nil || len(d.Workloads) != 1 || d.Workloads[0].Bench == nil ||
+		strings.Join(d.Workloads[0].Bench.Left, ",") != "frontier-single" {
+		t.Fatalf("diff: %v\n%s", err, data)
+	}
+
+	// Two runs roots given directly: the same runs diff to no change.
+	runs := t.TempDir()
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"run", "--dir", filepath.Join(runs, "store"), "--out", filepath.Join(runs, "runs"), filepath.Join("..", "..", "suites", "invoice-extraction.bench.yaml")}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("assay run: exit %d: %s", code, stderr.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"ci", "diff", "--base", filepath.Join(runs, "runs"), "--head", filepath.Join(runs, "runs"), "--archive", "-"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "No workload's results changed.") || !strings.Contains(stdout.String(), "Pareto set: extract-reviewed, extract-once") {
+		t.Fatalf("markdown:\n%s", stdout.String())
+	}
+}
+
+func TestCIDiffUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"ci", "diff"},
+		{"ci", "diff", "--base", "a"},
+		{"ci", "diff", "--base", "a", "--head", "b", "--base-ref", "main"},
+		{"ci", "diff", "--base", "a", "--head", "b", "--format", "yaml"},
+		{"ci", "diff", "--base", "a", "--head", "b", "suites"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, nil, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
+		}
+	}
+}
