@@ -102,8 +102,11 @@ func TestMaxEffectMsAndContextBound(t *testing.T) {
 type ctxExec struct{ *fixedExec }
 
 func (c ctxExec) Execute(ctx context.Context, req effect.Request) (effect.Response, error) {
+	// Record the request on the caller's goroutine: the answer may still
+	// be computing when the caller has given up and the test reads seen.
+	c.seen = append(c.seen, req)
 	done := make(chan effect.Response, 1)
-	go func() { r, _ := c.fixedExec.Execute(ctx, req); done <- r }()
+	go func() { r, _ := c.fn(req); done <- r }()
 	select {
 	case r := <-done:
 		return r, nil
