@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/runrecord"
 	"github.com/spf13/cobra"
 )
@@ -23,6 +25,7 @@ func init() {
 		}
 		var asJSON bool
 		var pipeline, assemblyPath string
+		var workloads []string
 		show := &cobra.Command{
 			Use:   "show RUN_DIR",
 			Short: "Show a run record: pipeline, status, phases, which phase last wrote each file",
@@ -30,9 +33,10 @@ func init() {
 every phase (n, kind, name, status, iterations, selected) and which phase
 last wrote each file.
 
---assembly FILE is today's _assembly.json for the workload; the record's
-assembly_sha256 is compared with it (match, drift, or unknown when the record
-has none). The record is only compared with a workload of the same pipeline
+The record's assembly_sha256 is compared with today's assembly of the same
+workload (match, drift, or unknown when the record has none): the workloads
+under --workloads (default suites/ when it exists), or the _assembly.json
+given with --assembly. The record is only compared with a workload of the same pipeline
 unless --pipeline names the one to read it against.
 
 Exit status: 0 when a record was read (whatever the run's status), 1 when it
@@ -40,6 +44,11 @@ is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
 			Args: cobra.ExactArgs(1),
 			RunE: func(_ *cobra.Command, args []string) error {
 				opts := runrecord.Options{Pipeline: pipeline}
+				known, err := currentAssemblies(c, workloads)
+				if err != nil {
+					return err
+				}
+				opts.Workloads = known
 				if assemblyPath != "" {
 					data, err := c.readAll(assemblyPath, maxAssemblyArg)
 					if err != nil {
@@ -53,7 +62,7 @@ is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
 					if pipeline != "" {
 						name = pipeline
 					}
-					opts.Workloads = []runrecord.Workload{{Pipeline: name, Assembly: data}}
+					opts.Workloads = append(opts.Workloads, runrecord.Workload{Pipeline: name, Assembly: data})
 				}
 				v, err := runrecord.Read(args[0], opts)
 				if err != nil {
@@ -79,9 +88,41 @@ is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
 		show.Flags().BoolVar(&asJSON, "json", false, "print the view as canonical JSON")
 		show.Flags().StringVar(&pipeline, "pipeline", "", "read the record against this pipeline's workload")
 		show.Flags().StringVar(&assemblyPath, "assembly", "", "today's _assembly.json for the workload (or - for stdin)")
+		show.Flags().StringSliceVar(&workloads, "workloads", nil, "workload files or directories giving today's assemblies (default suites/ when it exists)")
 		record.AddCommand(show)
 		return record
 	})
+}
+
+// currentAssemblies builds today's assembly of every workload under paths
+// (default suites/ when present), so a record can be checked for drift. A
+// workload that no longer loads is reported on stderr and left out: the
+// record is then compared with nothing rather than with a guess.
+func currentAssemblies(c *cli, paths []string) ([]runrecord.Workload, error) {
+	if len(paths) == 0 {
+		if st, err := os.Stat(defaultSuites); err != nil || !st.IsDir() {
+			return nil, nil
+		}
+		paths = []string{defaultSuites}
+	}
+	files, err := harness.Discover(paths...)
+	if err != nil {
+		return nil, err
+	}
+	var out []runrecord.Workload
+	for _, f := range files {
+		w, err := harness.Load(f)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "assay: warning: %v\n", err)
+			continue
+		}
+		data, err := runrecord.EncodeAssembly(harness.Assembly(w))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, runrecord.Workload{Pipeline: w.Name, Assembly: data})
+	}
+	return out, nil
 }
 
 func printView(w io.Writer, v *runrecord.View) error {

@@ -208,3 +208,41 @@ func TestRecordShowBrokenRecords(t *testing.T) {
 }
 
 func strPtr(s string) *string { return &s }
+
+// TestRecordShowChecksTodaysWorkload runs a real workload, then reads its
+// record against the workload as it is (match) and as a later revision
+// (drift).
+func TestRecordShowChecksTodaysWorkload(t *testing.T) {
+	tmp := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, _ := filepath.Abs(filepath.Join("..", "..", "fixtures"))
+	body := strings.ReplaceAll(string(src), "../fixtures", fixtures)
+	workload := filepath.Join(tmp, "ticket-triage.bench.yaml")
+	if err := os.WriteFile(workload, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(tmp, "runs")
+	if code, _, errs := runCLI(t, "run", workload, "--dir", filepath.Join(tmp, "store"), "--out", runs); code != 0 {
+		t.Fatalf("run: exit %d %s", code, errs)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(runs, "ticket-triage", "ticket-triage-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("run directories: %v", dirs)
+	}
+	if code, out, _ := runCLI(t, "record", "show", dirs[0], "--workloads", workload); code != 0 || !strings.Contains(out, "assembly: match") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	later := strings.Replace(body, "revision: 1", "revision: 2", 1)
+	if later == body {
+		t.Fatal("fixture has no revision: 1 line")
+	}
+	if err := os.WriteFile(workload, []byte(later), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCLI(t, "record", "show", dirs[0], "--workloads", workload); code != 0 || !strings.Contains(out, "assembly: drift") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
