@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportsFlowOneWay enforces the design card: cmd -> ci -> harness ->
+// engine, with runrecord serving harness and ci; engine imports none of
+// them, and nothing imports cmd.
+func TestImportsFlowOneWay(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go tool not on PATH")
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "github.com/algal-assay/assay/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/algal-assay/assay/"
+	layer := func(pkg string) string {
+		p := strings.TrimPrefix(pkg, mod)
+		return strings.SplitN(p, "/", 2)[0]
+	}
+	// allowed[from] lists the top-level folders a package may import.
+	allowed := map[string][]string{
+		"engine":    {"engine"},
+		"runrecord": {"engine", "runrecord"},
+		"harness":   {"engine", "runrecord", "harness"},
+		"ci":        {"engine", "runrecord", "harness", "ci"},
+		"cmd":       {"engine", "runrecord", "harness", "ci", "cmd"},
+		"suites":    {"engine", "runrecord", "harness", "suites"},
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		from := layer(fields[0])
+		ok, known := allowed[from]
+		if !known {
+			t.Errorf("package %s sits in no known layer", fields[0])
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, mod) {
+				continue
+			}
+			to := layer(imp)
+			permitted := false
+			for _, a := range ok {
+				permitted = permitted || a == to
+			}
+			if !permitted {
+				t.Errorf("%s imports %s: %s may not depend on %s", fields[0], imp, from, to)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d internal imports seen; go list output: %s", checked, out)
+	}
+}
