@@ -74,6 +74,9 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 	order := caseOrder(w)
 	for name := range w.caseExecutors() {
 		table := map[string]any{}
+		if u, ok := w.Usage[name]; ok {
+			table[effect.UsageKey] = u
+		}
 		for _, cs := range order {
 			for cell, vals := range cs.Responses[name] {
 				q, _ := table[cell].([]any)
@@ -86,6 +89,11 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 		}
 		if len(b) > effect.MaxScriptedBytes {
 			return nil, errAt(w.pos, "cases", "the responses for executor %q compile to %d bytes, over the %d-byte scripted table bound", name, len(b), effect.MaxScriptedBytes)
+		}
+		if _, ok := w.Usage[name]; ok {
+			if _, err := effect.NewScripted(name, table); err != nil {
+				return nil, errAt(w.positions["usage"], "usage."+name, "%v", err)
+			}
 		}
 		c.Files[ScriptedFile(name)] = append(b, '\n')
 		inputs[ScriptedFile(name)] = canon.DigestBytes(b)

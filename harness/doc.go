@@ -31,6 +31,8 @@
 //	    expect: { queue: billing }
 //	    responses:               # executor -> cell id -> response for this case
 //	      cheap: { route: billing, draft: !queue [first, second] }
+//	usage:                       # executor -> cell -> what one answer reports (executors served from cases)
+//	  cheap: { route: { model: small-1, tokensIn: 210, tokensOut: 2 } }
 //	scorer: [eq, [get, outputs, queue], [get, expect, queue]]   # algal.expr.v1 program
 //	axes: [{ name: calls, dir: down, expr: [get, effectCalls] }] # bench only
 //	prices: { cheap: { input: 0.1, output: 0.4 } }               # bench only

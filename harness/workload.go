@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"github.com/algal-assay/assay/engine/effect"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -62,7 +63,11 @@ type Workload struct {
 	Executors  []Executor
 	Budget     map[string]any
 
-	Cases  []Case
+	Cases []Case
+	// Usage declares, per executor served from case responses, the token
+	// usage each cell's answers report: {executor: {cell: {model?,
+	// tokensIn?, tokensOut?}}}. It compiles into the table's "$usage".
+	Usage  map[string]any
 	Scorer any // the algal.expr.v1 program; nil for exact match
 	Gate   Gate
 
@@ -180,8 +185,8 @@ func unwrapPathError(err error) string {
 }
 
 var (
-	benchKeys   = []string{"name", "revision", "description", "systems", "cases", "scorer", "axes", "prices", "gate"}
-	foundryKeys = []string{"name", "revision", "description", "candidates", "generator", "executors", "cases", "scorer", "budget", "gate"}
+	benchKeys   = []string{"name", "revision", "description", "systems", "cases", "usage", "scorer", "axes", "prices", "gate"}
+	foundryKeys = []string{"name", "revision", "description", "candidates", "generator", "executors", "cases", "usage", "scorer", "budget", "gate"}
 )
 
 // Parse checks a workload's bytes; path names it in errors and anchors
@@ -240,6 +245,12 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 		if err := w.parseFoundry(d, f); err != nil {
 			return nil, err
 		}
+	}
+	if x, ok := f["usage"]; ok {
+		if w.Usage, err = d.object(x.value, "usage"); err != nil {
+			return nil, err
+		}
+		w.positions["usage"] = d.pos(x.value)
 	}
 	if x, ok := f["scorer"]; ok {
 		if w.Scorer, err = d.json(x.value, "scorer", 0); err != nil {
@@ -695,6 +706,12 @@ func (w *Workload) checkReferences() error {
 				return errAt(w.positions["responses:"+c.ID], "cases["+c.ID+"].responses."+ex,
 					"no executor named %q is declared %q, so nothing would serve these responses", ex, CasesExecutor)
 			}
+		}
+	}
+	for _, ex := range sortedKeys(w.Usage) {
+		if !execs[ex] {
+			return errAt(w.positions["usage"], "usage."+ex,
+				"no executor named %q is declared %q; a scripted:<file> table declares its usage under its own %q key", ex, CasesExecutor, effect.UsageKey)
 		}
 	}
 	systems := map[string]bool{}

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,11 +221,13 @@ func TestBrokenFixtureGateMessage(t *testing.T) {
 	if len(failed) != 3 {
 		t.Fatalf("want the three min-passed rules to fail, got %d: %+v", len(failed), failed)
 	}
+	// The message points at the rule's line in the copied file.
+	line := 1 + strings.Count(body[:strings.Index(body, "    frontier-single: 6")], "\n")
 	msg := failed[0].Message
 	for _, part := range []string{
 		`system "frontier-single" passed 5 of 6 cases`,
 		"requires at least 6",
-		p + ":66:5",
+		fmt.Sprintf("%s:%d:5", p, line),
 		`double-charge (outcome complete, expected {"queue":"account"}, got {"queue":"billing"})`,
 	} {
 		if !strings.Contains(msg, part) {

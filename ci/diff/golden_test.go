@@ -177,8 +177,9 @@ func compute(t *testing.T, bt string, bs *diff.Set, ht string, hs *diff.Set, rep
 }
 
 // The frontier model now misroutes three tickets: frontier-single drops to
-// 3/6, is dominated by cheap-single and leaves the Pareto set, which two
-// systems join; the head's gates on frontier-single fail.
+// 3/6, is dominated by cheap-single (more passes at a fraction of the
+// cost, as many calls) and leaves the Pareto set; the head's gates on
+// frontier-single fail.
 func TestGoldenParetoChange(t *testing.T) {
 	bt, bs := base(t)
 	ht := copyTree(t, "suites", "fixtures")
@@ -191,7 +192,7 @@ func TestGoldenParetoChange(t *testing.T) {
 
 	tt := find(t, d, "ticket-triage")
 	if tt.Status != diff.StatusChanged || strings.Join(tt.Bench.Left, ",") != "frontier-single" ||
-		strings.Join(tt.Bench.Joined, ",") != "cheap-single,escalating" {
+		len(tt.Bench.Joined) != 0 {
 		t.Fatalf("ticket-triage: status %s, joined %v, left %v", tt.Status, tt.Bench.Joined, tt.Bench.Left)
 	}
 	if len(tt.Bench.Flips) != 3 || d.Verdict.Passed || len(d.Regressions) != 1 || d.Regressions[0].Subject != "frontier-single" {

@@ -126,7 +126,7 @@ var acceptFrontierDrop = map[string][][2]string{
 		{"frontier: { route: account }", "frontier: { route: billing }"},
 		{"frontier: { route: technical, escalate: technical }", "frontier: { route: billing, escalate: technical }"},
 		{"    frontier-single: 6\n", "    frontier-single: 3\n"},
-		{"on-pareto: [frontier-single]", "on-pareto: [cheap-single, escalating]"},
+		{"on-pareto: [frontier-single, escalating]", "on-pareto: [cheap-single, escalating]"},
 	},
 }
 
@@ -177,8 +177,8 @@ func TestCIPRGatesHold(t *testing.T) {
 		t.Fatalf("artifact PR %d head %s, want 42 %s", a.PR, a.HeadSHA, sha)
 	}
 	for _, want := range []string{"<!-- assay:pr-check -->\n## Assay PR check", "**✅ Pass**", "## Pareto sets",
-		"Pareto set: frontier-single → escalating, cheap-single · joined: cheap-single, escalating · left: frontier-single",
-		"| frontier-single | 6/6 → 3/6 (−3) | 0 | 6 | **left** |", "## Promotions", "<details><summary>1 regression, largest first</summary>"} {
+		"Pareto set: escalating, frontier-single, cheap-single → escalating, cheap-single · joined: none · left: frontier-single",
+		"| frontier-single | 6/6 → 3/6 (−3) | 1272 | 0.003960 | 6 | **left** |", "## Promotions", "<details><summary>1 regression, largest first</summary>"} {
 		if !strings.Contains(a.Body, want) {
 			t.Errorf("comment.md lacks %q:\n%s", want, a.Body)
 		}

@@ -2,6 +2,7 @@ package effect
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -49,14 +50,64 @@ func NewScripted(id string, responses map[string]any) (*Scripted, error) {
 	if err != nil {
 		return nil, Errorf(CodeParse, "scripted responses %q: %v", id, err)
 	}
-	s := &Scripted{id: id, table: responses, identity: identity, queues: map[string][]any{}}
-	for k := range responses {
+	table := responses
+	var usage map[string]map[string]any
+	if u, ok := responses[UsageKey]; ok {
+		if usage, err = parseScriptedUsage(id, u); err != nil {
+			return nil, err
+		}
+		table = make(map[string]any, len(responses)-1)
+		for k, v := range responses {
+			if k != UsageKey {
+				table[k] = v
+			}
+		}
+	}
+	s := &Scripted{id: id, table: table, identity: identity, queues: map[string][]any{}, usage: usage}
+	for k := range table {
 		if canon.IsDigest(k) {
 			s.pinned = true
 			break
 		}
 	}
 	return s, nil
+}
+
+// UsageKey is the reserved key of a scripted table that declares the token
+// usage its answers report: {"<cell id>": {"model"?, "tokensIn"?,
+// "tokensOut"?}}. It is an Assay extension (upstream fixtures report no
+// usage); no cell id or request digest can take this name, and the table's
+// memo identity covers it.
+const UsageKey = "$usage"
+
+func parseScriptedUsage(id string, v any) (map[string]map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, Errorf(CodeParse, "scripted responses %q: %s must be an object of cell id to usage", id, UsageKey)
+	}
+	out := make(map[string]map[string]any, len(m))
+	for _, cell := range canon.SortedKeys(m) {
+		u, ok := m[cell].(map[string]any)
+		if !ok {
+			return nil, Errorf(CodeParse, "scripted responses %q: %s[%q] must be an object", id, UsageKey, cell)
+		}
+		for _, k := range canon.SortedKeys(u) {
+			switch k {
+			case "model":
+				if s, ok := u[k].(string); !ok || s == "" || len(s) > 128 {
+					return nil, Errorf(CodeParse, "scripted responses %q: %s[%q].model must be a string of 1 to 128 bytes", id, UsageKey, cell)
+				}
+			case "tokensIn", "tokensOut":
+				if f, ok := u[k].(float64); !ok || f < 0 || f != math.Trunc(f) || f > 1<<53-1 {
+					return nil, Errorf(CodeParse, "scripted responses %q: %s[%q].%s must be a non-negative integer", id, UsageKey, cell, k)
+				}
+			default:
+				return nil, Errorf(CodeParse, "scripted responses %q: %s[%q] has unknown key %q", id, UsageKey, cell, k)
+			}
+		}
+		out[cell] = u
+	}
+	return out, nil
 }
 
 // LoadScripted reads a responses file (a JSON object of at most 1 MiB).

@@ -168,3 +168,39 @@ func TestUpstreamFixtures(t *testing.T) {
 		}
 	}
 }
+
+func TestScriptedUsageKey(t *testing.T) {
+	table := map[string]any{
+		"route":  []any{"bug", "feature"},
+		UsageKey: map[string]any{"route": map[string]any{"model": "small-1", "tokensIn": 180.0, "tokensOut": 3.0}},
+	}
+	s, err := NewScripted("cheap", table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := canon.Digest(map[string]any{"kind": "scripted", "id": "cheap", "responses": table})
+	if s.Identity() != want {
+		t.Fatal("the memo identity must cover the declared usage")
+	}
+	rec := run(t, s, request("route", KindClassifier, nil))
+	if rec.Output != "bug" || encode(t, rec.Value()["usage"]) != `{"model":"small-1","tokensIn":180,"tokensOut":3}` {
+		t.Fatalf("record %v", rec.Value())
+	}
+	// The reserved key is not a cell: a request from a cell named like it
+	// cannot exist, and the key never serves an answer.
+	if rec := run(t, s, request(UsageKey, KindAgent, nil)); rec.Err == nil {
+		t.Fatalf("the usage declaration served an answer: %v", rec.Value())
+	}
+	for _, bad := range []any{
+		"x",
+		map[string]any{"route": 1.0},
+		map[string]any{"route": map[string]any{"tokensIn": -1.0}},
+		map[string]any{"route": map[string]any{"tokensIn": 1.5}},
+		map[string]any{"route": map[string]any{"model": ""}},
+		map[string]any{"route": map[string]any{"cost": 1.0}},
+	} {
+		if _, err := NewScripted("cheap", map[string]any{UsageKey: bad}); code(err) != CodeParse {
+			t.Errorf("%v admitted: %v", bad, err)
+		}
+	}
+}
