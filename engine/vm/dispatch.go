@@ -108,7 +108,7 @@ func AcceptOutput(req effect.Request, output any) bool {
 			version = int(v)
 		}
 		if s, ok := o["schema"]; ok {
-			return validateSchema(s, output, version) == ""
+			return manifest.ValidateValue(s, output, version) == ""
 		}
 		return true
 	}

@@ -220,7 +220,7 @@ func bindOutput(id string, o *manifest.Output, raw any) (any, *Failure) {
 		return raw, nil
 	default:
 		if o.Schema != nil {
-			if msg := validateSchema(o.Schema, raw, o.SchemaVersion); msg != "" {
+			if msg := manifest.ValidateValue(o.Schema, raw, o.SchemaVersion); msg != "" {
 				return nil, failf(CodeUnparseable, "cell %q: %s", id, msg)
 			}
 		}
@@ -499,7 +499,7 @@ func bindAnswers(qs []manifest.Question, raw any) (map[string]any, string) {
 		if !ok {
 			return nil, fmt.Sprintf("missing answer %q", q.Name)
 		}
-		if msg := validateSchema(answerType(q.Type), a, 1); msg != "" {
+		if msg := manifest.ValidateValue(answerType(q.Type), a, 1); msg != "" {
 			return nil, fmt.Sprintf("answer %q: %s", q.Name, msg)
 		}
 		allowed := []string{"type", "noul"}
