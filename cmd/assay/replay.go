@@ -7,7 +7,6 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
@@ -74,13 +73,9 @@ func (c *cli) replay(path string, f replayFlags) error {
 	if err := admitModules(view, f.modules); err != nil {
 		return err
 	}
-	v, err := canon.ReadFile(path, receipt.MaxBytes)
+	rec, err := readReceipt(path)
 	if err != nil {
 		return err
-	}
-	rec, ok := v.(map[string]any)
-	if !ok {
-		return &vm.HostError{Code: "PARSE_FAILED", Message: path + ": receipt must be an object"}
 	}
 	revision, err := canon.ReadFile(f.with, manifest.MaxManifestBytes)
 	if err != nil {
@@ -88,12 +83,8 @@ func (c *cli) replay(path string, f replayFlags) error {
 	}
 	opts := vm.ReplayOptions{Store: view}
 	if f.args != "" {
-		a, err := canon.ReadFile(f.args, receipt.MaxArgsBytes)
-		if err != nil {
+		if opts.Args, err = readArgs(f.args); err != nil {
 			return err
-		}
-		if opts.Args, ok = a.(map[string]any); !ok {
-			return &vm.HostError{Code: "PARSE_FAILED", Message: f.args + ": args must be an object"}
 		}
 	}
 	if f.responses != "" {

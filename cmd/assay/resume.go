@@ -1,15 +1,12 @@
 package main
 
 import (
-	"os"
-
 	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/mailbox"
 	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
@@ -78,13 +75,9 @@ func (c *cli) resume(args []string, f runFlags) (map[string]any, error) {
 	if err := admitModules(st, f.modules); err != nil {
 		return nil, err
 	}
-	v, err := canon.ReadFile(args[0], receipt.MaxBytes)
+	cp, err := readReceipt(args[0])
 	if err != nil {
 		return nil, err
-	}
-	cp, ok := v.(map[string]any)
-	if !ok {
-		return nil, &vm.HostError{Code: "PARSE_FAILED", Message: args[0] + ": receipt must be an object"}
 	}
 	m, err := manifestFor(st, cp, args[1:])
 	if err != nil {
@@ -93,27 +86,9 @@ func (c *cli) resume(args []string, f runFlags) (map[string]any, error) {
 	if _, err := st.Put(store.Manifests, m.Value); err != nil {
 		return nil, err
 	}
-	var execs []effect.Executor
-	if f.responses != "" {
-		s, err := effect.LoadScripted("scripted", f.responses)
-		if err != nil {
-			return nil, err
-		}
-		execs = append(execs, s)
-	}
-	if f.executorCmd != "" {
-		wd, _ := os.Getwd()
-		cmd, err := effect.NewCommand("command", f.executorCmd, wd, effect.DefaultCommandTimeout)
-		if err != nil {
-			return nil, err
-		}
-		execs = append(execs, cmd)
-	}
-	router := effect.NewRouter(execs...)
-	if f.tools != "" {
-		if router.Tools, err = effect.LoadTools(f.tools); err != nil {
-			return nil, err
-		}
+	router, err := newRouter(st, f)
+	if err != nil {
+		return nil, err
 	}
 	host := &vm.Host{Store: st, Router: router}
 	if err := extendHost(host, f); err != nil {

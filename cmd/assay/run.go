@@ -103,41 +103,38 @@ func openStore(dir string) (store.Store, error) {
 	return store.OpenFileStore(dir)
 }
 
-// admitModules puts every *.algal.json in dir (if any) into st.
-func admitModules(st store.Store, dir string) error {
-	if dir == "" {
-		return nil
+// readReceipt reads a receipt file: a bounded regular file holding one
+// JSON object.
+func readReceipt(path string) (map[string]any, error) {
+	v, err := canon.ReadFile(path, receipt.MaxBytes)
+	if err != nil {
+		return nil, err
 	}
-	return vm.AdmitModules(st, dir)
+	rec, ok := v.(map[string]any)
+	if !ok {
+		return nil, &vm.HostError{Code: "PARSE_FAILED", Message: path + ": receipt must be an object"}
+	}
+	return rec, nil
 }
 
-func (c *cli) runManifest(path string, f runFlags) (map[string]any, error) {
-	st, err := openStore(f.dir)
+// readArgs reads a run-arguments file: a JSON object of at most
+// receipt.MaxArgsBytes.
+func readArgs(path string) (map[string]any, error) {
+	v, err := canon.ReadFile(path, receipt.MaxArgsBytes)
 	if err != nil {
 		return nil, err
 	}
-	if err := admitModules(st, f.modules); err != nil {
-		return nil, err
+	a, ok := v.(map[string]any)
+	if !ok {
+		return nil, &vm.HostError{Code: "PARSE_FAILED", Message: path + ": args must be an object"}
 	}
-	m, err := manifest.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := st.Put(store.Manifests, m.Value); err != nil {
-		return nil, err
-	}
-	args := map[string]any{}
-	if f.args != "" {
-		v, err := canon.ReadFile(f.args, receipt.MaxArgsBytes)
-		if err != nil {
-			return nil, err
-		}
-		a, ok := v.(map[string]any)
-		if !ok {
-			return nil, &vm.HostError{Code: "PARSE_FAILED", Message: f.args + ": args must be an object"}
-		}
-		args = a
-	}
+	return a, nil
+}
+
+// newRouter admits the executors run and resume share: --responses (id
+// "scripted"), --executor-cmd (id "command"), each wrapped with the memo
+// index under --cache-effects, and the --tools registry.
+func newRouter(st store.Store, f runFlags) (*effect.Router, error) {
 	var execs []effect.Executor
 	if f.responses != "" {
 		s, err := effect.LoadScripted("scripted", f.responses)
@@ -168,6 +165,42 @@ func (c *cli) runManifest(path string, f runFlags) (map[string]any, error) {
 			return nil, err
 		}
 		router.Tools = tools
+	}
+	return router, nil
+}
+
+// admitModules puts every *.algal.json in dir (if any) into st.
+func admitModules(st store.Store, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	return vm.AdmitModules(st, dir)
+}
+
+func (c *cli) runManifest(path string, f runFlags) (map[string]any, error) {
+	st, err := openStore(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := admitModules(st, f.modules); err != nil {
+		return nil, err
+	}
+	m, err := manifest.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Put(store.Manifests, m.Value); err != nil {
+		return nil, err
+	}
+	args := map[string]any{}
+	if f.args != "" {
+		if args, err = readArgs(f.args); err != nil {
+			return nil, err
+		}
+	}
+	router, err := newRouter(st, f)
+	if err != nil {
+		return nil, err
 	}
 	host := &vm.Host{Store: st, Router: router}
 	if err := extendHost(host, f); err != nil {

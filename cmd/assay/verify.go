@@ -8,7 +8,6 @@ import (
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
@@ -33,13 +32,9 @@ func init() {
 				if err := admitModules(st, modules); err != nil {
 					return err
 				}
-				v, err := canon.ReadFile(args[0], receipt.MaxBytes)
+				rec, err := readReceipt(args[0])
 				if err != nil {
 					return err
-				}
-				rec, ok := v.(map[string]any)
-				if !ok {
-					return &vm.HostError{Code: "PARSE_FAILED", Message: args[0] + ": receipt must be an object"}
 				}
 				var m *manifest.Manifest
 				if len(args) == 2 {
