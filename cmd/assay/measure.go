@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/atomicfile"
@@ -105,45 +106,21 @@ func init() {
 			},
 		}
 		f.runFlags(cmd)
-		var vf measureFlags
-		verify := &cobra.Command{
-			Use:   "verify REPORT",
-			Short: "Recompute every claim of a bench report and replay its receipts offline",
-			Args:  cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				wb, err := vf.workbench()
+		verify := c.verifyVerb("Recompute every claim of a bench report and replay its receipts offline",
+			func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
+				res, err := bench.Verify(ctx, v, wb)
 				if err != nil {
-					return err
+					return nil, false, err
 				}
-				v, err := canon.ReadFile(args[0], 0)
-				if err != nil {
-					return err
-				}
-				res, err := bench.Verify(cmd.Context(), v, wb)
-				if err != nil {
-					return err
-				}
-				return c.emitVerification(res, res.OK)
-			},
-		}
-		vf.storeFlags(verify)
-		inspect := &cobra.Command{
-			Use:   "inspect REPORT",
-			Short: "Print a bench report as a table",
-			Args:  cobra.ExactArgs(1),
-			RunE: func(_ *cobra.Command, args []string) error {
-				v, err := canon.ReadFile(args[0], 0)
-				if err != nil {
-					return err
-				}
-				r, err := bench.ParseReport(v)
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprint(c.stdout, bench.Inspect(r))
-				return err
-			},
-		}
+				return res, res.OK, nil
+			})
+		inspect := c.inspectVerb("Print a bench report as a table", func(v any) (string, error) {
+			r, err := bench.ParseReport(v)
+			if err != nil {
+				return "", err
+			}
+			return bench.Inspect(r), nil
+		})
 		cmd.AddCommand(verify, inspect)
 		return cmd
 	})
@@ -185,45 +162,15 @@ func init() {
 		}
 		f.runFlags(cmd)
 		cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
-		var vf measureFlags
-		verify := &cobra.Command{
-			Use:   "verify REPORT",
-			Short: "Recompute every claim of a foundry report (or exhausted account) and replay its receipts",
-			Args:  cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				wb, err := vf.workbench()
+		verify := c.verifyVerb("Recompute every claim of a foundry report (or exhausted account) and replay its receipts",
+			func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
+				res, err := foundry.VerifyFile(ctx, v, wb)
 				if err != nil {
-					return err
+					return nil, false, err
 				}
-				v, err := canon.ReadFile(args[0], 0)
-				if err != nil {
-					return err
-				}
-				res, err := foundry.VerifyFile(cmd.Context(), v, wb)
-				if err != nil {
-					return err
-				}
-				return c.emitVerification(res, res.OK)
-			},
-		}
-		vf.storeFlags(verify)
-		inspect := &cobra.Command{
-			Use:   "inspect REPORT",
-			Short: "Print the ranked candidates and the column that decided each place",
-			Args:  cobra.ExactArgs(1),
-			RunE: func(_ *cobra.Command, args []string) error {
-				v, err := canon.ReadFile(args[0], 0)
-				if err != nil {
-					return err
-				}
-				out, err := foundry.InspectValue(v)
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprint(c.stdout, out)
-				return err
-			},
-		}
+				return res, res.OK, nil
+			})
+		inspect := c.inspectVerb("Print the ranked candidates and the column that decided each place", foundry.InspectValue)
 		var ef measureFlags
 		export := &cobra.Command{
 			Use:   "export REPORT --out BUNDLE",
@@ -273,4 +220,54 @@ func init() {
 		cmd.AddCommand(verify, inspect, export)
 		return cmd
 	})
+}
+
+// verifyVerb builds a `verify REPORT` subcommand: read the report, verify
+// it against the --dir store, print the verification, exit 1 on failure.
+func (c *cli) verifyVerb(short string, verify func(context.Context, any, *vm.Workbench) (verification, bool, error)) *cobra.Command {
+	var f measureFlags
+	cmd := &cobra.Command{
+		Use:   "verify REPORT",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wb, err := f.workbench()
+			if err != nil {
+				return err
+			}
+			v, err := canon.ReadFile(args[0], 0)
+			if err != nil {
+				return err
+			}
+			res, ok, err := verify(cmd.Context(), v, wb)
+			if err != nil {
+				return err
+			}
+			return c.emitVerification(res, ok)
+		},
+	}
+	f.storeFlags(cmd)
+	return cmd
+}
+
+// inspectVerb builds an `inspect REPORT` subcommand that renders a report
+// for people.
+func (c *cli) inspectVerb(short string, render func(any) (string, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:   "inspect REPORT",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			v, err := canon.ReadFile(args[0], 0)
+			if err != nil {
+				return err
+			}
+			out, err := render(v)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprint(c.stdout, out)
+			return err
+		},
+	}
 }
