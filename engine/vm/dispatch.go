@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
@@ -114,5 +113,3 @@ func AcceptOutput(req effect.Request, output any) bool {
 	}
 	return false
 }
-
-var _ = canon.IsDigest
