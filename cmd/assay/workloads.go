@@ -82,12 +82,14 @@ func runWorkloads(c *cli, paths []string, f workloadFlags) error {
 	}
 	disp := newProgressDisplay(c.stderr)
 	var outcomes []*harness.Outcome
+	var rejected []string // workloads that did not load, with the reason
 	failed := 0
 	for _, path := range files {
 		w, err := harness.Load(path)
 		if err != nil {
 			failed++
-			disp.line(fmt.Sprintf("FAIL %s: %v", path, err))
+			rejected = append(rejected, fmt.Sprintf("FAIL %s: %v", path, err))
+			disp.line(rejected[len(rejected)-1])
 			continue
 		}
 		disp.start(w.Name)
@@ -107,6 +109,12 @@ func runWorkloads(c *cli, paths []string, f workloadFlags) error {
 		}
 	}
 	printSummary(c.stdout, outcomes)
+	for i, r := range rejected {
+		if i > 0 || len(outcomes) > 0 {
+			fmt.Fprintln(c.stdout)
+		}
+		fmt.Fprintln(c.stdout, r)
+	}
 	if failed > 0 {
 		fmt.Fprintf(c.stdout, "\n%d of %d workloads failed\n", failed, len(files))
 		return reported(fmt.Errorf("%d workloads failed", failed))

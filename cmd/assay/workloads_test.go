@@ -63,6 +63,10 @@ func TestWorkloadsRunRejectsBadYAML(t *testing.T) {
 	if code != exitRejected || !strings.Contains(errb.String(), p+":3:1: system: unknown key") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
 	}
+	// The summary on stdout says why too, for logs that keep only stdout.
+	if !strings.Contains(out.String(), "FAIL "+p+": "+p+":3:1: system: unknown key") {
+		t.Fatalf("stdout lacks the reason:\n%s", out.String())
+	}
 }
 
 func TestWorkloadsRunNothingFound(t *testing.T) {
