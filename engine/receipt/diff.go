@@ -15,10 +15,11 @@ import (
 // cell paths, each shared cell's fields, the effects list, events, the work
 // ledger, failure, and finally whole-receipt equality. The upstream messages
 // are kept byte-for-byte ("cell route: outputs differ", "work.units: 1240
-// vs 1180"); when the receipts differ anywhere, "receipt records differ" is
-// followed by one "<field path> differs" line per differing leaf so a change
-// the upstream checks do not name (args, identity, a cached flag) is still
-// named. An empty result means the receipts are canonically identical.
+// vs 1180"); when the receipts differ but no named check fired, "receipt
+// records differ" is followed by one "<field path> differs" line per
+// differing leaf so a change the upstream checks do not name (args,
+// identity, a cached flag) is still named. An empty result means the
+// receipts are canonically identical.
 func Diff(a, b map[string]any) []string {
 	var out []string
 	if sa, sb := str(a["outcome"]), str(b["outcome"]); sa != sb {
@@ -42,7 +43,9 @@ func Diff(a, b map[string]any) []string {
 	if len(ea) != len(eb) {
 		out = append(out, fmt.Sprintf("effects: %d vs %d", len(ea), len(eb)))
 	}
-	for i := 0; i < len(ea) && i < len(eb); i++ {
+	// Per-effect checks only pair lists of equal length (native diff): an
+	// inserted or missing effect would misalign every later pair.
+	for i := 0; len(ea) == len(eb) && i < len(ea); i++ {
 		x, y := obj(ea[i]), obj(eb[i])
 		for _, f := range []string{"requestDigest", "output", "error"} {
 			if !same(x, y, f) {
@@ -74,7 +77,10 @@ func Diff(a, b map[string]any) []string {
 			out = append(out, fmt.Sprintf("failure.code: %s vs %s", str(x["code"]), str(y["code"])))
 		}
 	}
-	if !equal(a, b) {
+	// The catch-all is reported only when no named check fired (native
+	// diff); the leaf lines after it name what the named checks do not
+	// cover (args, identity, a cached flag).
+	if len(out) == 0 && !equal(a, b) {
 		out = append(out, "receipt records differ")
 		var leaves []string
 		leafDiff(nil, a, b, &leaves)

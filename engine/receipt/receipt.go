@@ -39,20 +39,23 @@ const (
 
 // Bounds of a receipt.
 const (
-	MaxCells        = 65_536
-	MaxPathUnits    = 4_096
-	MaxEffects      = 16_448
-	MaxEvents       = 4_096
-	MaxArgsBytes    = 1_048_576
-	MaxBytes        = 67_108_864
-	MaxNodes        = 1_000_000
-	MaxMessage      = 2_048
-	MaxExecutor     = 256
-	MaxKey          = 256
-	MaxVersion      = 128
-	MaxModel        = 128
-	MaxWake         = 16
-	MaxOutcomeLen   = 32
+	MaxCells      = 65_536
+	MaxPathUnits  = 4_096
+	MaxEffects    = 16_448
+	MaxEvents     = 4_096
+	MaxArgsBytes  = 1_048_576
+	MaxBytes      = 67_108_864
+	MaxNodes      = 1_000_000
+	MaxMessage    = 2_048
+	MaxExecutor   = 256
+	MaxKey        = 256
+	MaxVersion    = 128
+	MaxModel      = 128
+	MaxWake       = 16
+	MaxOutcomeLen = 32
+	MaxDepth      = 64
+	// MaxName bounds a cell record's via and slot.name (native validator).
+	MaxName         = 128
 	MaxSafeInteger  = 9_007_199_254_740_991
 	PlaceholderHash = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
 )
@@ -207,7 +210,11 @@ func digestField(m map[string]any, key, loc string, required bool) error {
 	return nil
 }
 
-func failureRecord(v any, loc string, withPath bool) error {
+// failureRecord checks a {code, message[, path]} record. maxMessage is
+// MaxMessage for effect errors; the native validator bounds cell and run
+// failure messages only by the receipt size (MaxBytes), since the runtime
+// writes activation errors into them uncut.
+func failureRecord(v any, loc string, withPath bool, maxMessage int) error {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return invalid(loc, "must be an object")
@@ -226,7 +233,7 @@ func failureRecord(v any, loc string, withPath bool) error {
 	if !has(Codes, code) {
 		return invalid(loc, "unknown failure code %q", code)
 	}
-	if _, _, err := text(m, "message", loc, MaxMessage, true); err != nil {
+	if _, _, err := text(m, "message", loc, maxMessage, true); err != nil {
 		return err
 	}
 	if withPath {
@@ -244,6 +251,11 @@ func Validate(v any) error {
 	r, ok := v.(map[string]any)
 	if !ok {
 		return invalid("", "must be an object")
+	}
+	// Whole-receipt bounds first, as the native validator does, so a
+	// hostile receipt is rejected before any per-field work.
+	if err := structuralBounds(r); err != nil {
+		return err
 	}
 	if err := closed(r, TopKeys, "top level"); err != nil {
 		return err
@@ -347,7 +359,7 @@ func Validate(v any) error {
 		}
 	}
 	if f, ok := r["failure"]; ok {
-		if err := failureRecord(f, "failure", true); err != nil {
+		if err := failureRecord(f, "failure", true, MaxBytes); err != nil {
 			return err
 		}
 	}
@@ -392,7 +404,7 @@ func validateCell(v any, loc string) error {
 		if !ok {
 			return invalid(loc, "a failed cell records its failure")
 		}
-		if err := failureRecord(f, loc+".failure", false); err != nil {
+		if err := failureRecord(f, loc+".failure", false, MaxBytes); err != nil {
 			return err
 		}
 	case StatusSuspended:
@@ -447,7 +459,7 @@ func validateCell(v any, loc string) error {
 	} else if ok && n < 1 {
 		return invalid(loc, "items is recorded only for a non-empty list")
 	}
-	if _, _, err := text(c, "via", loc, 64, false); err != nil {
+	if _, _, err := text(c, "via", loc, MaxName, false); err != nil {
 		return err
 	}
 	if s, ok := c["slot"]; ok {
@@ -458,7 +470,7 @@ func validateCell(v any, loc string) error {
 		if err := closed(m, []string{"name", "mode"}, loc+".slot"); err != nil {
 			return err
 		}
-		if _, _, err := text(m, "name", loc+".slot", 64, true); err != nil {
+		if _, _, err := text(m, "name", loc+".slot", MaxName, true); err != nil {
 			return err
 		}
 		mode, _, err := text(m, "mode", loc+".slot", 0, true)
@@ -492,7 +504,7 @@ func validateEffect(v any, loc string) error {
 		return invalid(loc, "must carry exactly one of output and error")
 	}
 	if hasErr {
-		if err := failureRecord(errv, loc+".error", false); err != nil {
+		if err := failureRecord(errv, loc+".error", false, MaxMessage); err != nil {
 			return err
 		}
 	}
@@ -562,6 +574,60 @@ func validateEvent(v any, seq int, loc string) error {
 	}
 	if _, _, err := text(e, "outcome", loc, MaxOutcomeLen, false); err != nil {
 		return err
+	}
+	return nil
+}
+
+// structuralBounds enforces the whole-receipt bounds: at most MaxNodes
+// JSON nodes, nesting depth at most MaxDepth (the receipt object is depth
+// 0) and at most MaxBytes canonical bytes. The canonical size is only
+// computed when a cheap upper bound (every string byte escaped to six
+// bytes) could exceed it.
+func structuralBounds(r map[string]any) error {
+	type item struct {
+		v     any
+		depth int
+	}
+	pending := []item{{r, 0}}
+	nodes, bound := 0, 0
+	for len(pending) > 0 {
+		it := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		nodes++
+		if nodes > MaxNodes || it.depth > MaxDepth {
+			return invalid("", "structural bounds exceeded")
+		}
+		bound += 2 // brackets, quotes or a separator
+		switch x := it.v.(type) {
+		case map[string]any:
+			if len(x)+len(pending) > MaxNodes {
+				return invalid("", "node bound exceeded")
+			}
+			for k, e := range x {
+				bound += 6*len(k) + 3
+				pending = append(pending, item{e, it.depth + 1})
+			}
+		case []any:
+			if len(x)+len(pending) > MaxNodes {
+				return invalid("", "node bound exceeded")
+			}
+			for _, e := range x {
+				pending = append(pending, item{e, it.depth + 1})
+			}
+		case string:
+			bound += 6 * len(x)
+		default:
+			bound += 24 // the longest JS number text
+		}
+	}
+	if bound > MaxBytes {
+		b, err := canon.Encode(r)
+		if err != nil {
+			return invalid("", "not canonical JSON: %v", err)
+		}
+		if len(b) > MaxBytes {
+			return invalid("", "exceeds %d canonical bytes", MaxBytes)
+		}
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func fnCoalesce(in map[string]any) (map[string]any, int, error) {
 			return one(v), 0, nil
 		}
 	}
-	return nil, 0, fnFailed("coalesce.v1: every input is empty")
+	return nil, 0, fnFailed("coalesce.v1: all inputs empty")
 }
 
 // render writes a value the way format/tag/join show it: text as-is,
@@ -134,37 +134,30 @@ func fnAssert(in map[string]any) (map[string]any, int, error) {
 		return nil, 0, fnFailed("assert.v1: value is not canonical JSON")
 	}
 	if string(a) != string(b) {
-		return nil, 0, fnFailed("assert.v1: %s != %s", truncate(string(a), 200), truncate(string(b), 200))
+		return nil, 0, fnFailed("assert.v1: value %s != expect %s", truncate(string(a), 200), truncate(string(b), 200))
 	}
 	return one(in["value"]), 0, nil
 }
 
-func number(name string, v any) (float64, error) {
-	f, ok := v.(float64)
-	if !ok {
-		return 0, fnFailed("%s: value must be a number", name)
-	}
-	return f, nil
-}
+// The FN_FAILED messages below are receipt data: they follow the native
+// registry's wording byte for byte so failed runs replay across runtimes.
 
 func fnInc(in map[string]any) (map[string]any, int, error) {
-	f, err := number("inc.v1", in["value"])
-	if err != nil {
-		return nil, 0, err
+	f, ok := in["value"].(float64)
+	if !ok {
+		return nil, 0, fnFailed("inc.v1: value must be a finite number")
 	}
-	if math.IsInf(f+1, 0) {
-		return nil, 0, fnFailed("inc.v1: result is not finite")
-	}
+	// A finite float64 plus one stays finite, so there is no overflow case.
 	return one(f + 1), 0, nil
 }
 
 func fnDouble(in map[string]any) (map[string]any, int, error) {
-	f, err := number("double.v1", in["value"])
-	if err != nil {
-		return nil, 0, err
+	f, ok := in["value"].(float64)
+	if !ok {
+		return nil, 0, fnFailed("double.v1 requires a number")
 	}
 	if math.IsInf(f*2, 0) {
-		return nil, 0, fnFailed("double.v1: result is not finite")
+		return nil, 0, fnFailed("double.v1 overflow")
 	}
 	return one(f * 2), 0, nil
 }
@@ -172,7 +165,7 @@ func fnDouble(in map[string]any) (map[string]any, int, error) {
 func fnNot(in map[string]any) (map[string]any, int, error) {
 	b, ok := in["value"].(bool)
 	if !ok {
-		return nil, 0, fnFailed("not.v1: value must be a boolean")
+		return nil, 0, fnFailed("not.v1 requires a boolean")
 	}
 	return one(!b), 0, nil
 }

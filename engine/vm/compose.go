@@ -2,6 +2,7 @@ package vm
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/manifest"
@@ -15,7 +16,11 @@ import (
 func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]map[string]any, rec map[string]any) (*scope, bool, *Failure) {
 	depth := s.depth + 1
 	if depth > s.r.budgets.MaxDepth {
-		return nil, false, failf(CodeDepth, "depth %d exceeds maxDepth %d", depth, s.r.budgets.MaxDepth)
+		// The nested run itself fails, so the run failure (first wins)
+		// names the nested prefix ("loop/r0", "map/i2"), not the cell.
+		f := failf(CodeDepth, "depth %d exceeds maxDepth %d", depth, s.r.budgets.MaxDepth)
+		s.r.fail(f, strings.TrimSuffix(prefix, "/"))
+		return nil, false, f
 	}
 	sc := newScope(s.r, child, prefix, depth, feed)
 	switch sc.run() {
@@ -148,24 +153,14 @@ func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in map[string
 	if len(list) > e.MaxItems {
 		return nil, failf(CodeBudget, "each maxItems")
 	}
-	var overPort manifest.Port
-	for _, ip := range sig.child.Interface.Inputs {
-		if ip.Name == e.Over {
-			pt, f := s.r.interfacePort(sig.child, ip, false)
-			if f != nil {
-				return nil, f
-			}
-			overPort = pt
-		}
-	}
+	// Items are not type-checked here: the child's input cell checks its
+	// value, so a mistyped item leaves the inner failed record and the run
+	// failure names the inner path, as in the native runtime.
 	outs := map[string]any{}
 	for _, op := range sig.outputs {
 		outs[op.Name] = []any{}
 	}
 	for i, item := range list {
-		if f := checkValue(overPort, item); f != nil {
-			return nil, failf(CodeTypeMismatch, "each item %d: %s", i, f.Message)
-		}
 		vals := make(map[string]any, len(in))
 		for k, v := range in {
 			vals[k] = v

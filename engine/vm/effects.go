@@ -371,13 +371,21 @@ func checkToolInputs(name string, sig manifest.Signature, inputs map[string]any)
 			return failf(CodeTypeMismatch, "tool %s received undeclared input %s", name, k)
 		}
 	}
+	// One pass over the signature ports in key order (sig.Inputs is
+	// sorted): a present value is type-checked before a later port's
+	// absence is reported, and a many port is required unless it is
+	// declared optional, as for the native runtime's tool loop.
 	for _, port := range sig.Inputs {
-		if _, ok := inputs[port.Name]; !ok && !port.Optional && !port.Many {
-			return failf(CodeEffectFailed, "tool missing required input")
+		v, ok := inputs[port.Name]
+		if !ok {
+			if !port.Optional {
+				return failf(CodeEffectFailed, "tool missing required input")
+			}
+			continue
 		}
-	}
-	if f := checkPorts(sig.Inputs, inputs, "input"); f != nil {
-		return f
+		if f := checkValue(port, v); f != nil {
+			return failf(f.Code, "input %s: %s", port.Name, f.Message)
+		}
 	}
 	return nil
 }
@@ -425,10 +433,12 @@ func (s *scope) toolCall(cellID, cellPath, reqPath, name string, sig manifest.Si
 	if !ok {
 		return nil, failf(CodeToolFailed, "tool %s output must be an object of ports", name)
 	}
-	for _, k := range canon.SortedKeys(out) {
-		if _, ok := sig.Output(k); !ok {
-			return nil, failf(CodeTypeMismatch, "tool %s produced undeclared port %s", name, k)
-		}
+	// The native runtime checks a tool's outputs with the tool name in the
+	// producing-cell slot of the message, and type-checks declared ports
+	// here, so an agent's tool call fails on a mistyped output as a tool
+	// cell does.
+	if f := checkOutputs(name, &cellSig{outputs: sig.Outputs}, out); f != nil {
+		return nil, f
 	}
 	return out, nil
 }

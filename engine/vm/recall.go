@@ -103,16 +103,10 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec ma
 	if len(query) > MaxRecallQuery {
 		return nil, failf(CodeBudget, "recall cell %q query exceeds maxRecallQueryBytes %d", c.ID, MaxRecallQuery)
 	}
-	// Recall budgets are the cell's or the run's (no min with the run's,
-	// unlike agent-family cells).
-	mc, mo := s.r.budgets.MaxContextBytes, s.r.budgets.MaxOutputBytes
-	if rc.Budget.MaxContextBytes > 0 {
-		mc = rc.Budget.MaxContextBytes
-	}
-	if rc.Budget.MaxOutputBytes > 0 {
-		mo = rc.Budget.MaxOutputBytes
-	}
-	budget := map[string]any{"maxContextBytes": float64(mc), "maxOutputBytes": float64(mo)}
+	// min(cell ?? run, run) as for agent-family cells: the newest native
+	// runtime caps a recall cell's byte budgets by the run's (an older one
+	// did not, which changed the request digest).
+	mc, mo, budget := s.requestBudget(rc.Budget)
 	inputs := make(map[string]any, len(in))
 	for k, v := range in {
 		inputs[k] = v

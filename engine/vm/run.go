@@ -405,13 +405,15 @@ func (s *scope) step(i int) bool {
 		r.event("cell.suspend", p, "", "")
 		return false
 	case f != nil:
+		// The activation error is recorded uncut (the native runtime does
+		// not shorten it; only effect error messages are bounded, by the
+		// executor record).
 		s.st[i] = cellState{status: receipt.StatusFailed, failure: f}
 		out := map[string]any{"status": receipt.StatusFailed, "work": work,
-			"failure": map[string]any{"code": f.Code, "message": boundMessage(f.Message)}}
+			"failure": map[string]any{"code": f.Code, "message": f.Message}}
 		if slot, ok := rec["slot"]; ok {
 			out["slot"] = slot
 		}
-		s.st[i].failure = &Failure{Code: f.Code, Message: boundMessage(f.Message)}
 		r.cells[p] = out
 		r.event("cell.fail", p, "", "")
 		handled := false

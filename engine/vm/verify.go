@@ -86,6 +86,12 @@ func Verify(rec map[string]any, m *manifest.Manifest, opts VerifyOptions) (*Repo
 		return &Report{OK: true, Digest: own, Outcome: got["outcome"].(string)}, nil
 	}
 	mm := receipt.Diff(rec, got)
+	// Diff reports named fields only (its catch-all fires only when no
+	// named check did), so an edit that left the recorded digest stale is
+	// also named as such, in the native verifier's words.
+	if own, err := receipt.Digest(rec); err != nil || own != rec["digest"] {
+		mm = append(mm, "receipt or manifest digest mismatch")
+	}
 	d, _ := got["digest"].(string)
 	o, _ := got["outcome"].(string)
 	return &Report{OK: len(mm) == 0, Digest: d, Outcome: o, Mismatches: mm}, nil

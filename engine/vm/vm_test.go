@@ -234,8 +234,8 @@ func TestFailEdgesAndFirstFailureWins(t *testing.T) {
 	if rec["outcome"] != "complete" {
 		t.Fatalf("handled failure must not fail the run: %s", enc(rec["failure"]))
 	}
-	want(t, "failed record", cell(t, rec, "check"), `{"status":"failed","work":110,"failure":{"code":"FN_FAILED","message":"assert.v1: 1 != 2"}}`)
-	want(t, "delivered", cell(t, rec, "handler")["outputs"], `{"value":{"code":"FN_FAILED","message":"assert.v1: 1 != 2"}}`)
+	want(t, "failed record", cell(t, rec, "check"), `{"status":"failed","work":110,"failure":{"code":"FN_FAILED","message":"assert.v1: value 1 != expect 2"}}`)
+	want(t, "delivered", cell(t, rec, "handler")["outputs"], `{"value":{"code":"FN_FAILED","message":"assert.v1: value 1 != expect 2"}}`)
 	// Success: the fail edge dies and the handler skips.
 	rec = runAndVerify(t, m, `{"in":{"v":2}}`, &Host{Store: store.NewMemStore()})
 	want(t, "handler skipped", cell(t, rec, "handler")["status"], `"skipped"`)
@@ -245,7 +245,7 @@ func TestFailEdgesAndFirstFailureWins(t *testing.T) {
 		 {"id":"f1","kind":"fn","fn":"inc.v1"},{"id":"f2","kind":"fn","fn":"inc.v1"}`,
 		edge("a", "x", "f1", "value")+","+edge("a", "x", "f2", "value")))
 	rec = runAndVerify(t, two, ``, &Host{Store: store.NewMemStore()})
-	want(t, "first wins", rec["failure"], `{"code":"FN_FAILED","message":"inc.v1: value must be a number","path":"f1"}`)
+	want(t, "first wins", rec["failure"], `{"code":"FN_FAILED","message":"inc.v1: value must be a finite number","path":"f1"}`)
 	if _, ok := rec["cells"].(map[string]any)["f2"]; ok {
 		t.Fatal("the sweep must stop at the first unhandled failure")
 	}

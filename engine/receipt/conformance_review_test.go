@@ -1,0 +1,106 @@
+package receipt
+
+// Conformance checks from the adversarial review against the native
+// receipt module (crates/algal/src/receipt.rs: validate and diff).
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// receipt.rs validate: via and slot names are bounded at 128 characters;
+// cell and run failure messages only by the receipt byte bound, while an
+// effect error message stays at 2048.
+func TestValidateBoundsMatchNative(t *testing.T) {
+	ok := []struct {
+		name string
+		edit func(r map[string]any)
+	}{
+		{"via 128", func(r map[string]any) { cellOf(r, "loop")["via"] = strings.Repeat("v", 128) }},
+		{"slot name 128", func(r map[string]any) {
+			cellOf(r, "bad")["slot"] = map[string]any{"name": strings.Repeat("s", 128), "mode": "read"}
+		}},
+		{"long cell failure", func(r map[string]any) {
+			cellOf(r, "bad")["failure"] = map[string]any{"code": "FN_FAILED", "message": strings.Repeat("m", 5000)}
+		}},
+		{"long run failure", func(r map[string]any) {
+			r["failure"] = map[string]any{"code": "FN_FAILED", "message": strings.Repeat("m", 5000), "path": "bad"}
+		}},
+	}
+	for _, c := range ok {
+		r := sample(t)
+		c.edit(r)
+		if err := Validate(r); err != nil {
+			t.Errorf("%s: rejected: %v", c.name, err)
+		}
+	}
+	bad := []struct {
+		name string
+		edit func(r map[string]any)
+	}{
+		{"via 129", func(r map[string]any) { cellOf(r, "loop")["via"] = strings.Repeat("v", 129) }},
+		{"slot name 129", func(r map[string]any) {
+			cellOf(r, "bad")["slot"] = map[string]any{"name": strings.Repeat("s", 129), "mode": "read"}
+		}},
+		{"effect error 2049", func(r map[string]any) {
+			effectOf(r, 1)["error"] = map[string]any{"code": "EFFECT_FAILED", "message": strings.Repeat("m", 2049)}
+		}},
+		{"depth 65", func(r map[string]any) {
+			var v any = "leaf"
+			for i := 0; i < 64; i++ {
+				v = []any{v}
+			}
+			// receipt -> cells -> in -> outputs -> t -> 64 lists: the leaf
+			// sits at depth 68.
+			cellOf(r, "in")["outputs"] = map[string]any{"t": v}
+		}},
+		{"over a million nodes", func(r map[string]any) {
+			cellOf(r, "in")["outputs"] = map[string]any{"t": make([]any, 1_000_000)}
+		}},
+	}
+	for _, c := range bad {
+		r := sample(t)
+		c.edit(r)
+		err := Validate(r)
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+		} else if err.(*Error).Code != CodeParse {
+			t.Errorf("%s: code %s", c.name, err.(*Error).Code)
+		}
+	}
+}
+
+// receipt.rs diff: per-effect comparisons run only when both lists have
+// the same length, and "receipt records differ" is the catch-all reported
+// only when no named check found a difference.
+func TestDiffNativeShape(t *testing.T) {
+	a := sample(t)
+	b := sample(t)
+	b["effects"] = b["effects"].([]any)[:1]
+	effectOf(b, 0)["executor"] = "other"
+	Seal(b)
+	got := Diff(a, b)
+	if !reflect.DeepEqual(got, []string{"effects: 2 vs 1"}) {
+		t.Fatalf("diff: %q", got)
+	}
+
+	// Only the args differ: the catch-all comes first, followed by the
+	// named leaves.
+	c := sample(t)
+	c["args"] = map[string]any{"in": map[string]any{"t": "y"}}
+	Seal(c)
+	got = Diff(a, c)
+	if len(got) < 2 || got[0] != "receipt records differ" || !contains(got, "args.in.t differs") {
+		t.Fatalf("diff: %q", got)
+	}
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
