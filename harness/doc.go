@@ -9,10 +9,12 @@
 // # Workload files
 //
 // The kind comes from the file name. Paths are relative to the file.
-// Unknown keys, wrong types and references to things that do not exist
-// are rejected as *Error with file:line:column and the key path; problems
-// the engine finds while admitting the compiled config are mapped back to
-// the YAML node they came from.
+// Unknown keys, wrong types, duplicate keys, merge keys, explicit tags
+// (other than !queue on a response), a second YAML document and aliases
+// expanding past a size bound are rejected, as are references to things
+// that do not exist, each as *Error with file:line:column and the key
+// path; problems the engine finds while admitting the compiled config are
+// mapped back to the YAML node they came from.
 //
 //	name: ticket-triage          # id; names the run directory and the record's pipeline
 //	revision: 1                  # bump when case semantics change (record source_revision)
@@ -63,13 +65,17 @@
 //
 // # Gate
 //
-// Bench: min-passed {system: n}, on-pareto [system], max-tokens
-// {system: n}, max-effect-calls {system: n}, outcomes {system: {case:
-// pass|fail}}. Foundry: promoted (manifest key), min-validation-rate,
-// min-train-rate, min-holdout-rate (0..1), min-population, outcomes {case:
-// pass|fail} for the promoted candidate. A workload passes when its run
-// completes, its evidence verifies and every rule holds; a case failure no
-// rule mentions does not fail it.
+// Bench: min-passed {system: n} (1..number of cases), on-pareto [system],
+// max-tokens {system: n}, max-effect-calls {system: n}, outcomes {system:
+// {case: pass|fail}}. Foundry: promoted (manifest key),
+// min-validation-rate, min-train-rate, min-holdout-rate (above 0, at most
+// 1; the split must have cases), min-population, outcomes {case:
+// pass|fail} for the promoted candidate. A rule that could only hold
+// vacuously is rejected when the workload loads: an empty gate, list or
+// map, a system or case the workload does not declare, min-passed 0, a
+// rate of 0. A workload passes when its run completes, its evidence
+// verifies, a foundry promotes a candidate and every rule holds; a case
+// failure no rule mentions does not fail it.
 //
 // # Run directories
 //
@@ -78,9 +84,11 @@
 // workload-relative paths plus the digest of every manifest and scripted
 // table it reads. The same inputs land in the same directory. The run is
 // built in a hidden staging directory beside it (.<slug>.partial-*) and
-// swapped into place when it ends, whatever the outcome, so the directory
-// is always one whole run; a hard-killed run leaves its staging directory
-// with status running. Files: config.json, scripted-*.json, one
+// swapped into place when it ends, so the directory is always one whole
+// run. The one exception protects evidence: a failed or cancelled run
+// never replaces a complete run of the same inputs; it stays in its
+// staging directory (Outcome.RunDir names it, with a warning). A
+// hard-killed run leaves its staging directory with status running. Files: config.json, scripted-*.json, one
 // system-<id>.json or candidate-NN-<key>.json per contender, report.json
 // (budget.json when a foundry exhausts its habitat budget),
 // verification.json, gate.json, summary.md, _assembly.json and

@@ -85,20 +85,41 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 	if err != nil {
 		return err
 	}
-	perSystem := func(key string, n *yaml.Node, min float64) error {
-		sf, sorder, err := d.mapping(n, "gate."+key, nil, nil)
+	// An empty gate, list or map would hold whatever the run measured; it
+	// is almost always a rule the author meant to fill in.
+	if len(order) == 0 {
+		return d.fail(n, "gate", "has no rules; remove the gate key or add a rule (%s)", strings.Join(allowed, ", "))
+	}
+	splits := map[string]int{}
+	for _, c := range w.Cases {
+		splits[c.Split]++
+	}
+	perSystem := func(key string, n *yaml.Node) error {
+		at := "gate." + key
+		sf, sorder, err := d.mapping(n, at, nil, nil)
 		if err != nil {
 			return err
 		}
+		if len(sorder) == 0 {
+			return d.fail(n, at, "names no system; write {system: n} or remove the rule")
+		}
 		for _, sys := range sorder {
-			v, err := d.number(sf[sys].value, "gate."+key+"."+sys)
+			// min-passed 0 always holds and above the case count never
+			// does; token and call ceilings are whole counts.
+			lo, hi := 0, maxSafe
+			if key == RuleMinPassed {
+				lo, hi = 1, len(w.Cases)
+			}
+			v, err := d.integer(sf[sys].value, at+"."+sys, lo, hi)
 			if err != nil {
+				if key == RuleMinPassed {
+					if rn := resolve(sf[sys].value); rn != nil && rn.Tag == "!!int" {
+						return d.fail(sf[sys].value, at+"."+sys, "must be an integer from 1 to %d: the workload has %d case(s), and 0 would always hold", len(w.Cases), len(w.Cases))
+					}
+				}
 				return err
 			}
-			if v < min {
-				return d.fail(sf[sys].value, "gate."+key+"."+sys, "must be at least %s", num(min))
-			}
-			w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, System: sys, Number: v, Pos: d.pos(sf[sys].key)})
+			w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, System: sys, Number: float64(v), Pos: d.pos(sf[sys].key)})
 		}
 		return nil
 	}
@@ -106,6 +127,9 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 		cf, corder, err := d.mapping(n, at, nil, nil)
 		if err != nil {
 			return err
+		}
+		if len(corder) == 0 {
+			return d.fail(n, at, "names no case; write {case: pass|fail} or remove it")
 		}
 		for _, c := range corder {
 			v, err := d.str(cf[c].value, at+"."+c)
@@ -124,8 +148,12 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 		if err != nil {
 			return err
 		}
-		if v < 0 || v > 1 {
-			return d.fail(n, "gate."+key, "is a pass rate: a number from 0 to 1")
+		if v <= 0 || v > 1 {
+			return d.fail(n, "gate."+key, "is a pass rate: a number above 0 (which would always hold) and at most 1")
+		}
+		split := map[string]string{RuleHoldout: "holdout", RuleValidation: "validation", RuleTrain: "train"}[key]
+		if splits[split] == 0 {
+			return d.fail(n, "gate."+key, "the workload has no %s case, so this rate cannot be measured", split)
 		}
 		w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, Number: v, Pos: d.pos(n)})
 		return nil
@@ -134,13 +162,16 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 		v := f[key].value
 		switch key {
 		case RuleMinPassed, RuleMaxTokens, RuleMaxCalls:
-			if err := perSystem(key, v, 0); err != nil {
+			if err := perSystem(key, v); err != nil {
 				return err
 			}
 		case RuleOnPareto:
 			items, err := d.seq(v, "gate."+key)
 			if err != nil {
 				return err
+			}
+			if len(items) == 0 {
+				return d.fail(v, "gate."+key, "names no system; list at least one or remove the rule")
 			}
 			for i, it := range items {
 				s, err := d.str(it, index("gate."+key, i))
@@ -159,6 +190,9 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 			sf, sorder, err := d.mapping(v, "gate.outcomes", nil, nil)
 			if err != nil {
 				return err
+			}
+			if len(sorder) == 0 {
+				return d.fail(v, "gate.outcomes", "names no system; write {system: {case: pass|fail}} or remove the rule")
 			}
 			for _, sys := range sorder {
 				if err := outcomes(sf[sys].value, "gate.outcomes."+sys, sys); err != nil {

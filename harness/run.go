@@ -105,8 +105,13 @@ func (v *Verification) Value() map[string]any {
 }
 
 // Passed reports whether the workload passed: the run completed, the
-// evidence verified and every gate rule held.
+// evidence verified, a foundry promoted a candidate (an exhausted habitat
+// budget promotes nothing, whatever the gate says) and every gate rule
+// held.
 func (o *Outcome) Passed() bool {
+	if o.Foundry != nil && o.Foundry.Report == nil {
+		return false
+	}
 	return o.Err == nil && o.Status == runrecord.RunComplete && o.Verification != nil && o.Verification.OK && GatesPassed(o.Gates)
 }
 
@@ -154,6 +159,12 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	// MkdirTemp makes the directory private; the run directory it becomes
+	// is as readable as its parent.
+	if err := os.Chmod(stage, 0o755); err != nil {
+		os.RemoveAll(stage)
+		return nil, err
+	}
 	rec, err := runrecord.Create(stage, Assembly(w), runrecord.Meta{RunSlug: c.Slug, FoundryHead: runrecord.FoundryHead(ctx, w.Path)}, opts.Clock)
 	if err != nil {
 		os.RemoveAll(stage)
@@ -167,19 +178,41 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
 	r := &run{w: w, c: c, opts: opts, dir: stage, rec: rec, o: &Outcome{Workload: w, Compiled: c}}
 	runErr := r.phases(ctx)
 	if runErr != nil {
-		if ctx.Err() != nil {
+		if runCancelled(ctx, rec) {
 			_ = rec.Cancel()
 			runErr = fmt.Errorf("%w: %s: %v", ErrCancelled, w.Name, runErr)
 		}
 		r.o.Err = runErr
 	}
 	r.o.Status = rec.Snapshot().Status
+	if r.o.Status != runrecord.RunComplete && completeRun(c.RunDir) {
+		// Same inputs, same slug: the previous run's results still stand,
+		// so an unfinished re-run must not replace them. It stays in its
+		// staging directory, whose record says how it ended.
+		r.o.RunDir = stage
+		r.o.Warnings = append(r.o.Warnings, fmt.Sprintf("this run is %s, so it was left in %s; the complete run of the same inputs in %s was kept", r.o.Status, stage, c.RunDir))
+		return r.o, runErr
+	}
 	if err := swap(stage, c.RunDir); err != nil {
 		r.o.RunDir = stage
 		return r.o, errors.Join(runErr, err)
 	}
 	r.o.RunDir = c.RunDir
 	return r.o, runErr
+}
+
+// runCancelled reports whether a run that stopped with an error was
+// cancelled rather than failed. The signal handler writes the cancelled
+// record before it cancels the context, so a phase can trip over the
+// closed record while ctx.Err() is still nil; either sign counts.
+func runCancelled(ctx context.Context, rec *runrecord.Recorder) bool {
+	return ctx.Err() != nil || rec.Snapshot().Status == runrecord.RunCancelled
+}
+
+// completeRun reports whether dir holds a run whose record says complete.
+func completeRun(dir string) bool {
+	v, err := runrecord.Read(dir, runrecord.Options{})
+	return err == nil && v.Record != nil && v.Record.Status == runrecord.RunComplete
 }
 
 // swap moves stage to final, replacing a previous run directory.

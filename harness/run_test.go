@@ -73,6 +73,11 @@ func TestRunDirectoryAndRecord(t *testing.T) {
 	if want := filepath.Join(out, "ticket-triage", o.Compiled.Slug); o.RunDir != want {
 		t.Fatalf("run dir %s, want %s", o.RunDir, want)
 	}
+	// The staging directory is created private (os.MkdirTemp); the run
+	// directory it becomes is an ordinary, readable one.
+	if st, err := os.Stat(o.RunDir); err != nil || st.Mode().Perm() != 0o755 {
+		t.Fatalf("run directory mode %v (%v), want 0755", st.Mode().Perm(), err)
+	}
 	for _, f := range []string{ConfigFile, ReportFile, VerificationFile, GateFile, SummaryFile, runrecord.AssemblyFile, runrecord.RecordFile,
 		"scripted-cheap.json", "scripted-frontier.json", "system-cheap-single.json", "system-frontier-single.json", "system-escalating.json"} {
 		if _, err := os.Stat(filepath.Join(o.RunDir, f)); err != nil {
@@ -243,5 +248,170 @@ func TestRunCancelledBySignal(t *testing.T) {
 	}
 	if o.Status != runrecord.RunCancelled {
 		t.Fatalf("status %s", o.Status)
+	}
+}
+
+// copyFixture writes a suite workload into a temp dir with its fixture
+// paths made absolute, after edit.
+func copyFixture(t *testing.T, name string, edit func(string) string) string {
+	t.Helper()
+	src, err := os.ReadFile(suitePath(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, _ := filepath.Abs(filepath.Join("..", "fixtures"))
+	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
+	if edit != nil {
+		body = edit(body)
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func recordStatus(t *testing.T, dir string) string {
+	t.Helper()
+	v, err := runrecord.Read(dir, runrecord.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Record == nil {
+		t.Fatalf("%s: %v", dir, v.Problem)
+	}
+	return v.Record.Status
+}
+
+// Re-running the same inputs must never trade a complete run directory
+// for a failed or cancelled one: the good run stays in place and the
+// unfinished one is left beside it, named in the outcome.
+func TestUnfinishedRerunKeepsCompleteRun(t *testing.T) {
+	w, err := Load(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	b := newTestBench()
+	good, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, _ := os.ReadFile(filepath.Join(good.RunDir, ReportFile))
+
+	failing := newTestBench()
+	failing.before = func(n int) error {
+		if n == 2 {
+			return errors.New("executor host went away")
+		}
+		return nil
+	}
+	bad, err := Run(context.Background(), w, Options{Runner: failing, Store: failing, Out: out, Concurrency: 1})
+	if err == nil || bad == nil || bad.Status != runrecord.RunFailed {
+		t.Fatalf("err %v outcome %+v", err, bad)
+	}
+	if got := recordStatus(t, good.RunDir); got != runrecord.RunComplete {
+		t.Fatalf("the complete run directory now says %s", got)
+	}
+	if again, _ := os.ReadFile(filepath.Join(good.RunDir, ReportFile)); string(again) != string(report) {
+		t.Fatal("the complete run's report changed")
+	}
+	if bad.RunDir == good.RunDir || recordStatus(t, bad.RunDir) != runrecord.RunFailed {
+		t.Fatalf("the failed run should stay beside it, got %s", bad.RunDir)
+	}
+	if !strings.Contains(strings.Join(bad.Warnings, "\n"), good.RunDir) {
+		t.Errorf("no warning names the kept run directory: %v", bad.Warnings)
+	}
+
+	// A complete re-run replaces the directory again.
+	b3 := newTestBench()
+	third, err := Run(context.Background(), w, Options{Runner: b3, Store: b3, Out: out})
+	if err != nil || third.RunDir != good.RunDir || recordStatus(t, third.RunDir) != runrecord.RunComplete {
+		t.Fatalf("err %v dir %s", err, third.RunDir)
+	}
+}
+
+// A failed run replaces an earlier failed run: only a complete run is
+// protected.
+func TestFailedRerunReplacesFailedRun(t *testing.T) {
+	w, err := Load(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var dirs []string
+	for i := 0; i < 2; i++ {
+		b := newTestBench()
+		b.before = func(n int) error { return errors.New("down") }
+		o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: out, Concurrency: 1})
+		if err == nil || o.Status != runrecord.RunFailed {
+			t.Fatalf("err %v", err)
+		}
+		dirs = append(dirs, o.RunDir)
+	}
+	if dirs[0] != dirs[1] {
+		t.Fatalf("dirs %v", dirs)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dirs[0]))
+	if len(entries) != 1 {
+		t.Fatalf("leftovers: %v", entries)
+	}
+}
+
+// An exhausted habitat budget promotes nothing: the workload must not
+// pass even when its gate has no rule that needs a promotion.
+func TestExhaustedBudgetDoesNotPass(t *testing.T) {
+	p := copyFixture(t, "intent-select.foundry.yaml", func(s string) string {
+		s = s[:strings.Index(s, "\ngate:")] + "\n"
+		return s + "budget: { work: 1000000, attempts: 64, runs: 3 }\n"
+	})
+	w, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newTestBench()
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Foundry == nil || o.Foundry.Report != nil {
+		t.Fatal("the budget was not exhausted; tighten the fixture")
+	}
+	if o.Passed() {
+		t.Fatal("a foundry that promoted nothing passed")
+	}
+}
+
+// The signal handler cancels the record before it cancels the context, so
+// a phase can fail on the closed record while ctx.Err() is still nil; the
+// run is cancelled all the same.
+func TestCancelledRecordMeansCancelledRun(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Load(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := runrecord.Create(dir, Assembly(w), runrecord.Meta{RunSlug: "s"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if runCancelled(ctx, rec) {
+		t.Fatal("a running record with a live context is not cancelled")
+	}
+	if err := rec.Cancel(); err != nil {
+		t.Fatal(err)
+	}
+	if !runCancelled(ctx, rec) {
+		t.Fatal("a cancelled record must count as a cancelled run")
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	rec2, err := runrecord.Create(t.TempDir(), Assembly(w), runrecord.Meta{RunSlug: "s"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !runCancelled(done, rec2) {
+		t.Fatal("a cancelled context must count as a cancelled run")
 	}
 }

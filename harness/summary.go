@@ -103,7 +103,10 @@ func Summary(o *Outcome) string {
 	b.WriteString("\n## Results\n\n")
 	b.WriteString(SummaryTable(o).Markdown())
 	b.WriteString("\n## Gate\n\n")
-	if len(o.Gates) == 0 {
+	switch {
+	case o.Foundry != nil && o.Foundry.Report == nil:
+		b.WriteString("The workload fails: the foundry promoted no candidate.\n")
+	case len(o.Gates) == 0:
 		b.WriteString("No gate rules: the workload passes when its evidence verifies.\n")
 	}
 	for _, g := range o.Gates {

@@ -441,7 +441,7 @@ func (w *Workload) parseFoundry(d *decoder, f map[string]field) error {
 		}
 	}
 	if len(w.Candidates) == 0 && w.Generator == nil {
-		return d.fail(nil, "", "a foundry workload needs candidates, a generator, or both")
+		return errAt(w.pos, "", "a foundry workload needs candidates, a generator, or both")
 	}
 	if x, ok := f["executors"]; ok {
 		if w.Executors, err = w.parseExecutors(d, x.value, "executors", true); err != nil {

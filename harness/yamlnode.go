@@ -1,7 +1,10 @@
 package harness
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -65,7 +68,16 @@ type decoder struct {
 	file string
 	// lineOffset shifts node lines; JSONL files parse one line at a time.
 	lineOffset int
+	// values counts the nodes json has converted. yaml.v3 keeps an alias
+	// as one node, so a few lines of nested aliases can stand for billions
+	// of values; the bound stops that long before memory or time run out.
+	values int
 }
+
+// maxValues bounds the values one file may convert into JSON. A file
+// without aliases cannot reach it within maxWorkloadBytes (every value
+// takes at least two bytes), so only alias expansion trips it.
+const maxValues = maxWorkloadBytes / 2
 
 func (d *decoder) pos(n *yaml.Node) Pos {
 	if n == nil {
@@ -100,14 +112,33 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// parseYAML parses one YAML document into its root node.
+// parseYAML parses a file holding exactly one YAML document into its root
+// node. yaml.Unmarshal silently drops every document after the first, so
+// a stray `---` would hide the rest of a workload; it is rejected instead.
 func parseYAML(file string, data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}
+		}
 		return nil, yamlSyntaxError(file, 0, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, yamlSyntaxError(file, 0, err)
+	default:
+		at := &next
+		if len(next.Content) > 0 {
+			at = next.Content[0]
+		}
+		d := &decoder{file: file}
+		return nil, d.fail(at, "", "the file holds more than one YAML document (a `---` line starts another); a workload is one document")
 	}
 	return resolve(doc.Content[0]), nil
 }
@@ -148,6 +179,9 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed, required []string)
 	n = resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil, nil, d.fail(n, path, "must be a mapping (key: value lines), not %s", describeNode(n))
+	}
+	if err := d.plainTag(n, path, "!!map"); err != nil {
+		return nil, nil, err
 	}
 	out := map[string]field{}
 	var order []string
@@ -260,7 +294,23 @@ func (d *decoder) seq(n *yaml.Node, path string) ([]*yaml.Node, error) {
 	if n == nil || n.Kind != yaml.SequenceNode {
 		return nil, d.fail(n, path, "must be a list, not %s", describeNode(n))
 	}
+	if err := d.plainTag(n, path, "!!seq"); err != nil {
+		return nil, err
+	}
 	return n.Content, nil
+}
+
+// plainTag rejects an explicit tag on a mapping or list: a workload gives
+// no meaning to custom tags, and a `!queue` written anywhere but on a
+// response would otherwise read as a plain list.
+func (d *decoder) plainTag(n *yaml.Node, path, want string) error {
+	if n.Tag == want {
+		return nil
+	}
+	if n.Tag == QueueTag {
+		return d.fail(n, path, "tag %s only marks a response, under cases[].responses.<executor>.<cell>", QueueTag)
+	}
+	return d.fail(n, path, "tag %s is not supported here; remove it", n.Tag)
 }
 
 // maxSafe keeps integers exact in a JSON number.
@@ -276,6 +326,9 @@ func (d *decoder) json(n *yaml.Node, path string, depth int) (any, error) {
 	}
 	if n == nil {
 		return nil, nil
+	}
+	if d.values++; d.values > maxValues {
+		return nil, d.fail(n, path, "aliases expand to more than %d values; write the values out or use fewer nested aliases", maxValues)
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -296,6 +349,9 @@ func (d *decoder) json(n *yaml.Node, path string, depth int) (any, error) {
 		}
 		return out, nil
 	case yaml.SequenceNode:
+		if err := d.plainTag(n, path, "!!seq"); err != nil {
+			return nil, err
+		}
 		out := make([]any, 0, len(n.Content))
 		for i, c := range n.Content {
 			v, err := d.json(c, index(path, i), depth+1)
@@ -324,6 +380,9 @@ func (d *decoder) json(n *yaml.Node, path string, depth int) (any, error) {
 				return nil, d.fail(n, path, "is not valid UTF-8")
 			}
 			return n.Value, nil
+		}
+		if n.Tag == QueueTag {
+			return nil, d.plainTag(n, path, "")
 		}
 		return nil, d.fail(n, path, "tag %s is not supported in a JSON value", n.Tag)
 	}

@@ -217,6 +217,12 @@ func TestBrokenRecords(t *testing.T) {
 		{"n and phase disagree", ptr(strings.Replace(seedRecord, "  - n: 7\n", "  - n: 7\n    phase: 8\n", 1)), StateInvalid, CodeInvalid},
 		{"string iteration", ptr(strings.Replace(seedRecord, "iterations: 26", "iterations: many", 1)), StateInvalid, CodeInvalid},
 		{"no phases", ptr(seedRecord[:strings.Index(seedRecord, "phases:")]), StateInvalid, CodeInvalid},
+		// The writer emits one document and no aliases: a second document
+		// would be silently ignored, and aliases let a small file stand for
+		// an enormous record.
+		{"second document", ptr(seedRecord + "---\nstatus: complete\n"), StateInvalid, CodeInvalid},
+		{"alias", ptr(strings.Replace(strings.Replace(seedRecord, "    status: done\n    artifacts:\n      - { id: freeform", "    status: done\n    artifacts: &arts\n      - { id: freeform", 1),
+			"    status: done\n    artifacts:\n      - { id: test-data-refs, file: test-data-refs.json, at: 2026-09-16T21:56:00Z }\n", "    status: done\n    artifacts: *arts\n", 1)), StateInvalid, CodeInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

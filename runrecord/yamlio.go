@@ -2,7 +2,9 @@ package runrecord
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"time"
@@ -133,19 +135,49 @@ type decodeResult struct {
 // CodeUnparseable; well-formed YAML that is not a version-1 record is
 // CodeInvalid. An unquoted sha (a YAML number) is ignored with a warning.
 func decodeRecord(data []byte, file string) (decodeResult, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return decodeResult{}, &Error{Code: CodeUnparseable, File: file, Message: "cannot be parsed (a crash mid-write?): " + err.Error(), Err: err}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return decodeResult{}, errf(CodeUnparseable, file, "is empty (a crash mid-write?)")
 	}
 	d := &ydec{file: file}
+	// The writer emits exactly one document and never an alias. A later
+	// document would be silently dropped, and aliases let a small file
+	// stand for an enormous record, so both mark a record not to trust.
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return decodeResult{}, &Error{Code: CodeUnparseable, File: file, Message: "cannot be parsed (a crash mid-write?): " + err.Error(), Err: err}
+	default:
+		d.fail(&next, "holds more than one YAML document; a run record is one")
+		return decodeResult{}, d.err
+	}
+	if a := findAlias(&doc); a != nil {
+		d.fail(a, "uses a YAML alias (*%s); a run record spells every value out", a.Value)
+		return decodeResult{}, d.err
+	}
 	rec := d.record(doc.Content[0])
 	if d.err != nil {
 		return decodeResult{}, d.err
 	}
 	return decodeResult{rec: rec, warnings: d.warnings}, nil
+}
+
+// findAlias returns the first alias node under n, without following any.
+func findAlias(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		return n
+	}
+	for _, c := range n.Content {
+		if a := findAlias(c); a != nil {
+			return a
+		}
+	}
+	return nil
 }
 
 type ydec struct {

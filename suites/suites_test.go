@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -56,15 +58,38 @@ var _ = Describe("Assay workloads", func() {
 		It("opens the workbench", func() { Fail(err.Error()) })
 		return
 	}
+	if len(paths) == 0 {
+		// An empty suite would report success having checked nothing.
+		It("finds at least one workload", func() { Fail(fmt.Sprintf("no *.bench.yaml or *.foundry.yaml under %v", roots)) })
+	}
 	for _, p := range paths {
 		describeWorkload(p, wb, out)
 	}
 })
 
+// fileLabels labels a workload that did not load by what its file name
+// says (name and kind), so --label-filter=<name> still selects, and fails
+// on, a workload that is broken rather than silently matching nothing.
+func fileLabels(path string) Labels {
+	labels := Labels{"invalid"}
+	kind, ok := harness.KindOf(path)
+	if !ok {
+		return labels
+	}
+	base := filepath.Base(path)
+	name := strings.TrimSuffix(strings.TrimSuffix(base, harness.BenchSuffix), harness.FoundrySuffix)
+	if labelSafe.MatchString(name) {
+		labels = append(labels, name)
+	}
+	return append(labels, string(kind))
+}
+
+var labelSafe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
 func describeWorkload(path string, wb *vm.Workbench, out string) {
 	w, err := harness.Load(path)
 	if err != nil {
-		Describe(path, Label("invalid"), func() {
+		Describe(path, fileLabels(path), func() {
 			It("loads", func() { Fail(err.Error()) })
 		})
 		return
@@ -92,12 +117,17 @@ func describeWorkload(path string, wb *vm.Workbench, out string) {
 			v := o.Verification
 			It("verifies the report and every receipt", Label("verify"), func() {
 				AddReportEntry("checked receipts", v.CheckedReceipts)
-				Expect(v.OK).To(BeTrue(), "verification of %s failed:\n%s", o.RunDir, strings.Join(v.Mismatches, "\n"))
+				if !v.OK {
+					Fail(fmt.Sprintf("verification of %s failed:\n%s", o.RunDir, strings.Join(v.Mismatches, "\n")))
+				}
 			})
 		}
 		for _, g := range o.Gates {
 			It("gate: "+g.Rule.Name(), Label("gate"), func() {
-				Expect(g.Passed).To(BeTrue(), "%s", g.Message)
+				AddReportEntry("verdict", g.Message)
+				if !g.Passed {
+					Fail(g.Message)
+				}
 			})
 		}
 	})

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/algal-assay/assay/engine/vm"
@@ -62,7 +64,17 @@ func init() {
 
 // runWorkloads is the main job: discover, run each workload with a
 // progress display, print the summary, and fail when any workload fails.
+// SIGINT/SIGTERM stop the job: the running workload's record becomes
+// cancelled (harness.Options.HandleSignals) and no further workload
+// starts, even when the stop arrives between two workloads or just as
+// one completes.
 func runWorkloads(c *cli, paths []string, f workloadFlags) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runWorkloadsCtx(ctx, c, paths, f)
+}
+
+func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlags) error {
 	if len(paths) == 0 {
 		paths = []string{defaultSuites}
 	}
@@ -84,7 +96,13 @@ func runWorkloads(c *cli, paths []string, f workloadFlags) error {
 	var outcomes []*harness.Outcome
 	var rejected []string // workloads that did not load, with the reason
 	failed := 0
-	for _, path := range files {
+	for i, path := range files {
+		if ctx.Err() != nil {
+			failed += len(files) - i
+			rejected = append(rejected, fmt.Sprintf("STOP cancelled before %s; %d workload(s) not run", path, len(files)-i))
+			disp.line(rejected[len(rejected)-1])
+			break
+		}
 		w, err := harness.Load(path)
 		if err != nil {
 			failed++
@@ -93,7 +111,7 @@ func runWorkloads(c *cli, paths []string, f workloadFlags) error {
 			continue
 		}
 		disp.start(w.Name)
-		o, err := harness.Run(context.Background(), w, harness.Options{
+		o, err := harness.Run(ctx, w, harness.Options{
 			Runner: wb, Store: wb, Out: f.out, Concurrency: f.concurrency,
 			StrictSplits: f.strictSplits, HandleSignals: true, OnProgress: disp.update,
 		})
@@ -146,6 +164,9 @@ func printSummary(w io.Writer, outcomes []*harness.Outcome) {
 		}
 		if o.Foundry != nil && o.Foundry.Report == nil {
 			fmt.Fprintln(w, "  habitat budget exhausted before promotion (budget.json)")
+		}
+		for _, warn := range o.Warnings {
+			fmt.Fprintf(w, "  warning: %s\n", warn)
 		}
 		if o.Err != nil {
 			fmt.Fprintf(w, "  run %s: %v\n", o.Status, o.Err)

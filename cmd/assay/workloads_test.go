@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/harness"
 )
 
 func TestWorkloadsRunFixtures(t *testing.T) {
@@ -74,5 +77,42 @@ func TestWorkloadsRunNothingFound(t *testing.T) {
 	code := run([]string{"workloads", "run", t.TempDir()}, nil, &out, &errb)
 	if code != exitRejected || !strings.Contains(errb.String(), "WORKLOAD_INVALID") {
 		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}
+
+// A stop that arrives between two workloads (or just as one completes, when
+// the run itself can no longer be cancelled) must still stop the job:
+// nothing further runs and the job fails.
+func TestWorkloadsRunStopsWhenCancelled(t *testing.T) {
+	tmp := t.TempDir()
+	var out, errb bytes.Buffer
+	c := &cli{stdout: &out, stderr: &errb}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := runWorkloadsCtx(ctx, c, []string{"../../suites"}, workloadFlags{dir: filepath.Join(tmp, "store"), out: filepath.Join(tmp, "runs")})
+	if err == nil {
+		t.Fatal("a cancelled job succeeded")
+	}
+	if !strings.Contains(out.String(), "cancelled before") || strings.Contains(out.String(), "PASS") {
+		t.Fatalf("stdout:\n%s", out.String())
+	}
+	if runs, _ := filepath.Glob(filepath.Join(tmp, "runs", "*")); len(runs) != 0 {
+		t.Fatalf("workloads ran after the stop: %v", runs)
+	}
+}
+
+// Warnings (split leakage, an unfinished re-run left beside a complete
+// run) reach the job's output, not only summary.md.
+func TestPrintSummaryShowsWarnings(t *testing.T) {
+	o := &harness.Outcome{
+		Workload: &harness.Workload{Name: "w", Kind: harness.KindBench, Revision: 1},
+		RunDir:   "runs/w/.w-r1-x.partial-1",
+		Status:   "failed",
+		Warnings: []string{"this run is failed, so it was left in runs/w/.w-r1-x.partial-1; the complete run of the same inputs in runs/w/w-r1-x was kept"},
+	}
+	var b bytes.Buffer
+	printSummary(&b, []*harness.Outcome{o})
+	if !strings.Contains(b.String(), "  warning: this run is failed, so it was left in") {
+		t.Fatalf("summary:\n%s", b.String())
 	}
 }
