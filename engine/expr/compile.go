@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 )
@@ -176,6 +177,53 @@ type node struct {
 	// get whose name is computed at run time.
 	scope   int
 	litName bool // get: first argument is a literal string
+	// path holds a get's steps when every step is a scalar literal, so
+	// the path walk needs no node evaluation or type switch per step.
+	path []pathStep
+}
+
+type stepKind uint8
+
+const (
+	stepKey      stepKind = iota // string key
+	stepIndex                    // nonnegative integral index
+	stepBadIndex                 // negative or fractional number
+	stepBadKind                  // null or bool
+)
+
+// pathStep is a literal get step resolved at compile time. Its run-time
+// semantics (fuel, miss, errors) are exactly those of evaluating the
+// literal and then applying it.
+type pathStep struct {
+	kind stepKind
+	key  string
+	idx  int    // stepIndex; indexes past any list length saturate
+	got  string // stepBadKind: the literal's kind
+}
+
+func literalPath(steps []*node) []pathStep {
+	path := make([]pathStep, len(steps))
+	for i, st := range steps {
+		if st.op != opLit {
+			return nil
+		}
+		switch x := st.lit.(type) {
+		case string:
+			path[i] = pathStep{kind: stepKey, key: x}
+		case float64:
+			switch {
+			case x < 0 || x != math.Trunc(x):
+				path[i] = pathStep{kind: stepBadIndex}
+			case x >= math.MaxInt32:
+				path[i] = pathStep{kind: stepIndex, idx: math.MaxInt}
+			default:
+				path[i] = pathStep{kind: stepIndex, idx: int(x)}
+			}
+		default:
+			path[i] = pathStep{kind: stepBadKind, got: kindOf(x)}
+		}
+	}
+	return path
 }
 
 // Program is a statically checked, compiled expression, safe for
@@ -345,6 +393,9 @@ func (c *compiler) call(arr []any, depth int) (*node, *Error) {
 			return nil, err
 		}
 		n.args = append(n.args, a)
+	}
+	if spec.code == opGet && n.litName {
+		n.path = literalPath(n.args[1:])
 	}
 	return n, nil
 }

@@ -26,7 +26,9 @@
 //     member has been evaluated, then walk it at depth 1.
 //   - Results that are sub-values of already-walked values (get, nth,
 //     if/let/fold results, take/drop/reverse/sort/unique/concat/flat/merge/
-//     keys/values/split) are not walked again: such a walk cannot fail.
+//     keys/values) are not walked again: such a walk cannot fail. split
+//     and join results are measured, since quotes around each part or an
+//     escaped separator can make them larger than their inputs.
 //   - has takes its key as want "string" (arg 1); text ops name want
 //     "string" as upstream's string helper does.
 //   - Values returned share structure with the program and env; callers

@@ -93,6 +93,13 @@ func Run(program any, env map[string]any, fuel int) (any, int, error) {
 }
 
 func (p *Program) eval(env map[string]any, fuel int) (any, int, *Error) {
+	if r := p.root; r.op == opGet && r.litName && r.slot < 0 && r.path != nil {
+		// A program that is one literal env path (the common scorer and
+		// guard shape) needs no machine: same charges, in the same order.
+		left := fuel
+		v, err := envPath(r, env, &left)
+		return p.finish(v, fuel-left, err)
+	}
 	m := machines.Get().(*machine)
 	m.left, m.env = fuel, env
 	if cap(m.vars) < p.slots {
@@ -103,18 +110,45 @@ func (p *Program) eval(env map[string]any, fuel int) (any, int, *Error) {
 	v, err := m.eval(p.root)
 	burn := fuel - m.left
 	clear(m.vars)
-	clear(m.stack[:cap(m.stack)])
+	// Every evalArgs push is popped (and cleared) by its caller, so only
+	// a non-empty stack, which cannot happen, would need clearing here.
+	clear(m.stack)
 	m.stack, m.env = m.stack[:0], nil
 	if cap(m.stack) <= 4096 {
 		machines.Put(m)
 	}
+	return p.finish(v, burn, err)
+}
+
+// envPath evaluates a get node whose name and steps are literals and whose
+// name is not a binder.
+func envPath(n *node, env map[string]any, left *int) (any, *Error) {
+	if n.base > *left {
+		return nil, errFuel(n.base, *left)
+	}
+	*left -= n.base
+	if *left < 1 { // the literal name node
+		return nil, errFuel(1, *left)
+	}
+	*left--
+	cur, ok := env[n.name]
+	if !ok {
+		return nil, errUnbound(n.name)
+	}
+	return walkPath(cur, n.path, left)
+}
+
+// finish applies the output checks to an evaluation's result.
+func (p *Program) finish(v any, burn int, err *Error) (any, int, *Error) {
 	if err != nil {
 		return nil, burn, err
 	}
-	if size, _ := measure(v); size > MaxOutputBytes {
+	// value_depth exceeds measure's deepest position by at most one (an
+	// empty container counts 1 there), so the second walk is needed only
+	// for results that come near the bound.
+	if size, deep := measure(v); size > MaxOutputBytes {
 		return nil, burn, errBounds("output-bytes", MaxOutputBytes)
-	}
-	if valueDepth(v) > MaxValueDepth {
+	} else if deep+1 > MaxValueDepth && valueDepth(v) > MaxValueDepth {
 		return nil, burn, errBounds("value-depth", MaxValueDepth)
 	}
 	return v, burn, nil
@@ -459,6 +493,9 @@ func (m *machine) get(n *node) (any, *Error) {
 			return nil, errUnbound(name)
 		}
 	}
+	if n.path != nil {
+		return walkPath(cur, n.path, &m.left)
+	}
 	for i, step := range n.args[1:] {
 		var k any
 		if step.op == opLit { // inline the literal's own evaluation
@@ -493,6 +530,40 @@ func (m *machine) get(n *node) (any, *Error) {
 			cur = l[int(x)]
 		default:
 			return nil, errType("get", i+1, "string key or nonneg integer index", kindOf(k))
+		}
+	}
+	return cur, nil
+}
+
+// walkPath applies a literal get path to cur, charging each step's
+// literal (1) as it is reached; a miss returns null and leaves the
+// remaining steps unevaluated and uncharged.
+func walkPath(cur any, path []pathStep, left *int) (any, *Error) {
+	for i := range path {
+		st := &path[i]
+		if *left < 1 {
+			return nil, errFuel(1, *left)
+		}
+		*left--
+		switch st.kind {
+		case stepKey:
+			o, ok := cur.(map[string]any)
+			if !ok {
+				return nil, nil
+			}
+			if cur, ok = o[st.key]; !ok {
+				return nil, nil
+			}
+		case stepIndex:
+			l, ok := cur.([]any)
+			if !ok || st.idx >= len(l) {
+				return nil, nil
+			}
+			cur = l[st.idx]
+		case stepBadIndex:
+			return nil, errType("get", i+1, "nonneg integer index", "number")
+		default:
+			return nil, errType("get", i+1, "string key or nonneg integer index", st.got)
 		}
 	}
 	return cur, nil
@@ -828,9 +899,17 @@ func (m *machine) evalText(n *node) (any, *Error) {
 		if err := m.charge(len(parts)); err != nil {
 			return nil, err
 		}
+		// Parts gain two quotes each, so the list can render larger
+		// than the walked input string: walk it (only value-bytes can
+		// fail, the per-kind and depth bounds hold by construction).
 		out := make([]any, len(parts))
+		size := 1 + len(parts)
 		for i, p := range parts {
 			out[i] = p
+			size += strLen(p)
+		}
+		if size > MaxValueBytes {
+			return nil, errBounds("value-bytes", MaxValueBytes)
 		}
 		return out, nil
 	case opJoin:
@@ -867,7 +946,13 @@ func (m *machine) evalText(n *node) (any, *Error) {
 			}
 			b.WriteString(v.(string))
 		}
-		return b.String(), nil
+		// A repeated separator can escape to six canonical bytes per
+		// UTF-8 byte, so the result needs its own value-bytes walk.
+		out := b.String()
+		if strLen(out) > MaxValueBytes {
+			return nil, errBounds("value-bytes", MaxValueBytes)
+		}
+		return out, nil
 	case opScontains, opStarts, opEnds:
 		s, err := m.str(n.args[0], n.opName, 0)
 		if err != nil {

@@ -99,11 +99,17 @@ func measure(v any) (size, deep int) {
 		if len(x) == 0 {
 			size = 2
 		}
+		seen := 0
 		for k, c := range x {
 			s, d := measure(c)
 			size += s + strLen(k) + 1
 			if d+1 > deep {
 				deep = d + 1
+			}
+			// Stop at the last entry rather than let the iterator scan
+			// the map's remaining slots for its end.
+			if seen++; seen == len(x) {
+				break
 			}
 		}
 		return size, deep
@@ -122,9 +128,12 @@ func valueDepth(v any) int {
 		}
 		return d + 1
 	case map[string]any:
-		d := 0
+		d, seen := 0, 0
 		for _, c := range x {
 			d = max(d, valueDepth(c))
+			if seen++; seen == len(x) {
+				break
+			}
 		}
 		return d + 1
 	}
@@ -141,9 +150,12 @@ func countNodes(v any) int {
 		}
 		return n
 	case map[string]any:
-		n := 1
+		n, seen := 1, 0
 		for _, c := range x {
 			n += countNodes(c)
+			if seen++; seen == len(x) {
+				break
+			}
 		}
 		return n
 	}
@@ -280,66 +292,136 @@ type admitter struct {
 // visit adds v's canonical size and returns its value_depth; ok is false
 // for a non-JSON value. Once the size passes the limit it stops early
 // (the caller reports the size bound, so the depth no longer matters).
+//
+// This is the hot part of Eval for envs of nested records, so containers
+// handle scalar children inline and stop iterating a map once len(m)
+// entries were seen (the iterator would otherwise scan the rest of the
+// map's slots just to find its end).
 func (a *admitter) visit(v any) (depth int, ok bool) {
-	if a.size > a.limit {
-		return 0, true
-	}
 	switch x := v.(type) {
-	case nil:
-		a.size += 4
+	case map[string]any:
+		return a.object(x)
+	case []any:
+		return a.list(x)
+	}
+	return 0, a.scalar(v)
+}
+
+func (a *admitter) scalar(v any) bool {
+	switch x := v.(type) {
+	case string:
+		n, ok := strSize(x)
+		a.size += n
+		a.overKind = a.overKind || len(x) > MaxStringBytes
+		return ok
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+		a.size += numLen(x)
+		return true
 	case bool:
 		a.size += 5
 		if x {
 			a.size--
 		}
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, false
-		}
-		a.size += numLen(x)
-	case string:
-		if !utf8.ValidString(x) {
-			return 0, false
-		}
-		a.size += strLen(x)
-		a.overKind = a.overKind || len(x) > MaxStringBytes
-	case []any:
-		a.overKind = a.overKind || len(x) > MaxListLen
-		a.size += max(2, 1+len(x))
-		for _, c := range x {
-			d, ok := a.visit(c)
-			if !ok {
-				return 0, false
-			}
-			depth = max(depth, d)
-			if a.size > a.limit {
-				break
-			}
-		}
-		depth++
-	case map[string]any:
-		a.overKind = a.overKind || len(x) > MaxObjectKeys
-		a.size += max(2, 1+len(x))
-		for k, c := range x {
-			if !utf8.ValidString(k) {
-				return 0, false
-			}
-			a.overKind = a.overKind || len(k) > MaxStringBytes
-			a.size += strLen(k) + 1
-			d, ok := a.visit(c)
-			if !ok {
-				return 0, false
-			}
-			depth = max(depth, d)
-			if a.size > a.limit {
-				break
-			}
-		}
-		depth++
-	default:
-		return 0, false
+		return true
+	case nil:
+		a.size += 4
+		return true
 	}
-	return depth, true
+	return false
+}
+
+func (a *admitter) list(x []any) (depth int, ok bool) {
+	a.overKind = a.overKind || len(x) > MaxListLen
+	if len(x) == 0 {
+		a.size += 2
+		return 1, true
+	}
+	a.size += 1 + len(x)
+	for _, c := range x {
+		if a.size > a.limit {
+			break
+		}
+		var d int
+		switch y := c.(type) {
+		case map[string]any:
+			d, ok = a.object(y)
+		case []any:
+			d, ok = a.list(y)
+		default:
+			ok = a.scalar(c)
+		}
+		if !ok {
+			return 0, false
+		}
+		depth = max(depth, d)
+	}
+	return depth + 1, true
+}
+
+func (a *admitter) object(x map[string]any) (depth int, ok bool) {
+	n := len(x)
+	a.overKind = a.overKind || n > MaxObjectKeys
+	if n == 0 {
+		a.size += 2
+		return 1, true
+	}
+	a.size += 1 + n
+	seen := 0
+	for k, c := range x {
+		ks, ok := strSize(k)
+		if !ok {
+			return 0, false
+		}
+		a.overKind = a.overKind || len(k) > MaxStringBytes
+		a.size += ks + 1
+		if a.size <= a.limit {
+			var d int
+			switch y := c.(type) {
+			case map[string]any:
+				d, ok = a.object(y)
+			case []any:
+				d, ok = a.list(y)
+			default:
+				ok = a.scalar(c)
+			}
+			if !ok {
+				return 0, false
+			}
+			depth = max(depth, d)
+		}
+		seen++
+		if a.size > a.limit || seen == n {
+			break
+		}
+	}
+	return depth + 1, true
+}
+
+// strSize is strLen plus the UTF-8 validity check in one pass for ASCII
+// text; only text with a non-ASCII byte is scanned again for validity.
+func strSize(s string) (n int, ok bool) {
+	n = 2 + len(s)
+	var high byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		high |= c
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		switch c {
+		case '"', '\\', '\b', '\t', '\n', '\f', '\r':
+			n++
+		default:
+			n += 5
+		}
+	}
+	if high >= 0x80 && !utf8.ValidString(s) {
+		return n, false
+	}
+	return n, true
 }
 
 // equal is structural equality: numbers by value (1 == 1.0, -0 == 0),
@@ -373,10 +455,14 @@ func equal(a, b any) bool {
 		if !ok || len(x) != len(y) {
 			return false
 		}
+		seen := 0
 		for k, xv := range x {
 			yv, ok := y[k]
 			if !ok || !equal(xv, yv) {
 				return false
+			}
+			if seen++; seen == len(x) {
+				break
 			}
 		}
 		return true
