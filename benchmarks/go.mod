@@ -1,6 +1,6 @@
 module github.com/algal-assay/assay/benchmarks
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/algal-assay/assay v0.0.0
