@@ -192,8 +192,9 @@ var (
 // Parse checks a workload's bytes; path names it in errors and anchors
 // relative paths.
 func Parse(path string, kind Kind, data []byte) (*Workload, error) {
-	d := &decoder{file: path}
-	root, err := parseYAML(path, data)
+	shown := displayPath(path)
+	d := &decoder{file: shown}
+	root, err := parseYAML(shown, data)
 	if err != nil {
 		return nil, err
 	}
@@ -533,9 +534,10 @@ func (w *Workload) includeCases(r Ref) error {
 	if err != nil {
 		return err
 	}
+	shown := displayPath(r.Path)
 	switch ext := strings.ToLower(filepath.Ext(r.Path)); ext {
 	case ".jsonl":
-		d := &decoder{file: r.Path}
+		d := &decoder{file: shown}
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
@@ -543,7 +545,7 @@ func (w *Workload) includeCases(r Ref) error {
 			d.lineOffset = i
 			var doc yaml.Node
 			if err := yaml.Unmarshal(line, &doc); err != nil {
-				return yamlSyntaxError(r.Path, i, err)
+				return yamlSyntaxError(shown, i, err)
 			}
 			if len(doc.Content) == 0 {
 				continue
@@ -556,8 +558,8 @@ func (w *Workload) includeCases(r Ref) error {
 		}
 		return nil
 	case ".yaml", ".yml":
-		d := &decoder{file: r.Path}
-		root, err := parseYAML(r.Path, data)
+		d := &decoder{file: shown}
+		root, err := parseYAML(shown, data)
 		if err != nil {
 			return err
 		}
