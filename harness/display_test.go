@@ -22,9 +22,7 @@ func TestDisplayPathIsRelativeToTheWorkTree(t *testing.T) {
 		t.Errorf("absolute path shown as %q", got)
 	}
 	// The same file named from another directory reads the same.
-	wd, _ := os.Getwd()
-	defer os.Chdir(wd)
-	os.Chdir(filepath.Join(repo, "suites"))
+	t.Chdir(filepath.Join(repo, "suites"))
 	if got := displayPath("triage.bench.yaml"); got != "suites/triage.bench.yaml" {
 		t.Errorf("relative path shown as %q", got)
 	}
