@@ -176,9 +176,10 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 			return nil, fail(CodeParse, field+".executors", "system %q needs at least one executor", id)
 		}
 		resolved := make(map[string]string, len(execs))
-		for name, spec := range execs {
+		// Sorted, so the first bad entry named is the same on every run.
+		for _, name := range canon.SortedKeys(execs) {
 			at := fmt.Sprintf("%s.executors[%q]", field, name)
-			str, ok := spec.(string)
+			str, ok := execs[name].(string)
 			if name == "" || len(name) > MaxIDLen || !ok {
 				return nil, fail(CodeParse, at, "must be a non-empty spec string under a name of at most %d characters", MaxIDLen)
 			}
@@ -252,7 +253,8 @@ func parsePrices(v any, field string) (map[string]Price, error) {
 		return nil, err
 	}
 	prices := make(map[string]Price, len(raw))
-	for key, rp := range raw {
+	for _, key := range canon.SortedKeys(raw) {
+		rp := raw[key]
 		at := fmt.Sprintf("%s[%q]", field, key)
 		if key == "" || len(key) > 256 {
 			return nil, fail(CodeParse, at, "price keys are 1 to 256 characters")

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 )
 
@@ -120,7 +121,8 @@ func parseAttribution(v any, field string) (map[string]Tally, error) {
 		return nil, err
 	}
 	out := make(map[string]Tally, len(m))
-	for k, e := range m {
+	for _, k := range canon.SortedKeys(m) {
+		e := m[k]
 		at := fmt.Sprintf("%s[%q]", field, k)
 		if k == "" || len(k) > 256 {
 			return nil, fail(CodeParse, at, "attribution keys are 1 to 256 characters")

@@ -38,30 +38,34 @@ func Run(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options)
 		sessions[i] = sess
 		r.Systems[i] = SystemResult{ID: s.ID, ManifestDigest: s.Manifest.Digest, ManifestKey: s.Manifest.Key, Cases: make([]CaseResult, len(cfg.Cases))}
 	}
-	g, gctx := errgroup.WithContext(ctx)
+	// No job cancels the others: a failure is kept by report position
+	// (system, then case), so a concurrent bench aborts with the error a
+	// sequential one would, e.g. SCORER_INVALID naming the same case.
+	var abort evidence.Abort
+	var g errgroup.Group
 	g.SetLimit(n)
 	runCase := func(si, ci int) error {
+		at := si*len(cfg.Cases) + ci
+		if abort.Skip(at) {
+			return nil
+		}
 		sys, c := &cfg.Systems[si], cfg.Cases[ci]
-		receipt, digest, err := sessions[si].Run(gctx, evidence.CellArgs(sys.Manifest, c.Args))
-		if err != nil {
-			return err
+		receipt, digest, err := sessions[si].Run(ctx, evidence.CellArgs(sys.Manifest, c.Args))
+		if err == nil {
+			r.Systems[si].Cases[ci], err = caseResult(cfg.Scorer, cfg.Prices, sys.Manifest, c, receipt, digest)
 		}
-		res, err := caseResult(cfg.Scorer, cfg.Prices, sys.Manifest, c, receipt, digest)
-		if err != nil {
-			return err
-		}
-		r.Systems[si].Cases[ci] = res
-		if opts.OnCase != nil {
+		abort.Record(at, err)
+		if err == nil && opts.OnCase != nil {
 			opts.OnCase(sys.ID, c.ID)
 		}
-		return nil
+		return err
 	}
 	for si := range cfg.Systems {
 		if sessions[si].Ordered() {
 			g.Go(func() error {
 				for ci := range cfg.Cases {
-					if err := runCase(si, ci); err != nil {
-						return err
+					if runCase(si, ci) != nil {
+						return nil
 					}
 				}
 				return nil
@@ -69,10 +73,11 @@ func Run(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options)
 			continue
 		}
 		for ci := range cfg.Cases {
-			g.Go(func() error { return runCase(si, ci) })
+			g.Go(func() error { runCase(si, ci); return nil })
 		}
 	}
-	if err := g.Wait(); err != nil {
+	g.Wait()
+	if err := abort.Err(); err != nil {
 		return nil, err
 	}
 	if err := r.finish(); err != nil {

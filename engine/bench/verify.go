@@ -132,7 +132,7 @@ func compareAggregate(at string, s, re *SystemResult, bad func(string, ...any)) 
 }
 
 // verifyCase checks one case claim against the workload and its receipt and
-// replays the receipt; it returns how many receipts it checked.
+// replays the receipt; it returns how many receipts it replayed.
 func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case, c *CaseResult, sysAt string, ev evidence.Store, bad func(string, ...any)) (int, error) {
 	at := sysAt + ".cases[" + c.ID + "]"
 	if c.ID != want.ID {
@@ -155,7 +155,7 @@ func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case,
 	}
 	if d, _ := receipt["manifestDigest"].(string); d != m.Digest {
 		bad("%s: receipt %s ran manifest %s, not %s", at, c.ReceiptDigest, d, m.Digest)
-		return 1, nil
+		return 0, nil
 	}
 	if !evidence.Same(receipt["args"], evidence.CellArgs(m, want.Args)) {
 		bad("%s: receipt args differ from the case args", at)

@@ -228,8 +228,14 @@ func ParseAccount(v any, field string) (*Account, error) {
 	if root == "" {
 		root = "account"
 	}
-	m, err := evidence.Closed(v, root, "contract", "activity", "limits", "runs", "charged", "outcome", "refused")
+	fields := []string{"contract", "activity", "limits", "runs", "charged", "outcome", "refused"}
+	m, err := evidence.Closed(v, root, fields...)
 	if err != nil {
+		return nil, err
+	}
+	// The record is closed both ways: a complete account writes
+	// "refused": null rather than leaving it out.
+	if err := requireKeys(m, root, fields...); err != nil {
 		return nil, err
 	}
 	if m["contract"] != BudgetContract {

@@ -167,14 +167,28 @@ func (f *foundryRun) schedule(ctx context.Context, nCand, nCase int, ordered fun
 	if n <= 0 {
 		n = evidence.DefaultConcurrency()
 	}
-	g, gctx := errgroup.WithContext(ctx)
+	// No job cancels the others: a failure is kept by report position
+	// (candidate, then case), so a concurrent foundry aborts with the
+	// error a sequential one would, e.g. SCORER_INVALID naming the same
+	// case.
+	var abort evidence.Abort
+	var g errgroup.Group
 	g.SetLimit(n)
+	do := func(ci, k int) error {
+		at := ci*nCase + k
+		if abort.Skip(at) {
+			return nil
+		}
+		err := job(ctx, ci, k)
+		abort.Record(at, err)
+		return err
+	}
 	for ci := 0; ci < nCand; ci++ {
 		if ordered(ci) {
 			g.Go(func() error {
 				for k := 0; k < nCase; k++ {
-					if err := job(gctx, ci, k); err != nil {
-						return err
+					if do(ci, k) != nil {
+						break
 					}
 				}
 				return nil
@@ -182,10 +196,11 @@ func (f *foundryRun) schedule(ctx context.Context, nCand, nCase int, ordered fun
 			continue
 		}
 		for k := 0; k < nCase; k++ {
-			g.Go(func() error { return job(gctx, ci, k) })
+			g.Go(func() error { do(ci, k); return nil })
 		}
 	}
-	return g.Wait()
+	g.Wait()
+	return abort.Err()
 }
 
 // evalCase runs one case and turns its receipt into case evidence.
