@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -21,10 +22,14 @@ const (
 	DefaultToolTimeout = 30 * time.Second
 	// MaxCommandStdin bounds the request bytes written to a command.
 	MaxCommandStdin = 1_048_576
-	// MaxCommandStderr bounds the diagnostics read (never recorded).
+	// MaxCommandStderr is upstream's bound on diagnostics; Assay never
+	// reads them (stderr goes to the null device) and never records them.
 	MaxCommandStderr = 65_536
 	// ExitSuspended (EX_TEMPFAIL) asks the host to suspend the run.
 	ExitSuspended = 75
+	// commandWaitDelay bounds how long the host waits for a killed or
+	// exited adapter's pipes to drain.
+	commandWaitDelay = 2 * time.Second
 )
 
 // Command runs a host-written adapter: `sh -c <command line>` receives the
@@ -133,17 +138,33 @@ func runCommand(ctx context.Context, argv []string, dir string, payload []byte, 
 		}
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	cmd.WaitDelay = 2 * time.Second
-	stdout := &boundedBuffer{max: maxOut}
-	stderr := &boundedBuffer{max: MaxCommandStderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	stdin, err := cmd.StdinPipe()
+	cmd.WaitDelay = commandWaitDelay
+	// stdout is an *os.File pipe read here rather than an io.Writer that
+	// os/exec copies into: Wait then returns when the process exits, not
+	// when every descendant holding the pipe has let go. stderr is never
+	// recorded, so it goes to the null device.
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, Errorf(CodeUnbound, "host executable could not be started")
 	}
-	if err := cmd.Start(); err != nil {
+	defer outR.Close()
+	cmd.Stdout = outW
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		outW.Close()
 		return nil, Errorf(CodeUnbound, "host executable could not be started")
 	}
+	err = cmd.Start()
+	outW.Close()
+	if err != nil {
+		return nil, Errorf(CodeUnbound, "host executable could not be started")
+	}
+	stdout := &boundedBuffer{max: maxOut}
+	readDone := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(stdout, outR)
+		close(readDone)
+	}()
 	incomplete := make(chan bool, 1)
 	go func() {
 		_, werr := stdin.Write(payload)
@@ -151,6 +172,16 @@ func runCommand(ctx context.Context, argv []string, dir string, payload []byte, 
 		incomplete <- werr != nil || (cerr != nil && !errors.Is(cerr, io.ErrClosedPipe))
 	}()
 	waitErr := cmd.Wait()
+	// The adapter is done; whatever it left running in its process group
+	// goes with it, so no effect outlives its record.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-readDone:
+	case <-time.After(commandWaitDelay):
+		// A descendant that left the group still holds stdout.
+		outR.Close()
+		<-readDone
+	}
 	short := <-incomplete
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -516,8 +517,9 @@ func envelopeID(mailbox, key string, v any) (string, error) {
 
 // Send delivers value under idempotency key (a sha256 digest token). The
 // first send with a key claims it; a later send with the same key and the
-// same value is a duplicate of that delivery (delivered once), and the
-// same key with another value is DIGEST_MISMATCH. A full mailbox is
+// same value is a duplicate of that delivery (delivered once; a retry of a
+// send interrupted after its claim completes the delivery), and the same
+// key with another value is DIGEST_MISMATCH. A full mailbox is
 // MAILBOX_FULL; a value over the mailbox's byte bound is BUDGET_EXHAUSTED.
 func (s *Service) Send(handle string, value any, key string) (id string, duplicate bool, err error) {
 	keyHex, ok := canon.DigestHex(key)
@@ -549,42 +551,88 @@ func (s *Service) Send(handle string, value any, key string) (id string, duplica
 		return "", false, err
 	}
 	claimPath := filepath.Join(dir, "messages", keyHex+".json")
-	claim, ok, err := readRecord(claimPath)
+	claim, claimed, err := readRecord(claimPath)
 	if err != nil {
 		return "", false, err
 	}
-	if ok {
-		if claim["id"] != id || claim["idempotencyKey"] != key || claim["mailbox"] != c.Name {
-			return "", false, errf(CodeDigest, "idempotency key already claims a different mailbox message")
-		}
-		return id, true, nil
+	if claimed && (claim["id"] != id || claim["idempotencyKey"] != key || claim["mailbox"] != c.Name) {
+		return "", false, errf(CodeDigest, "idempotency key already claims a different mailbox message")
 	}
 	pending, err := s.pending(c)
 	if err != nil {
 		return "", false, err
 	}
-	if len(pending) >= c.MaxMessages {
-		return "", false, errf(CodeFull, "mailbox %q is full", c.Name)
-	}
-	seq, err := s.nextSeq(c)
+	delivered, err := s.deliveryEvidence(c, pending, keyHex, id)
 	if err != nil {
 		return "", false, err
 	}
-	msg := map[string]any{"contract": MessageContract, "id": id, "mailbox": c.Name, "idempotencyKey": key, "value": value}
-	if _, err := writeNew(claimPath, msg); err != nil {
+	if !claimed && delivered {
+		return "", false, errf(CodeDigest, "mailbox delivery has no message claim")
+	}
+	if claimed && delivered {
+		return id, true, nil
+	}
+	// A new delivery, or a retry of one interrupted after its claim was
+	// published: either way the delivery marker is still to be written.
+	if len(pending) >= c.MaxMessages {
+		return "", false, errf(CodeFull, "mailbox %q is full", c.Name)
+	}
+	seq, err := s.nextSeq(c, pending)
+	if err != nil {
 		return "", false, err
+	}
+	if !claimed {
+		msg := map[string]any{"contract": MessageContract, "id": id, "mailbox": c.Name, "idempotencyKey": key, "value": value}
+		if _, err := writeNew(claimPath, msg); err != nil {
+			return "", false, err
+		}
 	}
 	marker := map[string]any{"contract": DeliveryContract, "id": id}
 	name := fmt.Sprintf("%012d-%s.json", seq, keyHex)
 	if _, err := writeNew(filepath.Join(dir, "pending", name), marker); err != nil {
 		return "", false, err
 	}
-	return id, false, nil
+	return id, claimed, nil
 }
 
-// nextSeq orders deliveries first in, first out: claims are never removed,
-// so their count only grows.
-func (s *Service) nextSeq(c Config) (int, error) {
+// deliveryEvidence reports whether a delivery marker (pending or
+// consumed) exists for the idempotency key. Markers that name another
+// message are DIGEST_MISMATCH; both at once mean an interrupted receive,
+// which needs reconciliation before anything moves (IO_FAILED).
+func (s *Service) deliveryEvidence(c Config, pending []string, keyHex, id string) (bool, error) {
+	dir := s.mailboxDir(c.Name)
+	var found []string
+	for _, name := range pending {
+		if strings.HasSuffix(name, "-"+keyHex+".json") {
+			found = append(found, filepath.Join(dir, "pending", name))
+		}
+	}
+	consumed := filepath.Join(dir, "consumed", keyHex+".json")
+	if _, ok, err := readRecord(consumed); err != nil {
+		return false, err
+	} else if ok {
+		found = append(found, consumed)
+	}
+	for _, path := range found {
+		marker, ok, err := readRecord(path)
+		if err != nil {
+			return false, err
+		}
+		if ok && (marker["contract"] != DeliveryContract || marker["id"] != id) {
+			return false, errf(CodeDigest, "mailbox delivery claims another message")
+		}
+	}
+	if len(found) > 1 {
+		return false, errf(CodeIO, "mailbox delivery is uncertain; pending and consumed evidence require reconciliation")
+	}
+	return len(found) == 1, nil
+}
+
+// nextSeq orders deliveries first in, first out: the next sequence
+// number is past every pending marker and past the count of retained
+// claims, so neither collecting old claims nor a stray file can place a
+// new delivery ahead of an older one.
+func (s *Service) nextSeq(c Config, pending []string) (int, error) {
 	entries, err := os.ReadDir(filepath.Join(s.mailboxDir(c.Name), "messages"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return 0, errf(CodeIO, "%v", err)
@@ -592,7 +640,14 @@ func (s *Service) nextSeq(c Config) (int, error) {
 	if len(entries) > maxMessageScanMessages {
 		return 0, errf(CodeBudget, "mailbox %s retains too many message claims", c.Name)
 	}
-	return len(entries), nil
+	seq := len(entries)
+	for _, name := range pending {
+		prefix, _, _ := strings.Cut(name, "-")
+		if n, err := strconv.Atoi(prefix); err == nil && n >= seq {
+			seq = n + 1
+		}
+	}
+	return seq, nil
 }
 
 // pending lists the delivery markers in delivery order, bounded.
@@ -677,6 +732,14 @@ func (s *Service) Receive(handle string) (id string, message any, err error) {
 	}
 	if b, _ := canon.Encode(claim["value"]); len(b) > c.MaxMessageBytes {
 		return "", nil, errf(CodeBudget, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
+	}
+	// A consumed marker next to the pending one is an interrupted receive:
+	// the message may already have been handed out, so it is not handed
+	// out again until the host reconciles.
+	if _, done, err := readRecord(filepath.Join(dir, "consumed", keyHex+".json")); err != nil {
+		return "", nil, err
+	} else if done {
+		return "", nil, errf(CodeIO, "mailbox delivery is uncertain; pending and consumed evidence require reconciliation")
 	}
 	if _, err := writeNew(filepath.Join(dir, "consumed", keyHex+".json"), map[string]any{"contract": DeliveryContract, "id": id}); err != nil {
 		return "", nil, err

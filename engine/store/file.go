@@ -198,7 +198,7 @@ func publish(op, path string, data []byte, replace bool) (installed bool, err er
 			return false, nil
 		}
 		if rerr := os.Rename(tmpName, path); rerr != nil {
-			return false, errf(CodeIO, op, path, "%v", unwrap(err))
+			return false, errf(CodeIO, op, path, "%v", unwrap(rerr))
 		}
 	}
 	syncDir(dir)

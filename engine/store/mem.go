@@ -9,7 +9,9 @@ import (
 
 // MemStore keeps everything in memory. It is safe for concurrent use.
 // Objects are admitted through canonical encoding, so their keys are right
-// by construction; values handed out are shared and read-only.
+// by construction, and the store keeps its own copy (decoded from those
+// bytes): a caller that goes on mutating a value it stored cannot change
+// what a digest names. Values handed out are shared and read-only.
 type MemStore struct {
 	mu      sync.RWMutex
 	objects map[Namespace]map[string]any
@@ -31,7 +33,21 @@ func (m *MemStore) Put(ns Namespace, v any) (string, error) {
 	if err := checkNamespace(ns); err != nil {
 		return "", err
 	}
-	d, err := canon.Digest(v)
+	b, err := canon.Encode(v)
+	if err != nil {
+		return "", errf(CodeParse, "put", string(ns), "value is not canonical JSON: %v", err)
+	}
+	if len(b) > MaxObjectBytes {
+		return "", errf(CodeBudget, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
+	}
+	d := canon.DigestBytes(b)
+	m.mu.RLock()
+	_, present := m.objects[ns][d]
+	m.mu.RUnlock()
+	if present {
+		return d, nil
+	}
+	own, err := private(b)
 	if err != nil {
 		return "", errf(CodeParse, "put", string(ns), "value is not canonical JSON: %v", err)
 	}
@@ -43,7 +59,7 @@ func (m *MemStore) Put(ns Namespace, v any) (string, error) {
 		m.objects[ns] = objs
 	}
 	if _, ok := objs[d]; !ok {
-		objs[d] = v
+		objs[d] = own
 	}
 	return d, nil
 }
@@ -98,20 +114,26 @@ func (m *MemStore) PutEffect(record map[string]any, identity string) (map[string
 	if err != nil {
 		return nil, err
 	}
-	if _, err := canon.Encode(record); err != nil {
+	b, err := canon.Encode(record)
+	if err != nil {
 		return nil, errf(CodeParse, "effect", rd, "record is not canonical JSON: %v", err)
 	}
 	key, err := MemoKey(rd, identity)
 	if err != nil {
 		return nil, err
 	}
+	own, err := private(b)
+	if err != nil {
+		return nil, errf(CodeParse, "effect", rd, "record is not canonical JSON: %v", err)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if prev, ok := m.effects[key]; ok {
 		return prev, nil
 	}
-	m.effects[key] = record
-	return record, nil
+	rec := own.(map[string]any)
+	m.effects[key] = rec
+	return rec, nil
 }
 
 // GetSlot implements Store.
@@ -127,11 +149,19 @@ func (m *MemStore) GetSlot(name string) (any, bool, error) {
 
 // SetSlot implements Store.
 func (m *MemStore) SetSlot(name string, v any) error {
-	if _, err := encodeSlot(name, v); err != nil {
+	b, err := encodeSlot(name, v)
+	if err != nil {
 		return err
 	}
+	own, err := private(b)
+	if err != nil {
+		return errf(CodeParse, "slot", name, "value is not canonical JSON: %v", err)
+	}
 	m.mu.Lock()
-	m.slots[name] = v
+	m.slots[name] = own
 	m.mu.Unlock()
 	return nil
 }
+
+// private decodes canonical bytes into a value no caller holds.
+func private(b []byte) (any, error) { return canon.Parse(b, MaxObjectBytes) }
