@@ -52,7 +52,7 @@ func Sections(d *Diff, o RenderOptions) []ghci.Section {
 	if len(d.Notes) > 0 {
 		var b strings.Builder
 		for _, n := range d.Notes {
-			fmt.Fprintf(&b, "- %s\n", n)
+			fmt.Fprintf(&b, "- %s\n", text(n))
 		}
 		s = append(s, ghci.Section{Title: TitleNotes, Markdown: b.String()})
 	}
@@ -64,17 +64,82 @@ func Markdown(d *Diff, o RenderOptions) string {
 	return ghci.Compose("", Sections(d, o), 1<<30, "")
 }
 
+// code renders s as an inline code span, inside which nothing is markup:
+// one line (a line break would end a table row or start a block), no
+// backtick (it would end the span early). A string with "<" or ">" is
+// rendered with text instead: harmless in a span, but the comment's
+// composer tracks <details> by its tags and must not see one in a name.
 func code(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
 	if s == "" {
 		return "—"
 	}
-	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+	if strings.ContainsAny(s, "<>") {
+		return text(s)
+	}
+	return "`" + strings.ReplaceAll(stripControls(s), "`", "'") + "`"
 }
 
-// cell makes text safe inside a table cell.
-func cell(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return strings.ReplaceAll(s, "|", "\\|")
+// tcode is code for a table cell: GitHub splits rows at "|" even inside
+// code spans, and renders an escaped one as "|".
+func tcode(s string) string {
+	c := code(s)
+	if !strings.HasPrefix(c, "`") {
+		return c // text already escaped it
+	}
+	return strings.ReplaceAll(c, "|", "\\|")
+}
+
+// text makes a string from the pull request (a workload name, system id,
+// case id, gate message, file name) inert in Markdown, in prose and in
+// table cells: one line, and no character that could start HTML (a tag, a
+// comment hiding the rest of the report, a </details> closing the block
+// around it), emphasis, a link, a code span, a table cell or an
+// @-mention. Backslash escapes and entities render as the original
+// characters; a zero-width space after "@" keeps a mention from pinging.
+func text(s string) string {
+	s = stripControls(strings.Join(strings.Fields(s), " "))
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '|', '~':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '@':
+			b.WriteString("@\u200b")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// cell is text for a table cell.
+func cell(s string) string { return text(s) }
+
+// stripControls drops C0 and C1 control characters that whitespace
+// folding leaves (NUL, ESC, ...).
+func stripControls(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func texts(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = text(n)
+	}
+	return out
 }
 
 func short(digest string) string {
@@ -88,7 +153,7 @@ func list(names []string) string {
 	if len(names) == 0 {
 		return "none"
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(texts(names), ", ")
 }
 
 func verdictMD(d *Diff, o RenderOptions) string {
@@ -103,7 +168,7 @@ func verdictMD(d *Diff, o RenderOptions) string {
 		}
 	}
 	if len(v.Changed) > 0 {
-		fmt.Fprintf(&b, " Changed: %s.", strings.Join(v.Changed, ", "))
+		fmt.Fprintf(&b, " Changed: %s.", list(v.Changed))
 	} else {
 		b.WriteString(" No workload's results changed.")
 	}
@@ -122,25 +187,25 @@ func verdictMD(d *Diff, o RenderOptions) string {
 		b.WriteString("- " + s + "\n")
 	}
 	for _, p := range d.Problems {
-		item("**problem**: " + oneLine(p, 400))
+		item("**problem**: " + text(oneLine(p, 400)))
 	}
 	for _, w := range d.Workloads {
 		if w.Head == nil || w.Head.Passed {
 			continue
 		}
 		if w.Head.Status != "complete" {
-			item(fmt.Sprintf("**%s**: the run ended %s", w.Name, w.Head.Status))
+			item(fmt.Sprintf("**%s**: the run ended %s", text(w.Name), text(w.Head.Status)))
 		}
 		if !w.Head.Verified {
 			if len(w.Mismatches) == 0 {
-				item(fmt.Sprintf("**%s**: not verified", w.Name))
+				item(fmt.Sprintf("**%s**: not verified", text(w.Name)))
 			}
 			for _, m := range w.Mismatches {
-				item(fmt.Sprintf("**%s**: not verified: %s", w.Name, oneLine(m, 400)))
+				item(fmt.Sprintf("**%s**: not verified: %s", text(w.Name), text(oneLine(m, 400))))
 			}
 		}
 		for _, g := range w.FailedGates {
-			item(fmt.Sprintf("**%s**: gate *%s* fails: %s", w.Name, g.Name, oneLine(g.Message, 400)))
+			item(fmt.Sprintf("**%s**: gate *%s* fails: %s", text(w.Name), text(g.Name), text(oneLine(g.Message, 400))))
 		}
 	}
 	if more > 0 {
@@ -191,10 +256,10 @@ func paretoMD(d *Diff) string {
 		n++
 		bn := w.Bench
 		if w.Status == StatusUnchanged {
-			unchanged = append(unchanged, fmt.Sprintf("%s (Pareto set: %s)", w.Name, list(bn.ParetoHead)))
+			unchanged = append(unchanged, fmt.Sprintf("%s (Pareto set: %s)", text(w.Name), list(bn.ParetoHead)))
 			continue
 		}
-		fmt.Fprintf(&b, "### %s (%s)\n\n", w.Name, w.Status)
+		fmt.Fprintf(&b, "### %s (%s)\n\n", text(w.Name), w.Status)
 		switch {
 		case w.Status == StatusAdded:
 			fmt.Fprintf(&b, "Pareto set: %s\n\n", list(bn.ParetoHead))
@@ -250,7 +315,7 @@ func paretoMD(d *Diff) string {
 		var revised []string
 		for _, s := range bn.Systems {
 			if s.Base != nil && s.Head != nil && s.Base.ManifestDigest != s.Head.ManifestDigest {
-				revised = append(revised, fmt.Sprintf("%s runs %s (%s → %s)", cell(s.ID), code(s.Head.ManifestKey), code(short(s.Base.ManifestDigest)), code(short(s.Head.ManifestDigest))))
+				revised = append(revised, fmt.Sprintf("%s runs %s (%s → %s)", text(s.ID), code(s.Head.ManifestKey), code(short(s.Base.ManifestDigest)), code(short(s.Head.ManifestDigest))))
 			}
 		}
 		if len(revised) > 0 {
@@ -330,10 +395,10 @@ func promotionsMD(d *Diff) string {
 		}
 		n++
 		if w.Status == StatusUnchanged {
-			unchanged = append(unchanged, fmt.Sprintf("%s (promotes %s)", w.Name, promoted(f.Head)))
+			unchanged = append(unchanged, fmt.Sprintf("%s (promotes %s)", text(w.Name), promoted(f.Head)))
 			continue
 		}
-		fmt.Fprintf(&b, "### %s (%s)\n\n", w.Name, w.Status)
+		fmt.Fprintf(&b, "### %s (%s)\n\n", text(w.Name), w.Status)
 		switch {
 		case f.PromotedChanged:
 			fmt.Fprintf(&b, "**Promoted candidate changed**: %s → %s\n\n", promoted(f.Base), promoted(f.Head))
@@ -357,7 +422,7 @@ func promotionsMD(d *Diff) string {
 		if len(f.Candidates) > 0 {
 			b.WriteString("| candidate | validation | train |\n| --- | --- | --- |\n")
 			for _, c := range f.Candidates {
-				name := code(c.Key)
+				name := tcode(c.Key)
 				if c.Head != nil && c.Head.Promoted {
 					name += " (promoted)"
 				}
@@ -422,7 +487,7 @@ func regressionsMD(d *Diff, o RenderOptions) string {
 		if len(r.Cases) > 0 {
 			cases = cell(strings.Join(r.Cases, ", "))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(r.Workload), cell(r.Subject), r.Metric, pct(r.Base), pct(r.Head), ppDelta(r.Base, r.Head), cases)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(r.Workload), cell(r.Subject), text(r.Metric), pct(r.Base), pct(r.Head), ppDelta(r.Base, r.Head), cases)
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()
@@ -456,11 +521,11 @@ func replaysMD(d *Diff, o RenderOptions) string {
 			fmt.Fprintf(&b, "\n… and %d more in the diff JSON.\n", len(r.Results)-i)
 			break
 		}
-		head := code(short(x.HeadManifest))
+		head := tcode(short(x.HeadManifest))
 		if x.HeadManifest == "" && x.HeadPath != "" {
-			head = "invalid " + code(x.HeadPath)
+			head = "invalid " + tcode(x.HeadPath)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s → %s | %s | %s |\n", code(x.Key), code(cell(shortFile(x.File))), code(short(x.BaseManifest)), head, x.Verdict, cell(x.Detail))
+		fmt.Fprintf(&b, "| %s | %s | %s → %s | %s | %s |\n", tcode(x.Key), tcode(shortFile(x.File)), tcode(short(x.BaseManifest)), head, text(x.Verdict), cell(x.Detail))
 	}
 	return b.String()
 }
@@ -501,7 +566,7 @@ func flipsMD(d *Diff, o RenderOptions) string {
 			if split == "" {
 				split = "—"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s → %s |\n", cell(w.Name), cell(f.Subject), cell(f.Case), split, f.Base, f.Head)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s → %s |\n", cell(w.Name), cell(f.Subject), cell(f.Case), text(split), text(f.Base), text(f.Head))
 		}
 	}
 	if total == 0 {

@@ -8,9 +8,13 @@
 // A report comment starts with a hidden marker line, an HTML comment such as
 // "<!-- assay:pr-check -->" (see [Marker]). [Post] pages through the pull
 // request's comments until it finds one whose body starts with that marker
-// and edits it; only when none exists does it create one. Different keys
-// give different markers, so several workflows can each keep their own
-// comment on the same pull request.
+// and edits it; only when none exists does it create one. Only a comment by
+// a bot or by a user with write access (author association owner, member
+// or collaborator) counts: anyone may type the marker, and taking their
+// comment for the report would put the report under their name, where they
+// could rewrite the verdict later. Different keys give different markers,
+// so several workflows can each keep their own comment on the same pull
+// request.
 //
 // # Size limit
 //
@@ -22,7 +26,9 @@
 // code fence or <details> block it leaves open), drops the rest, and ends
 // with a notice pointing at the job summary and the uploaded artifact.
 // Lengths are counted in UTF-16 code units, which is never less than the
-// number of characters however GitHub counts them.
+// number of characters however GitHub counts them; 65,536 units are also
+// at most 196,608 bytes of UTF-8, under the 262,144 bytes GitHub has been
+// measured to enforce behind its "65536 characters" message.
 //
 // # Artifact layout (check job -> comment job)
 //

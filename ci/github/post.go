@@ -53,8 +53,9 @@ func NewClient(token, apiURL string, httpClient *http.Client) (*Client, error) {
 }
 
 // FindComment returns the first comment on pull request pr whose body starts
-// with marker, reading the comments page by page (100 per page) until it is
-// found or the pages run out; nil if there is none.
+// with marker and whose author could have posted the report (see
+// trustedAuthor), reading the comments page by page (100 per page) until it
+// is found or the pages run out; nil if there is none.
 func FindComment(ctx context.Context, client *Client, owner, repo string, pr int, marker string) (*gh.IssueComment, error) {
 	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100, Page: 1}}
 	for range maxPages {
@@ -65,7 +66,7 @@ func FindComment(ctx context.Context, client *Client, owner, repo string, pr int
 		for _, c := range comments {
 			// Only a marker on the first line counts, so a reply quoting the
 			// report ("> <!-- ...") is never mistaken for it.
-			if strings.HasPrefix(c.GetBody(), marker) {
+			if strings.HasPrefix(c.GetBody(), marker) && trustedAuthor(c) {
 				return c, nil
 			}
 		}
@@ -75,6 +76,23 @@ func FindComment(ctx context.Context, client *Client, owner, repo string, pr int
 		opts.Page = resp.NextPage
 	}
 	return nil, errorf(CodeAPI, "list comments of %s/%s#%d: more than %d pages", owner, repo, pr, maxPages)
+}
+
+// trustedAuthor reports whether c's author is one the report may come
+// from: a bot (the github-actions token, a GitHub App) or a user with write
+// access (owner, member, collaborator: a personal token). Anyone else can
+// type the marker too; editing their comment would put the report under
+// their name, where they could later rewrite the verdict, and the edit
+// fails anyway when the token may not edit others' comments.
+func trustedAuthor(c *gh.IssueComment) bool {
+	if c.GetUser().GetType() == "Bot" {
+		return true
+	}
+	switch c.GetAuthorAssociation() {
+	case "OWNER", "MEMBER", "COLLABORATOR":
+		return true
+	}
+	return false
 }
 
 // Post makes body the sticky comment identified by marker on pull request pr:

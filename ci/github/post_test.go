@@ -177,3 +177,43 @@ func TestPullHead(t *testing.T) {
 		t.Fatalf("%q %v", got, err)
 	}
 }
+
+// Anyone who can comment on a pull request can start a comment with the
+// marker. Such a comment is not the report: the report is neither written
+// into it (it would then sit under their name, and they could edit it into
+// a fake verdict) nor blocked by it (editing it fails with 403, which must
+// not turn into "cannot comment" and hide the report). Comments by a bot
+// or by someone with write access (owner, member, collaborator: a personal
+// token's user) count.
+func TestPostIgnoresMarkerCommentsFromOutsiders(t *testing.T) {
+	s := newFake(t)
+	c := fakeClient(t, s)
+	ctx := context.Background()
+	fake := s.AddCommentAs(9, "mallory", "CONTRIBUTOR", testMarker+"\n## Assay PR check\n\n**✅ Pass**")
+	s.AddCommentAs(9, "eve", "NONE", testMarker+"\nme too")
+	action, _, err := Post(ctx, c, "acme", "widgets", 9, testMarker, "real report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if action != ActionCreated {
+		t.Fatalf("action %s, want a new comment", action)
+	}
+	all := s.Comments(9)
+	if len(all) != 3 || all[0].ID != fake || all[0].Body != testMarker+"\n## Assay PR check\n\n**✅ Pass**" || all[2].User != githubtest.Bot {
+		t.Fatalf("comments: %#v", all)
+	}
+	// The next run finds the bot's comment, not the outsider's.
+	if action, _, err = Post(ctx, c, "acme", "widgets", 9, testMarker, "second"); err != nil || action != ActionUpdated {
+		t.Fatalf("second post: %s %v", action, err)
+	}
+	if all = s.Comments(9); len(all) != 3 || all[2].Body != testMarker+"\nsecond" {
+		t.Fatalf("comments after second post: %#v", all)
+	}
+
+	// A maintainer posting with a personal token: their comment counts.
+	id := s.AddCommentAs(10, "maintainer", "MEMBER", testMarker+"\nold")
+	got, err := FindComment(ctx, c, "acme", "widgets", 10, testMarker)
+	if err != nil || got == nil || got.GetID() != id {
+		t.Fatalf("FindComment with a member's comment: %v %v", got, err)
+	}
+}

@@ -47,6 +47,8 @@ const (
 	CodeGit   = "GIT_FAILED"    // a git command failed (unknown ref, not a repository)
 	CodeInput = "INPUT_INVALID" // options that cannot work (no base ref, bad paths)
 	CodeIO    = "IO_FAILED"     // the artifact or temporary directories cannot be written
+	// CodeCancelled: the check was interrupted (signal, cancelled job).
+	CodeCancelled = "CANCELLED"
 )
 
 // Error is the typed error this package returns.
@@ -140,7 +142,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		pointer = DefaultPointer()
 	}
 	sections := diff.Sections(d, diff.RenderOptions{Pointer: pointer})
-	res.Report = ghci.Compose("", sections, summaryLimit, pointer)
+	res.Report = summaryReport(sections, pointer)
 	marker, _ := ghci.Marker(ghci.DefaultKey)
 	res.Comment = ghci.Compose(marker, sections, ghci.MaxCommentChars, pointer)
 
@@ -162,8 +164,25 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// summaryLimit keeps the job summary under GitHub's 1 MiB per step.
-const summaryLimit = 1_000_000
+// summaryBytes keeps the job summary under GitHub's limit of 1 MiB per
+// step, which counts bytes; the margin leaves room for other steps' lines.
+const summaryBytes = 1_000_000
+
+// summaryReport composes the full report to at most summaryBytes bytes of
+// UTF-8. Compose counts UTF-16 units, and a unit takes one to three bytes,
+// so the unit budget shrinks in proportion until the bytes fit; a third of
+// the bytes always does.
+func summaryReport(sections []ghci.Section, pointer string) string {
+	limit := summaryBytes
+	for range 4 {
+		r := ghci.Compose("", sections, limit, pointer)
+		if len(r) <= summaryBytes {
+			return r
+		}
+		limit = int(int64(limit)*summaryBytes/int64(len(r))) - 64
+	}
+	return ghci.Compose("", sections, summaryBytes/3, pointer)
+}
 
 func artifactRuns(dir string) string {
 	if dir == "" {
@@ -362,10 +381,16 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(log, "assay ci: head %s\n", headLabel)
 	headStore := filepath.Join(tmp, "head-store")
 	headProblems, err := RunTree(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "))
 	if err != nil {
+		return nil, err
+	}
+	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
 	verified, failures, err := VerifyRuns(ctx, s.HeadOut, headStore)
@@ -417,6 +442,16 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	return s, nil
 }
 
+// cancelled turns a cancelled context (an interrupt, a cancelled job) into
+// the error that makes RunSides clean up and stop, between phases that do
+// not all watch the context themselves.
+func cancelled(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return &Error{Code: CodeCancelled, Message: "cancelled", Err: context.Cause(ctx)}
+	}
+	return nil
+}
+
 func shortSHA(s string) string {
 	if len(s) > 12 {
 		return s[:12]
@@ -457,7 +492,7 @@ func RunTree(ctx context.Context, tree string, paths []string, out, storeDir str
 		}
 		o, err := harness.Run(ctx, w, harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: concurrency})
 		if errors.Is(err, harness.ErrCancelled) || ctx.Err() != nil {
-			return nil, &Error{Code: CodeInput, Message: "cancelled", Err: ctx.Err()}
+			return nil, &Error{Code: CodeCancelled, Message: "cancelled", Err: context.Cause(ctx)}
 		}
 		switch {
 		case o == nil:

@@ -111,3 +111,38 @@ func TestRunEmptyRepository(t *testing.T) {
 		t.Errorf("worktrees left:\n%s", out)
 	}
 }
+
+// cancelOn cancels a context when a log line contains a given text.
+type cancelOn struct {
+	text   string
+	cancel context.CancelFunc
+}
+
+func (c cancelOn) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), c.text) {
+		c.cancel()
+	}
+	return len(b), nil
+}
+
+// Cancelling the check (a signal, a job cancelled) while it runs removes
+// the base worktree and the temporary directories all the same.
+func TestRunSidesCancelledCleansUp(t *testing.T) {
+	dir := gitRepo(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := prcheck.RunSides(ctx, prcheck.SideOptions{Dir: dir, BaseRef: "main", Log: cancelOn{"assay ci: base", cancel}})
+	if err == nil {
+		s.Close()
+		t.Fatal("a cancelled check succeeded")
+	}
+	out, _ := exec.Command("git", "-C", dir, "worktree", "list", "--porcelain").Output()
+	if n := strings.Count(string(out), "worktree "); n != 1 {
+		t.Errorf("worktrees left after cancellation:\n%s", out)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary directories left: %v", left)
+	}
+}

@@ -275,3 +275,89 @@ func TestNoPullRequestTarget(t *testing.T) {
 		}
 	}
 }
+
+// steps returns every step of a workflow (all jobs) or of a composite
+// action.
+func steps(t *testing.T, doc map[string]any) []map[string]any {
+	var out []map[string]any
+	add := func(ss any) {
+		for _, s := range seq(t, ss, "steps") {
+			out = append(out, obj(t, s, "step"))
+		}
+	}
+	if runs, ok := doc["runs"].(map[string]any); ok {
+		add(runs["steps"])
+	}
+	if jobs, ok := doc["jobs"].(map[string]any); ok {
+		for _, j := range jobs {
+			add(obj(t, j, "job")["steps"])
+		}
+	}
+	return out
+}
+
+// The hardening the fork-safe split relies on, over every workflow and the
+// action: no expression is spliced into a shell script (values reach run:
+// through env:), no checkout leaves its token in .git/config, and the
+// comment workflow checks out only the default branch, downloads the
+// artifact outside the workspace, runs nothing from it and asks for no
+// more than it needs.
+func TestWorkflowHardening(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(repoRoot, ".github", "workflows", "*.yml"))
+	files = append(files, filepath.Join(repoRoot, "action.yml"))
+	for _, f := range files {
+		doc := readYAML(t, f)
+		for _, st := range steps(t, doc) {
+			if r, _ := st["run"].(string); strings.Contains(r, "${{") {
+				t.Errorf("%s: a run: script contains an expression (pass it through env:): %q", f, r)
+			}
+			if u, _ := st["uses"].(string); strings.HasPrefix(u, "actions/checkout@") {
+				with, _ := st["with"].(map[string]any)
+				if with["persist-credentials"] != false {
+					t.Errorf("%s: checkout without persist-credentials: false", f)
+				}
+			}
+		}
+	}
+
+	c := readYAML(t, filepath.Join(repoRoot, ".github", "workflows", "assay-comment.yml"))
+	perms := obj(t, c["permissions"], "permissions")
+	want := map[string]any{"pull-requests": "write", "actions": "read", "contents": "read"}
+	if len(perms) != len(want) {
+		t.Errorf("assay-comment permissions = %v, want %v", perms, want)
+	}
+	for k, v := range want {
+		if perms[k] != v {
+			t.Errorf("assay-comment permissions = %v, want %v", perms, want)
+		}
+	}
+	var downloaded, posted bool
+	for _, st := range steps(t, c) {
+		u, _ := st["uses"].(string)
+		with, _ := st["with"].(map[string]any)
+		switch {
+		case strings.HasPrefix(u, "actions/checkout@"):
+			for _, k := range []string{"ref", "repository"} {
+				if _, ok := with[k]; ok {
+					t.Errorf("assay-comment checks out %s %v: it must run default-branch code only", k, with[k])
+				}
+			}
+		case strings.HasPrefix(u, "actions/download-artifact@"):
+			p, _ := with["path"].(string)
+			downloaded = strings.HasPrefix(p, "${{ runner.temp }}/")
+		case strings.HasPrefix(u, "actions/setup-go@"):
+			if with["cache"] != false {
+				t.Error("assay-comment restores a Go cache a pull request could have written")
+			}
+		}
+		if r, _ := st["run"].(string); r != "" {
+			if r != `go run ./cmd/assay ci comment --from-artifact "$ARTIFACT_DIR"` {
+				t.Errorf("assay-comment runs %q: only the default branch's assay may run", r)
+			}
+			posted = true
+		}
+	}
+	if !downloaded || !posted {
+		t.Errorf("assay-comment: artifact downloaded under runner.temp: %v, posted with ci comment: %v", downloaded, posted)
+	}
+}

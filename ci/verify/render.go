@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -15,10 +16,23 @@ func (r *Report) Text() string {
 		if !x.OK {
 			status = "FAIL"
 		}
-		fmt.Fprintf(&b, "%-4s %s  %s  %s\n", status, x.Path, x.Kind, x.Detail())
+		fmt.Fprintf(&b, "%-4s %s  %s  %s\n", status, linePath(x.Path), x.Kind, oneLine(x.Detail()))
 	}
 	b.WriteString(r.Summary() + "\n")
 	return b.String()
+}
+
+// linePath prints a path as is unless it holds a control character, a
+// space at either end or a quote, which it then Go-quotes: a line break in
+// a file name must not start a line of its own (under GitHub Actions one
+// starting with "::" is a workflow command).
+func linePath(p string) string {
+	if strings.TrimSpace(p) != p || strings.ContainsFunc(p, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '"' || r == '\u2028' || r == '\u2029'
+	}) {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // Summary is the one-sentence outcome.

@@ -265,3 +265,29 @@ func TestVerifyReceiptWithoutManifest(t *testing.T) {
 		t.Fatalf("%s", rep.Text())
 	}
 }
+
+// A file name is chosen by whoever committed the file: one with a line
+// break must not add a line to the output, where it could pose as another
+// result or, at the start of a line under GitHub Actions, as a workflow
+// command.
+func TestTextOneLinePerResult(t *testing.T) {
+	rep := &Report{Roots: []string{"."}, Results: []Result{
+		{Path: "evil\n::error file=x::forged\nok   fine.json", Kind: KindReceipt, OK: false, Mismatches: []string{"bad\nworse"}},
+		{Path: "tab\there.json", Kind: KindReceipt, OK: true, Digest: "sha256:00"},
+	}}
+	lines := strings.Split(strings.TrimSuffix(rep.Text(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 2 results and the count:\n%s", len(lines), rep.Text())
+	}
+	if !strings.HasPrefix(lines[0], "FAIL ") || !strings.Contains(lines[0], `"evil\n::error file=x::forged\nok   fine.json"`) {
+		t.Errorf("line 0 does not quote the path: %q", lines[0])
+	}
+	if !strings.Contains(lines[1], `"tab\there.json"`) {
+		t.Errorf("line 1 does not quote the path: %q", lines[1])
+	}
+	for _, a := range rep.Annotations("") {
+		if strings.Contains(a, "\n") {
+			t.Errorf("annotation spans lines: %q", a)
+		}
+	}
+}

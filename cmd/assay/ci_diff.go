@@ -81,6 +81,8 @@ func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 	}
 	var d *diff.Diff
 	if f.baseRef != "" {
+		ctx, stop := interruptible(ctx)
+		defer stop()
 		s, err := prcheck.RunSides(ctx, prcheck.SideOptions{Dir: f.dir, BaseRef: f.baseRef, Paths: args,
 			Archive: f.archive, Concurrency: f.concurrency, Log: c.stderr})
 		if err != nil {

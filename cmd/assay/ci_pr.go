@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/ci/prcheck"
@@ -58,9 +60,8 @@ from the artifact instead.`,
 }
 
 func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	res, err := prcheck.Run(ctx, prcheck.Options{
 		Dir: f.dir, BaseRef: f.baseRef, Paths: paths, Archive: f.archive, Artifact: f.artifact,
 		EventPath: os.Getenv("GITHUB_EVENT_PATH"), StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
@@ -87,6 +88,17 @@ func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
 		return reported(fmt.Errorf("the PR check failed: %s", strings.Join(append(append([]string{}, v.Failed...), res.Diff.Problems...), "; ")))
 	}
 	return nil
+}
+
+// interruptible cancels ctx on SIGINT or SIGTERM (Ctrl-C, a cancelled
+// Actions job), so a check stops through its error path and removes its
+// base worktree and temporary directories instead of dying with them in
+// place. stop restores the default handling.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
 // ciPRPost posts the comment for same-repository use. A token that may

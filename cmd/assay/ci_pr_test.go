@@ -6,9 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/algal-assay/assay/ci/diff"
 	ghci "github.com/algal-assay/assay/ci/github"
@@ -295,5 +298,47 @@ func TestCIDiffUsage(t *testing.T) {
 		if code := run(args, nil, &stdout, &stderr); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
 		}
+	}
+}
+
+// signalOn sends the process an interrupt when a log line contains text,
+// then gives the runtime time to deliver it.
+type signalOn struct {
+	text string
+	sent *bool
+}
+
+func (s signalOn) Write(b []byte) (int, error) {
+	if !*s.sent && strings.Contains(string(b), s.text) {
+		*s.sent = true
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+		time.Sleep(300 * time.Millisecond)
+	}
+	return len(b), nil
+}
+
+// An interrupt (Ctrl-C, a cancelled Actions job) stops the check, which
+// then removes its base worktree instead of leaving it registered in the
+// repository.
+func TestCIPRInterruptRemovesWorktree(t *testing.T) {
+	clearActionsEnv(t)
+	repo := newPRRepo(t)
+	// Keep this test process alive whatever the command does with SIGINT;
+	// without the command's own handler the check would just run on.
+	keep := make(chan os.Signal, 1)
+	signal.Notify(keep, syscall.SIGINT)
+	defer signal.Stop(keep)
+	sent := false
+	var stdout bytes.Buffer
+	code := run([]string{"ci", "pr", "--repo-dir", repo.dir, "--base-ref", "main", "--artifact", filepath.Join(t.TempDir(), "art")},
+		nil, &stdout, signalOn{"assay ci: base", &sent})
+	if !sent {
+		t.Fatal("the check never logged its base run")
+	}
+	if code != 1 || stdout.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q; want the check cancelled (exit 1, no summary)", code, stdout.String())
+	}
+	if out := repo.git(t, "worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
+		t.Fatalf("worktree left behind:\n%s", out)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -22,6 +23,9 @@ type Comment struct {
 	Issue int
 	Body  string
 	User  string
+	// Association is the author's author_association ("OWNER", "MEMBER",
+	// "COLLABORATOR", "CONTRIBUTOR", "NONE", ...).
+	Association string
 }
 
 // URL is the html_url the fake reports for c.
@@ -57,11 +61,18 @@ func New(owner, repo string) *Server {
 }
 
 // AddComment stores a comment as if user had written it and returns its ID.
+// Users other than Bot get the association "NONE"; see AddCommentAs.
 func (s *Server) AddComment(issue int, user, body string) int64 {
+	return s.AddCommentAs(issue, user, "NONE", body)
+}
+
+// AddCommentAs stores a comment by user with the given author_association
+// and returns its ID. A login ending in "[bot]" is rendered as a Bot user.
+func (s *Server) AddCommentAs(issue int, user, association, body string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextID++
-	s.comments = append(s.comments, Comment{ID: s.nextID, Issue: issue, Body: body, User: user})
+	s.comments = append(s.comments, Comment{ID: s.nextID, Issue: issue, Body: body, User: user, Association: association})
 	return s.nextID
 }
 
@@ -155,7 +166,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.nextID++
-		c := Comment{ID: s.nextID, Issue: int(n), Body: in.Body, User: Bot}
+		c := Comment{ID: s.nextID, Issue: int(n), Body: in.Body, User: Bot, Association: "NONE"}
 		s.comments = append(s.comments, c)
 		writeJSON(w, http.StatusCreated, s.render(c))
 	case "edit":
@@ -227,11 +238,16 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, issue int) {
 }
 
 func (s *Server) render(c Comment) map[string]any {
+	typ := "User"
+	if strings.HasSuffix(c.User, "[bot]") {
+		typ = "Bot"
+	}
 	return map[string]any{
-		"id":       c.ID,
-		"body":     c.Body,
-		"user":     map[string]any{"login": c.User},
-		"html_url": c.URL(s),
+		"id":                 c.ID,
+		"body":               c.Body,
+		"user":               map[string]any{"login": c.User, "type": typ},
+		"author_association": c.Association,
+		"html_url":           c.URL(s),
 	}
 }
 
