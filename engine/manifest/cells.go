@@ -435,10 +435,11 @@ func parseBudget(v any, kind Kind) (Budget, error) {
 
 // parseView normalizes an agent-style view: inputs defaults to "*", cell
 // entries become {"cell", "ports"?} objects.
-func parseView(v any) (View, map[string]any, error) {
+func parseView(v any, present bool) (View, map[string]any, error) {
 	view := View{}
 	m := map[string]any{}
-	if v != nil {
+	if present {
+		// "view": null is malformed, not absent.
 		raw, err := asObject(v, "view")
 		if err != nil {
 			return view, nil, err
@@ -556,7 +557,8 @@ func fillAgent(c *Cell, raw, norm map[string]any) error {
 		return invalid("output.kind", "%s cells require a choice output", c.Kind)
 	}
 	var viewValue map[string]any
-	if a.View, viewValue, err = parseView(raw["view"]); err != nil {
+	rv, hasView := raw["view"]
+	if a.View, viewValue, err = parseView(rv, hasView); err != nil {
 		return err
 	}
 	norm["view"] = viewValue
@@ -669,7 +671,8 @@ func fillDecide(c *Cell, raw, norm map[string]any) error {
 		return err
 	}
 	var viewValue map[string]any
-	if d.View, viewValue, err = parseView(raw["view"]); err != nil {
+	rv, hasView := raw["view"]
+	if d.View, viewValue, err = parseView(rv, hasView); err != nil {
 		return err
 	}
 	norm["view"] = viewValue
@@ -756,11 +759,13 @@ func parseQuestions(v any, loc string) ([]Question, map[string]any, error) {
 				}
 			}
 		case "score":
-			l, err := asList(crit, cloc, MaxCriteria)
-			if err != nil {
-				return nil, nil, err
+			l, isList := crit.([]any)
+			if !isList {
+				return nil, nil, invalid(cloc, "must be a list of 1..%d criteria", MaxCriteria)
 			}
-			if len(l) == 0 {
+			// Both runtimes reject an over-long score scale as a malformed
+			// declaration (PARSE_FAILED), not as a count budget.
+			if len(l) == 0 || len(l) > MaxCriteria {
 				return nil, nil, invalid(cloc, "requires 1..%d entries", MaxCriteria)
 			}
 			for i, x := range l {

@@ -69,8 +69,13 @@ func ParseValue(v any) (*Manifest, error) {
 		}
 		m.HasNote = true
 	}
-	if m.Budgets, err = parseBudgets(raw["budgets"]); err != nil {
-		return nil, err
+	if bv, ok := raw["budgets"]; ok {
+		// A present null is not an absent field: both runtimes reject it.
+		if m.Budgets, err = parseBudgets(bv); err != nil {
+			return nil, err
+		}
+	} else {
+		m.Budgets = DefaultBudgets
 	}
 
 	cellsRaw, err := asList(raw["cells"], "cells", MaxCells)
@@ -149,9 +154,6 @@ var budgetRanges = map[string][2]int{
 
 func parseBudgets(v any) (Budgets, error) {
 	b := DefaultBudgets
-	if v == nil {
-		return b, nil
-	}
 	raw, err := asObject(v, "budgets")
 	if err != nil {
 		return b, err

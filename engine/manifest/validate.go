@@ -2,106 +2,113 @@ package manifest
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/canon"
 )
 
-var (
-	slugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-	uriRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$`)
-)
-
 // ValidateValue checks v against a port or output schema declaration (the
 // bounded subset this package admits, under schemaVersion 1, 2 or 3) and
-// returns "" or a message naming the first violation; properties are
-// checked in sorted key order, as upstream's runtimes now do, so the
-// message is the same on every run.
+// returns "" or the reason for the first violation. Reasons, and the order
+// in which checks run, follow the native runtime's because they end up in
+// receipts (effect errors, failure records):
+//
+//   - every version: an omitted "type" means object; "required" fails any
+//     value lacking the field (a non-object value lacks every field);
+//     declared properties are checked in sorted key order and a nested
+//     failure is reported as is, without a property prefix;
+//   - version 1 checks only type, required and properties, the other
+//     keywords being provider hints;
+//   - versions 2 and 3 check type, enum, minimum/maximum, (v3) text length
+//     and format, required, (v3) closed records, properties, (v3) unique
+//     items, then list items, a failing item prefixed "item <i>: ".
 func ValidateValue(schema any, v any, version int) string {
 	s, ok := schema.(map[string]any)
 	if !ok {
 		return ""
 	}
-	v3 := version >= 3
-	if t, ok := s["type"]; ok {
-		var types []string
-		switch x := t.(type) {
-		case string:
-			types = []string{x}
-		case []any:
-			for _, e := range x {
-				if n, ok := e.(string); ok {
-					types = append(types, n)
-				}
-			}
+	if version >= 2 {
+		return validateStrict(s, v, version >= 3)
+	}
+	return validateV1(s, v)
+}
+
+// declaredTypes lists the schema's type names, "object" when omitted.
+func declaredTypes(s map[string]any) []string {
+	switch t := s["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		names := make([]string, len(t))
+		for i, e := range t {
+			names[i], _ = e.(string)
 		}
-		match := false
-		for _, tn := range types {
-			if schemaTypeMatches(tn, v, v3) {
-				match = true
-				break
-			}
-		}
-		if !match {
-			return fmt.Sprintf("expected %s, got %s", joinTypes(types), valueKind(v))
+		return names
+	}
+	return []string{"object"}
+}
+
+func typeCheck(s map[string]any, v any, v3 bool) string {
+	types := declaredTypes(s)
+	for _, t := range types {
+		if schemaTypeMatches(t, v, v3) {
+			return ""
 		}
 	}
-	if obj, isObj := v.(map[string]any); isObj {
-		if req, ok := s["required"].([]any); ok {
-			for _, k := range req {
-				name, _ := k.(string)
-				if _, ok := obj[name]; !ok {
-					return fmt.Sprintf("missing required property %q", name)
-				}
-			}
+	return "expected " + strings.Join(types, "|")
+}
+
+func requiredCheck(s map[string]any, v any) string {
+	req, _ := s["required"].([]any)
+	obj, _ := v.(map[string]any)
+	for _, k := range req {
+		name, _ := k.(string)
+		if _, ok := obj[name]; !ok {
+			return "missing required field"
 		}
-		props, _ := s["properties"].(map[string]any)
-		keys := make([]string, 0, len(props))
-		for k := range props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			pv, ok := obj[k]
-			if !ok {
-				continue
-			}
-			if msg := ValidateValue(props[k], pv, version); msg != "" {
-				return fmt.Sprintf("property %q: %s", k, msg)
-			}
-		}
-		if version >= 3 && s["additionalProperties"] == false {
-			for _, k := range canon.SortedKeys(obj) {
-				if _, ok := props[k]; !ok {
-					return fmt.Sprintf("unexpected property %q", k)
-				}
+	}
+	return ""
+}
+
+// propertyNames returns the declared property names in byte order, or nil
+// when either side is not an object.
+func propertyNames(s map[string]any, v any) (map[string]any, map[string]any, []string) {
+	props, ok1 := s["properties"].(map[string]any)
+	obj, ok2 := v.(map[string]any)
+	if !ok1 || !ok2 {
+		return nil, nil, nil
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return props, obj, keys
+}
+
+func validateV1(s map[string]any, v any) string {
+	if msg := typeCheck(s, v, false); msg != "" {
+		return msg
+	}
+	if msg := requiredCheck(s, v); msg != "" {
+		return msg
+	}
+	props, obj, keys := propertyNames(s, v)
+	for _, k := range keys {
+		if pv, ok := obj[k]; ok {
+			if msg := ValidateValue(props[k], pv, 1); msg != "" {
+				return msg
 			}
 		}
 	}
-	if version < 2 {
-		return ""
-	}
-	if list, isList := v.([]any); isList {
-		if items, ok := s["items"]; ok {
-			for i, e := range list {
-				if msg := ValidateValue(items, e, version); msg != "" {
-					return fmt.Sprintf("item %d: %s", i, msg)
-				}
-			}
-		}
-		if v3 && s["uniqueItems"] == true {
-			seen := map[string]bool{}
-			for _, e := range list {
-				b, _ := canon.Encode(e)
-				if seen[string(b)] {
-					return "items are not unique"
-				}
-				seen[string(b)] = true
-			}
-		}
+	return ""
+}
+
+func validateStrict(s map[string]any, v any, v3 bool) string {
+	if msg := typeCheck(s, v, v3); msg != "" {
+		return msg
 	}
 	if enum, ok := s["enum"].([]any); ok {
 		b, _ := canon.Encode(v)
@@ -114,69 +121,106 @@ func ValidateValue(schema any, v any, version int) string {
 			}
 		}
 		if !found {
-			return "value is not in enum"
+			return "expected an allowed value"
 		}
 	}
 	if f, isNum := v.(float64); isNum {
 		if m, ok := s["minimum"].(float64); ok && f < m {
-			return fmt.Sprintf("%s is below minimum", canon.FormatNumber(nil, f))
+			return "number below minimum"
 		}
 		if m, ok := s["maximum"].(float64); ok && f > m {
-			return fmt.Sprintf("%s is above maximum", canon.FormatNumber(nil, f))
+			return "number above maximum"
 		}
 	}
 	if str, isText := v.(string); isText && v3 {
 		n := float64(utf8.RuneCountInString(str))
 		if m, ok := s["minLength"].(float64); ok && n < m {
-			return "text is shorter than minLength"
+			return "text shorter than minLength"
 		}
 		if m, ok := s["maxLength"].(float64); ok && n > m {
-			return "text is longer than maxLength"
+			return "text longer than maxLength"
 		}
-		if format, ok := s["format"].(string); ok {
-			good := true
-			switch format {
-			case "digest":
-				good = canon.IsDigest(str)
-			case "name":
-				good = nameRE.MatchString(str) && len(str) <= 64
-			case "slug":
-				good = slugRE.MatchString(str)
-			case "uri":
-				good = uriRE.MatchString(str)
+		if format, ok := s["format"].(string); ok && !formatMatches(format, str) {
+			return "text is not a " + format
+		}
+	}
+	if msg := requiredCheck(s, v); msg != "" {
+		return msg
+	}
+	props, obj, keys := propertyNames(s, v)
+	if v3 && obj != nil && s["additionalProperties"] == false {
+		for k := range obj {
+			if _, ok := props[k]; !ok {
+				return "undeclared field"
 			}
-			if !good {
-				return fmt.Sprintf("text is not a valid %s", format)
+		}
+	}
+	version := 2
+	if v3 {
+		version = 3
+	}
+	for _, k := range keys {
+		if pv, ok := obj[k]; ok {
+			if msg := ValidateValue(props[k], pv, version); msg != "" {
+				return msg
+			}
+		}
+	}
+	list, isList := v.([]any)
+	if v3 && isList && s["uniqueItems"] == true {
+		seen := make(map[string]bool, len(list))
+		for _, e := range list {
+			b, _ := canon.Encode(e)
+			if seen[string(b)] {
+				return "repeated item"
+			}
+			seen[string(b)] = true
+		}
+	}
+	if items, ok := s["items"]; ok && isList {
+		for i, e := range list {
+			if msg := ValidateValue(items, e, version); msg != "" {
+				return fmt.Sprintf("item %d: %s", i, msg)
 			}
 		}
 	}
 	return ""
 }
 
-func joinTypes(ts []string) string {
-	out := ""
-	for i, t := range ts {
-		if i > 0 {
-			out += "|"
+// formatMatches is the fixed character test of a v3 "format".
+func formatMatches(format, s string) bool {
+	switch format {
+	case "digest":
+		return canon.IsDigest(s)
+	case "name":
+		return utf16Len(s) <= 64 && s != "" && s[0] >= 'a' && s[0] <= 'z' && allBytes(s, isSlugByte)
+	case "slug":
+		return utf16Len(s) <= 128 && s != "" && s[0] != '-' && s[len(s)-1] != '-' &&
+			!strings.Contains(s, "--") && allBytes(s, isSlugByte)
+	case "uri":
+		colon := strings.IndexByte(s, ':')
+		if colon < 0 {
+			return false
 		}
-		out += t
+		scheme, rest := s[:colon], s[colon+1:]
+		return utf16Len(s) <= 2048 && rest != "" && scheme != "" && isAlpha(scheme[0]) &&
+			allBytes(scheme, func(b byte) bool { return isAlpha(b) || isDigit(b) || b == '+' || b == '-' || b == '.' }) &&
+			allBytes(rest, func(b byte) bool {
+				return isAlpha(b) || isDigit(b) || strings.IndexByte("-._~!$&'()*+,;=:@/?#[]%", b) >= 0
+			})
 	}
-	return out
+	return false
 }
 
-// valueKind names a value's JSON kind in schema failure messages.
-func valueKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "bool"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "list"
+func isAlpha(b byte) bool    { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+func isDigit(b byte) bool    { return b >= '0' && b <= '9' }
+func isSlugByte(b byte) bool { return b >= 'a' && b <= 'z' || isDigit(b) || b == '-' }
+
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
 	}
-	return "object"
+	return true
 }
