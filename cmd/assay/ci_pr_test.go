@@ -301,18 +301,27 @@ func TestCIDiffUsage(t *testing.T) {
 	}
 }
 
-// signalOn sends the process an interrupt when a log line contains text,
-// then gives the runtime time to deliver it.
+// signalOn sends the process an interrupt when a log line contains text
+// and holds the logging check until the signal has been delivered: the
+// test's own channel receiving it means every registered handler has been
+// handed it, and the short pause lets the command's handler cancel its
+// context before the check goes on. Waiting on delivery, not on a fixed
+// sleep alone, keeps the test steady on a loaded machine.
 type signalOn struct {
 	text string
 	sent *bool
+	seen <-chan os.Signal
 }
 
 func (s signalOn) Write(b []byte) (int, error) {
 	if !*s.sent && strings.Contains(string(b), s.text) {
 		*s.sent = true
 		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
-		time.Sleep(300 * time.Millisecond)
+		select {
+		case <-s.seen:
+		case <-time.After(10 * time.Second):
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	return len(b), nil
 }
@@ -331,7 +340,7 @@ func TestCIPRInterruptRemovesWorktree(t *testing.T) {
 	sent := false
 	var stdout bytes.Buffer
 	code := run([]string{"ci", "pr", "--repo-dir", repo.dir, "--base-ref", "main", "--artifact", filepath.Join(t.TempDir(), "art")},
-		nil, &stdout, signalOn{"assay ci: base", &sent})
+		nil, &stdout, signalOn{"assay ci: base", &sent, keep})
 	if !sent {
 		t.Fatal("the check never logged its base run")
 	}
