@@ -32,6 +32,10 @@ func Builtins() map[string]Fn {
 		"uppercase.v1": fnUppercase,
 		"label.v1":     fnLabel,
 		"push.v1":      fnPush,
+
+		"manifest.compile.v1": fnManifestCompile,
+		"context.compact.v1":  fnContextCompact,
+		"memory.query.v1":     fnMemoryQuery,
 	}
 }
 

@@ -1,0 +1,322 @@
+package memoryquery
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// The reference runtime reads facts, rules, the query literal and the
+// limits through a strict typed decoder (closed records, typed fields).
+// Its rejection messages are receipt data, so this file reproduces that
+// decoder's rules and wording: a record may be an object (keys visited in
+// byte order, the first unknown key rejected, then the first missing field
+// in declaration order) or a positional array; a typed field names what it
+// got and what it expected.
+
+// unexpected describes a JSON value the way the decoder's messages do.
+func unexpected(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "unit value"
+	case bool:
+		return fmt.Sprintf("boolean `%t`", x)
+	case float64:
+		switch numberClass(x) {
+		case classUnsigned, classSigned:
+			return fmt.Sprintf("integer `%s`", strconv.FormatFloat(x, 'f', -1, 64))
+		}
+		s := strconv.FormatFloat(x, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return "floating point `" + s + "`"
+	case string:
+		return "string " + debugString(x)
+	case []any:
+		return "sequence"
+	case map[string]any:
+		return "map"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+const (
+	classUnsigned = iota
+	classSigned
+	classFloat
+)
+
+// numberClass sorts a number the way the reference parser stores it: an
+// integral value in the unsigned or signed 64-bit range is an integer,
+// anything else a float. (Source text "5.0" is a float there and an
+// integer here: canonical JSON cannot tell them apart.)
+func numberClass(f float64) int {
+	if f != math.Trunc(f) || math.IsInf(f, 0) {
+		return classFloat
+	}
+	if f >= 0 && f < 1<<64 {
+		return classUnsigned
+	}
+	if f < 0 && f >= -(1<<63) {
+		return classSigned
+	}
+	return classFloat
+}
+
+// debugString quotes s like the reference's debug formatting of text.
+func debugString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case 0:
+			b.WriteString(`\0`)
+		default:
+			if unicode.IsPrint(r) || r == ' ' {
+				b.WriteRune(r)
+			} else {
+				fmt.Fprintf(&b, `\u{%x}`, r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func invalidType(v any, expected string) *Error {
+	return invalid("invalid type: %s, expected %s", unexpected(v), expected)
+}
+
+// oneOf lists expected field names the way unknown-field messages do.
+func oneOf(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	switch len(names) {
+	case 0:
+		return "there are no fields"
+	case 1:
+		return "expected " + q[0]
+	case 2:
+		return "expected " + q[0] + " or " + q[1]
+	}
+	return "expected one of " + strings.Join(q, ", ")
+}
+
+// record decodes a closed record. fields are in declaration order; field
+// is called once per present field, in visiting order. With defaults, a
+// missing field keeps its default instead of failing.
+func record(v any, name string, fields []string, defaults bool, field func(name string, v any) *Error) *Error {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		seen := map[string]bool{}
+		for _, k := range keys {
+			known := false
+			for _, f := range fields {
+				if f == k {
+					known = true
+					break
+				}
+			}
+			if !known {
+				return invalid("unknown field `%s`, %s", k, oneOf(fields))
+			}
+			if err := field(k, x[k]); err != nil {
+				return err
+			}
+			seen[k] = true
+		}
+		if !defaults {
+			for _, f := range fields {
+				if !seen[f] {
+					return invalid("missing field `%s`", f)
+				}
+			}
+		}
+		return nil
+	case []any:
+		for i, f := range fields {
+			if i >= len(x) {
+				if defaults {
+					break
+				}
+				plural := "s"
+				if len(fields) == 1 {
+					plural = ""
+				}
+				return invalid("invalid length %d, expected struct %s with %d element%s", i, name, len(fields), plural)
+			}
+			if err := field(f, x[i]); err != nil {
+				return err
+			}
+		}
+		if len(x) > len(fields) {
+			return invalid("invalid length %d, expected fewer elements in array", len(x))
+		}
+		return nil
+	}
+	return invalidType(v, "struct "+name)
+}
+
+func decodeString(v any) (string, *Error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", invalidType(v, "a string")
+	}
+	return s, nil
+}
+
+func decodeSeq(v any) ([]any, *Error) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, invalidType(v, "a sequence")
+	}
+	return l, nil
+}
+
+func decodeStrings(v any) ([]string, *Error) {
+	l, err := decodeSeq(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(l))
+	for i, x := range l {
+		if out[i], err = decodeString(x); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// decodeUsize reads a machine-size unsigned integer.
+func decodeUsize(v any) (int, *Error) {
+	f, ok := v.(float64)
+	if !ok {
+		return 0, invalidType(v, "usize")
+	}
+	switch numberClass(f) {
+	case classSigned:
+		return 0, invalid("invalid value: %s, expected usize", unexpected(f))
+	case classFloat:
+		return 0, invalidType(f, "usize")
+	}
+	if f > math.MaxInt {
+		// Past every ceiling; keep it out of int range without wrapping.
+		return math.MaxInt, nil
+	}
+	return int(f), nil
+}
+
+var (
+	literalFields = []string{"relation", "terms"}
+	factFields    = []string{"relation", "tuple", "sources"}
+	ruleFields    = []string{"id", "head", "body"}
+	limitFields   = []string{"maxWork", "maxRounds", "maxDerived", "maxBindings", "maxRows", "maxOutputBytes"}
+)
+
+func decodeLiteral(v any) (Literal, *Error) {
+	var l Literal
+	err := record(v, "Literal", literalFields, false, func(name string, x any) *Error {
+		var err *Error
+		switch name {
+		case "relation":
+			l.Relation, err = decodeString(x)
+		case "terms":
+			l.Terms, err = decodeSeq(x)
+		}
+		return err
+	})
+	return l, err
+}
+
+func decodeFact(v any) (Fact, *Error) {
+	var f Fact
+	err := record(v, "Fact", factFields, false, func(name string, x any) *Error {
+		var err *Error
+		switch name {
+		case "relation":
+			f.Relation, err = decodeString(x)
+		case "tuple":
+			f.Tuple, err = decodeSeq(x)
+		case "sources":
+			f.Sources, err = decodeStrings(x)
+		}
+		return err
+	})
+	return f, err
+}
+
+func decodeRule(v any) (Rule, *Error) {
+	var r Rule
+	err := record(v, "Rule", ruleFields, false, func(name string, x any) *Error {
+		var err *Error
+		switch name {
+		case "id":
+			r.ID, err = decodeString(x)
+		case "head":
+			r.Head, err = decodeLiteral(x)
+		case "body":
+			var l []any
+			if l, err = decodeSeq(x); err != nil {
+				return err
+			}
+			r.Body = make([]Literal, len(l))
+			for i, b := range l {
+				if r.Body[i], err = decodeLiteral(b); err != nil {
+					return err
+				}
+			}
+		}
+		return err
+	})
+	return r, err
+}
+
+func decodeLimits(v any) (Limits, *Error) {
+	l := DefaultLimits
+	err := record(v, "Limits", limitFields, true, func(name string, x any) *Error {
+		n, err := decodeUsize(x)
+		if err != nil {
+			return err
+		}
+		*l.field(name) = n
+		return nil
+	})
+	return l, err
+}
+
+func (l *Limits) field(name string) *int {
+	switch name {
+	case "maxWork":
+		return &l.MaxWork
+	case "maxRounds":
+		return &l.MaxRounds
+	case "maxDerived":
+		return &l.MaxDerived
+	case "maxBindings":
+		return &l.MaxBindings
+	case "maxRows":
+		return &l.MaxRows
+	}
+	return &l.MaxOutputBytes
+}

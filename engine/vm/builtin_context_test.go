@@ -1,0 +1,198 @@
+package vm
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+func digestOf(t *testing.T, v any) string {
+	t.Helper()
+	d, err := canon.Digest(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The native unit test's history: a long tool log between a user goal, a
+// pinned decision and a recent turn.
+func nativeHistory() string {
+	return `{"contract":"algal.context.v1","items":[
+	 {"id":"goal","role":"user","content":"Do not change the API"},
+	 {"id":"log","role":"tool","content":"` + strings.Repeat("verbose test output ", 200) + `"},
+	 {"id":"decision","role":"assistant","content":"Keep parser","pinned":true},
+	 {"id":"recent","role":"assistant","content":"Next step"}]}`
+}
+
+func TestContextCompactNative(t *testing.T) {
+	source := parseJSON(t, nativeHistory())
+	out, extra, err := fnContextCompact(map[string]any{"source": source, "policy": obj(t, `{"maxBytes":512,"keepRecent":1}`)})
+	if err != nil || extra != 0 {
+		t.Fatalf("compact: %v (extra %d)", err, extra)
+	}
+	items := source.(map[string]any)["items"].([]any)
+	ref := digestOf(t, items[1])
+	view := out["view"].(map[string]any)
+	want(t, "items", view["items"], `[{"id":"goal","role":"user","content":"Do not change the API"},
+	 {"id":"log","role":"tool","ref":"`+ref+`"},
+	 {"id":"decision","role":"assistant","content":"Keep parser","pinned":true},
+	 {"id":"recent","role":"assistant","content":"Next step"}]`)
+	want(t, "elided", view["elided"], `[{"id":"log","ref":"`+ref+`"}]`)
+	if enc(out["archive"]) != enc(source) {
+		t.Fatal("archive must be the untouched source")
+	}
+	before, _ := canon.Encode(items)
+	after, _ := canon.Encode(view["items"])
+	want(t, "bytes", []any{view["beforeBytes"], view["afterBytes"]}, fmt.Sprintf("[%d,%d]", len(before), len(after)))
+	want(t, "header", []any{view["contract"], view["source"], view["policy"], view["semanticSummary"]},
+		`["algal.context-view.v1","`+digestOf(t, source)+`",{"keepRecent":1,"maxBytes":512},false]`)
+}
+
+// The stub replaces an item only while the view is over the target and
+// only when it is strictly smaller than the item.
+func TestContextCompactSelection(t *testing.T) {
+	big := strings.Repeat("z", 400)
+	src := func(items string) any { return parseJSON(t, `{"contract":"algal.context.v1","items":[`+items+`]}`) }
+	cases := []struct {
+		name, items, policy, elided string
+	}{
+		{"fits already", `{"id":"a","role":"tool","content":"` + big + `"}`, `{"maxBytes":1024,"keepRecent":0}`, `[]`},
+		{"oldest first, stop when fit", `{"id":"a","role":"tool","content":"` + big + `"},{"id":"b","role":"assistant","content":"` + big + `"}`,
+			`{"maxBytes":600,"keepRecent":0}`, `["a"]`},
+		{"both needed", `{"id":"a","role":"tool","content":"` + big + `"},{"id":"b","role":"assistant","content":"` + big + `"}`,
+			`{"maxBytes":300,"keepRecent":0}`, `["a","b"]`},
+		{"recent protected", `{"id":"a","role":"tool","content":"` + big + `"},{"id":"b","role":"assistant","content":"x"}`,
+			`{"maxBytes":300,"keepRecent":1}`, `["a"]`},
+		{"small item kept (stub not smaller)", `{"id":"a","role":"tool","content":"x"},{"id":"b","role":"tool","content":"` + big + `"}`,
+			`{"maxBytes":300,"keepRecent":0}`, `["b"]`},
+		{"pinned, system, user protected", `{"id":"p","role":"tool","content":"` + big[:50] + `","pinned":true},{"id":"s","role":"system","content":"` + big[:50] + `"},{"id":"u","role":"user","content":"` + big[:50] + `"},{"id":"b","role":"tool","content":"` + big + `"}`,
+			`{"maxBytes":400,"keepRecent":0}`, `["b"]`},
+		{"pinned false is not protected", `{"id":"a","role":"tool","content":"` + big + `","pinned":false}`, `{"maxBytes":300,"keepRecent":0}`, `["a"]`},
+		{"content may be any JSON", `{"id":"a","role":"tool","content":{"k":["` + big + `"]}}`, `{"maxBytes":300,"keepRecent":0}`, `["a"]`},
+	}
+	for _, c := range cases {
+		out, _, err := fnContextCompact(map[string]any{"source": src(c.items), "policy": obj(t, c.policy)})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var ids []any
+		for _, e := range out["view"].(map[string]any)["elided"].([]any) {
+			ids = append(ids, e.(map[string]any)["id"])
+		}
+		if ids == nil {
+			ids = []any{}
+		}
+		want(t, c.name, ids, c.elided)
+	}
+}
+
+func TestContextCompactFailures(t *testing.T) {
+	ok := `{"id":"a","role":"tool","content":"x"}`
+	items := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(`{"id":"i%d","role":"tool","content":"x"}`, i)
+		}
+		return strings.Join(parts, ",")
+	}
+	src := func(items string) string { return `{"contract":"algal.context.v1","items":[` + items + `]}` }
+	pol := `{"maxBytes":4096,"keepRecent":0}`
+	cases := []struct{ source, policy, code, msg string }{
+		{`[]`, pol, CodeParse, "expected object"},
+		{`{"contract":"algal.context.v1","items":[],"extra":1}`, pol, CodeParse, "unknown key extra"},
+		{src(ok), `{"maxBytes":4096,"keepRecent":0,"mode":"x"}`, CodeParse, "unknown key mode"},
+		{src(ok), `"p"`, CodeParse, "expected object"},
+		{`{"contract":"algal.context.v2","items":[]}`, pol, CodeParse, "context contract"},
+		{`{"items":[]}`, pol, CodeParse, "context contract"},
+		{src(ok), `{"keepRecent":0}`, CodeParse, "expected non-negative integer"},
+		{src(ok), `{"maxBytes":127,"keepRecent":0}`, CodeParse, "integer out of bounds"},
+		{src(ok), `{"maxBytes":262145,"keepRecent":0}`, CodeParse, "integer out of bounds"},
+		{src(ok), `{"maxBytes":512.5,"keepRecent":0}`, CodeParse, "expected non-negative integer"},
+		{src(ok), `{"maxBytes":-1,"keepRecent":0}`, CodeParse, "expected non-negative integer"},
+		{src(ok), `{"maxBytes":512,"keepRecent":65}`, CodeParse, "integer out of bounds"},
+		{src(ok), `{"maxBytes":512,"keepRecent":"1"}`, CodeParse, "expected non-negative integer"},
+		{`{"contract":"algal.context.v1","items":{}}`, pol, CodeParse, "expected array"},
+		{src(items(65)), pol, CodeBudget, "array count"},
+		{src(`1`), pol, CodeParse, "expected object"},
+		{src(`{"id":"a","role":"tool","content":"x","ts":1}`), pol, CodeParse, "unknown key ts"},
+		{src(`{"id":"A","role":"tool","content":"x"}`), pol, CodeParse, "expected lowercase kebab-case id"},
+		{src(`{"id":7,"role":"tool","content":"x"}`), pol, CodeParse, "expected text"},
+		{src(`{"id":"` + strings.Repeat("a", 65) + `","role":"tool","content":"x"}`), pol, CodeParse, "text exceeds bound"},
+		{src(ok + "," + ok), pol, CodeParse, "duplicate context item id"},
+		{src(`{"id":"a","role":"bot","content":"x"}`), pol, CodeParse, "context role"},
+		{src(`{"id":"a","role":"tool"}`), pol, CodeParse, "context content required"},
+		{src(`{"id":"a","role":"tool","content":"x","pinned":1}`), pol, CodeParse, "pinned must be boolean"},
+		// The native never-drop test: a user turn over the target fails.
+		{src(`{"id":"goal","role":"user","content":"` + strings.Repeat("x", 1024) + `"}`), `{"maxBytes":128,"keepRecent":0}`,
+			CodeBudget, "protected context cannot fit; request a larger budget or explicit new task boundary"},
+	}
+	for _, c := range cases {
+		_, _, err := fnContextCompact(map[string]any{"source": parseJSON(t, c.source), "policy": parseJSON(t, c.policy)})
+		f, isF := err.(*Failure)
+		if !isF || f.Code != c.code || f.Message != c.msg {
+			t.Errorf("%.70s %s: got %v, want %s %q", c.source, c.policy, err, c.code, c.msg)
+		}
+	}
+	// The bounds themselves are admitted: 64 items, maxBytes 128 and
+	// 262144, keepRecent 64, an id of 64 characters.
+	for _, c := range []struct{ source, policy string }{
+		{src(items(64)), pol},
+		{src(ok), `{"maxBytes":128,"keepRecent":64}`},
+		{src(ok), `{"maxBytes":262144,"keepRecent":0}`},
+		{src(`{"id":"` + strings.Repeat("a", 64) + `","role":"tool","content":null}`), pol},
+	} {
+		if _, _, err := fnContextCompact(map[string]any{"source": parseJSON(t, c.source), "policy": parseJSON(t, c.policy)}); err != nil {
+			t.Errorf("%.70s %s: %v", c.source, c.policy, err)
+		}
+	}
+	// The archive bound: a source over 1 MiB canonical bytes. (A delivered
+	// port value is at most 256 KiB, so only a direct call reaches it.)
+	huge := src(`{"id":"a","role":"tool","content":"` + strings.Repeat("x", 1<<20) + `"}`)
+	_, _, err := fnContextCompact(map[string]any{"source": parseJSON(t, huge), "policy": parseJSON(t, pol)})
+	if f, ok := err.(*Failure); !ok || f.Code != CodeBudget || f.Message != "context archive bytes" {
+		t.Errorf("archive bound: %v", err)
+	}
+}
+
+// The upstream history example through a run: an input cell feeds the
+// source and a const policy (the example ships no policy; 512 bytes with
+// the newest turn kept is the native unit test's policy) into the fn.
+func TestContextCompactUpstreamExample(t *testing.T) {
+	dir := filepath.Join(upstreamDir(t), "memory")
+	history, err := canon.ReadFile(filepath.Join(dir, "history.context.json"), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustManifest(t, organism("compact-history",
+		`{"id":"in","kind":"input","outputs":{"source":"json"}},
+		 {"id":"policy","kind":"const","outputs":{"policy":{"type":"json","value":{"maxBytes":512,"keepRecent":1}}}},
+		 {"id":"compact","kind":"fn","fn":"context.compact.v1"}`,
+		edge("in", "source", "compact", "source")+","+edge("policy", "policy", "compact", "policy")))
+	rec := runAndVerify(t, m, `{"in":{"source":`+enc(history)+`}}`, &Host{Store: store.NewMemStore()})
+	if rec["outcome"] != "complete" {
+		t.Fatalf("outcome %v: %s", rec["outcome"], enc(rec["failure"]))
+	}
+	items := history.(map[string]any)["items"].([]any)
+	ref := digestOf(t, items[1])
+	c := cell(t, rec, "compact")
+	view := c["outputs"].(map[string]any)["view"].(map[string]any)
+	// Only the verbose tool transcript is elided; the user goal, the
+	// pinned decision and the newest turn stay verbatim.
+	want(t, "view", view, `{"contract":"algal.context-view.v1","source":"`+digestOf(t, history)+`",
+	 "policy":{"maxBytes":512,"keepRecent":1},
+	 "items":[`+enc(items[0])+`,{"id":"old-test-output","role":"tool","ref":"`+ref+`"},`+enc(items[2])+`,`+enc(items[3])+`],
+	 "elided":[{"id":"old-test-output","ref":"`+ref+`"}],"beforeBytes":875,"afterBytes":361,"semanticSummary":false}`)
+	want(t, "archive", c["outputs"].(map[string]any)["archive"], enc(history))
+	want(t, "work", c["work"], `110`)
+
+	// A policy the protected turns cannot meet fails the cell.
+	m = mustManifest(t, strings.Replace(enc(m.Value), `"maxBytes":512`, `"maxBytes":128`, 1))
+	rec = runAndVerify(t, m, `{"in":{"source":`+enc(history)+`}}`, &Host{Store: store.NewMemStore()})
+	want(t, "failure", rec["failure"], `{"code":"BUDGET_EXHAUSTED","message":"protected context cannot fit; request a larger budget or explicit new task boundary","path":"compact"}`)
+}

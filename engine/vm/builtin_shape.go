@@ -1,0 +1,148 @@
+package vm
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"unicode/utf16"
+
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// The document builtins (manifest.compile.v1, context.compact.v1) check
+// their JSON inputs with the native runtime's shape rules. Their failures
+// are not FN_FAILED: the native registry passes the shape error through,
+// so a malformed document fails PARSE_FAILED and an oversized one
+// BUDGET_EXHAUSTED, each with the native message.
+
+func shapeInvalid(format string, a ...any) *Failure {
+	return &Failure{Code: CodeParse, Message: fmt.Sprintf(format, a...)}
+}
+
+func shapeLimit(msg string) *Failure { return &Failure{Code: CodeBudget, Message: msg} }
+
+func shapeObject(v any) (map[string]any, *Failure) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, shapeInvalid("expected object")
+	}
+	return m, nil
+}
+
+// utf16Len counts UTF-16 code units, the unit the native text bounds use.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		// range yields U+FFFD for a bad byte, so RuneLen is 1 or 2 here.
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+func shapeText(v any, limit int) (string, *Failure) {
+	s, ok := v.(string)
+	if !ok {
+		return "", shapeInvalid("expected text")
+	}
+	if utf16Len(s) > limit {
+		return "", shapeInvalid("text exceeds bound")
+	}
+	return s, nil
+}
+
+// shapeID admits a lowercase kebab-case id of at most 64 code units.
+func shapeID(v any) (string, *Failure) {
+	s, f := shapeText(v, 64)
+	if f != nil {
+		return "", f
+	}
+	if !isKebab(s) {
+		return "", shapeInvalid("expected lowercase kebab-case id")
+	}
+	return s, nil
+}
+
+func isKebab(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeKeys rejects an object key outside allowed. Keys are visited in
+// byte order, the native map order, so the first unknown key reported is
+// the same one.
+func shapeKeys(v any, allowed ...string) *Failure {
+	m, f := shapeObject(v)
+	if f != nil {
+		return f
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		known := false
+		for _, a := range allowed {
+			if k == a {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return shapeInvalid("unknown key %s", k)
+		}
+	}
+	return nil
+}
+
+func shapeList(v any, limit int) ([]any, *Failure) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, shapeInvalid("expected array")
+	}
+	if len(l) > limit {
+		return nil, shapeLimit("array count")
+	}
+	return l, nil
+}
+
+// shapeInteger admits a non-negative integer in [lo, hi]. The native check
+// reads the number as an unsigned 64-bit integer, so a fraction, a
+// negative number or one past 2^64 is "expected non-negative integer".
+func shapeInteger(v any, lo, hi int) (int, *Failure) {
+	f, ok := v.(float64)
+	if !ok || f < 0 || f != math.Trunc(f) || f >= 1<<64 {
+		return 0, shapeInvalid("expected non-negative integer")
+	}
+	if f < float64(lo) || f > float64(hi) {
+		return 0, shapeInvalid("integer out of bounds")
+	}
+	return int(f), nil
+}
+
+// canonLen is the canonical byte length of a delivered value. Delivered
+// values are canonical JSON by construction; an encoding error can only
+// come from a value built outside the port checks.
+func canonLen(v any) (int, *Failure) {
+	b, err := canon.Encode(v)
+	if err != nil {
+		return 0, asFailure(err)
+	}
+	return len(b), nil
+}
+
+func canonDigest(v any) (string, *Failure) {
+	d, err := canon.Digest(v)
+	if err != nil {
+		return "", asFailure(err)
+	}
+	return d, nil
+}
