@@ -164,13 +164,13 @@ func init() {
 		cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
 		verify := c.verifyVerb("Recompute every claim of a foundry report (or exhausted account) and replay its receipts",
 			func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
-				res, err := foundry.VerifyFile(ctx, v, wb)
+				res, err := foundry.VerifyDocument(ctx, v, wb) // foundry, search or exhausted account
 				if err != nil {
 					return nil, false, err
 				}
 				return res, res.OK, nil
 			})
-		inspect := c.inspectVerb("Print the ranked candidates and the column that decided each place", foundry.InspectValue)
+		inspect := c.inspectVerb("Print the ranked candidates and the column that decided each place", foundry.InspectDocument)
 		var ef measureFlags
 		export := &cobra.Command{
 			Use:   "export REPORT --out BUNDLE",
@@ -217,7 +217,7 @@ func init() {
 		}
 		ef.storeFlags(export)
 		export.Flags().StringVar(&ef.out, "out", "", "bundle file to write")
-		cmd.AddCommand(verify, inspect, export)
+		cmd.AddCommand(verify, inspect, export, c.foundrySearchVerb()) // search: cmd/assay/search.go
 		return cmd
 	})
 }

@@ -97,6 +97,9 @@ type Config struct {
 	// Warnings are admission findings that do not reject the config, such
 	// as the same args appearing in two splits.
 	Warnings []string
+	// Search is the search block, admitted only in search mode
+	// (AdmitOptions.Search); see search_config.go.
+	Search *SearchSettings
 }
 
 // AdmitOptions tune admission.
@@ -104,6 +107,11 @@ type AdmitOptions struct {
 	// StrictSplits turns split leakage (identical args in two splits)
 	// from a warning into a rejection.
 	StrictSplits bool
+	// Search admits a config for generational search (`foundry search`):
+	// the search block becomes legal and required, and the checks of
+	// search_config.go apply. Outside search mode a search block is
+	// rejected, as upstream does.
+	Search bool
 }
 
 // ManifestLoader admits the manifest at a resolved path.
@@ -144,10 +152,10 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := raw["search"]; ok {
-		return nil, fail(CodeParse, "search", "generational search (foundry search, algal.search.v1) is not supported by Assay yet; remove the search key to run a single foundry epoch")
+	if _, ok := raw["search"]; ok && !opts.Search {
+		return nil, fail(CodeParse, "search", "search settings require the foundry search command (assay foundry search CONFIG)")
 	}
-	if err := evidence.ClosedKeys(raw, "config", "contract", "candidates", "generator", "cases", "scorer", "budget", "executors"); err != nil {
+	if err := evidence.ClosedKeys(raw, "config", "contract", "candidates", "generator", "cases", "scorer", "budget", "executors", "search"); err != nil {
 		return nil, err
 	}
 	if raw["contract"] != ConfigContract {
@@ -166,6 +174,11 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 			return nil, err
 		}
 		cfg.Budget = &l
+	}
+	if opts.Search { // the search block's own shape, before any file is read
+		if cfg.Search, err = parseSearch(raw["search"], cfg.Budget != nil); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
 		return nil, err
@@ -211,6 +224,11 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 	}
 	if len(cfg.Candidates) == 0 && cfg.Generator == nil {
 		return nil, fail(CodeParse, "config", "needs candidates or a generator")
+	}
+	if cfg.Search != nil { // search needs a generator that takes the feedback
+		if err := checkSearchGenerator(cfg); err != nil {
+			return nil, err
+		}
 	}
 	return cfg, nil
 }

@@ -212,9 +212,6 @@ func TestEveryUpstreamConfigVerifies(t *testing.T) {
 	ran := 0
 	for _, path := range configs {
 		name := filepath.Base(path)
-		if name == "search.config.json" {
-			continue // search (algal.search.v1) is not an Assay verb yet
-		}
 		t.Run(name, func(t *testing.T) {
 			wb, err := NewWorkbench(t.TempDir())
 			if err != nil {
@@ -224,6 +221,40 @@ func TestEveryUpstreamConfigVerifies(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
+			if name == "search.config.json" {
+				// Generational search (algal.search.v1) with upstream's
+				// scripted generator table; upstream expects 2 generations,
+				// generation 0's winner in generation 1, the result promoting
+				// generation 1's winner, and 14 checked receipts.
+				cfg, err := foundry.LoadConfig(path, foundry.AdmitOptions{Search: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Executors = map[string]string{"scripted": "scripted:" + filepath.Join(dir, "evolving-generator.responses.json")}
+				rep, err := foundry.RunSearch(ctx, cfg, wb, foundry.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				gens := rep.Generations
+				if len(gens) != 2 {
+					t.Fatalf("%d generations, upstream expects 2", len(gens))
+				}
+				survived := false
+				for _, c := range gens[1].Candidates {
+					survived = survived || c.ManifestDigest == gens[0].Promoted
+				}
+				if !survived {
+					t.Error("generation 1 does not contain generation 0's winner")
+				}
+				if rep.Result.Promoted != gens[1].Promoted {
+					t.Errorf("result promoted %s, generation 1 promoted %s", rep.Result.Promoted, gens[1].Promoted)
+				}
+				ver, err := foundry.VerifyDocument(ctx, rep.Value(), wb)
+				if err != nil || !ver.OK || ver.CheckedReceipts != 14 {
+					t.Fatalf("verify: %+v %v (upstream checks 14 receipts)", ver, err)
+				}
+				return
+			}
 			if strings.HasPrefix(name, "bench") {
 				rep := runBench(t, wb, path, 2)
 				res, err := bench.Verify(ctx, rep.Value(), wb)

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/spf13/cobra"
+)
+
+// foundrySearchVerb builds `foundry search CONFIG`: generational search
+// (algal.search.v1). measure.go adds it under the foundry verb, whose
+// verify and inspect subcommands dispatch on the report's contract.
+func (c *cli) foundrySearchVerb() *cobra.Command {
+	var f measureFlags
+	cmd := &cobra.Command{
+		Use:   "search CONFIG",
+		Short: "Evolve a population over bounded generations (algal.search.v1)",
+		Long: "Run the generator of an algal.foundry.config.v1 with a search block {maxGenerations, feedbackInput}\n" +
+			"once per generation. Each generation's proposals compete with the previous winner on the train\n" +
+			"and validation cases, and the generator hears about the previous generation through its\n" +
+			"feedbackInput. After the last generation one foundry epoch runs the holdout on the winner.\n" +
+			"Prints the algal.search.v1 report; `assay foundry verify` and `assay foundry inspect` read it.\n" +
+			"A habitat budget is refused under search.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wb, err := f.workbench()
+			if err != nil {
+				return err
+			}
+			cfg, err := foundry.LoadConfig(args[0], foundry.AdmitOptions{Search: true, StrictSplits: f.strictSplits})
+			if err != nil {
+				return err
+			}
+			for _, w := range cfg.Warnings {
+				fmt.Fprintf(c.stderr, "assay: warning: %s\n", w)
+			}
+			rep, err := foundry.RunSearch(cmd.Context(), cfg, wb, foundry.Options{Concurrency: f.concurrency})
+			if err != nil {
+				return err
+			}
+			return c.emit(rep.Value(), f.out)
+		},
+	}
+	f.runFlags(cmd)
+	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
+	return cmd
+}

@@ -1,0 +1,98 @@
+package foundry
+
+import (
+	"fmt"
+
+	"github.com/algal-assay/assay/engine/evidence"
+)
+
+// ParseSearchReport reads an algal.search.v1 report strictly: closed and
+// complete key sets, 1 to MaxGenerations generations numbered from 0 in
+// order, 1 to MaxCandidates proposals and candidates per generation,
+// candidate evidence in the foundry report's shape, and a result that
+// parses as an algal.foundry.v1 report. It checks shape only;
+// VerifySearch checks the claims.
+func ParseSearchReport(v any) (*SearchReport, error) {
+	raw, err := evidence.Closed(v, "report", "contract", "generatorDigest", "generations", "result", "digest")
+	if err != nil {
+		return nil, err
+	}
+	if err := requireKeys(raw, "report", "contract", "generatorDigest", "generations", "result", "digest"); err != nil {
+		return nil, err
+	}
+	if raw["contract"] != SearchContract {
+		return nil, fail(CodeParse, "contract", "must be %s", SearchContract)
+	}
+	s := &SearchReport{}
+	if s.Digest, err = evidence.DigestField(raw["digest"], "digest"); err != nil {
+		return nil, err
+	}
+	if s.GeneratorDigest, err = evidence.DigestField(raw["generatorDigest"], "generatorDigest"); err != nil {
+		return nil, err
+	}
+	gens, err := evidence.List(raw["generations"], "generations", 1, MaxGenerations)
+	if err != nil {
+		return nil, err
+	}
+	for i, rg := range gens {
+		g, err := parseGeneration(rg, i)
+		if err != nil {
+			return nil, err
+		}
+		s.Generations = append(s.Generations, *g)
+	}
+	if s.Result, err = ParseReport(raw["result"]); err != nil {
+		if fe, ok := err.(*Error); ok {
+			fe.Field = "result." + fe.Field
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+func parseGeneration(v any, i int) (*Generation, error) {
+	at := fmt.Sprintf("generations[%d]", i)
+	m, err := evidence.Closed(v, at, "generation", "generatorDigest", "receiptDigest", "proposed", "candidates", "promoted")
+	if err != nil {
+		return nil, err
+	}
+	if err := requireKeys(m, at, "generation", "generatorDigest", "receiptDigest", "proposed", "candidates", "promoted"); err != nil {
+		return nil, err
+	}
+	if n, ok := m["generation"].(float64); !ok || n != float64(i) {
+		return nil, fail(CodeParse, at+".generation", "must be %d: generations are numbered from 0 in order", i)
+	}
+	g := &Generation{Index: i}
+	if g.GeneratorDigest, err = evidence.DigestField(m["generatorDigest"], at+".generatorDigest"); err != nil {
+		return nil, err
+	}
+	if g.ReceiptDigest, err = evidence.DigestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
+		return nil, err
+	}
+	if g.Promoted, err = evidence.DigestField(m["promoted"], at+".promoted"); err != nil {
+		return nil, err
+	}
+	proposed, err := evidence.List(m["proposed"], at+".proposed", 1, MaxCandidates)
+	if err != nil {
+		return nil, err
+	}
+	for k, p := range proposed {
+		d, err := evidence.DigestField(p, fmt.Sprintf("%s.proposed[%d]", at, k))
+		if err != nil {
+			return nil, err
+		}
+		g.Proposed = append(g.Proposed, d)
+	}
+	cands, err := evidence.List(m["candidates"], at+".candidates", 1, MaxCandidates)
+	if err != nil {
+		return nil, err
+	}
+	for k, rc := range cands {
+		c, err := parseCandidate(rc, fmt.Sprintf("%s.candidates[%d]", at, k))
+		if err != nil {
+			return nil, err
+		}
+		g.Candidates = append(g.Candidates, *c)
+	}
+	return g, nil
+}
