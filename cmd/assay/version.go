@@ -25,7 +25,7 @@ func init() {
 						}
 					}
 				}
-				_, err := fmt.Fprintf(c.stdout, "assay %s (revision %s)\ncontracts: algal.organism.v1 algal.expr.v1 algal.run.v1 algal.bench.v1 algal.foundry.v1\n", version, rev)
+				_, err := fmt.Fprintf(c.stdout, "assay %s (revision %s)\ncontracts: algal.organism.v1 algal.expr.v1 algal.run.v1 algal.effect.v1 algal.tool-effect.v1 algal.bundle.v1 algal.bench.v1 algal.foundry.v1 algal.search.v1 algal.habitat-budget.v1 algal.replay-comparison.v1\n", version, rev)
 				return err
 			},
 		}
