@@ -357,3 +357,16 @@ func TestUpstreamBundleDigests(t *testing.T) {
 	}
 	t.Logf("%d bundle entries re-hashed to their keys", checked)
 }
+
+func TestUnknownKey(t *testing.T) {
+	m := map[string]any{"id": 1.0, "zeta": 2.0, "beta": 3.0, "args": 4.0}
+	if k, bad := UnknownKey(m, "id", "args"); !bad || k != "beta" {
+		t.Errorf("got %q %v, want the first unknown key in byte order, beta", k, bad)
+	}
+	if k, bad := UnknownKey(m, "id", "args", "beta", "zeta"); bad {
+		t.Errorf("all keys allowed, got %q", k)
+	}
+	if _, bad := UnknownKey(map[string]any{}); bad {
+		t.Error("an empty object has no unknown key")
+	}
+}

@@ -158,6 +158,20 @@ func (e *encoder) object(m map[string]any, depth int) error {
 	return nil
 }
 
+// UnknownKey returns the first key of m, in byte order, that is not among
+// allowed. Strict readers use it to reject unknown fields with a message
+// that names the same key on every run, whatever Go's map order.
+func UnknownKey(m map[string]any, allowed ...string) (string, bool) {
+	first, found := "", false
+	for k := range m {
+		if slices.Contains(allowed, k) || (found && k >= first) {
+			continue
+		}
+		first, found = k, true
+	}
+	return first, found
+}
+
 // SortedKeys returns the keys of m in canonical order.
 func SortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))

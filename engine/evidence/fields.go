@@ -35,19 +35,10 @@ func ID(v any, field string) (string, error) {
 }
 
 // ClosedKeys rejects any key of m outside allowed, naming the first in
-// canonical order so the message is the same on every run.
+// byte order so the message is the same on every run.
 func ClosedKeys(m map[string]any, field string, allowed ...string) error {
-	for _, k := range canon.SortedKeys(m) {
-		found := false
-		for _, a := range allowed {
-			if k == a {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return Fail(CodeParse, field, "unknown key %q", k)
-		}
+	if k, bad := canon.UnknownKey(m, allowed...); bad {
+		return Fail(CodeParse, field, "unknown key %q", k)
 	}
 	return nil
 }

@@ -734,22 +734,8 @@ func closedKeys(v any, allowed ...string) *Error {
 	if !ok {
 		return invalid("expected object")
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		known := false
-		for _, a := range allowed {
-			if a == k {
-				known = true
-				break
-			}
-		}
-		if !known {
-			return invalid("unknown key %s", k)
-		}
+	if k, bad := canon.UnknownKey(m, allowed...); bad {
+		return invalid("unknown key %s", k)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package vm
 import (
 	"fmt"
 	"math"
-	"sort"
 	"unicode/utf16"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -83,22 +82,8 @@ func shapeKeys(v any, allowed ...string) *Failure {
 	if f != nil {
 		return f
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		known := false
-		for _, a := range allowed {
-			if k == a {
-				known = true
-				break
-			}
-		}
-		if !known {
-			return shapeInvalid("unknown key %s", k)
-		}
+	if k, bad := canon.UnknownKey(m, allowed...); bad {
+		return shapeInvalid("unknown key %s", k)
 	}
 	return nil
 }
