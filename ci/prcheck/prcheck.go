@@ -51,24 +51,9 @@ const (
 	CodeCancelled = "CANCELLED"
 )
 
-// Error is the typed error this package returns.
-type Error struct {
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return e.Message + ": " + e.Err.Error()
-	}
-	return e.Message
-}
-
-// ErrorCode returns the stable code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func (e *Error) Unwrap() error { return e.Err }
+// Error is the typed error this package returns: the same coded error
+// shape the diff package uses, so callers handle both alike.
+type Error = diff.Error
 
 // Artifact file names besides ci/github's comment.md and pr.json.
 const (
