@@ -211,38 +211,13 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 }
 
 func parseCases(v any, field string) ([]Case, error) {
-	raw, err := evidence.List(v, field, 1, MaxCases)
+	raw, err := evidence.ParseCases(v, field, MaxCases)
 	if err != nil {
 		return nil, err
 	}
-	cases := make([]Case, 0, len(raw))
-	seen := map[string]bool{}
-	for i, rc := range raw {
-		at := fmt.Sprintf("%s[%d]", field, i)
-		c, err := evidence.Object(rc, at)
-		if err != nil {
-			return nil, err
-		}
-		if err := evidence.ClosedKeys(c, at, "id", "args", "expect"); err != nil {
-			return nil, err
-		}
-		id, err := evidence.ID(c["id"], at+".id")
-		if err != nil {
-			return nil, err
-		}
-		if seen[id] {
-			return nil, fail(CodeParse, at+".id", "duplicate case id %q", id)
-		}
-		seen[id] = true
-		args, err := evidence.Object(c["args"], at+".args")
-		if err != nil {
-			return nil, err
-		}
-		expect, err := evidence.Object(c["expect"], at+".expect")
-		if err != nil {
-			return nil, err
-		}
-		cases = append(cases, Case{ID: id, Args: args, Expect: expect})
+	cases := make([]Case, len(raw))
+	for i, c := range raw {
+		cases[i] = Case{ID: c.ID, Args: c.Args, Expect: c.Expect}
 	}
 	return cases, nil
 }

@@ -134,3 +134,50 @@ func ParseWork(v any, field string) (Work, error) {
 	}
 	return w, nil
 }
+
+// CaseFields is one workload case as configs and reports write it: a
+// unique id, interface args and expected interface outputs. Object is the
+// whole entry, for callers that admit keys of their own (a foundry split).
+type CaseFields struct {
+	ID           string
+	Args, Expect map[string]any
+	Object       map[string]any
+}
+
+// ParseCases reads a case list of 1 to max entries, each a closed object
+// {id, args, expect} plus the extra keys the caller admits, with unique
+// ids.
+func ParseCases(v any, field string, max int, extra ...string) ([]CaseFields, error) {
+	raw, err := List(v, field, 1, max)
+	if err != nil {
+		return nil, err
+	}
+	allowed := append([]string{"id", "args", "expect"}, extra...)
+	cases := make([]CaseFields, 0, len(raw))
+	seen := map[string]bool{}
+	for i, rc := range raw {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		c, err := Closed(rc, at, allowed...)
+		if err != nil {
+			return nil, err
+		}
+		id, err := ID(c["id"], at+".id")
+		if err != nil {
+			return nil, err
+		}
+		if seen[id] {
+			return nil, Fail(CodeParse, at+".id", "duplicate case id %q", id)
+		}
+		seen[id] = true
+		args, err := Object(c["args"], at+".args")
+		if err != nil {
+			return nil, err
+		}
+		expect, err := Object(c["expect"], at+".expect")
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, CaseFields{ID: id, Args: args, Expect: expect, Object: c})
+	}
+	return cases, nil
+}

@@ -320,44 +320,19 @@ func hasInput(m *manifest.Manifest, name string) bool {
 }
 
 func parseCases(v any, field string) ([]Case, error) {
-	raw, err := evidence.List(v, field, 1, MaxCases)
+	raw, err := evidence.ParseCases(v, field, MaxCases, "split")
 	if err != nil {
 		return nil, err
 	}
-	cases := make([]Case, 0, len(raw))
-	seen := map[string]bool{}
+	cases := make([]Case, len(raw))
 	splits := map[string]bool{}
-	for i, rc := range raw {
-		at := fmt.Sprintf("%s[%d]", field, i)
-		c, err := evidence.Object(rc, at)
-		if err != nil {
-			return nil, err
-		}
-		if err := evidence.ClosedKeys(c, at, "id", "split", "args", "expect"); err != nil {
-			return nil, err
-		}
-		id, err := evidence.ID(c["id"], at+".id")
-		if err != nil {
-			return nil, err
-		}
-		if seen[id] {
-			return nil, fail(CodeParse, at+".id", "duplicate case id %q", id)
-		}
-		seen[id] = true
-		split, _ := c["split"].(string)
+	for i, c := range raw {
+		split, _ := c.Object["split"].(string)
 		if split != SplitTrain && split != SplitValidation && split != SplitHoldout {
-			return nil, fail(CodeParse, at+".split", "must be train, validation or holdout")
+			return nil, fail(CodeParse, fmt.Sprintf("%s[%d].split", field, i), "must be train, validation or holdout")
 		}
 		splits[split] = true
-		args, err := evidence.Object(c["args"], at+".args")
-		if err != nil {
-			return nil, err
-		}
-		expect, err := evidence.Object(c["expect"], at+".expect")
-		if err != nil {
-			return nil, err
-		}
-		cases = append(cases, Case{ID: id, Split: split, Args: args, Expect: expect})
+		cases[i] = Case{ID: c.ID, Split: split, Args: c.Args, Expect: c.Expect}
 	}
 	for _, s := range []string{SplitTrain, SplitValidation, SplitHoldout} {
 		if !splits[s] {
