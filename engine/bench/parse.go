@@ -218,32 +218,13 @@ func parseCaseResult(v any, at string) (*CaseResult, error) {
 	if err := evidence.ClosedKeys(m, at, "id", "passed", "outcome", "outputs", "expect", "receiptDigest", "effectCalls", "work", "usage", "attribution"); err != nil {
 		return nil, err
 	}
-	c := &CaseResult{}
-	if c.ID, err = evidence.ID(m["id"], at+".id"); err != nil {
+	cl, err := evidence.ParseCaseClaim(m, at)
+	if err != nil {
 		return nil, err
 	}
-	var ok bool
-	if c.Passed, ok = m["passed"].(bool); !ok {
-		return nil, fail(CodeParse, at+".passed", "must be a boolean")
-	}
-	switch c.Outcome, _ = m["outcome"].(string); c.Outcome {
-	case "complete", "failed", "stuck":
-	default:
-		return nil, fail(CodeParse, at+".outcome", "must be complete, failed or stuck")
-	}
-	if c.Outputs, err = evidence.Object(m["outputs"], at+".outputs"); err != nil {
-		return nil, err
-	}
-	if c.Expect, err = evidence.Object(m["expect"], at+".expect"); err != nil {
-		return nil, err
-	}
-	if c.ReceiptDigest, err = evidence.DigestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
-		return nil, err
-	}
+	c := &CaseResult{ID: cl.ID, Passed: cl.Passed, Outcome: cl.Outcome, Outputs: cl.Outputs, Expect: cl.Expect,
+		ReceiptDigest: cl.ReceiptDigest, Work: cl.Work}
 	if c.EffectCalls, err = evidence.CountField(m["effectCalls"], at+".effectCalls"); err != nil {
-		return nil, err
-	}
-	if c.Work, err = evidence.ParseWork(m["work"], at+".work"); err != nil {
 		return nil, err
 	}
 	if c.Usage, err = parseTally(m["usage"], at+".usage", false); err != nil {

@@ -181,3 +181,49 @@ func ParseCases(v any, field string, max int, extra ...string) ([]CaseFields, er
 	}
 	return cases, nil
 }
+
+// CaseClaim is what every report records for a case it ran: the case id,
+// the pass claim, the run's outcome and interface outputs, the expected
+// outputs, the stored receipt and the run's work.
+type CaseClaim struct {
+	ID            string
+	Passed        bool
+	Outcome       string
+	Outputs       map[string]any
+	Expect        map[string]any
+	ReceiptDigest string
+	Work          Work
+}
+
+// ParseCaseClaim reads the fields every case record carries from m (whose
+// key set the caller has already closed); at names the record in errors.
+// A suspended run cannot be a claim: only complete, failed and stuck are.
+func ParseCaseClaim(m map[string]any, at string) (CaseClaim, error) {
+	var c CaseClaim
+	var err error
+	if c.ID, err = ID(m["id"], at+".id"); err != nil {
+		return c, err
+	}
+	var ok bool
+	if c.Passed, ok = m["passed"].(bool); !ok {
+		return c, Fail(CodeParse, at+".passed", "must be a boolean")
+	}
+	switch c.Outcome, _ = m["outcome"].(string); c.Outcome {
+	case "complete", "failed", "stuck":
+	default:
+		return c, Fail(CodeParse, at+".outcome", "must be complete, failed or stuck")
+	}
+	if c.Outputs, err = Object(m["outputs"], at+".outputs"); err != nil {
+		return c, err
+	}
+	if c.Expect, err = Object(m["expect"], at+".expect"); err != nil {
+		return c, err
+	}
+	if c.ReceiptDigest, err = DigestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
+		return c, err
+	}
+	if c.Work, err = ParseWork(m["work"], at+".work"); err != nil {
+		return c, err
+	}
+	return c, nil
+}

@@ -165,37 +165,18 @@ func parseCaseResult(v any, at string) (*CaseResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &CaseResult{}
-	if c.ID, err = evidence.ID(m["id"], at+".id"); err != nil {
+	cl, err := evidence.ParseCaseClaim(m, at)
+	if err != nil {
 		return nil, err
 	}
+	c := &CaseResult{ID: cl.ID, Passed: cl.Passed, Outcome: cl.Outcome, Outputs: cl.Outputs, Expect: cl.Expect,
+		ReceiptDigest: cl.ReceiptDigest, Work: cl.Work}
 	switch c.Split, _ = m["split"].(string); c.Split {
 	case SplitTrain, SplitValidation, SplitHoldout:
 	default:
 		return nil, fail(CodeParse, at+".split", "must be train, validation or holdout")
 	}
-	var ok bool
-	if c.Passed, ok = m["passed"].(bool); !ok {
-		return nil, fail(CodeParse, at+".passed", "must be a boolean")
-	}
-	switch c.Outcome, _ = m["outcome"].(string); c.Outcome {
-	case "complete", "failed", "stuck":
-	default:
-		return nil, fail(CodeParse, at+".outcome", "must be complete, failed or stuck")
-	}
 	if c.Args, err = evidence.Object(m["args"], at+".args"); err != nil {
-		return nil, err
-	}
-	if c.Outputs, err = evidence.Object(m["outputs"], at+".outputs"); err != nil {
-		return nil, err
-	}
-	if c.Expect, err = evidence.Object(m["expect"], at+".expect"); err != nil {
-		return nil, err
-	}
-	if c.ReceiptDigest, err = evidence.DigestField(m["receiptDigest"], at+".receiptDigest"); err != nil {
-		return nil, err
-	}
-	if c.Work, err = evidence.ParseWork(m["work"], at+".work"); err != nil {
 		return nil, err
 	}
 	if c.Usage, err = parseUsage(m["usage"], at+".usage"); err != nil {
