@@ -1,0 +1,69 @@
+package suggest
+
+import (
+	"slices"
+	"testing"
+)
+
+var ops = []string{"add", "concat", "contains", "eq", "filter", "fold", "get", "gt", "lt", "neq", "sconcat", "upper"}
+
+func TestClosest(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		ok         bool
+	}{
+		{"eqq", "eq", true},
+		{"EQ", "eq", true},
+		{"Upper", "upper", true},
+		{"flod", "fold", true}, // a swap of neighbours is one edit
+		{"fodl", "fold", true},
+		{"lfdo", "", false},        // two swaps at length 4 are too far...
+		{"filtre", "filter", true}, // ...but two edits are fine at length 6
+		{"contans", "contains", true},
+		{"uper", "upper", true},
+		{"zzz", "", false},
+		{"", "", false},
+		{"mini", "", false},
+		{"gte", "get", true}, // get (a swap) and gt are both one edit away; the first in order wins
+	} {
+		got, ok := Closest(c.name, ops)
+		if got != c.want && c.ok || ok != c.ok {
+			t.Errorf("Closest(%q) = %q, %v; want %q, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestClosestIgnoresCandidateOrder(t *testing.T) {
+	rev := slices.Clone(ops)
+	slices.Reverse(rev)
+	for _, name := range []string{"gte", "ge", "eqq", "lte", "contain", "fil"} {
+		a, aok := Closest(name, ops)
+		b, bok := Closest(name, rev)
+		if a != b || aok != bok {
+			t.Errorf("Closest(%q): %q,%v in one order, %q,%v in the other", name, a, aok, b, bok)
+		}
+	}
+}
+
+func TestDidYouMean(t *testing.T) {
+	if got, want := DidYouMean("eqq", ops), ` (did you mean "eq"?)`; got != want {
+		t.Errorf("DidYouMean(eqq) = %q, want %q", got, want)
+	}
+	if got := DidYouMean("eq", ops); got != "" {
+		t.Errorf("DidYouMean of a known name = %q, want empty", got)
+	}
+	if got := DidYouMean("nothing-like-it", ops); got != "" {
+		t.Errorf("DidYouMean of a far name = %q, want empty", got)
+	}
+	if got, want := DidYouMean(`a"b`, []string{`a"c`}), ` (did you mean "a\"c"?)`; got != want {
+		t.Errorf("quoting: got %q, want %q", got, want)
+	}
+}
+
+func TestMaxDistance(t *testing.T) {
+	for chars, want := range map[int]int{0: 1, 1: 1, 4: 1, 5: 2, 8: 3, 40: 3} {
+		if got := MaxDistance(chars); got != want {
+			t.Errorf("MaxDistance(%d) = %d, want %d", chars, got, want)
+		}
+	}
+}
