@@ -11,6 +11,7 @@ const (
 	CodeEvent         = "EVENT_INVALID"     // the Actions event payload or environment is unusable
 	CodeToken         = "TOKEN_MISSING"     // no GITHUB_TOKEN
 	CodeInput         = "INPUT_INVALID"     // a body file, repository name or marker key is unusable
+	CodeRedirect      = "REDIRECT_REFUSED"  // the API redirected to another host; the token was not sent there
 )
 
 // Error is the typed error every exported function of this package returns.

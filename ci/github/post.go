@@ -36,7 +36,17 @@ func NewClient(token, apiURL string, httpClient *http.Client) (*Client, error) {
 	}
 	if httpClient == nil {
 		httpClient = &http.Client{Timeout: 30 * time.Second}
+	} else {
+		// A copy: the redirect policy below must not change the caller's client.
+		cp := *httpClient
+		httpClient = &cp
 	}
+	// go-github's token transport adds the Authorization header to every
+	// request, redirected ones included, so the standard library's own
+	// stripping of credentials on a cross-host redirect never applies.
+	// Following a redirect anywhere but the API host itself (same scheme,
+	// host and port) would hand the token to whoever the API named.
+	httpClient.CheckRedirect = sameHostRedirects
 	c := gh.NewClient(httpClient).WithAuthToken(token)
 	if apiURL == "" {
 		return c, nil
@@ -50,6 +60,22 @@ func NewClient(token, apiURL string, httpClient *http.Client) (*Client, error) {
 	}
 	c.BaseURL = u
 	return c, nil
+}
+
+// maxRedirects bounds redirects within the API host.
+const maxRedirects = 5
+
+// sameHostRedirects is the client's redirect policy: follow a redirect
+// only to the host (and scheme) of the request that started the chain.
+func sameHostRedirects(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return errorf(CodeRedirect, "the API at %s answered with a redirect to another host (%s://%s); not following it, so the token stays with the API host", first.Host, req.URL.Scheme, req.URL.Host)
+	}
+	if len(via) > maxRedirects {
+		return errorf(CodeRedirect, "more than %d redirects from %s", maxRedirects, first.Host)
+	}
+	return nil
 }
 
 // FindComment returns the first comment on pull request pr whose body starts
@@ -153,6 +179,11 @@ func CannotComment(err error) bool {
 func apiError(err error, format string, a ...any) *Error {
 	e := errorf(CodeAPI, format, a...)
 	e.Err = err
+	var refused *Error
+	if errors.As(err, &refused) && refused.Code == CodeRedirect {
+		e.Code = CodeRedirect
+		return e
+	}
 	var rl *gh.RateLimitError
 	var abuse *gh.AbuseRateLimitError
 	if errors.As(err, &rl) || errors.As(err, &abuse) {

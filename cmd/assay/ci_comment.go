@@ -98,7 +98,17 @@ func (f ciCommentFlags) validate() error {
 	return nil
 }
 
+// ciComment runs the verb with the token redacted from everything it
+// prints and from the error it returns: API answers can echo the
+// Authorization header, and the log of a public repository is public.
 func (c *cli) ciComment(f ciCommentFlags) error {
+	red := ghci.NewRedactor(os.Getenv("GITHUB_TOKEN"))
+	rc := *c
+	rc.stdout, rc.stderr = red.Writer(c.stdout), red.Writer(c.stderr)
+	return red.Error(rc.postComment(f))
+}
+
+func (c *cli) postComment(f ciCommentFlags) error {
 	marker, _ := ghci.Marker(f.key) // validated
 	ev := &ghci.Event{}
 	if path := os.Getenv("GITHUB_EVENT_PATH"); path != "" {

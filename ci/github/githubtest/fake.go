@@ -51,11 +51,19 @@ type Server struct {
 	requests []Request
 	heads    map[int]string
 	fail     map[string]int // endpoint ("list", "create", "edit", "pull") -> status
+	redirect map[string]redirect
+	echo     map[string]bool
+}
+
+type redirect struct {
+	status   int
+	location string
 }
 
 // New starts a fake serving owner/repo; the caller must Close it.
 func New(owner, repo string) *Server {
-	s := &Server{Owner: owner, Repo: repo, nextID: 1000, heads: map[int]string{}, fail: map[string]int{}}
+	s := &Server{Owner: owner, Repo: repo, nextID: 1000, heads: map[int]string{}, fail: map[string]int{},
+		redirect: map[string]redirect{}, echo: map[string]bool{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	return s
 }
@@ -88,6 +96,23 @@ func (s *Server) Fail(endpoint string, status int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fail[endpoint] = status
+}
+
+// Redirect makes endpoint answer status (301, 302, 307, 308) with a
+// Location header naming location, as a moved repository or a hostile
+// proxy would. The request path and query are appended to location.
+func (s *Server) Redirect(endpoint string, status int, location string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.redirect[endpoint] = redirect{status, location}
+}
+
+// EchoAuth makes endpoint fail with 500 and a message quoting the request's
+// Authorization header, as a misconfigured proxy's error page does.
+func (s *Server) EchoAuth(endpoint string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.echo[endpoint] = true
 }
 
 // Comments returns a copy of the comments on issue, oldest first.
@@ -145,6 +170,19 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if m[1] != s.Owner || m[2] != s.Repo {
 		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if rd, ok := s.redirect[endpoint]; ok {
+		target := rd.location + r.URL.Path
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		w.Header().Set("Location", target)
+		w.WriteHeader(rd.status)
+		return
+	}
+	if s.echo[endpoint] {
+		writeError(w, http.StatusInternalServerError, "upstream rejected request with Authorization: "+r.Header.Get("Authorization"))
 		return
 	}
 	if status := s.fail[endpoint]; status != 0 {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+const secretToken = "ghs_S3cr3tT0kenValue0123456789"
+
+// A server that echoes the Authorization header into its error: the token
+// appears nowhere in what the verb prints, on the error path or the
+// fallback path.
+func TestCICommentRedactsEchoedToken(t *testing.T) {
+	fx := newCIFixture(t)
+	fx.env.token = secretToken
+	fx.fake.EchoAuth("list")
+	body := fx.write(t, "comment.md", "## Verdict\n")
+	code, out, errOut := fx.run(t, "--body", body)
+	if code != 1 || !strings.Contains(errOut, `"code":"GITHUB_API"`) || !strings.Contains(errOut, "[REDACTED]") {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	if strings.Contains(out+errOut, secretToken) {
+		t.Fatalf("the token was printed:\nstdout %s\nstderr %s", out, errOut)
+	}
+
+	// The fallback path prints the API's reason into the log and summary.
+	fx2 := newCIFixture(t)
+	fx2.env.token = secretToken
+	fx2.fake.EchoAuth("create")
+	body = fx2.write(t, "comment.md", "## Verdict\n")
+	_, out, errOut = fx2.run(t, "--body", body)
+	if strings.Contains(out+errOut, secretToken) {
+		t.Fatalf("the token was printed:\nstdout %s\nstderr %s", out, errOut)
+	}
+}
+
+// The API redirecting to another host gets a clear error, and the other
+// host never sees a request (so never the token).
+func TestCICommentRefusesCrossHostRedirect(t *testing.T) {
+	var hits atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer other.Close()
+	fx := newCIFixture(t)
+	fx.env.token = secretToken
+	fx.fake.Redirect("list", http.StatusFound, other.URL)
+	body := fx.write(t, "comment.md", "## Verdict\n")
+	code, out, errOut := fx.run(t, "--body", body)
+	if code != 1 || !strings.Contains(errOut, `"code":"REDIRECT_REFUSED"`) {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the other host got %d request(s)", hits.Load())
+	}
+	if strings.Contains(out+errOut, secretToken) {
+		t.Fatal("the token was printed")
+	}
+}
