@@ -71,3 +71,47 @@ func SplitList(list string) []string {
 	}
 	return out
 }
+
+// LoadAll loads every file and refuses workloads that share a name: the
+// run directory is runs/<name>/<slug>, so two such workloads would write
+// into one tree and one's gate could stand for the other's. errs[i] is
+// why files[i] was refused (nil when ws[i] loaded); every workload of a
+// shared name is refused, each error naming the other files and lines.
+func LoadAll(files []string) (ws []*Workload, errs []error) {
+	ws = make([]*Workload, len(files))
+	errs = make([]error, len(files))
+	byName := map[string][]int{}
+	var names []string
+	for i, f := range files {
+		ws[i], errs[i] = Load(f)
+		if errs[i] != nil {
+			continue
+		}
+		n := ws[i].Name
+		if byName[n] == nil {
+			names = append(names, n)
+		}
+		byName[n] = append(byName[n], i)
+	}
+	for _, n := range names {
+		idx := byName[n]
+		if len(idx) < 2 {
+			continue
+		}
+		pos := make([]Pos, len(idx))
+		for k, i := range idx {
+			pos[k] = ws[i].namePos
+		}
+		for k, i := range idx {
+			var others []string
+			for m := range idx {
+				if m != k {
+					others = append(others, pos[m].String())
+				}
+			}
+			errs[i] = errAt(pos[k], "name", "workload name %q is also declared at %s; each workload needs its own name (its runs go to runs/%s/)", n, strings.Join(others, ", "), n)
+			ws[i] = nil
+		}
+	}
+	return ws, errs
+}

@@ -75,6 +75,7 @@ type Workload struct {
 	// they were written, so engine rejections point into the YAML.
 	positions map[string]Pos
 	pos       Pos
+	namePos   Pos // where name: was written, for duplicate-name errors
 }
 
 // Ref is a path written in a workload, resolved, with its position.
@@ -216,6 +217,7 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 	if w.Name, err = d.str(f["name"].value, "name"); err != nil {
 		return nil, err
 	}
+	w.namePos = d.pos(f["name"].value)
 	if !idPattern.MatchString(w.Name) || len(w.Name) > 64 {
 		return nil, d.fail(f["name"].value, "name", "must be an id: lowercase letters and digits in hyphen-separated segments, at most 64 characters")
 	}

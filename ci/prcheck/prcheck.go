@@ -468,8 +468,9 @@ func RunTree(ctx context.Context, tree string, paths []string, out, storeDir str
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range files {
-		w, err := harness.Load(f)
+	loaded, loadErrs := harness.LoadAll(files)
+	for i, f := range files {
+		w, err := loaded[i], loadErrs[i]
 		if err != nil {
 			problems = append(problems, err.Error())
 			fmt.Fprintf(log, "FAIL %s: %v\n", f, err)

@@ -92,6 +92,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	if err != nil {
 		return err
 	}
+	loaded, loadErrs := harness.LoadAll(files)
 	disp := newProgressDisplay(c.stderr)
 	var outcomes []*harness.Outcome
 	var rejected []string // workloads that did not load, with the reason
@@ -103,7 +104,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 			disp.line(rejected[len(rejected)-1])
 			break
 		}
-		w, err := harness.Load(path)
+		w, err := loaded[i], loadErrs[i]
 		if err != nil {
 			failed++
 			rejected = append(rejected, fmt.Sprintf("FAIL %s: %v", path, err))
