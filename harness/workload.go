@@ -552,6 +552,9 @@ func (w *Workload) includeCases(r Ref) error {
 			if len(doc.Content) == 0 {
 				continue
 			}
+			if err := d.bound(&doc); err != nil {
+				return err
+			}
 			c, err := w.parseCase(d, doc.Content[0], "")
 			if err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/algal-assay/assay/engine/yamlsize"
 	"gopkg.in/yaml.v3"
 )
 
@@ -72,6 +73,26 @@ type decoder struct {
 	// as one node, so a few lines of nested aliases can stand for billions
 	// of values; the bound stops that long before memory or time run out.
 	values int
+	// expanded is the bytes the file's documents stand for so far, aliases
+	// expanded (yamlsize); it stays under maxExpandedBytes.
+	expanded int64
+}
+
+// maxExpandedBytes bounds the bytes one file may stand for once its
+// aliases are expanded. A file without aliases stays under twice its size
+// (yamlsize.Check), so only alias expansion trips it, and it trips before
+// any value is converted or encoded.
+const maxExpandedBytes = 2 * maxWorkloadBytes
+
+// bound charges doc's expanded size to the file, failing at the node
+// where it passes maxExpandedBytes.
+func (d *decoder) bound(doc *yaml.Node) error {
+	size, over := yamlsize.Check(doc, maxExpandedBytes-d.expanded)
+	if over != nil {
+		return d.fail(over, nodePath(doc, over, ""), "aliases expand this file to more than %d bytes; write the values out or alias less", maxExpandedBytes)
+	}
+	d.expanded += size
+	return nil
 }
 
 // maxValues bounds the values one file may convert into JSON. A file
@@ -112,6 +133,45 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// nodePath is the key path from n down to target (written like
+// `cases[0].args`), without following aliases; "" when target is n or not
+// under it.
+func nodePath(n, target *yaml.Node, path string) string {
+	p, _ := findPath(n, target, path)
+	return p
+}
+
+func findPath(n, target *yaml.Node, path string) (string, bool) {
+	if n == target {
+		return path, true
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if p, ok := findPath(c, target, path); ok {
+				return p, true
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if p, ok := findPath(c, target, index(path, i)); ok {
+				return p, true
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := join(path, n.Content[i].Value)
+			if p, ok := findPath(n.Content[i], target, k); ok {
+				return p, true
+			}
+			if p, ok := findPath(n.Content[i+1], target, k); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
 // parseYAML parses a file holding exactly one YAML document into its root
 // node. yaml.Unmarshal silently drops every document after the first, so
 // a stray `---` would hide the rest of a workload; it is rejected instead.
@@ -126,6 +186,9 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}
+	}
+	if err := (&decoder{file: file}).bound(&doc); err != nil {
+		return nil, err
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {

@@ -1,9 +1,11 @@
 package runrecord
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -364,5 +366,26 @@ func TestConsistencyWarnings(t *testing.T) {
 				t.Fatalf("state %s warnings %v", v.State, v.Warnings)
 			}
 		})
+	}
+}
+
+// A record whose aliases stand for more bytes than any record holds is
+// refused by size, at the alias that tips it, before anything is decoded.
+func TestRecordAliasBytesAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	body := strings.Replace(seedRecord, "pipeline: ", "note: &big "+strings.Repeat("x", 4<<20)+"\npipeline: ", 1)
+	for i := range 9 {
+		body += fmt.Sprintf("extra%d: *big\n", i)
+	}
+	writeFile(t, dir, RecordFile, body)
+	v, err := Read(dir, Options{})
+	must(t, err)
+	if v.Record != nil || v.Problem == nil || v.Problem.Code != CodeInvalid || !strings.Contains(v.Problem.Error(), "aliases expand it past 33554432 bytes") {
+		t.Fatalf("state %s problem %v", v.State, v.Problem)
+	}
+	lines := strings.Split(body, "\n")
+	want := fmt.Sprintf("line %d, column 9:", slices.Index(lines, "extra6: *big")+1)
+	if !strings.Contains(v.Problem.Error(), want) {
+		t.Fatalf("problem %v does not name %s", v.Problem, want)
 	}
 }

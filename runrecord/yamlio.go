@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/algal-assay/assay/engine/yamlsize"
 	"gopkg.in/yaml.v3"
 )
 
@@ -156,6 +157,10 @@ func decodeRecord(data []byte, file string) (decodeResult, error) {
 		d.fail(&next, "holds more than one YAML document; a run record is one")
 		return decodeResult{}, d.err
 	}
+	if _, over := yamlsize.Check(&doc, 2*maxRecordBytes); over != nil {
+		d.fail(over, "aliases expand it past %d bytes; a run record spells every value out", 2*maxRecordBytes)
+		return decodeResult{}, d.err
+	}
 	if a := findAlias(&doc); a != nil {
 		d.fail(a, "uses a YAML alias (*%s); a run record spells every value out", a.Value)
 		return decodeResult{}, d.err
@@ -190,7 +195,7 @@ func (d *ydec) fail(n *yaml.Node, format string, a ...any) {
 	if d.err == nil {
 		msg := fmt.Sprintf(format, a...)
 		if n != nil && n.Line > 0 {
-			msg = fmt.Sprintf("line %d: %s", n.Line, msg)
+			msg = fmt.Sprintf("line %d, column %d: %s", n.Line, n.Column, msg)
 		}
 		d.err = errf(CodeInvalid, d.file, "%s", msg)
 	}

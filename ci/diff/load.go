@@ -12,6 +12,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/yamlsize"
 	"gopkg.in/yaml.v3"
 )
 
@@ -213,8 +214,18 @@ func LoadRun(dir string) (*Run, error) {
 			RunSlug     string `yaml:"run_slug"`
 			Status      string `yaml:"status"`
 		}
-		if err := yaml.Unmarshal(data, &rec); err != nil {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
 			return nil, bad("foundry-run.yml", err)
+		}
+		// The same alias byte bound as every YAML reader (runrecord's).
+		if _, over := yamlsize.Check(&doc, 2*int64(len(data))+2); over != nil {
+			return nil, bad("foundry-run.yml", fmt.Errorf("line %d, column %d: aliases expand the record past twice its size; a run record spells every value out", over.Line, over.Column))
+		}
+		if doc.Kind != 0 {
+			if err := doc.Decode(&rec); err != nil {
+				return nil, bad("foundry-run.yml", err)
+			}
 		}
 		r.Workload, r.Status = rec.Pipeline, rec.Status
 		if rec.RunSlug != "" {
