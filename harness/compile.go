@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
-	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/manifest"
 )
@@ -291,21 +290,24 @@ func admit(w *Workload, cfg map[string]any, loader func(string) (*manifest.Manif
 	if err == nil {
 		return nil
 	}
-	var we *Error
-	if errors.As(err, &we) {
-		return we
-	}
-	var ee *evidence.Error
-	if errors.As(err, &ee) {
-		return w.engineError(ee)
+	// A workload rejection is already positioned; a config field rejection
+	// (it names its field in Path) is positioned here; anything else (a
+	// manifest that does not admit) is reported at the workload.
+	if f, ok := fault.As(err); ok {
+		if f.Code == CodeWorkload {
+			return f
+		}
+		if f.Path != "" {
+			return w.engineError(f)
+		}
 	}
 	return errAt(w.pos, "", "%v", err)
 }
 
 // engineError positions an engine rejection at the longest prefix of its
 // field that the workload knows a position for.
-func (w *Workload) engineError(ee *evidence.Error) *Error {
-	field := ee.Field
+func (w *Workload) engineError(ee *fault.Error) *fault.Error {
+	field := ee.Path
 	for i, c := range w.Cases {
 		w.positions[index("cases", i)] = c.Pos
 	}

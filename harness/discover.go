@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Discover lists the workload files under paths: a file is taken as named
@@ -28,11 +30,11 @@ func Discover(paths ...string) ([]string, error) {
 	for _, root := range paths {
 		st, err := os.Stat(root)
 		if err != nil {
-			return nil, &Error{Code: CodeWorkload, File: root, Message: "cannot read: " + unwrapPathError(err)}
+			return nil, &fault.Error{Code: CodeWorkload, File: root, Message: "cannot read: " + unwrapPathError(err)}
 		}
 		if !st.IsDir() {
 			if _, ok := KindOf(root); !ok {
-				return nil, &Error{Code: CodeWorkload, File: root, Message: "is not a workload file (want *" + BenchSuffix + " or *" + FoundrySuffix + ")"}
+				return nil, &fault.Error{Code: CodeWorkload, File: root, Message: "is not a workload file (want *" + BenchSuffix + " or *" + FoundrySuffix + ")"}
 			}
 			add(root)
 			continue

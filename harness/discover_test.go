@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func TestLoadAllRefusesDuplicateNames(t *testing.T) {
@@ -27,7 +29,7 @@ func TestLoadAllRefusesDuplicateNames(t *testing.T) {
 		if !strings.Contains(msg, want.self+": name: ") || !strings.Contains(msg, want.other) || !strings.Contains(msg, `"tiny"`) {
 			t.Errorf("file %d: error %q should point at %s and name %s", i, msg, want.self, want.other)
 		}
-		if e, ok := errs[i].(*Error); !ok || e.Code != CodeWorkload {
+		if e, ok := errs[i].(*fault.Error); !ok || e.Code != CodeWorkload {
 			t.Errorf("file %d: error %T is not a coded workload error", i, errs[i])
 		}
 	}

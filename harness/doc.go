@@ -12,7 +12,7 @@
 // Unknown keys, wrong types, duplicate keys, merge keys, explicit tags
 // (other than !queue on a response), a second YAML document and aliases
 // expanding past a size bound are rejected, as are references to things
-// that do not exist, each as *Error with file:line:column and the key
+// that do not exist, each as *fault.Error with file:line:column and the key
 // path; problems the engine finds while admitting the compiled config are
 // mapped back to the YAML node they came from.
 //

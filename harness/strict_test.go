@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Inputs that a lenient decoder would accept with a meaning the author did
@@ -56,9 +58,9 @@ cases:
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeWorkload(t, tc.file, tc.body)
 			_, err := Load(p)
-			var we *Error
+			var we *fault.Error
 			if !errors.As(err, &we) {
-				t.Fatalf("want a positioned *Error, got %v", err)
+				t.Fatalf("want a positioned *fault.Error, got %v", err)
 			}
 			if we.File != p || (tc.line != 0 && we.Line != tc.line) || (tc.line == 0 && we.Line == 0) {
 				t.Errorf("at %s:%d:%d, want line %d (%v)", we.File, we.Line, we.Column, tc.line, we)

@@ -3,12 +3,14 @@ package harness
 import (
 	"bytes"
 	"fmt"
-	"github.com/algal-assay/assay/engine/effect"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"gopkg.in/yaml.v3"
@@ -140,7 +142,7 @@ type Case struct {
 func Load(path string) (*Workload, error) {
 	kind, ok := KindOf(path)
 	if !ok {
-		return nil, &Error{Code: CodeWorkload, File: path, Message: fmt.Sprintf("a workload file name ends in %s or %s", BenchSuffix, FoundrySuffix)}
+		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: fmt.Sprintf("a workload file name ends in %s or %s", BenchSuffix, FoundrySuffix)}
 	}
 	data, err := readBounded(path)
 	if err != nil {
@@ -163,17 +165,17 @@ func KindOf(path string) (Kind, bool) {
 func readBounded(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, &Error{Code: CodeWorkload, File: path, Message: "cannot read: " + unwrapPathError(err)}
+		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: "cannot read: " + unwrapPathError(err)}
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &Error{Code: CodeWorkload, File: path, Message: "is not a regular file"}
+		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: "is not a regular file"}
 	}
 	if st.Size() > maxWorkloadBytes {
-		return nil, &Error{Code: CodeWorkload, File: path, Message: fmt.Sprintf("is %d bytes, over the %d-byte bound", st.Size(), maxWorkloadBytes)}
+		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: fmt.Sprintf("is %d bytes, over the %d-byte bound", st.Size(), maxWorkloadBytes)}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{Code: CodeWorkload, File: path, Message: "cannot read: " + unwrapPathError(err)}
+		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: "cannot read: " + unwrapPathError(err)}
 	}
 	return data, nil
 }
@@ -211,7 +213,7 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return nil, &Error{Code: CodeWorkload, File: path, Message: err.Error()}
+		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: err.Error()}
 	}
 	w := &Workload{Path: path, Dir: dir, Kind: kind, positions: map[string]Pos{}, pos: d.pos(root)}
 	if w.Name, err = d.str(f["name"].value, "name"); err != nil {

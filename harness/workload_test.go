@@ -11,6 +11,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 )
 
@@ -74,9 +75,9 @@ func TestYAMLErrorsPointAtTheNode(t *testing.T) {
 			if err == nil {
 				_, err = Compile(w, t.TempDir(), foundry.AdmitOptions{})
 			}
-			var we *Error
+			var we *fault.Error
 			if !errors.As(err, &we) {
-				t.Fatalf("want a positioned *Error, got %v", err)
+				t.Fatalf("want a positioned *fault.Error, got %v", err)
 			}
 			if we.File != p || we.Line != tc.line || we.Column != tc.col {
 				t.Errorf("at %s:%d:%d, want line %d column %d (%v)", we.File, we.Line, we.Column, tc.line, tc.col, we)
@@ -101,7 +102,7 @@ func TestJSONLCaseErrorsCarryTheirLine(t *testing.T) {
 		`{"id":"c","args":{"ticket":"z"},"expect":{"queue":"billing"},"respones":{}}` + "\n"
 	os.WriteFile(filepath.Join(filepath.Dir(p), "more.jsonl"), []byte(jsonl), 0o644)
 	_, err := Load(p)
-	var we *Error
+	var we *fault.Error
 	if !errors.As(err, &we) || we.Line != 3 || we.Column != 62 || !strings.Contains(we.Message, `unknown key "respones"`) {
 		t.Fatalf("got %v", err)
 	}

@@ -11,42 +11,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/yamlsize"
 	"gopkg.in/yaml.v3"
 )
 
 // CodeWorkload is the contract code of every workload rejection.
 const CodeWorkload = "WORKLOAD_INVALID"
-
-// Error is a workload rejection. File, Line and Column point at the YAML
-// (or JSONL) node at fault; Path is the key path inside the file, written
-// like `systems[1].executors.cheap`.
-type Error struct {
-	Code    string
-	File    string
-	Line    int
-	Column  int
-	Path    string
-	Message string
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
-	}
-	b.WriteString(": ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Message)
-	return b.String()
-}
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
 
 // Pos is where something was written: file, line and column (1-based).
 type Pos struct {
@@ -107,13 +78,13 @@ func (d *decoder) pos(n *yaml.Node) Pos {
 	return Pos{File: d.file, Line: n.Line + d.lineOffset, Column: n.Column}
 }
 
-func (d *decoder) fail(n *yaml.Node, path, format string, a ...any) *Error {
+func (d *decoder) fail(n *yaml.Node, path, format string, a ...any) *fault.Error {
 	p := d.pos(n)
-	return &Error{Code: CodeWorkload, File: p.File, Line: p.Line, Column: p.Column, Path: path, Message: fmt.Sprintf(format, a...)}
+	return &fault.Error{Code: CodeWorkload, File: p.File, Line: p.Line, Column: p.Column, Path: path, Message: fmt.Sprintf(format, a...)}
 }
 
-func errAt(p Pos, path, format string, a ...any) *Error {
-	return &Error{Code: CodeWorkload, File: p.File, Line: p.Line, Column: p.Column, Path: path, Message: fmt.Sprintf(format, a...)}
+func errAt(p Pos, path, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: CodeWorkload, File: p.File, Line: p.Line, Column: p.Column, Path: path, Message: fmt.Sprintf(format, a...)}
 }
 
 func join(path, key string) string {
@@ -180,12 +151,12 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}
+			return nil, &fault.Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}
 		}
 		return nil, yamlSyntaxError(file, 0, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, &Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}
+		return nil, &fault.Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}
 	}
 	if err := (&decoder{file: file}).bound(&doc); err != nil {
 		return nil, err
@@ -208,7 +179,7 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 
 // yamlSyntaxError turns a yaml.v3 syntax error ("yaml: line 3: ...") into a
 // positioned Error.
-func yamlSyntaxError(file string, lineOffset int, err error) *Error {
+func yamlSyntaxError(file string, lineOffset int, err error) *fault.Error {
 	msg := err.Error()
 	line := 0
 	rest := strings.TrimPrefix(msg, "yaml: ")
@@ -221,7 +192,7 @@ func yamlSyntaxError(file string, lineOffset int, err error) *Error {
 			}
 		}
 	}
-	e := &Error{Code: CodeWorkload, File: file, Message: "not valid YAML: " + rest}
+	e := &fault.Error{Code: CodeWorkload, File: file, Message: "not valid YAML: " + rest}
 	if line > 0 {
 		e.Line, e.Column = line+lineOffset, 1
 	}

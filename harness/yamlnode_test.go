@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // One big string aliased a few times is a small file that stands for
@@ -32,7 +34,7 @@ func TestAliasBytesAreBounded(t *testing.T) {
 			if err == nil {
 				t.Fatal("a file whose aliases expand to 13 MiB loaded")
 			}
-			e, ok := err.(*Error)
+			e, ok := err.(*fault.Error)
 			if !ok || e.Code != CodeWorkload || !strings.Contains(e.Message, "aliases expand this file to more than") {
 				t.Fatalf("error %v is not the byte bound", err)
 			}

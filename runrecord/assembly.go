@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // maxAssemblyBytes bounds an _assembly.json read from disk.
@@ -139,7 +140,7 @@ func EncodeAssembly(a Assembly) ([]byte, error) {
 	}
 	b, err := canon.Encode(doc)
 	if err != nil {
-		return nil, &Error{Code: CodeAssembly, File: AssemblyFile, Message: err.Error(), Err: err}
+		return nil, &fault.Error{Code: CodeAssembly, File: AssemblyFile, Err: err}
 	}
 	return append(b, '\n'), nil
 }
@@ -150,7 +151,7 @@ func EncodeAssembly(a Assembly) ([]byte, error) {
 func ParseAssembly(data []byte) (Assembly, error) {
 	v, err := canon.Parse(data, maxAssemblyBytes)
 	if err != nil {
-		return Assembly{}, &Error{Code: CodeAssembly, File: AssemblyFile, Message: err.Error(), Err: err}
+		return Assembly{}, &fault.Error{Code: CodeAssembly, File: AssemblyFile, Err: err}
 	}
 	d := jdec{}
 	a := d.assembly(v)
@@ -164,11 +165,13 @@ func ParseAssembly(data []byte) (Assembly, error) {
 func ReadAssembly(path string) (Assembly, []byte, error) {
 	data, err := canon.ReadBounded(path, maxAssemblyBytes)
 	if err != nil {
-		return Assembly{}, nil, &Error{Code: CodeAssembly, File: path, Message: err.Error(), Err: err}
+		return Assembly{}, nil, &fault.Error{Code: CodeAssembly, File: path, Err: err}
 	}
 	a, err := ParseAssembly(data)
-	if e, ok := err.(*Error); ok {
-		e.File = path
+	if e, ok := fault.As(err); ok {
+		located := *e
+		located.File = path
+		return a, data, &located
 	}
 	return a, data, err
 }

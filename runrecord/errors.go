@@ -1,6 +1,10 @@
 package runrecord
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/algal-assay/assay/engine/fault"
+)
 
 // Contract codes carried by Error.
 const (
@@ -16,27 +20,6 @@ const (
 	CodeWrite       = "WRITE_FAILED"       // the atomic rewrite failed; the previous file stands
 )
 
-// Error is every error this package returns across its boundary.
-type Error struct {
-	Code string
-	// File names the file concerned (record, assembly or run directory).
-	File    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string {
-	if e.File != "" {
-		return fmt.Sprintf("%s: %s", e.File, e.Message)
-	}
-	return e.Message
-}
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func (e *Error) Unwrap() error { return e.Err }
-
-func errf(code, file, format string, a ...any) *Error {
-	return &Error{Code: code, File: file, Message: fmt.Sprintf(format, a...)}
+func errf(code, file, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: code, File: file, Message: fmt.Sprintf(format, a...)}
 }

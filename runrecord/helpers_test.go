@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/atomicfile"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // stepClock returns a clock that advances one minute per call from a fixed
@@ -49,7 +50,7 @@ func must(t *testing.T, err error) {
 
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
-	var e *Error
+	var e *fault.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("want %s error, got %v", code, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // State says what Read found in the run directory.
@@ -98,7 +99,7 @@ type View struct {
 	Dir   string
 	State State
 	// Problem diagnoses StateMissing, StateUnparseable and StateInvalid.
-	Problem *Error
+	Problem *fault.Error
 	// Record is set for StateRecord.
 	Record   *Record
 	Warnings []string
@@ -118,7 +119,7 @@ type View struct {
 func Read(runDir string, opts Options) (*View, error) {
 	st, err := os.Stat(runDir)
 	if err != nil {
-		return nil, &Error{Code: CodeRunDir, File: runDir, Message: "cannot be read: " + unwrapPath(err).Error(), Err: err}
+		return nil, &fault.Error{Code: CodeRunDir, File: runDir, Message: "cannot be read", Err: unwrapPath(err)}
 	}
 	if !st.IsDir() {
 		return nil, errf(CodeRunDir, runDir, "is not a directory")
@@ -135,7 +136,9 @@ func Read(runDir string, opts Options) (*View, error) {
 		v.Problem = rerr
 		v.State = stateFor(rerr.Code)
 	} else if res, derr := decodeRecord(data, path); derr != nil {
-		v.Problem = derr.(*Error)
+		if v.Problem, _ = fault.As(derr); v.Problem == nil {
+			v.Problem = &fault.Error{Code: CodeUnparseable, File: path, Message: derr.Error()}
+		}
 		v.State = stateFor(v.Problem.Code)
 	} else {
 		v.State = StateRecord
@@ -166,13 +169,13 @@ func stateFor(code string) State {
 	}
 }
 
-func readRecordBytes(path string) ([]byte, *Error) {
+func readRecordBytes(path string) ([]byte, *fault.Error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, errf(CodeMissing, path, "does not exist: the run predates the run-record protocol")
 	}
 	data, err := canon.ReadBounded(path, maxRecordBytes)
 	if err != nil {
-		return nil, &Error{Code: CodeUnparseable, File: path, Message: "cannot be read: " + err.Error(), Err: err}
+		return nil, &fault.Error{Code: CodeUnparseable, File: path, Message: "cannot be read", Err: err}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errf(CodeUnparseable, path, "is empty (a crash mid-write?)")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Reconstruction is the degraded view of a run whose record is missing or
@@ -38,7 +40,7 @@ type ReconstructedFile struct {
 func reconstruct(runDir string, opts Options) (*Reconstruction, error) {
 	entries, err := os.ReadDir(runDir)
 	if err != nil {
-		return nil, &Error{Code: CodeRunDir, File: runDir, Message: "cannot be listed: " + unwrapPath(err).Error(), Err: err}
+		return nil, &fault.Error{Code: CodeRunDir, File: runDir, Message: "cannot be listed", Err: unwrapPath(err)}
 	}
 	r := &Reconstruction{Notes: []string{"reconstructed from file names: loop iterations, branch selections and write order are not recoverable"}}
 	var files []string

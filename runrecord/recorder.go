@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Recorder is the harness's handle on one run's foundry-run.yml. Every
@@ -40,7 +42,7 @@ func Create(runDir string, a Assembly, meta Meta, clock Clock) (*Recorder, error
 		return nil, errf(CodeRunDir, runDir, "is not a directory")
 	}
 	if err := writeAtomic(filepath.Join(runDir, AssemblyFile), assemblyBytes); err != nil {
-		return nil, &Error{Code: CodeWrite, File: filepath.Join(runDir, AssemblyFile), Message: err.Error(), Err: err}
+		return nil, &fault.Error{Code: CodeWrite, File: filepath.Join(runDir, AssemblyFile), Err: err}
 	}
 	r := &Recorder{path: filepath.Join(runDir, RecordFile), clock: clock, assembly: a}
 	r.rec = Record{
@@ -199,8 +201,10 @@ func (r *Recorder) FailPhase(n int, cause error) error {
 		rec.FinishedAt = &t
 		return nil
 	})
-	if e, ok := err.(*Error); ok && cause != nil && e.Err == nil {
-		e.Err = cause
+	if e, ok := fault.As(err); ok && e == err && cause != nil && e.Err == nil {
+		withCause := *e
+		withCause.Err = cause
+		return &withCause
 	}
 	return err
 }
@@ -277,7 +281,7 @@ func (r *Recorder) write(rec *Record) error {
 		err = writeAtomic(r.path, data)
 	}
 	if err != nil {
-		return &Error{Code: CodeWrite, File: r.path, Message: err.Error(), Err: err}
+		return &fault.Error{Code: CodeWrite, File: r.path, Err: err}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/yamlsize"
 	"gopkg.in/yaml.v3"
 )
@@ -139,7 +140,7 @@ func decodeRecord(data []byte, file string) (decodeResult, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return decodeResult{}, &Error{Code: CodeUnparseable, File: file, Message: "cannot be parsed (a crash mid-write?): " + err.Error(), Err: err}
+		return decodeResult{}, &fault.Error{Code: CodeUnparseable, File: file, Message: "cannot be parsed (a crash mid-write?)", Err: err}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return decodeResult{}, errf(CodeUnparseable, file, "is empty (a crash mid-write?)")
@@ -152,7 +153,7 @@ func decodeRecord(data []byte, file string) (decodeResult, error) {
 	switch err := dec.Decode(&next); {
 	case errors.Is(err, io.EOF):
 	case err != nil:
-		return decodeResult{}, &Error{Code: CodeUnparseable, File: file, Message: "cannot be parsed (a crash mid-write?): " + err.Error(), Err: err}
+		return decodeResult{}, &fault.Error{Code: CodeUnparseable, File: file, Message: "cannot be parsed (a crash mid-write?)", Err: err}
 	default:
 		d.fail(&next, "holds more than one YAML document; a run record is one")
 		return decodeResult{}, d.err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/yamlsize"
 	"gopkg.in/yaml.v3"
@@ -21,25 +22,6 @@ const (
 	CodeRuns    = "RUNS_INVALID"    // a runs root or run directory cannot be read
 	CodeArchive = "ARCHIVE_INVALID" // the receipt archive cannot be read
 )
-
-// Error is the typed error this package returns.
-type Error struct {
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return e.Message + ": " + e.Err.Error()
-	}
-	return e.Message
-}
-
-// ErrorCode returns the stable code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func (e *Error) Unwrap() error { return e.Err }
 
 // Workload kinds.
 const (
@@ -123,7 +105,7 @@ func LoadSet(root string) (*Set, error) {
 		return s, nil
 	}
 	if err != nil {
-		return nil, &Error{Code: CodeRuns, Message: "runs root " + root, Err: err}
+		return nil, &fault.Error{Code: CodeRuns, Message: "runs root " + root, Err: err}
 	}
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
@@ -159,7 +141,7 @@ func LoadSet(root string) (*Set, error) {
 func pickRun(wdir string) (string, []string, error) {
 	entries, err := os.ReadDir(wdir)
 	if err != nil {
-		return "", nil, &Error{Code: CodeRuns, Message: "workload directory " + wdir, Err: err}
+		return "", nil, &fault.Error{Code: CodeRuns, Message: "workload directory " + wdir, Err: err}
 	}
 	type cand struct {
 		name string
@@ -205,7 +187,7 @@ func pickRun(wdir string) (string, []string, error) {
 func LoadRun(dir string) (*Run, error) {
 	r := &Run{Dir: dir, Slug: filepath.Base(dir)}
 	bad := func(file string, err error) error {
-		return &Error{Code: CodeRuns, Message: filepath.Join(dir, file), Err: err}
+		return &fault.Error{Code: CodeRuns, Message: filepath.Join(dir, file), Err: err}
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "foundry-run.yml")); err == nil {
 		var rec struct {

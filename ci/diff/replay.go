@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
@@ -84,7 +85,7 @@ func scanTree(root string) ([]organism, error) {
 			return nil
 		}
 		if len(out) >= maxTreeManifests {
-			return &Error{Code: CodeArchive, Message: "more than 10000 *.algal.json files under " + root}
+			return &fault.Error{Code: CodeArchive, Message: "more than 10000 *.algal.json files under " + root}
 		}
 		rel, _ := filepath.Rel(root, p)
 		o := organism{path: filepath.ToSlash(rel)}
@@ -105,11 +106,11 @@ func scanTree(root string) ([]organism, error) {
 		return nil
 	})
 	if err != nil {
-		var e *Error
+		var e *fault.Error
 		if errors.As(err, &e) {
 			return nil, err
 		}
-		return nil, &Error{Code: CodeArchive, Message: "scan " + root, Err: err}
+		return nil, &fault.Error{Code: CodeArchive, Message: "scan " + root, Err: err}
 	}
 	slices.SortFunc(out, func(a, b organism) int { return strings.Compare(a.path, b.path) })
 	return out, nil
@@ -152,7 +153,7 @@ func readArchive(dir string) ([]archived, []string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, &Error{Code: CodeArchive, Message: "receipt archive " + dir, Err: err}
+		return nil, nil, &fault.Error{Code: CodeArchive, Message: "receipt archive " + dir, Err: err}
 	}
 	return recs, skipped, nil
 }
@@ -191,7 +192,7 @@ func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
 	for _, o := range append(slices.Clone(baseOrgs), headOrgs...) {
 		if o.digest != "" {
 			if _, err := st.Put(store.Manifests, o.value); err != nil {
-				return nil, &Error{Code: CodeArchive, Message: "admit " + o.path, Err: err}
+				return nil, &fault.Error{Code: CodeArchive, Message: "admit " + o.path, Err: err}
 			}
 		}
 	}
@@ -228,7 +229,7 @@ func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
 			rr.HeadManifest, rr.HeadPath = ho.digest, ho.path
 			c, err := vm.CompareValue(a.rec, ho.value, vm.ReplayOptions{Store: st})
 			if err != nil {
-				rr.Verdict, rr.Detail = VerdictError, codedMessage(err)
+				rr.Verdict, rr.Detail = VerdictError, vm.CodedMessage(err)
 			} else {
 				rr.Verdict, rr.Detail = c.Verdict, comparisonDetail(c)
 			}
@@ -239,14 +240,6 @@ func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
 		return cmp.Or(strings.Compare(a.Key, b.Key), strings.Compare(a.File, b.File), strings.Compare(a.HeadPath, b.HeadPath))
 	})
 	return out, nil
-}
-
-func codedMessage(err error) string {
-	var c interface{ ErrorCode() string }
-	if errors.As(err, &c) {
-		return c.ErrorCode() + ": " + err.Error()
-	}
-	return err.Error()
 }
 
 // comparisonDetail says in one line where the revision departed from the

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 const testMarker = "<!-- assay:pr-check -->"
@@ -202,8 +204,8 @@ func TestMarker(t *testing.T) {
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("Marker(%q) = %q, %v", tc.key, got, err)
 		}
-		if err != nil && err.(*Error).Code != CodeInput {
-			t.Errorf("Marker(%q): code %s", tc.key, err.(*Error).Code)
+		if err != nil && err.(*fault.Error).Code != CodeInput {
+			t.Errorf("Marker(%q): code %s", tc.key, err.(*fault.Error).Code)
 		}
 	}
 }

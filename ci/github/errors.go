@@ -1,6 +1,10 @@
 package github
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/algal-assay/assay/engine/fault"
+)
 
 // Error codes carried by [Error].
 const (
@@ -14,26 +18,6 @@ const (
 	CodeRedirect      = "REDIRECT_REFUSED"  // the API redirected to another host; the token was not sent there
 )
 
-// Error is the typed error every exported function of this package returns.
-type Error struct {
-	Code    string
-	Status  int // HTTP status for API errors, 0 otherwise
-	Message string
-	Err     error // underlying cause, if any
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %v", e.Message, e.Err)
-	}
-	return e.Message
-}
-
-// ErrorCode returns the stable code, for the CLI's JSON error shape.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func (e *Error) Unwrap() error { return e.Err }
-
-func errorf(code string, format string, a ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
+func errorf(code string, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }

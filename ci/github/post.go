@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/algal-assay/assay/engine/fault"
 	gh "github.com/google/go-github/v60/github"
 )
 
@@ -172,14 +173,14 @@ func PullHead(ctx context.Context, client *Client, owner, repo string, pr int) (
 // from a fork) or 404 (the token cannot see the repository or pull request).
 // Rate limiting is not included: it is temporary, not a permission.
 func CannotComment(err error) bool {
-	var e *Error
+	var e *fault.Error
 	return errors.As(err, &e) && e.Code == CodeCannotComment
 }
 
-func apiError(err error, format string, a ...any) *Error {
+func apiError(err error, format string, a ...any) *fault.Error {
 	e := errorf(CodeAPI, format, a...)
 	e.Err = err
-	var refused *Error
+	var refused *fault.Error
 	if errors.As(err, &refused) && refused.Code == CodeRedirect {
 		e.Code = CodeRedirect
 		return e

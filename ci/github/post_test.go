@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/ci/github/githubtest"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func newFake(t *testing.T) *githubtest.Server {
@@ -134,7 +135,7 @@ func TestPostCannotComment(t *testing.T) {
 		if CannotComment(err) != tc.want {
 			t.Errorf("%s %d: CannotComment = %v (%v)", tc.endpoint, tc.status, !tc.want, err)
 		}
-		var e *Error
+		var e *fault.Error
 		if !errors.As(err, &e) || e.Status != tc.status {
 			t.Errorf("%s %d: error %#v", tc.endpoint, tc.status, err)
 		}
@@ -147,7 +148,7 @@ func TestPostCannotComment(t *testing.T) {
 func TestPostRejectsOverlongBody(t *testing.T) {
 	s := newFake(t)
 	_, _, err := Post(context.Background(), fakeClient(t, s), "acme", "widgets", 1, testMarker, strings.Repeat("x", MaxCommentChars))
-	var e *Error
+	var e *fault.Error
 	if !errors.As(err, &e) || e.Code != CodeTooLong {
 		t.Fatalf("err %v", err)
 	}
@@ -157,7 +158,7 @@ func TestPostRejectsOverlongBody(t *testing.T) {
 }
 
 func TestNewClient(t *testing.T) {
-	if _, err := NewClient("", "https://api.github.com", nil); err == nil || err.(*Error).Code != CodeToken {
+	if _, err := NewClient("", "https://api.github.com", nil); err == nil || err.(*fault.Error).Code != CodeToken {
 		t.Fatalf("missing token: %v", err)
 	}
 	if _, err := NewClient("t", "ftp://x", nil); err == nil {

@@ -1,9 +1,10 @@
 package github
 
 import (
-	"errors"
 	"io"
 	"strings"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Redactor removes a secret (the GitHub token) from text before it is
@@ -40,7 +41,7 @@ func (r *Redactor) String(s string) string {
 }
 
 // Error returns err with its message redacted, keeping its code (an
-// *Error's Code, or ErrorCode of any coded error) so callers still see
+// coded error's Code) so callers still see
 // which failure it was. nil stays nil.
 func (r *Redactor) Error(err error) error {
 	if err == nil || r == nil {
@@ -53,16 +54,11 @@ func (r *Redactor) Error(err error) error {
 	}
 	code := CodeAPI
 	status := 0
-	var e *Error
-	var coded interface{ ErrorCode() string }
-	switch {
-	case errors.As(err, &e):
+	if e, ok := fault.As(err); ok {
 		code, status = e.Code, e.Status
-	case errors.As(err, &coded):
-		code = coded.ErrorCode()
 	}
 	// The cause is dropped: its text is the unredacted message.
-	return &Error{Code: code, Status: status, Message: clean}
+	return &fault.Error{Code: code, Status: status, Message: clean}
 }
 
 // Writer returns a writer that redacts each write before passing it on.

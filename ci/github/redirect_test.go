@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // elsewhere is a second host that records what reaches it.
@@ -61,7 +63,7 @@ func TestRedirectToAnotherHostIsRefused(t *testing.T) {
 		} else {
 			_, _, err = Post(ctx, c, "acme", "widgets", 7, testMarker, "## Verdict\n")
 		}
-		var e *Error
+		var e *fault.Error
 		if !errors.As(err, &e) || e.Code != CodeRedirect {
 			t.Fatalf("%s %d: err = %v, want %s", tc.endpoint, tc.status, err, CodeRedirect)
 		}
@@ -100,7 +102,7 @@ func TestEchoedTokenIsRedacted(t *testing.T) {
 	}
 	red := NewRedactor("tok-123")
 	clean := red.Error(err)
-	var e *Error
+	var e *fault.Error
 	if !errors.As(clean, &e) || e.Code != CodeAPI || e.Status != http.StatusInternalServerError {
 		t.Fatalf("redacted error lost its code or status: %#v", clean)
 	}

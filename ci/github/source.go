@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // MaxBodyBytes bounds a report file (comment.md or --body): 1 MiB, the size
@@ -49,7 +50,7 @@ var shaPattern = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 func ReadArtifact(dir string) (*Artifact, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, &Error{Code: CodeArtifact, Message: "artifact directory " + dir, Err: err}
+		return nil, &fault.Error{Code: CodeArtifact, Message: "artifact directory " + dir, Err: err}
 	}
 	if !st.IsDir() {
 		return nil, errorf(CodeArtifact, "artifact %s is not a directory", dir)
@@ -93,17 +94,17 @@ func ReadArtifact(dir string) (*Artifact, error) {
 }
 
 func artifactFileError(path string, err error) error {
-	var e *Error
+	var e *fault.Error
 	if errors.As(err, &e) {
 		return err
 	}
-	return &Error{Code: CodeArtifact, Message: path, Err: err}
+	return &fault.Error{Code: CodeArtifact, Message: path, Err: err}
 }
 
 func parsePRJSON(data []byte) (int, string, error) {
 	v, err := canon.Parse(data, maxPRFileBytes)
 	if err != nil {
-		return 0, "", &Error{Code: CodeArtifact, Message: ArtifactPRJSON + " is not valid JSON", Err: err}
+		return 0, "", &fault.Error{Code: CodeArtifact, Message: ArtifactPRJSON + " is not valid JSON", Err: err}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -163,11 +164,11 @@ func ReadBody(path string) (string, error) { return readBodyFile(path, true) }
 func readBodyFile(path string, followLinks bool) (string, error) {
 	data, err := readRegular(path, MaxBodyBytes, followLinks)
 	if err != nil {
-		var e *Error
+		var e *fault.Error
 		if errors.As(err, &e) {
 			return "", err
 		}
-		return "", &Error{Code: CodeInput, Message: "report " + path, Err: err}
+		return "", &fault.Error{Code: CodeInput, Message: "report " + path, Err: err}
 	}
 	if !utf8.Valid(data) {
 		return "", errorf(CodeInput, "report %s is not valid UTF-8", path)
@@ -257,7 +258,7 @@ func ParseEvent(data []byte) (*Event, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
-		return nil, &Error{Code: CodeEvent, Message: "event payload is not the expected JSON", Err: err}
+		return nil, &fault.Error{Code: CodeEvent, Message: "event payload is not the expected JSON", Err: err}
 	}
 	ev := &Event{}
 	if raw.Repository != nil {
@@ -285,12 +286,12 @@ func ParseEvent(data []byte) (*Event, error) {
 func ReadEvent(path string) (*Event, error) {
 	data, err := readRegular(path, maxEventBytes, true)
 	if err != nil {
-		var e *Error
+		var e *fault.Error
 		if errors.As(err, &e) {
 			e.Code = CodeEvent
 			return nil, e
 		}
-		return nil, &Error{Code: CodeEvent, Message: "event payload " + path, Err: err}
+		return nil, &fault.Error{Code: CodeEvent, Message: "event payload " + path, Err: err}
 	}
 	return ParseEvent(data)
 }
@@ -315,7 +316,7 @@ func ParseRepo(s string) (owner, name string, err error) {
 func AppendStepSummary(path, markdown string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return &Error{Code: CodeInput, Message: "job summary " + path, Err: err}
+		return &fault.Error{Code: CodeInput, Message: "job summary " + path, Err: err}
 	}
 	if !strings.HasSuffix(markdown, "\n") {
 		markdown += "\n"
@@ -323,7 +324,7 @@ func AppendStepSummary(path, markdown string) error {
 	_, werr := f.WriteString(markdown)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
-		return &Error{Code: CodeInput, Message: "job summary " + path, Err: err}
+		return &fault.Error{Code: CodeInput, Message: "job summary " + path, Err: err}
 	}
 	return nil
 }

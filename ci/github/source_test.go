@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -21,7 +23,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
-	var e *Error
+	var e *fault.Error
 	if !errors.As(err, &e) || e.Code != code {
 		t.Fatalf("error %v, want code %s", err, code)
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/algal-assay/assay/ci/diff"
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/ci/verify"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 )
@@ -46,14 +47,9 @@ import (
 const (
 	CodeGit   = "GIT_FAILED"    // a git command failed (unknown ref, not a repository)
 	CodeInput = "INPUT_INVALID" // options that cannot work (no base ref, bad paths)
-	CodeIO    = "IO_FAILED"     // the artifact or temporary directories cannot be written
 	// CodeCancelled: the check was interrupted (signal, cancelled job).
 	CodeCancelled = "CANCELLED"
 )
-
-// Error is the typed error this package returns: the same coded error
-// shape the diff package uses, so callers handle both alike.
-type Error = diff.Error
 
 // Artifact file names besides ci/github's comment.md and pr.json.
 const (
@@ -197,7 +193,7 @@ func readPR(path string) (int, string, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, "", &Error{Code: CodeIO, Message: "event payload " + path, Err: err}
+		return 0, "", &fault.Error{Code: fault.IOFailed, Message: "event payload " + path, Err: err}
 	}
 	var raw struct {
 		PullRequest *struct {
@@ -215,11 +211,11 @@ func readPR(path string) (int, string, error) {
 
 func writeArtifact(dir string, res *Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return &Error{Code: CodeIO, Message: "artifact " + dir, Err: err}
+		return &fault.Error{Code: fault.IOFailed, Message: "artifact " + dir, Err: err}
 	}
 	js, err := res.Diff.JSON()
 	if err != nil {
-		return &Error{Code: CodeIO, Message: "encode diff", Err: err}
+		return &fault.Error{Code: fault.IOFailed, Message: "encode diff", Err: err}
 	}
 	files := []struct {
 		name string
@@ -245,7 +241,7 @@ func writeArtifact(dir string, res *Result) error {
 	}
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
-			return &Error{Code: CodeIO, Message: "artifact " + dir, Err: err}
+			return &fault.Error{Code: fault.IOFailed, Message: "artifact " + dir, Err: err}
 		}
 	}
 	return nil
@@ -298,16 +294,16 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 		}
 	}
 	if o.BaseRef == "" {
-		return nil, &Error{Code: CodeInput, Message: "no base ref: pass --base-ref REF, or run on a pull_request event (GITHUB_BASE_REF)"}
+		return nil, &fault.Error{Code: CodeInput, Message: "no base ref: pass --base-ref REF, or run on a pull_request event (GITHUB_BASE_REF)"}
 	}
 	for _, p := range o.Paths {
 		if filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
-			return nil, &Error{Code: CodeInput, Message: fmt.Sprintf("workload path %q must be relative to the repository and inside it", p)}
+			return nil, &fault.Error{Code: CodeInput, Message: fmt.Sprintf("workload path %q must be relative to the repository and inside it", p)}
 		}
 	}
 	head, err := filepath.Abs(o.Dir)
 	if err != nil {
-		return nil, &Error{Code: CodeInput, Message: "repository " + o.Dir, Err: err}
+		return nil, &fault.Error{Code: CodeInput, Message: "repository " + o.Dir, Err: err}
 	}
 	log := o.Log
 	if log == nil {
@@ -322,7 +318,7 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	}()
 	tmp, err := os.MkdirTemp("", "assay-pr-*")
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Message: "temporary directory", Err: err}
+		return nil, &fault.Error{Code: fault.IOFailed, Message: "temporary directory", Err: err}
 	}
 	s.close = append(s.close, func() error { return os.RemoveAll(tmp) })
 
@@ -357,7 +353,7 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 		s.HeadOut = filepath.Join(tmp, "head-runs")
 	} else if err := os.RemoveAll(s.HeadOut); err != nil {
 		// Stale run directories from an earlier check would be diffed.
-		return nil, &Error{Code: CodeIO, Message: "clear " + s.HeadOut, Err: err}
+		return nil, &fault.Error{Code: fault.IOFailed, Message: "clear " + s.HeadOut, Err: err}
 	}
 	s.BaseOut = filepath.Join(tmp, "base-runs")
 
@@ -432,7 +428,7 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 // not all watch the context themselves.
 func cancelled(ctx context.Context) error {
 	if ctx.Err() != nil {
-		return &Error{Code: CodeCancelled, Message: "cancelled", Err: context.Cause(ctx)}
+		return &fault.Error{Code: CodeCancelled, Message: "cancelled", Err: context.Cause(ctx)}
 	}
 	return nil
 }
@@ -478,7 +474,7 @@ func RunTree(ctx context.Context, tree string, paths []string, out, storeDir str
 		}
 		o, err := harness.Run(ctx, w, harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: concurrency})
 		if errors.Is(err, harness.ErrCancelled) || ctx.Err() != nil {
-			return nil, &Error{Code: CodeCancelled, Message: "cancelled", Err: context.Cause(ctx)}
+			return nil, &fault.Error{Code: CodeCancelled, Message: "cancelled", Err: context.Cause(ctx)}
 		}
 		switch {
 		case o == nil:
@@ -531,7 +527,7 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", &Error{Code: CodeGit, Message: "git " + strings.Join(args, " ") + ": " + msg}
+		return "", &fault.Error{Code: CodeGit, Message: "git " + strings.Join(args, " ") + ": " + msg}
 	}
 	return strings.TrimSpace(stdout.String()), nil
 }

@@ -45,6 +45,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/vm"
@@ -77,20 +78,6 @@ var contracts = []struct{ contract, kind string }{
 
 // storeObject matches a content-addressed store object's path tail.
 var storeObject = regexp.MustCompile(`(^|/)(manifests|values|runs|effects)/[0-9a-f]{64}\.json$`)
-
-// Error is a problem with the roots themselves (missing, unreadable).
-type Error struct {
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-// CodeIO is the code of an unusable root.
-const CodeIO = "IO_FAILED"
 
 // Item is one piece of evidence found.
 type Item struct {
@@ -225,7 +212,7 @@ func walk(roots []string, storeDir string, fn func(path string, run bool) error)
 	for _, root := range roots {
 		st, err := os.Stat(root)
 		if err != nil {
-			return &Error{Code: CodeIO, Message: fmt.Sprintf("root %s: %v", root, pathErr(err))}
+			return &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("root %s: %v", root, pathErr(err))}
 		}
 		if !st.IsDir() {
 			if err := fn(root, false); err != nil {
@@ -235,7 +222,7 @@ func walk(roots []string, storeDir string, fn func(path string, run bool) error)
 		}
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return &Error{Code: CodeIO, Message: fmt.Sprintf("%s: %v", path, pathErr(err))}
+				return &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("%s: %v", path, pathErr(err))}
 			}
 			if d.IsDir() {
 				if path != root && (strings.HasPrefix(d.Name(), ".") || isDir(path, skip)) {

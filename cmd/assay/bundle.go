@@ -6,9 +6,9 @@ import (
 	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
-	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
 )
 
@@ -56,7 +56,7 @@ func init() {
 					return err
 				}
 				if err := atomicfile.Write(out, data); err != nil {
-					return &vm.HostError{Code: "IO_FAILED", Message: err.Error()}
+					return &fault.Error{Code: "IO_FAILED", Message: err.Error()}
 				}
 				return c.printCanonical(bundleSummary(b, out))
 			},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/manifest"
@@ -39,9 +38,8 @@ func init() {
 				m, compiled, err := c.admitManifest(args[0], modules, transports)
 				if err != nil {
 					code := "INTERNAL"
-					var cd coded
-					if errors.As(err, &cd) {
-						code = cd.ErrorCode()
+					if c, ok := codeOf(err); ok {
+						code = c
 					}
 					if werr := c.printCheck(checkResult{Error: &checkError{Code: code, Message: err.Error()}}); werr != nil {
 						return werr

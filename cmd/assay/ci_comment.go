@@ -11,6 +11,7 @@ import (
 	"time"
 
 	ghci "github.com/algal-assay/assay/ci/github"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/spf13/cobra"
 )
 
@@ -120,7 +121,7 @@ func (c *cli) postComment(f ciCommentFlags) error {
 
 	repo := firstNonEmpty(f.repo, os.Getenv("GITHUB_REPOSITORY"), ev.Repo)
 	if repo == "" {
-		return &ghci.Error{Code: ghci.CodeEvent, Message: "no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY"}
+		return &fault.Error{Code: ghci.CodeEvent, Message: "no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY"}
 	}
 	owner, name, err := ghci.ParseRepo(repo)
 	if err != nil {
@@ -143,11 +144,11 @@ func (c *cli) postComment(f ciCommentFlags) error {
 			pr = ev.PR
 		}
 		if pr == 0 {
-			return &ghci.Error{Code: ghci.CodeEvent, Message: "no pull request number: pass --pr N, or run on a pull_request event (GITHUB_EVENT_PATH)"}
+			return &fault.Error{Code: ghci.CodeEvent, Message: "no pull request number: pass --pr N, or run on a pull_request event (GITHUB_EVENT_PATH)"}
 		}
 	}
 	if headSHA != "" && ev.RunHeadSHA != "" && headSHA != ev.RunHeadSHA {
-		return &ghci.Error{Code: ghci.CodeArtifact, Message: fmt.Sprintf(
+		return &fault.Error{Code: ghci.CodeArtifact, Message: fmt.Sprintf(
 			"artifact pr.json names commit %s but the triggering run checked %s", headSHA, ev.RunHeadSHA)}
 	}
 

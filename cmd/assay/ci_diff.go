@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/ci/diff"
 	"github.com/algal-assay/assay/ci/prcheck"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/spf13/cobra"
 )
 
@@ -126,11 +127,11 @@ func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 	if f.out != "" {
 		if dir := filepath.Dir(f.out); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return &prcheck.Error{Code: prcheck.CodeIO, Message: "--out " + f.out, Err: err}
+				return &fault.Error{Code: fault.IOFailed, Message: "--out " + f.out, Err: err}
 			}
 		}
 		if err := os.WriteFile(f.out, out, 0o644); err != nil {
-			return &prcheck.Error{Code: prcheck.CodeIO, Message: "--out " + f.out, Err: err}
+			return &fault.Error{Code: fault.IOFailed, Message: "--out " + f.out, Err: err}
 		}
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/ci/prcheck"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/spf13/cobra"
 )
 
@@ -105,7 +106,7 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 // not comment is not a failure: the report is in the job summary.
 func (c *cli) ciPRPost(ctx context.Context, res *prcheck.Result) (any, error) {
 	if res.PR == 0 {
-		return nil, &ghci.Error{Code: ghci.CodeEvent, Message: "--post: no pull request number in the event payload (GITHUB_EVENT_PATH)"}
+		return nil, &fault.Error{Code: ghci.CodeEvent, Message: "--post: no pull request number in the event payload (GITHUB_EVENT_PATH)"}
 	}
 	repo := os.Getenv("GITHUB_REPOSITORY")
 	owner, name, err := ghci.ParseRepo(repo)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/spf13/cobra"
 )
 
@@ -157,8 +158,8 @@ func (c *cli) exprResult(v any, burn int, err error) error {
 
 func exprErrorJSON(err error) map[string]any {
 	code := expr.CodeParse
-	if e, ok := err.(*expr.Error); ok {
-		code = e.Code
+	if c := fault.CodeOf(err); c != "" {
+		code = c
 	}
 	return map[string]any{"code": code, "message": expr.Canonical(err)}
 }

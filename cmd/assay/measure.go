@@ -8,6 +8,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ func (c *cli) emit(v any, out string) error {
 	b = append(b, '\n')
 	if out != "" {
 		if err := atomicfile.Write(out, b); err != nil {
-			return &vm.HostError{Code: "IO_FAILED", Message: fmt.Sprintf("%s: %v", out, err)}
+			return &fault.Error{Code: "IO_FAILED", Message: fmt.Sprintf("%s: %v", out, err)}
 		}
 	}
 	_, err = c.stdout.Write(b)
@@ -210,7 +211,7 @@ func init() {
 					return err
 				}
 				if err := atomicfile.Write(ef.out, append(data, '\n')); err != nil {
-					return &vm.HostError{Code: "IO_FAILED", Message: fmt.Sprintf("%s: %v", ef.out, err)}
+					return &fault.Error{Code: "IO_FAILED", Message: fmt.Sprintf("%s: %v", ef.out, err)}
 				}
 				return c.emit(map[string]any{"ok": true, "promoted": r.Promoted, "bundle": ef.out, "manifests": float64(len(b.Manifests)), "values": float64(len(b.Values))}, "")
 			},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
@@ -128,7 +129,7 @@ func (c *cli) replay(path string, f replayFlags) error {
 	b = append(b, '\n')
 	if f.out != "" {
 		if err := os.WriteFile(f.out, b, 0o644); err != nil {
-			return &vm.HostError{Code: "IO_FAILED", Message: err.Error()}
+			return &fault.Error{Code: "IO_FAILED", Message: err.Error()}
 		}
 	}
 	if _, err := c.stdout.Write(b); err != nil {

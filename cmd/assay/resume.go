@@ -5,6 +5,7 @@ import (
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/mailbox"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
@@ -60,7 +61,7 @@ func (c *cli) emitReceipt(rec map[string]any, out string) error {
 	b = append(b, '\n')
 	if out != "" {
 		if err := atomicfile.Write(out, b); err != nil {
-			return &vm.HostError{Code: "IO_FAILED", Message: err.Error()}
+			return &fault.Error{Code: "IO_FAILED", Message: err.Error()}
 		}
 	}
 	_, err = c.stdout.Write(b)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
 )
 
@@ -30,9 +32,18 @@ var verbs []func(*cli) *cobra.Command
 
 func register(f func(*cli) *cobra.Command) { verbs = append(verbs, f) }
 
-// coded is satisfied by every engine error that carries a contract code
-// (PARSE_FAILED, DIGEST_MISMATCH, EXPR_TYPE, ...).
-type coded interface{ ErrorCode() string }
+// codeOf returns the contract code an error carries (PARSE_FAILED,
+// DIGEST_MISMATCH, EXPR_TYPE, ...): a coded error's or a cell failure's.
+func codeOf(err error) (string, bool) {
+	if c := fault.CodeOf(err); c != "" {
+		return c, true
+	}
+	var f *vm.Failure
+	if errors.As(err, &f) {
+		return f.Code, true
+	}
+	return "", false
+}
 
 // rejection is an error the verb already reported on stdout (e.g. a failed
 // verification printed as JSON): the process exits 1 and prints nothing more.
@@ -81,9 +92,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &rj) {
 		return exitRejected
 	}
-	var cd coded
-	if errors.As(err, &cd) {
-		writeError(stderr, cd.ErrorCode(), err.Error())
+	if code, ok := codeOf(err); ok {
+		writeError(stderr, code, err.Error())
 		return exitRejected
 	}
 	// Anything else is an argument problem: cobra's own arity and flag

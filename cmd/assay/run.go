@@ -6,6 +6,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
@@ -70,7 +71,7 @@ func init() {
 				b = append(b, '\n')
 				if f.out != "" {
 					if err := os.WriteFile(f.out, b, 0o644); err != nil {
-						return &vm.HostError{Code: "IO_FAILED", Message: err.Error()}
+						return &fault.Error{Code: "IO_FAILED", Message: err.Error()}
 					}
 				}
 				_, err = c.stdout.Write(b)
@@ -112,7 +113,7 @@ func readReceipt(path string) (map[string]any, error) {
 	}
 	rec, ok := v.(map[string]any)
 	if !ok {
-		return nil, &vm.HostError{Code: "PARSE_FAILED", Message: path + ": receipt must be an object"}
+		return nil, &fault.Error{Code: fault.Parse, Message: path + ": receipt must be an object"}
 	}
 	return rec, nil
 }
@@ -126,7 +127,7 @@ func readArgs(path string) (map[string]any, error) {
 	}
 	a, ok := v.(map[string]any)
 	if !ok {
-		return nil, &vm.HostError{Code: "PARSE_FAILED", Message: path + ": args must be an object"}
+		return nil, &fault.Error{Code: fault.Parse, Message: path + ": args must be an object"}
 	}
 	return a, nil
 }

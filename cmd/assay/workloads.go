@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/schollz/progressbar/v3"
@@ -86,7 +87,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 		return err
 	}
 	if len(files) == 0 {
-		return &harness.Error{Code: harness.CodeWorkload, File: strings.Join(paths, ", "), Message: "no *.bench.yaml or *.foundry.yaml workloads found"}
+		return &fault.Error{Code: harness.CodeWorkload, File: strings.Join(paths, ", "), Message: "no *.bench.yaml or *.foundry.yaml workloads found"}
 	}
 	wb, err := vm.NewWorkbench(f.dir)
 	if err != nil {

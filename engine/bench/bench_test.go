@@ -13,6 +13,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -301,16 +302,16 @@ func TestScorerAndAxes(t *testing.T) {
 	// A scorer returning a number is a config bug that aborts the bench.
 	cfg.Scorer, _ = evidence.CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": 1.0}, "scorer")
 	_, err = Run(context.Background(), cfg, r, Options{})
-	assertCode(t, err, CodeScorer)
+	assertCode(t, err, fault.ScorerInvalid)
 
 	// An axis reading an unknown name fails at admission.
 	_, err = parseAxes([]any{map[string]any{"name": "x", "dir": "up", "expr": map[string]any{"contract": "algal.expr.v1", "program": []any{"get", "latency"}}}}, "axes")
-	assertCode(t, err, CodeAxis)
+	assertCode(t, err, fault.AxisInvalid)
 	// An axis that divides by zero fails when evaluated.
 	cfg.Scorer = nil
 	cfg.Axes, _ = parseAxes([]any{map[string]any{"name": "x", "dir": "up", "expr": map[string]any{"contract": "algal.expr.v1", "program": []any{"div", 1.0, 0.0}}}}, "axes")
 	_, err = Run(context.Background(), cfg, r, Options{})
-	assertCode(t, err, CodeAxis)
+	assertCode(t, err, fault.AxisInvalid)
 }
 
 func assertCode(t *testing.T, err error, code string) {
@@ -417,8 +418,8 @@ func TestParseReportRejects(t *testing.T) {
 			v := deepCopy(rep.Value()).(map[string]any)
 			tc.forge(v)
 			_, err := ParseReport(v)
-			var be *Error
-			if !errors.As(err, &be) || !strings.HasPrefix(be.Field, tc.field) {
+			var be *fault.Error
+			if !errors.As(err, &be) || !strings.HasPrefix(be.Path, tc.field) {
 				t.Fatalf("want rejection at %s, got %v", tc.field, err)
 			}
 		})
@@ -444,26 +445,26 @@ func TestParseConfigRejects(t *testing.T) {
 		name, field, code string
 		edit              func(v map[string]any)
 	}{
-		{"contract", "contract", CodeParse, func(v map[string]any) { v["contract"] = "algal.bench.v1" }},
-		{"unknown key", "config", CodeParse, func(v map[string]any) { v["budget"] = 1.0 }},
-		{"no cases", "cases", CodeParse, func(v map[string]any) { v["cases"] = []any{} }},
-		{"bad case id", "cases[0].id", CodeParse, func(v map[string]any) { v["cases"].([]any)[0].(map[string]any)["id"] = "T1" }},
-		{"unknown input", "cases[t1].args", CodeParse, func(v map[string]any) {
+		{"contract", "contract", fault.Parse, func(v map[string]any) { v["contract"] = "algal.bench.v1" }},
+		{"unknown key", "config", fault.Parse, func(v map[string]any) { v["budget"] = 1.0 }},
+		{"no cases", "cases", fault.Parse, func(v map[string]any) { v["cases"] = []any{} }},
+		{"bad case id", "cases[0].id", fault.Parse, func(v map[string]any) { v["cases"].([]any)[0].(map[string]any)["id"] = "T1" }},
+		{"unknown input", "cases[t1].args", fault.Parse, func(v map[string]any) {
 			v["cases"].([]any)[0].(map[string]any)["args"] = map[string]any{"body": "x"}
 		}},
-		{"missing expected output", "cases[t1].expect", CodeParse, func(v map[string]any) {
+		{"missing expected output", "cases[t1].expect", fault.Parse, func(v map[string]any) {
 			v["cases"].([]any)[0].(map[string]any)["expect"] = map[string]any{}
 		}},
-		{"bad spec", "systems[0].executors", CodeParse, func(v map[string]any) {
+		{"bad spec", "systems[0].executors", fault.Parse, func(v map[string]any) {
 			v["systems"].([]any)[0].(map[string]any)["executors"] = map[string]any{"x": "openai:gpt"}
 		}},
-		{"negative price", "prices", CodeParse, func(v map[string]any) {
+		{"negative price", "prices", fault.Parse, func(v map[string]any) {
 			v["prices"] = map[string]any{"m": map[string]any{"input": -1.0, "output": 0.0}}
 		}},
-		{"scorer name", "scorer.program", CodeScorer, func(v map[string]any) {
+		{"scorer name", "scorer.program", fault.ScorerInvalid, func(v map[string]any) {
 			v["scorer"] = map[string]any{"contract": "algal.expr.v1", "program": []any{"get", "receipt"}}
 		}},
-		{"axis dir", "axes[0].dir", CodeParse, func(v map[string]any) {
+		{"axis dir", "axes[0].dir", fault.Parse, func(v map[string]any) {
 			v["axes"] = []any{map[string]any{"name": "a", "dir": "sideways", "expr": map[string]any{"contract": "algal.expr.v1", "program": 1.0}}}
 		}},
 	} {

@@ -17,6 +17,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -33,19 +34,6 @@ const (
 	// AxisFuel is the fuel each axis evaluation gets.
 	AxisFuel = evidence.ScorerFuel
 )
-
-// Codes raised by this package besides the ones it passes through.
-const (
-	CodeParse  = "PARSE_FAILED"
-	CodeBudget = "BUDGET_EXHAUSTED"
-	CodeScorer = evidence.CodeScorer
-	CodeAxis   = "AXIS_INVALID"
-	CodeVerify = "VERIFY_FAILED"
-)
-
-// Error is a bench rejection with its contract code; Field names where in
-// the config or report it went wrong.
-type Error = evidence.Error
 
 // fail builds a rejection naming the field.
 var fail = evidence.Fail
@@ -107,8 +95,12 @@ func LoadConfig(path string) (*Config, error) {
 	}
 	cfg, err := ParseConfig(v, filepath.Dir(path), manifest.ReadFile)
 	if err != nil {
-		if be, ok := err.(*Error); ok {
-			be.Field = path + ": " + be.Field
+		// A config's own field errors gain the file's name; errors of
+		// the manifests it names already carry theirs.
+		if e, ok := fault.As(err); ok && e.Path != "" && e.File == "" {
+			located := *e
+			located.File = path
+			return nil, &located
 		}
 		return nil, err
 	}
@@ -129,7 +121,7 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 		return nil, err
 	}
 	if raw["contract"] != ConfigContract {
-		return nil, fail(CodeParse, "contract", "must be %s", ConfigContract)
+		return nil, fail(fault.Parse, "contract", "must be %s", ConfigContract)
 	}
 	cfg := &Config{}
 	if cfg.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
@@ -154,26 +146,26 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 			return nil, err
 		}
 		if seen[id] {
-			return nil, fail(CodeParse, field+".id", "duplicate system id %q", id)
+			return nil, fail(fault.Parse, field+".id", "duplicate system id %q", id)
 		}
 		seen[id] = true
 		path, ok := s["manifest"].(string)
 		if !ok || path == "" {
-			return nil, fail(CodeParse, field+".manifest", "must be a path")
+			return nil, fail(fault.Parse, field+".manifest", "must be a path")
 		}
 		m, err := load(evidence.Resolve(dir, path))
 		if err != nil {
 			return nil, err
 		}
 		if m.Interface == nil {
-			return nil, fail(CodeParse, field+".manifest", "system %q manifest must declare an interface", id)
+			return nil, fail(fault.Parse, field+".manifest", "system %q manifest must declare an interface", id)
 		}
 		execs, err := evidence.Object(s["executors"], field+".executors")
 		if err != nil {
 			return nil, err
 		}
 		if len(execs) == 0 {
-			return nil, fail(CodeParse, field+".executors", "system %q needs at least one executor", id)
+			return nil, fail(fault.Parse, field+".executors", "system %q needs at least one executor", id)
 		}
 		resolved := make(map[string]string, len(execs))
 		// Sorted, so the first bad entry named is the same on every run.
@@ -181,10 +173,10 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 			at := fmt.Sprintf("%s.executors[%q]", field, name)
 			str, ok := execs[name].(string)
 			if name == "" || len(name) > MaxIDLen || !ok {
-				return nil, fail(CodeParse, at, "must be a non-empty spec string under a name of at most %d characters", MaxIDLen)
+				return nil, fail(fault.Parse, at, "must be a non-empty spec string under a name of at most %d characters", MaxIDLen)
 			}
 			if resolved[name], err = evidence.ResolveSpec(str, dir); err != nil {
-				return nil, fail(CodeParse, at, "%v", err)
+				return nil, fail(fault.Parse, at, "%v", err)
 			}
 		}
 		cfg.Systems = append(cfg.Systems, System{ID: id, Manifest: m, Executors: resolved})
@@ -232,7 +224,7 @@ func parsePrices(v any, field string) (map[string]Price, error) {
 		rp := raw[key]
 		at := fmt.Sprintf("%s[%q]", field, key)
 		if key == "" || len(key) > 256 {
-			return nil, fail(CodeParse, at, "price keys are 1 to 256 characters")
+			return nil, fail(fault.Parse, at, "price keys are 1 to 256 characters")
 		}
 		p, err := evidence.Object(rp, at)
 		if err != nil {
@@ -257,7 +249,7 @@ func parsePrices(v any, field string) (map[string]Price, error) {
 func parseAxes(v any, field string) ([]Axis, error) {
 	raw, err := evidence.List(v, field, 1, MaxAxes)
 	if err != nil {
-		return nil, fail(CodeAxis, field, "%s", err.(*Error).Message)
+		return nil, fail(fault.AxisInvalid, field, "%s", fault.MessageOf(err))
 	}
 	axes := make([]Axis, 0, len(raw))
 	seen := map[string]bool{}
@@ -275,14 +267,14 @@ func parseAxes(v any, field string) ([]Axis, error) {
 			return nil, err
 		}
 		if seen[name] {
-			return nil, fail(CodeParse, at+".name", "duplicate axis name %q", name)
+			return nil, fail(fault.Parse, at+".name", "duplicate axis name %q", name)
 		}
 		seen[name] = true
 		dir, _ := a["dir"].(string)
 		if dir != "up" && dir != "down" {
-			return nil, fail(CodeParse, at+".dir", `must be "up" or "down"`)
+			return nil, fail(fault.Parse, at+".dir", `must be "up" or "down"`)
 		}
-		env, prog, err := evidence.CompileEnvelope(a["expr"], at+".expr", AxisNames, CodeAxis)
+		env, prog, err := evidence.CompileEnvelope(a["expr"], at+".expr", AxisNames, fault.AxisInvalid)
 		if err != nil {
 			return nil, err
 		}
@@ -306,17 +298,17 @@ func checkInterfaces(cfg *Config) error {
 		for _, c := range cfg.Cases {
 			for _, name := range canon.SortedKeys(c.Args) {
 				if !inputs[name] {
-					return fail(CodeParse, "cases["+c.ID+"].args", "system %q has no interface input %q", s.ID, name)
+					return fail(fault.Parse, "cases["+c.ID+"].args", "system %q has no interface input %q", s.ID, name)
 				}
 			}
 			for _, p := range s.Manifest.Interface.Outputs {
 				if _, ok := c.Expect[p.Name]; !ok {
-					return fail(CodeParse, "cases["+c.ID+"].expect", "missing expected output %q of system %q", p.Name, s.ID)
+					return fail(fault.Parse, "cases["+c.ID+"].expect", "missing expected output %q of system %q", p.Name, s.ID)
 				}
 			}
 			for _, name := range canon.SortedKeys(c.Expect) {
 				if !outputs[name] {
-					return fail(CodeParse, "cases["+c.ID+"].expect", "system %q has no interface output %q", s.ID, name)
+					return fail(fault.Parse, "cases["+c.ID+"].expect", "system %q has no interface output %q", s.ID, name)
 				}
 			}
 		}

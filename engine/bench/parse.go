@@ -5,6 +5,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // ParseReport reads an algal.bench.v1 report strictly: closed key sets
@@ -19,7 +20,7 @@ func ParseReport(v any) (*Report, error) {
 		return nil, err
 	}
 	if raw["contract"] != ReportContract {
-		return nil, fail(CodeParse, "contract", "must be %s", ReportContract)
+		return nil, fail(fault.Parse, "contract", "must be %s", ReportContract)
 	}
 	r := &Report{}
 	if r.Workload, err = evidence.DigestField(raw["workload"], "workload"); err != nil {
@@ -57,7 +58,7 @@ func ParseReport(v any) (*Report, error) {
 			return nil, err
 		}
 		if ids[s.ID] {
-			return nil, fail(CodeParse, fmt.Sprintf("systems[%d].id", i), "duplicate system id %q", s.ID)
+			return nil, fail(fault.Parse, fmt.Sprintf("systems[%d].id", i), "duplicate system id %q", s.ID)
 		}
 		ids[s.ID] = true
 		r.Systems = append(r.Systems, *s)
@@ -74,10 +75,10 @@ func ParseReport(v any) (*Report, error) {
 			return nil, err
 		}
 		if !ids[id] {
-			return nil, fail(CodeParse, at, "names unknown system %q", id)
+			return nil, fail(fault.Parse, at, "names unknown system %q", id)
 		}
 		if seen[id] {
-			return nil, fail(CodeParse, at, "names system %q twice", id)
+			return nil, fail(fault.Parse, at, "names system %q twice", id)
 		}
 		seen[id] = true
 		r.Pareto = append(r.Pareto, id)
@@ -125,7 +126,7 @@ func parseAttribution(v any, field string) (map[string]Tally, error) {
 		e := m[k]
 		at := fmt.Sprintf("%s[%q]", field, k)
 		if k == "" || len(k) > 256 {
-			return nil, fail(CodeParse, at, "attribution keys are 1 to 256 characters")
+			return nil, fail(fault.Parse, at, "attribution keys are 1 to 256 characters")
 		}
 		if out[k], err = parseTally(e, at, true); err != nil {
 			return nil, err
@@ -143,7 +144,7 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 	if axes != nil {
 		keys = append(keys, "axisValues")
 		if _, ok := m["axisValues"]; !ok {
-			return nil, fail(CodeParse, at+".axisValues", "missing: the report declares axes")
+			return nil, fail(fault.Parse, at+".axisValues", "missing: the report declares axes")
 		}
 	}
 	if err := evidence.ClosedKeys(m, at, keys...); err != nil {
@@ -157,7 +158,7 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 		return nil, err
 	}
 	if s.ManifestKey, _ = m["manifestKey"].(string); s.ManifestKey == "" || len(s.ManifestKey) > 256 {
-		return nil, fail(CodeParse, at+".manifestKey", "must be a manifest key")
+		return nil, fail(fault.Parse, at+".manifestKey", "must be a manifest key")
 	}
 	for _, f := range []struct {
 		key string
@@ -168,7 +169,7 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 		}
 	}
 	if s.Passed > s.Total {
-		return nil, fail(CodeParse, at+".passed", "exceeds total")
+		return nil, fail(fault.Parse, at+".passed", "exceeds total")
 	}
 	if s.Work, err = evidence.ParseWork(m["work"], at+".work"); err != nil {
 		return nil, err
@@ -185,13 +186,13 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 			return nil, err
 		}
 		if len(av) != len(axes) {
-			return nil, fail(CodeParse, at+".axisValues", "must hold exactly one value per declared axis")
+			return nil, fail(fault.Parse, at+".axisValues", "must hold exactly one value per declared axis")
 		}
 		s.AxisValues = make(map[string]float64, len(axes))
 		for _, a := range axes {
 			f, ok := av[a.Name].(float64)
 			if !ok {
-				return nil, fail(CodeParse, at+".axisValues."+a.Name, "must be a number")
+				return nil, fail(fault.Parse, at+".axisValues."+a.Name, "must be a number")
 			}
 			s.AxisValues[a.Name] = f
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Work is a receipt's work ledger.
@@ -246,11 +247,11 @@ func axisValues(axes []Axis, s *SystemResult) (map[string]float64, error) {
 	for _, a := range axes {
 		v, _, err := a.prog.Eval(agg, AxisFuel)
 		if err != nil {
-			return nil, fail(CodeAxis, "axes["+a.Name+"]", "system %q: %s", s.ID, expr.Canonical(err))
+			return nil, fail(fault.AxisInvalid, "axes["+a.Name+"]", "system %q: %s", s.ID, expr.Canonical(err))
 		}
 		f, ok := v.(float64)
 		if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fail(CodeAxis, "axes["+a.Name+"]", "system %q: axis returned %s, not a finite number", s.ID, evidence.Describe(v))
+			return nil, fail(fault.AxisInvalid, "axes["+a.Name+"]", "system %q: axis returned %s, not a finite number", s.ID, evidence.Describe(v))
 		}
 		out[a.Name] = f
 	}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -28,29 +29,8 @@ const Contract = "algal.bundle.v1"
 // checked before parsing.
 const MaxBytes = 67_108_864
 
-// Contract codes a bundle operation reports.
-const (
-	CodeParse          = "PARSE_FAILED"
-	CodeDigestMismatch = "DIGEST_MISMATCH"
-	CodeStoreMiss      = "STORE_MISS"
-	CodeBudget         = "BUDGET_EXHAUSTED"
-	CodeIO             = "IO_FAILED"
-	CodeUnbound        = "EFFECT_UNBOUND"
-)
-
-// Error is a bundle failure with a contract code.
-type Error struct {
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func errf(code, format string, a ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
+func errf(code, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
 // Bundle is an admitted closure. Manifests and Values are keyed by digest;
@@ -80,7 +60,7 @@ func (b *Bundle) Value() map[string]any {
 // STORE_MISS: a bundle is complete or it is not made.
 func Pack(st store.Store, root string) (*Bundle, error) {
 	if !canon.IsDigest(root) {
-		return nil, errf(CodeParse, "bundle root %q is not a sha256 digest", root)
+		return nil, errf(fault.Parse, "bundle root %q is not a sha256 digest", root)
 	}
 	b := &Bundle{Root: root, Manifests: map[string]*manifest.Manifest{}, Values: map[string]any{}}
 	queue := []string{root}
@@ -99,7 +79,7 @@ func Pack(st store.Store, root string) (*Bundle, error) {
 			return nil, err
 		}
 		if m.Digest != d {
-			return nil, errf(CodeDigestMismatch, "stored manifest %s normalizes to %s", d, m.Digest)
+			return nil, errf(fault.DigestMismatch, "stored manifest %s normalizes to %s", d, m.Digest)
 		}
 		b.Manifests[d] = m
 		for _, c := range m.Cells {
@@ -132,7 +112,7 @@ func Pack(st store.Store, root string) (*Bundle, error) {
 // UTF-8), then Decode.
 func Parse(data []byte) (*Bundle, error) {
 	if len(data) > MaxBytes {
-		return nil, errf(CodeBudget, "bundle is %d bytes, over the %d-byte bound", len(data), MaxBytes)
+		return nil, errf(fault.BudgetExhausted, "bundle is %d bytes, over the %d-byte bound", len(data), MaxBytes)
 	}
 	v, err := canon.Parse(data, MaxBytes)
 	if err != nil {
@@ -161,43 +141,43 @@ func ReadFile(path string) (*Bundle, error) {
 func Decode(v any) (*Bundle, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, errf(CodeParse, "bundle must be an object")
+		return nil, errf(fault.Parse, "bundle must be an object")
 	}
 	for k := range obj {
 		switch k {
 		case "contract", "root", "manifests", "values":
 		default:
-			return nil, errf(CodeParse, "bundle has unknown field %q", k)
+			return nil, errf(fault.Parse, "bundle has unknown field %q", k)
 		}
 	}
 	if obj["contract"] != Contract {
-		return nil, errf(CodeParse, "bundle contract must be %s", Contract)
+		return nil, errf(fault.Parse, "bundle contract must be %s", Contract)
 	}
 	root, _ := obj["root"].(string)
 	if !canon.IsDigest(root) {
-		return nil, errf(CodeParse, "bundle root must be a sha256 digest")
+		return nil, errf(fault.Parse, "bundle root must be a sha256 digest")
 	}
 	ms, ok := obj["manifests"].(map[string]any)
 	if !ok {
-		return nil, errf(CodeParse, "bundle manifests must be an object keyed by digest")
+		return nil, errf(fault.Parse, "bundle manifests must be an object keyed by digest")
 	}
 	vs := map[string]any{}
 	if raw, present := obj["values"]; present {
 		if vs, ok = raw.(map[string]any); !ok {
-			return nil, errf(CodeParse, "bundle values must be an object keyed by digest")
+			return nil, errf(fault.Parse, "bundle values must be an object keyed by digest")
 		}
 	}
 	b := &Bundle{Root: root, Manifests: make(map[string]*manifest.Manifest, len(ms)), Values: make(map[string]any, len(vs))}
 	for _, k := range canon.SortedKeys(ms) {
 		if !canon.IsDigest(k) {
-			return nil, errf(CodeParse, "bundle manifest key %q is not a sha256 digest", k)
+			return nil, errf(fault.Parse, "bundle manifest key %q is not a sha256 digest", k)
 		}
 		raw, err := canon.Digest(ms[k])
 		if err != nil {
-			return nil, errf(CodeParse, "bundle manifest %s: %v", k, err)
+			return nil, errf(fault.Parse, "bundle manifest %s: %v", k, err)
 		}
 		if raw != k {
-			return nil, errf(CodeDigestMismatch, "bundle manifest %s hashes to %s", k, raw)
+			return nil, errf(fault.DigestMismatch, "bundle manifest %s hashes to %s", k, raw)
 		}
 		m, err := manifest.ParseValue(ms[k])
 		if err != nil {
@@ -206,22 +186,22 @@ func Decode(v any) (*Bundle, error) {
 		// A key that matches the raw entry but not its normalization would
 		// name a manifest nobody can reference by digest.
 		if m.Digest != k {
-			return nil, errf(CodeDigestMismatch, "bundle manifest %s normalizes to %s", k, m.Digest)
+			return nil, errf(fault.DigestMismatch, "bundle manifest %s normalizes to %s", k, m.Digest)
 		}
 		b.Manifests[k] = m
 	}
 	for _, k := range canon.SortedKeys(vs) {
 		if !canon.IsDigest(k) {
-			return nil, errf(CodeParse, "bundle value key %q is not a sha256 digest", k)
+			return nil, errf(fault.Parse, "bundle value key %q is not a sha256 digest", k)
 		}
 		d, err := canon.Digest(vs[k])
 		if err != nil || d != k {
-			return nil, errf(CodeDigestMismatch, "bundle value %s does not hash to its key", k)
+			return nil, errf(fault.DigestMismatch, "bundle value %s does not hash to its key", k)
 		}
 		b.Values[k] = vs[k]
 	}
 	if _, ok := b.Manifests[root]; !ok {
-		return nil, errf(CodeDigestMismatch, "bundle root %s is not among its manifests", root)
+		return nil, errf(fault.DigestMismatch, "bundle root %s is not among its manifests", root)
 	}
 	return b, nil
 }

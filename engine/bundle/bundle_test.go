@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -128,17 +129,17 @@ func TestPackMissing(t *testing.T) {
 	partial := store.NewMemStore()
 	partial.Put(store.Manifests, root.Value)
 	_, err := Pack(partial, root.Digest)
-	wantCode(t, err, CodeStoreMiss)
+	wantCode(t, err, fault.StoreMiss)
 	// A missing ref payload fails the pack too.
 	partial = store.NewMemStore()
 	partial.Put(store.Manifests, leaf.Value)
 	_, err = Pack(partial, leaf.Digest)
-	wantCode(t, err, CodeStoreMiss)
+	wantCode(t, err, fault.StoreMiss)
 	if !strings.Contains(err.Error(), strings.TrimPrefix(ref, "sha256:")) && !strings.Contains(err.Error(), ref) {
 		t.Fatalf("message should name the ref: %v", err)
 	}
 	_, err = Pack(st, "nope")
-	wantCode(t, err, CodeParse)
+	wantCode(t, err, fault.Parse)
 }
 
 func packed(t testing.TB) (map[string]any, *manifest.Manifest, *manifest.Manifest, string) {
@@ -160,13 +161,13 @@ func TestDecodeRejects(t *testing.T) {
 	}{
 		{"tampered manifest", func(b map[string]any, _, leaf *manifest.Manifest, _ string) {
 			b["manifests"].(map[string]any)[leaf.Digest].(map[string]any)["name"] = "Evil"
-		}, CodeDigestMismatch},
+		}, fault.DigestMismatch},
 		{"tampered value", func(b map[string]any, _, _ *manifest.Manifest, ref string) {
 			b["values"].(map[string]any)[ref] = map[string]any{"doc": "swapped"}
-		}, CodeDigestMismatch},
+		}, fault.DigestMismatch},
 		{"root not among manifests", func(b map[string]any, root, _ *manifest.Manifest, _ string) {
 			delete(b["manifests"].(map[string]any), root.Digest)
-		}, CodeDigestMismatch},
+		}, fault.DigestMismatch},
 		{"non-normalized manifest", func(b map[string]any, _, leaf *manifest.Manifest, _ string) {
 			ms := b["manifests"].(map[string]any)
 			raw := ms[leaf.Digest].(map[string]any)
@@ -174,19 +175,19 @@ func TestDecodeRejects(t *testing.T) {
 			delete(ms, leaf.Digest)
 			d, _ := canon.Digest(raw)
 			ms[d] = raw
-		}, CodeDigestMismatch},
-		{"unknown field", func(b map[string]any, _, _ *manifest.Manifest, _ string) { b["extra"] = true }, CodeParse},
-		{"wrong contract", func(b map[string]any, _, _ *manifest.Manifest, _ string) { b["contract"] = "algal.bundle.v0" }, CodeParse},
-		{"bad root", func(b map[string]any, _, _ *manifest.Manifest, _ string) { b["root"] = "sha256:zz" }, CodeParse},
+		}, fault.DigestMismatch},
+		{"unknown field", func(b map[string]any, _, _ *manifest.Manifest, _ string) { b["extra"] = true }, fault.Parse},
+		{"wrong contract", func(b map[string]any, _, _ *manifest.Manifest, _ string) { b["contract"] = "algal.bundle.v0" }, fault.Parse},
+		{"bad root", func(b map[string]any, _, _ *manifest.Manifest, _ string) { b["root"] = "sha256:zz" }, fault.Parse},
 		{"bad key", func(b map[string]any, _, _ *manifest.Manifest, _ string) {
 			b["values"].(map[string]any)["k"] = 1.0
-		}, CodeParse},
-		{"manifests not object", func(b map[string]any, _, _ *manifest.Manifest, _ string) { b["manifests"] = []any{} }, CodeParse},
+		}, fault.Parse},
+		{"manifests not object", func(b map[string]any, _, _ *manifest.Manifest, _ string) { b["manifests"] = []any{} }, fault.Parse},
 		{"not a manifest", func(b map[string]any, _, _ *manifest.Manifest, _ string) {
 			v := map[string]any{"contract": "algal.organism.v1"}
 			d, _ := canon.Digest(v)
 			b["manifests"].(map[string]any)[d] = v
-		}, CodeParse},
+		}, fault.Parse},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -214,12 +215,12 @@ func TestParseRejectsBOMAndBadUTF8(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Parse(append([]byte("\ufeff"), data...))
-	wantCode(t, err, CodeParse)
+	wantCode(t, err, fault.Parse)
 	bad := strings.Replace(string(data), `"name":"Leaf"`, "\"name\":\"L\xffaf\"", 1)
 	_, err = Parse([]byte(bad))
-	wantCode(t, err, CodeParse)
+	wantCode(t, err, fault.Parse)
 	_, err = Parse(make([]byte, MaxBytes+1))
-	wantCode(t, err, CodeBudget)
+	wantCode(t, err, fault.BudgetExhausted)
 }
 
 func writeBundle(t testing.TB, dir string, b map[string]any) string {
@@ -247,19 +248,19 @@ func TestDirSource(t *testing.T) {
 	}
 	// Absent bundle: STORE_MISS.
 	_, err = Fetch(ctx, Dir(dir), leaf.Digest)
-	wantCode(t, err, CodeStoreMiss)
+	wantCode(t, err, fault.StoreMiss)
 	// A bundle served under another root's name: DIGEST_MISMATCH.
 	lh, _ := canon.DigestHex(leaf.Digest)
 	rh, _ := canon.DigestHex(root.Digest)
 	data, _ := os.ReadFile(filepath.Join(dir, rh+".bundle.json"))
 	os.WriteFile(filepath.Join(dir, lh+".bundle.json"), data, 0o644)
 	_, err = Fetch(ctx, Dir(dir), leaf.Digest)
-	wantCode(t, err, CodeDigestMismatch)
+	wantCode(t, err, fault.DigestMismatch)
 	// A tampered file: DIGEST_MISMATCH.
 	tampered := strings.Replace(string(data), `"name":"Leaf"`, `"name":"Lea"`, 1)
 	os.WriteFile(filepath.Join(dir, rh+".bundle.json"), []byte(tampered), 0o644)
 	_, err = Fetch(ctx, Dir(dir), root.Digest)
-	wantCode(t, err, CodeDigestMismatch)
+	wantCode(t, err, fault.DigestMismatch)
 }
 
 func TestDirSourceRefusesFIFO(t *testing.T) {
@@ -272,17 +273,17 @@ func TestDirSourceRefusesFIFO(t *testing.T) {
 	}
 	// No writer ever opens the FIFO: a blocking read would hang the test.
 	_, err := Fetch(context.Background(), Dir(dir), root.Digest)
-	wantCode(t, err, CodeIO)
+	wantCode(t, err, fault.IOFailed)
 	if !strings.Contains(err.Error(), "regular") {
 		t.Fatalf("message: %v", err)
 	}
 	_, err = ReadFile(p)
-	wantCode(t, err, CodeIO)
+	wantCode(t, err, fault.IOFailed)
 	// A directory under the bundle's name is refused too.
 	os.Remove(p)
 	os.Mkdir(p, 0o755)
 	_, err = Fetch(context.Background(), Dir(dir), root.Digest)
-	wantCode(t, err, CodeIO)
+	wantCode(t, err, fault.IOFailed)
 }
 
 func TestDirSourceFollowsConfiguredSymlink(t *testing.T) {
@@ -353,15 +354,15 @@ func TestTransportsConfig(t *testing.T) {
 		t.Fatalf("slow timeout %v", h.Timeout)
 	}
 	bad := []struct{ json, code string }{
-		{`[]`, CodeParse},
-		{`{"Bad":"x"}`, CodeParse},
-		{`{"a":""}`, CodeParse},
-		{`{"a":"ftp://host/x"}`, CodeUnbound},
-		{`{"a":{"source":"x","timeoutMs":0}}`, CodeParse},
-		{`{"a":{"source":"x","timeoutMs":600001}}`, CodeParse},
-		{`{"a":{"source":"x","timeoutMs":1.5}}`, CodeParse},
-		{`{"a":{"source":"x","retries":1}}`, CodeParse},
-		{`{"a":7}`, CodeParse},
+		{`[]`, fault.Parse},
+		{`{"Bad":"x"}`, fault.Parse},
+		{`{"a":""}`, fault.Parse},
+		{`{"a":"ftp://host/x"}`, fault.EffectUnbound},
+		{`{"a":{"source":"x","timeoutMs":0}}`, fault.Parse},
+		{`{"a":{"source":"x","timeoutMs":600001}}`, fault.Parse},
+		{`{"a":{"source":"x","timeoutMs":1.5}}`, fault.Parse},
+		{`{"a":{"source":"x","retries":1}}`, fault.Parse},
+		{`{"a":7}`, fault.Parse},
 	}
 	for _, c := range bad {
 		_, err := ParseTransports(parse(t, c.json), "")
@@ -374,9 +375,9 @@ func TestTransportsConfig(t *testing.T) {
 		many["t"+string(rune('a'+i))] = "d"
 	}
 	_, err = ParseTransports(many, "")
-	wantCode(t, err, CodeBudget)
+	wantCode(t, err, fault.BudgetExhausted)
 	_, err = NewSource("d", 600_001_000_000)
-	wantCode(t, err, CodeParse)
+	wantCode(t, err, fault.Parse)
 }
 
 func TestResolverAndPrefetch(t *testing.T) {
@@ -396,7 +397,7 @@ func TestResolverAndPrefetch(t *testing.T) {
 	}
 	// Without the transport: STORE_MISS; a local hit never consults it.
 	_, err = Prefetch(context.Background(), store.NewMemStore(), remote, Transports{})
-	wantCode(t, err, CodeStoreMiss)
+	wantCode(t, err, fault.StoreMiss)
 	served, err = Prefetch(context.Background(), st, remote, Transports{})
 	if err != nil || len(served) != 0 {
 		t.Fatalf("local closure: %v %v", err, served)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Transport deadline bounds: the whole request, body included.
@@ -35,20 +36,20 @@ type Source interface {
 // it bounds HTTP requests only (a directory read is bounded by size).
 func NewSource(spec string, timeout time.Duration) (Source, error) {
 	if spec == "" {
-		return nil, errf(CodeParse, "transport source must be a directory or an http(s) URL")
+		return nil, errf(fault.Parse, "transport source must be a directory or an http(s) URL")
 	}
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
 	if timeout < time.Duration(MinTimeoutMs)*time.Millisecond || timeout > time.Duration(MaxTimeoutMs)*time.Millisecond {
-		return nil, errf(CodeParse, "transport timeout must be %d..%d ms", MinTimeoutMs, MaxTimeoutMs)
+		return nil, errf(fault.Parse, "transport timeout must be %d..%d ms", MinTimeoutMs, MaxTimeoutMs)
 	}
 	lower := strings.ToLower(spec)
 	switch {
 	case strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://"):
 		return &HTTP{Base: spec, Timeout: timeout}, nil
 	case strings.Contains(spec, "://"):
-		return nil, errf(CodeUnbound, "transport %q: only directories and http(s) URLs are supported", spec)
+		return nil, errf(fault.EffectUnbound, "transport %q: only directories and http(s) URLs are supported", spec)
 	}
 	return Dir(spec), nil
 }
@@ -64,20 +65,20 @@ func (d Dir) String() string { return string(d) }
 func (d Dir) Fetch(_ context.Context, digest string) ([]byte, error) {
 	hex, ok := canon.DigestHex(digest)
 	if !ok {
-		return nil, errf(CodeParse, "bundle root %q is not a sha256 digest", digest)
+		return nil, errf(fault.Parse, "bundle root %q is not a sha256 digest", digest)
 	}
 	path := filepath.Join(string(d), hex+".bundle.json")
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errf(CodeStoreMiss, "transport directory %s has no bundle for %s", d, digest)
+			return nil, errf(fault.StoreMiss, "transport directory %s has no bundle for %s", d, digest)
 		}
-		return nil, errf(CodeIO, "bundle %s: %v", path, err)
+		return nil, errf(fault.IOFailed, "bundle %s: %v", path, err)
 	}
 	data, err := canon.ReadBounded(path, MaxBytes)
 	if err != nil {
-		var ce *canon.Error
+		var ce *fault.Error
 		if errors.As(err, &ce) {
-			return nil, &Error{Code: ce.Code, Message: "bundle " + path + ": " + ce.Message}
+			return nil, &fault.Error{Code: ce.Code, Message: "bundle " + path + ": " + ce.Message}
 		}
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func (h *HTTP) String() string { return h.Base }
 func (h *HTTP) Fetch(ctx context.Context, digest string) ([]byte, error) {
 	hex, ok := canon.DigestHex(digest)
 	if !ok {
-		return nil, errf(CodeParse, "bundle root %q is not a sha256 digest", digest)
+		return nil, errf(fault.Parse, "bundle root %q is not a sha256 digest", digest)
 	}
 	limit := MaxBytes
 	if h.Limit > 0 && h.Limit < limit {
@@ -119,7 +120,7 @@ func (h *HTTP) Fetch(ctx context.Context, digest string) ([]byte, error) {
 	url := strings.TrimRight(h.Base, "/") + "/" + hex + ".bundle.json"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, errf(CodeParse, "transport URL %s: %v", h.Base, err)
+		return nil, errf(fault.Parse, "transport URL %s: %v", h.Base, err)
 	}
 	client := h.Client
 	if client == nil {
@@ -132,28 +133,28 @@ func (h *HTTP) Fetch(ctx context.Context, digest string) ([]byte, error) {
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, errf(CodeStoreMiss, "transport %s has no bundle for %s (HTTP %d)", h.Base, digest, resp.StatusCode)
+		return nil, errf(fault.StoreMiss, "transport %s has no bundle for %s (HTTP %d)", h.Base, digest, resp.StatusCode)
 	case resp.StatusCode != http.StatusOK:
-		return nil, errf(CodeIO, "transport %s answered HTTP %d for %s", h.Base, resp.StatusCode, digest)
+		return nil, errf(fault.IOFailed, "transport %s answered HTTP %d for %s", h.Base, resp.StatusCode, digest)
 	}
 	if resp.ContentLength > int64(limit) {
-		return nil, errf(CodeBudget, "transport %s declares %d bytes, over the %d-byte bound", h.Base, resp.ContentLength, limit)
+		return nil, errf(fault.BudgetExhausted, "transport %s declares %d bytes, over the %d-byte bound", h.Base, resp.ContentLength, limit)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
 		return nil, h.failure(ctx, err)
 	}
 	if len(data) > limit {
-		return nil, errf(CodeBudget, "transport %s streamed more than %d bytes", h.Base, limit)
+		return nil, errf(fault.BudgetExhausted, "transport %s streamed more than %d bytes", h.Base, limit)
 	}
 	return data, nil
 }
 
 func (h *HTTP) failure(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return errf(CodeBudget, "transport %s exceeded its %s deadline", h.Base, h.timeoutText())
+		return errf(fault.BudgetExhausted, "transport %s exceeded its %s deadline", h.Base, h.timeoutText())
 	}
-	return errf(CodeIO, "transport %s: %v", h.Base, err)
+	return errf(fault.IOFailed, "transport %s: %v", h.Base, err)
 }
 
 func (h *HTTP) timeoutText() string {
@@ -173,14 +174,14 @@ func Fetch(ctx context.Context, src Source, digest string) (*Bundle, error) {
 	}
 	b, err := Parse(data)
 	if err != nil {
-		var ce *canon.Error
+		var ce *fault.Error
 		if errors.As(err, &ce) {
-			return nil, &Error{Code: ce.Code, Message: "bundle from " + src.String() + ": " + ce.Message}
+			return nil, &fault.Error{Code: ce.Code, Message: "bundle from " + src.String() + ": " + ce.Message}
 		}
 		return nil, err
 	}
 	if b.Root != digest {
-		return nil, errf(CodeDigestMismatch, "bundle from %s is rooted at %s, not %s", src, b.Root, digest)
+		return nil, errf(fault.DigestMismatch, "bundle from %s is rooted at %s, not %s", src, b.Root, digest)
 	}
 	return b, nil
 }

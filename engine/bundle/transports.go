@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -32,11 +33,11 @@ func LoadTransports(path string) (Transports, error) {
 	}
 	base, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return nil, errf(CodeIO, "%s: %v", path, err)
+		return nil, errf(fault.IOFailed, "%s: %v", path, err)
 	}
 	t, err := ParseTransports(v, base)
 	if err != nil {
-		return nil, &Error{Code: codeOf(err), Message: path + ": " + err.Error()}
+		return nil, &fault.Error{Code: codeOf(err), Message: path + ": " + err.Error()}
 	}
 	return t, nil
 }
@@ -46,15 +47,15 @@ func LoadTransports(path string) (Transports, error) {
 func ParseTransports(v any, base string) (Transports, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, errf(CodeParse, "transports must be an object of name to directory or URL")
+		return nil, errf(fault.Parse, "transports must be an object of name to directory or URL")
 	}
 	if len(m) > MaxTransports {
-		return nil, errf(CodeBudget, "%d transports, over %d", len(m), MaxTransports)
+		return nil, errf(fault.BudgetExhausted, "%d transports, over %d", len(m), MaxTransports)
 	}
 	out := Transports{}
 	for _, name := range canon.SortedKeys(m) {
 		if !safeID(name) {
-			return nil, errf(CodeParse, "transport name %q must be a lowercase id", name)
+			return nil, errf(fault.Parse, "transport name %q must be a lowercase id", name)
 		}
 		spec, timeout, err := entry(name, m[name])
 		if err != nil {
@@ -65,7 +66,7 @@ func ParseTransports(v any, base string) (Transports, error) {
 		}
 		src, err := NewSource(spec, timeout)
 		if err != nil {
-			return nil, &Error{Code: codeOf(err), Message: "transport " + name + ": " + err.Error()}
+			return nil, &fault.Error{Code: codeOf(err), Message: "transport " + name + ": " + err.Error()}
 		}
 		out[name] = src
 	}
@@ -78,22 +79,22 @@ func entry(name string, v any) (string, time.Duration, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return "", 0, errf(CodeParse, "transport %s must be a directory, a URL or {source, timeoutMs}", name)
+		return "", 0, errf(fault.Parse, "transport %s must be a directory, a URL or {source, timeoutMs}", name)
 	}
 	for k := range obj {
 		if k != "source" && k != "timeoutMs" {
-			return "", 0, errf(CodeParse, "transport %s has unknown field %q", name, k)
+			return "", 0, errf(fault.Parse, "transport %s has unknown field %q", name, k)
 		}
 	}
 	s, _ := obj["source"].(string)
 	if s == "" {
-		return "", 0, errf(CodeParse, "transport %s needs a source", name)
+		return "", 0, errf(fault.Parse, "transport %s needs a source", name)
 	}
 	var timeout time.Duration
 	if raw, ok := obj["timeoutMs"]; ok {
 		f, ok := raw.(float64)
 		if !ok || f != float64(int64(f)) || f < MinTimeoutMs || f > MaxTimeoutMs {
-			return "", 0, errf(CodeParse, "transport %s timeoutMs must be an integer in %d..%d", name, MinTimeoutMs, MaxTimeoutMs)
+			return "", 0, errf(fault.Parse, "transport %s timeoutMs must be an integer in %d..%d", name, MinTimeoutMs, MaxTimeoutMs)
 		}
 		timeout = time.Duration(f) * time.Millisecond
 	}
@@ -155,7 +156,7 @@ func (r *Resolver) ResolveManifest(digest, via string) (any, error) {
 func (r *Resolver) Install(digest, via string) error {
 	src, ok := r.Transports[via]
 	if !ok {
-		return errf(CodeStoreMiss, "transport %s is not configured (needed for %s)", via, digest)
+		return errf(fault.StoreMiss, "transport %s is not configured (needed for %s)", via, digest)
 	}
 	ctx := r.Context
 	if ctx == nil {
@@ -198,7 +199,7 @@ func Prefetch(ctx context.Context, st store.Store, m *manifest.Manifest, t Trans
 				return nil, err
 			}
 			if v == nil {
-				return nil, errf(CodeStoreMiss, "manifest %s is not in the store", c.Embed.Manifest)
+				return nil, errf(fault.StoreMiss, "manifest %s is not in the store", c.Embed.Manifest)
 			}
 			child, err := manifest.ParseValue(v)
 			if err != nil {
@@ -211,8 +212,8 @@ func Prefetch(ctx context.Context, st store.Store, m *manifest.Manifest, t Trans
 }
 
 func codeOf(err error) string {
-	if c, ok := err.(interface{ ErrorCode() string }); ok {
-		return c.ErrorCode()
+	if c := fault.CodeOf(err); c != "" {
+		return c
 	}
-	return CodeIO
+	return fault.IOFailed
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // sharedContracts locates ../shared/contracts from the module root; the
@@ -45,7 +47,7 @@ func TestSharedCanonicalVectors(t *testing.T) {
 		if strings.HasPrefix(v.Source, "duplicate keys") {
 			// Upstream lets the last duplicate win; Assay rejects them
 			// (docs/divergences.md).
-			assertCode(t, err, CodeParse)
+			assertCode(t, err, fault.Parse)
 			passed++
 			continue
 		}
@@ -101,7 +103,7 @@ func TestEncodeTable(t *testing.T) {
 
 func assertCode(t *testing.T, err error, code string) {
 	t.Helper()
-	var ce *Error
+	var ce *fault.Error
 	if !errors.As(err, &ce) {
 		t.Fatalf("want %s error, got %v", code, err)
 	}
@@ -116,35 +118,35 @@ func TestParseRejects(t *testing.T) {
 		name, in, code string
 		offset         int
 	}{
-		{"bom", "\ufeff{}", CodeParse, 0},
-		{"bad utf8", "\"a\xffb\"", CodeParse, 2},
-		{"overlong utf8", "\"\xc0\xaf\"", CodeParse, 1},
-		{"duplicate key", `{"a":1,"b":2,"a":3}`, CodeParse, 13},
-		{"trailing data", `{} {}`, CodeParse, 3},
-		{"nan", `NaN`, CodeParse, 0},
-		{"infinity", `1e400`, CodeParse, 0},
-		{"neg infinity", `-1e400`, CodeParse, 0},
-		{"lone high", `"\ud800"`, CodeParse, 1},
-		{"lone low", `"\udc00"`, CodeParse, 1},
-		{"high then non-low", `"\ud800\u0041"`, CodeParse, 1},
-		{"raw control", "\"a\nb\"", CodeParse, 2},
-		{"leading zero", `01`, CodeParse, 1},
-		{"plus", `+1`, CodeParse, 0},
-		{"dot", `1.`, CodeParse, 0},
-		{"exp", `1e`, CodeParse, 0},
-		{"single quote", `'a'`, CodeParse, 0},
-		{"trailing comma", `[1,]`, CodeParse, 3},
-		{"object trailing comma", `{"a":1,}`, CodeParse, 7},
-		{"unterminated", `{"a":1`, CodeParse, 0},
-		{"empty", ``, CodeParse, 0},
-		{"bad escape", `"\x"`, CodeParse, 1},
-		{"too deep", deep, CodeBudget, MaxDepth + 1},
-		{"bad literal", `tru`, CodeParse, 0},
+		{"bom", "\ufeff{}", fault.Parse, 0},
+		{"bad utf8", "\"a\xffb\"", fault.Parse, 2},
+		{"overlong utf8", "\"\xc0\xaf\"", fault.Parse, 1},
+		{"duplicate key", `{"a":1,"b":2,"a":3}`, fault.Parse, 13},
+		{"trailing data", `{} {}`, fault.Parse, 3},
+		{"nan", `NaN`, fault.Parse, 0},
+		{"infinity", `1e400`, fault.Parse, 0},
+		{"neg infinity", `-1e400`, fault.Parse, 0},
+		{"lone high", `"\ud800"`, fault.Parse, 1},
+		{"lone low", `"\udc00"`, fault.Parse, 1},
+		{"high then non-low", `"\ud800\u0041"`, fault.Parse, 1},
+		{"raw control", "\"a\nb\"", fault.Parse, 2},
+		{"leading zero", `01`, fault.Parse, 1},
+		{"plus", `+1`, fault.Parse, 0},
+		{"dot", `1.`, fault.Parse, 0},
+		{"exp", `1e`, fault.Parse, 0},
+		{"single quote", `'a'`, fault.Parse, 0},
+		{"trailing comma", `[1,]`, fault.Parse, 3},
+		{"object trailing comma", `{"a":1,}`, fault.Parse, 7},
+		{"unterminated", `{"a":1`, fault.Parse, 0},
+		{"empty", ``, fault.Parse, 0},
+		{"bad escape", `"\x"`, fault.Parse, 1},
+		{"too deep", deep, fault.BudgetExhausted, MaxDepth + 1},
+		{"bad literal", `tru`, fault.Parse, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.in), 0)
 			assertCode(t, err, tc.code)
-			if ce := err.(*Error); ce.Offset != tc.offset {
+			if ce := err.(*fault.Error); ce.Offset != tc.offset {
 				t.Errorf("offset %d, want %d (%v)", ce.Offset, tc.offset, err)
 			}
 		})
@@ -165,7 +167,7 @@ func TestDepthBoundary(t *testing.T) {
 		deep = []any{deep}
 	}
 	_, err := Encode(deep)
-	assertCode(t, err, CodeBudget)
+	assertCode(t, err, fault.BudgetExhausted)
 }
 
 func TestSizeBound(t *testing.T) {
@@ -173,9 +175,9 @@ func TestSizeBound(t *testing.T) {
 		t.Fatalf("5 bytes at bound 5: %v", err)
 	}
 	_, err := Parse([]byte(`"abcd"`), 5)
-	assertCode(t, err, CodeBudget)
+	assertCode(t, err, fault.BudgetExhausted)
 	_, err = ParseReader(strings.NewReader(`"abcd"`), 5)
-	assertCode(t, err, CodeBudget)
+	assertCode(t, err, fault.BudgetExhausted)
 	v, err := ParseReader(strings.NewReader(`"abc"`), 5)
 	if err != nil || v != "abc" {
 		t.Fatalf("got %v, %v", v, err)
@@ -184,11 +186,11 @@ func TestSizeBound(t *testing.T) {
 
 func TestEncodeRejectsNonJSON(t *testing.T) {
 	_, err := Encode(math.NaN())
-	assertCode(t, err, CodeParse)
+	assertCode(t, err, fault.Parse)
 	_, err = Encode(math.Inf(-1))
-	assertCode(t, err, CodeParse)
+	assertCode(t, err, fault.Parse)
 	_, err = Encode(map[string]any{"a": 3})
-	assertCode(t, err, CodeInternal)
+	assertCode(t, err, fault.Internal)
 }
 
 func TestDigest(t *testing.T) {
@@ -294,24 +296,24 @@ func TestReadFileAdmission(t *testing.T) {
 		t.Fatalf("symlink to regular file: %v", err)
 	}
 	_, err := ReadFile(dir, 0)
-	assertCode(t, err, CodeIO)
+	assertCode(t, err, fault.IOFailed)
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	_, err = ReadFile(fifo, 0) // must not block
-	assertCode(t, err, CodeIO)
+	assertCode(t, err, fault.IOFailed)
 	if !strings.Contains(err.Error(), fifo) {
 		t.Errorf("error does not name the file: %v", err)
 	}
 	_, err = ReadFile("/dev/null", 0)
-	assertCode(t, err, CodeIO)
+	assertCode(t, err, fault.IOFailed)
 	_, err = ReadFile(reg, 5)
-	assertCode(t, err, CodeBudget)
+	assertCode(t, err, fault.BudgetExhausted)
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte("\ufeff{}"), 0o644)
 	_, err = ReadFile(bad, 0)
-	assertCode(t, err, CodeParse)
+	assertCode(t, err, fault.Parse)
 	if !strings.Contains(err.Error(), "bad.json") {
 		t.Errorf("error does not name the file: %v", err)
 	}

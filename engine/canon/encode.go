@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Encode returns the canonical bytes of v: no white space, object keys in
@@ -93,7 +95,7 @@ type encoder struct {
 
 func (e *encoder) value(v any, depth int) error {
 	if depth > MaxDepth {
-		return &Error{Code: CodeBudget, Offset: -1, Message: fmt.Sprintf("nesting deeper than %d", MaxDepth)}
+		return &fault.Error{Code: fault.BudgetExhausted, Offset: -1, Message: fmt.Sprintf("nesting deeper than %d", MaxDepth)}
 	}
 	switch x := v.(type) {
 	case nil:
@@ -106,7 +108,7 @@ func (e *encoder) value(v any, depth int) error {
 		}
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return &Error{Code: CodeParse, Offset: -1, Message: "non-finite number"}
+			return &fault.Error{Code: fault.Parse, Offset: -1, Message: "non-finite number"}
 		}
 		e.buf = FormatNumber(e.buf, x)
 	case string:
@@ -125,7 +127,7 @@ func (e *encoder) value(v any, depth int) error {
 	case map[string]any:
 		return e.object(x, depth)
 	default:
-		return &Error{Code: CodeInternal, Offset: -1, Message: fmt.Sprintf("value of Go type %T is not JSON", v)}
+		return &fault.Error{Code: fault.Internal, Offset: -1, Message: fmt.Sprintf("value of Go type %T is not JSON", v)}
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // FuzzParseEncode: parsing never panics, every rejection carries a code,
@@ -19,7 +21,7 @@ func FuzzParseEncode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := Parse(data, 1<<16)
 		if err != nil {
-			var ce *Error
+			var ce *fault.Error
 			if !errors.As(err, &ce) || ce.Code == "" {
 				t.Fatalf("rejection without a code: %v", err)
 			}

@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Bounds shared by every document this package reads or writes.
@@ -30,40 +32,8 @@ const (
 	MaxDocumentBytes = 64 << 20
 )
 
-// Contract codes used by this package.
-const (
-	CodeParse    = "PARSE_FAILED"
-	CodeBudget   = "BUDGET_EXHAUSTED"
-	CodeIO       = "IO_FAILED"
-	CodeInternal = "INTERNAL"
-)
-
-// Error is a rejection with a contract code and, for parse errors, the byte
-// offset where the input went wrong (-1 when no offset applies).
-type Error struct {
-	Code    string
-	Offset  int
-	Message string
-	// File names the input file when the error came from ReadFile.
-	File string
-}
-
-func (e *Error) Error() string {
-	loc := ""
-	if e.File != "" {
-		loc = e.File + ": "
-	}
-	if e.Offset >= 0 {
-		return fmt.Sprintf("%sbyte %d: %s", loc, e.Offset, e.Message)
-	}
-	return loc + e.Message
-}
-
-// ErrorCode returns the contract code (PARSE_FAILED, BUDGET_EXHAUSTED, ...).
-func (e *Error) ErrorCode() string { return e.Code }
-
-func errAt(code string, off int, format string, a ...any) *Error {
-	return &Error{Code: code, Offset: off, Message: fmt.Sprintf(format, a...)}
+func errAt(code string, off int, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: code, Offset: off, HasOffset: off >= 0, Message: fmt.Sprintf(format, a...)}
 }
 
 // Parse decodes one strict JSON document. maxBytes bounds the input; zero or
@@ -76,10 +46,10 @@ func Parse(data []byte, maxBytes int) (any, error) {
 		maxBytes = MaxDocumentBytes
 	}
 	if len(data) > maxBytes {
-		return nil, errAt(CodeBudget, -1, "document is %d bytes, over the %d-byte bound", len(data), maxBytes)
+		return nil, errAt(fault.BudgetExhausted, -1, "document is %d bytes, over the %d-byte bound", len(data), maxBytes)
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return nil, errAt(CodeParse, 0, "leading byte-order mark")
+		return nil, errAt(fault.Parse, 0, "leading byte-order mark")
 	}
 	p := parser{data: data}
 	p.skipSpace()
@@ -89,7 +59,7 @@ func Parse(data []byte, maxBytes int) (any, error) {
 	}
 	p.skipSpace()
 	if p.pos != len(data) {
-		return nil, errAt(CodeParse, p.pos, "trailing data after the document")
+		return nil, errAt(fault.Parse, p.pos, "trailing data after the document")
 	}
 	return v, nil
 }
@@ -103,10 +73,10 @@ func ParseReader(r io.Reader, maxBytes int) (any, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(r, int64(maxBytes)+1))
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Offset: -1, Message: err.Error()}
+		return nil, &fault.Error{Code: fault.IOFailed, Offset: -1, Message: err.Error()}
 	}
 	if len(data) > maxBytes {
-		return nil, errAt(CodeBudget, -1, "document is over the %d-byte bound", maxBytes)
+		return nil, errAt(fault.BudgetExhausted, -1, "document is over the %d-byte bound", maxBytes)
 	}
 	return Parse(data, maxBytes)
 }
@@ -122,9 +92,12 @@ func ReadFile(path string, maxBytes int) (any, error) {
 	}
 	v, err := Parse(data, maxBytes)
 	if err != nil {
-		e := err.(*Error)
-		e.File = path
-		return nil, e
+		if e, ok := fault.As(err); ok {
+			located := *e
+			located.File = path
+			return nil, &located
+		}
+		return nil, err
 	}
 	return v, nil
 }
@@ -136,38 +109,38 @@ func ReadBounded(path string, maxBytes int) ([]byte, error) {
 		maxBytes = MaxDocumentBytes
 	}
 	fail := func(code, format string, a ...any) ([]byte, error) {
-		return nil, &Error{Code: code, Offset: -1, File: path, Message: fmt.Sprintf(format, a...)}
+		return nil, &fault.Error{Code: code, Offset: -1, File: path, Message: fmt.Sprintf(format, a...)}
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return fail(CodeIO, "%v", unwrapPathError(err))
+		return fail(fault.IOFailed, "%v", unwrapPathError(err))
 	}
 	if !st.Mode().IsRegular() {
-		return fail(CodeIO, "not a regular file (%s)", st.Mode().Type())
+		return fail(fault.IOFailed, "not a regular file (%s)", st.Mode().Type())
 	}
 	// O_NONBLOCK keeps a file swapped for a FIFO after the Stat from
 	// blocking the open; the descriptor is checked again below.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return fail(CodeIO, "%v", unwrapPathError(err))
+		return fail(fault.IOFailed, "%v", unwrapPathError(err))
 	}
 	defer f.Close()
 	st, err = f.Stat()
 	if err != nil {
-		return fail(CodeIO, "%v", err)
+		return fail(fault.IOFailed, "%v", err)
 	}
 	if !st.Mode().IsRegular() {
-		return fail(CodeIO, "not a regular file (%s)", st.Mode().Type())
+		return fail(fault.IOFailed, "not a regular file (%s)", st.Mode().Type())
 	}
 	if st.Size() > int64(maxBytes) {
-		return fail(CodeBudget, "file is %d bytes, over the %d-byte bound", st.Size(), maxBytes)
+		return fail(fault.BudgetExhausted, "file is %d bytes, over the %d-byte bound", st.Size(), maxBytes)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, int64(maxBytes)+1))
 	if err != nil {
-		return fail(CodeIO, "%v", err)
+		return fail(fault.IOFailed, "%v", err)
 	}
 	if len(data) > maxBytes {
-		return fail(CodeBudget, "file grew past the %d-byte bound while read", maxBytes)
+		return fail(fault.BudgetExhausted, "file grew past the %d-byte bound while read", maxBytes)
 	}
 	return data, nil
 }
@@ -197,10 +170,10 @@ func (p *parser) skipSpace() {
 
 func (p *parser) value(depth int) (any, error) {
 	if depth > MaxDepth {
-		return nil, errAt(CodeBudget, p.pos, "nesting deeper than %d", MaxDepth)
+		return nil, errAt(fault.BudgetExhausted, p.pos, "nesting deeper than %d", MaxDepth)
 	}
 	if p.pos >= len(p.data) {
-		return nil, errAt(CodeParse, p.pos, "unexpected end of input")
+		return nil, errAt(fault.Parse, p.pos, "unexpected end of input")
 	}
 	switch c := p.data[p.pos]; {
 	case c == '{':
@@ -224,18 +197,18 @@ func (p *parser) value(depth int) (any, error) {
 
 func (p *parser) unexpected() error {
 	if p.pos >= len(p.data) {
-		return errAt(CodeParse, p.pos, "unexpected end of input")
+		return errAt(fault.Parse, p.pos, "unexpected end of input")
 	}
 	r, _ := utf8.DecodeRune(p.data[p.pos:])
 	if r == utf8.RuneError {
-		return errAt(CodeParse, p.pos, "invalid UTF-8")
+		return errAt(fault.Parse, p.pos, "invalid UTF-8")
 	}
-	return errAt(CodeParse, p.pos, "unexpected character %q", r)
+	return errAt(fault.Parse, p.pos, "unexpected character %q", r)
 }
 
 func (p *parser) literal(word string, v any) (any, error) {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return nil, errAt(CodeParse, p.pos, "invalid literal, expected %s", word)
+		return nil, errAt(fault.Parse, p.pos, "invalid literal, expected %s", word)
 	}
 	p.pos += len(word)
 	return v, nil
@@ -254,9 +227,9 @@ func (p *parser) object(depth int) (any, error) {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			if p.pos >= len(p.data) {
-				return nil, errAt(CodeParse, start, "unterminated object")
+				return nil, errAt(fault.Parse, start, "unterminated object")
 			}
-			return nil, errAt(CodeParse, p.pos, "expected a string key")
+			return nil, errAt(fault.Parse, p.pos, "expected a string key")
 		}
 		keyAt := p.pos
 		k, err := p.string()
@@ -265,11 +238,11 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		key := k.(string)
 		if _, dup := m[key]; dup {
-			return nil, errAt(CodeParse, keyAt, "duplicate object key %q", key)
+			return nil, errAt(fault.Parse, keyAt, "duplicate object key %q", key)
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, errAt(CodeParse, p.pos, "expected ':' after object key")
+			return nil, errAt(fault.Parse, p.pos, "expected ':' after object key")
 		}
 		p.pos++
 		p.skipSpace()
@@ -280,7 +253,7 @@ func (p *parser) object(depth int) (any, error) {
 		m[key] = v
 		p.skipSpace()
 		if p.pos >= len(p.data) {
-			return nil, errAt(CodeParse, start, "unterminated object")
+			return nil, errAt(fault.Parse, start, "unterminated object")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -289,7 +262,7 @@ func (p *parser) object(depth int) (any, error) {
 			p.pos++
 			return m, nil
 		default:
-			return nil, errAt(CodeParse, p.pos, "expected ',' or '}' in object")
+			return nil, errAt(fault.Parse, p.pos, "expected ',' or '}' in object")
 		}
 	}
 }
@@ -312,7 +285,7 @@ func (p *parser) array(depth int) (any, error) {
 		a = append(a, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
-			return nil, errAt(CodeParse, start, "unterminated array")
+			return nil, errAt(fault.Parse, start, "unterminated array")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -321,7 +294,7 @@ func (p *parser) array(depth int) (any, error) {
 			p.pos++
 			return a, nil
 		default:
-			return nil, errAt(CodeParse, p.pos, "expected ',' or ']' in array")
+			return nil, errAt(fault.Parse, p.pos, "expected ',' or ']' in array")
 		}
 	}
 }
@@ -347,7 +320,7 @@ func (p *parser) string() (any, error) {
 		}
 		r, size := utf8.DecodeRune(p.data[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return nil, errAt(CodeParse, i, "invalid UTF-8")
+			return nil, errAt(fault.Parse, i, "invalid UTF-8")
 		}
 		i += size
 	}
@@ -361,7 +334,7 @@ func (p *parser) string() (any, error) {
 			p.pos++
 			return string(buf), nil
 		case c < 0x20:
-			return nil, errAt(CodeParse, p.pos, "raw control character in string")
+			return nil, errAt(fault.Parse, p.pos, "raw control character in string")
 		case c == '\\':
 			var err error
 			if buf, err = p.escape(buf); err != nil {
@@ -373,19 +346,19 @@ func (p *parser) string() (any, error) {
 		default:
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				return nil, errAt(CodeParse, p.pos, "invalid UTF-8")
+				return nil, errAt(fault.Parse, p.pos, "invalid UTF-8")
 			}
 			buf = append(buf, p.data[p.pos:p.pos+size]...)
 			p.pos += size
 		}
 	}
-	return nil, errAt(CodeParse, start, "unterminated string")
+	return nil, errAt(fault.Parse, start, "unterminated string")
 }
 
 func (p *parser) escape(buf []byte) ([]byte, error) {
 	at := p.pos
 	if p.pos+1 >= len(p.data) {
-		return nil, errAt(CodeParse, at, "unterminated escape")
+		return nil, errAt(fault.Parse, at, "unterminated escape")
 	}
 	c := p.data[p.pos+1]
 	p.pos += 2
@@ -405,28 +378,28 @@ func (p *parser) escape(buf []byte) ([]byte, error) {
 	case 'u':
 		r, ok := p.hex4()
 		if !ok {
-			return nil, errAt(CodeParse, at, "invalid \\u escape")
+			return nil, errAt(fault.Parse, at, "invalid \\u escape")
 		}
 		if utf16.IsSurrogate(r) {
 			if r >= 0xDC00 {
-				return nil, errAt(CodeParse, at, "lone low surrogate \\u%04x", r)
+				return nil, errAt(fault.Parse, at, "lone low surrogate \\u%04x", r)
 			}
 			if p.pos+1 >= len(p.data) || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
-				return nil, errAt(CodeParse, at, "lone high surrogate \\u%04x", r)
+				return nil, errAt(fault.Parse, at, "lone high surrogate \\u%04x", r)
 			}
 			p.pos += 2
 			lo, ok := p.hex4()
 			if !ok {
-				return nil, errAt(CodeParse, p.pos-2, "invalid \\u escape")
+				return nil, errAt(fault.Parse, p.pos-2, "invalid \\u escape")
 			}
 			if lo < 0xDC00 || lo > 0xDFFF {
-				return nil, errAt(CodeParse, at, "high surrogate \\u%04x not followed by a low surrogate", r)
+				return nil, errAt(fault.Parse, at, "high surrogate \\u%04x not followed by a low surrogate", r)
 			}
 			r = utf16.DecodeRune(r, lo)
 		}
 		return utf8.AppendRune(buf, r), nil
 	default:
-		return nil, errAt(CodeParse, at, "invalid escape \\%c", c)
+		return nil, errAt(fault.Parse, at, "invalid escape \\%c", c)
 	}
 }
 
@@ -468,12 +441,12 @@ func (p *parser) number() (any, error) {
 			p.pos++
 		}
 	default:
-		return nil, errAt(CodeParse, start, "invalid number")
+		return nil, errAt(fault.Parse, start, "invalid number")
 	}
 	if p.pos < len(d) && d[p.pos] == '.' {
 		p.pos++
 		if p.pos >= len(d) || d[p.pos] < '0' || d[p.pos] > '9' {
-			return nil, errAt(CodeParse, start, "invalid number: digits must follow '.'")
+			return nil, errAt(fault.Parse, start, "invalid number: digits must follow '.'")
 		}
 		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
 			p.pos++
@@ -485,7 +458,7 @@ func (p *parser) number() (any, error) {
 			p.pos++
 		}
 		if p.pos >= len(d) || d[p.pos] < '0' || d[p.pos] > '9' {
-			return nil, errAt(CodeParse, start, "invalid number: exponent has no digits")
+			return nil, errAt(fault.Parse, start, "invalid number: exponent has no digits")
 		}
 		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
 			p.pos++
@@ -498,7 +471,7 @@ func (p *parser) number() (any, error) {
 	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil {
 		// ParseFloat only fails here on range: the grammar was checked.
-		return nil, errAt(CodeParse, start, "number %s is not a finite double", text)
+		return nil, errAt(fault.Parse, start, "number %s is not a finite double", text)
 	}
 	return f, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // ApprovalsID is the id the approvals executor is admitted under.
@@ -33,26 +34,26 @@ func (a *Approvals) Describe() Descriptor { return Descriptor{Effects: GateEffec
 // Execute implements Executor.
 func (a *Approvals) Execute(_ context.Context, req Request) (Response, error) {
 	if kindOf(req) != KindGate {
-		return Response{}, &Error{Code: CodeUnbound, Message: "the approvals executor serves gate requests only", NotRetryable: true}
+		return Response{}, &fault.Error{Code: fault.EffectUnbound, Message: "the approvals executor serves gate requests only", NotRetryable: true}
 	}
 	cell := cellOf(req)
 	if _, err := os.Lstat(a.path); errors.Is(err, fs.ErrNotExist) {
-		return Response{}, &Error{Code: CodeSuspended, Message: "gate \"" + cell + "\" awaits a decision (no approvals file yet)", NotRetryable: true}
+		return Response{}, &fault.Error{Code: fault.EffectSuspended, Message: "gate \"" + cell + "\" awaits a decision (no approvals file yet)", NotRetryable: true}
 	}
 	v, err := canon.ReadFile(a.path, 1_048_576)
 	if err != nil {
-		return Response{}, &Error{Code: CodeFailed, Message: "approvals file: " + err.Error()}
+		return Response{}, &fault.Error{Code: fault.EffectFailed, Message: "approvals file: " + err.Error()}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return Response{}, Errorf(CodeFailed, "approvals file must map gate cell ids to labels")
+		return Response{}, Errorf(fault.EffectFailed, "approvals file must map gate cell ids to labels")
 	}
 	label, ok := m[cell]
 	if !ok {
-		return Response{}, &Error{Code: CodeSuspended, Message: "gate \"" + cell + "\" awaits a decision", NotRetryable: true}
+		return Response{}, &fault.Error{Code: fault.EffectSuspended, Message: "gate \"" + cell + "\" awaits a decision", NotRetryable: true}
 	}
 	if _, isText := label.(string); !isText {
-		return Response{}, Errorf(CodeUnparseable, "approval for gate %q must be a label string", cell)
+		return Response{}, Errorf(fault.EffectUnparseable, "approval for gate %q must be a label string", cell)
 	}
 	return Response{Output: label}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -97,9 +98,9 @@ func maxOutputBytes(req Request) int {
 	return 262_144
 }
 
-func hostFault(err error) *Error {
+func hostFault(err error) *fault.Error {
 	e := failureOf(err)
-	return &Error{Code: e.Code, Message: e.Message, Host: true}
+	return &fault.Error{Code: e.Code, Message: e.Message, Host: true}
 }
 
 // MemoEntry is the memo index entry for a successful record ({requestDigest,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -62,7 +63,7 @@ func TestCachedHitMiss(t *testing.T) {
 func TestCachedNeverMemoizesErrors(t *testing.T) {
 	s := store.NewMemStore()
 	inner := newCounting(nil)
-	inner.err = Errorf(CodeFailed, "transient")
+	inner.err = Errorf(fault.EffectFailed, "transient")
 	c := NewCached(inner, s)
 	req := request("c", KindAgent, nil)
 	for range 2 {
@@ -143,7 +144,7 @@ func TestCachedStoreFaultAborts(t *testing.T) {
 	key, _ := store.MemoKey(d, "gpt")
 	hex, _ := canon.DigestHex(key)
 	os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"gpt","output":"x","requestDigest":"sha256:`+hex+`"}`), 0o644)
-	if _, err := NewRouter(NewCached(inner, s)).Effect(context.Background(), req, 0); code(err) != store.CodeDigestMismatch {
+	if _, err := NewRouter(NewCached(inner, s)).Effect(context.Background(), req, 0); code(err) != fault.DigestMismatch {
 		t.Fatalf("corrupt memo must abort as a host fault: %v", err)
 	}
 }
@@ -155,7 +156,7 @@ func TestMemoEntry(t *testing.T) {
 	if !ok || encode(t, e) != `{"executor":"scripted","output":"x","requestDigest":"`+d+`"}` {
 		t.Fatalf("entry %v", e)
 	}
-	if _, ok := MemoEntry(Record{RequestDigest: d, Executor: "e", Err: &Failure{Code: CodeFailed}}); ok {
+	if _, ok := MemoEntry(Record{RequestDigest: d, Executor: "e", Err: &Failure{Code: fault.EffectFailed}}); ok {
 		t.Fatal("failure turned into a memo entry")
 	}
 	s := store.NewMemStore()

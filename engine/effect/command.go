@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Command protocol bounds.
@@ -51,27 +52,27 @@ type Command struct {
 // ("" keeps the host's); timeout <= 0 means DefaultCommandTimeout.
 func NewCommand(id, line, dir string, timeout time.Duration) (*Command, error) {
 	if line == "" || len(line) > 8192 || bytes.IndexByte([]byte(line), 0) >= 0 {
-		return nil, Errorf(CodeParse, "executor %q: command line must be 1..8192 bytes without NUL", id)
+		return nil, Errorf(fault.Parse, "executor %q: command line must be 1..8192 bytes without NUL", id)
 	}
 	if timeout <= 0 {
 		timeout = DefaultCommandTimeout
 	}
 	if timeout > 600*time.Second {
-		return nil, Errorf(CodeParse, "executor %q: command timeout over 600000 ms", id)
+		return nil, Errorf(fault.Parse, "executor %q: command timeout over 600000 ms", id)
 	}
 	c := &Command{id: id, argv: []string{"sh", "-c", line}, timeout: timeout}
 	var cwd any
 	if dir != "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return nil, Errorf(CodeIO, "executor %q: %v", id, err)
+			return nil, Errorf(fault.IOFailed, "executor %q: %v", id, err)
 		}
 		c.dir, cwd = abs, abs
 	}
 	argv := []any{"sh", "-c", line}
 	cfg, err := canon.Digest(map[string]any{"kind": "command", "argv": argv, "cwd": cwd, "timeoutMs": float64(timeout.Milliseconds())})
 	if err != nil {
-		return nil, Errorf(CodeInternal, "executor %q: %v", id, err)
+		return nil, Errorf(fault.Internal, "executor %q: %v", id, err)
 	}
 	c.config = cfg
 	return c, nil
@@ -89,7 +90,7 @@ func (c *Command) Describe() Descriptor {
 func (c *Command) Execute(ctx context.Context, req Request) (Response, error) {
 	payload, err := canon.Encode(req)
 	if err != nil {
-		return Response{}, &Error{Code: CodeInternal, Message: "effect request is not canonical JSON", Host: true}
+		return Response{}, &fault.Error{Code: fault.Internal, Message: "effect request is not canonical JSON", Host: true}
 	}
 	out, ferr := runCommand(ctx, c.argv, c.dir, payload, maxOutputBytes(req), c.timeout)
 	if ferr != nil {
@@ -97,7 +98,7 @@ func (c *Command) Execute(ctx context.Context, req Request) (Response, error) {
 	}
 	v, perr := canon.Parse(out, 0)
 	if perr != nil {
-		return Response{}, Errorf(CodeUnparseable, "command output is not JSON")
+		return Response{}, Errorf(fault.EffectUnparseable, "command output is not JSON")
 	}
 	return Response{Output: v}, nil
 }
@@ -122,9 +123,9 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 
 // runCommand runs argv with payload on stdin and returns stdout (at most
 // maxOut bytes). The process group is killed when the deadline passes.
-func runCommand(ctx context.Context, argv []string, dir string, payload []byte, maxOut int, timeout time.Duration) ([]byte, *Error) {
+func runCommand(ctx context.Context, argv []string, dir string, payload []byte, maxOut int, timeout time.Duration) ([]byte, *fault.Error) {
 	if len(payload) > MaxCommandStdin {
-		return nil, Errorf(CodeBudget, "effect request is %d bytes, over the %d-byte command bound", len(payload), MaxCommandStdin)
+		return nil, Errorf(fault.BudgetExhausted, "effect request is %d bytes, over the %d-byte command bound", len(payload), MaxCommandStdin)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -145,19 +146,19 @@ func runCommand(ctx context.Context, argv []string, dir string, payload []byte, 
 	// recorded, so it goes to the null device.
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return nil, Errorf(CodeUnbound, "host executable could not be started")
+		return nil, Errorf(fault.EffectUnbound, "host executable could not be started")
 	}
 	defer outR.Close()
 	cmd.Stdout = outW
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		outW.Close()
-		return nil, Errorf(CodeUnbound, "host executable could not be started")
+		return nil, Errorf(fault.EffectUnbound, "host executable could not be started")
 	}
 	err = cmd.Start()
 	outW.Close()
 	if err != nil {
-		return nil, Errorf(CodeUnbound, "host executable could not be started")
+		return nil, Errorf(fault.EffectUnbound, "host executable could not be started")
 	}
 	stdout := &boundedBuffer{max: maxOut}
 	readDone := make(chan struct{})
@@ -185,28 +186,28 @@ func runCommand(ctx context.Context, argv []string, dir string, payload []byte, 
 	short := <-incomplete
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &Error{Code: CodeBudget, Message: "host executable timed out; external completion may be uncertain", Uncertain: true}
+			return nil, &fault.Error{Code: fault.BudgetExhausted, Message: "host executable timed out; external completion may be uncertain", Uncertain: true}
 		}
-		return nil, &Error{Code: CodeFailed, Message: "host executable was cancelled; external completion may be uncertain", Uncertain: true}
+		return nil, &fault.Error{Code: fault.EffectFailed, Message: "host executable was cancelled; external completion may be uncertain", Uncertain: true}
 	}
 	if waitErr != nil {
 		var exitErr *exec.ExitError
 		if !errors.As(waitErr, &exitErr) {
-			return nil, &Error{Code: CodeFailed, Message: "host executable could not be observed to completion", Uncertain: true}
+			return nil, &fault.Error{Code: fault.EffectFailed, Message: "host executable could not be observed to completion", Uncertain: true}
 		}
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return nil, &Error{Code: CodeFailed, Message: "host executable was terminated by a signal; external completion may be uncertain", Uncertain: true}
+			return nil, &fault.Error{Code: fault.EffectFailed, Message: "host executable was terminated by a signal; external completion may be uncertain", Uncertain: true}
 		}
 		if exitErr.ExitCode() == ExitSuspended {
-			return nil, &Error{Code: CodeSuspended, Message: "executor asked the host to suspend the run", NotRetryable: true}
+			return nil, &fault.Error{Code: fault.EffectSuspended, Message: "executor asked the host to suspend the run", NotRetryable: true}
 		}
-		return nil, Errorf(CodeFailed, "host executable failed; diagnostics withheld")
+		return nil, Errorf(fault.EffectFailed, "host executable failed; diagnostics withheld")
 	}
 	if short {
-		return nil, Errorf(CodeFailed, "executor closed stdin before request delivery")
+		return nil, Errorf(fault.EffectFailed, "executor closed stdin before request delivery")
 	}
 	if stdout.overflow {
-		return nil, &Error{Code: CodeBudget, Message: "effect output exceeds maxOutputBytes", Uncertain: true}
+		return nil, &fault.Error{Code: fault.BudgetExhausted, Message: "effect output exceeds maxOutputBytes", Uncertain: true}
 	}
 	return stdout.buf.Bytes(), nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func cmdRecord(t *testing.T, line string, req Request, maxEffect time.Duration) Record {
@@ -44,12 +45,12 @@ func TestCommandProtocol(t *testing.T) {
 		code, msg  string
 	}{
 		{"json", `cat >/dev/null; printf '{"label":"ok"}'`, "", ""},
-		{"suspend", "cat >/dev/null; exit 75", CodeSuspended, "executor asked the host to suspend the run"},
-		{"non-zero", "cat >/dev/null; echo secret >&2; exit 3", CodeFailed, "host executable failed; diagnostics withheld"},
-		{"bad json", "cat >/dev/null; echo not json", CodeUnparseable, "command output is not JSON"},
-		{"empty stdout", "cat >/dev/null", CodeUnparseable, "command output is not JSON"},
-		{"signal", "kill -9 $$", CodeFailed, "host executable was terminated by a signal; external completion may be uncertain"},
-		{"output over budget", `cat >/dev/null; head -c 5000 /dev/zero | tr '\0' a | sed 's/.*/"&"/'`, CodeBudget, "effect output exceeds maxOutputBytes"},
+		{"suspend", "cat >/dev/null; exit 75", fault.EffectSuspended, "executor asked the host to suspend the run"},
+		{"non-zero", "cat >/dev/null; echo secret >&2; exit 3", fault.EffectFailed, "host executable failed; diagnostics withheld"},
+		{"bad json", "cat >/dev/null; echo not json", fault.EffectUnparseable, "command output is not JSON"},
+		{"empty stdout", "cat >/dev/null", fault.EffectUnparseable, "command output is not JSON"},
+		{"signal", "kill -9 $$", fault.EffectFailed, "host executable was terminated by a signal; external completion may be uncertain"},
+		{"output over budget", `cat >/dev/null; head -c 5000 /dev/zero | tr '\0' a | sed 's/.*/"&"/'`, fault.BudgetExhausted, "effect output exceeds maxOutputBytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,7 +99,7 @@ func TestCommandTimeoutKillsGroup(t *testing.T) {
 	}
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	rec := cmdRecord(t, "sleep 30 & echo $! >"+pidFile+"; sleep 30; echo 1", request("c", KindAgent, nil), 300*time.Millisecond)
-	if rec.Err == nil || rec.Err.Code != CodeBudget || !rec.NotRetryable {
+	if rec.Err == nil || rec.Err.Code != fault.BudgetExhausted || !rec.NotRetryable {
 		t.Fatalf("timeout: %+v", rec.Value())
 	}
 	if outlives(t, pidFile) {
@@ -135,10 +136,10 @@ func TestCommandClosedStdin(t *testing.T) {
 func TestCommandCannotStart(t *testing.T) {
 	c, _ := NewCommand("adapter", "cat", filepath.Join(t.TempDir(), "gone"), 0)
 	rec, _ := NewRouter(c).Effect(context.Background(), request("c", KindAgent, nil), 0)
-	if rec.Err == nil || rec.Err.Code != CodeUnbound || rec.Err.Message != "host executable could not be started" {
+	if rec.Err == nil || rec.Err.Code != fault.EffectUnbound || rec.Err.Message != "host executable could not be started" {
 		t.Fatalf("start failure: %+v", rec.Value())
 	}
-	if _, err := NewCommand("x", "", "", 0); code(err) != CodeParse {
+	if _, err := NewCommand("x", "", "", 0); code(err) != fault.Parse {
 		t.Fatal("empty command line admitted")
 	}
 }
@@ -153,12 +154,12 @@ func TestApprovals(t *testing.T) {
 	gate := request("ship", KindGate, nil)
 
 	rec, _ := r.Effect(ctx, gate, 0)
-	if rec.Err == nil || rec.Err.Code != CodeSuspended || !rec.NotRetryable || rec.Executor != ApprovalsID {
+	if rec.Err == nil || rec.Err.Code != fault.EffectSuspended || !rec.NotRetryable || rec.Executor != ApprovalsID {
 		t.Fatalf("no file yet: %+v", rec.Value())
 	}
 	writeFile(t, path, `{"other":"approve"}`)
 	rec, _ = r.Effect(ctx, gate, 0)
-	if rec.Err == nil || rec.Err.Code != CodeSuspended || !strings.Contains(rec.Err.Message, `"ship"`) {
+	if rec.Err == nil || rec.Err.Code != fault.EffectSuspended || !strings.Contains(rec.Err.Message, `"ship"`) {
 		t.Fatalf("absent gate: %+v", rec.Value())
 	}
 	writeFile(t, path, `{"ship":"approve"}`)
@@ -174,10 +175,10 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("gate reached %s", got)
 	}
 	writeFile(t, path, `{"ship":1}`)
-	if rec, _ := r.Effect(ctx, gate, 0); rec.Err == nil || rec.Err.Code != CodeUnparseable {
+	if rec, _ := r.Effect(ctx, gate, 0); rec.Err == nil || rec.Err.Code != fault.EffectUnparseable {
 		t.Fatalf("non-label decision: %+v", rec.Value())
 	}
-	if _, err := a.Execute(ctx, request("ship", KindAgent, nil)); code(err) != CodeUnbound {
+	if _, err := a.Execute(ctx, request("ship", KindAgent, nil)); code(err) != fault.EffectUnbound {
 		t.Fatalf("direct non-gate: %v", err)
 	}
 	os.Remove(path)

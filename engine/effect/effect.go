@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Request is an effect request: a canonical JSON object.
@@ -40,20 +41,6 @@ const (
 	ToolContract   = "algal.tool-effect.v1"
 )
 
-// Contract codes executors and the router report.
-const (
-	CodeFailed      = "EFFECT_FAILED"
-	CodeUnparseable = "EFFECT_UNPARSEABLE"
-	CodeUnbound     = "EFFECT_UNBOUND"
-	CodeSuspended   = "EFFECT_SUSPENDED"
-	CodeBudget      = "BUDGET_EXHAUSTED"
-	CodeParse       = "PARSE_FAILED"
-	CodeIO          = "IO_FAILED"
-	CodeInternal    = "INTERNAL"
-	CodeToolFailed  = "TOOL_FAILED"
-	CodeToolUnknown = "TOOL_UNKNOWN"
-)
-
 // UnboundExecutor and UnboundMessage are the exact executor id and message
 // of the record written when no admitted executor serves a request.
 const (
@@ -64,33 +51,9 @@ const (
 // MaxErrorMessage bounds a recorded error message (bytes).
 const MaxErrorMessage = 2048
 
-// Error is an effect failure with a contract code. Most failures become an
-// error entry in the receipt; Host marks the few that must abort the run
-// instead (a broken store, an unencodable request).
-type Error struct {
-	Code    string
-	Message string
-	// NotRetryable forbids re-issuing the request: the record carries
-	// retryable:false.
-	NotRetryable bool
-	// Uncertain says the world may have acted even though no answer came
-	// back (killed process, timeout); it implies NotRetryable.
-	Uncertain bool
-	// Wake lists capability handles a suspended effect waits on.
-	Wake []any
-	// Host marks a host fault: the router returns it as an error instead of
-	// recording it.
-	Host bool
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
-
 // Errorf builds an effect failure.
-func Errorf(code, format string, a ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
+func Errorf(code, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
 // Response is an executor's answer.
@@ -221,12 +184,12 @@ func (r Record) Value() map[string]any {
 	return m
 }
 
-// AsError returns the recorded failure as an *Error (nil for a success).
-func (r Record) AsError() *Error {
+// AsError returns the recorded failure as an *fault.Error (nil for a success).
+func (r Record) AsError() *fault.Error {
 	if r.Err == nil {
 		return nil
 	}
-	return &Error{Code: r.Err.Code, Message: r.Err.Message, NotRetryable: r.NotRetryable, Wake: r.Wake}
+	return &fault.Error{Code: r.Err.Code, Message: r.Err.Message, NotRetryable: r.NotRetryable, Wake: r.Wake}
 }
 
 // ParseRecord admits one receipt effects entry (closed key set, exactly one
@@ -234,11 +197,11 @@ func (r Record) AsError() *Error {
 func ParseRecord(v any) (Record, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return Record{}, Errorf(CodeParse, "effect record must be an object")
+		return Record{}, Errorf(fault.Parse, "effect record must be an object")
 	}
 	var r Record
 	bad := func(format string, a ...any) (Record, error) {
-		return Record{}, Errorf(CodeParse, "effect record %s: %s", r.RequestDigest, fmt.Sprintf(format, a...))
+		return Record{}, Errorf(fault.Parse, "effect record %s: %s", r.RequestDigest, fmt.Sprintf(format, a...))
 	}
 	r.RequestDigest, _ = m["requestDigest"].(string)
 	if !canon.IsDigest(r.RequestDigest) {
@@ -317,7 +280,7 @@ func ParseRecord(v any) (Record, error) {
 	if hasOut == (r.Err != nil) {
 		return bad("exactly one of output and error is required")
 	}
-	if r.Wake != nil && (r.Err == nil || r.Err.Code != CodeSuspended) {
+	if r.Wake != nil && (r.Err == nil || r.Err.Code != fault.EffectSuspended) {
 		return bad("wake evidence requires a suspended effect")
 	}
 	return r, nil
@@ -327,21 +290,24 @@ func ParseRecord(v any) (Record, error) {
 func RequestDigest(req Request) (string, error) {
 	d, err := canon.Digest(req)
 	if err != nil {
-		return "", &Error{Code: CodeInternal, Message: "effect request is not canonical JSON: " + err.Error(), Host: true}
+		return "", &fault.Error{Code: fault.Internal, Message: "effect request is not canonical JSON: " + err.Error(), Host: true}
 	}
 	return d, nil
 }
 
 // failureOf turns any executor error into a recorded failure. Errors that
 // carry a contract code keep it; anything else is an executor failure.
-func failureOf(err error) *Error {
-	if e, ok := err.(*Error); ok {
-		return e
+func failureOf(err error) *fault.Error {
+	// An executor's own failure is bare and carries its dispositions
+	// (retryable, wake); a located one (a store key, a byte offset) is
+	// recorded with its location in the message.
+	if e, ok := fault.As(err); ok {
+		if e == err && !e.Located() {
+			return e
+		}
+		return &fault.Error{Code: e.Code, Message: err.Error()}
 	}
-	if c, ok := err.(interface{ ErrorCode() string }); ok {
-		return &Error{Code: c.ErrorCode(), Message: err.Error()}
-	}
-	return &Error{Code: CodeFailed, Message: err.Error()}
+	return &fault.Error{Code: fault.EffectFailed, Message: err.Error()}
 }
 
 // boundMessage trims a message to MaxErrorMessage bytes on a rune boundary.

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -61,7 +62,7 @@ func ParseRecords(effects []any) ([]Record, error) {
 	for i, v := range effects {
 		rec, err := ParseRecord(v)
 		if err != nil {
-			return nil, Errorf(CodeParse, "effects[%d]: %s", i, err.(*Error).Message)
+			return nil, Errorf(fault.Parse, "effects[%d]: %s", i, fault.MessageOf(err))
 		}
 		out = append(out, rec)
 	}
@@ -144,7 +145,7 @@ func LoadReplayScoped(s store.Store, scope ReplayScope) (*Replay, error) {
 		}
 		receipt, ok := v.(map[string]any)
 		if !ok {
-			return nil, Errorf(CodeParse, "receipt %s is not an object", ref)
+			return nil, Errorf(fault.Parse, "receipt %s is not an object", ref)
 		}
 		if scope.Manifest != "" && receipt["manifestDigest"] != scope.Manifest {
 			continue
@@ -163,7 +164,7 @@ func LoadReplayScoped(s store.Store, scope ReplayScope) (*Replay, error) {
 			receipt = keepExecutor(receipt, scope.Executor)
 		}
 		if err := r.AddReceipt(receipt); err != nil {
-			return nil, Errorf(CodeParse, "receipt %d: %s", i, err.(*Error).Message)
+			return nil, Errorf(fault.Parse, "receipt %d: %s", i, fault.MessageOf(err))
 		}
 	}
 	for _, d := range r.order {
@@ -262,7 +263,7 @@ func (r *Replay) Execute(_ context.Context, req Request) (Response, error) {
 	}
 	rec, ok := r.Take(req, d)
 	if !ok {
-		return Response{}, &Error{Code: CodeUnbound, Message: r.Explain(req), NotRetryable: true}
+		return Response{}, &fault.Error{Code: fault.EffectUnbound, Message: r.Explain(req), NotRetryable: true}
 	}
 	if e := rec.AsError(); e != nil {
 		return Response{}, e

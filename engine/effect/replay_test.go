@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -21,7 +22,7 @@ func TestReplayOrderWithRepeatedDigest(t *testing.T) {
 	other := request("other", KindAgent, nil)
 	od, _ := canon.Digest(other)
 	recs := []Record{
-		{RequestDigest: d, Executor: "scripted", Err: &Failure{Code: CodeFailed, Message: "first attempt"}},
+		{RequestDigest: d, Executor: "scripted", Err: &Failure{Code: fault.EffectFailed, Message: "first attempt"}},
 		{RequestDigest: od, Executor: "scripted", Output: "o"},
 		{RequestDigest: d, Executor: "scripted", Output: "second attempt"},
 	}
@@ -165,13 +166,13 @@ func TestLoadReplayFromStore(t *testing.T) {
 	}
 	// a tool miss with nothing live is a hard, explained EFFECT_UNBOUND
 	_, err = r.Tool(ctx, tool, "", 0)
-	if code(err) != CodeUnbound || !strings.Contains(err.Error(), "lookup.v1") {
+	if code(err) != fault.EffectUnbound || !strings.Contains(err.Error(), "lookup.v1") {
 		t.Fatalf("tool miss: %v", err)
 	}
 	// tampered receipt: the store refuses it
 	bad, _ := store.OpenFileStore(t.TempDir())
 	bad.Put(store.Runs, map[string]any{"effects": []any{map[string]any{"requestDigest": "nope"}}})
-	if _, err := LoadReplay(bad); code(err) != CodeParse {
+	if _, err := LoadReplay(bad); code(err) != fault.Parse {
 		t.Fatalf("malformed receipt: %v", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Router picks the executor for each request and turns its answer into a
@@ -165,7 +167,7 @@ func UnboundRecord(digest string) Record {
 		RequestDigest: digest,
 		Executor:      UnboundExecutor,
 		NotRetryable:  true,
-		Err:           &Failure{Code: CodeUnbound, Message: UnboundMessage},
+		Err:           &Failure{Code: fault.EffectUnbound, Message: UnboundMessage},
 	}
 }
 
@@ -193,18 +195,18 @@ func execute(ctx context.Context, ex Executor, req Request, d string, maxEffect 
 	return toRecord(ex.ID(), desc, d, resp, err)
 }
 
-func timeoutError() *Error {
-	return &Error{Code: CodeBudget, Message: "effect exceeded maxEffectMs; external completion may be uncertain", Uncertain: true}
+func timeoutError() *fault.Error {
+	return &fault.Error{Code: fault.BudgetExhausted, Message: "effect exceeded maxEffectMs; external completion may be uncertain", Uncertain: true}
 }
 
 func toRecord(id string, desc Descriptor, d string, resp Response, err error) (Record, error) {
 	if err != nil {
-		var e *Error
+		var e *fault.Error
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			e = timeoutError()
 		case errors.Is(err, context.Canceled):
-			e = &Error{Code: CodeFailed, Message: "effect cancelled; external completion may be uncertain", Uncertain: true}
+			e = &fault.Error{Code: fault.EffectFailed, Message: "effect cancelled; external completion may be uncertain", Uncertain: true}
 		default:
 			e = failureOf(err)
 		}
@@ -216,9 +218,9 @@ func toRecord(id string, desc Descriptor, d string, resp Response, err error) (R
 			Executor:            id,
 			Err:                 &Failure{Code: e.Code, Message: boundMessage(e.Message)},
 			ConfigurationDigest: desc.ConfigurationDigest,
-			NotRetryable:        desc.NoRetry || e.NotRetryable || e.Uncertain || e.Code == CodeSuspended,
+			NotRetryable:        desc.NoRetry || e.NotRetryable || e.Uncertain || e.Code == fault.EffectSuspended,
 		}
-		if e.Code == CodeSuspended && len(e.Wake) > 0 {
+		if e.Code == fault.EffectSuspended && len(e.Wake) > 0 {
 			rec.Wake = e.Wake
 		}
 		return rec, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func code(err error) string {
@@ -186,20 +187,20 @@ func TestRecordShapes(t *testing.T) {
 		t.Fatalf("live: %s", got)
 	}
 
-	flaky := &fake{id: "flaky", err: Errorf(CodeFailed, "boom")}
+	flaky := &fake{id: "flaky", err: Errorf(fault.EffectFailed, "boom")}
 	rec, _ = NewRouter(flaky).Effect(ctx, req, 0)
 	if got := encode(t, rec.Value()); got != `{"error":{"code":"EFFECT_FAILED","message":"boom"},"executor":"flaky","requestDigest":"`+d+`"}` {
 		t.Fatalf("retryable failure: %s", got)
 	}
 
-	uncertain := &fake{id: "u", err: &Error{Code: CodeFailed, Message: "lost", Uncertain: true}}
+	uncertain := &fake{id: "u", err: &fault.Error{Code: fault.EffectFailed, Message: "lost", Uncertain: true}}
 	rec, _ = NewRouter(uncertain).Effect(ctx, req, 0)
 	if !rec.NotRetryable {
 		t.Fatal("uncertain failures must forbid retry")
 	}
 
 	wake := []any{"handle-1"}
-	susp := &fake{id: "s", err: &Error{Code: CodeSuspended, Message: "later", Wake: wake}}
+	susp := &fake{id: "s", err: &fault.Error{Code: fault.EffectSuspended, Message: "later", Wake: wake}}
 	rec, _ = NewRouter(susp).Effect(ctx, req, 0)
 	if got := encode(t, rec.Value()); got != `{"error":{"code":"EFFECT_SUSPENDED","message":"later"},"executor":"s","requestDigest":"`+d+`","retryable":false,"wake":["handle-1"]}` {
 		t.Fatalf("suspended: %s", got)
@@ -207,12 +208,12 @@ func TestRecordShapes(t *testing.T) {
 
 	plain := &fake{id: "plain", err: errors.New(strings.Repeat("é", 2000))}
 	rec, _ = NewRouter(plain).Effect(ctx, req, 0)
-	if rec.Err.Code != CodeFailed || len(rec.Err.Message) > MaxErrorMessage || !strings.HasPrefix(rec.Err.Message, "é") || strings.ToValidUTF8(rec.Err.Message, "") != rec.Err.Message {
+	if rec.Err.Code != fault.EffectFailed || len(rec.Err.Message) > MaxErrorMessage || !strings.HasPrefix(rec.Err.Message, "é") || strings.ToValidUTF8(rec.Err.Message, "") != rec.Err.Message {
 		t.Fatalf("plain error bounded badly: %d bytes", len(rec.Err.Message))
 	}
 
-	host := &fake{id: "h", err: &Error{Code: CodeIO, Message: "disk", Host: true}}
-	if _, err := NewRouter(host).Effect(ctx, req, 0); code(err) != CodeIO {
+	host := &fake{id: "h", err: &fault.Error{Code: fault.IOFailed, Message: "disk", Host: true}}
+	if _, err := NewRouter(host).Effect(ctx, req, 0); code(err) != fault.IOFailed {
 		t.Fatalf("host fault must abort: %v", err)
 	}
 }
@@ -231,7 +232,7 @@ func TestMaxEffectTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Err == nil || rec.Err.Code != CodeBudget || !rec.NotRetryable {
+	if rec.Err == nil || rec.Err.Code != fault.BudgetExhausted || !rec.NotRetryable {
 		t.Fatalf("timeout record %+v", rec.Value())
 	}
 	if time.Since(start) > 5*time.Second {
@@ -310,7 +311,7 @@ func TestParseRecordRoundTrip(t *testing.T) {
 	}
 	for _, b := range bad {
 		v, _ := canon.Parse([]byte(b), 0)
-		if _, err := ParseRecord(v); code(err) != CodeParse {
+		if _, err := ParseRecord(v); code(err) != fault.Parse {
 			t.Errorf("accepted %s (%v)", b, err)
 		}
 	}
@@ -332,10 +333,10 @@ func TestFromSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, _ := NewRouter(ex).Effect(context.Background(), request("c", KindAgent, nil), 0)
-	if rec.Err == nil || rec.Err.Code != CodeUnbound || rec.Executor != "frontier" {
+	if rec.Err == nil || rec.Err.Code != fault.EffectUnbound || rec.Executor != "frontier" {
 		t.Fatalf("gateway stub: %+v", rec.Value())
 	}
-	if _, err := FromSpec("x", "python:foo", dir); code(err) != CodeParse {
+	if _, err := FromSpec("x", "python:foo", dir); code(err) != fault.Parse {
 		t.Fatalf("unknown spec: %v", err)
 	}
 }

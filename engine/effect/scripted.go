@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // MaxScriptedBytes bounds a responses table's canonical size.
@@ -41,14 +42,14 @@ func NewScripted(id string, responses map[string]any) (*Scripted, error) {
 	}
 	b, err := canon.Encode(responses)
 	if err != nil {
-		return nil, Errorf(CodeParse, "scripted responses %q: %v", id, err)
+		return nil, Errorf(fault.Parse, "scripted responses %q: %v", id, err)
 	}
 	if len(b) > MaxScriptedBytes {
-		return nil, Errorf(CodeBudget, "scripted responses %q are %d bytes, over the %d-byte bound", id, len(b), MaxScriptedBytes)
+		return nil, Errorf(fault.BudgetExhausted, "scripted responses %q are %d bytes, over the %d-byte bound", id, len(b), MaxScriptedBytes)
 	}
 	identity, err := canon.Digest(map[string]any{"kind": "scripted", "id": id, "responses": responses})
 	if err != nil {
-		return nil, Errorf(CodeParse, "scripted responses %q: %v", id, err)
+		return nil, Errorf(fault.Parse, "scripted responses %q: %v", id, err)
 	}
 	table := responses
 	var usage map[string]map[string]any
@@ -83,26 +84,26 @@ const UsageKey = "$usage"
 func parseScriptedUsage(id string, v any) (map[string]map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, Errorf(CodeParse, "scripted responses %q: %s must be an object of cell id to usage", id, UsageKey)
+		return nil, Errorf(fault.Parse, "scripted responses %q: %s must be an object of cell id to usage", id, UsageKey)
 	}
 	out := make(map[string]map[string]any, len(m))
 	for _, cell := range canon.SortedKeys(m) {
 		u, ok := m[cell].(map[string]any)
 		if !ok {
-			return nil, Errorf(CodeParse, "scripted responses %q: %s[%q] must be an object", id, UsageKey, cell)
+			return nil, Errorf(fault.Parse, "scripted responses %q: %s[%q] must be an object", id, UsageKey, cell)
 		}
 		for _, k := range canon.SortedKeys(u) {
 			switch k {
 			case "model":
 				if s, ok := u[k].(string); !ok || s == "" || len(s) > 128 {
-					return nil, Errorf(CodeParse, "scripted responses %q: %s[%q].model must be a string of 1 to 128 bytes", id, UsageKey, cell)
+					return nil, Errorf(fault.Parse, "scripted responses %q: %s[%q].model must be a string of 1 to 128 bytes", id, UsageKey, cell)
 				}
 			case "tokensIn", "tokensOut":
 				if f, ok := u[k].(float64); !ok || f < 0 || f != math.Trunc(f) || f > 1<<53-1 {
-					return nil, Errorf(CodeParse, "scripted responses %q: %s[%q].%s must be a non-negative integer", id, UsageKey, cell, k)
+					return nil, Errorf(fault.Parse, "scripted responses %q: %s[%q].%s must be a non-negative integer", id, UsageKey, cell, k)
 				}
 			default:
-				return nil, Errorf(CodeParse, "scripted responses %q: %s[%q] has unknown key %q", id, UsageKey, cell, k)
+				return nil, Errorf(fault.Parse, "scripted responses %q: %s[%q] has unknown key %q", id, UsageKey, cell, k)
 			}
 		}
 		out[cell] = u
@@ -118,7 +119,7 @@ func LoadScripted(id, path string) (*Scripted, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, Errorf(CodeParse, "%s: responses must be an object", path)
+		return nil, Errorf(fault.Parse, "%s: responses must be an object", path)
 	}
 	return NewScripted(id, m)
 }
@@ -191,7 +192,7 @@ func (s *Scripted) Execute(_ context.Context, req Request) (Response, error) {
 				return Response{}, err
 			}
 		}
-		return Response{}, Errorf(CodeUnbound, "no scripted response for cell %q (digest %s)", cell, d)
+		return Response{}, Errorf(fault.EffectUnbound, "no scripted response for cell %q (digest %s)", cell, d)
 	}
 	v, ok := s.table[cell]
 	if !ok {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func writeFile(t testing.TB, path, text string) {
@@ -119,13 +120,13 @@ func TestScriptedIdentityAndUsage(t *testing.T) {
 func TestLoadScripted(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "list.json"), `["a"]`)
-	if _, err := LoadScripted("scripted", filepath.Join(dir, "list.json")); code(err) != CodeParse {
+	if _, err := LoadScripted("scripted", filepath.Join(dir, "list.json")); code(err) != fault.Parse {
 		t.Fatalf("non-object: %v", err)
 	}
-	if _, err := LoadScripted("scripted", filepath.Join(dir, "missing.json")); code(err) != CodeIO {
+	if _, err := LoadScripted("scripted", filepath.Join(dir, "missing.json")); code(err) != fault.IOFailed {
 		t.Fatalf("missing file: %v", err)
 	}
-	if _, err := NewScripted("scripted", map[string]any{"c": strings.Repeat("x", MaxScriptedBytes)}); code(err) != CodeBudget {
+	if _, err := NewScripted("scripted", map[string]any{"c": strings.Repeat("x", MaxScriptedBytes)}); code(err) != fault.BudgetExhausted {
 		t.Fatalf("oversized: %v", err)
 	}
 }
@@ -155,7 +156,7 @@ func TestUpstreamFixtures(t *testing.T) {
 	if outs[4] != `"wisp is a sprig from the tidepool"` || !strings.Contains(outs[3], `"keep_0"`) {
 		t.Fatalf("compact queue %v", outs)
 	}
-	if rec := run(t, s, request("agent", KindAgent, nil)); rec.Err == nil || rec.Err.Code != CodeUnbound {
+	if rec := run(t, s, request("agent", KindAgent, nil)); rec.Err == nil || rec.Err.Code != fault.EffectUnbound {
 		t.Fatal("a sixth request must find the queue exhausted")
 	}
 	tri, err := LoadScripted("scripted", filepath.Join(dir, "triage.responses.json"))
@@ -199,7 +200,7 @@ func TestScriptedUsageKey(t *testing.T) {
 		map[string]any{"route": map[string]any{"model": ""}},
 		map[string]any{"route": map[string]any{"cost": 1.0}},
 	} {
-		if _, err := NewScripted("cheap", map[string]any{UsageKey: bad}); code(err) != CodeParse {
+		if _, err := NewScripted("cheap", map[string]any{UsageKey: bad}); code(err) != fault.Parse {
 			t.Errorf("%v admitted: %v", bad, err)
 		}
 	}

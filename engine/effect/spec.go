@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // FromSpec builds the executor a bench system's executors map names:
@@ -27,7 +29,7 @@ func FromSpec(id, spec, baseDir string) (Executor, error) {
 	case spec == "apple":
 		return &Unavailable{id: id, reason: "Apple Foundation Models requires macOS"}, nil
 	}
-	return nil, Errorf(CodeParse, "executor %q: unknown spec (want gateway:<model>, scripted:<file>, cmd:<command>, or apple)", id)
+	return nil, Errorf(fault.Parse, "executor %q: unknown spec (want gateway:<model>, scripted:<file>, cmd:<command>, or apple)", id)
 }
 
 // Unavailable is an admitted model executor that cannot be reached here:
@@ -48,5 +50,5 @@ func (u *Unavailable) Describe() Descriptor { return Descriptor{Effects: ModelEf
 
 // Execute implements Executor.
 func (u *Unavailable) Execute(context.Context, Request) (Response, error) {
-	return Response{}, Errorf(CodeUnbound, "%s", u.reason)
+	return Response{}, Errorf(fault.EffectUnbound, "%s", u.reason)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Tool registry bounds (--tools FILE).
@@ -55,7 +56,7 @@ func LoadTools(path string) (*Tools, error) {
 	}
 	base, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return nil, Errorf(CodeIO, "%s: %v", path, err)
+		return nil, Errorf(fault.IOFailed, "%s: %v", path, err)
 	}
 	return ParseTools(v, base)
 }
@@ -64,10 +65,10 @@ func LoadTools(path string) (*Tools, error) {
 func ParseTools(v any, base string) (*Tools, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, Errorf(CodeParse, "tool registry must be an object")
+		return nil, Errorf(fault.Parse, "tool registry must be an object")
 	}
 	if len(m) > MaxTools {
-		return nil, Errorf(CodeBudget, "tool registry has %d tools, over %d", len(m), MaxTools)
+		return nil, Errorf(fault.BudgetExhausted, "tool registry has %d tools, over %d", len(m), MaxTools)
 	}
 	t := &Tools{byName: map[string]*Tool{}}
 	for _, name := range canon.SortedKeys(m) {
@@ -83,7 +84,7 @@ func ParseTools(v any, base string) (*Tools, error) {
 
 func parseTool(name string, v any, base string) (*Tool, error) {
 	bad := func(format string, a ...any) (*Tool, error) {
-		e := Errorf(CodeParse, format, a...)
+		e := Errorf(fault.Parse, format, a...)
 		e.Message = "tool " + name + ": " + e.Message
 		return nil, e
 	}
@@ -144,7 +145,7 @@ func parseTool(name string, v any, base string) (*Tool, error) {
 	case len(spec) > 4 && spec[:4] == "cmd:":
 		c, err := NewCommand("tool:"+name, spec[4:], base, DefaultToolTimeout)
 		if err != nil {
-			return bad("%s", err.(*Error).Message)
+			return bad("%s", fault.MessageOf(err))
 		}
 		tool.command = c
 	default:
@@ -200,7 +201,7 @@ func (t *Tools) call(ctx context.Context, req Request, d, key string, maxEffect 
 	name, _ := req["tool"].(string)
 	tool, ok := t.Lookup(name)
 	if !ok {
-		return Record{}, &Error{Code: CodeUnbound, Message: "tool \"" + name + "\" is not admitted by the host", Host: true, NotRetryable: true}
+		return Record{}, &fault.Error{Code: fault.EffectUnbound, Message: "tool \"" + name + "\" is not admitted by the host", Host: true, NotRetryable: true}
 	}
 	if key == "" {
 		key = d
@@ -212,8 +213,8 @@ func (t *Tools) call(ctx context.Context, req Request, d, key string, maxEffect 
 			return Record{}, ferr
 		}
 		rec.Err = &Failure{Code: ferr.Code, Message: boundMessage(ferr.Message)}
-		rec.NotRetryable = tool.command != nil || ferr.NotRetryable || ferr.Uncertain || ferr.Code == CodeSuspended
-		if ferr.Code == CodeSuspended && len(ferr.Wake) > 0 {
+		rec.NotRetryable = tool.command != nil || ferr.NotRetryable || ferr.Uncertain || ferr.Code == fault.EffectSuspended
+		if ferr.Code == fault.EffectSuspended && len(ferr.Wake) > 0 {
 			rec.Wake = ferr.Wake
 		}
 		return rec, nil
@@ -223,25 +224,25 @@ func (t *Tools) call(ctx context.Context, req Request, d, key string, maxEffect 
 	return rec, nil
 }
 
-func (tool *Tool) run(ctx context.Context, req Request, d, key string, maxEffect time.Duration) (any, *Error) {
+func (tool *Tool) run(ctx context.Context, req Request, d, key string, maxEffect time.Duration) (any, *fault.Error) {
 	inputs, ok := req["inputs"].(map[string]any)
 	if !ok {
-		return nil, &Error{Code: CodeInternal, Message: "tool request has no inputs object", Host: true}
+		return nil, &fault.Error{Code: fault.Internal, Message: "tool request has no inputs object", Host: true}
 	}
 	if tool.table != nil {
 		text, err := canon.Encode(inputs)
 		if err != nil {
-			return nil, &Error{Code: CodeInternal, Message: "tool inputs are not canonical JSON", Host: true}
+			return nil, &fault.Error{Code: fault.Internal, Message: "tool inputs are not canonical JSON", Host: true}
 		}
 		out, ok := tool.table[string(text)]
 		if !ok {
-			return nil, Errorf(CodeToolFailed, "scripted tool result missing")
+			return nil, Errorf(fault.ToolFailed, "scripted tool result missing")
 		}
 		return out, nil
 	}
 	payload, err := canon.Encode(map[string]any{"idempotencyKey": key, "inputs": inputs, "requestDigest": d})
 	if err != nil {
-		return nil, &Error{Code: CodeInternal, Message: "tool inputs are not canonical JSON", Host: true}
+		return nil, &fault.Error{Code: fault.Internal, Message: "tool inputs are not canonical JSON", Host: true}
 	}
 	timeout := tool.command.timeout
 	if maxEffect > 0 && maxEffect < timeout {
@@ -253,7 +254,7 @@ func (tool *Tool) run(ctx context.Context, req Request, d, key string, maxEffect
 	}
 	v, perr := canon.Parse(out, 0)
 	if perr != nil {
-		return nil, Errorf(CodeUnparseable, "command output is not JSON")
+		return nil, Errorf(fault.EffectUnparseable, "command output is not JSON")
 	}
 	return v, nil
 }
@@ -281,7 +282,7 @@ func (r *Router) Tool(ctx context.Context, req Request, idempotencyKey string, m
 				msg += "; " + e.Explain(req)
 			}
 		}
-		return Record{}, &Error{Code: CodeUnbound, Message: msg, Host: true, NotRetryable: true}
+		return Record{}, &fault.Error{Code: fault.EffectUnbound, Message: msg, Host: true, NotRetryable: true}
 	}
 	return r.Tools.call(ctx, req, d, idempotencyKey, maxEffect)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func toolRequest(name string, inputs map[string]any) Request {
@@ -61,14 +62,14 @@ func TestToolsRegistry(t *testing.T) {
 		t.Fatalf("scripted tool: %+v", rec.Value())
 	}
 	rec, _ = r.Tool(ctx, toolRequest("lookup.v1", map[string]any{"q": "y"}), "", 0)
-	if rec.Err == nil || rec.Err.Code != CodeToolFailed || rec.Err.Message != "scripted tool result missing" {
+	if rec.Err == nil || rec.Err.Code != fault.ToolFailed || rec.Err.Message != "scripted tool result missing" {
 		t.Fatalf("scripted miss: %+v", rec.Value())
 	}
 	rec, _ = r.Tool(ctx, toolRequest("wait.v1", map[string]any{}), "", 0)
-	if rec.Err == nil || rec.Err.Code != CodeSuspended || !rec.NotRetryable {
+	if rec.Err == nil || rec.Err.Code != fault.EffectSuspended || !rec.NotRetryable {
 		t.Fatalf("suspending tool: %+v", rec.Value())
 	}
-	if _, err := r.Tool(ctx, toolRequest("nope.v1", map[string]any{}), "", 0); code(err) != CodeUnbound {
+	if _, err := r.Tool(ctx, toolRequest("nope.v1", map[string]any{}), "", 0); code(err) != fault.EffectUnbound {
 		t.Fatalf("unknown tool: %v", err)
 	}
 

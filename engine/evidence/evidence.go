@@ -14,32 +14,12 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
 // ScorerFuel is the fuel each scorer evaluation gets.
 const ScorerFuel = 100_000
-
-// CodeScorer is raised when a scorer is malformed, throws or returns a
-// non-boolean: a config bug that aborts the whole activity.
-const CodeScorer = "SCORER_INVALID"
-
-// Error is a rejection with its contract code.
-type Error struct {
-	Code    string
-	Field   string
-	Message string
-}
-
-func (e *Error) Error() string {
-	if e.Field == "" {
-		return e.Message
-	}
-	return e.Field + ": " + e.Message
-}
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
 
 // Runner executes organisms; the VM provides it.
 type Runner interface {
@@ -207,7 +187,7 @@ var ScorerNames = []string{"args", "expect", "outputs"}
 
 // CompileScorer admits a scorer envelope; field names it in errors.
 func CompileScorer(v any, field string) (*Scorer, error) {
-	env, prog, err := CompileEnvelope(v, field, ScorerNames, CodeScorer)
+	env, prog, err := CompileEnvelope(v, field, ScorerNames, fault.ScorerInvalid)
 	if err != nil {
 		return nil, err
 	}
@@ -219,19 +199,19 @@ func CompileScorer(v any, field string) (*Scorer, error) {
 func CompileEnvelope(v any, field string, names []string, code string) (map[string]any, *expr.Program, error) {
 	env, ok := v.(map[string]any)
 	if !ok {
-		return nil, nil, &Error{Code: code, Field: field, Message: "must be an algal.expr.v1 envelope"}
+		return nil, nil, &fault.Error{Code: code, Path: field, Message: "must be an algal.expr.v1 envelope"}
 	}
 	for _, k := range canon.SortedKeys(env) {
 		if k != "contract" && k != "program" {
-			return nil, nil, &Error{Code: code, Field: field, Message: fmt.Sprintf("unknown key %q", k)}
+			return nil, nil, &fault.Error{Code: code, Path: field, Message: fmt.Sprintf("unknown key %q", k)}
 		}
 	}
 	if env["contract"] != "algal.expr.v1" {
-		return nil, nil, &Error{Code: code, Field: field + ".contract", Message: "must be algal.expr.v1"}
+		return nil, nil, &fault.Error{Code: code, Path: field + ".contract", Message: "must be algal.expr.v1"}
 	}
 	prog, err := expr.Compile(env["program"], names)
 	if err != nil {
-		return nil, nil, &Error{Code: code, Field: field + ".program", Message: expr.Canonical(err)}
+		return nil, nil, &fault.Error{Code: code, Path: field + ".program", Message: expr.Canonical(err)}
 	}
 	return env, prog, nil
 }
@@ -248,11 +228,11 @@ func (s *Scorer) Judge(caseID string, args, expect map[string]any, outcome strin
 	}
 	v, _, err := s.prog.Eval(map[string]any{"args": args, "expect": expect, "outputs": outputs}, ScorerFuel)
 	if err != nil {
-		return false, &Error{Code: CodeScorer, Field: "scorer", Message: fmt.Sprintf("case %q: %s", caseID, expr.Canonical(err))}
+		return false, &fault.Error{Code: fault.ScorerInvalid, Path: "scorer", Message: fmt.Sprintf("case %q: %s", caseID, expr.Canonical(err))}
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, &Error{Code: CodeScorer, Field: "scorer", Message: fmt.Sprintf("case %q: scorer returned %s, not a boolean", caseID, Describe(v))}
+		return false, &fault.Error{Code: fault.ScorerInvalid, Path: "scorer", Message: fmt.Sprintf("case %q: scorer returned %s, not a boolean", caseID, Describe(v))}
 	}
 	return b, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -53,8 +54,8 @@ func TestJudge(t *testing.T) {
 	}
 	num, _ := CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": 1.0}, "scorer")
 	_, err = num.Judge("c7", nil, expect, "complete", nil)
-	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeScorer {
+	var e *fault.Error
+	if !errors.As(err, &e) || e.Code != fault.ScorerInvalid {
 		t.Fatalf("non-boolean scorer: %v", err)
 	}
 	if _, err := CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": []any{"get", "receipt"}}, "scorer"); err == nil {

@@ -6,20 +6,15 @@ import (
 	"regexp"
 
 	"github.com/algal-assay/assay/engine/canon"
-)
-
-// Codes for malformed configs and reports.
-const (
-	CodeParse  = "PARSE_FAILED"
-	CodeBudget = "BUDGET_EXHAUSTED"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // MaxIDLen bounds case, system and axis ids.
 const MaxIDLen = 64
 
-// Fail builds an *Error; field names where the value went wrong.
-func Fail(code, field, format string, a ...any) *Error {
-	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, a...)}
+// Fail builds an *fault.Error; field names where the value went wrong.
+func Fail(code, field, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: code, Path: field, Message: fmt.Sprintf(format, a...)}
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -29,7 +24,7 @@ var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 func ID(v any, field string) (string, error) {
 	s, ok := v.(string)
 	if !ok || len(s) > MaxIDLen || !idPattern.MatchString(s) {
-		return "", Fail(CodeParse, field, "must be an id: lowercase letters and digits in hyphen-separated segments, at most %d characters", MaxIDLen)
+		return "", Fail(fault.Parse, field, "must be an id: lowercase letters and digits in hyphen-separated segments, at most %d characters", MaxIDLen)
 	}
 	return s, nil
 }
@@ -38,7 +33,7 @@ func ID(v any, field string) (string, error) {
 // byte order so the message is the same on every run.
 func ClosedKeys(m map[string]any, field string, allowed ...string) error {
 	if k, bad := canon.UnknownKey(m, allowed...); bad {
-		return Fail(CodeParse, field, "unknown key %q", k)
+		return Fail(fault.Parse, field, "unknown key %q", k)
 	}
 	return nil
 }
@@ -47,7 +42,7 @@ func ClosedKeys(m map[string]any, field string, allowed ...string) error {
 func Object(v any, field string) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, Fail(CodeParse, field, "must be an object")
+		return nil, Fail(fault.Parse, field, "must be an object")
 	}
 	return m, nil
 }
@@ -66,13 +61,13 @@ func Closed(v any, field string, allowed ...string) (map[string]any, error) {
 func List(v any, field string, min, max int) ([]any, error) {
 	l, ok := v.([]any)
 	if !ok {
-		return nil, Fail(CodeParse, field, "must be a list")
+		return nil, Fail(fault.Parse, field, "must be a list")
 	}
 	if len(l) < min {
-		return nil, Fail(CodeParse, field, "must hold at least %d entries", min)
+		return nil, Fail(fault.Parse, field, "must hold at least %d entries", min)
 	}
 	if len(l) > max {
-		return nil, Fail(CodeBudget, field, "holds %d entries, over the bound of %d", len(l), max)
+		return nil, Fail(fault.BudgetExhausted, field, "holds %d entries, over the bound of %d", len(l), max)
 	}
 	return l, nil
 }
@@ -81,7 +76,7 @@ func List(v any, field string, min, max int) ([]any, error) {
 func Text(v any, field string, max int) (string, error) {
 	s, ok := v.(string)
 	if !ok || s == "" || len(s) > max {
-		return "", Fail(CodeParse, field, "must be a non-empty string of at most %d bytes", max)
+		return "", Fail(fault.Parse, field, "must be a non-empty string of at most %d bytes", max)
 	}
 	return s, nil
 }
@@ -90,7 +85,7 @@ func Text(v any, field string, max int) (string, error) {
 func DigestField(v any, field string) (string, error) {
 	s, ok := v.(string)
 	if !ok || !canon.IsDigest(s) {
-		return "", Fail(CodeParse, field, "must be a sha256: digest")
+		return "", Fail(fault.Parse, field, "must be a sha256: digest")
 	}
 	return s, nil
 }
@@ -103,7 +98,7 @@ const MaxReportCount = math.MaxUint32
 func CountField(v any, field string) (int64, error) {
 	f, ok := v.(float64)
 	if !ok || f < 0 || f > MaxReportCount || f != math.Trunc(f) {
-		return 0, Fail(CodeParse, field, "must be an integer in 0..%d", int64(MaxReportCount))
+		return 0, Fail(fault.Parse, field, "must be an integer in 0..%d", int64(MaxReportCount))
 	}
 	return int64(f), nil
 }
@@ -112,7 +107,7 @@ func CountField(v any, field string) (int64, error) {
 func NonNegative(v any, field string) (float64, error) {
 	f, ok := v.(float64)
 	if !ok || f < 0 {
-		return 0, Fail(CodeParse, field, "must be a non-negative number")
+		return 0, Fail(fault.Parse, field, "must be a non-negative number")
 	}
 	return f, nil
 }
@@ -166,7 +161,7 @@ func ParseCases(v any, field string, max int, extra ...string) ([]CaseFields, er
 			return nil, err
 		}
 		if seen[id] {
-			return nil, Fail(CodeParse, at+".id", "duplicate case id %q", id)
+			return nil, Fail(fault.Parse, at+".id", "duplicate case id %q", id)
 		}
 		seen[id] = true
 		args, err := Object(c["args"], at+".args")
@@ -206,12 +201,12 @@ func ParseCaseClaim(m map[string]any, at string) (CaseClaim, error) {
 	}
 	var ok bool
 	if c.Passed, ok = m["passed"].(bool); !ok {
-		return c, Fail(CodeParse, at+".passed", "must be a boolean")
+		return c, Fail(fault.Parse, at+".passed", "must be a boolean")
 	}
 	switch c.Outcome, _ = m["outcome"].(string); c.Outcome {
 	case "complete", "failed", "stuck":
 	default:
-		return c, Fail(CodeParse, at+".outcome", "must be complete, failed or stuck")
+		return c, Fail(fault.Parse, at+".outcome", "must be complete, failed or stuck")
 	}
 	if c.Outputs, err = Object(m["outputs"], at+".outputs"); err != nil {
 		return c, err

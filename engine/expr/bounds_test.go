@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func nest(n int, inner any, wrap func(any) any) any {
@@ -62,7 +63,7 @@ func runBoundCases(t *testing.T, cases []boundCase) {
 					t.Fatalf("value %.80s, want %.80s", got, want)
 				}
 			} else {
-				e, ok := err.(*Error)
+				e, ok := err.(*fault.Error)
 				if !ok {
 					t.Fatalf("got %v (%v), want %s", err, v, c.code)
 				}
@@ -209,7 +210,7 @@ func TestFoldDoublingBurn(t *testing.T) {
 	prog := []any{"fold", []any{"quote", listOf(20, func(int) any { return 0.0 })}, "abcdefghij", "acc", "it",
 		[]any{"sconcat", []any{"get", "acc"}, []any{"get", "acc"}}}
 	_, got, err := Run(prog, nil, MaxFuel)
-	if e, ok := err.(*Error); !ok || e.Details["what"] != "string-bytes" || got != burn {
+	if e, ok := err.(*fault.Error); !ok || e.Details["what"] != "string-bytes" || got != burn {
 		t.Fatalf("got burn %d err %v, want string-bytes burn %d", got, err, burn)
 	}
 }
@@ -220,7 +221,7 @@ func TestListDoublingValueBytes(t *testing.T) {
 	prog := []any{"fold", []any{"quote", listOf(30, func(int) any { return 0.0 })}, []any{"get", "s"}, "acc", "it",
 		[]any{"concat", []any{"list", []any{"get", "acc"}}, []any{"list", []any{"get", "acc"}}}}
 	_, _, err := Run(prog, map[string]any{"s": strings.Repeat("y", 60000)}, MaxFuel)
-	if e, ok := err.(*Error); !ok || e.Details["what"] != "value-bytes" {
+	if e, ok := err.(*fault.Error); !ok || e.Details["what"] != "value-bytes" {
 		t.Fatalf("got %v, want value-bytes", err)
 	}
 }
@@ -240,7 +241,7 @@ func TestNonJSONInputs(t *testing.T) {
 		"env cycle":          {program: 1.0, env: map[string]any{"x": cyc}},
 	} {
 		_, burn, err := Run(c.program, c.env, 100)
-		e, ok := err.(*Error)
+		e, ok := err.(*fault.Error)
 		if !ok || burn != 0 || (e.Code != CodeParse && e.Code != CodeBounds) {
 			t.Errorf("%s: got %v burn %d", name, err, burn)
 		}
@@ -258,7 +259,7 @@ func TestErrorRendering(t *testing.T) {
 	if e, ok := err.(interface{ ErrorCode() string }); !ok || e.ErrorCode() != CodeType {
 		t.Fatalf("ErrorCode missing: %v", err)
 	}
-	if b, _ := canon.Encode(err.(*Error).JSON()); string(b) != want {
+	if b, _ := canon.Encode(ErrorJSON(err.(*fault.Error))); string(b) != want {
 		t.Fatalf("JSON() renders %s", b)
 	}
 }
@@ -276,7 +277,7 @@ func TestOpsListed(t *testing.T) {
 			prog = append(prog, "x")
 		}
 		err := Check(prog, []string{"x"})
-		if e, ok := err.(*Error); ok && e.Code != CodeParse {
+		if e, ok := err.(*fault.Error); ok && e.Code != CodeParse {
 			t.Errorf("%s: %v", op, err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Bounds of algal.expr.v1 (all inclusive maxima).
@@ -160,10 +162,10 @@ func Ops() []string {
 type node struct {
 	op     opcode
 	opName string
-	base   int     // base fuel charged on entry
-	lit    any     // scalar literal or quote payload
-	litErr *Error  // the value-bytes walk failure of a quote payload
-	args   []*node // evaluated arguments (binders excluded)
+	base   int          // base fuel charged on entry
+	lit    any          // scalar literal or quote payload
+	litErr *fault.Error // the value-bytes walk failure of a quote payload
+	args   []*node      // evaluated arguments (binders excluded)
 	// Object literals: keys in UTF-8 byte order, matching args, and their
 	// canonical key cost (quoted bytes + colon).
 	keys    []string
@@ -261,7 +263,7 @@ func Check(program any, names []string) error {
 	return err
 }
 
-func checkProgramSize(program any) *Error {
+func checkProgramSize(program any) *fault.Error {
 	size, ok := admit(program, MaxProgramBytes)
 	if !ok {
 		return newErr(CodeParse, "what", "program is not a JSON value")
@@ -295,7 +297,7 @@ func isIdent(s string) bool {
 	return true
 }
 
-func (c *compiler) compile(v any, depth int) (*node, *Error) {
+func (c *compiler) compile(v any, depth int) (*node, *fault.Error) {
 	if depth > MaxProgramDepth {
 		return nil, errBounds("program-depth", MaxProgramDepth)
 	}
@@ -318,7 +320,7 @@ func (c *compiler) compile(v any, depth int) (*node, *Error) {
 	return &node{op: opLit, base: 1, lit: v}, nil
 }
 
-func (c *compiler) call(arr []any, depth int) (*node, *Error) {
+func (c *compiler) call(arr []any, depth int) (*node, *fault.Error) {
 	var head string
 	if len(arr) > 0 {
 		head, _ = arr[0].(string)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // conformanceCase is one row of testdata/cases.json. Without "names" the
@@ -75,14 +76,14 @@ func mustEncode(t *testing.T, v any) string {
 }
 
 // errorJSON renders an error as its canonical {code, ...details} text, or
-// fails the test when err is not an *Error.
+// fails the test when err is not an *fault.Error.
 func errorJSON(t *testing.T, err error) string {
 	t.Helper()
-	e, ok := err.(*Error)
+	e, ok := err.(*fault.Error)
 	if !ok {
 		t.Fatalf("error %v (%T) is not *expr.Error", err, err)
 	}
-	return mustEncode(t, e.JSON())
+	return mustEncode(t, ErrorJSON(e))
 }
 
 func TestConformance(t *testing.T) {
@@ -177,7 +178,7 @@ func TestFuelSweep(t *testing.T) {
 			}
 		}
 		_, burn, err := Run(c.Program, c.Env, need-1)
-		if e, ok := err.(*Error); !ok || e.Code != CodeFuel || burn > need-1 {
+		if e, ok := err.(*fault.Error); !ok || e.Code != CodeFuel || burn > need-1 {
 			t.Fatalf("%s: budget %d gave burn %d err %v, want EXPR_FUEL", c.Name, need-1, burn, err)
 		}
 	}

@@ -12,7 +12,7 @@
 // pipeline in its exact order (env admission, static check with the env
 // keys as names, budget check, evaluation, output checks).
 //
-// Every failure is an *Error whose Code is one of EXPR_PARSE, EXPR_OP,
+// Every failure is an *fault.Error whose Code is one of EXPR_PARSE, EXPR_OP,
 // EXPR_ARITY, EXPR_TYPE, EXPR_PATH, EXPR_ARG, EXPR_NUM, EXPR_DIV_ZERO,
 // EXPR_BOUNDS, EXPR_FUEL and whose Message is the canonical JSON of
 // {code, ...details}, the text receipts embed.

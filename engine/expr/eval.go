@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // machine is the state of one evaluation: the fuel meter, the env, the
@@ -22,7 +23,7 @@ type machine struct {
 var machines = sync.Pool{New: func() any { return &machine{stack: make([]any, 0, 64)} }}
 
 // Eval evaluates the program against env with a fuel budget in
-// [0, MaxFuel]. It returns the value and the fuel burned, or an *Error and
+// [0, MaxFuel]. It returns the value and the fuel burned, or an *fault.Error and
 // the burn at the moment of failure. It performs the run pipeline's env
 // admission (key count, env bytes, depth, value walk), the budget check and
 // the output checks; the static check already happened in Compile.
@@ -92,7 +93,7 @@ func Run(program any, env map[string]any, fuel int) (any, int, error) {
 	return v, burn, nil
 }
 
-func (p *Program) eval(env map[string]any, fuel int) (any, int, *Error) {
+func (p *Program) eval(env map[string]any, fuel int) (any, int, *fault.Error) {
 	if r := p.root; r.op == opGet && r.litName && r.slot < 0 && r.path != nil {
 		// A program that is one literal env path (the common scorer and
 		// guard shape) needs no machine: same charges, in the same order.
@@ -122,7 +123,7 @@ func (p *Program) eval(env map[string]any, fuel int) (any, int, *Error) {
 
 // envPath evaluates a get node whose name and steps are literals and whose
 // name is not a binder.
-func envPath(n *node, env map[string]any, left *int) (any, *Error) {
+func envPath(n *node, env map[string]any, left *int) (any, *fault.Error) {
 	if n.base > *left {
 		return nil, errFuel(n.base, *left)
 	}
@@ -139,7 +140,7 @@ func envPath(n *node, env map[string]any, left *int) (any, *Error) {
 }
 
 // finish applies the output checks to an evaluation's result.
-func (p *Program) finish(v any, burn int, err *Error) (any, int, *Error) {
+func (p *Program) finish(v any, burn int, err *fault.Error) (any, int, *fault.Error) {
 	if err != nil {
 		return nil, burn, err
 	}
@@ -154,7 +155,7 @@ func (p *Program) finish(v any, burn int, err *Error) (any, int, *Error) {
 	return v, burn, nil
 }
 
-func (m *machine) charge(c int) *Error {
+func (m *machine) charge(c int) *fault.Error {
 	if c > m.left {
 		return errFuel(c, m.left)
 	}
@@ -167,7 +168,7 @@ func (m *machine) charge(c int) *Error {
 // so that a collection that grows past MaxValueBytes fails before later
 // arguments run. It returns the stack base; the caller truncates the stack
 // back to it. deep is the deepest position below any argument.
-func (m *machine) evalArgs(n *node) (base, deep int, err *Error) {
+func (m *machine) evalArgs(n *node) (base, deep int, err *fault.Error) {
 	base = len(m.stack)
 	// total is an upper bound of the exact running size: numbers count
 	// their longest rendering (25 bytes) until the bound first passes the
@@ -209,7 +210,7 @@ func (m *machine) evalArgs(n *node) (base, deep int, err *Error) {
 	return base, deep, nil
 }
 
-func (m *machine) num(n *node, op string, arg int) (float64, *Error) {
+func (m *machine) num(n *node, op string, arg int) (float64, *fault.Error) {
 	v, err := m.eval(n)
 	if err != nil {
 		return 0, err
@@ -221,7 +222,7 @@ func (m *machine) num(n *node, op string, arg int) (float64, *Error) {
 	return f, nil
 }
 
-func (m *machine) str(n *node, op string, arg int) (string, *Error) {
+func (m *machine) str(n *node, op string, arg int) (string, *fault.Error) {
 	v, err := m.eval(n)
 	if err != nil {
 		return "", err
@@ -233,7 +234,7 @@ func (m *machine) str(n *node, op string, arg int) (string, *Error) {
 	return s, nil
 }
 
-func (m *machine) list(n *node, op string, arg int) ([]any, *Error) {
+func (m *machine) list(n *node, op string, arg int) ([]any, *fault.Error) {
 	v, err := m.eval(n)
 	if err != nil {
 		return nil, err
@@ -245,7 +246,7 @@ func (m *machine) list(n *node, op string, arg int) ([]any, *Error) {
 	return l, nil
 }
 
-func (m *machine) obj(n *node, op string, arg int) (map[string]any, *Error) {
+func (m *machine) obj(n *node, op string, arg int) (map[string]any, *fault.Error) {
 	v, err := m.eval(n)
 	if err != nil {
 		return nil, err
@@ -257,7 +258,7 @@ func (m *machine) obj(n *node, op string, arg int) (map[string]any, *Error) {
 	return o, nil
 }
 
-func (m *machine) boolean(n *node, op string, arg int) (bool, *Error) {
+func (m *machine) boolean(n *node, op string, arg int) (bool, *fault.Error) {
 	v, err := m.eval(n)
 	if err != nil {
 		return false, err
@@ -270,7 +271,7 @@ func (m *machine) boolean(n *node, op string, arg int) (bool, *Error) {
 }
 
 // nonnegInt reads a count or index: a number >= 0 with no fraction.
-func (m *machine) nonnegInt(n *node, op string) (float64, *Error) {
+func (m *machine) nonnegInt(n *node, op string) (float64, *fault.Error) {
 	v, err := m.eval(n)
 	if err != nil {
 		return 0, err
@@ -282,14 +283,14 @@ func (m *machine) nonnegInt(n *node, op string) (float64, *Error) {
 	return f, nil
 }
 
-func finite(op string, f float64) (any, *Error) {
+func finite(op string, f float64) (any, *fault.Error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil, newErr(CodeNum, "op", op)
 	}
 	return box(f), nil
 }
 
-func (m *machine) eval(n *node) (any, *Error) {
+func (m *machine) eval(n *node) (any, *fault.Error) {
 	if n.base > m.left {
 		return nil, errFuel(n.base, m.left)
 	}
@@ -452,11 +453,11 @@ func (m *machine) pop(base int) {
 	m.stack = m.stack[:base]
 }
 
-func errCompare(op string, a, b any) *Error {
+func errCompare(op string, a, b any) *fault.Error {
 	return errType(op, 0, "two numbers or two strings", kindOf(a)+","+kindOf(b))
 }
 
-func (m *machine) get(n *node) (any, *Error) {
+func (m *machine) get(n *node) (any, *fault.Error) {
 	var name string
 	if n.litName {
 		if err := m.charge(1); err != nil { // the literal name node
@@ -505,7 +506,7 @@ func (m *machine) get(n *node) (any, *Error) {
 			m.left--
 			k = step.lit
 		} else {
-			var err *Error
+			var err *fault.Error
 			if k, err = m.eval(step); err != nil {
 				return nil, err
 			}
@@ -538,7 +539,7 @@ func (m *machine) get(n *node) (any, *Error) {
 // walkPath applies a literal get path to cur, charging each step's
 // literal (1) as it is reached; a miss returns null and leaves the
 // remaining steps unevaluated and uncharged.
-func walkPath(cur any, path []pathStep, left *int) (any, *Error) {
+func walkPath(cur any, path []pathStep, left *int) (any, *fault.Error) {
 	for i := range path {
 		st := &path[i]
 		if *left < 1 {
@@ -569,7 +570,7 @@ func walkPath(cur any, path []pathStep, left *int) (any, *Error) {
 	return cur, nil
 }
 
-func (m *machine) object(n *node) (any, *Error) {
+func (m *machine) object(n *node) (any, *fault.Error) {
 	if len(n.keys) > MaxObjectKeys {
 		return nil, errBounds("object-keys", MaxObjectKeys)
 	}
@@ -597,7 +598,7 @@ func (m *machine) object(n *node) (any, *Error) {
 // walkInto adds v, walked at depth, to a collection builder's running
 // total. The common case is settled by one measure; only a failing value
 // is walked step by step to find which bound breaks first.
-func walkInto(total int, v any, depth int) (int, *Error) {
+func walkInto(total int, v any, depth int) (int, *fault.Error) {
 	switch x := v.(type) {
 	case float64:
 		total += numLen(x)
@@ -623,7 +624,7 @@ func walkInto(total int, v any, depth int) (int, *Error) {
 	return total, nil
 }
 
-func (m *machine) mapFilter(n *node) (any, *Error) {
+func (m *machine) mapFilter(n *node) (any, *fault.Error) {
 	items, err := m.list(n.args[0], n.opName, 0)
 	if err != nil {
 		return nil, err
@@ -666,7 +667,7 @@ func (m *machine) mapFilter(n *node) (any, *Error) {
 	return out, nil
 }
 
-func (m *machine) evalMore(n *node) (any, *Error) {
+func (m *machine) evalMore(n *node) (any, *fault.Error) {
 	switch n.op {
 	case opLen:
 		l, err := m.list(n.args[0], n.opName, 0)
@@ -854,7 +855,7 @@ func (m *machine) evalMore(n *node) (any, *Error) {
 	return m.evalText(n)
 }
 
-func (m *machine) evalText(n *node) (any, *Error) {
+func (m *machine) evalText(n *node) (any, *fault.Error) {
 	switch n.op {
 	case opSlen:
 		s, err := m.str(n.args[0], n.opName, 0)
@@ -1041,7 +1042,7 @@ func sortValues(l []any) []any {
 
 // variadic finishes the ops whose arguments go through evalArgs: args are
 // the evaluated arguments (on the scratch stack, valid until popped).
-func (m *machine) variadic(n *node, args []any, deep int) (any, *Error) {
+func (m *machine) variadic(n *node, args []any, deep int) (any, *fault.Error) {
 	switch n.op {
 	case opAdd, opMul, opMin, opMax:
 		var acc float64
@@ -1142,7 +1143,7 @@ func (m *machine) variadic(n *node, args []any, deep int) (any, *Error) {
 }
 
 // binary finishes the comparison ops once both arguments are in hand.
-func (m *machine) binary(n *node, a, b any) (any, *Error) {
+func (m *machine) binary(n *node, a, b any) (any, *fault.Error) {
 	switch n.op {
 	case opLt, opLte, opGt, opGte:
 		var c int
@@ -1207,7 +1208,7 @@ func argBound(v any) (size, deep int) {
 }
 
 // eval2 is evalArgs for the two-argument ops, without the scratch stack.
-func (m *machine) eval2(n *node) (a, b any, err *Error) {
+func (m *machine) eval2(n *node) (a, b any, err *fault.Error) {
 	if a, err = m.eval(n.args[0]); err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 var knownCodes = map[string]bool{
@@ -62,9 +63,9 @@ func FuzzEval(f *testing.F) {
 			t.Fatalf("burn %d outside [0, %d]", b1, fuel)
 		}
 		if e1 != nil {
-			e, ok := e1.(*Error)
+			e, ok := e1.(*fault.Error)
 			if !ok || !knownCodes[e.Code] {
-				t.Fatalf("error %v (%T) is not a closed-set *Error", e1, e1)
+				t.Fatalf("error %v (%T) is not a closed-set *fault.Error", e1, e1)
 			}
 			if e.Code == CodeFuel && b1 > fuel {
 				t.Fatalf("fuel error burned %d > %d", b1, fuel)

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // kindOf names a value's kind the way EXPR_TYPE details do.
@@ -187,7 +188,7 @@ type walker struct {
 	total int
 }
 
-func (w *walker) add(n int) *Error {
+func (w *walker) add(n int) *fault.Error {
 	w.total += n
 	if w.total > MaxValueBytes {
 		return errBounds("value-bytes", MaxValueBytes)
@@ -195,7 +196,7 @@ func (w *walker) add(n int) *Error {
 	return nil
 }
 
-func (w *walker) walk(v any, depth int) *Error {
+func (w *walker) walk(v any, depth int) *fault.Error {
 	if depth > MaxValueDepth {
 		return errBounds("value-depth", MaxValueDepth)
 	}
@@ -256,7 +257,7 @@ func admit(v any, limit int) (size int, ok bool) {
 // bytes, depth, then the value-bytes walk of each value at depth 1 in UTF-8
 // key order. One pass measures everything; the ordered walk runs only when
 // that pass saw a per-kind bound broken, to name the first one.
-func admitEnv(env map[string]any) *Error {
+func admitEnv(env map[string]any) *fault.Error {
 	if len(env) > MaxObjectKeys {
 		return errBounds("object-keys", MaxObjectKeys)
 	}

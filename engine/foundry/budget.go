@@ -6,6 +6,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -103,15 +104,15 @@ func (a *Account) Reserve(m *manifest.Manifest) error {
 		return fail("INTERNAL", "budget", "the previous run was neither charged nor released")
 	}
 	if a.Refused != nil {
-		return fail(CodeBudget, "budget", "habitat budget exhausted: %v", a.Refused.Reasons)
+		return fail(fault.BudgetExhausted, "budget", "habitat budget exhausted: %v", a.Refused.Reasons)
 	}
 	c := ceilingOf(m)
 	if c.Work < 1 || c.Work > MaxCeilingWork || c.Attempts < 0 || c.Attempts > MaxCeilingCalls {
-		return fail(CodeParse, "budget", "manifest %s declares a ceiling outside the account bounds", m.Digest)
+		return fail(fault.Parse, "budget", "manifest %s declares a ceiling outside the account bounds", m.Digest)
 	}
 	if reasons := exceeded(a.Limits, a.Charged, c); len(reasons) > 0 {
 		a.Refused = &Refusal{Manifest: m.Digest, Ceiling: c, Reasons: reasons}
-		return fail(CodeBudget, "budget", "habitat budget exhausted: %v", reasons)
+		return fail(fault.BudgetExhausted, "budget", "habitat budget exhausted: %v", reasons)
 	}
 	a.pending = &BudgetRun{Manifest: m.Digest, Ceiling: c}
 	return nil
@@ -175,7 +176,7 @@ func limitsValue(l Limits) map[string]any {
 func bounded(v any, field string, min, max int64) (int64, error) {
 	f, ok := v.(float64)
 	if !ok || f != math.Trunc(f) || f < float64(min) || f > float64(max) {
-		return 0, fail(CodeParse, field, "must be an integer in %d..%d", min, max)
+		return 0, fail(fault.Parse, field, "must be an integer in %d..%d", min, max)
 	}
 	return int64(f), nil
 }
@@ -239,7 +240,7 @@ func ParseAccount(v any, field string) (*Account, error) {
 		return nil, err
 	}
 	if m["contract"] != BudgetContract {
-		return nil, fail(CodeParse, at("contract"), "must be %s", BudgetContract)
+		return nil, fail(fault.Parse, at("contract"), "must be %s", BudgetContract)
 	}
 	a := &Account{}
 	a.Activity, _ = m["activity"].(string)
@@ -248,14 +249,14 @@ func ParseAccount(v any, field string) (*Account, error) {
 		known = known || k == a.Activity
 	}
 	if !known {
-		return nil, fail(CodeParse, at("activity"), "must be experiment, foundry or search")
+		return nil, fail(fault.Parse, at("activity"), "must be experiment, foundry or search")
 	}
 	if a.Limits, err = parseLimits(m["limits"], at("limits")); err != nil {
 		return nil, err
 	}
 	rawRuns, ok := m["runs"].([]any)
 	if !ok || int64(len(rawRuns)) > a.Limits.Runs {
-		return nil, fail(CodeParse, at("runs"), "must be a list of at most limits.runs entries")
+		return nil, fail(fault.Parse, at("runs"), "must be a list of at most limits.runs entries")
 	}
 	for i, rr := range rawRuns {
 		rat := at(fmt.Sprintf("runs[%d]", i))
@@ -286,7 +287,7 @@ func ParseAccount(v any, field string) (*Account, error) {
 			return nil, err
 		}
 		if len(exceeded(a.Limits, a.Charged, run.Ceiling)) > 0 {
-			return nil, fail(CodeParse, rat, "was admitted beyond the limits")
+			return nil, fail(fault.Parse, rat, "was admitted beyond the limits")
 		}
 		a.Charged.Work += run.Charged.Work
 		a.Charged.Attempts += run.Charged.Attempts
@@ -298,12 +299,12 @@ func ParseAccount(v any, field string) (*Account, error) {
 		return nil, err
 	}
 	if ch["work"] != float64(a.Charged.Work) || ch["attempts"] != float64(a.Charged.Attempts) || ch["runs"] != float64(a.Charged.Runs) {
-		return nil, fail(CodeParse, at("charged"), "claimed %s, the runs sum to %s", limitsText(ch), limitsText(limitsValue(a.Charged)))
+		return nil, fail(fault.Parse, at("charged"), "claimed %s, the runs sum to %s", limitsText(ch), limitsText(limitsValue(a.Charged)))
 	}
 	switch m["outcome"] {
 	case "complete":
 		if m["refused"] != nil {
-			return nil, fail(CodeParse, at("refused"), "a complete account has no refusal")
+			return nil, fail(fault.Parse, at("refused"), "a complete account has no refusal")
 		}
 	case "exhausted":
 		rf, err := evidence.Closed(m["refused"], at("refused"), "manifest", "ceiling", "reasons")
@@ -319,7 +320,7 @@ func ParseAccount(v any, field string) (*Account, error) {
 		}
 		want := exceeded(a.Limits, a.Charged, ref.Ceiling)
 		if len(want) == 0 {
-			return nil, fail(CodeParse, at("refused.ceiling"), "fits within the limits")
+			return nil, fail(fault.Parse, at("refused.ceiling"), "fits within the limits")
 		}
 		listed, _ := rf["reasons"].([]any)
 		same := len(listed) == len(want)
@@ -327,12 +328,12 @@ func ParseAccount(v any, field string) (*Account, error) {
 			same = listed[i] == want[i]
 		}
 		if !same {
-			return nil, fail(CodeParse, at("refused.reasons"), "must name exactly the exceeded limits %v", want)
+			return nil, fail(fault.Parse, at("refused.reasons"), "must name exactly the exceeded limits %v", want)
 		}
 		ref.Reasons = want
 		a.Refused = ref
 	default:
-		return nil, fail(CodeParse, at("outcome"), "must be complete or exhausted")
+		return nil, fail(fault.Parse, at("outcome"), "must be complete or exhausted")
 	}
 	return a, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -39,18 +40,6 @@ const (
 	SplitValidation = "validation"
 	SplitHoldout    = "holdout"
 )
-
-// Codes raised by this package besides the ones it passes through.
-const (
-	CodeParse  = "PARSE_FAILED"
-	CodeBudget = "BUDGET_EXHAUSTED"
-	CodeScorer = evidence.CodeScorer
-	CodeVerify = "VERIFY_FAILED"
-)
-
-// Error is a foundry rejection with its contract code; Field names where in
-// the config, report or account it went wrong.
-type Error = evidence.Error
 
 // fail builds a rejection naming the field.
 var fail = evidence.Fail
@@ -122,7 +111,7 @@ var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 func requireKeys(m map[string]any, field string, keys ...string) error {
 	for _, k := range keys {
 		if _, ok := m[k]; !ok {
-			return fail(CodeParse, field, "missing %q", k)
+			return fail(fault.Parse, field, "missing %q", k)
 		}
 	}
 	return nil
@@ -137,8 +126,12 @@ func LoadConfig(path string, opts AdmitOptions) (*Config, error) {
 	}
 	cfg, err := ParseConfig(v, filepath.Dir(path), manifest.ReadFile, opts)
 	if err != nil {
-		if fe, ok := err.(*Error); ok {
-			fe.Field = path + ": " + fe.Field
+		// A config's own field errors gain the file's name; errors of
+		// the manifests it names already carry theirs.
+		if e, ok := fault.As(err); ok && e.Path != "" && e.File == "" {
+			located := *e
+			located.File = path
+			return nil, &located
 		}
 		return nil, err
 	}
@@ -153,13 +146,13 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 		return nil, err
 	}
 	if _, ok := raw["search"]; ok && !opts.Search {
-		return nil, fail(CodeParse, "search", "search settings require the foundry search command (assay foundry search CONFIG)")
+		return nil, fail(fault.Parse, "search", "search settings require the foundry search command (assay foundry search CONFIG)")
 	}
 	if err := evidence.ClosedKeys(raw, "config", "contract", "candidates", "generator", "cases", "scorer", "budget", "executors", "search"); err != nil {
 		return nil, err
 	}
 	if raw["contract"] != ConfigContract {
-		return nil, fail(CodeParse, "contract", "must be %s", ConfigContract)
+		return nil, fail(fault.Parse, "contract", "must be %s", ConfigContract)
 	}
 	cfg := &Config{}
 	// Contract-level checks come before any file is read.
@@ -208,7 +201,7 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 				return nil, err
 			}
 			if j, dup := seen[m.Digest]; dup {
-				return nil, fail(CodeParse, at, "duplicate candidate %s (same manifest as candidates[%d])", m.Digest, j)
+				return nil, fail(fault.Parse, at, "duplicate candidate %s (same manifest as candidates[%d])", m.Digest, j)
 			}
 			seen[m.Digest] = i
 			if err := compatible(m, cfg.Cases, at); err != nil {
@@ -223,7 +216,7 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 		}
 	}
 	if len(cfg.Candidates) == 0 && cfg.Generator == nil {
-		return nil, fail(CodeParse, "config", "needs candidates or a generator")
+		return nil, fail(fault.Parse, "config", "needs candidates or a generator")
 	}
 	if cfg.Search != nil { // search needs a generator that takes the feedback
 		if err := checkSearchGenerator(cfg); err != nil {
@@ -250,10 +243,10 @@ func parseExecutors(v any, field, dir string) (map[string]string, error) {
 		at := fmt.Sprintf("%s[%q]", field, name)
 		spec, ok := raw[name].(string)
 		if name == "" || len(name) > MaxIDLen || !ok {
-			return nil, fail(CodeParse, at, "must be a spec string under a name of 1 to %d characters", MaxIDLen)
+			return nil, fail(fault.Parse, at, "must be a spec string under a name of 1 to %d characters", MaxIDLen)
 		}
 		if out[name], err = evidence.ResolveSpec(spec, dir); err != nil {
-			return nil, fail(CodeParse, at, "%v", err)
+			return nil, fail(fault.Parse, at, "%v", err)
 		}
 	}
 	return out, nil
@@ -293,18 +286,18 @@ func parseGenerator(v any, dir string, load ManifestLoader) (*Generator, error) 
 	}
 	m := g.Manifest
 	if m.Interface == nil {
-		return nil, fail(CodeParse, "generator.manifest", "generator %s must declare an interface", m.Key)
+		return nil, fail(fault.Parse, "generator.manifest", "generator %s must declare an interface", m.Key)
 	}
 	found := false
 	for _, p := range m.Interface.Outputs {
 		found = found || p.Name == g.Output
 	}
 	if !found {
-		return nil, fail(CodeParse, "generator.output", "generator %s has no interface output %q", m.Key, g.Output)
+		return nil, fail(fault.Parse, "generator.output", "generator %s has no interface output %q", m.Key, g.Output)
 	}
 	for _, name := range canon.SortedKeys(g.Args) {
 		if !hasInput(m, name) {
-			return nil, fail(CodeParse, "generator.args", "generator %s has no interface input %q", m.Key, name)
+			return nil, fail(fault.Parse, "generator.args", "generator %s has no interface input %q", m.Key, name)
 		}
 	}
 	return g, nil
@@ -329,14 +322,14 @@ func parseCases(v any, field string) ([]Case, error) {
 	for i, c := range raw {
 		split, _ := c.Object["split"].(string)
 		if split != SplitTrain && split != SplitValidation && split != SplitHoldout {
-			return nil, fail(CodeParse, fmt.Sprintf("%s[%d].split", field, i), "must be train, validation or holdout")
+			return nil, fail(fault.Parse, fmt.Sprintf("%s[%d].split", field, i), "must be train, validation or holdout")
 		}
 		splits[split] = true
 		cases[i] = Case{ID: c.ID, Split: split, Args: c.Args, Expect: c.Expect}
 	}
 	for _, s := range []string{SplitTrain, SplitValidation, SplitHoldout} {
 		if !splits[s] {
-			return nil, fail(CodeParse, field, "needs at least one %s case", s)
+			return nil, fail(fault.Parse, field, "needs at least one %s case", s)
 		}
 	}
 	return cases, nil
@@ -366,7 +359,7 @@ func leakage(cases []Case, strict bool) ([]string, error) {
 		reported[k+"\x00"+c.Split] = true
 		msg := fmt.Sprintf("split leakage: cases %q (%s) and %q (%s) have identical args", f.id, f.split, c.ID, c.Split)
 		if strict {
-			return nil, fail(CodeParse, "cases["+c.ID+"].args", "%s", msg)
+			return nil, fail(fault.Parse, "cases["+c.ID+"].args", "%s", msg)
 		}
 		warnings = append(warnings, msg)
 	}
@@ -377,7 +370,7 @@ func leakage(cases []Case, strict bool) ([]string, error) {
 // names exactly its interface outputs.
 func compatible(m *manifest.Manifest, cases []Case, at string) error {
 	if m.Interface == nil {
-		return fail(CodeParse, at, "candidate %s must declare an interface", m.Key)
+		return fail(fault.Parse, at, "candidate %s must declare an interface", m.Key)
 	}
 	outputs := map[string]bool{}
 	for _, p := range m.Interface.Outputs {
@@ -386,17 +379,17 @@ func compatible(m *manifest.Manifest, cases []Case, at string) error {
 	for _, c := range cases {
 		for _, name := range canon.SortedKeys(c.Args) {
 			if !hasInput(m, name) {
-				return fail(CodeParse, at, "case %q: candidate %s has no interface input %q", c.ID, m.Key, name)
+				return fail(fault.Parse, at, "case %q: candidate %s has no interface input %q", c.ID, m.Key, name)
 			}
 		}
 		for _, p := range m.Interface.Outputs {
 			if _, ok := c.Expect[p.Name]; !ok {
-				return fail(CodeParse, at, "case %q: missing expected output %q of candidate %s", c.ID, p.Name, m.Key)
+				return fail(fault.Parse, at, "case %q: missing expected output %q of candidate %s", c.ID, p.Name, m.Key)
 			}
 		}
 		for _, name := range canon.SortedKeys(c.Expect) {
 			if !outputs[name] {
-				return fail(CodeParse, at, "case %q: candidate %s has no interface output %q", c.ID, m.Key, name)
+				return fail(fault.Parse, at, "case %q: candidate %s has no interface output %q", c.ID, m.Key, name)
 			}
 		}
 	}

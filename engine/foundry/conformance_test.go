@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // The closed habitat record carries every field: a complete account
@@ -21,8 +22,8 @@ func TestAccountRecordIsComplete(t *testing.T) {
 		v := deepCopy(honest).(map[string]any)
 		delete(v, key)
 		_, err := ParseAccount(v, "budget")
-		var fe *Error
-		if !errors.As(err, &fe) || fe.Code != CodeParse {
+		var fe *fault.Error
+		if !errors.As(err, &fe) || fe.Code != fault.Parse {
 			t.Errorf("account without %q: %v", key, err)
 		}
 	}
@@ -45,7 +46,7 @@ func TestScorerAbortIsDeterministic(t *testing.T) {
 		f.jitter = true
 		cfg.Scorer, _ = evidence.CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": 1.0}, "scorer")
 		_, err := Run(context.Background(), cfg, f, Options{Concurrency: 8})
-		assertCode(t, err, CodeScorer)
+		assertCode(t, err, fault.ScorerInvalid)
 		seen[err.Error()] = true
 	}
 	if len(seen) != 1 {

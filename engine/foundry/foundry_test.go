@@ -16,6 +16,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -430,7 +431,7 @@ func TestScorer(t *testing.T) {
 	}
 	cfg.Scorer, _ = evidence.CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": 1.0}, "scorer")
 	_, err = Run(context.Background(), cfg, f, Options{})
-	assertCode(t, err, CodeScorer)
+	assertCode(t, err, fault.ScorerInvalid)
 }
 
 func generatorFixture(t testing.TB, emitted any, field string) (*Config, *fakeRunner) {
@@ -465,13 +466,13 @@ func TestGeneratorPopulation(t *testing.T) {
 	}{
 		{"valid list", []any{one, two}, "", "", ""},
 		{"under field", map[string]any{"candidates": []any{one, two}}, "candidates", "", ""},
-		{"field missing", map[string]any{"other": []any{one}}, "candidates", CodeParse, "generator.field"},
-		{"object without field", map[string]any{"candidates": []any{one}}, "", CodeParse, "generator.output"},
-		{"invalid member", []any{one, invalid}, "", CodeParse, "generator.output[1]"},
-		{"duplicate", []any{one, two, one}, "", CodeParse, "generator.output[2]"},
-		{"over bound", many, "", CodeBudget, "generator.output"},
-		{"empty", []any{}, "", CodeParse, "generator.output"},
-		{"incompatible interface", []any{one, incompatible}, "", CodeParse, "generator.output[1]"},
+		{"field missing", map[string]any{"other": []any{one}}, "candidates", fault.Parse, "generator.field"},
+		{"object without field", map[string]any{"candidates": []any{one}}, "", fault.Parse, "generator.output"},
+		{"invalid member", []any{one, invalid}, "", fault.Parse, "generator.output[1]"},
+		{"duplicate", []any{one, two, one}, "", fault.Parse, "generator.output[2]"},
+		{"over bound", many, "", fault.BudgetExhausted, "generator.output"},
+		{"empty", []any{}, "", fault.Parse, "generator.output"},
+		{"incompatible interface", []any{one, incompatible}, "", fault.Parse, "generator.output[1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, f := generatorFixture(t, tc.emitted, tc.field)
@@ -514,13 +515,13 @@ func TestGeneratorPopulation(t *testing.T) {
 		cfg, f := generatorFixture(t, []any{one}, "")
 		cfg.Candidates = []*manifest.Manifest{candidate(t, "gen-one")}
 		_, err := Run(context.Background(), cfg, f, Options{})
-		assertCode(t, err, CodeParse)
+		assertCode(t, err, fault.Parse)
 	})
 	t.Run("generator failed", func(t *testing.T) {
 		cfg, f := generatorFixture(t, nil, "")
 		f.behave["organism:gen"].generatorFailed = true
 		_, err := Run(context.Background(), cfg, f, Options{})
-		assertCode(t, err, CodeParse)
+		assertCode(t, err, fault.Parse)
 	})
 }
 
@@ -570,7 +571,7 @@ func TestLeakage(t *testing.T) {
 		t.Errorf("warnings %q", cfg.Warnings)
 	}
 	_, err = ParseConfig(configValue(leaky, nil), "/cfg", loader(t), AdmitOptions{StrictSplits: true})
-	assertCode(t, err, CodeParse)
+	assertCode(t, err, fault.Parse)
 	if !strings.HasPrefix(err.Error(), "cases[h1].args") {
 		t.Errorf("strict error %v", err)
 	}
@@ -598,32 +599,32 @@ func TestParseConfig(t *testing.T) {
 		name, at, code string
 		v              map[string]any
 	}{
-		{"search", "search", CodeParse, configValue(baseCases(), map[string]any{"search": map[string]any{"maxGenerations": 2.0}})},
-		{"unknown key", "config", CodeParse, configValue(baseCases(), map[string]any{"prices": map[string]any{}})},
-		{"contract", "contract", CodeParse, configValue(baseCases(), map[string]any{"contract": "algal.bench.config.v1"})},
-		{"no source", "config", CodeParse, configValue(baseCases(), map[string]any{"candidates": []any{}})},
-		{"duplicate candidate", "candidates[1]", CodeParse, configValue(baseCases(), map[string]any{"candidates": []any{"a.json", "a2.json"}})},
-		{"missing split", "cases", CodeParse, configValue(baseCases()[:2], nil)},
-		{"bad split", "cases[0].split", CodeParse, configValue([]any{map[string]any{"id": "x", "split": "test", "args": map[string]any{}, "expect": map[string]any{}}}, nil)},
-		{"duplicate id", "cases[3].id", CodeParse, configValue(append(baseCases(), caseValue("t1", "train", "z")), nil)},
-		{"unknown input", "candidates[0]", CodeParse, configValue([]any{caseValue("t1", "train", "a"), caseValue("v1", "validation", "b"),
+		{"search", "search", fault.Parse, configValue(baseCases(), map[string]any{"search": map[string]any{"maxGenerations": 2.0}})},
+		{"unknown key", "config", fault.Parse, configValue(baseCases(), map[string]any{"prices": map[string]any{}})},
+		{"contract", "contract", fault.Parse, configValue(baseCases(), map[string]any{"contract": "algal.bench.config.v1"})},
+		{"no source", "config", fault.Parse, configValue(baseCases(), map[string]any{"candidates": []any{}})},
+		{"duplicate candidate", "candidates[1]", fault.Parse, configValue(baseCases(), map[string]any{"candidates": []any{"a.json", "a2.json"}})},
+		{"missing split", "cases", fault.Parse, configValue(baseCases()[:2], nil)},
+		{"bad split", "cases[0].split", fault.Parse, configValue([]any{map[string]any{"id": "x", "split": "test", "args": map[string]any{}, "expect": map[string]any{}}}, nil)},
+		{"duplicate id", "cases[3].id", fault.Parse, configValue(append(baseCases(), caseValue("t1", "train", "z")), nil)},
+		{"unknown input", "candidates[0]", fault.Parse, configValue([]any{caseValue("t1", "train", "a"), caseValue("v1", "validation", "b"),
 			map[string]any{"id": "h1", "split": "holdout", "args": map[string]any{"zz": 1.0}, "expect": map[string]any{"answer": 1.0}}}, nil)},
-		{"missing expected output", "candidates[0]", CodeParse, configValue([]any{caseValue("t1", "train", "a"), caseValue("v1", "validation", "b"),
+		{"missing expected output", "candidates[0]", fault.Parse, configValue([]any{caseValue("t1", "train", "a"), caseValue("v1", "validation", "b"),
 			map[string]any{"id": "h1", "split": "holdout", "args": map[string]any{}, "expect": map[string]any{}}}, nil)},
-		{"too many cases", "cases", CodeBudget, configValue(func() []any {
+		{"too many cases", "cases", fault.BudgetExhausted, configValue(func() []any {
 			l := baseCases()
 			for i := 0; len(l) <= MaxCases; i++ {
 				l = append(l, caseValue(fmt.Sprintf("x%d", i), "train", "a"))
 			}
 			return l
 		}(), nil)},
-		{"bad executor", "executors", CodeParse, configValue(baseCases(), map[string]any{"executors": map[string]any{"x": "openai:m"}})},
-		{"budget key", "budget", CodeParse, configValue(baseCases(), map[string]any{"budget": map[string]any{"work": 1.0, "attempts": 1.0}})},
-		{"budget bound", "budget.runs", CodeParse, configValue(baseCases(), map[string]any{"budget": map[string]any{"work": 1.0, "attempts": 1.0, "runs": 5000.0}})},
-		{"scorer", "scorer.program", CodeScorer, configValue(baseCases(), map[string]any{"scorer": map[string]any{"contract": "algal.expr.v1", "program": []any{"get", "receipt"}}})},
-		{"generator output", "generator.output", CodeParse, configValue(baseCases(), map[string]any{"generator": map[string]any{"manifest": "gen.json", "args": map[string]any{}, "output": "nope"}})},
-		{"generator args", "generator.args", CodeParse, configValue(baseCases(), map[string]any{"generator": map[string]any{"manifest": "gen.json", "args": map[string]any{"x": 1.0}, "output": "candidates"}})},
-		{"generator key", "generator", CodeParse, configValue(baseCases(), map[string]any{"generator": map[string]any{"manifest": "gen.json", "args": map[string]any{}, "output": "candidates", "seed": 1.0}})},
+		{"bad executor", "executors", fault.Parse, configValue(baseCases(), map[string]any{"executors": map[string]any{"x": "openai:m"}})},
+		{"budget key", "budget", fault.Parse, configValue(baseCases(), map[string]any{"budget": map[string]any{"work": 1.0, "attempts": 1.0}})},
+		{"budget bound", "budget.runs", fault.Parse, configValue(baseCases(), map[string]any{"budget": map[string]any{"work": 1.0, "attempts": 1.0, "runs": 5000.0}})},
+		{"scorer", "scorer.program", fault.ScorerInvalid, configValue(baseCases(), map[string]any{"scorer": map[string]any{"contract": "algal.expr.v1", "program": []any{"get", "receipt"}}})},
+		{"generator output", "generator.output", fault.Parse, configValue(baseCases(), map[string]any{"generator": map[string]any{"manifest": "gen.json", "args": map[string]any{}, "output": "nope"}})},
+		{"generator args", "generator.args", fault.Parse, configValue(baseCases(), map[string]any{"generator": map[string]any{"manifest": "gen.json", "args": map[string]any{"x": 1.0}, "output": "candidates"}})},
+		{"generator key", "generator", fault.Parse, configValue(baseCases(), map[string]any{"generator": map[string]any{"manifest": "gen.json", "args": map[string]any{}, "output": "candidates", "seed": 1.0}})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig(tc.v, "/cfg", loader(t), AdmitOptions{})
@@ -777,8 +778,8 @@ func TestParseReportRejects(t *testing.T) {
 			v := deepCopy(rep.Value()).(map[string]any)
 			tc.forge(v)
 			_, err := ParseReport(v)
-			var fe *Error
-			if !errors.As(err, &fe) || !strings.HasPrefix(fe.Field, tc.field) {
+			var fe *fault.Error
+			if !errors.As(err, &fe) || !strings.HasPrefix(fe.Path, tc.field) {
 				t.Fatalf("want rejection at %s, got %v", tc.field, err)
 			}
 		})
@@ -939,8 +940,8 @@ func TestAccountVerification(t *testing.T) {
 				}
 				return
 			}
-			var fe *Error
-			if !errors.As(err, &fe) || !strings.HasPrefix(fe.Field, tc.want) {
+			var fe *fault.Error
+			if !errors.As(err, &fe) || !strings.HasPrefix(fe.Path, tc.want) {
 				t.Fatalf("want rejection at %s, got %v", tc.want, err)
 			}
 		})

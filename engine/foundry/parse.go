@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // ParseReport reads an algal.foundry.v1 report strictly: closed and
@@ -22,7 +23,7 @@ func ParseReport(v any) (*Report, error) {
 		return nil, err
 	}
 	if raw["contract"] != ReportContract {
-		return nil, fail(CodeParse, "contract", "must be %s", ReportContract)
+		return nil, fail(fault.Parse, "contract", "must be %s", ReportContract)
 	}
 	r := &Report{}
 	if r.Digest, err = evidence.DigestField(raw["digest"], "digest"); err != nil {
@@ -96,7 +97,7 @@ func parseScore(m map[string]any, field string) (Score, error) {
 		return Score{}, err
 	}
 	if s.Total == 0 || s.Passed > s.Total {
-		return Score{}, fail(CodeParse, field, "is not a valid score: %d of %d", s.Passed, s.Total)
+		return Score{}, fail(fault.Parse, field, "is not a valid score: %d of %d", s.Passed, s.Total)
 	}
 	return s, nil
 }
@@ -174,7 +175,7 @@ func parseCaseResult(v any, at string) (*CaseResult, error) {
 	switch c.Split, _ = m["split"].(string); c.Split {
 	case SplitTrain, SplitValidation, SplitHoldout:
 	default:
-		return nil, fail(CodeParse, at+".split", "must be train, validation or holdout")
+		return nil, fail(fault.Parse, at+".split", "must be train, validation or holdout")
 	}
 	if c.Args, err = evidence.Object(m["args"], at+".args"); err != nil {
 		return nil, err

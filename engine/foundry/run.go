@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"golang.org/x/sync/errgroup"
 )
@@ -246,14 +247,14 @@ func (f *foundryRun) generate(ctx context.Context, nfile int) ([]*manifest.Manif
 		f.opts.OnRun(g.Manifest.Key, "", "")
 	}
 	if o, _ := receipt["outcome"].(string); o != "complete" {
-		return nil, nil, fail(CodeParse, "generator", "generator %s ended %s (receipt %s)", g.Manifest.Key, o, digest)
+		return nil, nil, fail(fault.Parse, "generator", "generator %s ended %s (receipt %s)", g.Manifest.Key, o, digest)
 	}
 	members, err := Population(g, evidence.InterfaceOutputs(g.Manifest, receipt))
 	if err != nil {
 		return nil, nil, err
 	}
 	if nfile+len(members) > MaxCandidates {
-		return nil, nil, fail(CodeBudget, "generator.output", "%d file and %d generated candidates exceed the bound of %d", nfile, len(members), MaxCandidates)
+		return nil, nil, fail(fault.BudgetExhausted, "generator.output", "%d file and %d generated candidates exceed the bound of %d", nfile, len(members), MaxCandidates)
 	}
 	seen := map[string]string{}
 	for i, m := range f.cfg.Candidates {
@@ -262,7 +263,7 @@ func (f *foundryRun) generate(ctx context.Context, nfile int) ([]*manifest.Manif
 	for i, m := range members {
 		at := fmt.Sprintf("generator.output[%d]", i)
 		if prev, dup := seen[m.Digest]; dup {
-			return nil, nil, fail(CodeParse, at, "duplicate candidate %s (same manifest as %s)", m.Digest, prev)
+			return nil, nil, fail(fault.Parse, at, "duplicate candidate %s (same manifest as %s)", m.Digest, prev)
 		}
 		seen[m.Digest] = at
 		if err := compatible(m, f.cfg.Cases, at); err != nil {
@@ -279,26 +280,26 @@ func (f *foundryRun) generate(ctx context.Context, nfile int) ([]*manifest.Manif
 func Population(g *Generator, outputs map[string]any) ([]*manifest.Manifest, error) {
 	v, ok := outputs[g.Output]
 	if !ok {
-		return nil, fail(CodeParse, "generator.output", "generator %s did not emit interface output %q", g.Manifest.Key, g.Output)
+		return nil, fail(fault.Parse, "generator.output", "generator %s did not emit interface output %q", g.Manifest.Key, g.Output)
 	}
 	if g.Field != "" {
 		obj, isObj := v.(map[string]any)
 		if v, ok = obj[g.Field]; !isObj || !ok {
-			return nil, fail(CodeParse, "generator.field", "generator %s output %q must be an object with field %q", g.Manifest.Key, g.Output, g.Field)
+			return nil, fail(fault.Parse, "generator.field", "generator %s output %q must be an object with field %q", g.Manifest.Key, g.Output, g.Field)
 		}
 	}
 	l, ok := v.([]any)
 	if !ok || len(l) == 0 {
-		return nil, fail(CodeParse, "generator.output", "generator %s must emit a non-empty list of manifests, got %s", g.Manifest.Key, evidence.Describe(v))
+		return nil, fail(fault.Parse, "generator.output", "generator %s must emit a non-empty list of manifests, got %s", g.Manifest.Key, evidence.Describe(v))
 	}
 	if len(l) > MaxCandidates {
-		return nil, fail(CodeBudget, "generator.output", "generator %s emitted %d candidates, over the bound of %d", g.Manifest.Key, len(l), MaxCandidates)
+		return nil, fail(fault.BudgetExhausted, "generator.output", "generator %s emitted %d candidates, over the bound of %d", g.Manifest.Key, len(l), MaxCandidates)
 	}
 	out := make([]*manifest.Manifest, len(l))
 	for i, e := range l {
 		m, err := manifest.ParseValue(e)
 		if err != nil {
-			return nil, fail(CodeParse, fmt.Sprintf("generator.output[%d]", i), "generated candidate %d: %v", i, err)
+			return nil, fail(fault.Parse, fmt.Sprintf("generator.output[%d]", i), "generated candidate %d: %v", i, err)
 		}
 		out[i] = m
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -102,10 +103,10 @@ func dedupe(ms []*manifest.Manifest) []*manifest.Manifest {
 // Like Run, the report does not depend on opts.Concurrency.
 func RunSearch(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options) (*SearchReport, error) {
 	if cfg.Search == nil || cfg.Generator == nil {
-		return nil, fail(CodeParse, "search", "RunSearch needs a config admitted for foundry search (a search block and a generator)")
+		return nil, fail(fault.Parse, "search", "RunSearch needs a config admitted for foundry search (a search block and a generator)")
 	}
 	if cfg.Budget != nil {
-		return nil, fail(CodeParse, "budget", "a habitat budget is not supported under foundry search")
+		return nil, fail(fault.Parse, "budget", "a habitat budget is not supported under foundry search")
 	}
 	f := &foundryRun{cfg: cfg, runner: runner, opts: opts}
 	g := cfg.Generator
@@ -138,7 +139,7 @@ func RunSearch(ctx context.Context, cfg *Config, runner evidence.Runner, opts Op
 			f.opts.OnRun(g.Manifest.Key, "", "")
 		}
 		if o, _ := receipt["outcome"].(string); o != "complete" {
-			return nil, fail(CodeParse, at, "generator %s ended %s (receipt %s)", g.Manifest.Key, o, digest)
+			return nil, fail(fault.Parse, at, "generator %s ended %s (receipt %s)", g.Manifest.Key, o, digest)
 		}
 		if members, err = Population(g, evidence.InterfaceOutputs(g.Manifest, receipt)); err != nil {
 			return nil, err
@@ -152,7 +153,7 @@ func RunSearch(ctx context.Context, cfg *Config, runner evidence.Runner, opts Op
 		}
 		population := dedupe(append(append([]*manifest.Manifest(nil), survivors...), members...))
 		if len(population) > MaxCandidates {
-			return nil, fail(CodeBudget, at, "population of %d exceeds the bound of %d", len(population), MaxCandidates)
+			return nil, fail(fault.BudgetExhausted, at, "population of %d exceeds the bound of %d", len(population), MaxCandidates)
 		}
 		cands, err := f.measure(ctx, population, selection)
 		if err != nil {

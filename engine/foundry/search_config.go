@@ -3,6 +3,7 @@ package foundry
 import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Generational search (algal.search.v1) is a host layer over the foundry:
@@ -32,10 +33,10 @@ type SearchSettings struct {
 // neither charges an account nor records one in algal.search.v1.
 func parseSearch(v any, hasBudget bool) (*SearchSettings, error) {
 	if v == nil {
-		return nil, fail(CodeParse, "search", "foundry search needs a search block {maxGenerations, feedbackInput}")
+		return nil, fail(fault.Parse, "search", "foundry search needs a search block {maxGenerations, feedbackInput}")
 	}
 	if hasBudget {
-		return nil, fail(CodeParse, "budget", "a habitat budget is not supported under foundry search: algal.search.v1 records no account; remove budget or run a single foundry epoch")
+		return nil, fail(fault.Parse, "budget", "a habitat budget is not supported under foundry search: algal.search.v1 records no account; remove budget or run a single foundry epoch")
 	}
 	raw, err := evidence.Closed(v, "search", "maxGenerations", "feedbackInput")
 	if err != nil {
@@ -46,7 +47,7 @@ func parseSearch(v any, hasBudget bool) (*SearchSettings, error) {
 	}
 	n, ok := raw["maxGenerations"].(float64)
 	if !ok || n != float64(int(n)) || n < 1 || n > MaxGenerations {
-		return nil, fail(CodeParse, "search.maxGenerations", "must be an integer from 1 to %d", MaxGenerations)
+		return nil, fail(fault.Parse, "search.maxGenerations", "must be an integer from 1 to %d", MaxGenerations)
 	}
 	fb, err := evidence.Text(raw["feedbackInput"], "search.feedbackInput", MaxIDLen)
 	if err != nil {
@@ -61,14 +62,14 @@ func parseSearch(v any, hasBudget bool) (*SearchSettings, error) {
 func checkSearchGenerator(cfg *Config) error {
 	g := cfg.Generator
 	if g == nil {
-		return fail(CodeParse, "generator", "foundry search needs a generator: it proposes every generation's population")
+		return fail(fault.Parse, "generator", "foundry search needs a generator: it proposes every generation's population")
 	}
 	fb := cfg.Search.FeedbackInput
 	if !hasInput(g.Manifest, fb) {
-		return fail(CodeParse, "search.feedbackInput", "generator %s has no interface input %q", g.Manifest.Key, fb)
+		return fail(fault.Parse, "search.feedbackInput", "generator %s has no interface input %q", g.Manifest.Key, fb)
 	}
 	if _, ok := g.Args[fb]; ok {
-		return fail(CodeParse, "generator.args", "must not set %q: the search feeds it each generation", fb)
+		return fail(fault.Parse, "generator.args", "must not set %q: the search feeds it each generation", fb)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // ParseSearchReport reads an algal.search.v1 report strictly: closed and
@@ -21,7 +22,7 @@ func ParseSearchReport(v any) (*SearchReport, error) {
 		return nil, err
 	}
 	if raw["contract"] != SearchContract {
-		return nil, fail(CodeParse, "contract", "must be %s", SearchContract)
+		return nil, fail(fault.Parse, "contract", "must be %s", SearchContract)
 	}
 	s := &SearchReport{}
 	if s.Digest, err = evidence.DigestField(raw["digest"], "digest"); err != nil {
@@ -42,8 +43,10 @@ func ParseSearchReport(v any) (*SearchReport, error) {
 		s.Generations = append(s.Generations, *g)
 	}
 	if s.Result, err = ParseReport(raw["result"]); err != nil {
-		if fe, ok := err.(*Error); ok {
-			fe.Field = "result." + fe.Field
+		if e, ok := fault.As(err); ok && e.Path != "" {
+			nested := *e
+			nested.Path = "result." + e.Path
+			return nil, &nested
 		}
 		return nil, err
 	}
@@ -60,7 +63,7 @@ func parseGeneration(v any, i int) (*Generation, error) {
 		return nil, err
 	}
 	if n, ok := m["generation"].(float64); !ok || n != float64(i) {
-		return nil, fail(CodeParse, at+".generation", "must be %d: generations are numbered from 0 in order", i)
+		return nil, fail(fault.Parse, at+".generation", "must be %d: generations are numbered from 0 in order", i)
 	}
 	g := &Generation{Index: i}
 	if g.GeneratorDigest, err = evidence.DigestField(m["generatorDigest"], at+".generatorDigest"); err != nil {

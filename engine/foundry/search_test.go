@@ -9,6 +9,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -209,25 +210,25 @@ func TestSearchRunRejections(t *testing.T) {
 		// Generation 1: 32 new proposals beside the survivor.
 		r.outputs = []any{[]any{candidateValue(t, "weak")}, many}
 		_, err := RunSearch(context.Background(), cfg, r, Options{})
-		assertCode(t, err, CodeBudget)
+		assertCode(t, err, fault.BudgetExhausted)
 	})
 	t.Run("generator failed", func(t *testing.T) {
 		cfg, r := searchFixture(t, 2)
 		r.behave["organism:evolver"].generatorFailed = true
 		_, err := RunSearch(context.Background(), cfg, r, Options{})
-		assertCode(t, err, CodeParse)
+		assertCode(t, err, fault.Parse)
 	})
 	t.Run("not a search config", func(t *testing.T) {
 		cfg, r := searchFixture(t, 2)
 		cfg.Search = nil
 		_, err := RunSearch(context.Background(), cfg, r, Options{})
-		assertCode(t, err, CodeParse)
+		assertCode(t, err, fault.Parse)
 	})
 	t.Run("budget", func(t *testing.T) {
 		cfg, r := searchFixture(t, 2)
 		cfg.Budget = &Limits{Work: 1, Attempts: 1, Runs: 1}
 		_, err := RunSearch(context.Background(), cfg, r, Options{})
-		assertCode(t, err, CodeParse)
+		assertCode(t, err, fault.Parse)
 	})
 }
 
@@ -368,26 +369,26 @@ func TestParseSearchReportRejects(t *testing.T) {
 		code  string
 		field string
 	}{
-		{"unknown key", func(v map[string]any) { v["extra"] = 1.0 }, CodeParse, "report"},
-		{"missing result", func(v map[string]any) { delete(v, "result") }, CodeParse, "report"},
-		{"contract", func(v map[string]any) { v["contract"] = ReportContract }, CodeParse, "contract"},
-		{"generator digest", func(v map[string]any) { v["generatorDigest"] = "sha256:x" }, CodeParse, "generatorDigest"},
-		{"no generations", func(v map[string]any) { v["generations"] = []any{} }, CodeParse, "generations"},
-		{"too many generations", func(v map[string]any) { v["generations"] = many }, CodeBudget, "generations"},
-		{"generation index", func(v map[string]any) { genOf(v, 1)["generation"] = 0.0 }, CodeParse, "generations[1].generation"},
-		{"generation key", func(v map[string]any) { genOf(v, 0)["holdout"] = map[string]any{} }, CodeParse, "generations[0]"},
-		{"generation missing key", func(v map[string]any) { delete(genOf(v, 0), "promoted") }, CodeParse, "generations[0]"},
-		{"empty proposals", func(v map[string]any) { genOf(v, 0)["proposed"] = []any{} }, CodeParse, "generations[0].proposed"},
-		{"proposal digest", func(v map[string]any) { genOf(v, 0)["proposed"] = []any{"weak"} }, CodeParse, "generations[0].proposed[0]"},
-		{"candidate shape", func(v map[string]any) { delete(genCand(v, 0, 0), "usage") }, CodeParse, "generations[0].candidates[0].usage"},
-		{"result shape", func(v map[string]any) { resultOf(v)["contract"] = SearchContract }, CodeParse, "result.contract"},
+		{"unknown key", func(v map[string]any) { v["extra"] = 1.0 }, fault.Parse, "report"},
+		{"missing result", func(v map[string]any) { delete(v, "result") }, fault.Parse, "report"},
+		{"contract", func(v map[string]any) { v["contract"] = ReportContract }, fault.Parse, "contract"},
+		{"generator digest", func(v map[string]any) { v["generatorDigest"] = "sha256:x" }, fault.Parse, "generatorDigest"},
+		{"no generations", func(v map[string]any) { v["generations"] = []any{} }, fault.Parse, "generations"},
+		{"too many generations", func(v map[string]any) { v["generations"] = many }, fault.BudgetExhausted, "generations"},
+		{"generation index", func(v map[string]any) { genOf(v, 1)["generation"] = 0.0 }, fault.Parse, "generations[1].generation"},
+		{"generation key", func(v map[string]any) { genOf(v, 0)["holdout"] = map[string]any{} }, fault.Parse, "generations[0]"},
+		{"generation missing key", func(v map[string]any) { delete(genOf(v, 0), "promoted") }, fault.Parse, "generations[0]"},
+		{"empty proposals", func(v map[string]any) { genOf(v, 0)["proposed"] = []any{} }, fault.Parse, "generations[0].proposed"},
+		{"proposal digest", func(v map[string]any) { genOf(v, 0)["proposed"] = []any{"weak"} }, fault.Parse, "generations[0].proposed[0]"},
+		{"candidate shape", func(v map[string]any) { delete(genCand(v, 0, 0), "usage") }, fault.Parse, "generations[0].candidates[0].usage"},
+		{"result shape", func(v map[string]any) { resultOf(v)["contract"] = SearchContract }, fault.Parse, "result.contract"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := deepCopy(good).(map[string]any)
 			tc.forge(v)
 			_, err := ParseSearchReport(v)
 			assertCode(t, err, tc.code)
-			if fe, ok := err.(*Error); !ok || fe.Field != tc.field {
+			if fe, ok := err.(*fault.Error); !ok || fe.Path != tc.field {
 				t.Errorf("field %v, want %q", err, tc.field)
 			}
 			if _, err := VerifyDocument(context.Background(), v, r); err == nil {
@@ -426,7 +427,7 @@ func TestSearchConfig(t *testing.T) {
 	}
 	// Outside search mode the block is refused, as upstream does.
 	_, err = ParseConfig(base(nil), dir, load, AdmitOptions{})
-	assertCode(t, err, CodeParse)
+	assertCode(t, err, fault.Parse)
 	if !strings.Contains(err.Error(), "foundry search") {
 		t.Errorf("message %q", err)
 	}
@@ -455,8 +456,8 @@ func TestSearchConfig(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig(tc.v, dir, load, AdmitOptions{Search: true})
-			assertCode(t, err, CodeParse)
-			if fe, ok := err.(*Error); !ok || fe.Field != tc.field {
+			assertCode(t, err, fault.Parse)
+			if fe, ok := err.(*fault.Error); !ok || fe.Path != tc.field {
 				t.Errorf("field %v, want %q", err, tc.field)
 			}
 		})

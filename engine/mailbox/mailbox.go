@@ -35,6 +35,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Contracts of the records the service keeps.
@@ -64,34 +65,8 @@ const (
 	maxMessageScanMessages = 1 << 20
 )
 
-// Contract codes.
-const (
-	CodeParse      = "PARSE_FAILED"
-	CodeType       = "TYPE_MISMATCH"
-	CodeDenied     = "CAPABILITY_DENIED"
-	CodeFull       = "MAILBOX_FULL"
-	CodeBudget     = "BUDGET_EXHAUSTED"
-	CodeSuspended  = "EFFECT_SUSPENDED"
-	CodeDigest     = "DIGEST_MISMATCH"
-	CodeIO         = "IO_FAILED"
-	CodeToolFailed = "TOOL_FAILED"
-)
-
-// Error is a mailbox failure with a contract code. Wake carries the
-// handle a suspended receive waits on.
-type Error struct {
-	Code    string
-	Message string
-	Wake    []any
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func errf(code, format string, a ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
+func errf(code, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
 // Config is a mailbox configuration as `assay mailbox create` prints it.
@@ -125,13 +100,13 @@ func (s *Service) Root() string { return s.root }
 func ParseHandle(handle, want string) (class, hexDigest string, err error) {
 	parts := strings.Split(handle, ":")
 	if len(parts) != 4 || parts[0] != "cap" || parts[2] != "sha256" || !safeID(parts[1]) {
-		return "", "", errf(CodeType, "invalid capability handle")
+		return "", "", errf(fault.TypeMismatch, "invalid capability handle")
 	}
 	if _, ok := canon.DigestHex("sha256:" + parts[3]); !ok {
-		return "", "", errf(CodeType, "invalid capability handle")
+		return "", "", errf(fault.TypeMismatch, "invalid capability handle")
 	}
 	if want != "" && parts[1] != want {
-		return "", "", errf(CodeType, "capability carries %s, expected %s", parts[1], want)
+		return "", "", errf(fault.TypeMismatch, "capability carries %s, expected %s", parts[1], want)
 	}
 	return parts[1], parts[3], nil
 }
@@ -164,7 +139,7 @@ func handleOf(class, mailbox, nonce string) (string, error) {
 func randomHex() (string, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return "", errf(CodeIO, "operating-system entropy unavailable")
+		return "", errf(fault.IOFailed, "operating-system entropy unavailable")
 	}
 	return hex.EncodeToString(b[:]), nil
 }
@@ -191,10 +166,10 @@ func (s *Service) capPath(hexDigest string) string {
 func noLink(path string) error {
 	st, err := os.Lstat(path)
 	if err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		return errf(CodeIO, "mailbox symlinks are not admitted: %s", path)
+		return errf(fault.IOFailed, "mailbox symlinks are not admitted: %s", path)
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return errf(CodeIO, "%s: %v", path, err)
+		return errf(fault.IOFailed, "%s: %v", path, err)
 	}
 	return nil
 }
@@ -217,25 +192,25 @@ func readRecord(path string) (map[string]any, bool, error) {
 			return nil, false, nil
 		}
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, false, errf(CodeIO, "mailbox symlinks are not admitted: %s", path)
+			return nil, false, errf(fault.IOFailed, "mailbox symlinks are not admitted: %s", path)
 		}
-		return nil, false, errf(CodeIO, "%s: %v", path, err)
+		return nil, false, errf(fault.IOFailed, "%s: %v", path, err)
 	}
 	defer fd.Close()
 	st, err := fd.Stat()
 	if err != nil {
-		return nil, false, errf(CodeIO, "%s: %v", path, err)
+		return nil, false, errf(fault.IOFailed, "%s: %v", path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, false, errf(CodeIO, "%s is not a regular file", path)
+		return nil, false, errf(fault.IOFailed, "%s is not a regular file", path)
 	}
 	v, err := canon.ParseReader(fd, maxRecordBytes)
 	if err != nil {
-		return nil, false, errf(CodeIO, "%s: %v", path, err)
+		return nil, false, errf(fault.IOFailed, "%s: %v", path, err)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, false, errf(CodeParse, "%s is not a record object", path)
+		return nil, false, errf(fault.Parse, "%s is not a record object", path)
 	}
 	return m, true, nil
 }
@@ -245,7 +220,7 @@ func readRecord(path string) (map[string]any, bool, error) {
 func writeNew(path string, v any) (bool, error) {
 	b, err := canon.Encode(v)
 	if err != nil {
-		return false, errf(CodeParse, "record is not canonical JSON: %v", err)
+		return false, errf(fault.Parse, "record is not canonical JSON: %v", err)
 	}
 	if err := noLink(path); err != nil {
 		return false, err
@@ -255,15 +230,15 @@ func writeNew(path string, v any) (bool, error) {
 	} else if ok {
 		ob, _ := canon.Encode(old)
 		if string(ob) != string(b) {
-			return false, errf(CodeDigest, "immutable mailbox record %s conflicts", path)
+			return false, errf(fault.DigestMismatch, "immutable mailbox record %s conflicts", path)
 		}
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, errf(CodeIO, "%v", err)
+		return false, errf(fault.IOFailed, "%v", err)
 	}
 	if err := atomicfile.Write(path, b); err != nil {
-		return false, errf(CodeIO, "%v", err)
+		return false, errf(fault.IOFailed, "%v", err)
 	}
 	return true, nil
 }
@@ -271,13 +246,13 @@ func writeNew(path string, v any) (bool, error) {
 func replace(path string, v any) error {
 	b, err := canon.Encode(v)
 	if err != nil {
-		return errf(CodeParse, "record is not canonical JSON: %v", err)
+		return errf(fault.Parse, "record is not canonical JSON: %v", err)
 	}
 	if err := noLink(path); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(path, b); err != nil {
-		return errf(CodeIO, "%v", err)
+		return errf(fault.IOFailed, "%v", err)
 	}
 	return nil
 }
@@ -286,18 +261,18 @@ func replace(path string, v any) error {
 // kernel drops it if the process dies, so no stale lock survives a crash.
 func lock(path string) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, errf(CodeIO, "%v", err)
+		return nil, errf(fault.IOFailed, "%v", err)
 	}
 	if err := noLink(path); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return nil, errf(CodeIO, "mailbox lock %s: %v", path, err)
+		return nil, errf(fault.IOFailed, "mailbox lock %s: %v", path, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
-		return nil, errf(CodeIO, "mailbox lock %s: %v", path, err)
+		return nil, errf(fault.IOFailed, "mailbox lock %s: %v", path, err)
 	}
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
@@ -316,7 +291,7 @@ func intField(m map[string]any, k string) (int, bool) {
 func parseConfig(m map[string]any) (Config, error) {
 	var c Config
 	if len(m) != 6 || m["contract"] != ConfigContract {
-		return c, errf(CodeParse, "mailbox configuration is not an %s record", ConfigContract)
+		return c, errf(fault.Parse, "mailbox configuration is not an %s record", ConfigContract)
 	}
 	c.Name, _ = m["name"].(string)
 	c.SendHandle, _ = m["send"].(string)
@@ -326,7 +301,7 @@ func parseConfig(m map[string]any) (Config, error) {
 	c.MaxMessageBytes, ok2 = intField(m, "maxMessageBytes")
 	if !safeID(c.Name) || !ok1 || !ok2 || c.MaxMessages < 1 || c.MaxMessages > MaxPending ||
 		c.MaxMessageBytes < 1 || c.MaxMessageBytes > MaxMessageBytes {
-		return c, errf(CodeParse, "mailbox configuration fields are out of bounds")
+		return c, errf(fault.Parse, "mailbox configuration fields are out of bounds")
 	}
 	if _, _, err := ParseHandle(c.SendHandle, Send); err != nil {
 		return c, err
@@ -352,7 +327,7 @@ func (s *Service) inspect(name string) (Config, bool, error) {
 		return Config{}, false, err
 	}
 	if c.Name != name {
-		return Config{}, false, errf(CodeDigest, "mailbox configuration %s is in the wrong directory", name)
+		return Config{}, false, errf(fault.DigestMismatch, "mailbox configuration %s is in the wrong directory", name)
 	}
 	return c, true, nil
 }
@@ -362,10 +337,10 @@ func (s *Service) inspect(name string) (Config, bool, error) {
 // maxMessageBytes 1..250000.
 func (s *Service) Create(name string, maxMessages, maxMessageBytes int) (Config, error) {
 	if !safeID(name) {
-		return Config{}, errf(CodeParse, "mailbox name %q must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)", name)
+		return Config{}, errf(fault.Parse, "mailbox name %q must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)", name)
 	}
 	if maxMessages < 1 || maxMessages > MaxPending || maxMessageBytes < 1 || maxMessageBytes > MaxMessageBytes {
-		return Config{}, errf(CodeBudget, "mailbox bounds: pending must be 1..%d and message bytes 1..%d", MaxPending, MaxMessageBytes)
+		return Config{}, errf(fault.BudgetExhausted, "mailbox bounds: pending must be 1..%d and message bytes 1..%d", MaxPending, MaxMessageBytes)
 	}
 	if err := s.checkTree(); err != nil {
 		return Config{}, err
@@ -379,14 +354,14 @@ func (s *Service) Create(name string, maxMessages, maxMessageBytes int) (Config,
 		return Config{}, err
 	} else if ok {
 		if c.MaxMessages != maxMessages || c.MaxMessageBytes != maxMessageBytes {
-			return Config{}, errf(CodeParse, "mailbox %s already exists with different bounds", name)
+			return Config{}, errf(fault.Parse, "mailbox %s already exists with different bounds", name)
 		}
 		return c, nil
 	}
 	if n, err := s.count(); err != nil {
 		return Config{}, err
 	} else if n >= MaxMailboxes {
-		return Config{}, errf(CodeBudget, "mailbox count exhausted (%d)", MaxMailboxes)
+		return Config{}, errf(fault.BudgetExhausted, "mailbox count exhausted (%d)", MaxMailboxes)
 	}
 	seed, err := randomHex()
 	if err != nil {
@@ -414,7 +389,7 @@ func (s *Service) Create(name string, maxMessages, maxMessageBytes int) (Config,
 	dir := s.mailboxDir(name)
 	for _, sub := range []string{"messages", "pending", "consumed"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return Config{}, errf(CodeIO, "%v", err)
+			return Config{}, errf(fault.IOFailed, "%v", err)
 		}
 	}
 	if _, err := writeNew(filepath.Join(dir, "config.json"), c.Value()); err != nil {
@@ -429,10 +404,10 @@ func (s *Service) count() (int, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, errf(CodeIO, "%v", err)
+		return 0, errf(fault.IOFailed, "%v", err)
 	}
 	if len(entries) > maxMailboxScanEntries {
-		return 0, errf(CodeBudget, "mailbox namespace holds more than %d entries", maxMailboxScanEntries)
+		return 0, errf(fault.BudgetExhausted, "mailbox namespace holds more than %d entries", maxMailboxScanEntries)
 	}
 	n := 0
 	for _, e := range entries {
@@ -459,28 +434,28 @@ func (s *Service) resolve(handle, class string) (Config, map[string]any, error) 
 		return Config{}, nil, err
 	}
 	if !ok {
-		return Config{}, nil, errf(CodeDenied, "capability is not admitted")
+		return Config{}, nil, errf(fault.CapabilityDenied, "capability is not admitted")
 	}
 	mb, _ := rec["mailbox"].(string)
 	nonce, _ := rec["nonce"].(string)
 	if rec["contract"] != CapabilityContract || rec["capability"] != class || rec["handle"] != handle || !safeID(mb) {
-		return Config{}, nil, errf(CodeDigest, "capability record does not match its handle")
+		return Config{}, nil, errf(fault.DigestMismatch, "capability record does not match its handle")
 	}
 	if h, err := handleOf(class, mb, nonce); err != nil || h != handle {
-		return Config{}, nil, errf(CodeDigest, "capability handle does not match its admission")
+		return Config{}, nil, errf(fault.DigestMismatch, "capability handle does not match its admission")
 	}
 	if rec["revoked"] != false {
-		return Config{}, nil, errf(CodeDenied, "capability is revoked")
+		return Config{}, nil, errf(fault.CapabilityDenied, "capability is revoked")
 	}
 	c, ok, err := s.inspect(mb)
 	if err != nil {
 		return Config{}, nil, err
 	}
 	if !ok {
-		return Config{}, nil, errf(CodeDenied, "mailbox is not admitted")
+		return Config{}, nil, errf(fault.CapabilityDenied, "mailbox is not admitted")
 	}
 	if (class == Send && c.SendHandle != handle) || (class == Receive && c.ReceiveHandle != handle) {
-		return Config{}, nil, errf(CodeDenied, "capability admission does not match its mailbox")
+		return Config{}, nil, errf(fault.CapabilityDenied, "capability admission does not match its mailbox")
 	}
 	return c, rec, nil
 }
@@ -492,7 +467,7 @@ func (s *Service) Revoke(handle string) error {
 		return err
 	}
 	if class != Send && class != Receive {
-		return errf(CodeDenied, "capability is not a mailbox right")
+		return errf(fault.CapabilityDenied, "capability is not a mailbox right")
 	}
 	c, _, err := s.resolve(handle, class)
 	if err != nil {
@@ -524,7 +499,7 @@ func envelopeID(mailbox, key string, v any) (string, error) {
 func (s *Service) Send(handle string, value any, key string) (id string, duplicate bool, err error) {
 	keyHex, ok := canon.DigestHex(key)
 	if !ok {
-		return "", false, errf(CodeParse, "idempotency key must be a sha256 digest token")
+		return "", false, errf(fault.Parse, "idempotency key must be a sha256 digest token")
 	}
 	c, _, err := s.resolve(handle, Send)
 	if err != nil {
@@ -541,10 +516,10 @@ func (s *Service) Send(handle string, value any, key string) (id string, duplica
 	}
 	b, err := canon.Encode(value)
 	if err != nil {
-		return "", false, errf(CodeParse, "message is not canonical JSON: %v", err)
+		return "", false, errf(fault.Parse, "message is not canonical JSON: %v", err)
 	}
 	if len(b) > c.MaxMessageBytes {
-		return "", false, errf(CodeBudget, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
+		return "", false, errf(fault.BudgetExhausted, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
 	}
 	id, err = envelopeID(c.Name, key, value)
 	if err != nil {
@@ -556,7 +531,7 @@ func (s *Service) Send(handle string, value any, key string) (id string, duplica
 		return "", false, err
 	}
 	if claimed && (claim["id"] != id || claim["idempotencyKey"] != key || claim["mailbox"] != c.Name) {
-		return "", false, errf(CodeDigest, "idempotency key already claims a different mailbox message")
+		return "", false, errf(fault.DigestMismatch, "idempotency key already claims a different mailbox message")
 	}
 	pending, err := s.pending(c)
 	if err != nil {
@@ -567,7 +542,7 @@ func (s *Service) Send(handle string, value any, key string) (id string, duplica
 		return "", false, err
 	}
 	if !claimed && delivered {
-		return "", false, errf(CodeDigest, "mailbox delivery has no message claim")
+		return "", false, errf(fault.DigestMismatch, "mailbox delivery has no message claim")
 	}
 	if claimed && delivered {
 		return id, true, nil
@@ -575,7 +550,7 @@ func (s *Service) Send(handle string, value any, key string) (id string, duplica
 	// A new delivery, or a retry of one interrupted after its claim was
 	// published: either way the delivery marker is still to be written.
 	if len(pending) >= c.MaxMessages {
-		return "", false, errf(CodeFull, "mailbox %q is full", c.Name)
+		return "", false, errf(fault.MailboxFull, "mailbox %q is full", c.Name)
 	}
 	seq, err := s.nextSeq(c, pending)
 	if err != nil {
@@ -619,11 +594,11 @@ func (s *Service) deliveryEvidence(c Config, pending []string, keyHex, id string
 			return false, err
 		}
 		if ok && (marker["contract"] != DeliveryContract || marker["id"] != id) {
-			return false, errf(CodeDigest, "mailbox delivery claims another message")
+			return false, errf(fault.DigestMismatch, "mailbox delivery claims another message")
 		}
 	}
 	if len(found) > 1 {
-		return false, errf(CodeIO, "mailbox delivery is uncertain; pending and consumed evidence require reconciliation")
+		return false, errf(fault.IOFailed, "mailbox delivery is uncertain; pending and consumed evidence require reconciliation")
 	}
 	return len(found) == 1, nil
 }
@@ -635,10 +610,10 @@ func (s *Service) deliveryEvidence(c Config, pending []string, keyHex, id string
 func (s *Service) nextSeq(c Config, pending []string) (int, error) {
 	entries, err := os.ReadDir(filepath.Join(s.mailboxDir(c.Name), "messages"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, errf(CodeIO, "%v", err)
+		return 0, errf(fault.IOFailed, "%v", err)
 	}
 	if len(entries) > maxMessageScanMessages {
-		return 0, errf(CodeBudget, "mailbox %s retains too many message claims", c.Name)
+		return 0, errf(fault.BudgetExhausted, "mailbox %s retains too many message claims", c.Name)
 	}
 	seq := len(entries)
 	for _, name := range pending {
@@ -661,10 +636,10 @@ func (s *Service) pending(c Config) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errf(CodeIO, "%v", err)
+		return nil, errf(fault.IOFailed, "%v", err)
 	}
 	if len(entries) > maxPendingScanEntries {
-		return nil, errf(CodeBudget, "mailbox pending physical entry count")
+		return nil, errf(fault.BudgetExhausted, "mailbox pending physical entry count")
 	}
 	var out []string
 	for _, e := range entries {
@@ -672,13 +647,13 @@ func (s *Service) pending(c Config) ([]string, error) {
 			continue
 		}
 		if !e.Type().IsRegular() {
-			return nil, errf(CodeIO, "mailbox pending entry %s is not a regular file", e.Name())
+			return nil, errf(fault.IOFailed, "mailbox pending entry %s is not a regular file", e.Name())
 		}
 		out = append(out, e.Name())
 	}
 	sort.Strings(out)
 	if len(out) > c.MaxMessages {
-		return nil, errf(CodeBudget, "mailbox pending entry count")
+		return nil, errf(fault.BudgetExhausted, "mailbox pending entry count")
 	}
 	return out, nil
 }
@@ -705,33 +680,33 @@ func (s *Service) Receive(handle string) (id string, message any, err error) {
 		return "", nil, err
 	}
 	if len(pending) == 0 {
-		return "", nil, &Error{Code: CodeSuspended, Message: fmt.Sprintf("mailbox %q is empty", c.Name), Wake: []any{handle}}
+		return "", nil, &fault.Error{Code: fault.EffectSuspended, Message: fmt.Sprintf("mailbox %q is empty", c.Name), Wake: []any{handle}}
 	}
 	name := pending[0]
 	_, keyHex, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
 	if _, valid := canon.DigestHex("sha256:" + keyHex); !ok || !valid {
-		return "", nil, errf(CodeDigest, "mailbox delivery marker %s is malformed", name)
+		return "", nil, errf(fault.DigestMismatch, "mailbox delivery marker %s is malformed", name)
 	}
 	marker, ok, err := readRecord(filepath.Join(dir, "pending", name))
 	if err != nil || !ok {
-		return "", nil, errf(CodeIO, "mailbox delivery %s disappeared", name)
+		return "", nil, errf(fault.IOFailed, "mailbox delivery %s disappeared", name)
 	}
 	claim, ok, err := readRecord(filepath.Join(dir, "messages", keyHex+".json"))
 	if err != nil {
 		return "", nil, err
 	}
 	if !ok {
-		return "", nil, errf(CodeDigest, "mailbox delivery has no message claim")
+		return "", nil, errf(fault.DigestMismatch, "mailbox delivery has no message claim")
 	}
 	key, _ := claim["idempotencyKey"].(string)
 	id, _ = claim["id"].(string)
 	want, err := envelopeID(c.Name, key, claim["value"])
 	if err != nil || claim["contract"] != MessageContract || want != id || key != "sha256:"+keyHex ||
 		claim["mailbox"] != c.Name || marker["contract"] != DeliveryContract || marker["id"] != id {
-		return "", nil, errf(CodeDigest, "mailbox delivery is corrupt")
+		return "", nil, errf(fault.DigestMismatch, "mailbox delivery is corrupt")
 	}
 	if b, _ := canon.Encode(claim["value"]); len(b) > c.MaxMessageBytes {
-		return "", nil, errf(CodeBudget, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
+		return "", nil, errf(fault.BudgetExhausted, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
 	}
 	// A consumed marker next to the pending one is an interrupted receive:
 	// the message may already have been handed out, so it is not handed
@@ -739,13 +714,13 @@ func (s *Service) Receive(handle string) (id string, message any, err error) {
 	if _, done, err := readRecord(filepath.Join(dir, "consumed", keyHex+".json")); err != nil {
 		return "", nil, err
 	} else if done {
-		return "", nil, errf(CodeIO, "mailbox delivery is uncertain; pending and consumed evidence require reconciliation")
+		return "", nil, errf(fault.IOFailed, "mailbox delivery is uncertain; pending and consumed evidence require reconciliation")
 	}
 	if _, err := writeNew(filepath.Join(dir, "consumed", keyHex+".json"), map[string]any{"contract": DeliveryContract, "id": id}); err != nil {
 		return "", nil, err
 	}
 	if err := os.Remove(filepath.Join(dir, "pending", name)); err != nil {
-		return "", nil, errf(CodeIO, "%v", err)
+		return "", nil, errf(fault.IOFailed, "%v", err)
 	}
 	return id, claim["value"], nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func code(err error) string {
@@ -54,11 +55,11 @@ func TestCreateSendReceive(t *testing.T) {
 		t.Fatalf("re-create: %v %+v", err, again)
 	}
 	_, err = svc.Create("inbox", 5, 100)
-	wantCode(t, err, CodeParse)
+	wantCode(t, err, fault.Parse)
 	// Receive on empty: suspended, with the handle as wake evidence.
 	_, _, err = svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, CodeSuspended)
-	if w := err.(*Error).Wake; len(w) != 1 || w[0] != c.ReceiveHandle {
+	wantCode(t, err, fault.EffectSuspended)
+	if w := err.(*fault.Error).Wake; len(w) != 1 || w[0] != c.ReceiveHandle {
 		t.Fatalf("wake: %v", w)
 	}
 	// Deliveries are first in, first out, whatever their keys.
@@ -85,14 +86,14 @@ func TestCreateSendReceive(t *testing.T) {
 		}
 	}
 	_, _, err = svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, CodeSuspended)
+	wantCode(t, err, fault.EffectSuspended)
 	// Handles are class-checked.
 	_, _, err = svc.Send(c.ReceiveHandle, 1.0, key(t))
-	wantCode(t, err, CodeType)
+	wantCode(t, err, fault.TypeMismatch)
 	_, _, err = svc.Receive("cap:mailbox-receive:sha256:" + strings.Repeat("0", 64))
-	wantCode(t, err, CodeDenied)
+	wantCode(t, err, fault.CapabilityDenied)
 	_, _, err = svc.Receive("not-a-handle")
-	wantCode(t, err, CodeType)
+	wantCode(t, err, fault.TypeMismatch)
 }
 
 func TestIdempotentSendDeliveredOnce(t *testing.T) {
@@ -109,7 +110,7 @@ func TestIdempotentSendDeliveredOnce(t *testing.T) {
 	}
 	// The same key with another message is a conflict, not a delivery.
 	_, _, err = svc.Send(c.SendHandle, "other", k)
-	wantCode(t, err, CodeDigest)
+	wantCode(t, err, fault.DigestMismatch)
 	if n, _ := svc.Pending(c.ReceiveHandle); n != 1 {
 		t.Fatalf("pending %d, want 1", n)
 	}
@@ -123,19 +124,19 @@ func TestIdempotentSendDeliveredOnce(t *testing.T) {
 		t.Fatalf("retry after receive: %v %v", err, dup3)
 	}
 	_, _, err = svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, CodeSuspended)
+	wantCode(t, err, fault.EffectSuspended)
 	_, _, err = svc.Send(c.SendHandle, "x", "sha256:nope")
-	wantCode(t, err, CodeParse)
+	wantCode(t, err, fault.Parse)
 }
 
 func TestBounds(t *testing.T) {
 	svc := Open(t.TempDir())
 	for _, b := range [][2]int{{0, 10}, {1025, 10}, {1, 0}, {1, 250_001}} {
 		_, err := svc.Create("box", b[0], b[1])
-		wantCode(t, err, CodeBudget)
+		wantCode(t, err, fault.BudgetExhausted)
 	}
 	_, err := svc.Create("Bad Name", 1, 1)
-	wantCode(t, err, CodeParse)
+	wantCode(t, err, fault.Parse)
 	if _, err := svc.Create("edge", 1024, 250_000); err != nil {
 		t.Fatalf("upper bounds are admitted: %v", err)
 	}
@@ -145,10 +146,10 @@ func TestBounds(t *testing.T) {
 		t.Fatalf("10 canonical bytes fit: %v", err)
 	}
 	_, _, err = svc.Send(c.SendHandle, "123456789", key(t))
-	wantCode(t, err, CodeBudget)
+	wantCode(t, err, fault.BudgetExhausted)
 	svc.Send(c.SendHandle, 1.0, key(t))
 	_, _, err = svc.Send(c.SendHandle, 2.0, key(t))
-	wantCode(t, err, CodeFull)
+	wantCode(t, err, fault.MailboxFull)
 	// Receiving frees a slot.
 	svc.Receive(c.ReceiveHandle)
 	if _, _, err := svc.Send(c.SendHandle, 2.0, key(t)); err != nil {
@@ -164,19 +165,19 @@ func TestRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := svc.Send(c.SendHandle, "m2", key(t))
-	wantCode(t, err, CodeDenied)
+	wantCode(t, err, fault.CapabilityDenied)
 	// The other handle keeps working.
 	if _, _, err := svc.Receive(c.ReceiveHandle); err != nil {
 		t.Fatalf("receive after send revoke: %v", err)
 	}
-	wantCode(t, svc.Revoke(c.SendHandle), CodeDenied)
+	wantCode(t, svc.Revoke(c.SendHandle), fault.CapabilityDenied)
 	// Re-creating never mints fresh authority over a revoked handle.
 	again, err := svc.Create("rv", 4, 100)
 	if err != nil || again.SendHandle != c.SendHandle {
 		t.Fatalf("re-create: %v", err)
 	}
 	_, _, err = svc.Send(again.SendHandle, "m3", key(t))
-	wantCode(t, err, CodeDenied)
+	wantCode(t, err, fault.CapabilityDenied)
 }
 
 func TestTamperedStateIsRefused(t *testing.T) {
@@ -190,7 +191,7 @@ func TestTamperedStateIsRefused(t *testing.T) {
 	data, _ := os.ReadFile(claim)
 	os.WriteFile(claim, []byte(strings.Replace(string(data), "orig", "evil", 1)), 0o644)
 	_, _, err := svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, CodeDigest)
+	wantCode(t, err, fault.DigestMismatch)
 	// A FIFO planted as the capability record is refused, not waited on.
 	_, hx, _ := ParseHandle(c.SendHandle, Send)
 	capPath := filepath.Join(root, "capabilities", hx+".json")
@@ -199,7 +200,7 @@ func TestTamperedStateIsRefused(t *testing.T) {
 		t.Skip(err)
 	}
 	_, _, err = svc.Send(c.SendHandle, "x", key(t))
-	wantCode(t, err, CodeIO)
+	wantCode(t, err, fault.IOFailed)
 }
 
 func TestConcurrentSendsWithOneKey(t *testing.T) {
@@ -242,7 +243,7 @@ func TestToolsExecutor(t *testing.T) {
 	}
 	recv, rd := req(ReceiveTool, map[string]any{"mailbox": c.ReceiveHandle})
 	rec, ok := tools.Take(recv, rd)
-	if !ok || rec.Err == nil || rec.Err.Code != CodeSuspended || !rec.NotRetryable || len(rec.Wake) != 1 {
+	if !ok || rec.Err == nil || rec.Err.Code != fault.EffectSuspended || !rec.NotRetryable || len(rec.Wake) != 1 {
 		t.Fatalf("empty receive: %+v", rec)
 	}
 	send, sd := req(SendTool, map[string]any{"mailbox": c.SendHandle, "message": map[string]any{"ok": true}})
@@ -271,7 +272,7 @@ func TestToolsExecutor(t *testing.T) {
 		t.Fatal("foreign tool served")
 	}
 	denied, _ := NewTools(nil).Take(recv, rd)
-	if denied.Err == nil || denied.Err.Code != CodeDenied {
+	if denied.Err == nil || denied.Err.Code != fault.CapabilityDenied {
 		t.Fatalf("no host: %+v", denied)
 	}
 	if tools.Describe().Serves(effect.KindGate) || tools.Describe().Serves(effect.KindAgent) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // pendingMarker returns the pending marker path for key, or "".
@@ -52,7 +53,7 @@ func TestRetryCompletesInterruptedSend(t *testing.T) {
 		t.Fatalf("retry after receive: %v %v", err, dup)
 	}
 	_, _, err = svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, CodeSuspended)
+	wantCode(t, err, fault.EffectSuspended)
 }
 
 // Pending and consumed evidence for one delivery (a receive interrupted
@@ -73,7 +74,7 @@ func TestReceiveRefusesUncertainDelivery(t *testing.T) {
 	}
 	os.WriteFile(marker, saved, 0o644) // the pending marker survived the crash
 	_, _, err := svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, CodeIO)
+	wantCode(t, err, fault.IOFailed)
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatal("refusal must leave the recovery evidence in place")
 	}
@@ -90,7 +91,7 @@ func TestSendRefusesMarkerWithoutClaim(t *testing.T) {
 	hex, _ := canon.DigestHex(k)
 	os.Remove(filepath.Join(root, "mailboxes", "orphan", "messages", hex+".json"))
 	_, _, err := svc.Send(c.SendHandle, "x", k)
-	wantCode(t, err, CodeDigest)
+	wantCode(t, err, fault.DigestMismatch)
 }
 
 // Delivery order stays first in, first out even when retained message

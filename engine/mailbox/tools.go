@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Tool names the service serves.
@@ -42,7 +43,7 @@ func (t *Tools) Describe() effect.Descriptor { return effect.Descriptor{Effects:
 
 // Execute implements effect.Executor; it is never routed an effect.
 func (t *Tools) Execute(context.Context, effect.Request) (effect.Response, error) {
-	return effect.Response{}, &effect.Error{Code: effect.CodeUnbound, Message: "the mailbox host serves tool requests only", NotRetryable: true}
+	return effect.Response{}, &fault.Error{Code: fault.EffectUnbound, Message: "the mailbox host serves tool requests only", NotRetryable: true}
 }
 
 // HostTools lists the tools this executor serves (the VM types them with
@@ -67,15 +68,17 @@ func (t *Tools) Take(req effect.Request, digest string) (effect.Record, bool) {
 	rec := effect.Record{RequestDigest: digest, Executor: "tool:" + name}
 	out, err := t.call(name, req, digest)
 	if err != nil {
-		e, ok := err.(*Error)
-		if !ok {
-			e = &Error{Code: CodeToolFailed, Message: err.Error()}
+		// The service's own rejections are bare; anything else (a located
+		// parse error, a plain Go error) is a tool failure.
+		e, ok := fault.As(err)
+		if !ok || e.Located() {
+			e = &fault.Error{Code: fault.ToolFailed, Message: err.Error()}
 		}
 		rec.Err = &effect.Failure{Code: e.Code, Message: bound(e.Message)}
 		// A mailbox operation may have acted before failing; a suspended
 		// receive must be re-issued by resume, never retried blindly.
 		rec.NotRetryable = true
-		if e.Code == CodeSuspended && len(e.Wake) > 0 {
+		if e.Code == fault.EffectSuspended && len(e.Wake) > 0 {
 			rec.Wake = e.Wake
 		}
 		return rec, true
@@ -86,17 +89,17 @@ func (t *Tools) Take(req effect.Request, digest string) (effect.Record, bool) {
 
 func (t *Tools) call(name string, req effect.Request, digest string) (map[string]any, error) {
 	if t.svc == nil {
-		return nil, errf(CodeDenied, "the mailbox host is not admitted (no store directory)")
+		return nil, errf(fault.CapabilityDenied, "the mailbox host is not admitted (no store directory)")
 	}
 	in, _ := req["inputs"].(map[string]any)
 	handle, ok := in["mailbox"].(string)
 	if !ok {
-		return nil, errf(CodeType, "mailbox input must be a capability handle")
+		return nil, errf(fault.TypeMismatch, "mailbox input must be a capability handle")
 	}
 	if name == SendTool {
 		msg, ok := in["message"]
 		if !ok {
-			return nil, errf(CodeToolFailed, "mailbox.send.v1 needs a message")
+			return nil, errf(fault.ToolFailed, "mailbox.send.v1 needs a message")
 		}
 		id, _, err := t.svc.Send(handle, msg, digest)
 		if err != nil {

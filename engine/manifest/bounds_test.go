@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // leafSource is a small embeddable manifest; pad adds a const payload of
@@ -50,7 +52,7 @@ func binaryDAG(t testing.TB, levels int) (*Manifest, MapResolver) {
 
 func wantCode(t *testing.T, err error, code, contains string) {
 	t.Helper()
-	e, ok := err.(*Error)
+	e, ok := err.(*fault.Error)
 	if !ok || e.Code != code || !strings.Contains(e.Message, contains) {
 		t.Fatalf("got %v, want %s containing %q", err, code, contains)
 	}
@@ -67,7 +69,7 @@ func TestCompileInstanceBudget(t *testing.T) {
 	}
 	root, r = binaryDAG(t, 10) // 2047 instances
 	_, err = Compile(root, Options{Resolver: r})
-	wantCode(t, err, CodeBudget, "count budget")
+	wantCode(t, err, fault.BudgetExhausted, "count budget")
 }
 
 func TestCompileCellAndEdgeBudgets(t *testing.T) {
@@ -94,7 +96,7 @@ func TestCompileCellAndEdgeBudgets(t *testing.T) {
 	mid := add(t, r, wrapSource("cells-mid", child.Digest, 1))
 	src := strings.Replace(wrapSource("cells-over2", child.Digest, 63), `"id":"o0","kind":"organism","manifest":"`+child.Digest, `"id":"o0","kind":"organism","manifest":"`+mid.Digest, 1)
 	_, err = Compile(add(t, r, src), Options{Resolver: r})
-	wantCode(t, err, CodeBudget, "count budget")
+	wantCode(t, err, fault.BudgetExhausted, "count budget")
 
 	// Edges: a leaf with 256 edges into a many port; 64 of them is 16384.
 	edges := make([]string, 256)
@@ -114,7 +116,7 @@ func TestCompileCellAndEdgeBudgets(t *testing.T) {
 		t.Fatalf("edges %d", c.Stats.Edges)
 	}
 	_, err = Compile(add(t, r, wrapSource("edges-over", sixtyFour.Digest, 2)), Options{Resolver: r})
-	wantCode(t, err, CodeBudget, "count budget")
+	wantCode(t, err, fault.BudgetExhausted, "count budget")
 }
 
 func TestCompileByteBudget(t *testing.T) {
@@ -127,7 +129,7 @@ func TestCompileByteBudget(t *testing.T) {
 	}
 	root = add(t, r, wrapSource("root2", mid.Digest, 2)) // ~80 MB expanded
 	_, err := Compile(root, Options{Resolver: r})
-	wantCode(t, err, CodeBudget, "byte budget")
+	wantCode(t, err, fault.BudgetExhausted, "byte budget")
 }
 
 func TestCompileDepth(t *testing.T) {
@@ -145,7 +147,7 @@ func TestCompileDepth(t *testing.T) {
 	}
 	root, r = chain(65)
 	_, err := Compile(root, Options{Resolver: r})
-	wantCode(t, err, CodeDepth, "depth 65 exceeds 64")
+	wantCode(t, err, fault.DepthExceeded, "depth 65 exceeds 64")
 }
 
 // badResolver serves content that does not hash to the requested digest.
@@ -159,11 +161,11 @@ func TestCompileDigestMismatchAndMiss(t *testing.T) {
 	other := mustParse(t, leafSource("other", 0))
 	root := mustParse(t, wrapSource("root", leaf.Digest, 1))
 	_, err := Compile(root, Options{Resolver: badResolver{other.Value}})
-	wantCode(t, err, CodeDigestMismatch, `cells[1] "o0"`)
+	wantCode(t, err, fault.DigestMismatch, `cells[1] "o0"`)
 	_, err = Compile(root, Options{Resolver: MapResolver{}})
-	wantCode(t, err, CodeStoreMiss, "not in the store")
+	wantCode(t, err, fault.StoreMiss, "not in the store")
 	_, err = Compile(root, Options{})
-	wantCode(t, err, CodeStoreMiss, "not in the store")
+	wantCode(t, err, fault.StoreMiss, "not in the store")
 }
 
 func TestToolRegistry(t *testing.T) {
@@ -175,7 +177,7 @@ func TestToolRegistry(t *testing.T) {
 	          {"from":{"cell":"wait","port":"id"},"to":{"cell":"look","port":"q"}}]}`
 	m := mustParse(t, src)
 	_, err := Compile(m, Options{})
-	wantCode(t, err, CodeToolUnknown, "ledger.charges.v1")
+	wantCode(t, err, fault.ToolUnknown, "ledger.charges.v1")
 	sig, err := ParseSignature("ledger.charges.v1", mustParse(t, remoteInner).Value["budgets"])
 	if err == nil {
 		t.Fatalf("budgets object accepted as a signature: %+v", sig)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Resolver supplies child manifests named by digest in organism, repeat and
@@ -40,7 +42,7 @@ func (r MapResolver) Add(v any) (*Manifest, error) {
 func LoadModules(dir string) (MapResolver, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, &Error{Code: "IO_FAILED", Message: fmt.Sprintf("modules %s: %v", dir, err)}
+		return nil, &fault.Error{Code: "IO_FAILED", Message: fmt.Sprintf("modules %s: %v", dir, err)}
 	}
 	r := MapResolver{}
 	for _, e := range entries {
@@ -140,7 +142,7 @@ func (c *Compiled) Signature(id string) (*Signature, bool) {
 func (c *Compiled) InterfaceSignature() (Signature, error) {
 	iface := c.Manifest.Interface
 	if iface == nil {
-		return Signature{}, fail(CodeInterfaceMismatch, "", "embedded organism %s declares no interface", c.Manifest.Key)
+		return Signature{}, fail(fault.InterfaceMismatch, "", "embedded organism %s declares no interface", c.Manifest.Key)
 	}
 	sig := Signature{}
 	for _, side := range []string{"inputs", "outputs"} {
@@ -152,14 +154,14 @@ func (c *Compiled) InterfaceSignature() (Signature, error) {
 			loc := fmt.Sprintf("interface.%s.%s", side, ip.Name)
 			i, ok := c.Manifest.byID[ip.Cell]
 			if side == "inputs" && (!ok || c.Manifest.Cells[i].Kind != KindInput) {
-				return sig, fail(CodeInterfaceMismatch, loc, "must name an input cell, got %q", ip.Cell)
+				return sig, fail(fault.InterfaceMismatch, loc, "must name an input cell, got %q", ip.Cell)
 			}
 			if !ok {
-				return sig, fail(CodeInterfaceMismatch, loc, "names missing cell %q", ip.Cell)
+				return sig, fail(fault.InterfaceMismatch, loc, "names missing cell %q", ip.Cell)
 			}
 			p, ok := c.Signatures[i].Output(ip.Port)
 			if !ok {
-				return sig, fail(CodeInterfaceMismatch, loc, "cell %q has no output port %q", ip.Cell, ip.Port)
+				return sig, fail(fault.InterfaceMismatch, loc, "cell %q has no output port %q", ip.Cell, ip.Port)
 			}
 			p.Name = ip.Name
 			p.Value, p.HasValue = nil, false
@@ -215,21 +217,21 @@ func (c *compiler) resolve(digest, via string) (*Manifest, error) {
 		return m, nil
 	}
 	if c.opts.Resolver == nil {
-		return nil, fail(CodeStoreMiss, "", "manifest %s is not in the store (no resolver)", digest)
+		return nil, fail(fault.StoreMiss, "", "manifest %s is not in the store (no resolver)", digest)
 	}
 	v, err := c.opts.Resolver.ResolveManifest(digest, via)
 	if err != nil {
 		return nil, err
 	}
 	if v == nil {
-		return nil, fail(CodeStoreMiss, "", "manifest %s is not in the store", digest)
+		return nil, fail(fault.StoreMiss, "", "manifest %s is not in the store", digest)
 	}
 	m, err := ParseValue(v)
 	if err != nil {
 		return nil, within("manifest "+digest, err)
 	}
 	if m.Digest != digest {
-		return nil, fail(CodeDigestMismatch, "", "manifest resolved for %s normalizes to %s", digest, m.Digest)
+		return nil, fail(fault.DigestMismatch, "", "manifest resolved for %s normalizes to %s", digest, m.Digest)
 	}
 	c.parsed[digest] = m
 	return m, nil
@@ -237,7 +239,7 @@ func (c *compiler) resolve(digest, via string) (*Manifest, error) {
 
 func (c *compiler) compile(m *Manifest, depth int) (*Compiled, error) {
 	if depth > MaxCompileDepth {
-		return nil, fail(CodeDepth, "", "compile depth %d exceeds %d", depth, MaxCompileDepth)
+		return nil, fail(fault.DepthExceeded, "", "compile depth %d exceeds %d", depth, MaxCompileDepth)
 	}
 	if err := c.admit(m); err != nil {
 		return nil, err
@@ -295,13 +297,13 @@ func (c *compiler) signature(out *Compiled, cell *Cell) (Signature, error) {
 	case KindFn:
 		s, ok := c.opts.fn(cell.Fn)
 		if !ok {
-			return s, fail(CodeFnUnknown, "fn", "unknown fn %s", cell.Fn)
+			return s, fail(fault.FnUnknown, "fn", "unknown fn %s", cell.Fn)
 		}
 		return s, nil
 	case KindTool:
 		s, ok := c.opts.tool(cell.Tool.Name)
 		if !ok {
-			return s, fail(CodeToolUnknown, "tool", "tool %s is not host-admitted", cell.Tool.Name)
+			return s, fail(fault.ToolUnknown, "tool", "tool %s is not host-admitted", cell.Tool.Name)
 		}
 		return s, nil
 	case KindExpr:
@@ -326,7 +328,7 @@ func (c *compiler) signature(out *Compiled, cell *Cell) (Signature, error) {
 	case KindOrganism, KindRepeat, KindEach:
 		return embedSignature(out.Children[cell.Index], cell)
 	}
-	return Signature{}, fail(CodeInvalid, "kind", "unsupported cell kind %q", cell.Kind)
+	return Signature{}, fail(fault.ManifestInvalid, "kind", "unsupported cell kind %q", cell.Kind)
 }
 
 func embedSignature(child *Compiled, cell *Cell) (Signature, error) {
@@ -342,7 +344,7 @@ func embedSignature(child *Compiled, cell *Cell) (Signature, error) {
 			src, ok1 := sig.Output(cr.Output)
 			_, ok2 := sig.Input(cr.Input)
 			if !ok1 || !ok2 {
-				return sig, fail(CodeInterfaceMismatch, loc, "carry must name an interface output and input (%s -> %s)", cr.Output, cr.Input)
+				return sig, fail(fault.InterfaceMismatch, loc, "carry must name an interface output and input (%s -> %s)", cr.Output, cr.Input)
 			}
 			for j := range sig.Inputs {
 				if sig.Inputs[j].Name != cr.Input {
@@ -350,7 +352,7 @@ func embedSignature(child *Compiled, cell *Cell) (Signature, error) {
 				}
 				dst := sig.Inputs[j]
 				if !Compatible(src, dst) || (dst.Many && !src.Many) {
-					return sig, fail(CodeTypeMismatch, loc, "repeat carry must preserve interface port types and cardinality (%s -> %s)", describePort(src), describePort(dst))
+					return sig, fail(fault.TypeMismatch, loc, "repeat carry must preserve interface port types and cardinality (%s -> %s)", describePort(src), describePort(dst))
 				}
 				sig.Inputs[j].Optional = true
 			}
@@ -358,13 +360,13 @@ func embedSignature(child *Compiled, cell *Cell) (Signature, error) {
 		if u := e.Until; u != nil {
 			p, ok := sig.Output(u.Output)
 			if !ok {
-				return sig, fail(CodeInterfaceMismatch, "until.output", "interface has no output %q", u.Output)
+				return sig, fail(fault.InterfaceMismatch, "until.output", "interface has no output %q", u.Output)
 			}
 			if u.Field != "" && p.Type != TypeJSON {
-				return sig, fail(CodeGuardInvalid, "until.field", "requires a json output, %q is %s", u.Output, p.Type)
+				return sig, fail(fault.GuardInvalid, "until.field", "requires a json output, %q is %s", u.Output, p.Type)
 			}
 			if u.Field == "" && p.Type == TypeChoice && !p.HasLabel(u.Equals) {
-				return sig, fail(CodeGuardInvalid, "until.equals", "%q is not a declared label of %q", u.Equals, u.Output)
+				return sig, fail(fault.GuardInvalid, "until.equals", "%q is not a declared label of %q", u.Equals, u.Output)
 			}
 		}
 	case KindEach:
@@ -375,12 +377,12 @@ func embedSignature(child *Compiled, cell *Cell) (Signature, error) {
 			}
 			found = true
 			if sig.Inputs[j].Type == TypeCap {
-				return sig, fail(CodeTypeMismatch, "over", "each cannot turn a json list into capability input %q; use a typed pass-through input", e.Over)
+				return sig, fail(fault.TypeMismatch, "over", "each cannot turn a json list into capability input %q; use a typed pass-through input", e.Over)
 			}
 			sig.Inputs[j] = jsonPort(e.Over)
 		}
 		if !found {
-			return sig, fail(CodeInterfaceMismatch, "over", "%q is not an interface input", e.Over)
+			return sig, fail(fault.InterfaceMismatch, "over", "%q is not an interface input", e.Over)
 		}
 		for j := range sig.Outputs {
 			sig.Outputs[j].Many = true
@@ -445,39 +447,39 @@ func checkEdges(out *Compiled) error {
 		loc := fmt.Sprintf("edges[%d]", i)
 		fi, ok := m.byID[e.From.Cell]
 		if !ok {
-			return fail(CodeInvalid, loc+".from", "unknown producer cell %q", e.From.Cell)
+			return fail(fault.ManifestInvalid, loc+".from", "unknown producer cell %q", e.From.Cell)
 		}
 		producer, ok := out.Signatures[fi].Output(e.From.Port)
 		if !ok {
-			return fail(CodeInvalid, loc+".from", "cell %q has no output port %q", e.From.Cell, e.From.Port)
+			return fail(fault.ManifestInvalid, loc+".from", "cell %q has no output port %q", e.From.Cell, e.From.Port)
 		}
 		ti, ok := m.byID[e.To.Cell]
 		if !ok {
-			return fail(CodeInvalid, loc+".to", "unknown consumer cell %q", e.To.Cell)
+			return fail(fault.ManifestInvalid, loc+".to", "unknown consumer cell %q", e.To.Cell)
 		}
 		consumer, ok := out.Signatures[ti].Input(e.To.Port)
 		if !ok {
-			return fail(CodeInvalid, loc+".to", "cell %q has no input port %q", e.To.Cell, e.To.Port)
+			return fail(fault.ManifestInvalid, loc+".to", "cell %q has no input port %q", e.To.Cell, e.To.Port)
 		}
 		if e.OnFail {
 			if consumer.Type != TypeJSON {
-				return fail(CodeTypeMismatch, loc, "a failure edge needs a json consumer, %s.%s is %s", e.To.Cell, e.To.Port, describePort(consumer))
+				return fail(fault.TypeMismatch, loc, "a failure edge needs a json consumer, %s.%s is %s", e.To.Cell, e.To.Port, describePort(consumer))
 			}
 		} else if !Compatible(producer, consumer) {
-			return fail(CodeTypeMismatch, loc, "%s.%s (%s) cannot feed %s.%s (%s)", e.From.Cell, e.From.Port, describePort(producer), e.To.Cell, e.To.Port, describePort(consumer))
+			return fail(fault.TypeMismatch, loc, "%s.%s (%s) cannot feed %s.%s (%s)", e.From.Cell, e.From.Port, describePort(producer), e.To.Cell, e.To.Port, describePort(consumer))
 		}
 		if g := e.Guard; g != nil {
 			switch g.Kind {
 			case GuardField:
 				if producer.Type != TypeJSON {
-					return fail(CodeGuardInvalid, loc+".guard", "field guard needs a json producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
+					return fail(fault.GuardInvalid, loc+".guard", "field guard needs a json producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
 				}
 			case GuardLabel:
 				if producer.Type != TypeChoice {
-					return fail(CodeGuardInvalid, loc+".guard", "equals guard needs a choice producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
+					return fail(fault.GuardInvalid, loc+".guard", "equals guard needs a choice producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
 				}
 				if !producer.HasLabel(g.Equals) {
-					return fail(CodeGuardInvalid, loc+".guard.equals", "%q is not a declared label of %s.%s", g.Equals, e.From.Cell, e.From.Port)
+					return fail(fault.GuardInvalid, loc+".guard.equals", "%q is not a declared label of %s.%s", g.Equals, e.From.Cell, e.From.Port)
 				}
 			}
 		}
@@ -487,10 +489,10 @@ func checkEdges(out *Compiled) error {
 				continue
 			}
 			if !consumer.Many {
-				return fail(CodeInvalid, loc+".to", "input %s.%s already fed by edges[%d] (single assignment; declare many)", e.To.Cell, e.To.Port, prior)
+				return fail(fault.ManifestInvalid, loc+".to", "input %s.%s already fed by edges[%d] (single assignment; declare many)", e.To.Cell, e.To.Port, prior)
 			}
 			if pe.OnFail != e.OnFail {
-				return fail(CodeInvalid, loc+".to", "input %s.%s mixes normal and failure edges", e.To.Cell, e.To.Port)
+				return fail(fault.ManifestInvalid, loc+".to", "input %s.%s mixes normal and failure edges", e.To.Cell, e.To.Port)
 			}
 		}
 		out.Inbound[ti] = append(out.Inbound[ti], i)
@@ -525,7 +527,7 @@ func order(out *Compiled) error {
 					stuck = append(stuck, fmt.Sprintf("%q", out.Manifest.Cells[i].ID))
 				}
 			}
-			return fail(CodeCycle, "edges", "the graph has a cycle through %s; organisms must be acyclic", strings.Join(stuck, ", "))
+			return fail(fault.GraphCycle, "edges", "the graph has a cycle through %s; organisms must be acyclic", strings.Join(stuck, ", "))
 		}
 		done[next] = true
 		out.Order = append(out.Order, next)
@@ -571,23 +573,23 @@ func (c *compiler) checkEffectCell(out *Compiled, cell *Cell) error {
 	sig := &out.Signatures[cell.Index]
 	for _, in := range view.Inputs {
 		if _, ok := sig.Input(in); !ok {
-			return fail(CodeInvalid, "view.inputs", "names undeclared input %q", in)
+			return fail(fault.ManifestInvalid, "view.inputs", "names undeclared input %q", in)
 		}
 	}
 	if view.Graph && len(view.Cells) == 0 {
-		return fail(CodeInvalid, "view.graph", "requires view.cells")
+		return fail(fault.ManifestInvalid, "view.graph", "requires view.cells")
 	}
 	if len(view.Cells) > 0 {
 		anc := ancestors(out, cell.Index)
 		for k, vc := range view.Cells {
 			loc := fmt.Sprintf("view.cells[%d]", k)
 			if !anc[vc.Cell] {
-				return fail(CodeInvalid, loc, "%q is not an ancestor of %q", vc.Cell, cell.ID)
+				return fail(fault.ManifestInvalid, loc, "%q is not an ancestor of %q", vc.Cell, cell.ID)
 			}
 			ps, _ := out.Signature(vc.Cell)
 			for _, p := range vc.Ports {
 				if _, ok := ps.Output(p); !ok {
-					return fail(CodeInvalid, loc+".ports", "cell %q has no output port %q", vc.Cell, p)
+					return fail(fault.ManifestInvalid, loc+".ports", "cell %q has no output port %q", vc.Cell, p)
 				}
 			}
 		}
@@ -596,7 +598,7 @@ func (c *compiler) checkEffectCell(out *Compiled, cell *Cell) error {
 		_, isFn := c.opts.fn(t)
 		_, isTool := c.opts.tool(t)
 		if !isFn && !isTool {
-			return fail(CodeToolUnknown, fmt.Sprintf("tools[%d]", k), "tool %q is not host-admitted", t)
+			return fail(fault.ToolUnknown, fmt.Sprintf("tools[%d]", k), "tool %q is not host-admitted", t)
 		}
 	}
 	return nil

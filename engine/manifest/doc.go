@@ -54,7 +54,7 @@
 //     ReservedTools (mailbox drivers, agent.context.local.v1) and
 //     ParseSignature for host tool files.
 //
-// Every rejection is an *Error with a contract Code (PARSE_FAILED for
+// Every rejection is an *fault.Error with a contract Code (PARSE_FAILED for
 // malformed declarations, BUDGET_EXHAUSTED for count and byte bounds,
 // MANIFEST_INVALID, GRAPH_CYCLE, TYPE_MISMATCH, GUARD_INVALID,
 // INTERFACE_MISMATCH, FN_UNKNOWN, TOOL_UNKNOWN, STORE_MISS, DIGEST_MISMATCH,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // invalidCase is one file of testdata/invalid: a manifest (and optional
@@ -87,7 +88,7 @@ func TestInvalidManifests(t *testing.T) {
 			if err == nil {
 				t.Fatalf("admitted; want %s", c.code)
 			}
-			e, ok := err.(*Error)
+			e, ok := err.(*fault.Error)
 			if !ok {
 				t.Fatalf("error %T %v has no manifest code", err, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func mustParse(t testing.TB, src string) *Manifest {
@@ -163,11 +164,11 @@ func TestCompiledGraph(t *testing.T) {
 	}
 
 	for _, bad := range []struct{ extra, code string }{
-		{`,{"from":{"cell":"route","port":"out"},"to":{"cell":"join","port":"sep"},"on":"fail"}`, CodeTypeMismatch},
-		{`,{"from":{"cell":"route","port":"out"},"to":{"cell":"guard","port":"value"},"on":"fail"}`, CodeInvalid},
-		{`,{"from":{"cell":"route","port":"out"},"to":{"cell":"join","port":"items"},"on":"fail"}`, CodeTypeMismatch},
+		{`,{"from":{"cell":"route","port":"out"},"to":{"cell":"join","port":"sep"},"on":"fail"}`, fault.TypeMismatch},
+		{`,{"from":{"cell":"route","port":"out"},"to":{"cell":"guard","port":"value"},"on":"fail"}`, fault.ManifestInvalid},
+		{`,{"from":{"cell":"route","port":"out"},"to":{"cell":"join","port":"items"},"on":"fail"}`, fault.TypeMismatch},
 	} {
-		if _, err := Compile(mustParse(t, graphSource(bad.extra)), Options{}); err == nil || err.(*Error).Code != bad.code {
+		if _, err := Compile(mustParse(t, graphSource(bad.extra)), Options{}); err == nil || err.(*fault.Error).Code != bad.code {
 			t.Errorf("%s: got %v, want %s", bad.extra, err, bad.code)
 		}
 	}
@@ -230,7 +231,7 @@ func TestFileAdmission(t *testing.T) {
 		t.Fatalf("fixture too large before normalization: %d", len(grow))
 	}
 	_, err := Parse([]byte(grow))
-	if e, ok := err.(*Error); !ok || e.Code != CodeBudget || !strings.Contains(e.Message, "normalized") {
+	if e, ok := err.(*fault.Error); !ok || e.Code != fault.BudgetExhausted || !strings.Contains(e.Message, "normalized") {
 		t.Errorf("normalized growth past the bound: %v (raw %d bytes)", err, len(grow))
 	}
 }

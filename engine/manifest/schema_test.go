@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // TestSchemaAdmission walks the declaration rules of each schemaVersion:
@@ -74,8 +75,8 @@ func TestSchemaAdmission(t *testing.T) {
 				}
 				return
 			}
-			e, ok := err.(*Error)
-			if !ok || e.Code != CodeParse || !strings.Contains(e.Message, tc.want) {
+			e, ok := err.(*fault.Error)
+			if !ok || e.Code != fault.Parse || !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("got %v, want PARSE_FAILED containing %q", err, tc.want)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func upstreamDir(t testing.TB) string {
@@ -58,7 +59,7 @@ func TestUpstreamExamplesAdmit(t *testing.T) {
 				t.Fatalf("parse: %v", err)
 			}
 			if _, err := Compile(m, Options{Resolver: mods}); err != nil {
-				t.Fatalf("compile: %v (%s)", err, err.(*Error).Code)
+				t.Fatalf("compile: %v (%s)", err, err.(*fault.Error).Code)
 			}
 			if !canon.IsDigest(m.Digest) {
 				t.Fatalf("digest %q", m.Digest)
@@ -98,7 +99,7 @@ func TestUpstreamSubfolderExamples(t *testing.T) {
 			_, err = Compile(m, Options{Resolver: dirMods})
 		}
 		if err != nil {
-			e, ok := err.(*Error)
+			e, ok := err.(*fault.Error)
 			if !ok || e.Code == "" {
 				t.Errorf("%s: uncoded rejection %v", rel, err)
 			}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // The reference runtime reads facts, rules, the query literal and the
@@ -97,7 +99,7 @@ func debugString(s string) string {
 	return b.String()
 }
 
-func invalidType(v any, expected string) *Error {
+func invalidType(v any, expected string) *fault.Error {
 	return invalid("invalid type: %s, expected %s", unexpected(v), expected)
 }
 
@@ -121,7 +123,7 @@ func oneOf(names []string) string {
 // record decodes a closed record. fields are in declaration order; field
 // is called once per present field, in visiting order. With defaults, a
 // missing field keeps its default instead of failing.
-func record(v any, name string, fields []string, defaults bool, field func(name string, v any) *Error) *Error {
+func record(v any, name string, fields []string, defaults bool, field func(name string, v any) *fault.Error) *fault.Error {
 	switch x := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(x))
@@ -178,7 +180,7 @@ func record(v any, name string, fields []string, defaults bool, field func(name 
 	return invalidType(v, "struct "+name)
 }
 
-func decodeString(v any) (string, *Error) {
+func decodeString(v any) (string, *fault.Error) {
 	s, ok := v.(string)
 	if !ok {
 		return "", invalidType(v, "a string")
@@ -186,7 +188,7 @@ func decodeString(v any) (string, *Error) {
 	return s, nil
 }
 
-func decodeSeq(v any) ([]any, *Error) {
+func decodeSeq(v any) ([]any, *fault.Error) {
 	l, ok := v.([]any)
 	if !ok {
 		return nil, invalidType(v, "a sequence")
@@ -194,7 +196,7 @@ func decodeSeq(v any) ([]any, *Error) {
 	return l, nil
 }
 
-func decodeStrings(v any) ([]string, *Error) {
+func decodeStrings(v any) ([]string, *fault.Error) {
 	l, err := decodeSeq(v)
 	if err != nil {
 		return nil, err
@@ -209,7 +211,7 @@ func decodeStrings(v any) ([]string, *Error) {
 }
 
 // decodeUsize reads a machine-size unsigned integer.
-func decodeUsize(v any) (int, *Error) {
+func decodeUsize(v any) (int, *fault.Error) {
 	f, ok := v.(float64)
 	if !ok {
 		return 0, invalidType(v, "usize")
@@ -234,10 +236,10 @@ var (
 	limitFields   = []string{"maxWork", "maxRounds", "maxDerived", "maxBindings", "maxRows", "maxOutputBytes"}
 )
 
-func decodeLiteral(v any) (Literal, *Error) {
+func decodeLiteral(v any) (Literal, *fault.Error) {
 	var l Literal
-	err := record(v, "Literal", literalFields, false, func(name string, x any) *Error {
-		var err *Error
+	err := record(v, "Literal", literalFields, false, func(name string, x any) *fault.Error {
+		var err *fault.Error
 		switch name {
 		case "relation":
 			l.Relation, err = decodeString(x)
@@ -249,10 +251,10 @@ func decodeLiteral(v any) (Literal, *Error) {
 	return l, err
 }
 
-func decodeFact(v any) (Fact, *Error) {
+func decodeFact(v any) (Fact, *fault.Error) {
 	var f Fact
-	err := record(v, "Fact", factFields, false, func(name string, x any) *Error {
-		var err *Error
+	err := record(v, "Fact", factFields, false, func(name string, x any) *fault.Error {
+		var err *fault.Error
 		switch name {
 		case "relation":
 			f.Relation, err = decodeString(x)
@@ -266,10 +268,10 @@ func decodeFact(v any) (Fact, *Error) {
 	return f, err
 }
 
-func decodeRule(v any) (Rule, *Error) {
+func decodeRule(v any) (Rule, *fault.Error) {
 	var r Rule
-	err := record(v, "Rule", ruleFields, false, func(name string, x any) *Error {
-		var err *Error
+	err := record(v, "Rule", ruleFields, false, func(name string, x any) *fault.Error {
+		var err *fault.Error
 		switch name {
 		case "id":
 			r.ID, err = decodeString(x)
@@ -292,9 +294,9 @@ func decodeRule(v any) (Rule, *Error) {
 	return r, err
 }
 
-func decodeLimits(v any) (Limits, *Error) {
+func decodeLimits(v any) (Limits, *fault.Error) {
 	l := DefaultLimits
-	err := record(v, "Limits", limitFields, true, func(name string, x any) *Error {
+	err := record(v, "Limits", limitFields, true, func(name string, x any) *fault.Error {
 		n, err := decodeUsize(x)
 		if err != nil {
 			return err

@@ -20,13 +20,7 @@ import (
 	"sort"
 
 	"github.com/algal-assay/assay/engine/canon"
-)
-
-// Contract codes the evaluator fails with: a malformed snapshot or
-// program is PARSE_FAILED, an exceeded bound BUDGET_EXHAUSTED.
-const (
-	CodeParse  = "PARSE_FAILED"
-	CodeBudget = "BUDGET_EXHAUSTED"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Wire names.
@@ -49,22 +43,11 @@ const (
 	MaxSources       = 16
 )
 
-// Error is a rejected query: a contract code and the reference message.
-type Error struct {
-	Code    string
-	Message string
+func invalid(format string, a ...any) *fault.Error {
+	return &fault.Error{Code: fault.Parse, Message: fmt.Sprintf(format, a...)}
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func invalid(format string, a ...any) *Error {
-	return &Error{Code: CodeParse, Message: fmt.Sprintf(format, a...)}
-}
-
-func limit(msg string) *Error { return &Error{Code: CodeBudget, Message: msg} }
+func limit(msg string) *fault.Error { return &fault.Error{Code: fault.BudgetExhausted, Message: msg} }
 
 // Limits bound one evaluation. A program may lower any of them; none may
 // exceed DefaultLimits or be zero.
@@ -159,7 +142,7 @@ func variable(term any) (string, bool) {
 	return name, ok
 }
 
-func encode(v any) (string, *Error) {
+func encode(v any) (string, *fault.Error) {
 	b, err := canon.Encode(v)
 	if err != nil {
 		return "", codedError(err)
@@ -167,7 +150,7 @@ func encode(v any) (string, *Error) {
 	return string(b), nil
 }
 
-func digest(v any) (string, *Error) {
+func digest(v any) (string, *fault.Error) {
 	d, err := canon.Digest(v)
 	if err != nil {
 		return "", codedError(err)
@@ -175,9 +158,9 @@ func digest(v any) (string, *Error) {
 	return d, nil
 }
 
-func codedError(err error) *Error {
-	if c, ok := err.(interface{ ErrorCode() string }); ok {
-		return &Error{Code: c.ErrorCode(), Message: err.Error()}
+func codedError(err error) *fault.Error {
+	if c := fault.CodeOf(err); c != "" {
+		return &fault.Error{Code: c, Message: err.Error()}
 	}
 	return invalid("%v", err)
 }
@@ -205,7 +188,7 @@ type evaluator struct {
 	order  []string // keys of tuples, byte order
 }
 
-func (e *evaluator) charge() *Error {
+func (e *evaluator) charge() *fault.Error {
 	e.work++
 	if e.work > e.limits.MaxWork {
 		return limit("Datalog work exhausted; no complete answer")
@@ -213,7 +196,7 @@ func (e *evaluator) charge() *Error {
 	return nil
 }
 
-func query(snapshot, program any) (map[string]any, *Error) {
+func query(snapshot, program any) (map[string]any, *fault.Error) {
 	sn, err := encode(snapshot)
 	if err != nil {
 		return nil, err
@@ -516,7 +499,7 @@ func (e *evaluator) reorder() {
 // shares variables with the bindings so far, per candidate indexed on
 // those positions (a hash join: a binding only scans the bucket of tuples
 // agreeing with it there).
-func (e *evaluator) join(literals []Literal) ([]binding, *Error) {
+func (e *evaluator) join(literals []Literal) ([]binding, *fault.Error) {
 	byRelation := map[string][]*tuple{}
 	for _, k := range e.order {
 		t := e.tuples[k]
@@ -633,7 +616,7 @@ func instantiate(lit Literal, b binding) []any {
 	return out
 }
 
-func checkLimits(l Limits) *Error {
+func checkLimits(l Limits) *fault.Error {
 	// Byte order of the field names, the order the reference checks them.
 	for _, name := range []string{"maxBindings", "maxDerived", "maxOutputBytes", "maxRounds", "maxRows", "maxWork"} {
 		n, ceiling := *l.field(name), *DefaultLimits.field(name)
@@ -647,7 +630,7 @@ func checkLimits(l Limits) *Error {
 // checkLiteral validates a literal, records its relation's arity (one
 // arity per relation across facts, rules and query) and returns its
 // variables.
-func checkLiteral(l Literal, arities map[string]int) (map[string]bool, *Error) {
+func checkLiteral(l Literal, arities map[string]int) (map[string]bool, *fault.Error) {
 	if err := checkID(l.Relation); err != nil {
 		return nil, err
 	}
@@ -675,7 +658,7 @@ func checkLiteral(l Literal, arities map[string]int) (map[string]bool, *Error) {
 	return vars, nil
 }
 
-func checkAtom(v any) *Error {
+func checkAtom(v any) *fault.Error {
 	switch v.(type) {
 	case []any, map[string]any:
 		return invalid("memory atoms must be JSON primitives")
@@ -691,7 +674,7 @@ func checkAtom(v any) *Error {
 }
 
 // checkID admits a lowercase kebab-case id of at most 64 UTF-16 units.
-func checkID(s string) *Error {
+func checkID(s string) *fault.Error {
 	n := 0
 	for _, r := range s {
 		n++
@@ -729,7 +712,7 @@ func isDigest(s string) bool {
 
 // closedKeys rejects a non-object or an object key outside allowed, the
 // first unknown key in byte order.
-func closedKeys(v any, allowed ...string) *Error {
+func closedKeys(v any, allowed ...string) *fault.Error {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return invalid("expected object")
@@ -740,7 +723,7 @@ func closedKeys(v any, allowed ...string) *Error {
 	return nil
 }
 
-func boundedList(v any, max int) ([]any, *Error) {
+func boundedList(v any, max int) ([]any, *fault.Error) {
 	l, ok := v.([]any)
 	if !ok {
 		return nil, invalid("expected array")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func parse(t testing.TB, s string) any {
@@ -247,8 +248,8 @@ func TestLimitBounds(t *testing.T) {
 			t.Errorf("%s=%d: %v", c.name, need, err)
 		}
 		_, err := run(t, snapshot, withLimits(program, fmt.Sprintf(`{"%s":%d}`, c.name, need-1)))
-		e, ok := err.(*Error)
-		if !ok || e.Code != CodeBudget || e.Message != c.msg {
+		e, ok := err.(*fault.Error)
+		if !ok || e.Code != fault.BudgetExhausted || e.Message != c.msg {
 			t.Errorf("%s=%d: got %v, want BUDGET_EXHAUSTED %q", c.name, need-1, err, c.msg)
 		}
 	}
@@ -288,63 +289,63 @@ func TestRejections(t *testing.T) {
 	}
 	fieldsLimits := "expected one of `maxWork`, `maxRounds`, `maxDerived`, `maxBindings`, `maxRows`, `maxOutputBytes`"
 	cases := []struct{ name, snapshot, program, code, msg string }{
-		{"input bytes", facts(`{"relation":"f","tuple":["` + strings.Repeat("x", 300_000) + `"],"sources":["` + src + `"]}`), listQuery, CodeBudget, "memory/query input bytes"},
-		{"program bytes", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":["` + strings.Repeat("x", 65_536) + `"]}}`, CodeBudget, "memory/query input bytes"},
-		{"snapshot object", `[]`, program, CodeParse, "expected object"},
-		{"snapshot key", `{"contract":"algal.memory.v1","facts":[],"extra":1}`, program, CodeParse, "unknown key extra"},
-		{"program key", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{},"zz":1}`, CodeParse, "unknown key zz"},
-		{"snapshot contract", `{"contract":"wrong","facts":[]}`, program, CodeParse, "memory/query contract"},
-		{"program contract", snapshot, strings.Replace(program, "algal.query.v1", "algal.memory.v1", 1), CodeParse, "memory/query contract"},
-		{"facts array", `{"contract":"algal.memory.v1","facts":"nope"}`, program, CodeParse, "expected array"},
-		{"facts missing", `{"contract":"algal.memory.v1"}`, program, CodeParse, "expected array"},
-		{"facts count", many(2049), listQuery, CodeBudget, "array count"},
-		{"rules array", snapshot, `{"contract":"algal.query.v1","query":{"relation":"f","terms":[]}}`, CodeParse, "expected array"},
-		{"rules count", snapshot, rules(strings.Repeat(rule("r", dep)+",", 64) + rule("r", dep)), CodeBudget, "array count"},
-		{"query missing", snapshot, `{"contract":"algal.query.v1","rules":[]}`, CodeParse, "invalid type: unit value, expected struct Literal"},
-		{"query field", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f"}}`, CodeParse, "missing field `terms`"},
-		{"query positional short", snapshot, `{"contract":"algal.query.v1","rules":[],"query":["f"]}`, CodeParse, "invalid length 1, expected struct Literal with 2 elements"},
-		{"query positional long", snapshot, `{"contract":"algal.query.v1","rules":[],"query":["f",[],1]}`, CodeParse, "invalid length 3, expected fewer elements in array"},
-		{"fact unknown field", facts(`{"relation":"f","tuple":["x"],"sources":["` + src + `"],"extra":true}`), listQuery, CodeParse, "unknown field `extra`, expected one of `relation`, `tuple`, `sources`"},
-		{"fact missing field", facts(`{"relation":"f","tuple":["x"]}`), listQuery, CodeParse, "missing field `sources`"},
-		{"fact relation type", facts(`{"relation":5,"tuple":["x"],"sources":[]}`), listQuery, CodeParse, "invalid type: integer `5`, expected a string"},
-		{"fact tuple type", facts(`{"relation":"f","tuple":"x","sources":[]}`), listQuery, CodeParse, `invalid type: string "x", expected a sequence`},
-		{"fact source type", facts(`{"relation":"f","tuple":["x"],"sources":[true]}`), listQuery, CodeParse, "invalid type: boolean `true`, expected a string"},
-		{"fact type", facts(`"f"`), listQuery, CodeParse, `invalid type: string "f", expected struct Fact`},
-		{"literal unknown field", snapshot, strings.Replace(program, `"body":[{"relation":"depends"`, `"body":[{"not":true,"relation":"depends"`, 1), CodeParse, "unknown field `not`, expected `relation` or `terms`"},
-		{"rule unknown field", snapshot, rules(`{"id":"r","head":{"relation":"h","terms":[]},"body":[],"why":1}`), CodeParse, "unknown field `why`, expected one of `id`, `head`, `body`"},
-		{"limits unknown", snapshot, withLimits(program, `{"maxTurns":4}`), CodeParse, "unknown field `maxTurns`, " + fieldsLimits},
-		{"limits fraction", snapshot, withLimits(program, `{"maxRows":1.5}`), CodeParse, "invalid type: floating point `1.5`, expected usize"},
-		{"limits negative", snapshot, withLimits(program, `{"maxRows":-1}`), CodeParse, "invalid value: integer `-1`, expected usize"},
-		{"limits text", snapshot, withLimits(program, `{"maxRows":"5"}`), CodeParse, `invalid type: string "5", expected usize`},
-		{"limits type", snapshot, withLimits(program, `"x"`), CodeParse, `invalid type: string "x", expected struct Limits`},
-		{"limits null", snapshot, withLimits(program, `null`), CodeParse, `invalid type: unit value, expected struct Limits`},
-		{"limit zero", snapshot, withLimits(program, `{"maxWork":0}`), CodeParse, "invalid memory limit maxWork"},
-		{"limit ceiling", snapshot, withLimits(program, `{"maxWork":250001}`), CodeParse, "invalid memory limit maxWork"},
+		{"input bytes", facts(`{"relation":"f","tuple":["` + strings.Repeat("x", 300_000) + `"],"sources":["` + src + `"]}`), listQuery, fault.BudgetExhausted, "memory/query input bytes"},
+		{"program bytes", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":["` + strings.Repeat("x", 65_536) + `"]}}`, fault.BudgetExhausted, "memory/query input bytes"},
+		{"snapshot object", `[]`, program, fault.Parse, "expected object"},
+		{"snapshot key", `{"contract":"algal.memory.v1","facts":[],"extra":1}`, program, fault.Parse, "unknown key extra"},
+		{"program key", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{},"zz":1}`, fault.Parse, "unknown key zz"},
+		{"snapshot contract", `{"contract":"wrong","facts":[]}`, program, fault.Parse, "memory/query contract"},
+		{"program contract", snapshot, strings.Replace(program, "algal.query.v1", "algal.memory.v1", 1), fault.Parse, "memory/query contract"},
+		{"facts array", `{"contract":"algal.memory.v1","facts":"nope"}`, program, fault.Parse, "expected array"},
+		{"facts missing", `{"contract":"algal.memory.v1"}`, program, fault.Parse, "expected array"},
+		{"facts count", many(2049), listQuery, fault.BudgetExhausted, "array count"},
+		{"rules array", snapshot, `{"contract":"algal.query.v1","query":{"relation":"f","terms":[]}}`, fault.Parse, "expected array"},
+		{"rules count", snapshot, rules(strings.Repeat(rule("r", dep)+",", 64) + rule("r", dep)), fault.BudgetExhausted, "array count"},
+		{"query missing", snapshot, `{"contract":"algal.query.v1","rules":[]}`, fault.Parse, "invalid type: unit value, expected struct Literal"},
+		{"query field", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f"}}`, fault.Parse, "missing field `terms`"},
+		{"query positional short", snapshot, `{"contract":"algal.query.v1","rules":[],"query":["f"]}`, fault.Parse, "invalid length 1, expected struct Literal with 2 elements"},
+		{"query positional long", snapshot, `{"contract":"algal.query.v1","rules":[],"query":["f",[],1]}`, fault.Parse, "invalid length 3, expected fewer elements in array"},
+		{"fact unknown field", facts(`{"relation":"f","tuple":["x"],"sources":["` + src + `"],"extra":true}`), listQuery, fault.Parse, "unknown field `extra`, expected one of `relation`, `tuple`, `sources`"},
+		{"fact missing field", facts(`{"relation":"f","tuple":["x"]}`), listQuery, fault.Parse, "missing field `sources`"},
+		{"fact relation type", facts(`{"relation":5,"tuple":["x"],"sources":[]}`), listQuery, fault.Parse, "invalid type: integer `5`, expected a string"},
+		{"fact tuple type", facts(`{"relation":"f","tuple":"x","sources":[]}`), listQuery, fault.Parse, `invalid type: string "x", expected a sequence`},
+		{"fact source type", facts(`{"relation":"f","tuple":["x"],"sources":[true]}`), listQuery, fault.Parse, "invalid type: boolean `true`, expected a string"},
+		{"fact type", facts(`"f"`), listQuery, fault.Parse, `invalid type: string "f", expected struct Fact`},
+		{"literal unknown field", snapshot, strings.Replace(program, `"body":[{"relation":"depends"`, `"body":[{"not":true,"relation":"depends"`, 1), fault.Parse, "unknown field `not`, expected `relation` or `terms`"},
+		{"rule unknown field", snapshot, rules(`{"id":"r","head":{"relation":"h","terms":[]},"body":[],"why":1}`), fault.Parse, "unknown field `why`, expected one of `id`, `head`, `body`"},
+		{"limits unknown", snapshot, withLimits(program, `{"maxTurns":4}`), fault.Parse, "unknown field `maxTurns`, " + fieldsLimits},
+		{"limits fraction", snapshot, withLimits(program, `{"maxRows":1.5}`), fault.Parse, "invalid type: floating point `1.5`, expected usize"},
+		{"limits negative", snapshot, withLimits(program, `{"maxRows":-1}`), fault.Parse, "invalid value: integer `-1`, expected usize"},
+		{"limits text", snapshot, withLimits(program, `{"maxRows":"5"}`), fault.Parse, `invalid type: string "5", expected usize`},
+		{"limits type", snapshot, withLimits(program, `"x"`), fault.Parse, `invalid type: string "x", expected struct Limits`},
+		{"limits null", snapshot, withLimits(program, `null`), fault.Parse, `invalid type: unit value, expected struct Limits`},
+		{"limit zero", snapshot, withLimits(program, `{"maxWork":0}`), fault.Parse, "invalid memory limit maxWork"},
+		{"limit ceiling", snapshot, withLimits(program, `{"maxWork":250001}`), fault.Parse, "invalid memory limit maxWork"},
 		// Checked in byte order of the names: maxBindings before maxWork.
-		{"limit order", snapshot, withLimits(program, `{"maxWork":0,"maxBindings":0}`), CodeParse, "invalid memory limit maxBindings"},
-		{"no sources", facts(`{"relation":"f","tuple":["x"],"sources":[]}`), listQuery, CodeParse, "fact requires 1..16 source digests"},
-		{"17 sources", facts(sources(17)), listQuery, CodeParse, "fact requires 1..16 source digests"},
-		{"bad digest", facts(`{"relation":"f","tuple":["x"],"sources":["deadbeef"]}`), listQuery, CodeParse, "expected sha256:<64 lowercase hex> digest"},
-		{"upper digest", facts(`{"relation":"f","tuple":["x"],"sources":["` + strings.ToUpper(src) + `"]}`), listQuery, CodeParse, "expected sha256:<64 lowercase hex> digest"},
-		{"nested atom", facts(`{"relation":"f","tuple":[{"nested":1}],"sources":["` + src + `"]}`), listQuery, CodeParse, "memory atoms must be JSON primitives"},
-		{"atom bytes", facts(`{"relation":"f","tuple":["` + strings.Repeat("y", 1023) + `"],"sources":["` + src + `"]}`), listQuery, CodeBudget, "memory atom bytes"},
+		{"limit order", snapshot, withLimits(program, `{"maxWork":0,"maxBindings":0}`), fault.Parse, "invalid memory limit maxBindings"},
+		{"no sources", facts(`{"relation":"f","tuple":["x"],"sources":[]}`), listQuery, fault.Parse, "fact requires 1..16 source digests"},
+		{"17 sources", facts(sources(17)), listQuery, fault.Parse, "fact requires 1..16 source digests"},
+		{"bad digest", facts(`{"relation":"f","tuple":["x"],"sources":["deadbeef"]}`), listQuery, fault.Parse, "expected sha256:<64 lowercase hex> digest"},
+		{"upper digest", facts(`{"relation":"f","tuple":["x"],"sources":["` + strings.ToUpper(src) + `"]}`), listQuery, fault.Parse, "expected sha256:<64 lowercase hex> digest"},
+		{"nested atom", facts(`{"relation":"f","tuple":[{"nested":1}],"sources":["` + src + `"]}`), listQuery, fault.Parse, "memory atoms must be JSON primitives"},
+		{"atom bytes", facts(`{"relation":"f","tuple":["` + strings.Repeat("y", 1023) + `"],"sources":["` + src + `"]}`), listQuery, fault.BudgetExhausted, "memory atom bytes"},
 		{"arity", facts(`{"relation":"g","tuple":["a","b"],"sources":["`+src+`"]}`, `{"relation":"g","tuple":["a"],"sources":["`+src+`"]}`),
-			`{"contract":"algal.query.v1","rules":[],"query":{"relation":"g","terms":[{"var":"a"},{"var":"b"}]}}`, CodeParse, "inconsistent relation arity"},
-		{"wide relation", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[1,2,3,4,5,6,7,8,9]}}`, CodeBudget, "relation arity"},
-		{"relation id", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"Bad","terms":[]}}`, CodeParse, "expected lowercase kebab-case id"},
-		{"var extra key", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[{"var":"x","type":"t"}]}}`, CodeParse, "unknown key type"},
-		{"var name", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[{"var":"X"}]}}`, CodeParse, "expected lowercase kebab-case id"},
-		{"var not text", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[{"var":1}]}}`, CodeParse, "memory atoms must be JSON primitives"},
-		{"duplicate rule", snapshot, rules(rule("dup", dep), rule("dup", dep)), CodeParse, "rule id/body bound"},
-		{"empty body", snapshot, rules(rule("empty", "")), CodeParse, "rule id/body bound"},
-		{"wide body", snapshot, rules(rule("wide", strings.Repeat(dep+",", 8)+dep)), CodeParse, "rule id/body bound"},
-		{"rule id", snapshot, rules(rule("Bad Id", dep)), CodeParse, "expected lowercase kebab-case id"},
-		{"rule id length", snapshot, rules(rule(strings.Repeat("r", 65), dep)), CodeParse, "text exceeds bound"},
-		{"unsafe", snapshot, strings.Replace(program, `"head":{"relation":"affects","terms":[{"var":"x"}`, `"head":{"relation":"affects","terms":[{"var":"unbound"}`, 1), CodeParse, "unsafe rule: every head variable must occur in the body"},
+			`{"contract":"algal.query.v1","rules":[],"query":{"relation":"g","terms":[{"var":"a"},{"var":"b"}]}}`, fault.Parse, "inconsistent relation arity"},
+		{"wide relation", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[1,2,3,4,5,6,7,8,9]}}`, fault.BudgetExhausted, "relation arity"},
+		{"relation id", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"Bad","terms":[]}}`, fault.Parse, "expected lowercase kebab-case id"},
+		{"var extra key", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[{"var":"x","type":"t"}]}}`, fault.Parse, "unknown key type"},
+		{"var name", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[{"var":"X"}]}}`, fault.Parse, "expected lowercase kebab-case id"},
+		{"var not text", snapshot, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[{"var":1}]}}`, fault.Parse, "memory atoms must be JSON primitives"},
+		{"duplicate rule", snapshot, rules(rule("dup", dep), rule("dup", dep)), fault.Parse, "rule id/body bound"},
+		{"empty body", snapshot, rules(rule("empty", "")), fault.Parse, "rule id/body bound"},
+		{"wide body", snapshot, rules(rule("wide", strings.Repeat(dep+",", 8)+dep)), fault.Parse, "rule id/body bound"},
+		{"rule id", snapshot, rules(rule("Bad Id", dep)), fault.Parse, "expected lowercase kebab-case id"},
+		{"rule id length", snapshot, rules(rule(strings.Repeat("r", 65), dep)), fault.Parse, "text exceeds bound"},
+		{"unsafe", snapshot, strings.Replace(program, `"head":{"relation":"affects","terms":[{"var":"x"}`, `"head":{"relation":"affects","terms":[{"var":"unbound"}`, 1), fault.Parse, "unsafe rule: every head variable must occur in the body"},
 	}
 	for _, c := range cases {
 		_, err := run(t, c.snapshot, c.program)
-		e, ok := err.(*Error)
+		e, ok := err.(*fault.Error)
 		if !ok || e.Code != c.code || e.Message != c.msg {
 			t.Errorf("%s: got %v, want %s %q", c.name, err, c.code, c.msg)
 		}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // receipt.rs validate: via and slot names are bounded at 128 characters;
@@ -65,8 +67,8 @@ func TestValidateBoundsMatchNative(t *testing.T) {
 		err := Validate(r)
 		if err == nil {
 			t.Errorf("%s: accepted", c.name)
-		} else if err.(*Error).Code != CodeParse {
-			t.Errorf("%s: code %s", c.name, err.(*Error).Code)
+		} else if err.(*fault.Error).Code != fault.Parse {
+			t.Errorf("%s: code %s", c.name, err.(*fault.Error).Code)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Contract is the receipt contract literal.
@@ -27,14 +28,6 @@ const Contract = "algal.run.v1"
 const (
 	RuntimeName    = "algal"
 	RuntimeVersion = "0.1.0"
-)
-
-// Contract codes raised by this package.
-const (
-	CodeParse    = "PARSE_FAILED"
-	CodeMismatch = "RECEIPT_MISMATCH"
-	CodeDigest   = "DIGEST_MISMATCH"
-	CodeBudget   = "BUDGET_EXHAUSTED"
 )
 
 // Bounds of a receipt.
@@ -76,16 +69,6 @@ const (
 	StatusSuspended = "suspended"
 )
 
-// Codes lists every failure code a receipt may carry.
-var Codes = []string{
-	"PARSE_FAILED", "MANIFEST_INVALID", "GRAPH_CYCLE", "TYPE_MISMATCH", "GUARD_INVALID",
-	"SCORER_INVALID", "AXIS_INVALID", "INTERFACE_MISMATCH", "DEPTH_EXCEEDED", "INPUT_MISSING",
-	"FN_UNKNOWN", "FN_FAILED", "EXPR_FAILED", "TOOL_UNKNOWN", "TOOL_FAILED", "EFFECT_FAILED",
-	"EFFECT_UNPARSEABLE", "EFFECT_UNBOUND", "EFFECT_SUSPENDED", "CAPABILITY_DENIED",
-	"MAILBOX_FULL", "BUDGET_EXHAUSTED", "STUCK", "STORE_MISS", "DIGEST_MISMATCH",
-	"RECEIPT_MISMATCH", "IO_FAILED", "INTERNAL",
-}
-
 // Closed key sets.
 var (
 	TopKeys    = []string{"contract", "runtime", "manifestDigest", "manifestKey", "args", "outcome", "cells", "effects", "events", "work", "failure", "digest"}
@@ -95,19 +78,8 @@ var (
 	EventKinds = []string{"run.start", "cell.skip", "cell.commit", "cell.fail", "cell.suspend", "effect", "run.end"}
 )
 
-// Error is a receipt rejection; Message names the offending field.
-type Error struct {
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func invalid(loc, format string, a ...any) *Error {
-	return &Error{Code: CodeParse, Message: "receipt " + loc + ": " + fmt.Sprintf(format, a...)}
+func invalid(loc, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: fault.Parse, Message: "receipt " + loc + ": " + fmt.Sprintf(format, a...)}
 }
 
 // Digest returns the intrinsic digest of r: the digest of its canonical form
@@ -230,7 +202,7 @@ func failureRecord(v any, loc string, withPath bool, maxMessage int) error {
 	if err != nil {
 		return err
 	}
-	if !has(Codes, code) {
+	if !fault.IsReceiptCode(code) {
 		return invalid(loc, "unknown failure code %q", code)
 	}
 	if _, _, err := text(m, "message", loc, maxMessage, true); err != nil {
@@ -644,7 +616,7 @@ func Check(v any) error {
 		return invalid("", "%v", err)
 	}
 	if d != r["digest"] {
-		return &Error{Code: CodeDigest, Message: fmt.Sprintf("receipt digest %v does not match its content (%s)", r["digest"], d)}
+		return &fault.Error{Code: fault.DigestMismatch, Message: fmt.Sprintf("receipt digest %v does not match its content (%s)", r["digest"], d)}
 	}
 	return nil
 }

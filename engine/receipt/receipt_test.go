@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 const d1 = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
@@ -83,14 +84,14 @@ func TestValidateAndCheck(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.msg) {
 				t.Fatalf("want %q, got %v", c.msg, err)
 			}
-			if err.(*Error).ErrorCode() != CodeParse {
+			if err.(*fault.Error).ErrorCode() != fault.Parse {
 				t.Fatal("validation errors are PARSE_FAILED")
 			}
 		})
 	}
 	r = sample(t)
 	r["outcome"] = "stuck"
-	if err := Check(r); err == nil || err.(*Error).Code != CodeDigest {
+	if err := Check(r); err == nil || err.(*fault.Error).Code != fault.DigestMismatch {
 		t.Fatalf("edited content must fail the digest check: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // DefaultDir is the store directory the CLI uses when none is given.
@@ -44,7 +45,7 @@ func OpenFileStore(dir string) (*FileStore, error) {
 		return nil, err
 	}
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return nil, errf(CodeIO, "open", dir, "store root is not a directory")
+		return nil, errf(fault.IOFailed, "open", dir, "store root is not a directory")
 	}
 	return &FileStore{root: dir}, nil
 }
@@ -55,10 +56,10 @@ func (f *FileStore) Root() string { return f.root }
 func noLink(path string) error {
 	st, err := os.Lstat(path)
 	if err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		return errf(CodeIO, "access", path, "store symlinks are not admitted")
+		return errf(fault.IOFailed, "access", path, "store symlinks are not admitted")
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return errf(CodeIO, "access", path, "%v", unwrap(err))
+		return errf(fault.IOFailed, "access", path, "%v", unwrap(err))
 	}
 	return nil
 }
@@ -108,27 +109,27 @@ func readRegular(op, path string, max int) ([]byte, bool, error) {
 			return nil, false, nil
 		}
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, false, errf(CodeIO, op, path, "store symlinks are not admitted")
+			return nil, false, errf(fault.IOFailed, op, path, "store symlinks are not admitted")
 		}
-		return nil, false, errf(CodeIO, op, path, "%v", unwrap(err))
+		return nil, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 	}
 	defer fd.Close()
 	st, err := fd.Stat()
 	if err != nil {
-		return nil, false, errf(CodeIO, op, path, "%v", unwrap(err))
+		return nil, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, false, errf(CodeIO, op, path, "not a regular file (%s)", st.Mode().Type())
+		return nil, false, errf(fault.IOFailed, op, path, "not a regular file (%s)", st.Mode().Type())
 	}
 	if st.Size() > int64(max) {
-		return nil, false, errf(CodeBudget, op, path, "file is %d bytes, over the %d-byte bound", st.Size(), max)
+		return nil, false, errf(fault.BudgetExhausted, op, path, "file is %d bytes, over the %d-byte bound", st.Size(), max)
 	}
 	b, err := io.ReadAll(io.LimitReader(fd, int64(max)+1))
 	if err != nil {
-		return nil, false, errf(CodeIO, op, path, "%v", unwrap(err))
+		return nil, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 	}
 	if len(b) > max {
-		return nil, false, errf(CodeBudget, op, path, "file grew past the %d-byte bound", max)
+		return nil, false, errf(fault.BudgetExhausted, op, path, "file grew past the %d-byte bound", max)
 	}
 	return b, true, nil
 }
@@ -139,14 +140,14 @@ func readRegular(op, path string, max int) ([]byte, bool, error) {
 func verified(op, path string, b []byte, digest string) (any, error) {
 	v, err := canon.Parse(b, MaxObjectBytes)
 	if err != nil {
-		return nil, errf(CodeDigestMismatch, op, path, "stored content is not valid JSON, so it cannot hash to %s", digest)
+		return nil, errf(fault.DigestMismatch, op, path, "stored content is not valid JSON, so it cannot hash to %s", digest)
 	}
 	if canon.DigestBytes(b) == digest {
 		return v, nil
 	}
 	d, err := canon.Digest(v)
 	if err != nil || d != digest {
-		return nil, errf(CodeDigestMismatch, op, path, "store content does not match its digest %s", digest)
+		return nil, errf(fault.DigestMismatch, op, path, "store content does not match its digest %s", digest)
 	}
 	return v, nil
 }
@@ -157,34 +158,34 @@ func verified(op, path string, b []byte, digest string) (any, error) {
 func publish(op, path string, data []byte, replace bool) (installed bool, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, errf(CodeIO, op, dir, "%v", unwrap(err))
+		return false, errf(fault.IOFailed, op, dir, "%v", unwrap(err))
 	}
 	if err := noLink(dir); err != nil {
 		return false, err
 	}
 	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
-		return false, errf(CodeIO, op, path, "not a regular file (%s)", st.Mode().Type())
+		return false, errf(fault.IOFailed, op, path, "not a regular file (%s)", st.Mode().Type())
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-")
 	if err != nil {
-		return false, errf(CodeIO, op, dir, "%v", unwrap(err))
+		return false, errf(fault.IOFailed, op, dir, "%v", unwrap(err))
 	}
 	tmpName := tmp.Name()
 	defer os.Remove(tmpName) // after a link or a failure; a no-op after rename
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return false, errf(CodeIO, op, tmpName, "%v", unwrap(err))
+		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return false, errf(CodeIO, op, tmpName, "%v", unwrap(err))
+		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
 	}
 	if err := tmp.Close(); err != nil {
-		return false, errf(CodeIO, op, tmpName, "%v", unwrap(err))
+		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
 	}
 	if replace {
 		if err := os.Rename(tmpName, path); err != nil {
-			return false, errf(CodeIO, op, path, "%v", unwrap(err))
+			return false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 		}
 	} else if err := os.Link(tmpName, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
@@ -198,7 +199,7 @@ func publish(op, path string, data []byte, replace bool) (installed bool, err er
 			return false, nil
 		}
 		if rerr := os.Rename(tmpName, path); rerr != nil {
-			return false, errf(CodeIO, op, path, "%v", unwrap(rerr))
+			return false, errf(fault.IOFailed, op, path, "%v", unwrap(rerr))
 		}
 	}
 	syncDir(dir)
@@ -221,10 +222,10 @@ func (f *FileStore) Put(ns Namespace, v any) (string, error) {
 	}
 	b, err := canon.Encode(v)
 	if err != nil {
-		return "", errf(CodeParse, "put", string(ns), "value is not canonical JSON: %v", err)
+		return "", errf(fault.Parse, "put", string(ns), "value is not canonical JSON: %v", err)
 	}
 	if len(b) > MaxObjectBytes {
-		return "", errf(CodeBudget, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
+		return "", errf(fault.BudgetExhausted, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
 	}
 	return f.putCanonical(ns, b)
 }
@@ -256,10 +257,14 @@ func (f *FileStore) checkExisting(path, digest string) error {
 		return err
 	}
 	if !ok {
-		return errf(CodeIO, "put", path, "object vanished after publication")
+		return errf(fault.IOFailed, "put", path, "object vanished after publication")
 	}
 	if _, err := verified("put", path, b, digest); err != nil {
-		err.(*Error).Message = "existing store content is corrupt: " + err.(*Error).Message
+		if e, ok := fault.As(err); ok {
+			corrupt := *e
+			corrupt.Message = "existing store content is corrupt: " + e.Message
+			return &corrupt
+		}
 		return err
 	}
 	return nil
@@ -293,10 +298,10 @@ func (f *FileStore) Has(ns Namespace, digest string) (bool, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
-		return false, errf(CodeIO, "has", path, "%v", unwrap(err))
+		return false, errf(fault.IOFailed, "has", path, "%v", unwrap(err))
 	}
 	if !st.Mode().IsRegular() {
-		return false, errf(CodeIO, "has", path, "not a regular file (%s)", st.Mode().Type())
+		return false, errf(fault.IOFailed, "has", path, "not a regular file (%s)", st.Mode().Type())
 	}
 	return true, nil
 }
@@ -315,7 +320,7 @@ func (f *FileStore) List(ns Namespace) ([]string, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, errf(CodeIO, "list", d, "%v", unwrap(err))
+		return nil, errf(fault.IOFailed, "list", d, "%v", unwrap(err))
 	}
 	var out []string
 	for _, e := range entries {
@@ -334,7 +339,7 @@ func (f *FileStore) List(ns Namespace) ([]string, error) {
 func (f *FileStore) effectPath(key string) (string, error) {
 	hex, ok := canon.DigestHex(key)
 	if !ok {
-		return "", errf(CodeParse, "effect", key, "memo key is not a digest token")
+		return "", errf(fault.Parse, "effect", key, "memo key is not a digest token")
 	}
 	d, err := f.dir("effects")
 	if err != nil {
@@ -352,18 +357,18 @@ func readEffect(path, requestDigest string) (map[string]any, bool, error) {
 	}
 	v, err := canon.Parse(b, MaxObjectBytes)
 	if err != nil {
-		return nil, false, errf(CodeDigestMismatch, "effect", path, "memo record is not valid JSON")
+		return nil, false, errf(fault.DigestMismatch, "effect", path, "memo record is not valid JSON")
 	}
 	rec, isObj := v.(map[string]any)
 	if !isObj {
-		return nil, false, errf(CodeDigestMismatch, "effect", path, "memo record is not an object")
+		return nil, false, errf(fault.DigestMismatch, "effect", path, "memo record is not an object")
 	}
 	rd, err := checkMemoRecord(rec)
 	if err != nil {
-		return nil, false, errf(CodeDigestMismatch, "effect", path, "memo record is malformed: %s", err.(*Error).Message)
+		return nil, false, errf(fault.DigestMismatch, "effect", path, "memo record is malformed: %s", fault.MessageOf(err))
 	}
 	if rd != requestDigest {
-		return nil, false, errf(CodeDigestMismatch, "effect", path, "memo record claims request %s, not %s", rd, requestDigest)
+		return nil, false, errf(fault.DigestMismatch, "effect", path, "memo record claims request %s, not %s", rd, requestDigest)
 	}
 	return rec, true, nil
 }
@@ -389,7 +394,7 @@ func (f *FileStore) PutEffect(record map[string]any, identity string) (map[strin
 	}
 	b, err := canon.Encode(record)
 	if err != nil {
-		return nil, errf(CodeParse, "effect", rd, "record is not canonical JSON: %v", err)
+		return nil, errf(fault.Parse, "effect", rd, "record is not canonical JSON: %v", err)
 	}
 	key, err := MemoKey(rd, identity)
 	if err != nil {
@@ -414,7 +419,7 @@ func (f *FileStore) PutEffect(record map[string]any, identity string) (map[strin
 		return nil, err
 	}
 	if !ok {
-		return nil, errf(CodeIO, "effect", path, "retained memo record disappeared")
+		return nil, errf(fault.IOFailed, "effect", path, "retained memo record disappeared")
 	}
 	return rec, nil
 }
@@ -442,7 +447,7 @@ func (f *FileStore) GetSlot(name string) (any, bool, error) {
 	}
 	v, err := canon.Parse(b, MaxSlotBytes)
 	if err != nil {
-		return nil, false, errf(CodeParse, "slot", path, "slot value is not valid JSON: %v", err)
+		return nil, false, errf(fault.Parse, "slot", path, "slot value is not valid JSON: %v", err)
 	}
 	return v, true, nil
 }

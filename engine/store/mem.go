@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // MemStore keeps everything in memory. It is safe for concurrent use.
@@ -35,10 +36,10 @@ func (m *MemStore) Put(ns Namespace, v any) (string, error) {
 	}
 	b, err := canon.Encode(v)
 	if err != nil {
-		return "", errf(CodeParse, "put", string(ns), "value is not canonical JSON: %v", err)
+		return "", errf(fault.Parse, "put", string(ns), "value is not canonical JSON: %v", err)
 	}
 	if len(b) > MaxObjectBytes {
-		return "", errf(CodeBudget, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
+		return "", errf(fault.BudgetExhausted, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
 	}
 	d := canon.DigestBytes(b)
 	m.mu.RLock()
@@ -49,7 +50,7 @@ func (m *MemStore) Put(ns Namespace, v any) (string, error) {
 	}
 	own, err := private(b)
 	if err != nil {
-		return "", errf(CodeParse, "put", string(ns), "value is not canonical JSON: %v", err)
+		return "", errf(fault.Parse, "put", string(ns), "value is not canonical JSON: %v", err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -116,7 +117,7 @@ func (m *MemStore) PutEffect(record map[string]any, identity string) (map[string
 	}
 	b, err := canon.Encode(record)
 	if err != nil {
-		return nil, errf(CodeParse, "effect", rd, "record is not canonical JSON: %v", err)
+		return nil, errf(fault.Parse, "effect", rd, "record is not canonical JSON: %v", err)
 	}
 	key, err := MemoKey(rd, identity)
 	if err != nil {
@@ -124,7 +125,7 @@ func (m *MemStore) PutEffect(record map[string]any, identity string) (map[string
 	}
 	own, err := private(b)
 	if err != nil {
-		return nil, errf(CodeParse, "effect", rd, "record is not canonical JSON: %v", err)
+		return nil, errf(fault.Parse, "effect", rd, "record is not canonical JSON: %v", err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -155,7 +156,7 @@ func (m *MemStore) SetSlot(name string, v any) error {
 	}
 	own, err := private(b)
 	if err != nil {
-		return errf(CodeParse, "slot", name, "value is not canonical JSON: %v", err)
+		return errf(fault.Parse, "slot", name, "value is not canonical JSON: %v", err)
 	}
 	m.mu.Lock()
 	m.slots[name] = own

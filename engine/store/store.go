@@ -14,18 +14,9 @@ package store
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
-)
-
-// Contract codes a store reports.
-const (
-	CodeDigestMismatch = "DIGEST_MISMATCH"
-	CodeStoreMiss      = "STORE_MISS"
-	CodeIO             = "IO_FAILED"
-	CodeParse          = "PARSE_FAILED"
-	CodeBudget         = "BUDGET_EXHAUSTED"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Namespace names one family of immutable, digest-keyed objects.
@@ -86,32 +77,8 @@ type Store interface {
 	SetSlot(name string, v any) error
 }
 
-// Error is a store failure with a contract code.
-type Error struct {
-	Code    string
-	Op      string // get, put, list, effect, slot
-	Path    string // file or key involved, when known
-	Message string
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("store ")
-	b.WriteString(e.Op)
-	if e.Path != "" {
-		b.WriteString(" ")
-		b.WriteString(e.Path)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Message)
-	return b.String()
-}
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func errf(code, op, path, format string, a ...any) *Error {
-	return &Error{Code: code, Op: op, Path: path, Message: fmt.Sprintf(format, a...)}
+func errf(code, op, path, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: code, Op: "store " + op, File: path, Message: fmt.Sprintf(format, a...)}
 }
 
 // Load is Get with absence reported as STORE_MISS, for callers that need the
@@ -122,7 +89,7 @@ func Load(s Store, ns Namespace, digest string) (any, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errf(CodeStoreMiss, "get", string(ns)+"/"+digest, "not in store")
+		return nil, errf(fault.StoreMiss, "get", string(ns)+"/"+digest, "not in store")
 	}
 	return v, nil
 }
@@ -133,7 +100,7 @@ func Load(s Store, ns Namespace, digest string) (any, error) {
 // the request digest itself.
 func MemoKey(requestDigest, identity string) (string, error) {
 	if !canon.IsDigest(requestDigest) {
-		return "", errf(CodeParse, "effect", requestDigest, "request digest is not a sha256 digest token")
+		return "", errf(fault.Parse, "effect", requestDigest, "request digest is not a sha256 digest token")
 	}
 	if identity == "" {
 		return requestDigest, nil
@@ -150,7 +117,7 @@ func checkNamespace(ns Namespace) error {
 	case Manifests, Values, Runs:
 		return nil
 	}
-	return errf(CodeParse, "access", string(ns), "unknown store namespace")
+	return errf(fault.Parse, "access", string(ns), "unknown store namespace")
 }
 
 func checkDigest(op string, ns Namespace, digest string) (string, error) {
@@ -159,7 +126,7 @@ func checkDigest(op string, ns Namespace, digest string) (string, error) {
 	}
 	hex, ok := canon.DigestHex(digest)
 	if !ok {
-		return "", errf(CodeParse, op, string(ns)+"/"+digest, "key is not a sha256 digest token")
+		return "", errf(fault.Parse, op, string(ns)+"/"+digest, "key is not a sha256 digest token")
 	}
 	return hex, nil
 }
@@ -170,23 +137,23 @@ func checkDigest(op string, ns Namespace, digest string) (string, error) {
 func checkMemoRecord(record map[string]any) (string, error) {
 	rd, _ := record["requestDigest"].(string)
 	if !canon.IsDigest(rd) {
-		return "", errf(CodeParse, "effect", "", "memo record needs a requestDigest digest token")
+		return "", errf(fault.Parse, "effect", "", "memo record needs a requestDigest digest token")
 	}
 	if _, ok := record["error"]; ok {
-		return "", errf(CodeParse, "effect", rd, "failed effects are never memoized")
+		return "", errf(fault.Parse, "effect", rd, "failed effects are never memoized")
 	}
 	if _, ok := record["output"]; !ok {
-		return "", errf(CodeParse, "effect", rd, "memo record carries no output")
+		return "", errf(fault.Parse, "effect", rd, "memo record carries no output")
 	}
 	for k := range record {
 		switch k {
 		case "requestDigest", "executor", "output", "usage":
 		default:
-			return "", errf(CodeParse, "effect", rd, "memo record has unexpected field %q", k)
+			return "", errf(fault.Parse, "effect", rd, "memo record has unexpected field %q", k)
 		}
 	}
 	if _, ok := record["executor"].(string); !ok {
-		return "", errf(CodeParse, "effect", rd, "memo record needs an executor id")
+		return "", errf(fault.Parse, "effect", rd, "memo record needs an executor id")
 	}
 	return rd, nil
 }
@@ -195,12 +162,12 @@ func checkMemoRecord(record map[string]any) (string, error) {
 // bytes, which also keeps it a safe file name.
 func checkSlotName(name string) error {
 	if len(name) == 0 || len(name) > 64 || name[0] < 'a' || name[0] > 'z' {
-		return errf(CodeParse, "slot", name, "slot name must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)")
+		return errf(fault.Parse, "slot", name, "slot name must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)")
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
-			return errf(CodeParse, "slot", name, "slot name must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)")
+			return errf(fault.Parse, "slot", name, "slot name must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)")
 		}
 	}
 	return nil
@@ -212,10 +179,10 @@ func encodeSlot(name string, v any) ([]byte, error) {
 	}
 	b, err := canon.Encode(v)
 	if err != nil {
-		return nil, errf(CodeParse, "slot", name, "value is not canonical JSON: %v", err)
+		return nil, errf(fault.Parse, "slot", name, "value is not canonical JSON: %v", err)
 	}
 	if len(b) > MaxSlotBytes {
-		return nil, errf(CodeBudget, "slot", name, "slot value is %d bytes, over the %d-byte bound", len(b), MaxSlotBytes)
+		return nil, errf(fault.BudgetExhausted, "slot", name, "slot value is %d bytes, over the %d-byte bound", len(b), MaxSlotBytes)
 	}
 	return b, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func code(err error) string {
@@ -75,13 +76,13 @@ func TestPutGetRoundTrip(t *testing.T) {
 			if _, ok, err := s.Get(Values, missing); ok || err != nil {
 				t.Fatalf("miss: ok=%v err=%v", ok, err)
 			}
-			if _, err := Load(s, Manifests, missing); code(err) != CodeStoreMiss {
+			if _, err := Load(s, Manifests, missing); code(err) != fault.StoreMiss {
 				t.Fatalf("Load miss: %v", err)
 			}
-			if _, _, err := s.Get(Values, "sha256:XYZ"); code(err) != CodeParse {
+			if _, _, err := s.Get(Values, "sha256:XYZ"); code(err) != fault.Parse {
 				t.Fatalf("bad key: %v", err)
 			}
-			if _, err := s.Put("secrets", v); code(err) != CodeParse {
+			if _, err := s.Put("secrets", v); code(err) != fault.Parse {
 				t.Fatalf("bad namespace: %v", err)
 			}
 			list, err := s.List(Values)
@@ -132,10 +133,10 @@ func TestTamperIsDigestMismatch(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tampered), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.Get(Values, d); code(err) != CodeDigestMismatch {
+		if _, _, err := s.Get(Values, d); code(err) != fault.DigestMismatch {
 			t.Fatalf("tampered %q: got %v", tampered, err)
 		}
-		if _, err := s.Put(Values, map[string]any{"amount": 10.0}); code(err) != CodeDigestMismatch {
+		if _, err := s.Put(Values, map[string]any{"amount": 10.0}); code(err) != fault.DigestMismatch {
 			t.Fatalf("put over tampered %q: got %v", tampered, err)
 		}
 	}
@@ -153,7 +154,7 @@ func TestSymlinksRefused(t *testing.T) {
 	if err := os.Symlink(outside, path); err != nil {
 		t.Skip("no symlinks here")
 	}
-	if _, _, err := s.Get(Values, d); code(err) != CodeIO {
+	if _, _, err := s.Get(Values, d); code(err) != fault.IOFailed {
 		t.Fatalf("symlinked object: %v", err)
 	}
 	// a symlinked namespace directory
@@ -161,13 +162,13 @@ func TestSymlinksRefused(t *testing.T) {
 	if err := os.Symlink(other, filepath.Join(root, "manifests")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Put(Manifests, "m"); code(err) != CodeIO {
+	if _, err := s.Put(Manifests, "m"); code(err) != fault.IOFailed {
 		t.Fatalf("symlinked namespace: %v", err)
 	}
 	// a symlinked root
 	link := filepath.Join(t.TempDir(), "link")
 	os.Symlink(root, link)
-	if _, err := OpenFileStore(link); code(err) != CodeIO {
+	if _, err := OpenFileStore(link); code(err) != fault.IOFailed {
 		t.Fatalf("symlinked root: %v", err)
 	}
 }
@@ -304,7 +305,7 @@ func TestMemoFirstWins(t *testing.T) {
 			}
 			// failures never enter the memo
 			bad := map[string]any{"requestDigest": rd, "executor": "scripted", "error": map[string]any{"code": "EFFECT_FAILED", "message": "x"}}
-			if _, err := s.PutEffect(bad, "fresh"); code(err) != CodeParse {
+			if _, err := s.PutEffect(bad, "fresh"); code(err) != fault.Parse {
 				t.Fatalf("error record: %v", err)
 			}
 			if _, ok, _ := s.GetEffect(rd, "fresh"); ok {
@@ -351,11 +352,11 @@ func TestMemoTamperedRecord(t *testing.T) {
 	hex, _ := canon.DigestHex(key)
 	other := mustDigest(t, "other")
 	os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"e","output":1,"requestDigest":"`+other+`"}`), 0o644)
-	if _, _, err := s.GetEffect(rd, "e"); code(err) != CodeDigestMismatch {
+	if _, _, err := s.GetEffect(rd, "e"); code(err) != fault.DigestMismatch {
 		t.Fatalf("foreign memo record: %v", err)
 	}
 	os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"e","error":{},"requestDigest":"`+rd+`"}`), 0o644)
-	if _, _, err := s.GetEffect(rd, "e"); code(err) != CodeDigestMismatch {
+	if _, _, err := s.GetEffect(rd, "e"); code(err) != fault.DigestMismatch {
 		t.Fatalf("malformed memo record: %v", err)
 	}
 }
@@ -373,7 +374,7 @@ func TestMemoKey(t *testing.T) {
 	if k, _ := MemoKey(rd, ""); k != rd {
 		t.Fatalf("empty identity keys by request digest, got %s", k)
 	}
-	if _, err := MemoKey("nope", "x"); code(err) != CodeParse {
+	if _, err := MemoKey("nope", "x"); code(err) != fault.Parse {
 		t.Fatalf("bad digest: %v", err)
 	}
 }
@@ -395,11 +396,11 @@ func TestSlots(t *testing.T) {
 				}
 			}
 			for _, bad := range []string{"", "Count", "../x", "a/b", "1a", strings.Repeat("a", 65)} {
-				if err := s.SetSlot(bad, 1.0); code(err) != CodeParse {
+				if err := s.SetSlot(bad, 1.0); code(err) != fault.Parse {
 					t.Fatalf("slot name %q: %v", bad, err)
 				}
 			}
-			if err := s.SetSlot("big", strings.Repeat("x", MaxSlotBytes)); code(err) != CodeBudget {
+			if err := s.SetSlot("big", strings.Repeat("x", MaxSlotBytes)); code(err) != fault.BudgetExhausted {
 				t.Fatalf("oversized slot: %v", err)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -114,28 +115,28 @@ func TestManifestCompileCases(t *testing.T) {
 func TestManifestCompileFailures(t *testing.T) {
 	long := strings.Repeat("x", 4097)
 	cases := []struct{ plan, code, msg string }{
-		{`{}`, CodeParse, "expected array"},
-		{`[]`, CodeParse, "plan requires 1..4 steps"},
-		{`["fn:inc.v1","fn:inc.v1","fn:inc.v1","fn:inc.v1","fn:inc.v1"]`, CodeBudget, "array count"},
-		{`[5]`, CodeParse, "expected text"},
-		{`["` + long + `"]`, CodeParse, "text exceeds bound"},
+		{`{}`, fault.Parse, "expected array"},
+		{`[]`, fault.Parse, "plan requires 1..4 steps"},
+		{`["fn:inc.v1","fn:inc.v1","fn:inc.v1","fn:inc.v1","fn:inc.v1"]`, fault.BudgetExhausted, "array count"},
+		{`[5]`, fault.Parse, "expected text"},
+		{`["` + long + `"]`, fault.Parse, "text exceeds bound"},
 		// 2049 astral characters are 4098 UTF-16 units.
-		{`["` + strings.Repeat("😀", 2049) + `"]`, CodeParse, "text exceeds bound"},
-		{`["fn:bogus.v9"]`, CodeParse, "step 0 requires fn:, const:, or a host fn name"},
-		{`["fn:inc.v1","fnord"]`, CodeParse, "step 1 requires fn:, const:, or a host fn name"},
-		{`["x=1"]`, CodeParse, "step 0 requires fn:, const:, or a host fn name"},
-		{`["fn:uppercase.v1;broken"]`, CodeParse, "binding requires PORT=VALUE"},
-		{`["fn:uppercase.v1;Bad=x"]`, CodeParse, "expected lowercase kebab-case id"},
-		{`["fn:format.v1;prefix=` + strings.Repeat("é", 2049) + `"]`, CodeBudget, "binding literal bytes"},
-		{`["const:not json"]`, CodeParse, "const step requires a JSON-encoded literal"},
-		{`["const:1;x=2"]`, CodeParse, "const steps cannot carry bindings"},
-		{`["const:\"` + strings.Repeat("é", 2048) + `\""]`, CodeBudget, "const literal bytes"},
-		{`["fn:double.v1","fn:uppercase.v1"]`, CodeParse, "step 1: uppercase.v1.value expects text, pipeline provides json"},
-		{`["const:1","fn:uppercase.v1"]`, CodeParse, "step 1: uppercase.v1.value expects text, pipeline provides json"},
-		{`["fn:join.v1"]`, CodeParse, "cannot chain into join.v1.items"},
-		{`["fn:join.v1;items=[]"]`, CodeParse, "join.v1 has no single chain port"},
-		{`["fn:pick.v1"]`, CodeParse, "pick.v1 has no single chain port"},
-		{`["fn:push.v1;item=x"]`, CodeParse, "item= must be JSON-encoded for push.v1"},
+		{`["` + strings.Repeat("😀", 2049) + `"]`, fault.Parse, "text exceeds bound"},
+		{`["fn:bogus.v9"]`, fault.Parse, "step 0 requires fn:, const:, or a host fn name"},
+		{`["fn:inc.v1","fnord"]`, fault.Parse, "step 1 requires fn:, const:, or a host fn name"},
+		{`["x=1"]`, fault.Parse, "step 0 requires fn:, const:, or a host fn name"},
+		{`["fn:uppercase.v1;broken"]`, fault.Parse, "binding requires PORT=VALUE"},
+		{`["fn:uppercase.v1;Bad=x"]`, fault.Parse, "expected lowercase kebab-case id"},
+		{`["fn:format.v1;prefix=` + strings.Repeat("é", 2049) + `"]`, fault.BudgetExhausted, "binding literal bytes"},
+		{`["const:not json"]`, fault.Parse, "const step requires a JSON-encoded literal"},
+		{`["const:1;x=2"]`, fault.Parse, "const steps cannot carry bindings"},
+		{`["const:\"` + strings.Repeat("é", 2048) + `\""]`, fault.BudgetExhausted, "const literal bytes"},
+		{`["fn:double.v1","fn:uppercase.v1"]`, fault.Parse, "step 1: uppercase.v1.value expects text, pipeline provides json"},
+		{`["const:1","fn:uppercase.v1"]`, fault.Parse, "step 1: uppercase.v1.value expects text, pipeline provides json"},
+		{`["fn:join.v1"]`, fault.Parse, "cannot chain into join.v1.items"},
+		{`["fn:join.v1;items=[]"]`, fault.Parse, "join.v1 has no single chain port"},
+		{`["fn:pick.v1"]`, fault.Parse, "pick.v1 has no single chain port"},
+		{`["fn:push.v1;item=x"]`, fault.Parse, "item= must be JSON-encoded for push.v1"},
 	}
 	for _, c := range cases {
 		_, _, err := fnManifestCompile(map[string]any{"plan": parseJSON(t, c.plan)})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -104,33 +105,33 @@ func TestContextCompactFailures(t *testing.T) {
 	src := func(items string) string { return `{"contract":"algal.context.v1","items":[` + items + `]}` }
 	pol := `{"maxBytes":4096,"keepRecent":0}`
 	cases := []struct{ source, policy, code, msg string }{
-		{`[]`, pol, CodeParse, "expected object"},
-		{`{"contract":"algal.context.v1","items":[],"extra":1}`, pol, CodeParse, "unknown key extra"},
-		{src(ok), `{"maxBytes":4096,"keepRecent":0,"mode":"x"}`, CodeParse, "unknown key mode"},
-		{src(ok), `"p"`, CodeParse, "expected object"},
-		{`{"contract":"algal.context.v2","items":[]}`, pol, CodeParse, "context contract"},
-		{`{"items":[]}`, pol, CodeParse, "context contract"},
-		{src(ok), `{"keepRecent":0}`, CodeParse, "expected non-negative integer"},
-		{src(ok), `{"maxBytes":127,"keepRecent":0}`, CodeParse, "integer out of bounds"},
-		{src(ok), `{"maxBytes":262145,"keepRecent":0}`, CodeParse, "integer out of bounds"},
-		{src(ok), `{"maxBytes":512.5,"keepRecent":0}`, CodeParse, "expected non-negative integer"},
-		{src(ok), `{"maxBytes":-1,"keepRecent":0}`, CodeParse, "expected non-negative integer"},
-		{src(ok), `{"maxBytes":512,"keepRecent":65}`, CodeParse, "integer out of bounds"},
-		{src(ok), `{"maxBytes":512,"keepRecent":"1"}`, CodeParse, "expected non-negative integer"},
-		{`{"contract":"algal.context.v1","items":{}}`, pol, CodeParse, "expected array"},
-		{src(items(65)), pol, CodeBudget, "array count"},
-		{src(`1`), pol, CodeParse, "expected object"},
-		{src(`{"id":"a","role":"tool","content":"x","ts":1}`), pol, CodeParse, "unknown key ts"},
-		{src(`{"id":"A","role":"tool","content":"x"}`), pol, CodeParse, "expected lowercase kebab-case id"},
-		{src(`{"id":7,"role":"tool","content":"x"}`), pol, CodeParse, "expected text"},
-		{src(`{"id":"` + strings.Repeat("a", 65) + `","role":"tool","content":"x"}`), pol, CodeParse, "text exceeds bound"},
-		{src(ok + "," + ok), pol, CodeParse, "duplicate context item id"},
-		{src(`{"id":"a","role":"bot","content":"x"}`), pol, CodeParse, "context role"},
-		{src(`{"id":"a","role":"tool"}`), pol, CodeParse, "context content required"},
-		{src(`{"id":"a","role":"tool","content":"x","pinned":1}`), pol, CodeParse, "pinned must be boolean"},
+		{`[]`, pol, fault.Parse, "expected object"},
+		{`{"contract":"algal.context.v1","items":[],"extra":1}`, pol, fault.Parse, "unknown key extra"},
+		{src(ok), `{"maxBytes":4096,"keepRecent":0,"mode":"x"}`, fault.Parse, "unknown key mode"},
+		{src(ok), `"p"`, fault.Parse, "expected object"},
+		{`{"contract":"algal.context.v2","items":[]}`, pol, fault.Parse, "context contract"},
+		{`{"items":[]}`, pol, fault.Parse, "context contract"},
+		{src(ok), `{"keepRecent":0}`, fault.Parse, "expected non-negative integer"},
+		{src(ok), `{"maxBytes":127,"keepRecent":0}`, fault.Parse, "integer out of bounds"},
+		{src(ok), `{"maxBytes":262145,"keepRecent":0}`, fault.Parse, "integer out of bounds"},
+		{src(ok), `{"maxBytes":512.5,"keepRecent":0}`, fault.Parse, "expected non-negative integer"},
+		{src(ok), `{"maxBytes":-1,"keepRecent":0}`, fault.Parse, "expected non-negative integer"},
+		{src(ok), `{"maxBytes":512,"keepRecent":65}`, fault.Parse, "integer out of bounds"},
+		{src(ok), `{"maxBytes":512,"keepRecent":"1"}`, fault.Parse, "expected non-negative integer"},
+		{`{"contract":"algal.context.v1","items":{}}`, pol, fault.Parse, "expected array"},
+		{src(items(65)), pol, fault.BudgetExhausted, "array count"},
+		{src(`1`), pol, fault.Parse, "expected object"},
+		{src(`{"id":"a","role":"tool","content":"x","ts":1}`), pol, fault.Parse, "unknown key ts"},
+		{src(`{"id":"A","role":"tool","content":"x"}`), pol, fault.Parse, "expected lowercase kebab-case id"},
+		{src(`{"id":7,"role":"tool","content":"x"}`), pol, fault.Parse, "expected text"},
+		{src(`{"id":"` + strings.Repeat("a", 65) + `","role":"tool","content":"x"}`), pol, fault.Parse, "text exceeds bound"},
+		{src(ok + "," + ok), pol, fault.Parse, "duplicate context item id"},
+		{src(`{"id":"a","role":"bot","content":"x"}`), pol, fault.Parse, "context role"},
+		{src(`{"id":"a","role":"tool"}`), pol, fault.Parse, "context content required"},
+		{src(`{"id":"a","role":"tool","content":"x","pinned":1}`), pol, fault.Parse, "pinned must be boolean"},
 		// The native never-drop test: a user turn over the target fails.
 		{src(`{"id":"goal","role":"user","content":"` + strings.Repeat("x", 1024) + `"}`), `{"maxBytes":128,"keepRecent":0}`,
-			CodeBudget, "protected context cannot fit; request a larger budget or explicit new task boundary"},
+			fault.BudgetExhausted, "protected context cannot fit; request a larger budget or explicit new task boundary"},
 	}
 	for _, c := range cases {
 		_, _, err := fnContextCompact(map[string]any{"source": parseJSON(t, c.source), "policy": parseJSON(t, c.policy)})
@@ -155,7 +156,7 @@ func TestContextCompactFailures(t *testing.T) {
 	// port value is at most 256 KiB, so only a direct call reaches it.)
 	huge := src(`{"id":"a","role":"tool","content":"` + strings.Repeat("x", 1<<20) + `"}`)
 	_, _, err := fnContextCompact(map[string]any{"source": parseJSON(t, huge), "policy": parseJSON(t, pol)})
-	if f, ok := err.(*Failure); !ok || f.Code != CodeBudget || f.Message != "context archive bytes" {
+	if f, ok := err.(*Failure); !ok || f.Code != fault.BudgetExhausted || f.Message != "context archive bytes" {
 		t.Errorf("archive bound: %v", err)
 	}
 }

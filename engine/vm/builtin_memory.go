@@ -1,6 +1,9 @@
 package vm
 
-import "github.com/algal-assay/assay/engine/memoryquery"
+import (
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/memoryquery"
+)
 
 // memory.query.v1 answers a bounded Datalog program over a memory
 // snapshot (engine/memoryquery). Beyond the signature's fixed cost the run
@@ -11,7 +14,7 @@ import "github.com/algal-assay/assay/engine/memoryquery"
 func fnMemoryQuery(in map[string]any) (map[string]any, int, error) {
 	result, err := memoryquery.Query(in["snapshot"], in["program"])
 	if err != nil {
-		if e, ok := err.(*memoryquery.Error); ok {
+		if e, ok := fault.As(err); ok {
 			return nil, 0, &Failure{Code: e.Code, Message: e.Message}
 		}
 		return nil, 0, err

@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // The document builtins (manifest.compile.v1, context.compact.v1) check
@@ -15,10 +16,10 @@ import (
 // BUDGET_EXHAUSTED, each with the native message.
 
 func shapeInvalid(format string, a ...any) *Failure {
-	return &Failure{Code: CodeParse, Message: fmt.Sprintf(format, a...)}
+	return &Failure{Code: fault.Parse, Message: fmt.Sprintf(format, a...)}
 }
 
-func shapeLimit(msg string) *Failure { return &Failure{Code: CodeBudget, Message: msg} }
+func shapeLimit(msg string) *Failure { return &Failure{Code: fault.BudgetExhausted, Message: msg} }
 
 func shapeObject(v any) (map[string]any, *Failure) {
 	m, ok := v.(map[string]any)

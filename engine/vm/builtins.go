@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // Fn is a registry function body: it receives the delivered inputs (absent
@@ -40,7 +41,7 @@ func Builtins() map[string]Fn {
 }
 
 func fnFailed(format string, a ...any) error {
-	return &Failure{Code: CodeFnFailed, Message: fmt.Sprintf(format, a...)}
+	return &Failure{Code: fault.FnFailed, Message: fmt.Sprintf(format, a...)}
 }
 
 func one(v any) map[string]any { return map[string]any{"value": v} }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
@@ -18,7 +19,7 @@ func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]
 	if depth > s.r.budgets.MaxDepth {
 		// The nested run itself fails, so the run failure (first wins)
 		// names the nested prefix ("loop/r0", "map/i2"), not the cell.
-		f := failf(CodeDepth, "depth %d exceeds maxDepth %d", depth, s.r.budgets.MaxDepth)
+		f := failf(fault.DepthExceeded, "depth %d exceeds maxDepth %d", depth, s.r.budgets.MaxDepth)
 		s.r.fail(f, strings.TrimSuffix(prefix, "/"))
 		return nil, false, f
 	}
@@ -27,7 +28,7 @@ func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]
 	case receipt.Failed:
 		f := s.r.failure
 		if f == nil {
-			return nil, false, failf(CodeInternal, "inner run at %q failed without a failure", prefix)
+			return nil, false, failf(fault.Internal, "inner run at %q failed without a failure", prefix)
 		}
 		code, _ := f["code"].(string)
 		msg, _ := f["message"].(string)
@@ -36,7 +37,7 @@ func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]
 		rec["status"] = receipt.StatusSuspended
 		return nil, true, nil
 	case receipt.Stuck:
-		return nil, false, failf(CodeStuck, "inner run stuck")
+		return nil, false, failf(fault.Stuck, "inner run stuck")
 	}
 	return sc, false, nil
 }
@@ -148,10 +149,10 @@ func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in map[string
 	e := c.Embed
 	list, ok := in[e.Over].([]any)
 	if !ok {
-		return nil, failf(CodeTypeMismatch, "each over %s must deliver a list", e.Over)
+		return nil, failf(fault.TypeMismatch, "each over %s must deliver a list", e.Over)
 	}
 	if len(list) > e.MaxItems {
-		return nil, failf(CodeBudget, "each maxItems")
+		return nil, failf(fault.BudgetExhausted, "each maxItems")
 	}
 	// Items are not type-checked here: the child's input cell checks its
 	// value, so a mistyped item leaves the inner failed record and the run
@@ -193,7 +194,7 @@ func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec map
 	if a, ok := in["args"]; ok {
 		am, ok := a.(map[string]any)
 		if !ok {
-			return nil, failf(CodeTypeMismatch, "spawn args must be an object keyed by interface inputs")
+			return nil, failf(fault.TypeMismatch, "spawn args must be an object keyed by interface inputs")
 		}
 		vals = am
 	}
@@ -205,7 +206,7 @@ func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec map
 				return nil, f
 			}
 			if pt.Type == manifest.TypeCap {
-				return nil, failf(CodeTypeMismatch, "spawned interface input %s is a capability port", ip.Name)
+				return nil, failf(fault.TypeMismatch, "spawned interface input %s is a capability port", ip.Name)
 			}
 		}
 		for _, k := range canon.SortedKeys(vals) {
@@ -216,12 +217,12 @@ func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec map
 				}
 			}
 			if !found {
-				return nil, failf(CodeInterface, "spawn args name %s, not an interface input", k)
+				return nil, failf(fault.InterfaceMismatch, "spawn args name %s, not an interface input", k)
 			}
 		}
 		feed = interfaceFeed(child, vals)
 	} else if len(vals) > 0 {
-		return nil, failf(CodeInterface, "spawned manifest declares no interface")
+		return nil, failf(fault.InterfaceMismatch, "spawned manifest declares no interface")
 	}
 	if _, err := s.r.host.Store.Put(store.Manifests, child.Value); err != nil {
 		return nil, asFailure(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -38,7 +39,7 @@ func TestBuiltinFailureMessages(t *testing.T) {
 	for _, c := range cases {
 		_, _, err := fns[c.fn](obj(t, c.in))
 		f, ok := err.(*Failure)
-		if !ok || f.Code != CodeFnFailed || f.Message != c.want {
+		if !ok || f.Code != fault.FnFailed || f.Message != c.want {
 			t.Errorf("%s(%s): got %v, want FN_FAILED %q", c.fn, c.in, err, c.want)
 		}
 	}
@@ -69,7 +70,7 @@ func TestAgentToolInputChecks(t *testing.T) {
 	// format.v1: prefix (bad type) sorts before value (missing), so the
 	// type error wins.
 	rec = run("format.v1", `{"tool":"format.v1","inputs":{"prefix":5}}`)
-	if f := rec["failure"].(map[string]any); f["code"] != CodeTypeMismatch {
+	if f := rec["failure"].(map[string]any); f["code"] != fault.TypeMismatch {
 		t.Fatalf("ordering: %s", enc(f))
 	}
 }
@@ -105,7 +106,7 @@ func TestToolOutputChecks(t *testing.T) {
 		edge("in", "q", "a", "q")))
 	rec = runAndVerify(t, ag, `{"in":{"q":"x"}}`, lookupHost(t, `{"hit":5}`))
 	f, _ := rec["failure"].(map[string]any)
-	if f == nil || f["code"] != CodeTypeMismatch || cell(t, rec, "a")["status"] != receipt.StatusFailed {
+	if f == nil || f["code"] != fault.TypeMismatch || cell(t, rec, "a")["status"] != receipt.StatusFailed {
 		t.Fatalf("a mistyped agent tool output must fail the agent: %s", enc(rec["failure"]))
 	}
 }
@@ -146,7 +147,7 @@ func TestEachItemCheckedByChild(t *testing.T) {
 		t.Fatalf("inner input cell must record the failure: %s", enc(rec["cells"]))
 	}
 	f := rec["failure"].(map[string]any)
-	if f["path"] != "map/i0/src" || f["code"] != CodeTypeMismatch {
+	if f["path"] != "map/i0/src" || f["code"] != fault.TypeMismatch {
 		t.Fatalf("run failure: %s", enc(f))
 	}
 }

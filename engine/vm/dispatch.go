@@ -1,12 +1,11 @@
 package vm
 
 import (
-	"slices"
 	"time"
 
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/receipt"
 )
 
 // dispatch answers one effect attempt with a record through the host
@@ -17,7 +16,7 @@ func (r *runner) dispatch(req effect.Request, digest string, effectMs int) effec
 	}
 	rec, err := r.host.Router.Effect(r.ctx, req, time.Duration(effectMs)*time.Millisecond)
 	if err != nil {
-		panic(hostAbort{&HostError{Code: asFailure(err).Code, Message: err.Error()}})
+		panic(hostAbort{&fault.Error{Code: asFailure(err).Code, Message: err.Error()}})
 	}
 	return rec
 }
@@ -27,10 +26,10 @@ func (r *runner) dispatch(req effect.Request, digest string, effectMs int) effec
 // original code in the message, so a foreign executor can never make the
 // run's receipt invalid.
 func sanitize(rec effect.Record) effect.Record {
-	if rec.Err == nil || slices.Contains(receipt.Codes, rec.Err.Code) {
+	if rec.Err == nil || fault.IsReceiptCode(rec.Err.Code) {
 		return rec
 	}
-	rec.Err = &effect.Failure{Code: CodeEffectFailed, Message: boundMessage(rec.Err.Code + ": " + rec.Err.Message)}
+	rec.Err = &effect.Failure{Code: fault.EffectFailed, Message: boundMessage(rec.Err.Code + ": " + rec.Err.Message)}
 	return rec
 }
 

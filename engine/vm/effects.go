@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 )
@@ -49,7 +50,7 @@ func (s *scope) issue(c call) (issued, *Failure) {
 	var last *Failure
 	for a := 0; a < max(c.attempts, 1); a++ {
 		if r.calls+1 > r.budgets.MaxAgentCalls {
-			return issued{digest: digest}, failf(CodeBudget, "maxAgentCalls exhausted")
+			return issued{digest: digest}, failf(fault.BudgetExhausted, "maxAgentCalls exhausted")
 		}
 		r.calls++
 		r.units += 500 + len(ctxBytes)
@@ -57,7 +58,7 @@ func (s *scope) issue(c call) (issued, *Failure) {
 		rec := sanitize(r.dispatch(c.req, digest, c.effectMs))
 		r.effects = append(r.effects, rec.Value())
 		if rec.Err != nil {
-			if rec.Err.Code == CodeSuspended {
+			if rec.Err.Code == fault.EffectSuspended {
 				return issued{digest: digest, suspended: true}, nil
 			}
 			last = &Failure{Code: rec.Err.Code, Message: rec.Err.Message}
@@ -68,11 +69,11 @@ func (s *scope) issue(c call) (issued, *Failure) {
 		}
 		ob, err := canon.Encode(rec.Output)
 		if err != nil {
-			last = failf(CodeUnparseable, "effect output is not canonical JSON")
+			last = failf(fault.EffectUnparseable, "effect output is not canonical JSON")
 			continue
 		}
 		if len(ob) > c.maxOut {
-			last = failf(CodeBudget, "effect output %dB exceeds maxOutputBytes %dB", len(ob), c.maxOut)
+			last = failf(fault.BudgetExhausted, "effect output %dB exceeds maxOutputBytes %dB", len(ob), c.maxOut)
 			if rec.NotRetryable {
 				break
 			}
@@ -90,7 +91,7 @@ func (s *scope) issue(c call) (issued, *Failure) {
 		return issued{digest: digest, raw: rec.Output, bound: bound, tool: tool}, nil
 	}
 	if last == nil {
-		last = failf(CodeEffectFailed, "effect never settled")
+		last = failf(fault.EffectFailed, "effect never settled")
 	}
 	return issued{digest: digest}, last
 }
@@ -119,10 +120,10 @@ func (s *scope) requestBudget(b manifest.Budget) (int, int, map[string]any) {
 func checkContext(ctx map[string]any, max int) *Failure {
 	b, err := canon.Encode(ctx)
 	if err != nil {
-		return failf(CodeTypeMismatch, "context is not canonical JSON")
+		return failf(fault.TypeMismatch, "context is not canonical JSON")
 	}
 	if len(b) > max {
-		return failf(CodeBudget, "context view %dB exceeds maxContextBytes %dB", len(b), max)
+		return failf(fault.BudgetExhausted, "context view %dB exceeds maxContextBytes %dB", len(b), max)
 	}
 	return nil
 }
@@ -212,16 +213,16 @@ func bindOutput(id string, o *manifest.Output, raw any) (any, *Failure) {
 			return o.OnMiss, nil
 		}
 		b, _ := canon.Encode(raw)
-		return nil, failf(CodeUnparseable, "cell %q: output %s is not a declared label", id, b)
+		return nil, failf(fault.EffectUnparseable, "cell %q: output %s is not a declared label", id, b)
 	case manifest.TypeText:
 		if _, ok := raw.(string); !ok {
-			return nil, failf(CodeUnparseable, "cell %q: output must be text, got %s", id, kindName(raw))
+			return nil, failf(fault.EffectUnparseable, "cell %q: output must be text, got %s", id, kindName(raw))
 		}
 		return raw, nil
 	default:
 		if o.Schema != nil {
 			if msg := manifest.ValidateValue(o.Schema, raw, o.SchemaVersion); msg != "" {
-				return nil, failf(CodeUnparseable, "cell %q: %s", id, msg)
+				return nil, failf(fault.EffectUnparseable, "cell %q: %s", id, msg)
 			}
 		}
 		return raw, nil
@@ -325,7 +326,7 @@ func (s *scope) agentCell(c *manifest.Cell, p string, in map[string]any, rec map
 		}
 		return map[string]any{"out": value}, nil
 	}
-	return nil, failf(CodeBudget, "cell %q produced no final output within maxTurns %d", c.ID, maxTurns)
+	return nil, failf(fault.BudgetExhausted, "cell %q produced no final output within maxTurns %d", c.ID, maxTurns)
 }
 
 // agentTool runs one tool call of an agent's loop: a registry fn runs
@@ -340,8 +341,8 @@ func (s *scope) agentTool(cellID, p string, turn int, name string, inputs map[st
 		s.r.units += sig.Cost + extra
 		if err != nil {
 			f := asFailure(err)
-			if f.Code == CodeInternal {
-				f.Code = CodeFnFailed
+			if f.Code == fault.Internal {
+				f.Code = fault.FnFailed
 			}
 			return nil, false, f
 		}
@@ -349,7 +350,7 @@ func (s *scope) agentTool(cellID, p string, turn int, name string, inputs map[st
 	}
 	sig, ok := s.r.toolSig(name)
 	if !ok {
-		return nil, false, failf(CodeToolUnknown, "agent tool is not configured")
+		return nil, false, failf(fault.ToolUnknown, "agent tool is not configured")
 	}
 	if f := checkToolInputs(name, sig, inputs); f != nil {
 		return nil, false, f
@@ -368,7 +369,7 @@ func (s *scope) agentTool(cellID, p string, turn int, name string, inputs map[st
 func checkToolInputs(name string, sig manifest.Signature, inputs map[string]any) *Failure {
 	for _, k := range canon.SortedKeys(inputs) {
 		if _, ok := sig.Input(k); !ok {
-			return failf(CodeTypeMismatch, "tool %s received undeclared input %s", name, k)
+			return failf(fault.TypeMismatch, "tool %s received undeclared input %s", name, k)
 		}
 	}
 	// One pass over the signature ports in key order (sig.Inputs is
@@ -379,7 +380,7 @@ func checkToolInputs(name string, sig manifest.Signature, inputs map[string]any)
 		v, ok := inputs[port.Name]
 		if !ok {
 			if !port.Optional {
-				return failf(CodeEffectFailed, "tool missing required input")
+				return failf(fault.EffectFailed, "tool missing required input")
 			}
 			continue
 		}
@@ -404,7 +405,7 @@ func (s *scope) toolCall(cellID, cellPath, reqPath, name string, sig manifest.Si
 	r.event("effect", cellPath, digest, "")
 	var er effect.Record
 	if r.host.Router == nil {
-		return nil, failf(CodeUnbound, "tool %q is not admitted by the host", name)
+		return nil, failf(fault.EffectUnbound, "tool %q is not admitted by the host", name)
 	}
 	// maxEffect 0 keeps the tool registry's own 30 s bound; a cell bound
 	// shortens it.
@@ -418,7 +419,7 @@ func (s *scope) toolCall(cellID, cellPath, reqPath, name string, sig manifest.Si
 	r.effects = append(r.effects, er.Value())
 	rec["effectDigest"] = digest
 	if er.Err != nil {
-		if er.Err.Code == CodeSuspended {
+		if er.Err.Code == fault.EffectSuspended {
 			rec["status"] = receipt.StatusSuspended
 			return nil, nil
 		}
@@ -426,12 +427,12 @@ func (s *scope) toolCall(cellID, cellPath, reqPath, name string, sig manifest.Si
 	}
 	ob, _ := canon.Encode(er.Output)
 	if sig.MaxOutputBytes > 0 && len(ob) > sig.MaxOutputBytes {
-		return nil, failf(CodeBudget, "tool output bytes")
+		return nil, failf(fault.BudgetExhausted, "tool output bytes")
 	}
 	r.units += sig.Cost + len(ob)
 	out, ok := er.Output.(map[string]any)
 	if !ok {
-		return nil, failf(CodeToolFailed, "tool %s output must be an object of ports", name)
+		return nil, failf(fault.ToolFailed, "tool %s output must be an object of ports", name)
 	}
 	// The native runtime checks a tool's outputs with the tool name in the
 	// producing-cell slot of the message, and type-checks declared ports
@@ -552,7 +553,7 @@ func (s *scope) decideCell(c *manifest.Cell, p string, in map[string]any, rec ma
 		bind: func(raw any) (any, bool, *Failure) {
 			m, msg := bindAnswers(d.Questions, raw)
 			if msg != "" {
-				return nil, false, failf(CodeUnparseable, "cell %q: %s", c.ID, msg)
+				return nil, false, failf(fault.EffectUnparseable, "cell %q: %s", c.ID, msg)
 			}
 			return m, false, nil
 		}})

@@ -3,6 +3,7 @@ package vm
 import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
@@ -32,8 +33,8 @@ func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string
 		s.r.units += fsig.Cost + extra
 		if err != nil {
 			f := asFailure(err)
-			if f.Code == CodeInternal {
-				f.Code = CodeFnFailed
+			if f.Code == fault.Internal {
+				f.Code = fault.FnFailed
 			}
 			return nil, f
 		}
@@ -51,11 +52,11 @@ func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string
 	case manifest.KindStore:
 		b, err := canon.Encode(in["data"])
 		if err != nil {
-			return nil, failf(CodeTypeMismatch, "store payload is not canonical JSON")
+			return nil, failf(fault.TypeMismatch, "store payload is not canonical JSON")
 		}
 		s.r.units += len(b)
 		if len(b) > MaxBlobBytes {
-			return nil, failf(CodeBudget, "store payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
+			return nil, failf(fault.BudgetExhausted, "store payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
 		}
 		d, perr := s.r.host.Store.Put(store.Values, in["data"])
 		if perr != nil {
@@ -69,12 +70,12 @@ func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string
 			return nil, asFailure(err)
 		}
 		if !ok {
-			return nil, failf(CodeInputMissing, "reference not in store")
+			return nil, failf(fault.InputMissing, "reference not in store")
 		}
 		b, _ := canon.Encode(v)
 		s.r.units += len(b)
 		if len(b) > MaxBlobBytes {
-			return nil, failf(CodeBudget, "loaded payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
+			return nil, failf(fault.BudgetExhausted, "loaded payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
 		}
 		return map[string]any{"data": v}, nil
 	case manifest.KindSlot:
@@ -97,21 +98,21 @@ func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string
 	case manifest.KindSpawn:
 		return s.spawnCell(c, p, in, rec)
 	}
-	return nil, failf(CodeInvalid, "unsupported cell kind %s", c.Kind)
+	return nil, failf(fault.ManifestInvalid, "unsupported cell kind %s", c.Kind)
 }
 
 func exprFailure(err error) *Failure {
-	if e, ok := err.(*expr.Error); ok && e.Code == expr.CodeFuel {
-		return failf(CodeBudget, "expr fuel exhausted")
+	if fault.CodeOf(err) == expr.CodeFuel {
+		return failf(fault.BudgetExhausted, "expr fuel exhausted")
 	}
-	return failf(CodeExprFailed, "expr %s", expr.Canonical(err))
+	return failf(fault.ExprFailed, "expr %s", expr.Canonical(err))
 }
 
 // exactOutput binds a program result to an output contract; programs
 // return exact values, so there is no onMiss.
 func exactOutput(cellID string, o *manifest.Output, v any) *Failure {
 	if f := checkValue(o.Port(), v); f != nil {
-		return failf(CodeTypeMismatch, "cell %s output: %s", cellID, f.Message)
+		return failf(fault.TypeMismatch, "cell %s output: %s", cellID, f.Message)
 	}
 	return nil
 }
@@ -123,7 +124,7 @@ func (s *scope) mustResolve(v any) *Failure {
 		return asFailure(err)
 	}
 	if !ok {
-		return failf(CodeStoreMiss, "input/const reference does not resolve")
+		return failf(fault.StoreMiss, "input/const reference does not resolve")
 	}
 	return nil
 }
@@ -147,7 +148,7 @@ func (s *scope) inputCell(c *manifest.Cell) (map[string]any, *Failure) {
 			}
 		}
 		if !declared {
-			return nil, failf(CodeTypeMismatch, "cell %s produced undeclared port %s", c.ID, k)
+			return nil, failf(fault.TypeMismatch, "cell %s produced undeclared port %s", c.ID, k)
 		}
 		out[k] = args[k]
 	}
@@ -160,11 +161,11 @@ func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec map[
 	if sc.Mode == "write" {
 		b, err := canon.Encode(in["data"])
 		if err != nil {
-			return nil, failf(CodeTypeMismatch, "slot payload is not canonical JSON")
+			return nil, failf(fault.TypeMismatch, "slot payload is not canonical JSON")
 		}
 		s.r.units += len(b)
 		if len(b) > MaxBlobBytes {
-			return nil, failf(CodeBudget, "slot payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
+			return nil, failf(fault.BudgetExhausted, "slot payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
 		}
 		if err := s.r.host.Store.SetSlot(sc.Name, in["data"]); err != nil {
 			return nil, asFailure(err)
@@ -198,7 +199,7 @@ func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec map[
 	}
 	if !ok {
 		if !sc.HasDefault {
-			return nil, failf(CodeInputMissing, "slot cell %q: slot %q is empty and declares no default", c.ID, sc.Name)
+			return nil, failf(fault.InputMissing, "slot cell %q: slot %q is empty and declares no default", c.ID, sc.Name)
 		}
 		v = sc.Default
 	}

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -69,7 +70,7 @@ func (s *scope) readContext(snap []map[string]any, inputs map[string]any) (any, 
 	s.r.units += localToolCost
 	q, ok := inputs["query"].(map[string]any)
 	if !ok {
-		return nil, failf(CodeToolFailed, "agent.context.local.v1 query must be an object")
+		return nil, failf(fault.ToolFailed, "agent.context.local.v1 query must be an object")
 	}
 	var result any
 	switch q["op"] {
@@ -77,7 +78,7 @@ func (s *scope) readContext(snap []map[string]any, inputs map[string]any) (any, 
 		f, ok := q["index"].(float64)
 		i := int(f)
 		if !ok || float64(i) != f || i < 0 || i >= len(snap) {
-			return nil, failf(CodeToolFailed, "agent.context.local.v1 index out of range")
+			return nil, failf(fault.ToolFailed, "agent.context.local.v1 index out of range")
 		}
 		e := snap[i]
 		text := e["text"].(string)
@@ -93,7 +94,7 @@ func (s *scope) readContext(snap []map[string]any, inputs map[string]any) (any, 
 	case "search":
 		lit, ok := q["literal"].(string)
 		if !ok || lit == "" || len(lit) > localMaxQueryBytes {
-			return nil, failf(CodeToolFailed, "agent.context.local.v1 search needs a literal of 1..4096 bytes")
+			return nil, failf(fault.ToolFailed, "agent.context.local.v1 search needs a literal of 1..4096 bytes")
 		}
 		matches := []any{}
 		complete := true
@@ -115,12 +116,12 @@ func (s *scope) readContext(snap []map[string]any, inputs map[string]any) (any, 
 		}
 		result = map[string]any{"matches": matches, "complete": complete}
 	default:
-		return nil, failf(CodeToolFailed, "agent.context.local.v1 supports op read and search")
+		return nil, failf(fault.ToolFailed, "agent.context.local.v1 supports op read and search")
 	}
 	out := map[string]any{"result": result}
 	b, _ := canon.Encode(out)
 	if len(b) > localMaxOutput {
-		return nil, failf(CodeBudget, "tool output bytes")
+		return nil, failf(fault.BudgetExhausted, "tool output bytes")
 	}
 	return out, nil
 }

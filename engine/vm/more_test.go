@@ -10,6 +10,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -186,7 +187,7 @@ func TestResumeAfterSuspension(t *testing.T) {
 		return effect.Response{Output: "draft text"}, nil
 	}}
 	pending := &fixedExec{id: "human", desc: effect.Descriptor{Effects: effect.GateEffects}, fn: func(effect.Request) (effect.Response, error) {
-		return effect.Response{}, &effect.Error{Code: "EFFECT_SUSPENDED", Message: "awaiting"}
+		return effect.Response{}, &fault.Error{Code: "EFFECT_SUSPENDED", Message: "awaiting"}
 	}}
 	cp := runAndVerify(t, m, `{"in":{"t":"x"}}`, &Host{Store: st, Router: effect.NewRouter(model, pending)})
 	if cp["outcome"] != "suspended" {
@@ -219,7 +220,7 @@ func TestForeignErrorCodeIsRecordedAsEffectFailed(t *testing.T) {
 		 {"id":"a","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"}}`,
 		edge("in", "t", "a", "t")))
 	odd := &fixedExec{id: "odd", fn: func(effect.Request) (effect.Response, error) {
-		return effect.Response{}, &effect.Error{Code: "QUOTA", Message: "slow down"}
+		return effect.Response{}, &fault.Error{Code: "QUOTA", Message: "slow down"}
 	}}
 	rec := runAndVerify(t, m, `{"in":{"t":"x"}}`, &Host{Store: store.NewMemStore(), Router: effect.NewRouter(odd)})
 	want(t, "error", effects(rec)[0].(map[string]any)["error"], `{"code":"EFFECT_FAILED","message":"QUOTA: slow down"}`)

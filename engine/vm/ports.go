@@ -2,6 +2,7 @@ package vm
 
 import (
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -46,13 +47,13 @@ func (r *runner) computeSig(m *manifest.Manifest, c *manifest.Cell) (*cellSig, *
 	case manifest.KindFn:
 		_, sig, ok := r.host.fn(c.Fn)
 		if !ok {
-			return nil, failf(CodeFnUnknown, "unknown fn %s", c.Fn)
+			return nil, failf(fault.FnUnknown, "unknown fn %s", c.Fn)
 		}
 		return &cellSig{inputs: sig.Inputs, outputs: sig.Outputs}, nil
 	case manifest.KindTool:
 		t, ok := r.toolSig(c.Tool.Name)
 		if !ok {
-			return nil, failf(CodeToolUnknown, "tool not configured")
+			return nil, failf(fault.ToolUnknown, "tool not configured")
 		}
 		return &cellSig{inputs: t.Inputs, outputs: t.Outputs}, nil
 	case manifest.KindExpr:
@@ -80,7 +81,7 @@ func (r *runner) computeSig(m *manifest.Manifest, c *manifest.Cell) (*cellSig, *
 	case manifest.KindOrganism, manifest.KindRepeat, manifest.KindEach:
 		return r.embedSig(c)
 	}
-	return nil, failf(CodeInvalid, "unsupported cell kind %s", c.Kind)
+	return nil, failf(fault.ManifestInvalid, "unsupported cell kind %s", c.Kind)
 }
 
 // resolveManifest loads a manifest by digest from the store, falling back
@@ -102,14 +103,14 @@ func (r *runner) resolveManifest(digest, via string) (*manifest.Manifest, string
 		served = via
 	}
 	if !ok {
-		return nil, "", failf(CodeStoreMiss, "manifest %s is not in the store", digest)
+		return nil, "", failf(fault.StoreMiss, "manifest %s is not in the store", digest)
 	}
 	m, perr := manifest.ParseValue(v)
 	if perr != nil {
 		return nil, "", asFailure(perr)
 	}
 	if m.Digest != digest {
-		return nil, "", failf(CodeDigestMismatch, "manifest %s normalizes to %s", digest, m.Digest)
+		return nil, "", failf(fault.DigestMismatch, "manifest %s normalizes to %s", digest, m.Digest)
 	}
 	return m, served, nil
 }
@@ -118,7 +119,7 @@ func (r *runner) resolveManifest(digest, via string) (*manifest.Manifest, string
 func (r *runner) interfacePort(m *manifest.Manifest, ip manifest.InterfacePort, output bool) (manifest.Port, *Failure) {
 	c, ok := m.Cell(ip.Cell)
 	if !ok {
-		return manifest.Port{}, failf(CodeInterface, "interface names unknown cell %s", ip.Cell)
+		return manifest.Port{}, failf(fault.InterfaceMismatch, "interface names unknown cell %s", ip.Cell)
 	}
 	sig, f := r.computeSig(m, c)
 	if f != nil {
@@ -134,7 +135,7 @@ func (r *runner) interfacePort(m *manifest.Manifest, ip manifest.InterfacePort, 
 			return p, nil
 		}
 	}
-	return manifest.Port{}, failf(CodeInterface, "interface port %s.%s is not declared", ip.Cell, ip.Port)
+	return manifest.Port{}, failf(fault.InterfaceMismatch, "interface port %s.%s is not declared", ip.Cell, ip.Port)
 }
 
 func (r *runner) embedSig(c *manifest.Cell) (*cellSig, *Failure) {
@@ -143,7 +144,7 @@ func (r *runner) embedSig(c *manifest.Cell) (*cellSig, *Failure) {
 		return nil, f
 	}
 	if child.Interface == nil {
-		return nil, failf(CodeInterface, "manifest %s declares no interface", c.Embed.Manifest)
+		return nil, failf(fault.InterfaceMismatch, "manifest %s declares no interface", c.Embed.Manifest)
 	}
 	sig := &cellSig{child: child, via: via}
 	for _, ip := range child.Interface.Inputs {
@@ -211,7 +212,7 @@ func checkPorts(ports []manifest.Port, vals map[string]any, what string) *Failur
 func checkOutputs(cellID string, sig *cellSig, outs map[string]any) *Failure {
 	for _, k := range canon.SortedKeys(outs) {
 		if _, ok := sig.output(k); !ok {
-			return failf(CodeTypeMismatch, "cell %s produced undeclared port %s", cellID, k)
+			return failf(fault.TypeMismatch, "cell %s produced undeclared port %s", cellID, k)
 		}
 	}
 	return checkPorts(sig.outputs, outs, "output")
@@ -221,18 +222,18 @@ func checkOutputs(cellID string, sig *cellSig, outs map[string]any) *Failure {
 func checkValue(p manifest.Port, v any) *Failure {
 	b, err := canon.Encode(v)
 	if err != nil {
-		return failf(CodeTypeMismatch, "value is not canonical JSON")
+		return failf(fault.TypeMismatch, "value is not canonical JSON")
 	}
 	if len(b) > MaxValueBytes {
-		return failf(CodeBudget, "port value bytes")
+		return failf(fault.BudgetExhausted, "port value bytes")
 	}
 	if p.Many {
 		l, ok := v.([]any)
 		if !ok {
-			return failf(CodeTypeMismatch, "expected a list")
+			return failf(fault.TypeMismatch, "expected a list")
 		}
 		if len(l) > MaxManyItems {
-			return failf(CodeBudget, "port value bytes")
+			return failf(fault.BudgetExhausted, "port value bytes")
 		}
 		for i, e := range l {
 			if f := checkScalar(p, e); f != nil {
@@ -248,29 +249,29 @@ func checkScalar(p manifest.Port, v any) *Failure {
 	switch p.Type {
 	case manifest.TypeText:
 		if _, ok := v.(string); !ok {
-			return failf(CodeTypeMismatch, "expected text, got %s", kindName(v))
+			return failf(fault.TypeMismatch, "expected text, got %s", kindName(v))
 		}
 	case manifest.TypeChoice:
 		s, ok := v.(string)
 		if !ok {
-			return failf(CodeTypeMismatch, "expected a choice label, got %s", kindName(v))
+			return failf(fault.TypeMismatch, "expected a choice label, got %s", kindName(v))
 		}
 		if !p.HasLabel(s) {
-			return failf(CodeTypeMismatch, "%q is not a declared label", s)
+			return failf(fault.TypeMismatch, "%q is not a declared label", s)
 		}
 	case manifest.TypeRef:
 		s, ok := v.(string)
 		if !ok || !canon.IsDigest(s) {
-			return failf(CodeTypeMismatch, "expected a sha256 ref token")
+			return failf(fault.TypeMismatch, "expected a sha256 ref token")
 		}
 	case manifest.TypeCap:
 		if _, ok := v.(string); !ok {
-			return failf(CodeTypeMismatch, "expected a capability handle")
+			return failf(fault.TypeMismatch, "expected a capability handle")
 		}
 	case manifest.TypeJSON:
 		if p.Schema != nil {
 			if msg := manifest.ValidateValue(p.Schema, v, p.SchemaVersion); msg != "" {
-				return failf(CodeTypeMismatch, "%s", msg)
+				return failf(fault.TypeMismatch, "%s", msg)
 			}
 		}
 	}

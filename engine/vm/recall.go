@@ -9,6 +9,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 )
@@ -88,20 +89,20 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec ma
 	q, burn, err := rc.Query.Compiled.Eval(in, MaxExprFuel)
 	s.r.units += burn
 	if err != nil {
-		if e, ok := err.(*expr.Error); ok && e.Code == expr.CodeFuel {
-			return nil, failf(CodeBudget, "recall query fuel exhausted")
+		if fault.CodeOf(err) == expr.CodeFuel {
+			return nil, failf(fault.BudgetExhausted, "recall query fuel exhausted")
 		}
-		return nil, failf(CodeExprFailed, "recall query %s", expr.Canonical(err))
+		return nil, failf(fault.ExprFailed, "recall query %s", expr.Canonical(err))
 	}
 	query, ok := q.(string)
 	if !ok {
-		return nil, failf(CodeExprFailed, "recall cell %q query must evaluate to text", c.ID)
+		return nil, failf(fault.ExprFailed, "recall cell %q query must evaluate to text", c.ID)
 	}
 	if query == "" {
-		return nil, failf(CodeExprFailed, "recall cell %q query must not be empty", c.ID)
+		return nil, failf(fault.ExprFailed, "recall cell %q query must not be empty", c.ID)
 	}
 	if len(query) > MaxRecallQuery {
-		return nil, failf(CodeBudget, "recall cell %q query exceeds maxRecallQueryBytes %d", c.ID, MaxRecallQuery)
+		return nil, failf(fault.BudgetExhausted, "recall cell %q query exceeds maxRecallQueryBytes %d", c.ID, MaxRecallQuery)
 	}
 	// min(cell ?? run, run) as for agent-family cells: the newest native
 	// runtime caps a recall cell's byte budgets by the run's (an older one
@@ -113,7 +114,7 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec ma
 	}
 	ctx := map[string]any{"inputs": inputs}
 	if n := encodedLen(ctx); n > mc {
-		return nil, failf(CodeBudget, "recall context %dB exceeds maxContextBytes %dB", n, mc)
+		return nil, failf(fault.BudgetExhausted, "recall context %dB exceeds maxContextBytes %dB", n, mc)
 	}
 	k := rc.EffectiveK()
 	req := effect.Request{"contract": effect.EffectContract, "cellId": c.ID, "kind": "recall", "prompt": "",
@@ -126,7 +127,7 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec ma
 		bind: func(raw any) (any, bool, *Failure) {
 			hits, msg := checkHits(raw, k)
 			if msg != "" {
-				return nil, false, failf(CodeUnparseable, "cell %q: %s", c.ID, msg)
+				return nil, false, failf(fault.EffectUnparseable, "cell %q: %s", c.ID, msg)
 			}
 			return hits, false, nil
 		}})
@@ -150,7 +151,7 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec ma
 		}
 		rctx := map[string]any{"query": query, "hits": hits}
 		if n := encodedLen(rctx); n > mc {
-			return nil, failf(CodeBudget, "recall rerank context %dB exceeds maxContextBytes %dB", n, mc)
+			return nil, failf(fault.BudgetExhausted, "recall rerank context %dB exceeds maxContextBytes %dB", n, mc)
 		}
 		rreq := effect.Request{"contract": effect.EffectContract, "cellId": c.ID, "kind": "decide",
 			"prompt": fmt.Sprintf(rerankPrompt, c.ID), "context": rctx, "output": answerSchema(qs),
@@ -159,7 +160,7 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec ma
 			bind: func(raw any) (any, bool, *Failure) {
 				m, msg := bindAnswers(qs, raw)
 				if msg != "" {
-					return nil, false, failf(CodeUnparseable, "cell %q: %s", c.ID, msg)
+					return nil, false, failf(fault.EffectUnparseable, "cell %q: %s", c.ID, msg)
 				}
 				return m, false, nil
 			}})
@@ -221,7 +222,7 @@ func (s *scope) compact(c *manifest.Cell, p string, in map[string]any, log []any
 	}
 	ctx := map[string]any{"inputs": viewInputs(a.View, in), "turn": float64(turn), "toolLog": log}
 	if n := encodedLen(ctx); n > mc {
-		return nil, false, failf(CodeBudget, "compaction context %dB exceeds maxContextBytes %dB", n, mc)
+		return nil, false, failf(fault.BudgetExhausted, "compaction context %dB exceeds maxContextBytes %dB", n, mc)
 	}
 	req := effect.Request{"contract": effect.EffectContract, "cellId": c.ID, "kind": "decide",
 		"prompt": fmt.Sprintf(compactPrompt, c.ID, cp.MaxLogBytes, a.Prompt), "context": ctx,
@@ -235,7 +236,7 @@ func (s *scope) compact(c *manifest.Cell, p string, in map[string]any, log []any
 		bind: func(raw any) (any, bool, *Failure) {
 			m, msg := bindAnswers(qs, raw)
 			if msg != "" {
-				return nil, false, failf(CodeUnparseable, "cell %q compaction: %s", c.ID, msg)
+				return nil, false, failf(fault.EffectUnparseable, "cell %q compaction: %s", c.ID, msg)
 			}
 			return m, false, nil
 		}})

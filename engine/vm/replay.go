@@ -15,6 +15,7 @@ package vm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
@@ -72,23 +74,11 @@ var (
 		"revisedReceipt", "reason"}
 	// missingCodes are the cell failures that mean "the record or host could
 	// not answer" rather than "the program decided to fail".
-	missingCodes = []string{CodeUnbound, CodeToolUnknown, CodeFnUnknown, CodeInputMissing}
+	missingCodes = []string{fault.EffectUnbound, fault.ToolUnknown, fault.FnUnknown, fault.InputMissing}
 )
 
-// ReplayError rejects a comparison request (a receipt that does not check,
-// malformed args) or a comparison record that does not parse.
-type ReplayError struct {
-	Code    string
-	Message string
-}
-
-func (e *ReplayError) Error() string { return e.Message }
-
-// ErrorCode returns the contract code.
-func (e *ReplayError) ErrorCode() string { return e.Code }
-
-func replayErrorf(code, format string, a ...any) *ReplayError {
-	return &ReplayError{Code: code, Message: fmt.Sprintf(format, a...)}
+func replayErrorf(code, format string, a ...any) *fault.Error {
+	return &fault.Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
 // CellSide is one run's view of a divergent cell.
@@ -195,11 +185,11 @@ func CompareValue(rec map[string]any, revision any, opts ReplayOptions) (*Compar
 		return nil, err
 	}
 	if c.Supplied, err = canon.Digest(revision); err != nil {
-		return nil, replayErrorf(CodeParse, "revision is not canonical JSON: %v", err)
+		return nil, replayErrorf(fault.Parse, "revision is not canonical JSON: %v", err)
 	}
 	m, err := manifest.ParseValue(revision)
 	if err != nil {
-		return c.couldNot(&Reason{Code: ReasonManifestInvalid, Detail: detail(codedMessage(err))})
+		return c.couldNot(&Reason{Code: ReasonManifestInvalid, Detail: detail(CodedMessage(err))})
 	}
 	return c.replay(rec, m, args, opts)
 }
@@ -216,7 +206,7 @@ func begin(rec map[string]any, opts ReplayOptions) (*Comparison, map[string]any,
 	}
 	ad, err := canon.Digest(args)
 	if err != nil {
-		return nil, nil, replayErrorf(CodeParse, "args are not canonical JSON: %v", err)
+		return nil, nil, replayErrorf(fault.Parse, "args are not canonical JSON: %v", err)
 	}
 	outcome, _ := rec["outcome"].(string)
 	md, _ := rec["manifestDigest"].(string)
@@ -233,7 +223,7 @@ func mergeArgs(base, override map[string]any) (map[string]any, error) {
 		for _, cell := range canon.SortedKeys(src) {
 			ports, ok := src[cell].(map[string]any)
 			if !ok {
-				return nil, replayErrorf(CodeParse, "args.%s must be an object of ports", cell)
+				return nil, replayErrorf(fault.Parse, "args.%s must be an object of ports", cell)
 			}
 			dst, _ := out[cell].(map[string]any)
 			if dst == nil {
@@ -248,9 +238,15 @@ func mergeArgs(base, override map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
-func codedMessage(err error) string {
-	if c, ok := err.(interface{ ErrorCode() string }); ok {
-		return c.ErrorCode() + ": " + err.Error()
+// CodedMessage renders err as "CODE: message" when it carries a contract
+// code (a coded error or a cell failure), and as its message otherwise.
+func CodedMessage(err error) string {
+	if c := fault.CodeOf(err); c != "" {
+		return c + ": " + err.Error()
+	}
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Code + ": " + err.Error()
 	}
 	return err.Error()
 }
@@ -276,7 +272,7 @@ func (c *Comparison) couldNot(r *Reason) (*Comparison, error) {
 // satisfies the bounds and coherence rules its parser enforces.
 func (c *Comparison) sealed() (*Comparison, error) {
 	if _, err := ParseComparison(c.Value()); err != nil {
-		return nil, replayErrorf(CodeInternal, "produced comparison: %v", err)
+		return nil, replayErrorf(fault.Internal, "produced comparison: %v", err)
 	}
 	return c, nil
 }
@@ -310,7 +306,7 @@ func (c *Comparison) replay(rec map[string]any, m *manifest.Manifest, args map[s
 	}
 	c.Revision = m.Digest
 	if err := r.compile(m); err != nil {
-		return c.couldNot(&Reason{Code: ReasonManifestInvalid, Detail: detail(codedMessage(err))})
+		return c.couldNot(&Reason{Code: ReasonManifestInvalid, Detail: detail(CodedMessage(err))})
 	}
 	if key := missingInput(m, args); key != "" {
 		return c.couldNot(&Reason{Code: ReasonMissingInput, Path: key,
@@ -403,7 +399,7 @@ func (c *Comparison) compare(orig, rev map[string]any) {
 		}
 		msg, _ := f["message"].(string)
 		why := ReasonMissingEffect
-		if code == CodeInputMissing {
+		if code == fault.InputMissing {
 			why = ReasonMissingInput
 		}
 		reason = &Reason{Code: why, Path: p, Request: lastRequest(rev, p), Detail: detail(msg)}
@@ -591,10 +587,10 @@ func sideValue(s *CellSide) any {
 func ParseComparison(v any) (*Comparison, error) {
 	b, err := canon.Encode(v)
 	if err != nil {
-		return nil, replayErrorf(CodeParse, "replay comparison is not canonical JSON: %v", err)
+		return nil, replayErrorf(fault.Parse, "replay comparison is not canonical JSON: %v", err)
 	}
 	if len(b) > MaxReplayBytes {
-		return nil, replayErrorf(CodeParse, "replay comparison is %d bytes, over the %d-byte bound", len(b), MaxReplayBytes)
+		return nil, replayErrorf(fault.Parse, "replay comparison is %d bytes, over the %d-byte bound", len(b), MaxReplayBytes)
 	}
 	p := &cparser{}
 	// divergence and reason may be omitted (read as null); Value always
@@ -606,7 +602,7 @@ func ParseComparison(v any) (*Comparison, error) {
 	}
 	c := &Comparison{}
 	if o["contract"] != ReplayContract {
-		return nil, replayErrorf(CodeParse, "contract: expected %q", ReplayContract)
+		return nil, replayErrorf(fault.Parse, "contract: expected %q", ReplayContract)
 	}
 	c.Receipt = p.digest(o["receipt"], "receipt")
 	c.Manifest = p.digest(o["manifest"], "manifest")
@@ -676,7 +672,7 @@ func ParseComparison(v any) (*Comparison, error) {
 
 // coherent enforces the verdict rules.
 func (c *Comparison) coherent() error {
-	bad := func(format string, a ...any) error { return replayErrorf(CodeParse, format, a...) }
+	bad := func(format string, a ...any) error { return replayErrorf(fault.Parse, format, a...) }
 	switch {
 	case c.Verdict == VerdictCouldNotReplay && c.Reason == nil:
 		return bad("verdict could-not-replay requires a reason")
@@ -697,11 +693,11 @@ func (c *Comparison) coherent() error {
 }
 
 // cparser collects the first parse failure so field reads stay linear.
-type cparser struct{ err *ReplayError }
+type cparser struct{ err *fault.Error }
 
 func (p *cparser) fail(format string, a ...any) {
 	if p.err == nil {
-		p.err = replayErrorf(CodeParse, "replay comparison "+format, a...)
+		p.err = replayErrorf(fault.Parse, "replay comparison "+format, a...)
 	}
 }
 

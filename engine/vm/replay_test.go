@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
@@ -345,7 +346,7 @@ func TestParseComparisonRejects(t *testing.T) {
 			v := parseJSON(t, enc(good)).(map[string]any)
 			mutate(v)
 			_, err := ParseComparison(v)
-			if c, ok := err.(*ReplayError); !ok || c.Code != CodeParse {
+			if c, ok := err.(*fault.Error); !ok || c.Code != fault.Parse {
 				t.Fatalf("want PARSE_FAILED, got %v", err)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
@@ -92,11 +93,11 @@ func (r *runner) compile(m *manifest.Manifest) error {
 
 // hostAbort carries a HostError out of a deep call stack (an event log
 // over its bound): the run produces no receipt.
-type hostAbort struct{ err *HostError }
+type hostAbort struct{ err *fault.Error }
 
 func (r *runner) event(kind, path, digest, outcome string) {
 	if len(r.events) >= receipt.MaxEvents {
-		panic(hostAbort{&HostError{Code: CodeBudget, Message: "receipt event count exceeds 4096"}})
+		panic(hostAbort{&fault.Error{Code: fault.BudgetExhausted, Message: "receipt event count exceeds 4096"}})
 	}
 	e := map[string]any{"seq": float64(len(r.events)), "kind": kind}
 	if path != "" {
@@ -138,15 +139,15 @@ func Run(m *manifest.Manifest, args map[string]any, host *Host) (map[string]any,
 	for _, k := range canon.SortedKeys(args) {
 		ports, ok := args[k].(map[string]any)
 		if !ok {
-			return nil, &HostError{Code: CodeParse, Message: fmt.Sprintf("args.%s must be an object of ports", k)}
+			return nil, &fault.Error{Code: fault.Parse, Message: fmt.Sprintf("args.%s must be an object of ports", k)}
 		}
 		feed[k] = ports
 	}
 	var err error
 	if b, err := canon.Encode(args); err != nil {
-		return nil, &HostError{Code: CodeParse, Message: "args are not canonical JSON"}
+		return nil, &fault.Error{Code: fault.Parse, Message: "args are not canonical JSON"}
 	} else if len(b) > receipt.MaxArgsBytes {
-		return nil, &HostError{Code: CodeBudget, Message: "run argument bytes"}
+		return nil, &fault.Error{Code: fault.BudgetExhausted, Message: "run argument bytes"}
 	}
 	ctx := host.Context
 	if ctx == nil {
@@ -180,11 +181,11 @@ func Run(m *manifest.Manifest, args map[string]any, host *Host) (map[string]any,
 		rec["failure"] = r.failure
 	}
 	if _, err := receipt.Seal(rec); err != nil {
-		return nil, &HostError{Code: CodeInternal, Message: "receipt is not canonical JSON: " + err.Error()}
+		return nil, &fault.Error{Code: fault.Internal, Message: "receipt is not canonical JSON: " + err.Error()}
 	}
 	// A produced receipt must pass the same validation a checked one does.
 	if err := receipt.Validate(rec); err != nil {
-		return nil, &HostError{Code: CodeInternal, Message: "produced " + err.Error()}
+		return nil, &fault.Error{Code: fault.Internal, Message: "produced " + err.Error()}
 	}
 	return rec, nil
 }
@@ -345,7 +346,7 @@ func (s *scope) step(i int) bool {
 				return true
 			}
 			if r.units > r.budgets.MaxWork {
-				r.fail(failf(CodeBudget, "maxWork exhausted"), p)
+				r.fail(failf(fault.BudgetExhausted, "maxWork exhausted"), p)
 				return true
 			}
 			if !ok {
@@ -369,7 +370,7 @@ func (s *scope) step(i int) bool {
 	}
 
 	if r.steps+1 > r.budgets.MaxSteps {
-		r.fail(failf(CodeBudget, "maxSteps exhausted"), p)
+		r.fail(failf(fault.BudgetExhausted, "maxSteps exhausted"), p)
 		return true
 	}
 	r.steps++
@@ -439,7 +440,7 @@ func (s *scope) step(i int) bool {
 		r.event("cell.commit", p, "", "")
 	}
 	if r.units > r.budgets.MaxWork {
-		r.fail(failf(CodeBudget, "maxWork exhausted"), p)
+		r.fail(failf(fault.BudgetExhausted, "maxWork exhausted"), p)
 		return true
 	}
 	return false
@@ -462,11 +463,11 @@ func (s *scope) guard(g *manifest.Guard, v any) (bool, *Failure) {
 	out, burn, err := g.Expr.Compiled.Eval(map[string]any{"value": v}, MaxExprFuel)
 	s.r.units += burn
 	if err != nil {
-		return false, failf(CodeGuardInvalid, "guard expr %s", expr.Canonical(err))
+		return false, failf(fault.GuardInvalid, "guard expr %s", expr.Canonical(err))
 	}
 	b, ok := out.(bool)
 	if !ok {
-		return false, failf(CodeGuardInvalid, "guard expr must produce boolean, got %s", kindName(out))
+		return false, failf(fault.GuardInvalid, "guard expr must produce boolean, got %s", kindName(out))
 	}
 	return b, nil
 }
@@ -511,7 +512,7 @@ func collect(ports []manifest.Port, ds []delivery) (map[string]any, *Failure) {
 			}
 			if len(got) > 0 || p.Optional {
 				if len(list) > MaxManyItems {
-					return in, failf(CodeBudget, "port value bytes")
+					return in, failf(fault.BudgetExhausted, "port value bytes")
 				}
 				in[p.Name] = list
 			}

@@ -2,6 +2,7 @@ package vm
 
 import (
 	"github.com/algal-assay/assay/engine/bundle"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // source returns the bundle source a transport name maps to: a configured
@@ -13,7 +14,7 @@ func (r *runner) source(via string) (bundle.Source, *Failure) {
 	}
 	spec, ok := r.host.Transports[via]
 	if !ok {
-		return nil, failf(CodeStoreMiss, "transport %s is not configured", via)
+		return nil, failf(fault.StoreMiss, "transport %s is not configured", via)
 	}
 	src, err := bundle.NewSource(spec, 0)
 	if err != nil {
@@ -30,7 +31,7 @@ func (r *runner) source(via string) (bundle.Source, *Failure) {
 // closure must already be in the store it replays against.
 func (r *runner) fetchBundle(digest, via string) *Failure {
 	if r.host.recorded != nil {
-		return failf(CodeStoreMiss, "manifest %s is not in the store (verification uses no transports)", digest)
+		return failf(fault.StoreMiss, "manifest %s is not in the store (verification uses no transports)", digest)
 	}
 	src, f := r.source(via)
 	if f != nil {

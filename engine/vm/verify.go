@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
@@ -116,7 +117,7 @@ func Resume(cp map[string]any, m *manifest.Manifest, host *Host) (map[string]any
 		return nil, err
 	}
 	if !rep.OK {
-		return nil, &HostError{Code: CodeMismatch, Message: "checkpoint does not verify: " + rep.Mismatches[0]}
+		return nil, &fault.Error{Code: fault.ReceiptMismatch, Message: "checkpoint does not verify: " + rep.Mismatches[0]}
 	}
 	effects, _ := cp["effects"].([]any)
 	records, err := effect.ParseRecords(effects)
@@ -125,7 +126,7 @@ func Resume(cp map[string]any, m *manifest.Manifest, host *Host) (map[string]any
 	}
 	kept := records[:0:0]
 	for _, r := range records {
-		if r.Err == nil || r.Err.Code != CodeSuspended {
+		if r.Err == nil || r.Err.Code != fault.EffectSuspended {
 			kept = append(kept, r)
 		}
 	}

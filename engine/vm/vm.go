@@ -15,39 +15,14 @@ package vm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
-)
-
-// Contract codes the run engine writes into receipts.
-const (
-	CodeParse          = "PARSE_FAILED"
-	CodeInvalid        = "MANIFEST_INVALID"
-	CodeTypeMismatch   = "TYPE_MISMATCH"
-	CodeGuardInvalid   = "GUARD_INVALID"
-	CodeInterface      = "INTERFACE_MISMATCH"
-	CodeDepth          = "DEPTH_EXCEEDED"
-	CodeInputMissing   = "INPUT_MISSING"
-	CodeFnUnknown      = "FN_UNKNOWN"
-	CodeFnFailed       = "FN_FAILED"
-	CodeExprFailed     = "EXPR_FAILED"
-	CodeToolUnknown    = "TOOL_UNKNOWN"
-	CodeToolFailed     = "TOOL_FAILED"
-	CodeEffectFailed   = "EFFECT_FAILED"
-	CodeUnparseable    = "EFFECT_UNPARSEABLE"
-	CodeUnbound        = "EFFECT_UNBOUND"
-	CodeSuspended      = "EFFECT_SUSPENDED"
-	CodeBudget         = "BUDGET_EXHAUSTED"
-	CodeStuck          = "STUCK"
-	CodeStoreMiss      = "STORE_MISS"
-	CodeDigestMismatch = "DIGEST_MISMATCH"
-	CodeMismatch       = "RECEIPT_MISMATCH"
-	CodeInternal       = "INTERNAL"
-	CodeIO             = "IO_FAILED"
 )
 
 // Run-time bounds.
@@ -81,29 +56,17 @@ func failf(code, format string, a ...any) *Failure {
 // asFailure maps any error raised inside an activation to a cell failure,
 // keeping a contract code when the error has one.
 func asFailure(err error) *Failure {
-	if f, ok := err.(*Failure); ok {
+	var f *Failure
+	if errors.As(err, &f) {
 		return f
 	}
-	if e, ok := err.(*effect.Error); ok {
-		return &Failure{Code: e.Code, Message: e.Message}
+	// A bare coded error (an effect failure) prints its message alone; a
+	// located one (a store key, a byte offset) keeps its location.
+	if c := fault.CodeOf(err); c != "" {
+		return &Failure{Code: c, Message: err.Error()}
 	}
-	if c, ok := err.(interface{ ErrorCode() string }); ok {
-		return &Failure{Code: c.ErrorCode(), Message: err.Error()}
-	}
-	return &Failure{Code: CodeInternal, Message: err.Error()}
+	return &Failure{Code: fault.Internal, Message: err.Error()}
 }
-
-// HostError is a fault that aborts a run without a receipt (an event log
-// over its bound, a broken store).
-type HostError struct {
-	Code    string
-	Message string
-}
-
-func (e *HostError) Error() string { return e.Message }
-
-// ErrorCode returns the contract code.
-func (e *HostError) ErrorCode() string { return e.Code }
 
 // Host is what a run may use. The zero value of every optional field is
 // safe: no router means every effect is recorded unbound.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -420,7 +421,7 @@ func TestSuspension(t *testing.T) {
 		 {"id":"side","kind":"fn","fn":"echo.v1"}`,
 		edge("in", "t", "ok", "t")+","+edge("in", "t", "side", "value")))
 	later := &fixedExec{id: "human", desc: effect.Descriptor{Effects: effect.GateEffects}, fn: func(effect.Request) (effect.Response, error) {
-		return effect.Response{}, &effect.Error{Code: "EFFECT_SUSPENDED", Message: "awaiting a decision"}
+		return effect.Response{}, &fault.Error{Code: "EFFECT_SUSPENDED", Message: "awaiting a decision"}
 	}}
 	rec := runAndVerify(t, m, `{"in":{"t":"x"}}`, &Host{Store: store.NewMemStore(), Router: effect.NewRouter(later)})
 	if rec["outcome"] != "suspended" {

@@ -10,6 +10,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -147,7 +148,7 @@ func (w *Workbench) Manifest(digest string) (*manifest.Manifest, error) {
 		return nil, err
 	}
 	if m.Digest != digest {
-		return nil, &HostError{Code: "DIGEST_MISMATCH", Message: fmt.Sprintf("stored manifest %s normalizes to %s", digest, m.Digest)}
+		return nil, &fault.Error{Code: "DIGEST_MISMATCH", Message: fmt.Sprintf("stored manifest %s normalizes to %s", digest, m.Digest)}
 	}
 	return m, nil
 }
@@ -160,7 +161,7 @@ func (w *Workbench) Receipt(digest string) (map[string]any, error) {
 	}
 	rec, ok := v.(map[string]any)
 	if !ok {
-		return nil, &HostError{Code: "PARSE_FAILED", Message: fmt.Sprintf("stored receipt %s is not an object", digest)}
+		return nil, &fault.Error{Code: fault.Parse, Message: fmt.Sprintf("stored receipt %s is not an object", digest)}
 	}
 	return rec, nil
 }
