@@ -40,7 +40,7 @@ func (r *Redactor) String(s string) string {
 	return s
 }
 
-// Error returns err with its message redacted, keeping its code (an
+// Error returns err with its message redacted, keeping its code (a
 // coded error's Code) so callers still see
 // which failure it was. nil stays nil.
 func (r *Redactor) Error(err error) error {
