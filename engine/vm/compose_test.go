@@ -3,6 +3,9 @@ package vm
 import (
 	"testing"
 
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/receipt"
+
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -118,5 +121,43 @@ func TestSpawnCell(t *testing.T) {
 	rec = runAndVerify(t, m, `{"in":{"q":"x"}}`, scriptedHost(t, st, `{"writer":{"contract":"nope"}}`))
 	if f := rec["failure"].(map[string]any); f["code"] != "PARSE_FAILED" || f["path"] != "run" {
 		t.Fatalf("bad spawned manifest: %s", enc(f))
+	}
+}
+
+// runtime.rs each: an item is checked by the child's input cell, so a
+// mistyped item leaves the inner failed record and the run failure names
+// the inner path.
+func TestEachItemCheckedByChild(t *testing.T) {
+	st := store.NewMemStore()
+	child := mustManifest(t, echoChild)
+	st.Put(store.Manifests, child.Value)
+	m := mustManifest(t, organism("each-typed",
+		`{"id":"in","kind":"input","outputs":{"qs":"json"}},
+		 {"id":"map","kind":"each","manifest":"`+child.Digest+`","over":"q","maxItems":4}`,
+		edge("in", "qs", "map", "q")))
+	rec := runAndVerify(t, m, `{"in":{"qs":[1]}}`, &Host{Store: st})
+	if cell(t, rec, "map/i0/src")["status"] != receipt.StatusFailed {
+		t.Fatalf("inner input cell must record the failure: %s", enc(rec["cells"]))
+	}
+	f := rec["failure"].(map[string]any)
+	if f["path"] != "map/i0/src" || f["code"] != fault.TypeMismatch {
+		t.Fatalf("run failure: %s", enc(f))
+	}
+}
+
+// runtime.rs run_into: a nested run beyond maxDepth fails with the nested
+// prefix as the run failure path (loop/r0 for a repeat round).
+func TestDepthFailurePathIsNestedPrefix(t *testing.T) {
+	st := store.NewMemStore()
+	child := mustManifest(t, echoChild)
+	st.Put(store.Manifests, child.Value)
+	m := mustManifest(t, organism("deep",
+		`{"id":"in","kind":"input","outputs":{"q":"text"}},
+		 {"id":"loop","kind":"repeat","manifest":"`+child.Digest+`","maxRounds":2}`,
+		edge("in", "q", "loop", "q"), `"budgets":{"maxDepth":0}`))
+	rec := runAndVerify(t, m, `{"in":{"q":"x"}}`, &Host{Store: st})
+	want(t, "failure", rec["failure"], `{"code":"DEPTH_EXCEEDED","message":"depth 1 exceeds maxDepth 0","path":"loop/r0"}`)
+	if cell(t, rec, "loop")["status"] != receipt.StatusFailed {
+		t.Fatal("the repeat cell fails")
 	}
 }

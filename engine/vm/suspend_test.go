@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/mailbox"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
@@ -244,5 +245,45 @@ func TestUpstreamApprovalWait(t *testing.T) {
 	}
 	if cell(t, done, "receive")["outputs"].(map[string]any)["message"] != "approved" {
 		t.Fatalf("receive: %s", enc(cell(t, done, "receive")))
+	}
+}
+
+func TestResumeAfterSuspension(t *testing.T) {
+	m := mustManifest(t, organism("approve",
+		`{"id":"in","kind":"input","outputs":{"t":"text"}},
+		 {"id":"draft","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"}},
+		 {"id":"ok","kind":"gate","prompt":"p","inputs":{"d":"text"},"output":{"kind":"choice","labels":["yes","no"]}}`,
+		edge("in", "t", "draft", "t")+","+edge("draft", "out", "ok", "d")))
+	st := store.NewMemStore()
+	calls := 0
+	model := &fixedExec{id: "model", fn: func(effect.Request) (effect.Response, error) {
+		calls++
+		return effect.Response{Output: "draft text"}, nil
+	}}
+	pending := &fixedExec{id: "human", desc: effect.Descriptor{Effects: effect.GateEffects}, fn: func(effect.Request) (effect.Response, error) {
+		return effect.Response{}, &fault.Error{Code: "EFFECT_SUSPENDED", Message: "awaiting"}
+	}}
+	cp := runAndVerify(t, m, `{"in":{"t":"x"}}`, &Host{Store: st, Router: effect.NewRouter(model, pending)})
+	if cp["outcome"] != "suspended" {
+		t.Fatal(cp["outcome"])
+	}
+	decided := &fixedExec{id: "human", desc: effect.Descriptor{Effects: effect.GateEffects}, fn: func(effect.Request) (effect.Response, error) {
+		return effect.Response{Output: "yes"}, nil
+	}}
+	rec, err := Resume(cp, m, &Host{Store: st, Router: effect.NewRouter(model, decided)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec["outcome"] != "complete" || calls != 1 {
+		t.Fatalf("resume: outcome %v, model calls %d (the prefix must replay)", rec["outcome"], calls)
+	}
+	want(t, "gate", cell(t, rec, "ok")["outputs"], `{"out":"yes"}`)
+	rep, err := Verify(rec, m, VerifyOptions{Store: st})
+	if err != nil || !rep.OK {
+		t.Fatalf("resumed receipt must verify: %v %v", err, rep.Mismatches)
+	}
+	cp["outcome"] = "complete"
+	if _, err := Resume(cp, m, &Host{Store: st}); err == nil {
+		t.Fatal("a tampered checkpoint must not resume")
 	}
 }
