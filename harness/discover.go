@@ -12,7 +12,7 @@ import (
 
 // Discover lists the workload files under paths: a file is taken as named
 // (it must carry a workload suffix); a directory is walked for
-// *.bench.yaml and *.foundry.yaml, skipping hidden directories and
+// *.bench.yaml and *.foundry.yaml (and their .yml spellings), skipping hidden directories and
 // testdata. The result is sorted and free of duplicates.
 func Discover(paths ...string) ([]string, error) {
 	seen := map[string]bool{}
@@ -34,7 +34,7 @@ func Discover(paths ...string) ([]string, error) {
 		}
 		if !st.IsDir() {
 			if _, ok := KindOf(root); !ok {
-				return nil, &fault.Error{Code: CodeWorkload, File: root, Message: "is not a workload file (want *" + BenchSuffix + " or *" + FoundrySuffix + ")"}
+				return nil, &fault.Error{Code: CodeWorkload, File: root, Message: "is not a workload file (want *" + BenchSuffix + " or *" + FoundrySuffix + ", or .yml)"}
 			}
 			add(root)
 			continue

@@ -59,11 +59,14 @@ type Options struct {
 	OnProgress func(Progress)
 }
 
-// Progress reports cases done. Total is 0 when it is not known yet (a
-// foundry whose population comes from a generator).
+// Progress reports runs done: one run is one contender (system or
+// candidate) on one case. Total is 0 when it is not known yet (a foundry
+// whose population comes from a generator). Passed and Failed tally the
+// judged case runs (a generator run counts in Done only).
 type Progress struct {
-	Workload    string
-	Done, Total int
+	Workload       string
+	Done, Total    int
+	Passed, Failed int
 }
 
 // Outcome is everything a run produced.
@@ -343,10 +346,22 @@ func (r *run) compile() error {
 
 // progress counts finished case runs.
 type progress struct {
-	mu          sync.Mutex
-	done, total int
-	name        string
-	f           func(Progress)
+	mu             sync.Mutex
+	done, total    int
+	passed, failed int
+	name           string
+	f              func(Progress)
+}
+
+// judged tallies one judged case run; tick then counts it as done.
+func (p *progress) judged(passed bool) {
+	p.mu.Lock()
+	if passed {
+		p.passed++
+	} else {
+		p.failed++
+	}
+	p.mu.Unlock()
 }
 
 func (p *progress) tick() {
@@ -355,7 +370,7 @@ func (p *progress) tick() {
 	}
 	p.mu.Lock()
 	p.done++
-	ev := Progress{Workload: p.name, Done: p.done, Total: p.total}
+	ev := Progress{Workload: p.name, Done: p.done, Total: p.total, Passed: p.passed, Failed: p.failed}
 	if ev.Total != 0 && ev.Done > ev.Total {
 		ev.Total = 0
 	}
@@ -371,7 +386,7 @@ func (r *run) evaluate(ctx context.Context) error {
 		p.total = len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
 		rep, err := bench.Run(ctx, r.benchCfg, r.opts.Runner, bench.Options{
 			Concurrency: r.opts.Concurrency,
-			OnCase:      func(string, string) { p.tick() },
+			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
 		})
 		if err != nil {
 			return err
@@ -411,7 +426,12 @@ func (r *run) evaluate(ctx context.Context) error {
 	}
 	res, err := foundry.Run(ctx, cfg, r.opts.Runner, foundry.Options{
 		Concurrency: r.opts.Concurrency,
-		OnRun:       func(string, string, string) { p.tick() },
+		OnRun: func(_, caseID, _ string) {
+			if caseID == "" { // the generator run: no case to judge
+				p.tick()
+			}
+		},
+		OnResult: func(_, _, _ string, passed bool) { p.judged(passed); p.tick() },
 	})
 	if err != nil {
 		return err

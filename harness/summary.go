@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
 )
 
@@ -23,7 +24,7 @@ func SummaryTable(o *Outcome) Table {
 		t := Table{Header: []string{"system", "passed", "tokens", "calls", "pareto"}}
 		hasCost := o.Bench.Prices != nil
 		if hasCost {
-			t.Header = append(t.Header, "cost $")
+			t.Header = append(t.Header, "cost")
 		}
 		for _, s := range o.Bench.Systems {
 			pareto := "no"
@@ -32,7 +33,7 @@ func SummaryTable(o *Outcome) Table {
 			}
 			row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), fmt.Sprint(s.Usage.TokensIn + s.Usage.TokensOut), fmt.Sprint(s.EffectCalls), pareto}
 			if hasCost {
-				row = append(row, fmt.Sprintf("%.6f", s.Usage.Cost))
+				row = append(row, bench.FormatCost(s.Usage.Cost))
 			}
 			t.Rows = append(t.Rows, row)
 		}

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
-
-	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/suggest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -26,6 +28,9 @@ const (
 
 	BenchSuffix   = ".bench.yaml"
 	FoundrySuffix = ".foundry.yaml"
+	// The .yml spellings are accepted alike.
+	BenchSuffixYML   = ".bench.yml"
+	FoundrySuffixYML = ".foundry.yml"
 )
 
 // CasesExecutor is the executor spec that serves a system (or the foundry
@@ -134,7 +139,10 @@ type Case struct {
 	// Responses: executor -> cell -> the values served to that cell's
 	// calls in this case, in call order.
 	Responses map[string]map[string][]any
-	Pos       Pos
+	// Answers are the same responses one by one, in written order, with
+	// their positions and !malformed marks.
+	Answers []Answer
+	Pos     Pos
 }
 
 // Load reads and checks a workload file. The kind comes from the suffix
@@ -142,7 +150,7 @@ type Case struct {
 func Load(path string) (*Workload, error) {
 	kind, ok := KindOf(path)
 	if !ok {
-		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: fmt.Sprintf("a workload file name ends in %s or %s", BenchSuffix, FoundrySuffix)}
+		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: fmt.Sprintf("a workload file name ends in %s or %s (or .yml)", BenchSuffix, FoundrySuffix)}
 	}
 	data, err := readBounded(path)
 	if err != nil {
@@ -154,12 +162,25 @@ func Load(path string) (*Workload, error) {
 // KindOf names the workload kind a file name declares.
 func KindOf(path string) (Kind, bool) {
 	switch base := filepath.Base(path); {
-	case strings.HasSuffix(base, BenchSuffix):
+	case strings.HasSuffix(base, BenchSuffix), strings.HasSuffix(base, BenchSuffixYML):
 		return KindBench, true
-	case strings.HasSuffix(base, FoundrySuffix):
+	case strings.HasSuffix(base, FoundrySuffix), strings.HasSuffix(base, FoundrySuffixYML):
 		return KindFoundry, true
 	}
 	return "", false
+}
+
+// FileStem is a workload file's base name without its kind suffix
+// (ticket-triage for suites/ticket-triage.bench.yml), or "" when the name
+// carries no workload suffix.
+func FileStem(path string) string {
+	base := filepath.Base(path)
+	for _, suf := range []string{BenchSuffix, BenchSuffixYML, FoundrySuffix, FoundrySuffixYML} {
+		if stem, ok := strings.CutSuffix(base, suf); ok {
+			return stem
+		}
+	}
+	return ""
 }
 
 func readBounded(path string) ([]byte, error) {
@@ -263,7 +284,11 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 		}
 		w.positions["scorer"] = d.pos(x.value)
 	}
+	w.positions["cases"] = d.pos(f["cases"].key)
 	if err := w.parseCases(d, f["cases"].value, "cases"); err != nil {
+		return nil, err
+	}
+	if err := w.checkCaseBound(d.pos(f["cases"].key)); err != nil {
 		return nil, err
 	}
 	if x, ok := f["gate"]; ok {
@@ -272,6 +297,9 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 		}
 	}
 	if err := w.checkReferences(); err != nil {
+		return nil, err
+	}
+	if err := w.checkManifests(); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -627,7 +655,7 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 		}
 	}
 	if x, ok := f["responses"]; ok {
-		if c.Responses, err = d.responses(x.value, at+".responses"); err != nil {
+		if c.Responses, c.Answers, err = d.responses(x.value, at+".responses"); err != nil {
 			return Case{}, err
 		}
 		w.positions["responses:"+c.ID] = d.pos(x.value)
@@ -640,45 +668,71 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 
 // responses reads executor -> cell -> response. A value tagged !queue must
 // be a list and serves one element per call; any other value serves one
-// call.
-func (d *decoder) responses(n *yaml.Node, path string) (map[string]map[string][]any, error) {
+// call. A value (or queue element) tagged !malformed is marked as
+// deliberately breaking its cell's contract.
+func (d *decoder) responses(n *yaml.Node, path string) (map[string]map[string][]any, []Answer, error) {
 	f, order, err := d.mapping(n, path, nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[string]map[string][]any{}
+	var answers []Answer
 	for _, ex := range order {
 		at := join(path, ex)
 		cf, corder, err := d.mapping(f[ex].value, at, nil, nil)
 		if err != nil {
-			return nil, d.fail(f[ex].value, at, "must map cell ids to responses (executor -> cell -> response)")
+			return nil, nil, d.fail(f[ex].value, at, "must map cell ids to responses (executor -> cell -> response)")
 		}
 		cells := map[string][]any{}
 		for _, cell := range corder {
 			v := cf[cell].value
 			cat := join(at, cell)
+			elems := []*yaml.Node{v}
 			if v.Tag == QueueTag {
 				if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-					return nil, d.fail(v, cat, "%s needs a non-empty list: one response per call, in call order", QueueTag)
+					return nil, nil, d.fail(v, cat, "%s needs a non-empty list: one response per call, in call order", QueueTag)
 				}
-				for i, e := range v.Content {
-					x, err := d.json(e, index(cat, i), 0)
-					if err != nil {
-						return nil, err
-					}
-					cells[cell] = append(cells[cell], x)
+				elems = v.Content
+			}
+			for i, e := range elems {
+				eat := cat
+				if v.Tag == QueueTag {
+					eat = index(cat, i)
 				}
-				continue
+				e = resolve(e)
+				malformed := e != nil && e.Tag == MalformedTag
+				if malformed {
+					plain := *e
+					plain.Tag = ""
+					plain.Tag = plain.ShortTag()
+					e = &plain
+				}
+				x, err := d.json(e, eat, 0)
+				if err != nil {
+					return nil, nil, err
+				}
+				cells[cell] = append(cells[cell], x)
+				answers = append(answers, Answer{Executor: ex, Cell: cell, Index: i, Value: x, Malformed: malformed, Pos: d.pos(e)})
 			}
-			x, err := d.json(v, cat, 0)
-			if err != nil {
-				return nil, err
-			}
-			cells[cell] = []any{x}
 		}
 		out[ex] = cells
 	}
-	return out, nil
+	return out, answers, nil
+}
+
+// checkCaseBound rejects more cases than the engine runs in one workload,
+// at the `cases:` key, before the engine would reject the compiled list
+// with a code about budgets rather than about the workload.
+func (w *Workload) checkCaseBound(at Pos) error {
+	bound, contract := bench.MaxCases, bench.ConfigContract
+	if w.Kind == KindFoundry {
+		bound, contract = foundry.MaxCases, foundry.ConfigContract
+	}
+	if len(w.Cases) <= bound {
+		return nil
+	}
+	return errAt(at, "cases", "holds %d cases (counting included case files), over the %d a workload may run (%s); split the cases across two or more workloads, each with its own name",
+		len(w.Cases), bound, contract)
 }
 
 // caseExecutors lists the names of executors that serve from case
@@ -713,14 +767,14 @@ func (w *Workload) checkReferences() error {
 		for _, ex := range sortedKeys(c.Responses) {
 			if !execs[ex] {
 				return errAt(w.positions["responses:"+c.ID], "cases["+c.ID+"].responses."+ex,
-					"no executor named %q is declared %q, so nothing would serve these responses", ex, CasesExecutor)
+					"no executor named %q is declared %q, so nothing would serve these responses%s", ex, CasesExecutor, suggest.DidYouMean(ex, sortedKeys(execs)))
 			}
 		}
 	}
 	for _, ex := range sortedKeys(w.Usage) {
 		if !execs[ex] {
 			return errAt(w.positions["usage"], "usage."+ex,
-				"no executor named %q is declared %q; a scripted:<file> table declares its usage under its own %q key", ex, CasesExecutor, effect.UsageKey)
+				"no executor named %q is declared %q%s; a scripted:<file> table declares its usage under its own %q key", ex, CasesExecutor, suggest.DidYouMean(ex, sortedKeys(execs)), effect.UsageKey)
 		}
 	}
 	systems := map[string]bool{}
@@ -729,11 +783,11 @@ func (w *Workload) checkReferences() error {
 	}
 	for _, r := range w.Gate.Rules {
 		if r.System != "" && !systems[r.System] {
-			return errAt(r.Pos, "gate."+r.Kind, "names system %q, which the workload does not declare", r.System)
+			return errAt(r.Pos, "gate."+r.Kind, "names system %q, which the workload does not declare%s", r.System, suggest.DidYouMean(r.System, sortedKeys(systems)))
 		}
 		if r.Case != "" {
 			if _, ok := seen[r.Case]; !ok {
-				return errAt(r.Pos, "gate."+r.Kind, "names case %q, which the workload does not declare", r.Case)
+				return errAt(r.Pos, "gate."+r.Kind, "names case %q, which the workload does not declare%s", r.Case, suggest.DidYouMean(r.Case, sortedKeys(seen)))
 			}
 		}
 	}

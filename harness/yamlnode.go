@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/suggest"
 	"github.com/algal-assay/assay/engine/yamlsize"
 	"gopkg.in/yaml.v3"
 )
@@ -229,7 +230,7 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed, required []string)
 			return nil, nil, d.fail(k, path, "merge keys (<<) are not supported in workloads; write the keys out")
 		}
 		if allowed != nil && !slices.Contains(allowed, key) {
-			return nil, nil, d.fail(k, join(path, key), "unknown key %q (allowed here: %s)", key, strings.Join(allowed, ", "))
+			return nil, nil, d.fail(k, join(path, key), "unknown key %q%s (allowed here: %s)", key, suggest.DidYouMean(key, allowed), strings.Join(allowed, ", "))
 		}
 		if _, dup := out[key]; dup {
 			return nil, nil, d.fail(k, join(path, key), "key %q appears twice", key)

@@ -464,26 +464,30 @@ func RunTree(ctx context.Context, tree string, paths []string, out, storeDir str
 	if err != nil {
 		return nil, err
 	}
-	loaded, loadErrs := harness.LoadAll(files)
-	for i, f := range files {
-		w, err := loaded[i], loadErrs[i]
-		if err != nil {
-			problems = append(problems, err.Error())
-			fmt.Fprintf(log, "FAIL %s: %v\n", f, err)
-			continue
-		}
-		o, err := harness.Run(ctx, w, harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: concurrency})
-		if errors.Is(err, harness.ErrCancelled) || ctx.Err() != nil {
-			return nil, &fault.Error{Code: CodeCancelled, Message: "cancelled", Err: context.Cause(ctx)}
-		}
+	results, err := harness.RunAll(ctx, files, harness.BatchOptions{
+		Options: harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: concurrency},
+		OnDone: func(r *harness.Result) {
+			switch {
+			case r.Workload == nil:
+				fmt.Fprintf(log, "FAIL %s: %v\n", r.Path, r.Err)
+			case r.Passed():
+				fmt.Fprintf(log, "PASS %s\n", r.Workload.Name)
+			default:
+				fmt.Fprintf(log, "FAIL %s\n", r.Workload.Name)
+			}
+		},
+	})
+	if err != nil || ctx.Err() != nil {
+		return nil, &fault.Error{Code: CodeCancelled, Message: "cancelled", Err: context.Cause(ctx)}
+	}
+	for _, r := range results {
+		// Workloads that did not load or whose run could not start are
+		// problems; failed runs leave run directories the diff reads.
 		switch {
-		case o == nil:
-			problems = append(problems, fmt.Sprintf("%s: %v", w.Name, err))
-			fmt.Fprintf(log, "FAIL %s: %v\n", w.Name, err)
-		case o.Passed():
-			fmt.Fprintf(log, "PASS %s\n", w.Name)
-		default:
-			fmt.Fprintf(log, "FAIL %s\n", w.Name)
+		case r.Workload == nil:
+			problems = append(problems, r.Err.Error())
+		case r.Outcome == nil:
+			problems = append(problems, fmt.Sprintf("%s: %v", r.Workload.Name, r.Err))
 		}
 	}
 	return problems, nil

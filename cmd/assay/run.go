@@ -22,6 +22,7 @@ type runFlags struct {
 	// transportsFile (--transports) and approvals (--approvals) are shared
 	// with resume.
 	transportsFile, approvals string
+	report                    workloadReport
 }
 
 func init() {
@@ -51,7 +52,7 @@ func init() {
 			Args: cobra.ArbitraryArgs,
 			RunE: func(_ *cobra.Command, args []string) error {
 				if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
-					wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, strictSplits: f.strictSplits}
+					wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, strictSplits: f.strictSplits, report: f.report}
 					if wf.dir == "" {
 						wf.dir = ".algal"
 					}
@@ -92,6 +93,7 @@ func init() {
 		fl.StringVar(&f.approvals, "approvals", "", "gate approvals JSON file")
 		fl.IntVar(&f.concurrency, "concurrency", 0, "workloads: cases in flight (0: one per CPU, at least two)")
 		fl.BoolVar(&f.strictSplits, "strict-splits", false, "workloads: reject foundry workloads whose splits share identical args")
+		addWorkloadReportFlags(fl, &f.report)
 		return cmd
 	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
@@ -28,6 +28,15 @@ type workloadFlags struct {
 	out          string
 	concurrency  int
 	strictSplits bool
+	report       workloadReport
+}
+
+// workloadReport says where the job's results go besides the human
+// summary: --json replaces the summary on stdout, --junit FILE writes a
+// JUnit report as well.
+type workloadReport struct {
+	json  bool
+	junit string
 }
 
 // addWorkloadFlags registers the main job's flags on fs.
@@ -36,6 +45,13 @@ func addWorkloadFlags(fs *pflag.FlagSet, f *workloadFlags) {
 	fs.StringVar(&f.out, "out", "runs", "root of the run directories (runs/<workload>/<run-slug>/)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "cases in flight per workload (0: one per CPU, at least two)")
 	fs.BoolVar(&f.strictSplits, "strict-splits", false, "reject foundry workloads whose splits share identical args")
+	addWorkloadReportFlags(fs, &f.report)
+}
+
+// addWorkloadReportFlags registers --json and --junit.
+func addWorkloadReportFlags(fs *pflag.FlagSet, r *workloadReport) {
+	fs.BoolVar(&r.json, "json", false, "workloads: print the results as JSON on stdout instead of the summary")
+	fs.StringVar(&r.junit, "junit", "", "workloads: also write a JUnit XML report to this file")
 }
 
 // defaultSuites is where `assay run` looks when given no path.
@@ -51,10 +67,11 @@ func init() {
 		runCmd := &cobra.Command{
 			Use:   "run [PATH...]",
 			Short: "Run every workload under the paths (default suites/) and apply their gates",
-			Long: "Run every *.bench.yaml and *.foundry.yaml found under the given files and directories\n" +
-				"(default suites/). Each run writes runs/<workload>/<run-slug>/ (config.json, report.json,\n" +
-				"verification.json, gate.json, summary.md, _assembly.json, foundry-run.yml); receipts go\n" +
-				"to the --dir store. Prints a summary table and exits 1 when a gate or a verification fails.",
+			Long: "Run every *.bench.yaml and *.foundry.yaml (or .yml) found under the given files and\n" +
+				"directories (default suites/). Each run writes runs/<workload>/<run-slug>/ (config.json,\n" +
+				"report.json, verification.json, gate.json, summary.md, _assembly.json, foundry-run.yml);\n" +
+				"receipts go to the --dir store. Prints a summary (or --json) and exits 1 when a workload\n" +
+				"does not load, a gate or a verification fails; stderr carries one JSON error per failure.",
 			RunE: func(_ *cobra.Command, args []string) error { return runWorkloads(c, args, f) },
 		}
 		addWorkloadFlags(runCmd.Flags(), &f)
@@ -76,163 +93,208 @@ func runWorkloads(c *cli, paths []string, f workloadFlags) error {
 }
 
 func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlags) error {
-	if len(paths) == 0 {
-		paths = []string{defaultSuites}
-	}
 	if f.concurrency < 0 {
 		return usagef("--concurrency must not be negative")
+	}
+	if len(paths) == 0 {
+		if st, err := os.Stat(defaultSuites); err != nil || !st.IsDir() {
+			return &fault.Error{Code: harness.CodeWorkload, File: defaultSuites,
+				Message: "no suites/ directory here, and no workload paths were given: run `assay init` to scaffold an organism, a bench and a foundry workload under suites/, or name workload files or directories (assay run PATH...)"}
+		}
+		paths = []string{defaultSuites}
 	}
 	files, err := harness.Discover(paths...)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return &fault.Error{Code: harness.CodeWorkload, File: strings.Join(paths, ", "), Message: "no *.bench.yaml or *.foundry.yaml workloads found"}
+		return &fault.Error{Code: harness.CodeWorkload, File: strings.Join(paths, ", "),
+			Message: "no *.bench.yaml or *.foundry.yaml workloads found (run `assay init` for a starter set)"}
 	}
 	wb, err := vm.NewWorkbench(f.dir)
 	if err != nil {
 		return err
 	}
-	loaded, loadErrs := harness.LoadAll(files)
 	disp := newProgressDisplay(c.stderr)
-	var outcomes []*harness.Outcome
-	var rejected []string // workloads that did not load, with the reason
-	failed := 0
-	for i, path := range files {
-		if ctx.Err() != nil {
-			failed += len(files) - i
-			rejected = append(rejected, fmt.Sprintf("STOP cancelled before %s; %d workload(s) not run", path, len(files)-i))
-			disp.line(rejected[len(rejected)-1])
-			break
-		}
-		w, err := loaded[i], loadErrs[i]
-		if err != nil {
-			failed++
-			rejected = append(rejected, fmt.Sprintf("FAIL %s: %v", path, err))
-			disp.line(rejected[len(rejected)-1])
-			continue
-		}
-		disp.start(w.Name)
-		o, err := harness.Run(ctx, w, harness.Options{
+	results, stopErr := harness.RunAll(ctx, files, harness.BatchOptions{
+		Options: harness.Options{
 			Runner: wb, Store: wb, Out: f.out, Concurrency: f.concurrency,
 			StrictSplits: f.strictSplits, HandleSignals: true, OnProgress: disp.update,
-		})
-		disp.finish(w.Name, o, err)
-		if o != nil {
-			outcomes = append(outcomes, o)
-		}
-		if err != nil || o == nil || !o.Passed() {
-			failed++
-		}
-		if errors.Is(err, harness.ErrCancelled) {
-			break
+		},
+		OnStart: disp.start,
+		OnDone: func(r *harness.Result) {
+			disp.finish(r)
+			if !r.Passed() {
+				disp.jsonError(r.Code(), r.JoinReasons())
+			}
+		},
+	})
+	if stopErr != nil {
+		disp.jsonError(harness.CodeCancelled, stopErr.Error())
+	}
+	if f.report.junit != "" {
+		if err := writeJUnit(f.report.junit, results, stopErr); err != nil {
+			return err
 		}
 	}
-	printSummary(c.stdout, outcomes)
-	for i, r := range rejected {
-		if i > 0 || len(outcomes) > 0 {
-			fmt.Fprintln(c.stdout)
+	_, failed := harness.Tally(results)
+	if stopErr != nil {
+		failed += len(files) - len(results)
+	}
+	if f.report.json {
+		if err := printResultsJSON(c.stdout, results, len(files), stopErr); err != nil {
+			return err
 		}
-		fmt.Fprintln(c.stdout, r)
+	} else {
+		printSummary(c.stdout, results)
+		if stopErr != nil {
+			fmt.Fprintf(c.stdout, "\nSTOP %v\n", stopErr)
+		}
+		if failed > 0 {
+			fmt.Fprintf(c.stdout, "\n%d of %d workloads failed\n", failed, len(files))
+		} else {
+			fmt.Fprintf(c.stdout, "\nall %d workloads passed\n", len(files))
+		}
 	}
 	if failed > 0 {
-		fmt.Fprintf(c.stdout, "\n%d of %d workloads failed\n", failed, len(files))
 		return reported(fmt.Errorf("%d workloads failed", failed))
 	}
-	fmt.Fprintf(c.stdout, "\nall %d workloads passed\n", len(files))
 	return nil
 }
 
-// printSummary prints one block per workload: the contender table, the
-// failing gate rules and verification mismatches, and the run directory.
-func printSummary(w io.Writer, outcomes []*harness.Outcome) {
-	for i, o := range outcomes {
+// printSummary prints one block per workload file: the verdict, the
+// contender table, warnings, and every reason it failed, once each.
+func printSummary(w io.Writer, results []*harness.Result) {
+	for i, r := range results {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		verdict := "PASS"
-		if !o.Passed() {
+		if !r.Passed() {
 			verdict = "FAIL"
 		}
-		fmt.Fprintf(w, "%s %s %s (revision %d) -> %s\n", verdict, o.Workload.Kind, o.Workload.Name, o.Workload.Revision, o.RunDir)
-		t := harness.SummaryTable(o)
-		if len(t.Header) > 0 {
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "  "+strings.Join(t.Header, "\t"))
-			for _, r := range t.Rows {
-				fmt.Fprintln(tw, "  "+strings.Join(r, "\t"))
+		o := r.Outcome
+		switch {
+		case r.Workload == nil:
+			fmt.Fprintf(w, "%s %s (did not load)\n", verdict, r.Path)
+		case o == nil:
+			fmt.Fprintf(w, "%s %s %s (revision %d) did not run\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision)
+		default:
+			fmt.Fprintf(w, "%s %s %s (revision %d) -> %s\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision, o.RunDir)
+		}
+		if o != nil {
+			t := harness.SummaryTable(o)
+			if len(t.Header) > 0 {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "  "+strings.Join(t.Header, "\t"))
+				for _, row := range t.Rows {
+					fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
+				}
+				tw.Flush()
 			}
-			tw.Flush()
-		}
-		if o.Foundry != nil && o.Foundry.Report == nil {
-			fmt.Fprintln(w, "  habitat budget exhausted before promotion (budget.json)")
-		}
-		for _, warn := range o.Warnings {
-			fmt.Fprintf(w, "  warning: %s\n", warn)
-		}
-		if o.Err != nil {
-			fmt.Fprintf(w, "  run %s: %v\n", o.Status, o.Err)
-		}
-		if v := o.Verification; v != nil && !v.OK {
-			fmt.Fprintln(w, "  verification failed:")
-			for _, m := range v.Mismatches {
-				fmt.Fprintf(w, "    - %s\n", m)
+			for _, warn := range o.Warnings {
+				fmt.Fprintf(w, "  warning: %s\n", warn)
 			}
 		}
-		passed := 0
-		for _, g := range o.Gates {
-			if g.Passed {
-				passed++
-				continue
-			}
-			fmt.Fprintf(w, "  gate FAIL %s: %s\n", g.Rule.Name(), g.Message)
+		for _, reason := range r.Reasons() {
+			fmt.Fprintf(w, "  FAIL %s\n", reason)
 		}
-		if len(o.Gates) > 0 {
-			fmt.Fprintf(w, "  gate: %d of %d rules hold\n", passed, len(o.Gates))
+		if o != nil && len(o.Gates) > 0 {
+			held := 0
+			for _, g := range o.Gates {
+				if g.Passed {
+					held++
+				}
+			}
+			fmt.Fprintf(w, "  gate: %d of %d rules hold\n", held, len(o.Gates))
 		}
 	}
 }
 
-// progressDisplay shows cases done of total per workload: a live bar
-// (schollz/progressbar, which handles redraw, rate and width) when stderr is
-// a terminal, plain start and finish lines otherwise, so CI logs stay clean.
+// progressDisplay shows runs done of total per workload with a pass/fail
+// tally: a live bar (schollz/progressbar, which handles redraw, rate and
+// width) when stderr is a terminal; otherwise plain start and finish lines
+// and, for a workload still running, a line every interval, so CI logs
+// stay readable and show that a long workload is alive.
 type progressDisplay struct {
-	mu   sync.Mutex
-	w    io.Writer
-	live bool
-	bar  *progressbar.ProgressBar
+	mu       sync.Mutex
+	w        io.Writer
+	live     bool
+	bar      *progressbar.ProgressBar
+	interval time.Duration
+	last     harness.Progress
+	name     string
+	stop     chan struct{}
+	done     chan struct{}
 }
+
+// ciInterval is how often a plain display reports a running workload.
+const ciInterval = 5 * time.Second
 
 func newProgressDisplay(w io.Writer) *progressDisplay {
 	live := false
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb" {
 		live = true
 	}
-	return &progressDisplay{w: w, live: live}
+	return &progressDisplay{w: w, live: live, interval: ciInterval}
 }
 
 func (p *progressDisplay) line(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.lineLocked(s)
+}
+
+func (p *progressDisplay) lineLocked(s string) {
 	if p.bar != nil {
 		p.bar.Clear()
 	}
 	fmt.Fprintln(p.w, s)
 }
 
-func (p *progressDisplay) start(name string) {
-	if !p.live {
-		p.line(name + ": running")
-		return
-	}
+// jsonError prints the stable one-line JSON error for a failure.
+func (p *progressDisplay) jsonError(code, message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Clear()
+	}
+	writeError(p.w, code, message)
+}
+
+func tally(ev harness.Progress) string {
+	runs := fmt.Sprintf("%d runs", ev.Done)
+	if ev.Total > 0 {
+		runs = fmt.Sprintf("%d/%d runs", ev.Done, ev.Total)
+	}
+	return fmt.Sprintf("%s, %d passed, %d failed", runs, ev.Passed, ev.Failed)
+}
+
+func (p *progressDisplay) start(w *harness.Workload) {
+	n, shape := w.RunCount()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.name, p.last = w.Name, harness.Progress{Workload: w.Name, Total: n}
+	if !p.live {
+		what := "runs decided by its generator"
+		if n > 0 {
+			what = fmt.Sprintf("%d runs (%s)", n, shape)
+		}
+		p.lineLocked(fmt.Sprintf("%s: running %s", w.Name, what))
+		p.stop, p.done = make(chan struct{}), make(chan struct{})
+		go p.heartbeat(p.stop, p.done)
+		return
+	}
 	// The total is unknown until the harness reports it (a generator's
 	// population size, say): -1 shows a spinner until then.
-	p.bar = progressbar.NewOptions(-1,
+	max := -1
+	if n > 0 {
+		max = n
+	}
+	p.bar = progressbar.NewOptions(max,
 		progressbar.OptionSetWriter(p.w),
-		progressbar.OptionSetDescription(name),
-		progressbar.OptionSetItsString("cases"),
+		progressbar.OptionSetDescription(w.Name),
+		progressbar.OptionSetItsString("runs"),
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
 		progressbar.OptionClearOnFinish(),
@@ -240,34 +302,67 @@ func (p *progressDisplay) start(name string) {
 	)
 }
 
-func (p *progressDisplay) update(ev harness.Progress) {
-	if !p.live {
-		return
+// heartbeat prints the running workload's tally every interval.
+func (p *progressDisplay) heartbeat(stop, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.lineLocked(fmt.Sprintf("%s: %s", p.name, tally(p.last)))
+			p.mu.Unlock()
+		}
 	}
+}
+
+func (p *progressDisplay) update(ev harness.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Done < p.last.Done {
+		return // a late event from another goroutine
+	}
+	if ev.Total == 0 {
+		ev.Total = p.last.Total
+	}
+	p.last = ev
 	if p.bar == nil {
 		return
 	}
 	if ev.Total > 0 && p.bar.GetMax() != ev.Total {
 		p.bar.ChangeMax(ev.Total)
 	}
+	p.bar.Describe(fmt.Sprintf("%s (%d passed, %d failed)", ev.Workload, ev.Passed, ev.Failed))
 	p.bar.Set(ev.Done)
 }
 
-func (p *progressDisplay) finish(name string, o *harness.Outcome, err error) {
+func (p *progressDisplay) finish(r *harness.Result) {
 	p.mu.Lock()
+	stop, done := p.stop, p.done
+	p.stop, p.done = nil, nil
+	p.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.bar != nil {
 		p.bar.Finish()
 		p.bar = nil
 	}
-	p.mu.Unlock()
-	switch {
-	case o == nil && err != nil:
-		p.line(fmt.Sprintf("%s: FAIL %v", name, err))
-	case o != nil && o.Passed():
-		p.line(fmt.Sprintf("%s: pass (%s)", name, o.Status))
-	case o != nil:
-		p.line(fmt.Sprintf("%s: FAIL (%s)", name, o.Status))
+	switch o := r.Outcome; {
+	case r.Workload == nil:
+		p.lineLocked(fmt.Sprintf("%s: FAIL (did not load)", r.Path))
+	case o == nil:
+		p.lineLocked(fmt.Sprintf("%s: FAIL (did not run)", r.Workload.Name))
+	case r.Passed():
+		p.lineLocked(fmt.Sprintf("%s: pass (%s; %s)", r.Workload.Name, o.Status, tally(p.last)))
+	default:
+		p.lineLocked(fmt.Sprintf("%s: FAIL (%s; %s)", r.Workload.Name, o.Status, tally(p.last)))
 	}
+	p.last = harness.Progress{}
 }

@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/algal-assay/assay/harness"
 )
@@ -28,7 +33,8 @@ func TestWorkloadsRunFixtures(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, out.String())
 		}
 	}
-	if !strings.Contains(errb.String(), "ticket-triage: pass (complete)") {
+	if !strings.Contains(errb.String(), "ticket-triage: running 18 runs (3 systems x 6 cases)") ||
+		!strings.Contains(errb.String(), "ticket-triage: pass (complete; 18/18 runs, 16 passed, 2 failed)") {
 		t.Errorf("plain progress lines missing:\n%s", errb.String())
 	}
 	runs, _ := filepath.Glob(filepath.Join(tmp, "runs", "*", "*", "foundry-run.yml"))
@@ -52,8 +58,19 @@ func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
 	if code != exitRejected {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
-	if !strings.Contains(out.String(), `gate FAIL cheap-single passes at least 5 cases: system "cheap-single" passed 4 of 6 cases`) {
-		t.Errorf("stdout:\n%s", out.String())
+	reason := `gate cheap-single passes at least 5 cases: system "cheap-single" passed 4 of 6 cases`
+	if strings.Count(out.String(), reason) != 1 || !strings.Contains(out.String(), "  FAIL "+reason) {
+		t.Errorf("stdout must give the reason once:\n%s", out.String())
+	}
+	// stderr: one JSON error for the one failure.
+	var jsonLines []string
+	for _, l := range strings.Split(errb.String(), "\n") {
+		if strings.HasPrefix(l, "{") {
+			jsonLines = append(jsonLines, l)
+		}
+	}
+	if len(jsonLines) != 1 || !strings.Contains(jsonLines[0], `"code":"GATE_FAILED"`) || !strings.Contains(jsonLines[0], "passed 4 of 6 cases") {
+		t.Errorf("stderr JSON errors %q", jsonLines)
 	}
 }
 
@@ -63,11 +80,11 @@ func TestWorkloadsRunRejectsBadYAML(t *testing.T) {
 	os.WriteFile(p, []byte("name: x\nrevision: 1\nsystem: []\n"), 0o644)
 	var out, errb bytes.Buffer
 	code := run([]string{"workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), p}, nil, &out, &errb)
-	if code != exitRejected || !strings.Contains(errb.String(), p+":3:1: system: unknown key") {
+	if code != exitRejected || !strings.Contains(errb.String(), `{"error":{"code":"WORKLOAD_INVALID","message":"`+p+`:3:1: system: unknown key \"system\" (did you mean \"systems\"?)`) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
 	}
 	// The summary on stdout says why too, for logs that keep only stdout.
-	if !strings.Contains(out.String(), "FAIL "+p+": "+p+":3:1: system: unknown key") {
+	if !strings.Contains(out.String(), "FAIL "+p+" (did not load)\n  FAIL "+p+":3:1: system: unknown key") {
 		t.Fatalf("stdout lacks the reason:\n%s", out.String())
 	}
 }
@@ -93,7 +110,7 @@ func TestWorkloadsRunStopsWhenCancelled(t *testing.T) {
 	if err == nil {
 		t.Fatal("a cancelled job succeeded")
 	}
-	if !strings.Contains(out.String(), "cancelled before") || strings.Contains(out.String(), "PASS") {
+	if !strings.Contains(out.String(), "STOP run cancelled before") || strings.Contains(out.String(), "PASS") {
 		t.Fatalf("stdout:\n%s", out.String())
 	}
 	if runs, _ := filepath.Glob(filepath.Join(tmp, "runs", "*")); len(runs) != 0 {
@@ -111,8 +128,135 @@ func TestPrintSummaryShowsWarnings(t *testing.T) {
 		Warnings: []string{"this run is failed, so it was left in runs/w/.w-r1-x.partial-1; the complete run of the same inputs in runs/w/w-r1-x was kept"},
 	}
 	var b bytes.Buffer
-	printSummary(&b, []*harness.Outcome{o})
+	printSummary(&b, []*harness.Result{{Path: "w.bench.yaml", Workload: o.Workload, Outcome: o}})
 	if !strings.Contains(b.String(), "  warning: this run is failed, so it was left in") {
 		t.Fatalf("summary:\n%s", b.String())
 	}
+}
+
+// --json replaces the summary with one document; --junit writes a report
+// naming each failed check and the run directory.
+func TestWorkloadsRunJSONAndJUnit(t *testing.T) {
+	src, err := os.ReadFile("../../suites/ticket-triage.bench.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, _ := filepath.Abs("../../fixtures")
+	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
+	body = strings.Replace(body, "cheap-single: 4", "cheap-single: 5", 1)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ticket-triage.bench.yaml"), []byte(body), 0o644)
+	os.WriteFile(filepath.Join(dir, "broken.bench.yml"), []byte("name: broken\nrevision: 1\nsystem: []\n"), 0o644)
+	junit := filepath.Join(dir, "junit.xml")
+	var out, errb bytes.Buffer
+	code := run([]string{"run", "--dir", filepath.Join(dir, "store"), "--out", filepath.Join(dir, "runs"), "--json", "--junit", junit, dir}, nil, &out, &errb)
+	if code != exitRejected {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	var doc struct {
+		Passed        bool
+		Total, Failed int
+		Workloads     []struct {
+			File, Name, Code, RunDir string
+			Passed                   bool
+			Runs                     int
+			Reasons                  []string
+			Table                    *struct{ Header []string }
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out.String())
+	}
+	if doc.Passed || doc.Total != 2 || doc.Failed != 2 || len(doc.Workloads) != 2 {
+		t.Fatalf("%+v", doc)
+	}
+	broken, triage := doc.Workloads[0], doc.Workloads[1]
+	if broken.Code != "WORKLOAD_INVALID" || len(broken.Reasons) != 1 || !strings.Contains(broken.Reasons[0], "system: unknown key") {
+		t.Errorf("broken: %+v", broken)
+	}
+	if triage.Name != "ticket-triage" || triage.Code != "GATE_FAILED" || triage.Runs != 18 || triage.RunDir == "" ||
+		triage.Table == nil || !slices.Contains(triage.Table.Header, "cost") || len(triage.Reasons) != 1 {
+		t.Errorf("triage: %+v", triage)
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<testsuites name="assay" tests="`,
+		`<testcase name="gate: cheap-single passes at least 5 cases" classname="ticket-triage"`,
+		`type="GATE_FAILED"`,
+		"run directory: " + triage.RunDir,
+		`<property name="run directory" value="` + triage.RunDir + `">`,
+		`type="WORKLOAD_INVALID"`,
+	} {
+		if !strings.Contains(string(x), want) {
+			t.Errorf("JUnit report lacks %q:\n%s", want, x)
+		}
+	}
+}
+
+// The cost column prints fixed precision, never a float's long tail.
+func TestSummaryCostHasFixedPrecision(t *testing.T) {
+	tmp := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"run", "--dir", filepath.Join(tmp, "s"), "--out", filepath.Join(tmp, "r"), "../../suites/ticket-triage.bench.yaml"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if !regexp.MustCompile(`cheap-single +4/6 +\d+ +\d+ +yes +\$0\.\d{6}\n`).MatchString(out.String()) {
+		t.Errorf("cost column:\n%s", out.String())
+	}
+}
+
+// Without a suites/ directory, `assay run` says what to do.
+func TestRunWithoutSuitesSaysWhatToDo(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errb bytes.Buffer
+	code := run([]string{"run"}, nil, &out, &errb)
+	if code != exitRejected || !strings.Contains(errb.String(), "no suites/ directory here") || !strings.Contains(errb.String(), "assay init") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}
+
+// Without a terminal, a running workload reports its tally every interval.
+func TestPlainProgressHeartbeat(t *testing.T) {
+	var b syncBuffer
+	p := newProgressDisplay(&b)
+	p.interval = 5 * time.Millisecond
+	w := &harness.Workload{Name: "slow", Kind: harness.KindBench, Systems: make([]harness.System, 2), Cases: make([]harness.Case, 3)}
+	p.start(w)
+	p.update(harness.Progress{Workload: "slow", Done: 2, Total: 6, Passed: 1, Failed: 1})
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(b.String(), "slow: 2/6 runs, 1 passed, 1 failed") && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	p.finish(&harness.Result{Path: "slow.bench.yaml", Workload: w})
+	got := b.String()
+	for _, want := range []string{"slow: running 6 runs (2 systems x 3 cases)\n", "slow: 2/6 runs, 1 passed, 1 failed\n", "slow: FAIL (did not run)\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress lacks %q:\n%s", want, got)
+		}
+	}
+	n := strings.Count(got, "\n")
+	time.Sleep(20 * time.Millisecond)
+	if strings.Count(b.String(), "\n") != n {
+		t.Error("the heartbeat kept printing after the workload finished")
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

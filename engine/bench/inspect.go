@@ -40,8 +40,8 @@ func Inspect(r *Report) string {
 		if p := slices.Index(r.Pareto, s.ID); p >= 0 {
 			place = fmt.Sprintf("#%d", p+1)
 		}
-		row := fmt.Sprintf("%s\t%d/%d\t%d/%d\t$%s\t%d\t%d\t%s", s.ID, s.Passed, s.Total, s.Usage.TokensIn, s.Usage.TokensOut,
-			num(s.Usage.Cost), s.EffectCalls, s.Work.Units, place)
+		row := fmt.Sprintf("%s\t%d/%d\t%d/%d\t%s\t%d\t%d\t%s", s.ID, s.Passed, s.Total, s.Usage.TokensIn, s.Usage.TokensOut,
+			FormatCost(s.Usage.Cost), s.EffectCalls, s.Work.Units, place)
 		for _, a := range r.Axes {
 			row += "\t" + num(s.AxisValues[a.Name])
 		}

@@ -16,6 +16,9 @@ type Options struct {
 	// OnCase, when set, is called after each case finishes, from any
 	// goroutine.
 	OnCase func(system, caseID string)
+	// OnResult, when set, is called like OnCase with whether the case
+	// passed (progress tallies).
+	OnResult func(system, caseID string, passed bool)
 }
 
 // Run measures every system on every case and returns the report. Cases
@@ -57,6 +60,9 @@ func Run(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options)
 		abort.Record(at, err)
 		if err == nil && opts.OnCase != nil {
 			opts.OnCase(sys.ID, c.ID)
+		}
+		if err == nil && opts.OnResult != nil {
+			opts.OnResult(sys.ID, c.ID, r.Systems[si].Cases[ci].Passed)
 		}
 		return err
 	}

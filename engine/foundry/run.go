@@ -21,6 +21,9 @@ type Options struct {
 	// OnRun, when set, is called after each run finishes, from any
 	// goroutine. caseID is empty for the generator run.
 	OnRun func(manifestKey, caseID, split string)
+	// OnResult, when set, is called after each case run with whether the
+	// case passed (progress tallies); the generator run is not a case.
+	OnResult func(manifestKey, caseID, split string, passed bool)
 }
 
 // Result is what a foundry run yields: a report, or, when the habitat
@@ -218,6 +221,9 @@ func (f *foundryRun) evalCase(ctx context.Context, sess evidence.Session, m *man
 	}
 	if f.opts.OnRun != nil {
 		f.opts.OnRun(m.Key, c.ID, c.Split)
+	}
+	if f.opts.OnResult != nil {
+		f.opts.OnResult(m.Key, c.ID, c.Split, passed)
 	}
 	return CaseResult{
 		ID: c.ID, Split: c.Split, Passed: passed, Outcome: outcome, Args: c.Args, Outputs: outputs,

@@ -1,0 +1,195 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/fault"
+)
+
+// Codes of the one JSON error a failed workload reports besides its load
+// or run error's own code.
+const (
+	CodeGateFailed   = "GATE_FAILED"   // a gate rule does not hold
+	CodeVerifyFailed = "VERIFY_FAILED" // the evidence does not verify
+	CodeRunFailed    = "RUN_FAILED"    // the run stopped before it completed
+	CodeCancelled    = "CANCELLED"     // the run was cancelled
+)
+
+// Result is what became of one workload file: it did not load (Workload
+// nil), its run could not start (Outcome nil), or it ran.
+type Result struct {
+	Path     string
+	Workload *Workload
+	Outcome  *Outcome
+	// Err is why the file did not load or why its run failed.
+	Err error
+}
+
+// Name is the workload's name, or its file when it did not load.
+func (r *Result) Name() string {
+	if r.Workload != nil {
+		return r.Workload.Name
+	}
+	return r.Path
+}
+
+// Passed reports whether the workload loaded, ran and passed.
+func (r *Result) Passed() bool { return r.Err == nil && r.Outcome != nil && r.Outcome.Passed() }
+
+// Reasons lists, once each, every reason the workload failed: the load or
+// run error, an exhausted habitat budget, each verification mismatch and
+// each failing gate rule. It is empty for a passing workload.
+func (r *Result) Reasons() []string {
+	var out []string
+	if r.Err != nil {
+		out = append(out, r.Err.Error())
+	}
+	o := r.Outcome
+	if o == nil {
+		if len(out) == 0 && !r.Passed() {
+			out = append(out, "the workload did not run")
+		}
+		return out
+	}
+	if o.Err != nil && !errors.Is(r.Err, o.Err) && o.Err != r.Err {
+		out = append(out, fmt.Sprintf("run %s: %v", o.Status, o.Err))
+	}
+	if o.Foundry != nil && o.Foundry.Report == nil {
+		out = append(out, "the habitat budget was exhausted before a candidate was promoted (budget.json)")
+	}
+	if v := o.Verification; v != nil && !v.OK {
+		for _, m := range v.Mismatches {
+			out = append(out, "verification: "+m)
+		}
+	}
+	for _, g := range o.Gates {
+		if !g.Passed {
+			out = append(out, fmt.Sprintf("gate %s: %s", g.Rule.Name(), g.Message))
+		}
+	}
+	if len(out) == 0 && !r.Passed() {
+		out = append(out, fmt.Sprintf("the run ended %s", o.Status))
+	}
+	return out
+}
+
+// Code is the contract code of the workload's failure: its load or run
+// error's own code when it carries one, else what failed first among the
+// run, the verification and the gate; "" when it passed.
+func (r *Result) Code() string {
+	if r.Passed() {
+		return ""
+	}
+	switch {
+	case errors.Is(r.Err, ErrCancelled):
+		return CodeCancelled
+	case r.Err != nil && fault.CodeOf(r.Err) != "":
+		return fault.CodeOf(r.Err)
+	case r.Err != nil || r.Outcome == nil || r.Outcome.Status != "complete":
+		return CodeRunFailed
+	case r.Outcome.Verification == nil || !r.Outcome.Verification.OK:
+		return CodeVerifyFailed
+	}
+	return CodeGateFailed
+}
+
+// RunCount says how many runs (contender x case) a workload makes and how
+// they multiply, e.g. 18, "3 systems x 6 cases"; 0 and "" when a generator
+// decides the population.
+func (w *Workload) RunCount() (int, string) {
+	if w.Kind == KindBench {
+		return len(w.Systems) * len(w.Cases), fmt.Sprintf("%s x %s", plural(len(w.Systems), "system"), plural(len(w.Cases), "case"))
+	}
+	if w.Generator != nil {
+		return 0, ""
+	}
+	sel, hold := 0, 0
+	for _, c := range w.Cases {
+		if c.Split == "holdout" {
+			hold++
+		} else {
+			sel++
+		}
+	}
+	shape := fmt.Sprintf("%s x %s", plural(len(w.Candidates), "candidate"), plural(sel, "selection case"))
+	if hold > 0 {
+		shape += fmt.Sprintf(" + %s on the winner", plural(hold, "holdout case"))
+	}
+	return len(w.Candidates)*sel + hold, shape
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// BatchOptions configure RunAll: the options every run shares, and hooks
+// for a display.
+type BatchOptions struct {
+	Options
+	// OnStart is called before a loaded workload runs.
+	OnStart func(w *Workload)
+	// OnDone is called with each file's result as it is known.
+	OnDone func(r *Result)
+}
+
+// RunAll is the workload loop `assay run`, the PR check and the Ginkgo
+// suites share: load each file, run it, and report each result. Files that
+// do not load are results like any other. A cancelled context stops the
+// loop (the running workload's record becomes cancelled); the files not
+// run are left out, and the returned error wraps ErrCancelled.
+func RunAll(ctx context.Context, files []string, opts BatchOptions) ([]*Result, error) {
+	ws, errs := LoadAll(files)
+	var out []*Result
+	for i, path := range files {
+		if ctx.Err() != nil {
+			return out, fmt.Errorf("%w before %s; %d workload(s) not run", ErrCancelled, path, len(files)-i)
+		}
+		r := runLoaded(ctx, &Result{Path: path, Workload: ws[i], Err: errs[i]}, opts)
+		out = append(out, r)
+		if errors.Is(r.Err, ErrCancelled) || ctx.Err() != nil {
+			return out, fmt.Errorf("%w: %d workload(s) after %s not run", ErrCancelled, len(files)-i-1, r.Name())
+		}
+	}
+	return out, nil
+}
+
+// RunFile loads and runs one workload file.
+func RunFile(ctx context.Context, path string, opts BatchOptions) *Result {
+	w, err := Load(path)
+	return runLoaded(ctx, &Result{Path: path, Workload: w, Err: err}, opts)
+}
+
+// runLoaded runs r's workload unless it failed to load.
+func runLoaded(ctx context.Context, r *Result, opts BatchOptions) *Result {
+	if r.Err == nil {
+		if opts.OnStart != nil {
+			opts.OnStart(r.Workload)
+		}
+		r.Outcome, r.Err = Run(ctx, r.Workload, opts.Options)
+	}
+	if opts.OnDone != nil {
+		opts.OnDone(r)
+	}
+	return r
+}
+
+// Tally counts passed and failed results.
+func Tally(results []*Result) (passed, failed int) {
+	for _, r := range results {
+		if r.Passed() {
+			passed++
+		} else {
+			failed++
+		}
+	}
+	return passed, failed
+}
+
+// JoinReasons is Reasons as one line, for a JSON error message.
+func (r *Result) JoinReasons() string { return strings.Join(r.Reasons(), "; ") }

@@ -1,0 +1,222 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/suggest"
+)
+
+// fixture is the absolute path of a file under fixtures/.
+func fixture(t *testing.T, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "fixtures", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.ToSlash(p)
+}
+
+// loadErr writes body as a workload and returns its load error.
+func loadErr(t *testing.T, name, body string) (*fault.Error, string) {
+	t.Helper()
+	p := writeWorkload(t, name, body)
+	_, err := Load(p)
+	var we *fault.Error
+	if !errors.As(err, &we) {
+		t.Fatalf("want a positioned *Error, got %v", err)
+	}
+	return we, p
+}
+
+func TestScriptedAnswersAreCheckedAgainstTheOutputContract(t *testing.T) {
+	extract := fixture(t, "extraction/extract-once.algal.json")
+	jsonBench := `name: tiny
+revision: 1
+systems:
+  - id: one
+    manifest: ` + extract + `
+    executors: { small: cases }
+cases:
+  - id: a
+    args: { text: "x" }
+    expect: { invoice: { vendor: v } }
+    responses:
+      small: { extract: { vendor: v, total: "12", currency: EUR, due: "2026-01-01" } }
+`
+	tests := []struct {
+		name, file, body string
+		line, col        int
+		path, msg        string
+	}{
+		{"label typo", "tiny.bench.yaml", strings.Replace(goodBench, "route: billing", "route: biling", 1),
+			12, 23, "cases[a].responses.cheap.route", `"biling" is not one of the labels "billing", "technical", "account", "other" (did you mean "billing"?), so the answer can never satisfy cell "route" of single.algal.json`},
+		{"label typo in a queue", "tiny.bench.yaml", strings.Replace(goodBench, "route: billing", "route: !queue [billing, postive]", 1),
+			12, 40, "cases[a].responses.cheap.route[1]", `"postive" is not one of the labels`},
+		{"json failing the schema", "tiny.bench.yaml", jsonBench,
+			12, 25, "cases[a].responses.small.extract", `fails the cell's schema (expected number)`},
+		{"a number for a choice", "tiny.bench.yaml", strings.Replace(goodBench, "route: billing", "route: 3", 1),
+			12, 23, "cases[a].responses.cheap.route", "the answer is a number, not one of the labels"},
+		{"malformed tag on a good answer", "tiny.bench.yaml", strings.Replace(goodBench, "route: billing", "route: !malformed billing", 1),
+			12, 23, "cases[a].responses.cheap.route", "is tagged !malformed but satisfies"},
+		{"answer for a cell that does not exist", "tiny.bench.yaml", strings.Replace(goodBench, "route: billing", "rout: billing", 1),
+			12, 22, "cases[a].responses.cheap.rout", `has a cell "rout" (did you mean "route"?)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			we, p := loadErr(t, tc.file, tc.body)
+			if we.File != p || we.Line != tc.line || we.Column != tc.col || we.Path != tc.path {
+				t.Errorf("at %s:%d:%d %s, want line %d column %d path %s", we.File, we.Line, we.Column, we.Path, tc.line, tc.col, tc.path)
+			}
+			if !strings.Contains(we.Message, tc.msg) {
+				t.Errorf("message %q\nlacks %q", we.Message, tc.msg)
+			}
+		})
+	}
+}
+
+// A deliberately malformed answer loads when it says so, and is served as
+// written: the case then fails on the contract, as intended.
+func TestMalformedTagKeepsTheAnswer(t *testing.T) {
+	body := strings.Replace(goodBench, "route: billing", "route: !malformed postive", 1) +
+		"gate:\n  outcomes: { one: { a: fail } }\n"
+	w, err := Load(writeWorkload(t, "tiny.bench.yaml", body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := w.Cases[0].Answers
+	if len(a) != 1 || !a[0].Malformed || a[0].Value != "postive" || w.Cases[0].Responses["cheap"]["route"][0] != "postive" {
+		t.Fatalf("answers %+v", a)
+	}
+	o := runTiny(t, w)
+	if !o.Passed() || o.Bench.Systems[0].Cases[0].Passed {
+		t.Fatalf("the malformed answer must fail its case and the gate that expects it (passed %v)", o.Passed())
+	}
+}
+
+func TestExecutorsAndRoutesMustMeet(t *testing.T) {
+	escalating := fixture(t, "triage/triage-escalating.algal.json")
+	renamed := `name: tiny
+revision: 1
+systems:
+  - id: esc
+    manifest: ` + escalating + `
+    executors: { mini: cases, frontier: cases }
+cases:
+  - id: a
+    args: { ticket: "x" }
+    expect: { queue: billing }
+    responses:
+      mini: { screen: billing }
+`
+	we, _ := loadErr(t, "tiny.bench.yaml", renamed)
+	for _, want := range []string{
+		`cell "screen" routes to "cheap", but no executor of system "esc" has that name`,
+		`executor(s) "mini" serve no cell of system "esc" (screen routes to cheap, escalate routes to frontier)`,
+	} {
+		if !strings.Contains(we.Message, want) {
+			t.Errorf("message %q\nlacks %q", we.Message, want)
+		}
+	}
+	if we.Path != "systems[0].executors" || we.Line != 6 {
+		t.Errorf("at %d:%d %s", we.Line, we.Column, we.Path)
+	}
+	// An unrouted cell goes to the first executor by name; a second
+	// executor then serves nothing.
+	idle := strings.Replace(goodBench, "executors: { cheap: cases }", "executors: { cheap: cases, zeta: cases }", 1)
+	we, _ = loadErr(t, "tiny.bench.yaml", idle)
+	if !strings.Contains(we.Message, `executor(s) "zeta" serve no cell of system "one" (route has no route)`) {
+		t.Errorf("message %q", we.Message)
+	}
+	// A typo'd name gets a suggestion.
+	typo := strings.Replace(renamed, "mini: cases", "chep: cases", 1)
+	typo = strings.Replace(typo, "mini: {", "chep: {", 1)
+	we, _ = loadErr(t, "tiny.bench.yaml", typo)
+	if !strings.Contains(we.Message, `has that name (did you mean "chep"?)`) {
+		t.Errorf("message %q", we.Message)
+	}
+}
+
+func TestFoundryExecutorsServeSomeCandidate(t *testing.T) {
+	src, err := os.ReadFile(suitePath("intent-select.foundry.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.ReplaceAll(string(src), "../fixtures", fixture(t, ""))
+	body = strings.Replace(body, "executors: { small: cases, large: cases }", "executors: { small: cases, large: cases, huge: cases }", 1)
+	we, _ := loadErr(t, "intent-select.foundry.yaml", body)
+	if we.Path != "executors" || !strings.Contains(we.Message, `executor(s) "huge" serve no cell of any candidate`) {
+		t.Errorf("%v", we)
+	}
+}
+
+func TestYMLWorkloadsAreDiscovered(t *testing.T) {
+	dir := filepath.Dir(writeWorkload(t, "a.bench.yml", goodBench))
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "b.bench.yaml"), []byte(strings.Replace(goodBench, "single.algal.json", "../single.algal.json", 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.yml"), []byte("x: 1\n"), 0o644)
+	got, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || filepath.Base(got[0]) != "a.bench.yml" || filepath.Base(got[1]) != "b.bench.yaml" {
+		t.Fatalf("discovered %v", got)
+	}
+	w, err := Load(got[0])
+	if err != nil || w.Kind != KindBench || FileStem(got[0]) != "a" {
+		t.Fatalf("load %v, stem %q", err, FileStem(got[0]))
+	}
+}
+
+func TestDidYouMean(t *testing.T) {
+	tests := []struct{ name, body, msg string }{
+		{"unknown key", strings.Replace(goodBench, "revision: 2", "revison: 2", 1), `unknown key "revison" (did you mean "revision"?)`},
+		{"gate system", goodBench + "gate:\n  min-passed: { oen: 1 }\n", `names system "oen", which the workload does not declare (did you mean "one"?)`},
+		{"gate case", goodBench + "gate:\n  outcomes: { one: { b: pass } }\n", `names case "b", which the workload does not declare (did you mean "a"?)`},
+		{"response executor", strings.Replace(goodBench, "cheap: { route", "chaep: { route", 1), `no executor named "chaep" is declared "cases", so nothing would serve these responses (did you mean "cheap"?)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			we, _ := loadErr(t, "tiny.bench.yaml", tc.body)
+			if !strings.Contains(we.Message, tc.msg) {
+				t.Errorf("message %q\nlacks %q", we.Message, tc.msg)
+			}
+		})
+	}
+	if got := suggest.DidYouMean("zzzzzz", []string{"billing", "account"}); got != "" {
+		t.Errorf("a far word got %q", got)
+	}
+}
+
+func TestCaseBoundPointsAtTheCasesKey(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(strings.SplitAfter(goodBench, "cases:\n")[0])
+	for i := range 257 {
+		b.WriteString("  - { id: c" + strconv.Itoa(i) + ", args: { ticket: x }, expect: { queue: billing }, responses: { cheap: { route: billing } } }\n")
+	}
+	we, _ := loadErr(t, "tiny.bench.yaml", b.String())
+	if we.Line != 7 || we.Column != 1 || we.Path != "cases" || we.Code != CodeWorkload {
+		t.Errorf("at %d:%d %s code %s", we.Line, we.Column, we.Path, we.Code)
+	}
+	if !strings.Contains(we.Message, "holds 257 cases (counting included case files), over the 256 a workload may run") ||
+		!strings.Contains(we.Message, "split the cases across two or more workloads") || strings.Contains(we.Message, "BUDGET") {
+		t.Errorf("message %q", we.Message)
+	}
+}
+
+// runTiny runs w on the test bench.
+func runTiny(t *testing.T, w *Workload) *Outcome {
+	t.Helper()
+	b := newTestBench()
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
