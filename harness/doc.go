@@ -84,11 +84,16 @@
 // workload-relative paths plus the digest of every manifest and scripted
 // table it reads. The same inputs land in the same directory. The run is
 // built in a hidden staging directory beside it (.<slug>.partial-*) and
-// swapped into place when it ends, so the directory is always one whole
-// run. The one exception protects evidence: a failed or cancelled run
-// never replaces a complete run of the same inputs; it stays in its
-// staging directory (Outcome.RunDir names it, with a warning). A
-// hard-killed run leaves its staging directory with status running. Files: config.json, scripted-*.json, one
+// swapped into place in one atomic exchange when it ends (package rundir),
+// so the directory is always one whole run. Writers of one run directory
+// take turns under its lock (.<slug>.lock): a run that finds an identical
+// complete run already installed keeps it and says so (Outcome.Notes).
+// Two exceptions protect evidence: a failed or cancelled run never
+// replaces a complete run of the same inputs, and a run whose record could
+// not say how it ended (a full disk) is never installed; either stays in
+// its staging directory (Outcome.RunDir names it). A hard-killed run
+// leaves its staging directory; the next run in the same directory removes
+// it once its owner lock says the owner is gone. Files: config.json, scripted-*.json, one
 // system-<id>.json or candidate-NN-<key>.json per contender, report.json
 // (budget.json when a foundry exhausts its habitat budget),
 // verification.json, gate.json, summary.md, _assembly.json and

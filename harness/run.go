@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/runrecord"
 )
 
@@ -86,6 +88,9 @@ type Outcome struct {
 	// Warnings are admission findings that do not fail the run (split
 	// leakage without --strict-splits).
 	Warnings []string
+	// Notes say what the run found that is neither a failure nor a risk
+	// (an identical complete run already in place).
+	Notes []string
 	// Err is why the run failed or was cancelled (also returned by Run).
 	Err error
 }
@@ -154,23 +159,14 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent := filepath.Dir(c.RunDir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
-	}
-	stage, err := os.MkdirTemp(parent, "."+c.Slug+".partial-")
+	st, err := rundir.Begin(ctx, c.RunDir)
 	if err != nil {
 		return nil, err
 	}
-	// MkdirTemp makes the directory private; the run directory it becomes
-	// is as readable as its parent.
-	if err := os.Chmod(stage, 0o755); err != nil {
-		os.RemoveAll(stage)
-		return nil, err
-	}
+	defer st.Release()
+	stage := st.Dir
 	rec, err := runrecord.Create(stage, Assembly(w), runrecord.Meta{RunSlug: c.Slug, FoundryHead: runrecord.FoundryHead(ctx, w.Path)}, opts.Clock)
 	if err != nil {
-		os.RemoveAll(stage)
 		return nil, err
 	}
 	if opts.HandleSignals {
@@ -188,19 +184,44 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
 		r.o.Err = runErr
 	}
 	r.o.Status = rec.Snapshot().Status
-	if r.o.Status != runrecord.RunComplete && completeRun(c.RunDir) {
-		// Same inputs, same slug: the previous run's results still stand,
-		// so an unfinished re-run must not replace them. It stays in its
-		// staging directory, whose record says how it ended.
-		r.o.RunDir = stage
+	r.o.RunDir = stage
+	if err := recordEnded(stage, r.o.Status); err != nil {
+		// The disk filled up (or the record was otherwise unwritable) before
+		// the record could say how the run ended: a run directory whose
+		// record says running would pass for one still in progress, so the
+		// run stays in its staging directory.
+		r.o.Err = errors.Join(runErr, fmt.Errorf("%v; the run was not installed and stays in %s", err, stage))
+		return r.o, r.o.Err
+	}
+	// Decided under the run directory's lock, so concurrent runs of the
+	// same inputs install one after the other.
+	d, err := st.Install(context.WithoutCancel(ctx), func(final string) rundir.Decision {
+		if !completeRun(final) {
+			return rundir.Replace
+		}
+		if r.o.Status != runrecord.RunComplete {
+			// Same inputs, same slug: the previous run's results still
+			// stand, so an unfinished re-run must not replace them.
+			return rundir.Keep
+		}
+		if sameRun(final, stage) {
+			return rundir.Same
+		}
+		return rundir.Replace
+	})
+	if err != nil {
+		r.o.Err = errors.Join(runErr, err)
+		return r.o, r.o.Err
+	}
+	switch d {
+	case rundir.Keep:
 		r.o.Warnings = append(r.o.Warnings, fmt.Sprintf("this run is %s, so it was left in %s; the complete run of the same inputs in %s was kept", r.o.Status, stage, c.RunDir))
-		return r.o, runErr
+	case rundir.Same:
+		r.o.RunDir = c.RunDir
+		r.o.Notes = append(r.o.Notes, fmt.Sprintf("an identical complete run was already in %s (another run of the same inputs finished first); it was kept", c.RunDir))
+	default:
+		r.o.RunDir = c.RunDir
 	}
-	if err := swap(stage, c.RunDir); err != nil {
-		r.o.RunDir = stage
-		return r.o, errors.Join(runErr, err)
-	}
-	r.o.RunDir = c.RunDir
 	return r.o, runErr
 }
 
@@ -218,28 +239,55 @@ func completeRun(dir string) bool {
 	return err == nil && v.Record != nil && v.Record.Status == runrecord.RunComplete
 }
 
-// swap moves stage to final, replacing a previous run directory.
-func swap(stage, final string) error {
-	var old string
-	if _, err := os.Lstat(final); err == nil {
-		tmp, err := os.MkdirTemp(filepath.Dir(final), "."+filepath.Base(final)+".old-")
-		if err != nil {
-			return err
-		}
-		old = filepath.Join(tmp, "run")
-		if err := os.Rename(final, old); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		defer os.RemoveAll(tmp)
+// recordEnded checks that the record on disk in dir says the run ended,
+// with the status the recorder holds.
+func recordEnded(dir, status string) error {
+	if status == runrecord.RunRunning {
+		return fmt.Errorf("the run record could not be written when the run ended")
 	}
-	if err := os.Rename(stage, final); err != nil {
-		if old != "" {
-			_ = os.Rename(old, final)
-		}
+	v, err := runrecord.Read(dir, runrecord.Options{})
+	switch {
+	case err != nil:
 		return err
+	case v.Record == nil:
+		return fmt.Errorf("the run record is unreadable: %v", v.Problem)
+	case v.Record.Status != status:
+		return fmt.Errorf("the run record on disk says %s, not %s", v.Record.Status, status)
 	}
 	return nil
+}
+
+// sameRun reports whether two run directories hold the same files with the
+// same bytes, the run record (which carries wall-clock times) aside.
+func sameRun(a, b string) bool {
+	files := func(dir string) map[string]bool {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return nil
+		}
+		out := map[string]bool{}
+		for _, de := range des {
+			if de.Name() != runrecord.RecordFile {
+				out[de.Name()] = de.Type().IsRegular()
+			}
+		}
+		return out
+	}
+	fa, fb := files(a), files(b)
+	if fa == nil || len(fa) != len(fb) {
+		return false
+	}
+	for name, regular := range fa {
+		if !regular || !fb[name] {
+			return false
+		}
+		ba, err1 := os.ReadFile(filepath.Join(a, name))
+		bb, err2 := os.ReadFile(filepath.Join(b, name))
+		if err1 != nil || err2 != nil || !bytes.Equal(ba, bb) {
+			return false
+		}
+	}
+	return true
 }
 
 type run struct {

@@ -195,6 +195,9 @@ func printSummary(w io.Writer, results []*harness.Result) {
 			for _, warn := range o.Warnings {
 				fmt.Fprintf(w, "  warning: %s\n", warn)
 			}
+			for _, note := range o.Notes {
+				fmt.Fprintf(w, "  note: %s\n", note)
+			}
 		}
 		for _, reason := range r.Reasons() {
 			fmt.Fprintf(w, "  FAIL %s\n", reason)

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness/rundir"
+)
+
+// TestMain lets a test start this test binary as the assay command
+// (ASSAY_TEST_AS_CLI=1), so process-level tests need no separate build and
+// run race-instrumented under go test -race.
+func TestMain(m *testing.M) {
+	if os.Getenv("ASSAY_TEST_AS_CLI") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// Four `assay run` processes of the default workloads at once, on one runs
+// root and one store, again and again: every process exits 0 or reports
+// the run lock, no staging directory is left, and every stored object is
+// named by its digest. Three iterations by default (about 5 s here);
+// ASSAY_CONCURRENT_ITERATIONS=50 with -race is the full check.
+func TestConcurrentRunsOfTheDefaultWorkloads(t *testing.T) {
+	iterations := 3
+	if s := os.Getenv("ASSAY_CONCURRENT_ITERATIONS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("ASSAY_CONCURRENT_ITERATIONS=%q", s)
+		}
+		iterations = n
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	out, store := filepath.Join(tmp, "runs"), filepath.Join(tmp, "store")
+	const procs = 4
+	locked := 0
+	for it := range iterations {
+		var wg sync.WaitGroup
+		results := make([]string, procs)
+		codes := make([]int, procs)
+		for p := range procs {
+			wg.Go(func() {
+				cmd := exec.Command(exe, "run", "--out", out, "--dir", store, "--concurrency", "2")
+				cmd.Dir = repo
+				cmd.Env = append(os.Environ(), "ASSAY_TEST_AS_CLI=1")
+				var buf bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &buf, &buf
+				err := cmd.Run()
+				results[p] = buf.String()
+				if err != nil {
+					codes[p] = -1
+					if ee, ok := err.(*exec.ExitError); ok {
+						codes[p] = ee.ExitCode()
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for p := range procs {
+			switch {
+			case codes[p] == 0:
+			case strings.Contains(results[p], "holds the lock on run directory"):
+				locked++
+			default:
+				t.Fatalf("iteration %d, process %d exited %d:\n%s", it, p, codes[p], results[p])
+			}
+		}
+		left, err := rundir.Leftovers(out)
+		if err != nil || len(left) > 0 {
+			t.Fatalf("iteration %d left %v (%v)", it, left, err)
+		}
+		checkHidden(t, out)
+		checkStore(t, store)
+	}
+	t.Logf("%d iterations of %d processes; %d reported the lock", iterations, procs, locked)
+}
+
+// checkHidden fails on any dot name beside a run directory: staging
+// directories, old runs, lock files.
+func checkHidden(t *testing.T, out string) {
+	t.Helper()
+	workloads, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range workloads {
+		entries, err := os.ReadDir(filepath.Join(out, w.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				t.Fatalf("left beside the run directories: %s", filepath.Join(out, w.Name(), e.Name()))
+			}
+		}
+	}
+}
+
+// checkStore fails unless every content-addressed object is named by the
+// digest of its bytes and no temporary file is left.
+func checkStore(t *testing.T, store string) {
+	t.Helper()
+	objects := 0
+	for _, ns := range []string{"manifests", "values", "runs"} {
+		entries, err := os.ReadDir(filepath.Join(store, ns))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			p := filepath.Join(store, ns, e.Name())
+			hex, ok := strings.CutSuffix(e.Name(), ".json")
+			if !ok {
+				t.Fatalf("store holds %s", p)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := canon.DigestBytes(b); d != "sha256:"+hex {
+				t.Fatalf("%s holds bytes whose digest is %s", p, d)
+			}
+			objects++
+		}
+	}
+	if objects == 0 {
+		t.Fatal("the store holds no objects")
+	}
+}

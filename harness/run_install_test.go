@@ -1,0 +1,143 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/algal-assay/assay/runrecord"
+)
+
+// plantOnFirstCase runs ticket-triage and, when its first case finishes,
+// calls plant with the staging directory the run is writing.
+func plantOnFirstCase(t *testing.T, plant func(stage string)) (*Outcome, error) {
+	t.Helper()
+	w, err := Load(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	b := newTestBench()
+	var once sync.Once
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: out, Concurrency: 1, OnProgress: func(Progress) {
+		once.Do(func() {
+			var m []string
+			all, _ := filepath.Glob(filepath.Join(out, w.Name, ".*.partial-*"))
+			for _, p := range all {
+				if !strings.HasSuffix(p, ".lock") {
+					m = append(m, p)
+				}
+			}
+			if len(m) != 1 {
+				t.Errorf("staging directories: %v", m)
+				return
+			}
+			plant(m[0])
+		})
+	}})
+	return o, err
+}
+
+// A disk that fills before the record can say how the run ended must not
+// install a run directory whose record says running: it stays in its
+// staging directory, named. (The record is made unwritable by putting a
+// directory where its rename lands, which fails like a full disk does.)
+func TestUnwritableRecordIsNotInstalled(t *testing.T) {
+	o, err := plantOnFirstCase(t, func(stage string) {
+		rec := filepath.Join(stage, runrecord.RecordFile)
+		if err := os.Remove(rec); err != nil {
+			t.Error(err)
+		}
+		if err := os.MkdirAll(filepath.Join(rec, "full"), 0o755); err != nil {
+			t.Error(err)
+		}
+	})
+	if err == nil || o == nil {
+		t.Fatalf("a run whose record could not be written succeeded: %v", err)
+	}
+	if o.Status != runrecord.RunRunning || o.Passed() {
+		t.Fatalf("status %s passed %v", o.Status, o.Passed())
+	}
+	if _, serr := os.Stat(o.Compiled.RunDir); !os.IsNotExist(serr) {
+		t.Fatalf("the run directory %s was installed (%v)", o.Compiled.RunDir, serr)
+	}
+	if !strings.Contains(filepath.Base(o.RunDir), ".partial-") || !strings.Contains(err.Error(), "stays in "+o.RunDir) {
+		t.Fatalf("RunDir %s, error %v: the staging directory is not named", o.RunDir, err)
+	}
+	if _, serr := os.Stat(o.RunDir); serr != nil {
+		t.Fatalf("the staging directory is gone: %v", serr)
+	}
+}
+
+// ENOSPC on an artifact (report.json pointed at /dev/full) fails the run,
+// and the run directory installed says failed.
+func TestDiskFullArtifactEndsFailed(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	o, err := plantOnFirstCase(t, func(stage string) {
+		if err := os.Symlink("/dev/full", filepath.Join(stage, ReportFile)); err != nil {
+			t.Error(err)
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("err %v, want ENOSPC", err)
+	}
+	if o.Status != runrecord.RunFailed || o.RunDir != o.Compiled.RunDir || recordStatus(t, o.RunDir) != runrecord.RunFailed {
+		t.Fatalf("status %s in %s", o.Status, o.RunDir)
+	}
+}
+
+// Runs of the same inputs at once: each builds its own staging directory,
+// installs one after the other under the run directory's lock, and every
+// one after the first finds an identical complete run, says so and passes.
+func TestConcurrentRunsOfOneSlug(t *testing.T) {
+	w, err := Load(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	const n = 4
+	outcomes := make([]*Outcome, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			b := newTestBench()
+			outcomes[i], errs[i] = Run(context.Background(), w, Options{Runner: b, Store: b, Out: out, Concurrency: 2})
+		})
+	}
+	wg.Wait()
+	noted := 0
+	for i, o := range outcomes {
+		if errs[i] != nil || o == nil || !o.Passed() {
+			t.Fatalf("run %d: %v", i, errs[i])
+		}
+		if o.RunDir != o.Compiled.RunDir {
+			t.Errorf("run %d points at %s, not the run directory", i, o.RunDir)
+		}
+		if len(o.Notes) > 0 {
+			if !strings.Contains(o.Notes[0], "identical complete run") {
+				t.Errorf("run %d: note %q", i, o.Notes[0])
+			}
+			noted++
+		}
+	}
+	if noted != n-1 {
+		t.Errorf("%d runs say they found an identical run, want %d", noted, n-1)
+	}
+	entries, err := os.ReadDir(filepath.Join(out, w.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || !entries[0].IsDir() {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("beside the run directory: %v", names)
+	}
+}
