@@ -235,12 +235,11 @@ func arrayIndex(k string) (uint64, bool) {
 // the order JavaScript's string comparison uses. It differs from byte order
 // only when a supplementary character (a surrogate pair in UTF-16) meets a
 // character in U+E000..U+FFFF.
+//
+// It allocates nothing and converts nothing: only the runes at the first
+// differing byte are decoded.
 func CompareUTF16(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
-	}
+	i := commonPrefix(a, b)
 	if i == len(a) || i == len(b) {
 		return cmpInt(len(a), len(b))
 	}
@@ -260,6 +259,32 @@ func CompareUTF16(a, b string) int {
 	// Same lead unit: both are supplementary, and their trail units
 	// order as the code points do.
 	return cmpInt(int(ra), int(rb))
+}
+
+// commonPrefix is the length of the longest common byte prefix of a and b.
+// Long prefixes are found by halving with string equality, which the
+// runtime runs a vector at a time, rather than a byte per step.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	lo, hi := 0, n
+	if n > 32 {
+		if a[:n] == b[:n] {
+			return n
+		}
+		// a[:lo] == b[:lo], and the first difference lies in [lo, hi).
+		for hi-lo > 32 {
+			mid := lo + (hi-lo)/2
+			if a[lo:mid] == b[lo:mid] {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+	}
+	for lo < hi && a[lo] == b[lo] {
+		lo++
+	}
+	return lo
 }
 
 func utf16Lead(r rune) rune {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
@@ -18,6 +19,96 @@ type machine struct {
 	vars  []any
 	names []string
 	stack []any
+	// sizes remembers the canonical size of each long string measured in
+	// this evaluation, by identity, so that a fold comparing or
+	// collecting the same env strings over and over measures each once:
+	// the burn of eq/lt/list does not grow with string length, so a scan
+	// per use could cost 128 KiB of work per 9 fuel. An entry holds its
+	// string, so its address cannot be reused while the entry lives. The
+	// map is bounded by the evaluation: a long string is either admitted
+	// input (env, program) or was made by an op that burned its length.
+	sizes map[*byte]sizeEntry
+	// pairs remembers the order of long string pairs compared in this
+	// evaluation, by identity, for the same reason: eq, lt and contains
+	// burn the same whatever the strings' length. At most maxPairs are
+	// kept; more distinct long pairs means shorter strings on average.
+	pairs map[pairKey]pairEntry
+	// measured counts the bytes scanned for long strings (sizes and
+	// comparisons), for the test that pins one scan per distinct use.
+	measured int
+}
+
+type pairKey struct {
+	a, b   *byte
+	la, lb int
+}
+
+type pairEntry struct {
+	a, b string // held so that the addresses stay theirs
+	c    int
+}
+
+const maxPairs = 256
+
+type sizeEntry struct {
+	s string
+	n int
+}
+
+// longString is the length from which a string's size is remembered;
+// shorter ones are measured in about the time a lookup takes.
+const longString = 1024
+
+// strLen is strLen(s), remembered for long strings.
+// compareText is canon.CompareUTF16(x, y), remembered for long strings.
+func (m *machine) compareText(x, y string) int {
+	if len(x) < longString || len(y) < longString {
+		return canon.CompareUTF16(x, y)
+	}
+	k := pairKey{unsafe.StringData(x), unsafe.StringData(y), len(x), len(y)}
+	if k.a == k.b && k.la == k.lb {
+		return 0
+	}
+	if e, ok := m.pairs[k]; ok {
+		return e.c
+	}
+	c := canon.CompareUTF16(x, y)
+	m.measured += min(len(x), len(y))
+	if m.pairs == nil {
+		m.pairs = make(map[pairKey]pairEntry)
+	}
+	if len(m.pairs) < maxPairs {
+		m.pairs[k] = pairEntry{x, y, c}
+	}
+	return c
+}
+
+// sameText is x == y, remembered for long strings of equal length.
+func (m *machine) sameText(x, y string) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	if len(x) < longString {
+		return x == y
+	}
+	return m.compareText(x, y) == 0
+}
+
+func (m *machine) strLen(s string) int {
+	if len(s) < longString {
+		return strLen(s)
+	}
+	p := unsafe.StringData(s)
+	if e, ok := m.sizes[p]; ok && len(e.s) == len(s) {
+		return e.n
+	}
+	if m.sizes == nil {
+		m.sizes = make(map[*byte]sizeEntry)
+	}
+	n := strLen(s)
+	m.sizes[p] = sizeEntry{s, n}
+	m.measured += len(s)
+	return n
 }
 
 var machines = sync.Pool{New: func() any { return &machine{stack: make([]any, 0, 64)} }}
@@ -111,6 +202,15 @@ func (p *Program) eval(env map[string]any, fuel int) (any, int, *fault.Error) {
 	v, err := m.eval(p.root)
 	burn := fuel - m.left
 	clear(m.vars)
+	if m.measured != 0 { // entries exist only after a miss
+		if len(m.sizes) > 64 || len(m.pairs) > 64 {
+			// Let a rare large table go rather than pool it.
+			m.sizes, m.pairs = nil, nil
+		}
+		clear(m.sizes)
+		clear(m.pairs)
+		m.measured = 0
+	}
 	// Every evalArgs push is popped (and cleared) by its caller, so only
 	// a non-empty stack, which cannot happen, would need clearing here.
 	clear(m.stack)
@@ -187,7 +287,7 @@ func (m *machine) evalArgs(n *node) (base, deep int, err *fault.Error) {
 		case float64:
 			total += 25
 		case string:
-			total += strLen(x)
+			total += m.strLen(x)
 		case []any, map[string]any:
 			s, d := measure(x)
 			total += s
@@ -587,7 +687,7 @@ func (m *machine) object(n *node) (any, *fault.Error) {
 			total++
 		}
 		total += n.keyCost[i]
-		if total, err = walkInto(total, v, 1); err != nil {
+		if total, err = m.walkInto(total, v, 1); err != nil {
 			return nil, err
 		}
 		out[n.keys[i]] = v
@@ -598,7 +698,7 @@ func (m *machine) object(n *node) (any, *fault.Error) {
 // walkInto adds v, walked at depth, to a collection builder's running
 // total. The common case is settled by one measure; only a failing value
 // is walked step by step to find which bound breaks first.
-func walkInto(total int, v any, depth int) (int, *fault.Error) {
+func (m *machine) walkInto(total int, v any, depth int) (int, *fault.Error) {
 	switch x := v.(type) {
 	case float64:
 		total += numLen(x)
@@ -606,7 +706,7 @@ func walkInto(total int, v any, depth int) (int, *fault.Error) {
 		s, _ := measure(x)
 		total += s
 	case string:
-		total += strLen(x) // op-made strings are already within bounds
+		total += m.strLen(x) // op-made strings are already within bounds
 	default:
 		s, d := measure(v)
 		if depth+d <= MaxValueDepth && total+s <= MaxValueBytes {
@@ -645,7 +745,7 @@ func (m *machine) mapFilter(n *node) (any, *fault.Error) {
 			if i > 0 {
 				total++
 			}
-			if total, err = walkInto(total, v, 1); err != nil {
+			if total, err = m.walkInto(total, v, 1); err != nil {
 				return nil, err
 			}
 			out = append(out, v)
@@ -703,7 +803,7 @@ func (m *machine) evalMore(n *node) (any, *fault.Error) {
 			if err := m.charge(1); err != nil {
 				return nil, err
 			}
-			if equal(it, v) {
+			if m.equal(it, v) {
 				return true, nil
 			}
 		}
@@ -772,7 +872,7 @@ func (m *machine) evalMore(n *node) (any, *fault.Error) {
 				if err := m.charge(1); err != nil {
 					return nil, err
 				}
-				if equal(kept, it) {
+				if m.equal(kept, it) {
 					continue items
 				}
 			}
@@ -787,7 +887,7 @@ func (m *machine) evalMore(n *node) (any, *fault.Error) {
 		if err := m.charge(len(l)); err != nil {
 			return nil, err
 		}
-		return sortValues(l), nil
+		return m.sortValues(l), nil
 	case opKeys, opValues:
 		o, err := m.obj(n.args[0], n.opName, 0)
 		if err != nil {
@@ -1015,7 +1115,7 @@ func asciiMap(s string, lo, hi byte, delta int) string {
 
 // sortValues returns a stably sorted copy of l under compareTotal; maps are
 // rendered once each rather than per comparison.
-func sortValues(l []any) []any {
+func (m *machine) sortValues(l []any) []any {
 	type entry struct {
 		v   any
 		txt []byte
@@ -1031,7 +1131,7 @@ func sortValues(l []any) []any {
 		if a.txt != nil && b.txt != nil {
 			return strings.Compare(string(a.txt), string(b.txt))
 		}
-		return compareTotal(a.v, b.v)
+		return m.compareTotal(a.v, b.v)
 	})
 	out := make([]any, len(es))
 	for i, e := range es {
@@ -1164,7 +1264,7 @@ func (m *machine) binary(n *node, a, b any) (any, *fault.Error) {
 			if !ok {
 				return nil, errCompare(n.opName, a, b)
 			}
-			c = canon.CompareUTF16(x, y)
+			c = m.compareText(x, y)
 		default:
 			return nil, errCompare(n.opName, a, b)
 		}
@@ -1181,7 +1281,7 @@ func (m *machine) binary(n *node, a, b any) (any, *fault.Error) {
 		if err := m.charge(countNodes(a) + countNodes(b)); err != nil {
 			return nil, err
 		}
-		return equal(a, b) == (n.op == opEq), nil
+		return m.equal(a, b) == (n.op == opEq), nil
 
 	}
 	return nil, newErr(CodeOp, "op", n.opName)
@@ -1190,12 +1290,12 @@ func (m *machine) binary(n *node, a, b any) (any, *fault.Error) {
 // argBound is a cheap upper bound of v's canonical size for the evalArgs
 // running total: exact for everything but numbers, which count their
 // longest possible rendering.
-func argBound(v any) (size, deep int) {
+func (m *machine) argBound(v any) (size, deep int) {
 	switch x := v.(type) {
 	case float64:
 		return 25, 0
 	case string:
-		return strLen(x), 0
+		return m.strLen(x), 0
 	case bool:
 		if x {
 			return 4, 0
@@ -1212,7 +1312,7 @@ func (m *machine) eval2(n *node) (a, b any, err *fault.Error) {
 	if a, err = m.eval(n.args[0]); err != nil {
 		return nil, nil, err
 	}
-	sa, _ := argBound(a)
+	sa, _ := m.argBound(a)
 	if 2+sa > MaxValueBytes {
 		if sa, _ = measure(a); 2+sa > MaxValueBytes {
 			return nil, nil, errBounds("value-bytes", MaxValueBytes)
@@ -1221,7 +1321,7 @@ func (m *machine) eval2(n *node) (a, b any, err *fault.Error) {
 	if b, err = m.eval(n.args[1]); err != nil {
 		return nil, nil, err
 	}
-	sb, _ := argBound(b)
+	sb, _ := m.argBound(b)
 	if 3+sa+sb > MaxValueBytes {
 		sa, _ = measure(a)
 		if sb, _ = measure(b); 3+sa+sb > MaxValueBytes {

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"slices"
 	"unicode/utf8"
@@ -48,9 +49,39 @@ func numLen(f float64) int {
 	return len(canon.FormatNumber(buf[:0], f))
 }
 
-// strLen is the canonical byte length of s including its quotes.
+// strLen is the canonical byte length of s including its quotes. Eight
+// bytes are tested at a time for the three byte classes that escape
+// (controls below 0x20, '"' and '\\'); only a word holding one is counted
+// byte by byte, so plain text costs about one step per word.
 func strLen(s string) int {
 	n := 2 + len(s)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		if !mayEscape(w) {
+			continue
+		}
+		n += escapeExtra(s[i : i+8])
+	}
+	return n + escapeExtra(s[i:])
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// mayEscape reports whether some byte of w is below 0x20, '"' or '\\'
+// (each test is exact: a set high bit marks a byte of the class).
+func mayEscape(w uint64) bool {
+	quote := w ^ (ones * '"')
+	slash := w ^ (ones * '\\')
+	return ((w-ones*0x20)&^w|(quote-ones)&^quote|(slash-ones)&^slash)&highs != 0
+}
+
+// escapeExtra counts the bytes escaping adds to s over its raw length.
+func escapeExtra(s string) int {
+	n := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
@@ -426,8 +457,9 @@ func strSize(s string) (n int, ok bool) {
 }
 
 // equal is structural equality: numbers by value (1 == 1.0, -0 == 0),
-// objects key-order-insensitive, different kinds unequal.
-func equal(a, b any) bool {
+// objects key-order-insensitive, different kinds unequal. Strings are
+// compared through m.sameText.
+func (m *machine) equal(a, b any) bool {
 	switch x := a.(type) {
 	case nil:
 		return b == nil
@@ -439,14 +471,14 @@ func equal(a, b any) bool {
 		return ok && x == y
 	case string:
 		y, ok := b.(string)
-		return ok && x == y
+		return ok && m.sameText(x, y)
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
 			return false
 		}
 		for i := range x {
-			if !equal(x[i], y[i]) {
+			if !m.equal(x[i], y[i]) {
 				return false
 			}
 		}
@@ -459,7 +491,7 @@ func equal(a, b any) bool {
 		seen := 0
 		for k, xv := range x {
 			yv, ok := y[k]
-			if !ok || !equal(xv, yv) {
+			if !ok || !m.equal(xv, yv) {
 				return false
 			}
 			if seen++; seen == len(x) {
@@ -490,7 +522,7 @@ func rank(v any) int {
 // compareTotal is sort's total order: null < bool < number < string < list
 // < map; false < true; numbers by value; strings by UTF-16 code units; lists
 // elementwise then by length; maps by the bytes of their canonical text.
-func compareTotal(a, b any) int {
+func (m *machine) compareTotal(a, b any) int {
 	ra, rb := rank(a), rank(b)
 	if ra != rb {
 		return ra - rb
@@ -515,11 +547,11 @@ func compareTotal(a, b any) int {
 		}
 		return 0
 	case string:
-		return canon.CompareUTF16(x, b.(string))
+		return m.compareText(x, b.(string))
 	case []any:
 		y := b.([]any)
 		for i := 0; i < len(x) && i < len(y); i++ {
-			if c := compareTotal(x[i], y[i]); c != 0 {
+			if c := m.compareTotal(x[i], y[i]); c != 0 {
 				return c
 			}
 		}
