@@ -165,6 +165,12 @@ func RunFile(ctx context.Context, path string, opts BatchOptions) *Result {
 	return runLoaded(ctx, &Result{Path: path, Workload: w, Err: err}, opts)
 }
 
+// RunWorkload runs a workload already loaded from path (LoadAll), for
+// hosts that load first and run later, as the Ginkgo suites do.
+func RunWorkload(ctx context.Context, path string, w *Workload, opts BatchOptions) *Result {
+	return runLoaded(ctx, &Result{Path: path, Workload: w}, opts)
+}
+
 // runLoaded runs r's workload unless it failed to load.
 func runLoaded(ctx context.Context, r *Result, opts BatchOptions) *Result {
 	if r.Err == nil {
@@ -193,3 +199,6 @@ func Tally(results []*Result) (passed, failed int) {
 
 // JoinReasons is Reasons as one line, for a JSON error message.
 func (r *Result) JoinReasons() string { return strings.Join(r.Reasons(), "; ") }
+
+// NamePos is where the workload's name: was written.
+func (w *Workload) NamePos() Pos { return w.namePos }

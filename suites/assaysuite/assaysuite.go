@@ -1,0 +1,292 @@
+// Package assaysuite turns Assay workloads (*.bench.yaml, *.foundry.yaml)
+// into Ginkgo specs, so any repository's suite is a few lines:
+//
+//	package suites
+//
+//	import (
+//		"testing"
+//
+//		"github.com/algal-assay/assay/suites/assaysuite"
+//		. "github.com/onsi/ginkgo/v2"
+//		. "github.com/onsi/gomega"
+//	)
+//
+//	func TestWorkloads(t *testing.T) {
+//		RegisterFailHandler(Fail)
+//		RunSpecs(t, "workloads")
+//	}
+//
+//	var _ = assaysuite.Workloads(".")
+//
+// Each workload is one ordered container labelled with its name and kind:
+// it runs when the first of its specs does (so -ginkgo.label-filter=NAME
+// runs only that workload, and `ginkgo -p` spreads workloads over
+// processes), and holds a spec for the run, one per contender, one for the
+// verification and one per gate rule, each located at the line of the
+// workload file it checks. Only the run, the verification and the gate
+// decide pass or fail; a case failure no gate rule mentions is reported,
+// not failed. Report entries appear for failures or with -v.
+//
+// The run directories of a workload that fails are kept and every failure
+// names them (JUnit and JSON reports carry the message); a passing
+// workload's are removed unless Options.Out (or ASSAY_SUITES_OUT) names
+// where they go. ASSAY_SUITES adds workload roots (a path list).
+package assaysuite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Options configure Workloads.
+type Options struct {
+	// Out is the root of the run directories; "" keeps them in a temporary
+	// directory, removed after a passing workload and kept after a failing
+	// one.
+	Out string
+	// Concurrency bounds the cases in flight per workload (0: one per CPU,
+	// at least two).
+	Concurrency int
+}
+
+// Workloads declares the specs of every workload under roots (files or
+// directories; ASSAY_SUITES adds more) and returns true, so it can be
+// called as `var _ = assaysuite.Workloads("suites")`. Call it at the top
+// level of a suite file, while Ginkgo builds the spec tree.
+func Workloads(roots ...string) bool { return WorkloadsWith(Options{}, roots...) }
+
+// WorkloadsWith is Workloads with options.
+func WorkloadsWith(opts Options, roots ...string) bool {
+	roots = append(append([]string{}, roots...), harness.SplitList(os.Getenv("ASSAY_SUITES"))...)
+	if opts.Out == "" {
+		opts.Out = os.Getenv("ASSAY_SUITES_OUT")
+	}
+	Describe("Assay workloads", func() {
+		paths, err := harness.Discover(roots...)
+		if err != nil {
+			It("discovers workloads", func() { Fail(err.Error()) })
+			return
+		}
+		if len(paths) == 0 {
+			// An empty suite would report success having checked nothing.
+			It("finds at least one workload", func() {
+				Fail(fmt.Sprintf("no *.bench.yaml or *.foundry.yaml under %v (run `assay init` for a starter set)", roots))
+			})
+			return
+		}
+		ws, errs := harness.LoadAll(paths)
+		for i, p := range paths {
+			if errs[i] != nil {
+				describeInvalid(p, errs[i])
+				continue
+			}
+			describeWorkload(p, ws[i], opts)
+		}
+	})
+	return true
+}
+
+// at locates a spec at a line of a workload file.
+func at(file string, line int) types.CodeLocation {
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	return types.CodeLocation{FileName: file, LineNumber: line}
+}
+
+// fileLabels labels a workload that did not load by what its file name
+// says (name and kind), so -label-filter=<name> still selects, and fails
+// on, a workload that is broken rather than silently matching nothing.
+func fileLabels(path string) Labels {
+	labels := Labels{"invalid"}
+	kind, ok := harness.KindOf(path)
+	if !ok {
+		return labels
+	}
+	if name := harness.FileStem(path); labelSafe.MatchString(name) {
+		labels = append(labels, name)
+	}
+	return append(labels, string(kind))
+}
+
+var labelSafe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+func describeInvalid(path string, err error) {
+	line := 1
+	if f, ok := fault.As(err); ok && f.Line > 0 {
+		line = f.Line
+	}
+	Describe(path, fileLabels(path), at(path, 1), func() {
+		It("loads", at(path, line), func() { Fail(err.Error()) })
+	})
+}
+
+// workloadRun is one workload's run, shared by its specs.
+type workloadRun struct {
+	path   string
+	w      *harness.Workload
+	opts   Options
+	tmp    string
+	result *harness.Result
+	failed bool
+}
+
+func (r *workloadRun) outcome() *harness.Outcome { return r.result.Outcome }
+
+// runDir names where the run's files are, for failure messages.
+func (r *workloadRun) runDir() string {
+	if o := r.outcome(); o != nil && o.RunDir != "" {
+		return o.RunDir
+	}
+	return filepath.Join(r.tmp, "runs")
+}
+
+// fail fails the current spec, naming the kept run directory.
+func (r *workloadRun) fail(msg string) {
+	r.failed = true
+	AddReportEntry("run directory", r.runDir())
+	Fail(fmt.Sprintf("%s\nrun directory (kept): %s", msg, r.runDir()))
+}
+
+// completed skips a spec whose subject the run never reached.
+func (r *workloadRun) completed() {
+	if o := r.outcome(); o == nil || o.Status != "complete" {
+		Skip("the run did not complete (see the run spec)")
+	}
+}
+
+func (r *workloadRun) start() {
+	tmp, err := os.MkdirTemp("", "assay-suite-"+r.w.Name+"-")
+	if err != nil {
+		Fail(err.Error())
+	}
+	r.tmp = tmp
+	out := r.opts.Out
+	if out == "" {
+		out = filepath.Join(tmp, "runs")
+	}
+	wb, err := vm.NewWorkbench(filepath.Join(tmp, "store"))
+	if err != nil {
+		Fail(err.Error())
+	}
+	r.result = harness.RunWorkload(context.Background(), r.path, r.w, harness.BatchOptions{
+		Options: harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: r.opts.Concurrency},
+	})
+}
+
+func (r *workloadRun) finish() {
+	if !r.failed && r.tmp != "" {
+		os.RemoveAll(r.tmp)
+	}
+}
+
+func describeWorkload(path string, w *harness.Workload, opts Options) {
+	r := &workloadRun{path: path, w: w, opts: opts}
+	Describe(fmt.Sprintf("%s %s", w.Kind, w.Name), Label(w.Name, string(w.Kind)), Ordered, ContinueOnFailure, at(path, w.NamePos().Line), func() {
+		BeforeAll(r.start)
+		AfterAll(r.finish)
+
+		It("runs to completion", Label("run"), at(path, w.NamePos().Line), func() {
+			o := r.outcome()
+			if o != nil {
+				for _, warn := range o.Warnings {
+					AddReportEntry("warning", warn)
+				}
+			}
+			if r.result.Err != nil || o == nil || o.Status != "complete" {
+				r.fail(fmt.Sprintf("%s: the run did not complete: %s", path, r.result.JoinReasons()))
+			}
+		})
+		if w.Kind == harness.KindBench {
+			for _, s := range w.Systems {
+				It("system "+s.ID, Label("system"), at(path, s.Pos.Line), func() {
+					r.completed()
+					describeSystem(r, s.ID)
+				})
+			}
+		} else {
+			It("promotes a candidate within the habitat budget", Label("candidates"), at(path, w.NamePos().Line), func() {
+				r.completed()
+				describeCandidates(r)
+			})
+		}
+		It("verifies the report and every receipt", Label("verify"), at(path, w.NamePos().Line), func() {
+			r.completed()
+			v := r.outcome().Verification
+			AddReportEntry("checked receipts", v.CheckedReceipts, ReportEntryVisibilityFailureOrVerbose)
+			if !v.OK {
+				r.fail(fmt.Sprintf("verification failed:\n%s", strings.Join(v.Mismatches, "\n")))
+			}
+		})
+		for i, rule := range w.Gate.Rules {
+			It("gate: "+rule.Name(), Label("gate"), at(path, rule.Pos.Line), func() {
+				r.completed()
+				gates := r.outcome().Gates
+				if i >= len(gates) || gates[i].Rule.Name() != rule.Name() {
+					r.fail(fmt.Sprintf("gate rule %q was not judged", rule.Name()))
+					return
+				}
+				AddReportEntry("verdict", gates[i].Message, ReportEntryVisibilityFailureOrVerbose)
+				if !gates[i].Passed {
+					r.fail(gates[i].Message)
+				}
+			})
+		}
+	})
+}
+
+// describeSystem reports one bench system's measurements and the cases it
+// failed; it fails only when the report lacks the system.
+func describeSystem(r *workloadRun, id string) {
+	rep := r.outcome().Bench
+	for i := range rep.Systems {
+		s := &rep.Systems[i]
+		if s.ID != id {
+			continue
+		}
+		AddReportEntry("passed", fmt.Sprintf("%d/%d", s.Passed, s.Total), ReportEntryVisibilityFailureOrVerbose)
+		AddReportEntry("usage", fmt.Sprintf("%d tokens in, %d out, %s, %d effect calls", s.Usage.TokensIn, s.Usage.TokensOut, bench.FormatCost(s.Usage.Cost), s.EffectCalls), ReportEntryVisibilityFailureOrVerbose)
+		for j := range s.Cases {
+			if c := &s.Cases[j]; !c.Passed {
+				AddReportEntry("failed case "+c.ID, fmt.Sprintf("outcome %s; expected %v; got %v; receipt %s", c.Outcome, c.Expect, c.Outputs, c.ReceiptDigest), ReportEntryVisibilityFailureOrVerbose)
+			}
+		}
+		if int(s.Total) != len(rep.Cases) {
+			r.fail(fmt.Sprintf("system %q ran %d of %d cases", id, s.Total, len(rep.Cases)))
+		}
+		return
+	}
+	r.fail(fmt.Sprintf("the report has no system %q", id))
+}
+
+// describeCandidates reports each candidate's rates and the promotion; it
+// fails when the habitat budget ran out before a promotion.
+func describeCandidates(r *workloadRun) {
+	res := r.outcome().Foundry
+	if res.Report == nil {
+		r.fail("the habitat budget was exhausted before a candidate was promoted; see budget.json")
+		return
+	}
+	rep := res.Report
+	for i := range rep.Candidates {
+		c := &rep.Candidates[i]
+		mark := ""
+		if c.ManifestDigest == rep.Promoted {
+			mark = " (promoted)"
+		}
+		AddReportEntry("candidate "+c.ManifestKey+mark, fmt.Sprintf("validation %d/%d, train %d/%d, %d agent calls",
+			c.Validation.Passed, c.Validation.Total, c.Train.Passed, c.Train.Total, c.Work.AgentCalls), ReportEntryVisibilityFailureOrVerbose)
+	}
+	AddReportEntry("holdout", fmt.Sprintf("%d/%d", rep.Holdout.Passed, rep.Holdout.Total), ReportEntryVisibilityFailureOrVerbose)
+}

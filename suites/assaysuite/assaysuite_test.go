@@ -1,0 +1,116 @@
+package assaysuite_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFiles writes name -> content under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// offlineGo runs the go command in dir against the module cache only: the
+// second module resolves Assay through its replace directive and every
+// other module from what this module already downloaded.
+func offlineGo(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	cmd := exec.Command(goBin, args...)
+	cmd.Dir = dir
+	// TMPDIR keeps the run directories a failing suite keeps inside the
+	// test's own directory.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// Another repository's suite is the few lines the package doc shows; this
+// builds such a repository as a second module that uses Assay through a
+// replace directive and runs its suite, passing and then failing.
+func TestSecondModuleSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a second module")
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	organism, err := os.ReadFile(filepath.Join(repo, "fixtures", "triage", "triage-single.algal.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	workload := `name: triage
+revision: 1
+systems:
+  - id: single
+    manifest: ../organisms/triage.algal.json
+    executors: { model: cases }
+cases:
+  - id: refund
+    args: { ticket: "Please refund the second charge." }
+    expect: { queue: billing }
+    responses:
+      model: { route: billing }
+gate:
+  min-passed: { single: 1 }
+`
+	writeFiles(t, dir, map[string]string{
+		"go.mod": "module example.com/triage\n\ngo 1.26\n\nrequire github.com/algal-assay/assay v0.0.0\n\nreplace github.com/algal-assay/assay => " + filepath.ToSlash(repo) + "\n",
+		"go.sum": string(sums),
+		"organisms/triage.algal.json": string(organism),
+		"suites/triage.bench.yaml":    workload,
+		"suites/suite_test.go": `package suites
+
+import (
+	"testing"
+
+	"github.com/algal-assay/assay/suites/assaysuite"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestWorkloads(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "workloads")
+}
+
+var _ = assaysuite.Workloads(".")
+`,
+	})
+	out, err := offlineGo(t, dir, "test", "./suites/...")
+	if err != nil || !strings.Contains(out, "ok  \texample.com/triage/suites") {
+		t.Fatalf("the second module's suite failed: %v\n%s", err, out)
+	}
+	// A broken expectation fails the suite at the gate rule's line.
+	writeFiles(t, dir, map[string]string{"suites/triage.bench.yaml": strings.Replace(workload, "queue: billing", "queue: account", 1)})
+	out, err = offlineGo(t, dir, "test", "./suites/...")
+	if err == nil {
+		t.Fatalf("a failing gate passed:\n%s", out)
+	}
+	for _, want := range []string{"gate: single passes at least 1 cases", "triage.bench.yaml:14", "run directory (kept):"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
