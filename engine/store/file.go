@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -33,6 +34,9 @@ const DefaultDir = ".algal"
 // (IO_FAILED) so the store cannot be redirected outside itself.
 type FileStore struct {
 	root string
+	// clean removes killed writers' temporary files before the first
+	// write (leftovers.go).
+	clean sync.Once
 }
 
 // OpenFileStore opens (without creating) the store rooted at dir; the
@@ -155,7 +159,12 @@ func verified(op, path string, b []byte, digest string) (any, error) {
 // publish installs data at path. With replace false an existing name is
 // left untouched and installed is false; with replace true it is replaced
 // atomically.
-func publish(op, path string, data []byte, replace bool) (installed bool, err error) {
+func (f *FileStore) publish(op, path string, data []byte, replace bool) (installed bool, err error) {
+	release, err := f.writing(op)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, errf(fault.IOFailed, op, dir, "%v", unwrap(err))
@@ -166,7 +175,7 @@ func publish(op, path string, data []byte, replace bool) (installed bool, err er
 	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
 		return false, errf(fault.IOFailed, op, path, "not a regular file (%s)", st.Mode().Type())
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-")
+	tmp, err := os.CreateTemp(dir, TempPrefix)
 	if err != nil {
 		return false, errf(fault.IOFailed, op, dir, "%v", unwrap(err))
 	}
@@ -239,7 +248,7 @@ func (f *FileStore) putCanonical(ns Namespace, b []byte) (string, error) {
 	if _, err := os.Lstat(path); err == nil {
 		return d, f.checkExisting(path, d)
 	}
-	installed, err := publish("put", path, b, false)
+	installed, err := f.publish("put", path, b, false)
 	if err != nil {
 		return "", err
 	}
@@ -405,7 +414,7 @@ func (f *FileStore) PutEffect(record map[string]any, identity string) (map[strin
 		return nil, err
 	}
 	if _, err := os.Lstat(path); err != nil {
-		installed, err := publish("effect", path, b, false)
+		installed, err := f.publish("effect", path, b, false)
 		if err != nil {
 			return nil, err
 		}
@@ -462,6 +471,6 @@ func (f *FileStore) SetSlot(name string, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = publish("slot", path, b, true)
+	_, err = f.publish("slot", path, b, true)
 	return err
 }

@@ -35,6 +35,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/gofrs/flock"
 )
 
@@ -53,38 +54,20 @@ const (
 	legacyOldInfix = ".old-"
 )
 
-// Error codes.
-const (
-	CodeLocked = "RUNDIR_LOCKED"
-	CodeIO     = "RUNDIR_IO"
-)
+// CodeLocked is the code of a run lock another writer held for longer than
+// LockWait (a host-only code); every other failure is fault.IOFailed.
+const CodeLocked = "RUNDIR_LOCKED"
 
-// Error is a run-directory failure: Path is the file or directory at fault.
-type Error struct {
-	Code    string
-	Path    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Path + ": " + e.Message }
-
-// ErrorCode returns the contract code.
-func (e *Error) ErrorCode() string { return e.Code }
-
-func (e *Error) Unwrap() error { return e.Err }
-
-func ioErr(path string, err error) *Error {
-	msg := err.Error()
+func ioErr(path string, err error) *fault.Error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		msg = pe.Op + ": " + pe.Err.Error()
+		return &fault.Error{Code: fault.IOFailed, File: path, Message: pe.Op, Err: pe.Err}
 	}
 	var le *os.LinkError
 	if errors.As(err, &le) {
-		msg = le.Op + ": " + le.Err.Error()
+		return &fault.Error{Code: fault.IOFailed, File: path, Message: le.Op, Err: le.Err}
 	}
-	return &Error{Code: CodeIO, Path: path, Message: msg, Err: err}
+	return &fault.Error{Code: fault.IOFailed, File: path, Err: err}
 }
 
 // LockWait is how long a writer waits for another writer's run lock. The
@@ -155,9 +138,9 @@ func lockRun(ctx context.Context, final string) (*runLock, error) {
 					holder = fmt.Sprintf("process %d", pid)
 				}
 			}
-			return nil, &Error{Code: CodeLocked, Path: path,
+			return nil, &fault.Error{Code: CodeLocked, File: path,
 				Message: fmt.Sprintf("%s holds the lock on run directory %s (another assay run is writing it); waited %s: try again when it has finished", holder, final, LockWait),
-				Err:     ctx.Err()}
+			}
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
@@ -223,7 +206,7 @@ const (
 // released whatever happens.
 func (s *Stage) Install(ctx context.Context, decide func(final string) Decision) (Decision, error) {
 	if s.done {
-		return Keep, &Error{Code: CodeIO, Path: s.Dir, Message: "stage already installed or released"}
+		return Keep, &fault.Error{Code: fault.Internal, File: s.Dir, Message: "stage already installed or released"}
 	}
 	run, err := lockRun(ctx, s.Final)
 	if err != nil {

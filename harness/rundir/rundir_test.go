@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/gofrs/flock"
 )
 
@@ -116,7 +117,7 @@ func TestHeldLockIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Begin(context.Background(), final)
-	var e *Error
+	var e *fault.Error
 	if !errors.As(err, &e) || e.Code != CodeLocked || !strings.Contains(e.Error(), "process 4242 holds the lock on run directory "+final) {
 		t.Fatalf("Begin under a held lock: %v", err)
 	}

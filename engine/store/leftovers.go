@@ -1,0 +1,103 @@
+package store
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/gofrs/flock"
+)
+
+// TempPrefix starts the name of every temporary file a FileStore write
+// creates beside the object it publishes. A write removes its own; one
+// killed mid-write leaves it behind.
+const TempPrefix = ".tmp-"
+
+// WritersLock is the file at the store root every write holds a shared
+// OS lock (flock) on while its temporary file exists. The lock dies with
+// its process, so whoever can take it exclusively knows no write is in
+// flight anywhere, and every temporary file is a killed writer's.
+const WritersLock = ".writers.lock"
+
+// writing holds the writers' lock for one publish; the first write of a
+// FileStore first removes killed writers' temporary files.
+func (f *FileStore) writing(op string) (release func(), err error) {
+	if err := noLink(f.root); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(f.root, 0o755); err != nil {
+		return nil, errf(fault.IOFailed, op, f.root, "%v", unwrap(err))
+	}
+	f.clean.Do(f.removeTemps)
+	l := flock.New(filepath.Join(f.root, WritersLock), flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
+	if err := l.RLock(); err != nil {
+		return nil, errf(fault.IOFailed, op, l.Path(), "%v", unwrap(err))
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
+// removeTemps removes every temporary file when no write is in flight
+// (best effort: a store in use by another process is cleaned later).
+func (f *FileStore) removeTemps() {
+	l := flock.New(filepath.Join(f.root, WritersLock), flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
+	if ok, err := l.TryLock(); err != nil || !ok {
+		return
+	}
+	defer l.Unlock()
+	temps, _ := f.temps()
+	for _, p := range temps {
+		os.Remove(p)
+	}
+}
+
+// temps lists the temporary files in the store's namespace directories.
+func (f *FileStore) temps() ([]string, error) {
+	des, err := os.ReadDir(f.root)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, errf(fault.IOFailed, "leftovers", f.root, "%v", unwrap(err))
+	}
+	var out []string
+	for _, de := range des {
+		if !de.IsDir() {
+			continue
+		}
+		dir := filepath.Join(f.root, de.Name())
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, errf(fault.IOFailed, "leftovers", dir, "%v", unwrap(err))
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), TempPrefix) && e.Type().IsRegular() {
+				out = append(out, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Leftovers lists the temporary files killed writers left in the store.
+// It writes nothing (not even the lock file). While a write is in flight
+// in any process, no temporary file can be told from one being written,
+// so it reports none and busy is true.
+func (f *FileStore) Leftovers() (paths []string, busy bool, err error) {
+	l := flock.New(filepath.Join(f.root, WritersLock), flock.SetFlag(os.O_RDONLY))
+	ok, lerr := l.TryLock()
+	switch {
+	case lerr == nil && !ok:
+		return nil, true, nil
+	case lerr == nil:
+		defer l.Unlock()
+	case !errors.Is(lerr, fs.ErrNotExist):
+		return nil, false, errf(fault.IOFailed, "leftovers", l.Path(), "%v", unwrap(lerr))
+	}
+	paths, err = f.temps()
+	return paths, false, err
+}
