@@ -197,7 +197,9 @@ func (w *Workload) checkRoutes(cs []contender) error {
 				reached[n] = true
 				continue
 			}
-			if !c.shared {
+			// A manifest without effect cells (a constant baseline) has
+			// nothing to misroute; its system still names an executor.
+			if !c.shared && hasEffects(c.manifest) {
 				idle = append(idle, n)
 			}
 		}
@@ -230,6 +232,15 @@ func (w *Workload) checkRoutes(cs []contender) error {
 		}
 	}
 	return nil
+}
+
+func hasEffects(m *manifest.Manifest) bool {
+	for _, cell := range m.Cells {
+		if cell.Kind.IsEffect() {
+			return true
+		}
+	}
+	return false
 }
 
 // routeSummary says where a manifest's effect cells route, for messages.

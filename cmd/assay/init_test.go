@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goOffline runs the go command in dir with the module cache only: Assay
+// resolves through the scaffold's replace directive, everything else from
+// what this module already downloaded.
+func goOffline(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	cmd := exec.Command(goBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %v in %s: %v\n%s", args, dir, err, out)
+	}
+	return string(out)
+}
+
+// assay init's scaffold passes `assay run` and `go test ./suites/...` at
+// once, in a fresh directory that uses Assay as a module.
+func TestInitScaffoldPassesAtOnce(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "My Organisms")
+	var out, errb bytes.Buffer
+	if code := run([]string{"init", dir, "--replace", repo}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("init: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	for _, f := range []string{
+		"go.mod", ".gitignore",
+		"organisms/review-sentiment.algal.json", "organisms/always-positive.algal.json",
+		"suites/review-sentiment.bench.yaml", "suites/review-sentiment.foundry.yaml", "suites/suite_test.go",
+		".github/workflows/assay-pr.yml", ".github/workflows/assay-comment.yml",
+	} {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
+			t.Errorf("init did not write %s", f)
+		}
+		if !strings.Contains(out.String(), "  "+f+"\n") {
+			t.Errorf("init's listing lacks %s", f)
+		}
+	}
+	mod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+	for _, want := range []string{"module example.com/my-organisms\n", "require github.com/algal-assay/assay v0.0.0\n",
+		"tool github.com/algal-assay/assay/cmd/assay\n", "replace github.com/algal-assay/assay => " + filepath.ToSlash(repo) + "\n"} {
+		if !strings.Contains(string(mod), want) {
+			t.Errorf("go.mod lacks %q:\n%s", want, mod)
+		}
+	}
+
+	// assay run passes on the scaffold as written.
+	t.Chdir(dir)
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"run"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("assay run on the scaffold: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "all 2 workloads passed") {
+		t.Errorf("assay run:\n%s", out.String())
+	}
+
+	// A second init refuses to replace anything.
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"init", dir}, nil, &out, &errb); code != exitRejected || !strings.Contains(errb.String(), "init would replace .github/workflows/assay-comment.yml") {
+		t.Errorf("second init: exit %d %s", code, errb.String())
+	}
+
+	if testing.Short() {
+		return
+	}
+	// The suite file and go.mod work as a module: go test, and assay as a
+	// go tool. A user's `go mod tidy` writes go.sum from the network; here
+	// Assay's own go.sum stands in for it.
+	sums, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "go.sum"), sums, 0o644)
+	// -e: offline, tidy cannot look up the test-only modules of Assay's
+	// dependencies, which nothing here builds.
+	goOffline(t, dir, "mod", "tidy", "-e")
+	if got := goOffline(t, dir, "test", "./suites/..."); !strings.Contains(got, "ok  \texample.com/my-organisms/suites") {
+		t.Errorf("go test ./suites/...:\n%s", got)
+	}
+	if got := goOffline(t, dir, "tool", "assay", "version"); !strings.Contains(got, "contracts: algal.organism.v1") {
+		t.Errorf("go tool assay version:\n%s", got)
+	}
+	// The workflows lint clean (actionlint through the module proxy, as
+	// the repository's own workflows are checked).
+	lint := exec.Command("go", "run", "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12", "-no-color",
+		".github/workflows/assay-pr.yml", ".github/workflows/assay-comment.yml")
+	lint.Dir = dir
+	lint.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+	if got, err := lint.CombinedOutput(); err != nil {
+		t.Errorf("actionlint: %v\n%s", err, got)
+	}
+}
+
+// In a directory that already is a module, init leaves go.mod alone and
+// says how to add Assay.
+func TestInitInAnExistingModule(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/mine\n\ngo 1.26\n"), 0o644)
+	var out, errb bytes.Buffer
+	if code := run([]string{"init", dir}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d %s", code, errb.String())
+	}
+	if mod, _ := os.ReadFile(filepath.Join(dir, "go.mod")); string(mod) != "module example.com/mine\n\ngo 1.26\n" {
+		t.Errorf("go.mod changed:\n%s", mod)
+	}
+	if !strings.Contains(out.String(), "go get -tool github.com/algal-assay/assay/cmd/assay") {
+		t.Errorf("no go get -tool hint:\n%s", out.String())
+	}
+	if code := run([]string{"init", t.TempDir(), "--module", "x", "--replace", dir}, nil, &out, &errb); code != exitOK {
+		t.Errorf("flags for a new go.mod: exit %d", code)
+	}
+	if code := run([]string{"init", dir, "--module", "x"}, nil, &out, &errb); code != exitUsage {
+		t.Errorf("--module with an existing go.mod: exit %d", code)
+	}
+}
