@@ -101,30 +101,30 @@ func TestBundlePackUnpackAndTransports(t *testing.T) {
 	}
 	// Missing transport, tampered and wrong-rooted bundles.
 	code, _, errb = runCLI(t, "run", parent, "--args", args, "--transports", putFile(t, dir, "none.json", `{}`))
-	if code != 1 || stderrCode(t, errb) != "STORE_MISS" {
+	if code != exitError || stderrCode(t, errb) != "STORE_MISS" {
 		t.Fatalf("missing transport: %d %s", code, errb)
 	}
 	data, _ := os.ReadFile(bfile)
 	os.WriteFile(bfile, []byte(strings.Replace(string(data), `"name":"E"`, `"name":"F"`, 1)), 0o644)
 	code, _, errb = runCLI(t, "run", parent, "--args", args, "--transports", tr)
-	if code != 1 || stderrCode(t, errb) != "DIGEST_MISMATCH" {
+	if code != exitError || stderrCode(t, errb) != "DIGEST_MISMATCH" {
 		t.Fatalf("tampered: %d %s", code, errb)
 	}
 	code, _, errb = runCLI(t, "bundle", "unpack", bfile, "--dir", filepath.Join(dir, "x"))
-	if code != 1 || stderrCode(t, errb) != "DIGEST_MISMATCH" {
+	if code != exitError || stderrCode(t, errb) != "DIGEST_MISMATCH" {
 		t.Fatalf("unpack tampered: %d %s", code, errb)
 	}
 	// A FIFO given as the bundle path is refused without blocking.
 	fifo := filepath.Join(dir, "fifo.bundle.json")
 	if err := syscall.Mkfifo(fifo, 0o644); err == nil {
 		code, _, errb = runCLI(t, "bundle", "unpack", fifo, "--dir", filepath.Join(dir, "x"))
-		if code != 1 || stderrCode(t, errb) != "IO_FAILED" {
+		if code != exitError || stderrCode(t, errb) != "IO_FAILED" {
 			t.Fatalf("fifo: %d %s", code, errb)
 		}
 	}
 	// pack of a manifest whose child is absent: STORE_MISS.
 	code, _, errb = runCLI(t, "bundle", "pack", parent, "--dir", filepath.Join(dir, "bare"))
-	if code != 1 || stderrCode(t, errb) != "STORE_MISS" {
+	if code != exitError || stderrCode(t, errb) != "STORE_MISS" {
 		t.Fatalf("pack incomplete: %d %s", code, errb)
 	}
 }

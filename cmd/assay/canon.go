@@ -5,48 +5,61 @@ import (
 	"io"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		return &cobra.Command{
-			Use:   "canon FILE|-",
-			Short: "Print the canonical form of a JSON document",
-			Args:  cobra.ExactArgs(1),
-			RunE: func(_ *cobra.Command, args []string) error {
-				v, err := c.readJSON(args[0])
-				if err != nil {
-					return err
-				}
-				b, err := canon.Encode(v)
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(c.stdout, "%s\n", b)
+func newCanonCmd(c *cli) *cobra.Command {
+	var digest bool
+	cmd := &cobra.Command{
+		Use:   "canon FILE|-",
+		Short: "Print the canonical form of a JSON document (or, with --digest, its sha256 digest)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			v, err := c.readJSON(args[0])
+			if err != nil {
 				return err
-			},
-		}
-	})
-	register(func(c *cli) *cobra.Command {
-		return &cobra.Command{
-			Use:   "digest FILE|-",
-			Short: "Print the sha256 digest of a JSON document's canonical form",
-			Args:  cobra.ExactArgs(1),
-			RunE: func(_ *cobra.Command, args []string) error {
-				v, err := c.readJSON(args[0])
-				if err != nil {
-					return err
-				}
+			}
+			if digest {
 				d, err := canon.Digest(v)
 				if err != nil {
 					return err
 				}
 				_, err = fmt.Fprintln(c.stdout, d)
 				return err
-			},
-		}
-	})
+			}
+			b, err := canon.Encode(v)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(c.stdout, "%s\n", b)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&digest, "digest", false, "print the sha256 digest of the canonical form instead")
+	return cmd
+}
+
+func newDigestCmd(c *cli) *cobra.Command {
+	return &cobra.Command{
+		Use:   "digest MANIFEST|-",
+		Short: "Print a manifest's normalized digest as upstream does: {\"digest\":\"sha256:...\"}",
+		Long: "Parse and normalize an algal.organism.v1 manifest (default budgets, expanded ports, default\n" +
+			"views) and print the digest that names it in stores, receipts and reports. The digest of an\n" +
+			"arbitrary JSON document's canonical form is `assay canon --digest FILE`.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			data, err := c.readAll(args[0], manifest.MaxManifestBytes)
+			if err != nil {
+				return err
+			}
+			m, err := manifest.Parse(data)
+			if err != nil {
+				return err
+			}
+			return c.emit(map[string]any{"digest": m.Digest}, "")
+		},
+	}
 }
 
 // readJSON reads one strict JSON document from a bounded regular file, or

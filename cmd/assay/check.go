@@ -1,72 +1,64 @@
 package main
 
 import (
-	"encoding/json"
+	"fmt"
 
 	"github.com/algal-assay/assay/engine/bundle"
+	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
 )
 
-// checkResult is the one-line JSON verdict of `assay check`.
-type checkResult struct {
-	OK     bool        `json:"ok"`
-	Key    string      `json:"key,omitempty"`
-	Digest string      `json:"digest,omitempty"`
-	Cells  *int        `json:"cells,omitempty"`
-	Error  *checkError `json:"error,omitempty"`
+// checkFlags are check's flags, upstream's spelling.
+type checkFlags struct {
+	modules, transports, dir, tools string
 }
 
-type checkError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+func newCheckCmd(c *cli) *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "check MANIFEST|-",
+		Short: "Admit an organism manifest: parse, normalize, digest and compile its embedding graph",
+		Long: "Admit an algal.organism.v1 manifest without running it and print upstream's\n" +
+			"{\"ok\":true,\"manifestDigest\",\"cells\"} (plus Assay's \"key\" and \"digest\", an alias of\n" +
+			"manifestDigest); a readable line on a terminal without --json. A manifest that is not admitted\n" +
+			"is an error: exit 2 with {\"error\":{\"code\",\"message\"},\"ok\":false} on stderr.\n" +
+			"Children named by digest resolve from --modules DIR, then the store (--dir, default .algal,\n" +
+			"read only), then --transports; --tools FILE types host tool cells.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			m, compiled, err := c.admitManifest(args[0], f)
+			if err != nil {
+				return err
+			}
+			n := len(compiled.Manifest.Cells)
+			if c.readable() {
+				_, err := fmt.Fprintf(c.stdout, "admitted %s: %d cells\nmanifestDigest %s\n", m.Key, n, m.Digest)
+				return err
+			}
+			return c.emit(map[string]any{"ok": true, "manifestDigest": m.Digest, "digest": m.Digest, "key": m.Key, "cells": float64(n)}, "")
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.modules, "modules", "", "`DIR` of *.algal.json child manifests")
+	fl.StringVar(&f.transports, "transports", "", "transports `FILE`: fetch children named with via on a local miss")
+	fl.StringVar(&f.dir, "dir", store.DefaultDir, "file store `DIR` children resolve from (read only)")
+	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` typing tool cells")
+	return cmd
 }
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		var modules, transports string
-		cmd := &cobra.Command{
-			Use:   "check MANIFEST|-",
-			Short: "Admit an organism manifest: parse, normalize, digest and compile its embedding graph",
-			Long: "Admit an algal.organism.v1 manifest and print {\"ok\":true,\"key\",\"digest\",\"cells\"},\n" +
-				"or {\"ok\":false,\"error\":{\"code\",\"message\"}} and exit 1.\n" +
-				"--modules DIR admits every *.algal.json in DIR so organism, repeat and each\n" +
-				"cells can resolve their children by digest.",
-			Args: cobra.ExactArgs(1),
-			RunE: func(_ *cobra.Command, args []string) error {
-				m, compiled, err := c.admitManifest(args[0], modules, transports)
-				if err != nil {
-					code := "INTERNAL"
-					if c, ok := codeOf(err); ok {
-						code = c
-					}
-					if werr := c.printCheck(checkResult{Error: &checkError{Code: code, Message: err.Error()}}); werr != nil {
-						return werr
-					}
-					return reported(err)
-				}
-				n := len(compiled.Manifest.Cells)
-				return c.printCheck(checkResult{OK: true, Key: m.Key, Digest: m.Digest, Cells: &n})
-			},
-		}
-		cmd.Flags().StringVar(&modules, "modules", "", "directory of *.algal.json child manifests")
-		cmd.Flags().StringVar(&transports, "transports", "", "transports JSON file: fetch children named with via on a local miss")
-		return cmd
-	})
-}
-
-func (c *cli) admitManifest(path, modules, transports string) (*manifest.Manifest, *manifest.Compiled, error) {
-	var resolver manifest.MapResolver
-	if modules != "" {
-		r, err := manifest.LoadModules(modules)
-		if err != nil {
-			return nil, nil, err
-		}
-		resolver = r
+func (c *cli) admitManifest(path string, f checkFlags) (*manifest.Manifest, *manifest.Compiled, error) {
+	base, err := store.OpenFileStore(f.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := store.NewOverlay(base)
+	if err := admitModules(st, f.modules); err != nil {
+		return nil, nil, err
 	}
 	var m *manifest.Manifest
-	var err error
 	if path == "-" {
 		var data []byte
 		if data, err = c.readAll(path, manifest.MaxManifestBytes); err == nil {
@@ -78,36 +70,27 @@ func (c *cli) admitManifest(path, modules, transports string) (*manifest.Manifes
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := manifest.Options{}
-	if resolver != nil {
-		opts.Resolver = resolver
+	// Children resolve from the modules and the store first; only a miss
+	// goes to the cell's transport.
+	r := &bundle.Resolver{Store: st}
+	if f.transports != "" {
+		if r.Transports, err = bundle.LoadTransports(f.transports); err != nil {
+			return nil, nil, err
+		}
 	}
-	if transports != "" {
-		// Children resolve from the modules first; only a miss goes to
-		// the cell's transport.
-		t, err := bundle.LoadTransports(transports)
+	opts := manifest.Options{Resolver: r}
+	if f.tools != "" {
+		reg, err := effect.LoadTools(f.tools)
 		if err != nil {
 			return nil, nil, err
 		}
-		st := store.NewMemStore()
-		for _, v := range resolver {
-			if _, err := st.Put(store.Manifests, v); err != nil {
-				return nil, nil, err
-			}
+		if opts.Tools, err = vm.ToolSignatures(reg); err != nil {
+			return nil, nil, err
 		}
-		opts.Resolver = &bundle.Resolver{Store: st, Transports: t}
 	}
 	compiled, err := manifest.Compile(m, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	return m, compiled, nil
-}
-
-func (c *cli) printCheck(r checkResult) error {
-	// Messages quote manifest text such as "gateway:<model>"; keep it
-	// readable rather than HTML-escaped.
-	enc := json.NewEncoder(c.stdout)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
 }

@@ -21,9 +21,14 @@ func runCheck(t *testing.T, args ...string) (int, map[string]any, string) {
 	var out, errb bytes.Buffer
 	code := run(append([]string{"check"}, args...), strings.NewReader(""), &out, &errb)
 	var v map[string]any
-	if out.Len() > 0 {
-		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
-			t.Fatalf("stdout is not JSON: %q", out.String())
+	// A manifest that is not admitted is an error: its JSON is on stderr.
+	doc := out.Bytes()
+	if len(doc) == 0 {
+		doc = errb.Bytes()
+	}
+	if len(doc) > 0 {
+		if err := json.Unmarshal(doc, &v); err != nil {
+			t.Fatalf("output is not JSON: %q", doc)
 		}
 	}
 	return code, v, errb.String()
@@ -56,7 +61,7 @@ func TestCheckAdmitsAndResolvesModules(t *testing.T) {
 	 "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"sub","port":"q"}}]}`)
 
 	code, v, _ = runCheck(t, parent)
-	if code != 1 || v["ok"] != false {
+	if code != exitError || v["ok"] != false {
 		t.Fatalf("without modules: exit %d %v", code, v)
 	}
 	if e := v["error"].(map[string]any); e["code"] != "STORE_MISS" || !strings.Contains(e["message"].(string), `cells[1] "sub"`) {
@@ -97,7 +102,7 @@ func TestCheckRejections(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, v, _ := runCheck(t, tc.path)
-			if code != 1 || v["ok"] != false {
+			if code != exitError || v["ok"] != false {
 				t.Fatalf("exit %d %v", code, v)
 			}
 			e := v["error"].(map[string]any)

@@ -208,7 +208,7 @@ func TestCICommentServerErrorFails(t *testing.T) {
 	fx.fake.Fail("create", http.StatusInternalServerError)
 	body := fx.write(t, "comment.md", "x\n")
 	code, _, errOut := fx.run(t, "--body", body)
-	if code != 1 || !strings.Contains(errOut, `"code":"GITHUB_API"`) {
+	if code != exitError || !strings.Contains(errOut, `"code":"GITHUB_API"`) {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 }
@@ -297,7 +297,7 @@ func TestCICommentFromArtifactWrongPR(t *testing.T) {
 	fx.write(t, "art2/comment.md", "x\n")
 	fx.write(t, "art2/pr.json", `{"number":3,"head_sha":"`+strings.Repeat("e", 40)+`"}`)
 	code, _, errOut = fx.run(t, "--from-artifact", filepath.Join(fx.dir, "art2"))
-	if code != 1 || !strings.Contains(errOut, `"code":"ARTIFACT_INVALID"`) {
+	if code != exitError || !strings.Contains(errOut, `"code":"ARTIFACT_INVALID"`) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
@@ -307,13 +307,13 @@ func TestCICommentFromArtifactInvalid(t *testing.T) {
 	fx.write(t, "art/comment.md", strings.Repeat("x", ghci.MaxBodyBytes+1))
 	fx.write(t, "art/pr-number", "4")
 	code, _, errOut := fx.run(t, "--from-artifact", filepath.Join(fx.dir, "art"))
-	if code != 1 || !strings.Contains(errOut, "over the limit of 1048576 bytes") {
+	if code != exitError || !strings.Contains(errOut, "over the limit of 1048576 bytes") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	fx.write(t, "art2/comment.md", "x")
 	fx.write(t, "art2/pr-number", "0")
 	code, _, errOut = fx.run(t, "--from-artifact", filepath.Join(fx.dir, "art2"))
-	if code != 1 || !strings.Contains(errOut, `"code":"ARTIFACT_INVALID"`) {
+	if code != exitError || !strings.Contains(errOut, `"code":"ARTIFACT_INVALID"`) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if len(fx.fake.Requests()) != 0 {
@@ -342,7 +342,7 @@ func TestCICommentRepoAndPRFromEvent(t *testing.T) {
 	// A push event names no PR.
 	fx.env.eventPath = fx.write(t, "push.json", `{"ref":"refs/heads/main","repository":{"full_name":"acme/widgets"}}`)
 	code, _, errOut := fx.run(t, "--body", body)
-	if code != 1 || !strings.Contains(errOut, "no pull request number") {
+	if code != exitError || !strings.Contains(errOut, "no pull request number") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
@@ -357,7 +357,7 @@ func TestCICommentErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"missing token", []string{"--body", body}, true, 1, `"code":"TOKEN_MISSING"`},
+		{"missing token", []string{"--body", body}, true, 2, `"code":"TOKEN_MISSING"`},
 		{"no source", nil, false, 2, "exactly one of --body"},
 		{"two sources", []string{"--body", body, "--from-artifact", fx.dir}, false, 2, "exactly one of --body"},
 		{"pr with artifact", []string{"--from-artifact", fx.dir, "--pr", "3"}, false, 2, "--pr cannot be used"},
@@ -365,7 +365,7 @@ func TestCICommentErrors(t *testing.T) {
 		{"bad pr", []string{"--body", body, "--pr", "x"}, false, 2, "invalid argument"},
 		{"bad key", []string{"--body", body, "--key", "A -->"}, false, 2, "--key"},
 		{"bad repo", []string{"--body", body, "--repo", "acme/../x"}, false, 2, "--repo"},
-		{"missing body", []string{"--body", filepath.Join(fx.dir, "nope.md")}, false, 1, `"code":"INPUT_INVALID"`},
+		{"missing body", []string{"--body", filepath.Join(fx.dir, "nope.md")}, false, 2, `"code":"INPUT_INVALID"`},
 		{"stray arg", []string{"--body", body, "extra"}, false, 2, "unknown command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

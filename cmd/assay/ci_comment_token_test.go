@@ -19,7 +19,7 @@ func TestCICommentRedactsEchoedToken(t *testing.T) {
 	fx.fake.EchoAuth("list")
 	body := fx.write(t, "comment.md", "## Verdict\n")
 	code, out, errOut := fx.run(t, "--body", body)
-	if code != 1 || !strings.Contains(errOut, `"code":"GITHUB_API"`) || !strings.Contains(errOut, "[REDACTED]") {
+	if code != exitError || !strings.Contains(errOut, `"code":"GITHUB_API"`) || !strings.Contains(errOut, "[REDACTED]") {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	if strings.Contains(out+errOut, secretToken) {
@@ -51,7 +51,7 @@ func TestCICommentRefusesCrossHostRedirect(t *testing.T) {
 	fx.fake.Redirect("list", http.StatusFound, other.URL)
 	body := fx.write(t, "comment.md", "## Verdict\n")
 	code, out, errOut := fx.run(t, "--body", body)
-	if code != 1 || !strings.Contains(errOut, `"code":"REDIRECT_REFUSED"`) {
+	if code != exitError || !strings.Contains(errOut, `"code":"REDIRECT_REFUSED"`) {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	if hits.Load() != 0 {

@@ -245,7 +245,7 @@ func TestCIPRHeadGateFails(t *testing.T) {
 func TestCIPRNeedsBaseRef(t *testing.T) {
 	clearActionsEnv(t)
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"ci", "pr", "--artifact", filepath.Join(t.TempDir(), "a")}, nil, &stdout, &stderr); code != 1 ||
+	if code := run([]string{"ci", "pr", "--artifact", filepath.Join(t.TempDir(), "a")}, nil, &stdout, &stderr); code != exitError ||
 		!strings.Contains(stderr.String(), "no base ref") {
 		t.Fatalf("exit %d, stderr %s", code, stderr.String())
 	}
@@ -344,8 +344,8 @@ func TestCIPRInterruptRemovesWorktree(t *testing.T) {
 	if !sent {
 		t.Fatal("the check never logged its base run")
 	}
-	if code != 1 || stdout.Len() != 0 {
-		t.Fatalf("exit %d, stdout %q; want the check cancelled (exit 1, no summary)", code, stdout.String())
+	if code != exitError || stdout.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q; want the check cancelled (exit 2, no summary)", code, stdout.String())
 	}
 	if out := repo.git(t, "worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
 		t.Fatalf("worktree left behind:\n%s", out)

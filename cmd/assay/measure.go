@@ -3,33 +3,48 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
 	"github.com/spf13/cobra"
 )
 
 // measureFlags are shared by the bench and foundry verbs.
 type measureFlags struct {
+	execFlags
 	dir, out, modules string
 	concurrency       int
 	strictSplits      bool
 }
 
 func (f *measureFlags) storeFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.dir, "dir", ".algal", "content-addressed store holding manifests and receipts")
+	cmd.Flags().StringVar(&f.dir, "dir", store.DefaultDir, "content-addressed store holding manifests and receipts")
 	cmd.Flags().StringVar(&f.modules, "modules", "", "admit every *.algal.json in this directory first (children named by digest)")
 }
 
+// runFlags are the flags of a verb that runs organisms: the store, the
+// executor flags, --out and --concurrency.
 func (f *measureFlags) runFlags(cmd *cobra.Command) {
 	f.storeFlags(cmd)
-	cmd.Flags().StringVar(&f.out, "out", "", "write the report to this file (atomically) as well as stdout")
+	f.execFlags.add(cmd.Flags())
+	cmd.Flags().StringVar(&f.out, "out", "", "write the report to this file (atomically, exactly the canonical bytes) as well as stdout")
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 0, "cases in flight (default: one per CPU, at least 2); the report does not depend on it")
+}
+
+// verifyFlags are the flags of a verb that verifies evidence offline.
+func (f *measureFlags) verifyFlags(cmd *cobra.Command) {
+	f.storeFlags(cmd)
+	cmd.Flags().StringVar(&f.tools, "tools", "", "host tool registry `FILE` typing recorded tool effects")
 }
 
 func (f *measureFlags) workbench() (*vm.Workbench, error) {
@@ -45,23 +60,35 @@ func (f *measureFlags) workbench() (*vm.Workbench, error) {
 			return nil, err
 		}
 	}
+	if err := f.applyTo(wb); err != nil {
+		return nil, err
+	}
 	return wb, nil
 }
 
-// emit prints a canonical JSON value and, with --out, writes it too.
+// emit prints a canonical JSON value on one line and, with --out, writes
+// it atomically too: exactly the canonical bytes, no trailing newline, so
+// the file's sha256 is upstream's.
 func (c *cli) emit(v any, out string) error {
 	b, err := canon.Encode(v)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	if out != "" {
-		if err := atomicfile.Write(out, b); err != nil {
-			return &fault.Error{Code: "IO_FAILED", Message: fmt.Sprintf("%s: %v", out, err)}
+		if err := writeOut(out, b); err != nil {
+			return err
 		}
 	}
-	_, err = c.stdout.Write(b)
+	_, err = c.stdout.Write(append(b, '\n'))
 	return err
+}
+
+// writeOut writes an --out file atomically.
+func writeOut(path string, b []byte) error {
+	if err := atomicfile.Write(path, b); err != nil {
+		return &fault.Error{Code: "IO_FAILED", Message: fmt.Sprintf("%s: %v", path, err)}
+	}
+	return nil
 }
 
 // verification is what bench and foundry verification print.
@@ -69,9 +96,14 @@ type verification interface {
 	Value() map[string]any
 }
 
-// emitVerification prints a verification and exits 1 when it failed.
+// emitVerification prints a verification and exits 1 when it failed; on a
+// terminal without --json it prints a readable summary instead.
 func (c *cli) emitVerification(v verification, ok bool) error {
-	if err := c.emit(v.Value(), ""); err != nil {
+	if c.readable() {
+		if _, err := fmt.Fprint(c.stdout, readableVerification(v.Value())); err != nil {
+			return err
+		}
+	} else if err := c.emit(v.Value(), ""); err != nil {
 		return err
 	}
 	if !ok {
@@ -80,155 +112,218 @@ func (c *cli) emitVerification(v verification, ok bool) error {
 	return nil
 }
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		var f measureFlags
-		cmd := &cobra.Command{
-			Use:   "bench CONFIG",
-			Short: "Measure several systems on one case list (algal.bench.v1)",
-			Long: "Run every system of an algal.bench.config.v1 on every case, store the receipts in --dir,\n" +
-				"and print the algal.bench.v1 report: pass claims, usage, attribution and the Pareto set.\n" +
-				"Subcommands verify a report offline and render it for people.",
-			Args: cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				wb, err := f.workbench()
-				if err != nil {
-					return err
-				}
-				cfg, err := bench.LoadConfig(args[0])
-				if err != nil {
-					return err
-				}
-				rep, err := bench.Run(cmd.Context(), cfg, wb, bench.Options{Concurrency: f.concurrency})
-				if err != nil {
-					return err
-				}
-				return c.emit(rep.Value(), f.out)
-			},
+// readableVerification renders a bench or foundry verification for people.
+func readableVerification(v map[string]any) string {
+	var b strings.Builder
+	n, _ := v["checkedReceipts"].(float64)
+	if v["ok"] == true {
+		fmt.Fprintf(&b, "verified: every claim recomputed, %d receipts replayed offline\n", int(n))
+		return b.String()
+	}
+	fails, _ := v["failures"].([]any)
+	if len(fails) == 0 {
+		fails, _ = v["mismatches"].([]any)
+	}
+	fmt.Fprintf(&b, "NOT VERIFIED (%d receipts checked): %d problem(s)\n", int(n), len(fails))
+	for _, f := range fails {
+		fmt.Fprintf(&b, "  - %v\n", f)
+	}
+	return b.String()
+}
+
+func newBenchCmd(c *cli) *cobra.Command {
+	var f measureFlags
+	cmd := &cobra.Command{
+		Use:   "bench CONFIG",
+		Short: "Measure several systems on one case list (algal.bench.v1)",
+		Long: "Run every system of an algal.bench.config.v1 on every case, store the receipts in --dir,\n" +
+			"and print the algal.bench.v1 report: pass claims, usage, attribution and the Pareto set.\n" +
+			"Paths in the config (manifests, scripted:<file>) resolve against the config's directory.\n" +
+			"--responses FILE and --executor-cmd CMD add the executors \"scripted\" and \"command\" to every\n" +
+			"system after its own (they never become a system's default); --tools, --transports and\n" +
+			"--cache-effects apply to every run. Subcommands verify a report offline and render it.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wb, err := f.workbench()
+			if err != nil {
+				return err
+			}
+			cfg, err := bench.LoadConfig(args[0])
+			if err != nil {
+				return err
+			}
+			rep, err := bench.Run(cmd.Context(), cfg, wb, bench.Options{Concurrency: f.concurrency})
+			if err != nil {
+				return err
+			}
+			return c.emit(rep.Value(), f.out)
+		},
+	}
+	f.runFlags(cmd)
+	verify := c.verifyVerb("verify REPORT", "Recompute every claim of a bench report and replay its receipts offline",
+		func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
+			res, err := bench.Verify(ctx, v, wb)
+			if err != nil {
+				return nil, false, err
+			}
+			return res, res.OK, nil
+		})
+	inspect := c.inspectVerb("inspect REPORT|RUN_DIR", "Print a bench report (or a workload run directory's) as a table", func(v any) (string, error) {
+		r, err := bench.ParseReport(v)
+		if err != nil {
+			return "", err
 		}
-		f.runFlags(cmd)
-		verify := c.verifyVerb("Recompute every claim of a bench report and replay its receipts offline",
-			func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
-				res, err := bench.Verify(ctx, v, wb)
-				if err != nil {
-					return nil, false, err
+		return bench.Inspect(r), nil
+	})
+	cmd.AddCommand(verify, inspect)
+	return cmd
+}
+
+func newFoundryCmd(c *cli) *cobra.Command {
+	var f measureFlags
+	cmd := &cobra.Command{
+		Use:   "foundry CONFIG",
+		Short: "Select one organism from a population by evidence (algal.foundry.v1)",
+		Long: "Evaluate every candidate of an algal.foundry.config.v1 on its train and validation cases,\n" +
+			"promote one deterministically, run the holdout once on it, and print the algal.foundry.v1\n" +
+			"report. --responses FILE (executor \"scripted\") and --executor-cmd CMD (\"command\") serve the\n" +
+			"generator and every candidate after any executors the config names. With a habitat budget, a\n" +
+			"run that does not fit stops the foundry: the exhausted algal.habitat-budget.v1 account is\n" +
+			"printed instead and the command exits 1. Cases whose args appear in two splits are reported\n" +
+			"on stderr (an error with --strict-splits).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wb, err := f.workbench()
+			if err != nil {
+				return err
+			}
+			cfg, err := foundry.LoadConfig(args[0], foundry.AdmitOptions{StrictSplits: f.strictSplits})
+			if err != nil {
+				return err
+			}
+			for _, w := range cfg.Warnings {
+				fmt.Fprintf(c.stderr, "assay: warning: %s\n", w)
+			}
+			res, err := foundry.Run(cmd.Context(), cfg, wb, foundry.Options{Concurrency: f.concurrency})
+			if err != nil {
+				return err
+			}
+			if res.Exhausted != nil {
+				if err := c.emit(res.Exhausted.Value(), f.out); err != nil {
+					return err
 				}
-				return res, res.OK, nil
-			})
-		inspect := c.inspectVerb("Print a bench report as a table", func(v any) (string, error) {
-			r, err := bench.ParseReport(v)
+				return reported(fmt.Errorf("habitat budget exhausted"))
+			}
+			return c.emit(res.Report.Value(), f.out)
+		},
+	}
+	f.runFlags(cmd)
+	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
+	verifyDoc := func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
+		res, err := foundry.VerifyDocument(ctx, v, wb) // foundry, search or exhausted account
+		if err != nil {
+			return nil, false, err
+		}
+		return res, res.OK, nil
+	}
+	cmd.AddCommand(
+		c.verifyVerb("verify REPORT", "Recompute every claim of a foundry report (or exhausted account) and replay its receipts", verifyDoc),
+		c.verifyVerb("search-verify REPORT", "Upstream's spelling of verify for an algal.search.v1 report", verifyDoc),
+		c.inspectVerb("inspect REPORT|RUN_DIR", "Print the ranked candidates and the column that decided each place", foundry.InspectDocument),
+		c.inspectVerb("search-inspect REPORT", "Upstream's spelling of inspect for an algal.search.v1 report", foundry.InspectDocument),
+		c.packVerb("pack REPORT --out DIR", "Verify a foundry report, then write its promoted organism's closure into DIR", promotedOf(false), true),
+		c.packVerb("search-pack REPORT --out DIR", "Verify a search report, then write its result's promoted closure into DIR", promotedOf(true), true),
+		c.packVerb("export REPORT --out BUNDLE", "Verify a foundry report, then write its promoted organism's closure to the file BUNDLE", promotedOf(false), false),
+		c.foundrySearchVerb(), // search: cmd/assay/search.go
+	)
+	return cmd
+}
+
+// promotedOf reads the promoted digest of a foundry or search report.
+func promotedOf(search bool) func(any) (string, error) {
+	return func(v any) (string, error) {
+		if search {
+			s, err := foundry.ParseSearchReport(v)
 			if err != nil {
 				return "", err
 			}
-			return bench.Inspect(r), nil
-		})
-		cmd.AddCommand(verify, inspect)
-		return cmd
-	})
-	register(func(c *cli) *cobra.Command {
-		var f measureFlags
-		cmd := &cobra.Command{
-			Use:   "foundry CONFIG",
-			Short: "Select one organism from a population by evidence (algal.foundry.v1)",
-			Long: "Evaluate every candidate of an algal.foundry.config.v1 on its train and validation cases,\n" +
-				"promote one deterministically, run the holdout once on it, and print the algal.foundry.v1\n" +
-				"report. With a habitat budget, a run that does not fit stops the foundry: the exhausted\n" +
-				"algal.habitat-budget.v1 account is printed instead and the command exits 1. Cases whose args\n" +
-				"appear in two splits are reported on stderr (an error with --strict-splits).",
-			Args: cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				wb, err := f.workbench()
-				if err != nil {
-					return err
-				}
-				cfg, err := foundry.LoadConfig(args[0], foundry.AdmitOptions{StrictSplits: f.strictSplits})
-				if err != nil {
-					return err
-				}
-				for _, w := range cfg.Warnings {
-					fmt.Fprintf(c.stderr, "assay: warning: %s\n", w)
-				}
-				res, err := foundry.Run(cmd.Context(), cfg, wb, foundry.Options{Concurrency: f.concurrency})
-				if err != nil {
-					return err
-				}
-				if res.Exhausted != nil {
-					if err := c.emit(res.Exhausted.Value(), f.out); err != nil {
-						return err
-					}
-					return reported(fmt.Errorf("habitat budget exhausted"))
-				}
-				return c.emit(res.Report.Value(), f.out)
-			},
+			return s.Result.Promoted, nil
 		}
-		f.runFlags(cmd)
-		cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
-		verify := c.verifyVerb("Recompute every claim of a foundry report (or exhausted account) and replay its receipts",
-			func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
-				res, err := foundry.VerifyDocument(ctx, v, wb) // foundry, search or exhausted account
-				if err != nil {
-					return nil, false, err
-				}
-				return res, res.OK, nil
-			})
-		inspect := c.inspectVerb("Print the ranked candidates and the column that decided each place", foundry.InspectDocument)
-		var ef measureFlags
-		export := &cobra.Command{
-			Use:   "export REPORT --out BUNDLE",
-			Short: "Verify a foundry report, then pack its promoted organism's closure as an algal.bundle.v1",
-			Long: "Export is permitted only after successful verification: the report is verified offline\n" +
-				"first, and nothing is written when any claim fails (exit 1).",
-			Args: cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				if ef.out == "" {
-					return usagef("export needs --out BUNDLE")
-				}
-				wb, err := ef.workbench()
-				if err != nil {
+		r, err := foundry.ParseReport(v)
+		if err != nil {
+			return "", err
+		}
+		return r.Promoted, nil
+	}
+}
+
+// packVerb builds foundry pack / search-pack / export: packing is permitted
+// only after successful verification, and nothing is written when any
+// claim fails (exit 1). With toDir, --out is a directory receiving
+// <hex>.bundle.json as upstream writes it; otherwise --out is the file.
+func (c *cli) packVerb(use, short string, promoted func(any) (string, error), toDir bool) *cobra.Command {
+	var f measureFlags
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long: short + ".\nThe report is verified offline first (as verify does); nothing is written when a claim fails.\n" +
+			"A bundle file already present with other bytes is DIGEST_MISMATCH.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.out == "" {
+				return usagef("%s needs --out", strings.Fields(use)[0])
+			}
+			wb, err := f.workbench()
+			if err != nil {
+				return err
+			}
+			v, err := canon.ReadFile(args[0], 0)
+			if err != nil {
+				return err
+			}
+			root, err := promoted(v)
+			if err != nil {
+				return err
+			}
+			res, err := foundry.VerifyDocument(cmd.Context(), v, wb)
+			if err != nil {
+				return err
+			}
+			if !res.OK {
+				return c.emitVerification(res, false)
+			}
+			b, err := bundle.Pack(wb.Store, root)
+			if err != nil {
+				return err
+			}
+			path := f.out
+			if toDir {
+				if path, err = writeBundleInto(f.out, b); err != nil {
 					return err
 				}
-				v, err := canon.ReadFile(args[0], 0)
-				if err != nil {
-					return err
-				}
-				r, err := foundry.ParseReport(v)
-				if err != nil {
-					return err
-				}
-				res, err := foundry.Verify(cmd.Context(), v, wb)
-				if err != nil {
-					return err
-				}
-				if !res.OK {
-					return c.emitVerification(res, false)
-				}
-				b, err := bundle.Pack(wb.Store, r.Promoted)
-				if err != nil {
-					return err
-				}
+			} else {
 				data, err := canon.Encode(b.Value())
 				if err != nil {
 					return err
 				}
-				if err := atomicfile.Write(ef.out, append(data, '\n')); err != nil {
-					return &fault.Error{Code: "IO_FAILED", Message: fmt.Sprintf("%s: %v", ef.out, err)}
+				if err := writeOut(path, data); err != nil {
+					return err
 				}
-				return c.emit(map[string]any{"ok": true, "promoted": r.Promoted, "bundle": ef.out, "manifests": float64(len(b.Manifests)), "values": float64(len(b.Values))}, "")
-			},
-		}
-		ef.storeFlags(export)
-		export.Flags().StringVar(&ef.out, "out", "", "bundle file to write")
-		cmd.AddCommand(verify, inspect, export, c.foundrySearchVerb()) // search: cmd/assay/search.go
-		return cmd
-	})
+			}
+			return c.emit(map[string]any{"ok": true, "promoted": root, "bundle": path, "manifests": float64(len(b.Manifests)), "values": float64(len(b.Values))}, "")
+		},
+	}
+	f.verifyFlags(cmd)
+	cmd.Flags().StringVar(&f.out, "out", "", "bundle directory (pack) or file (export)")
+	return cmd
 }
 
 // verifyVerb builds a `verify REPORT` subcommand: read the report, verify
 // it against the --dir store, print the verification, exit 1 on failure.
-func (c *cli) verifyVerb(short string, verify func(context.Context, any, *vm.Workbench) (verification, bool, error)) *cobra.Command {
+func (c *cli) verifyVerb(use, short string, verify func(context.Context, any, *vm.Workbench) (verification, bool, error)) *cobra.Command {
 	var f measureFlags
 	cmd := &cobra.Command{
-		Use:   "verify REPORT",
+		Use:   use,
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -236,7 +331,7 @@ func (c *cli) verifyVerb(short string, verify func(context.Context, any, *vm.Wor
 			if err != nil {
 				return err
 			}
-			v, err := canon.ReadFile(args[0], 0)
+			v, err := readReport(args[0])
 			if err != nil {
 				return err
 			}
@@ -247,19 +342,19 @@ func (c *cli) verifyVerb(short string, verify func(context.Context, any, *vm.Wor
 			return c.emitVerification(res, ok)
 		},
 	}
-	f.storeFlags(cmd)
+	f.verifyFlags(cmd)
 	return cmd
 }
 
 // inspectVerb builds an `inspect REPORT` subcommand that renders a report
 // for people.
-func (c *cli) inspectVerb(short string, render func(any) (string, error)) *cobra.Command {
+func (c *cli) inspectVerb(use, short string, render func(any) (string, error)) *cobra.Command {
 	return &cobra.Command{
-		Use:   "inspect REPORT",
+		Use:   use,
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			v, err := canon.ReadFile(args[0], 0)
+			v, err := readReport(args[0])
 			if err != nil {
 				return err
 			}
@@ -271,4 +366,20 @@ func (c *cli) inspectVerb(short string, render func(any) (string, error)) *cobra
 			return err
 		},
 	}
+}
+
+// readReport reads a report file, or the report of a workload run
+// directory (report.json, or budget.json when a foundry exhausted its
+// budget).
+func readReport(path string) (any, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		for _, name := range []string{harness.ReportFile, harness.BudgetFile} {
+			p := filepath.Join(path, name)
+			if _, err := os.Stat(p); err == nil {
+				return canon.ReadFile(p, 0)
+			}
+		}
+		return nil, &fault.Error{Code: "IO_FAILED", Message: fmt.Sprintf("%s: a run directory holds %s (or %s); neither is there", path, harness.ReportFile, harness.BudgetFile)}
+	}
+	return canon.ReadFile(path, 0)
 }

@@ -50,8 +50,8 @@ func TestBenchVerbs(t *testing.T) {
 	if p := rep["pareto"].([]any); len(p) != 1 || p[0] != "echo" {
 		t.Errorf("pareto %v", p)
 	}
-	if saved, _ := os.ReadFile(report); string(saved) != out {
-		t.Error("--out differs from stdout")
+	if saved, _ := os.ReadFile(report); string(saved)+"\n" != out {
+		t.Error("--out is not stdout's bytes without the newline")
 	}
 	if code, out, _ := runCLI(t, "bench", "verify", report, "--dir", st); code != 0 || !strings.Contains(out, `"ok":true`) || !strings.Contains(out, `"checkedReceipts":4`) {
 		t.Fatalf("verify exit %d: %s", code, out)
@@ -65,7 +65,7 @@ func TestBenchVerbs(t *testing.T) {
 	if code, out, _ := runCLI(t, "bench", "verify", report, "--dir", st); code != 1 || !strings.Contains(out, `"ok":false`) {
 		t.Fatalf("tampered report: exit %d %s", code, out)
 	}
-	if code, _, errs := runCLI(t, "bench", filepath.Join(dir, "missing.json")); code != 1 || !strings.Contains(errs, "IO_FAILED") {
+	if code, _, errs := runCLI(t, "bench", filepath.Join(dir, "missing.json")); code != exitError || !strings.Contains(errs, "IO_FAILED") {
 		t.Fatalf("missing config: exit %d %s", code, errs)
 	}
 	if code, _, _ := runCLI(t, "bench", "a", "b"); code != 2 {
@@ -111,7 +111,7 @@ func TestFoundryVerbs(t *testing.T) {
 	if _, err := os.Stat(bundleFile); err == nil {
 		t.Fatal("a forged report was exported")
 	}
-	if code, _, errs := runCLI(t, "foundry", filepath.Join(dir, "foundry.json"), "--dir", st, "--strict-splits"); code != 1 || !strings.Contains(errs, "PARSE_FAILED") {
+	if code, _, errs := runCLI(t, "foundry", filepath.Join(dir, "foundry.json"), "--dir", st, "--strict-splits"); code != exitError || !strings.Contains(errs, "PARSE_FAILED") {
 		t.Fatalf("strict splits: exit %d %s", code, errs)
 	}
 }

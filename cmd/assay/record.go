@@ -17,19 +17,18 @@ import (
 // maxAssemblyArg bounds the --assembly file.
 const maxAssemblyArg = 4 << 20
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		record := &cobra.Command{
-			Use:   "record",
-			Short: "Inspect a run directory's foundry-run.yml",
-		}
-		var asJSON bool
-		var pipeline, assemblyPath string
-		var workloads []string
-		show := &cobra.Command{
-			Use:   "show RUN_DIR",
-			Short: "Show a run record: pipeline, status, phases, which phase last wrote each file",
-			Long: `Show reads RUN_DIR/foundry-run.yml and prints the pipeline, run status,
+func newRecordCmd(c *cli) *cobra.Command {
+	record := &cobra.Command{
+		Use:   "record",
+		Short: "Inspect a run directory's foundry-run.yml",
+	}
+	var asJSON bool
+	var pipeline, assemblyPath string
+	var workloads []string
+	show := &cobra.Command{
+		Use:   "show RUN_DIR",
+		Short: "Show a run record: pipeline, status, phases, which phase last wrote each file",
+		Long: `Show reads RUN_DIR/foundry-run.yml and prints the pipeline, run status,
 every phase (n, kind, name, status, iterations, selected) and which phase
 last wrote each file.
 
@@ -41,57 +40,56 @@ unless --pipeline names the one to read it against.
 
 Exit status: 0 when a record was read (whatever the run's status), 1 when it
 is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
-			Args: cobra.ExactArgs(1),
-			RunE: func(_ *cobra.Command, args []string) error {
-				opts := runrecord.Options{Pipeline: pipeline}
-				known, err := currentAssemblies(c, workloads)
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts := runrecord.Options{Pipeline: pipeline}
+			known, err := currentAssemblies(c, workloads)
+			if err != nil {
+				return err
+			}
+			opts.Workloads = known
+			if assemblyPath != "" {
+				data, err := c.readAll(assemblyPath, maxAssemblyArg)
+				if err != nil {
+					return usagef("--assembly %s: %v", assemblyPath, err)
+				}
+				a, err := runrecord.ParseAssembly(data)
+				if err != nil {
+					return usagef("--assembly %s: %v", assemblyPath, err)
+				}
+				name := a.Pipeline
+				if pipeline != "" {
+					name = pipeline
+				}
+				opts.Workloads = append(opts.Workloads, runrecord.Workload{Pipeline: name, Assembly: data})
+			}
+			v, err := runrecord.Read(args[0], opts)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				b, err := canon.Encode(v.Value())
 				if err != nil {
 					return err
 				}
-				opts.Workloads = known
-				if assemblyPath != "" {
-					data, err := c.readAll(assemblyPath, maxAssemblyArg)
-					if err != nil {
-						return usagef("--assembly %s: %v", assemblyPath, err)
-					}
-					a, err := runrecord.ParseAssembly(data)
-					if err != nil {
-						return usagef("--assembly %s: %v", assemblyPath, err)
-					}
-					name := a.Pipeline
-					if pipeline != "" {
-						name = pipeline
-					}
-					opts.Workloads = append(opts.Workloads, runrecord.Workload{Pipeline: name, Assembly: data})
-				}
-				v, err := runrecord.Read(args[0], opts)
-				if err != nil {
+				if _, err := fmt.Fprintf(c.stdout, "%s\n", b); err != nil {
 					return err
 				}
-				if asJSON {
-					b, err := canon.Encode(v.Value())
-					if err != nil {
-						return err
-					}
-					if _, err := fmt.Fprintf(c.stdout, "%s\n", b); err != nil {
-						return err
-					}
-				} else if err := printView(c.stdout, v); err != nil {
-					return err
-				}
-				if v.State != runrecord.StateRecord {
-					return reported(v.Problem)
-				}
-				return nil
-			},
-		}
-		show.Flags().BoolVar(&asJSON, "json", false, "print the view as canonical JSON")
-		show.Flags().StringVar(&pipeline, "pipeline", "", "read the record against this pipeline's workload")
-		show.Flags().StringVar(&assemblyPath, "assembly", "", "today's _assembly.json for the workload (or - for stdin)")
-		show.Flags().StringSliceVar(&workloads, "workloads", nil, "workload files or directories giving today's assemblies (default suites/ when it exists)")
-		record.AddCommand(show)
-		return record
-	})
+			} else if err := printView(c.stdout, v); err != nil {
+				return err
+			}
+			if v.State != runrecord.StateRecord {
+				return reported(v.Problem)
+			}
+			return nil
+		},
+	}
+	show.Flags().BoolVar(&asJSON, "json", false, "print the view as canonical JSON")
+	show.Flags().StringVar(&pipeline, "pipeline", "", "read the record against this pipeline's workload")
+	show.Flags().StringVar(&assemblyPath, "assembly", "", "today's _assembly.json for the workload (or - for stdin)")
+	show.Flags().StringSliceVar(&workloads, "workloads", nil, "workload files or directories giving today's assemblies (default suites/ when it exists)")
+	record.AddCommand(show)
+	return record
 }
 
 // currentAssemblies builds today's assembly of every workload under paths

@@ -102,11 +102,11 @@ func TestRecordShowText(t *testing.T) {
 		{"drift", []string{"record", "show", "--assembly", drifted, dir}, exitOK, []string{"assembly: drift:"}},
 		{"other pipeline not read against", []string{"record", "show", dir, "--assembly", other}, exitOK, []string{"pipeline check: no-workload:", "assembly: unchecked:"}},
 		{"other pipeline when told", []string{"record", "show", dir, "--assembly", other, "--pipeline", "interview-to-galaxy"}, exitOK, []string{"pipeline check: explicit:", "assembly: drift:", "warning: the record names pipeline paper-to-galaxy"}},
-		{"no args", []string{"record", "show"}, exitUsage, nil},
-		{"two args", []string{"record", "show", dir, dir}, exitUsage, nil},
-		{"bad flag", []string{"record", "show", "--nope", dir}, exitUsage, nil},
-		{"bad assembly file", []string{"record", "show", dir, "--assembly", broken}, exitUsage, nil},
-		{"missing run dir", []string{"record", "show", filepath.Join(dir, "nope")}, exitRejected, nil},
+		{"no args", []string{"record", "show"}, exitError, nil},
+		{"two args", []string{"record", "show", dir, dir}, exitError, nil},
+		{"bad flag", []string{"record", "show", "--nope", dir}, exitError, nil},
+		{"bad assembly file", []string{"record", "show", dir, "--assembly", broken}, exitError, nil},
+		{"missing run dir", []string{"record", "show", filepath.Join(dir, "nope")}, exitError, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,7 +182,7 @@ func TestRecordShowBrokenRecords(t *testing.T) {
 					args = append(args, "--json")
 				}
 				var out, errb bytes.Buffer
-				if code := run(args, nil, &out, &errb); code != exitRejected {
+				if code := run(args, nil, &out, &errb); code != exitNo {
 					t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 				}
 				if asJSON {

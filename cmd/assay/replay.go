@@ -1,12 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
 
+	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
@@ -14,57 +14,56 @@ import (
 )
 
 type replayFlags struct {
-	with, args, responses, tools, modules, dir, out string
-	write                                           bool
+	with, args, responses, tools, modules, dir, out, transports string
+	write                                                       bool
 }
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		var f replayFlags
-		cmd := &cobra.Command{
-			Use:   "replay RECEIPT --with MANIFEST",
-			Short: "Replay a revised manifest against a recorded run (algal.replay-comparison.v1)",
-			Long: "Run a revised manifest against the evidence of a recorded algal.run.v1 receipt and\n" +
-				"print the algal.replay-comparison.v1 record as canonical JSON. Recorded effects, slot\n" +
-				"reads and organism provenance answer; no recorded request reaches a live executor and no\n" +
-				"host tool is ever called. Requests the record cannot answer go to --responses (the\n" +
-				"only live executor); without it they are unbound and the verdict is could-not-replay.\n" +
-				"The run writes to an overlay: the store is never changed, except by --write.\n" +
-				"Exit 0 for identical or diverged, 1 for could-not-replay or a rejected input.\n" +
-				"--with FILE       the revised manifest (required)\n" +
-				"--args FILE       args merged over the recorded ones, per cell per port\n" +
-				"--responses FILE  scripted executor for requests the record cannot answer\n" +
-				"--tools FILE      host tool registry: types tool cells; their answers still come only from the record\n" +
-				"--modules DIR     admit every *.algal.json in DIR (into the overlay) first\n" +
-				"--dir STORE       file store holding child manifests and values (read only)\n" +
-				"--write           persist the revised receipt and revised manifest into --dir\n" +
-				"--out FILE        also write the comparison record to FILE",
-			Args: cobra.ExactArgs(1),
-			RunE: func(_ *cobra.Command, args []string) error {
-				if f.with == "" {
-					return usagef("replay: --with MANIFEST is required")
-				}
-				if f.write && f.dir == "" {
-					return usagef("replay: --write needs --dir STORE to write into")
-				}
-				return c.replay(args[0], f)
-			},
-		}
-		fl := cmd.Flags()
-		fl.StringVar(&f.with, "with", "", "revised manifest `FILE`")
-		fl.StringVar(&f.args, "args", "", "args `FILE` merged over the recorded args")
-		fl.StringVar(&f.responses, "responses", "", "scripted responses `FILE` for unrecorded requests")
-		fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` (signatures only)")
-		fl.StringVar(&f.modules, "modules", "", "`DIR` of *.algal.json modules to admit first")
-		fl.StringVar(&f.dir, "dir", "", "file store `DIR`")
-		fl.BoolVar(&f.write, "write", false, "persist the revised receipt into --dir")
-		fl.StringVar(&f.out, "out", "", "also write the comparison record to `FILE`")
-		return cmd
-	})
+func newReplayCmd(c *cli) *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:   "replay RECEIPT --with MANIFEST",
+		Short: "Replay a revised manifest against a recorded run (algal.replay-comparison.v1)",
+		Long: "Run a revised manifest against the evidence of a recorded algal.run.v1 receipt and\n" +
+			"print the algal.replay-comparison.v1 record as canonical JSON. Recorded effects, slot\n" +
+			"reads and organism provenance answer; no recorded request reaches a live executor and no\n" +
+			"host tool is ever called. Requests the record cannot answer go to --responses (the\n" +
+			"only live executor); without it they are unbound and the verdict is could-not-replay.\n" +
+			"The run writes to an overlay: the store is never changed, except by --write.\n" +
+			"Exit 0 for identical or diverged, 1 for could-not-replay or a rejected input.\n" +
+			"--with FILE       the revised manifest (required)\n" +
+			"--args FILE       args merged over the recorded ones, per cell per port\n" +
+			"--responses FILE  scripted executor for requests the record cannot answer\n" +
+			"--tools FILE      host tool registry: types tool cells; their answers still come only from the record\n" +
+			"--modules DIR     admit every *.algal.json in DIR (into the overlay) first\n" +
+			"--dir STORE       file store holding child manifests and values (read only)\n" +
+			"--write           persist the revised receipt and revised manifest into --dir\n" +
+			"--out FILE        also write the comparison record to FILE",
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if f.with == "" {
+				return usagef("replay: --with MANIFEST is required")
+			}
+			if f.write && f.dir == "" {
+				return usagef("replay: --write needs --dir STORE to write into")
+			}
+			return c.replay(args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.with, "with", "", "revised manifest `FILE`")
+	fl.StringVar(&f.args, "args", "", "args `FILE` merged over the recorded args")
+	fl.StringVar(&f.responses, "responses", "", "scripted responses `FILE` for unrecorded requests")
+	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` (signatures only)")
+	fl.StringVar(&f.modules, "modules", "", "`DIR` of *.algal.json modules to admit first")
+	fl.StringVar(&f.dir, "dir", store.DefaultDir, "file store `DIR`")
+	fl.StringVar(&f.transports, "transports", "", "transports `FILE`: fetch missing closures into the overlay first")
+	fl.BoolVar(&f.write, "write", false, "persist the revised receipt into --dir")
+	fl.StringVar(&f.out, "out", "", "also write the comparison record to `FILE`")
+	return cmd
 }
 
 func (c *cli) replay(path string, f replayFlags) error {
-	st, err := openStore(f.dir)
+	st, err := store.OpenFileStore(f.dir)
 	if err != nil {
 		return err
 	}
@@ -84,7 +83,7 @@ func (c *cli) replay(path string, f replayFlags) error {
 	}
 	opts := vm.ReplayOptions{Store: view}
 	if f.args != "" {
-		if opts.Args, err = readArgs(f.args); err != nil {
+		if opts.Args, err = c.readArgs(f.args); err != nil {
 			return err
 		}
 	}
@@ -101,6 +100,19 @@ func (c *cli) replay(path string, f replayFlags) error {
 			return err
 		}
 		if opts.ToolSignatures, err = vm.ToolSignatures(tools); err != nil {
+			return err
+		}
+	}
+	if f.transports != "" {
+		t, err := bundle.LoadTransports(f.transports)
+		if err != nil {
+			return err
+		}
+		m, err := manifest.ParseValue(revision)
+		if err != nil {
+			return err
+		}
+		if _, err := bundle.Prefetch(context.Background(), view, m, t); err != nil {
 			return err
 		}
 	}
@@ -122,17 +134,7 @@ func (c *cli) replay(path string, f replayFlags) error {
 			return err
 		}
 	}
-	b, err := canon.Encode(cmp.Value())
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if f.out != "" {
-		if err := os.WriteFile(f.out, b, 0o644); err != nil {
-			return &fault.Error{Code: "IO_FAILED", Message: err.Error()}
-		}
-	}
-	if _, err := c.stdout.Write(b); err != nil {
+	if err := c.emit(cmp.Value(), f.out); err != nil {
 		return err
 	}
 	if cmp.Verdict == vm.VerdictCouldNotReplay {

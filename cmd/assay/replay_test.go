@@ -78,8 +78,8 @@ func TestReplayCLIDivergedWrite(t *testing.T) {
 	if v["verdict"] != "diverged" || div["path"] != "route" {
 		t.Fatalf("%s", stdout)
 	}
-	if b, _ := os.ReadFile(out); string(b) != stdout {
-		t.Fatal("--out differs from stdout")
+	if b, _ := os.ReadFile(out); string(b)+"\n" != stdout {
+		t.Fatal("--out is not stdout's bytes without the newline")
 	}
 	// --write persisted the revised receipt and its manifest: find the
 	// receipt in the store and verify it from the store alone.
@@ -123,7 +123,13 @@ func TestReplayCLIUsage(t *testing.T) {
 	if code, _, _ := runCLI(t, "replay", rec); code != 2 {
 		t.Fatalf("missing --with: exit %d, want 2", code)
 	}
-	if code, _, _ := runCLI(t, "replay", rec, "--with", rec, "--write"); code != 2 {
-		t.Fatalf("--write without --dir: exit %d, want 2", code)
+	// A receipt given as the revision is not a manifest: the record cannot
+	// replay it (exit 1), and --write writes nothing.
+	dir := t.TempDir()
+	if code, out, _ := runCLI(t, "replay", rec, "--with", rec, "--write", "--dir", dir); code != exitNo || decodeComparison(t, out)["verdict"] != "could-not-replay" {
+		t.Fatalf("receipt as revision: exit %d, want 1: %s", code, out)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("a rejected replay wrote %d entries", len(entries))
 	}
 }

@@ -1,124 +1,74 @@
 package main
 
 import (
-	"github.com/algal-assay/assay/engine/atomicfile"
+	"fmt"
+
 	"github.com/algal-assay/assay/engine/bundle"
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/mailbox"
-	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		var f runFlags
-		cmd := &cobra.Command{
-			Use:   "resume RECEIPT [MANIFEST]",
-			Short: "Continue a suspended run: replay its completed prefix, re-issue the suspended request",
-			Long: "Resume a run from its receipt (a checkpoint). The checkpoint must verify offline first;\n" +
-				"then every recorded effect except the suspended ones (tool effects included) replays by\n" +
-				"request digest and only the suspended request (or anything never recorded) goes live,\n" +
-				"with exactly the digest it had. Prints the new receipt and exits 0 whenever one was\n" +
-				"produced, whatever its outcome (it may suspend again).\n" +
-				"Without MANIFEST the manifest is read from the store (--dir) by manifestDigest.\n" +
-				"--responses FILE  scripted executor table\n" +
-				"--approvals FILE  gate decisions {\"<gate cell id>\":\"<label>\"}; a gate absent from it suspends\n" +
-				"--executor-cmd C, --tools FILE, --transports FILE, --modules DIR as for run\n" +
-				"--dir STORE       store holding the manifest, its children, slots and mailboxes\n" +
-				"--out FILE        also write the receipt to FILE",
-			Args: cobra.RangeArgs(1, 2),
-			RunE: func(_ *cobra.Command, args []string) error {
-				rec, err := c.resume(args, f)
-				if err != nil {
-					return err
-				}
-				return c.emitReceipt(rec, f.out)
-			},
-		}
-		fl := cmd.Flags()
-		fl.StringVar(&f.responses, "responses", "", "scripted responses JSON file")
-		fl.StringVar(&f.approvals, "approvals", "", "gate approvals JSON file")
-		fl.StringVar(&f.executorCmd, "executor-cmd", "", "command executor (sh -c)")
-		fl.StringVar(&f.tools, "tools", "", "host tool registry JSON file")
-		fl.StringVar(&f.modules, "modules", "", "directory of *.algal.json modules to admit first")
-		fl.StringVar(&f.dir, "dir", "", "file store directory")
-		fl.StringVar(&f.transportsFile, "transports", "", "transports JSON file (name -> directory or URL)")
-		fl.StringVar(&f.out, "out", "", "also write the receipt to this file")
-		return cmd
-	})
+func newResumeCmd(c *cli) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "resume RECEIPT [MANIFEST]",
+		Short: "Continue a suspended run: replay its completed prefix, re-issue the suspended request",
+		Long: "Resume a run from its receipt (a checkpoint). The checkpoint must verify offline first;\n" +
+			"then every recorded effect except the suspended ones (tool effects included) replays by\n" +
+			"request digest and only the suspended request (or anything never recorded) goes live,\n" +
+			"with exactly the digest it had. Prints the new receipt; exit 0 when it completes, 1 when it\n" +
+			"failed or suspended again, 2 on an error.\n" +
+			"Without MANIFEST the manifest is read from the store (--dir, default .algal) by manifestDigest.\n" +
+			"Flags as for run: the executor flags, --approvals, --modules, --write (persist the new receipt),\n" +
+			"--out FILE.",
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.dirSet = cmd.Flags().Changed("dir")
+			rec, ref, err := c.resume(args, f)
+			if err != nil {
+				return err
+			}
+			if ref != "" {
+				fmt.Fprintf(c.stderr, "receipt %s\n", ref)
+			}
+			return c.emitRun(rec, f.out)
+		},
+	}
+	f.add(cmd)
+	return cmd
 }
 
-// emitReceipt prints a receipt (and writes it to out when given).
-func (c *cli) emitReceipt(rec map[string]any, out string) error {
-	b, err := canon.Encode(rec)
+func (c *cli) resume(args []string, f runFlags) (map[string]any, string, error) {
+	st, err := f.openRunStore()
 	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if out != "" {
-		if err := atomicfile.Write(out, b); err != nil {
-			return &fault.Error{Code: "IO_FAILED", Message: err.Error()}
-		}
-	}
-	_, err = c.stdout.Write(b)
-	return err
-}
-
-func (c *cli) resume(args []string, f runFlags) (map[string]any, error) {
-	st, err := openStore(f.dir)
-	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := admitModules(st, f.modules); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	cp, err := readReceipt(args[0])
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	m, err := manifestFor(st, cp, args[1:])
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if _, err := st.Put(store.Manifests, m.Value); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	router, err := newRouter(st, f)
+	host, err := newHost(st, f)
 	if err != nil {
-		return nil, err
-	}
-	host := &vm.Host{Store: st, Router: router}
-	if err := extendHost(host, f); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	rec, err := vm.Resume(cp, m, host)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if f.dir != "" {
-		if _, err := st.Put(store.Runs, rec); err != nil {
-			return nil, err
-		}
-	}
-	return rec, nil
-}
-
-// manifestFor reads the manifest file given, or the receipt's manifest
-// from the store.
-func manifestFor(st store.Store, rec map[string]any, file []string) (*manifest.Manifest, error) {
-	if len(file) > 0 {
-		return manifest.ReadFile(file[0])
-	}
-	d, _ := rec["manifestDigest"].(string)
-	mv, err := store.Load(st, store.Manifests, d)
-	if err != nil {
-		return nil, err
-	}
-	return manifest.ParseValue(mv)
+	return c.persistReceipt(st, rec, f)
 }
 
 // gateApprovals admits the approvals executor for gate requests ahead of
@@ -132,28 +82,35 @@ func (g gateApprovals) Serves(req effect.Request) bool {
 	return req["contract"] == effect.EffectContract && k == effect.KindGate
 }
 
-// extendHost adds what run and resume share beyond the plain executors:
-// the approvals executor (--approvals), the mailbox host tools over the
-// store directory (denied without --dir) and configured transports.
-func extendHost(host *vm.Host, f runFlags) error {
-	execs := host.Router.Executors()
-	var front []effect.Executor
+// newHost builds the host run and resume share: the approvals executor
+// (--approvals) ahead of the flag executors, the mailbox host tools over
+// the store directory (denied unless the run persists), the --tools
+// registry and configured transports.
+func newHost(st store.Store, f runFlags) (*vm.Host, error) {
+	var execs []effect.Executor
 	if f.approvals != "" {
-		front = append(front, gateApprovals{effect.NewApprovals(f.approvals)})
+		execs = append(execs, gateApprovals{effect.NewApprovals(f.approvals)})
 	}
+	flagExecs, err := f.executors(st)
+	if err != nil {
+		return nil, err
+	}
+	execs = append(execs, flagExecs...)
 	var svc *mailbox.Service
-	if f.dir != "" {
+	if f.persists() {
 		svc = mailbox.Open(f.dir)
 	}
-	router := effect.NewRouter(append(append(front, execs...), mailbox.NewTools(svc))...)
-	router.Tools = host.Router.Tools
-	host.Router = router
-	if f.transportsFile != "" {
-		t, err := bundle.LoadTransports(f.transportsFile)
-		if err != nil {
-			return err
+	router := effect.NewRouter(append(execs, mailbox.NewTools(svc))...)
+	if f.tools != "" {
+		if router.Tools, err = effect.LoadTools(f.tools); err != nil {
+			return nil, err
 		}
-		host.Sources = t
 	}
-	return nil
+	host := &vm.Host{Store: st, Router: router}
+	if f.transportsFile != "" {
+		if host.Sources, err = bundle.LoadTransports(f.transportsFile); err != nil {
+			return nil, err
+		}
+	}
+	return host, nil
 }

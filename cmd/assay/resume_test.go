@@ -36,7 +36,7 @@ func TestGateSuspendsThenResumesFromCLI(t *testing.T) {
 	st := filepath.Join(dir, "store")
 	cp := filepath.Join(dir, "cp.json")
 	code, out, errb := runCLI(t, "run", m, "--args", args, "--responses", resp, "--approvals", approvals, "--dir", st, "--out", cp)
-	if code != 0 {
+	if code != exitNo {
 		t.Fatalf("run: %s", errb)
 	}
 	first := decodeObject(t, out)
@@ -68,7 +68,7 @@ func TestGateSuspendsThenResumesFromCLI(t *testing.T) {
 	// A tampered checkpoint is refused.
 	b, _ := os.ReadFile(cp)
 	bad := putFile(t, dir, "bad.json", strings.Replace(string(b), `"tiny"`, `"huge"`, 1))
-	if code, _, _ = runCLI(t, "resume", bad, "--dir", st); code != 1 {
+	if code, _, _ = runCLI(t, "resume", bad, "--dir", st); code != exitError {
 		t.Fatalf("tampered checkpoint: exit %d", code)
 	}
 }

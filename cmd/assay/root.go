@@ -2,21 +2,27 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes shared by every verb.
+// Exit codes shared by every verb, as upstream's CLI documents them.
 const (
-	exitOK       = 0
-	exitRejected = 1 // input rejected, verification failed, a gate failed
-	exitUsage    = 2 // bad flags or arguments
+	exitOK = 0
+	// exitNo: the verb ran and its answer is no: a run failed or
+	// suspended, a verification or a gate failed, a replay could not replay.
+	exitNo = 1
+	// exitError: the verb could not give an answer: bad flags or
+	// arguments, a document that does not parse or is not admitted, an
+	// IO failure. The error is printed on stderr as one JSON object.
+	exitError = 2
 )
 
 // cli carries the process streams into every verb so tests can run the
@@ -24,10 +30,13 @@ const (
 type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// json forces machine output (--json); without it, verbs with a
+	// readable form use it only when stdout is a terminal.
+	json bool
 }
 
-// verbs registers command constructors; each verb's file adds itself in an
-// init function so this file never changes when a verb is added.
+// verbs holds constructors that files of other areas still add from an
+// init function; commands.go lists every other verb by name.
 var verbs []func(*cli) *cobra.Command
 
 func register(f func(*cli) *cobra.Command) { verbs = append(verbs, f) }
@@ -45,8 +54,9 @@ func codeOf(err error) (string, bool) {
 	return "", false
 }
 
-// rejection is an error the verb already reported on stdout (e.g. a failed
-// verification printed as JSON): the process exits 1 and prints nothing more.
+// rejection is a "no" the verb already reported on stdout (a failed run's
+// receipt, a failed verification): the process exits 1 and prints nothing
+// more.
 type rejection struct{ err error }
 
 func (r rejection) Error() string { return r.err.Error() }
@@ -55,29 +65,12 @@ func (r rejection) Unwrap() error { return r.err }
 // reported wraps err so that run exits 1 without printing it again.
 func reported(err error) error { return rejection{err} }
 
-// usageError marks an argument problem that cobra cannot see (exit 2).
+// usageError marks an argument problem that cobra cannot see.
 type usageError struct{ msg string }
 
 func (u usageError) Error() string { return u.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
-
-func newRoot(c *cli) *cobra.Command {
-	root := &cobra.Command{
-		Use:           "assay",
-		Short:         "Test, measure and gate ALGAL organisms",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.SetIn(c.stdin)
-	root.SetOut(c.stdout)
-	root.SetErr(c.stderr)
-	for _, v := range verbs {
-		root.AddCommand(v(c))
-	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
-	return root
-}
 
 // run executes one command line and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -90,21 +83,40 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var rj rejection
 	if errors.As(err, &rj) {
-		return exitRejected
+		return exitNo
 	}
 	if code, ok := codeOf(err); ok {
 		writeError(stderr, code, err.Error())
-		return exitRejected
+		return exitError
 	}
 	// Anything else is an argument problem: cobra's own arity and flag
 	// errors, unknown commands, and our usageError.
 	fmt.Fprintf(stderr, "assay: %v\n", err)
 	fmt.Fprintln(stderr, "Run 'assay --help' for usage.")
-	return exitUsage
+	return exitError
 }
 
-// writeError prints the stable JSON error shape {"error":{"code","message"}}.
+// writeError prints upstream's error shape, one canonical line
+// {"error":{"code","message"},"ok":false}.
 func writeError(w io.Writer, code, message string) {
-	b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": message}})
+	b, err := canon.Encode(map[string]any{"ok": false, "error": map[string]any{"code": code, "message": message}})
+	if err != nil {
+		b = []byte(`{"ok":false}`)
+	}
 	fmt.Fprintf(w, "%s\n", b)
+}
+
+// readable reports whether output should take its form for people: only
+// without --json and when stdout is a terminal, so scripts and pipes get
+// upstream's JSON unchanged.
+func (c *cli) readable() bool {
+	if c.json {
+		return false
+	}
+	f, ok := c.stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -65,8 +65,8 @@ func TestFoundrySearchVerbs(t *testing.T) {
 	if g1 := gens[1].(map[string]any); len(g1["candidates"].([]any)) != 2 || rep["result"].(map[string]any)["promoted"] != g1["promoted"] {
 		t.Errorf("generation 1 %v", g1["promoted"])
 	}
-	if saved, _ := os.ReadFile(report); string(saved) != out {
-		t.Error("--out differs from stdout")
+	if saved, _ := os.ReadFile(report); string(saved)+"\n" != out {
+		t.Error("--out is not stdout's bytes without the newline")
 	}
 	// The report does not depend on --concurrency.
 	if _, again, _ := runCLI(t, "foundry", "search", filepath.Join(dir, "search.json"), "--dir", filepath.Join(dir, "store2"), "--concurrency", "8"); again != out {
@@ -82,7 +82,7 @@ func TestFoundrySearchVerbs(t *testing.T) {
 	// A changed claim exits 1 and is named.
 	raw, _ := os.ReadFile(report)
 	putFile(t, dir, "report.json", strings.Replace(string(raw), `"generation":1`, `"generation":1,"extra":true`, 1))
-	if code, _, errs := runCLI(t, "foundry", "verify", report, "--dir", st); code != 1 || !strings.Contains(errs, "PARSE_FAILED") {
+	if code, _, errs := runCLI(t, "foundry", "verify", report, "--dir", st); code != exitError || !strings.Contains(errs, "PARSE_FAILED") {
 		t.Fatalf("malformed report: exit %d %s", code, errs)
 	}
 	putFile(t, dir, "report.json", strings.Replace(string(raw), `"passed":0`, `"passed":1`, 1))
@@ -95,16 +95,16 @@ func TestFoundrySearchRejections(t *testing.T) {
 	dir := searchDir(t)
 	st := filepath.Join(dir, "store")
 	// A search block outside `foundry search` is refused, as upstream does.
-	if code, _, errs := runCLI(t, "foundry", filepath.Join(dir, "search.json"), "--dir", st); code != 1 || !strings.Contains(errs, "PARSE_FAILED") || !strings.Contains(errs, "foundry search") {
+	if code, _, errs := runCLI(t, "foundry", filepath.Join(dir, "search.json"), "--dir", st); code != exitError || !strings.Contains(errs, "PARSE_FAILED") || !strings.Contains(errs, "foundry search") {
 		t.Fatalf("search block under foundry: exit %d %s", code, errs)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "search.json"))
 	putFile(t, dir, "budget.json", strings.Replace(string(raw), `"search":`, `"budget":{"work":100000,"attempts":4,"runs":20},"search":`, 1))
-	if code, _, errs := runCLI(t, "foundry", "search", filepath.Join(dir, "budget.json"), "--dir", st); code != 1 || !strings.Contains(errs, "habitat budget is not supported") {
+	if code, _, errs := runCLI(t, "foundry", "search", filepath.Join(dir, "budget.json"), "--dir", st); code != exitError || !strings.Contains(errs, "habitat budget is not supported") {
 		t.Fatalf("budget under search: exit %d %s", code, errs)
 	}
 	putFile(t, dir, "bad.json", strings.Replace(string(raw), `"maxGenerations":2`, `"maxGenerations":9`, 1))
-	if code, _, errs := runCLI(t, "foundry", "search", filepath.Join(dir, "bad.json"), "--dir", st); code != 1 || !strings.Contains(errs, "search.maxGenerations") {
+	if code, _, errs := runCLI(t, "foundry", "search", filepath.Join(dir, "bad.json"), "--dir", st); code != exitError || !strings.Contains(errs, "search.maxGenerations") {
 		t.Fatalf("maxGenerations 9: exit %d %s", code, errs)
 	}
 	if code, _, _ := runCLI(t, "foundry", "search", "--dir", st); code != 2 {

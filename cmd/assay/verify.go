@@ -4,89 +4,118 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/algal-assay/assay/engine/bundle"
-	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		var dir, modules, transports string
-		cmd := &cobra.Command{
-			Use:   "verify RECEIPT [MANIFEST]",
-			Short: "Replay a run receipt offline and report every divergence",
-			Long: "Verify an algal.run.v1 receipt by replaying its run offline with its own recorded\n" +
-				"effects, then comparing the whole replayed receipt with it. Prints {\"ok\":true}, or\n" +
-				"{\"ok\":false,\"mismatches\":[...]} and exits 1. Without MANIFEST the manifest is read\n" +
-				"from the store (--dir) by the receipt's manifestDigest. Nothing runs live.",
-			Args: cobra.RangeArgs(1, 2),
-			RunE: func(_ *cobra.Command, args []string) error {
-				st, err := openStore(dir)
+func newVerifyCmd(c *cli) *cobra.Command {
+	var dir, modules, transports, tools string
+	cmd := &cobra.Command{
+		Use:   "verify RECEIPT [MANIFEST]",
+		Short: "Replay a run receipt offline and report every divergence",
+		Long: "Verify an algal.run.v1 receipt by replaying its run offline with its own recorded\n" +
+			"effects, then comparing the whole replayed receipt with it. Prints upstream's report\n" +
+			"{\"ok\",\"digest\",\"outcome\",\"mismatches\"} (a readable summary on a terminal without --json);\n" +
+			"exit 1 when it does not verify. Without MANIFEST the manifest is read from the store (--dir,\n" +
+			"default .algal) by the receipt's manifestDigest. Nothing runs live and the store is not written.\n" +
+			"--tools FILE types the host tools whose recorded effects replay.",
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			base, err := store.OpenFileStore(dir)
+			if err != nil {
+				return err
+			}
+			// Modules and fetched closures go into an overlay, so
+			// verification never writes the store it reads.
+			st := store.NewOverlay(base)
+			if err := admitModules(st, modules); err != nil {
+				return err
+			}
+			rec, err := readReceipt(args[0])
+			if err != nil {
+				return err
+			}
+			m, err := manifestFor(st, rec, args[1:])
+			if err != nil {
+				return err
+			}
+			if transports != "" {
+				t, err := bundle.LoadTransports(transports)
 				if err != nil {
 					return err
 				}
-				if err := admitModules(st, modules); err != nil {
+				if _, err := bundle.Prefetch(context.Background(), st, m, t); err != nil {
 					return err
 				}
-				rec, err := readReceipt(args[0])
+			}
+			opts := vm.VerifyOptions{Store: st}
+			if tools != "" {
+				reg, err := effect.LoadTools(tools)
 				if err != nil {
 					return err
 				}
-				var m *manifest.Manifest
-				if len(args) == 2 {
-					if m, err = manifest.ReadFile(args[1]); err != nil {
-						return err
-					}
-				} else {
-					d, _ := rec["manifestDigest"].(string)
-					mv, err := store.Load(st, store.Manifests, d)
-					if err != nil {
-						return err
-					}
-					if m, err = manifest.ParseValue(mv); err != nil {
-						return err
-					}
-				}
-				// The replay itself consults no transports: a closure the
-				// store lacks is fetched first, into an overlay, so
-				// verification never writes the store it reads.
-				var vst store.Store = st
-				if transports != "" {
-					t, err := bundle.LoadTransports(transports)
-					if err != nil {
-						return err
-					}
-					vst = store.NewOverlay(st)
-					if _, err := bundle.Prefetch(context.Background(), vst, m, t); err != nil {
-						return err
-					}
-				}
-				rep, err := vm.Verify(rec, m, vm.VerifyOptions{Store: vst})
-				if err != nil {
+				if opts.ToolSignatures, err = vm.ToolSignatures(reg); err != nil {
 					return err
 				}
-				out := map[string]any{"ok": rep.OK}
-				if !rep.OK {
-					out["mismatches"] = rep.Value()["mismatches"]
-				}
-				b, err := canon.Encode(out)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(c.stdout, "%s\n", b)
-				if !rep.OK {
-					return reported(errors.New("receipt does not verify"))
-				}
-				return nil
-			},
-		}
-		cmd.Flags().StringVar(&dir, "dir", "", "file store directory")
-		cmd.Flags().StringVar(&modules, "modules", "", "directory of *.algal.json modules to admit first")
-		cmd.Flags().StringVar(&transports, "transports", "", "transports JSON file: fetch missing closures before the offline replay")
-		return cmd
-	})
+			}
+			rep, err := vm.Verify(rec, m, opts)
+			if err != nil {
+				return err
+			}
+			if c.readable() {
+				_, err = fmt.Fprint(c.stdout, readableVerify(rep))
+			} else {
+				err = c.emit(rep.Value(), "")
+			}
+			if err != nil {
+				return err
+			}
+			if !rep.OK {
+				return reported(errors.New("receipt does not verify"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", store.DefaultDir, "file store `DIR` (read only)")
+	cmd.Flags().StringVar(&modules, "modules", "", "`DIR` of *.algal.json modules to admit first")
+	cmd.Flags().StringVar(&transports, "transports", "", "transports `FILE`: fetch missing closures before the offline replay")
+	cmd.Flags().StringVar(&tools, "tools", "", "host tool registry `FILE` (signatures of recorded tool effects)")
+	return cmd
+}
+
+// readableVerify is verify's form for people.
+func readableVerify(rep *vm.Report) string {
+	var b strings.Builder
+	if rep.OK {
+		fmt.Fprintf(&b, "verified: the replay reproduces the receipt (outcome %s)\ndigest %s\n", rep.Outcome, rep.Digest)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "NOT VERIFIED: %d mismatch(es)\n", len(rep.Mismatches))
+	for _, m := range rep.Mismatches {
+		fmt.Fprintf(&b, "  - %s\n", m)
+	}
+	if rep.Digest != "" {
+		fmt.Fprintf(&b, "replayed outcome %s, digest %s\n", rep.Outcome, rep.Digest)
+	}
+	return b.String()
+}
+
+// manifestFor reads the manifest file given, or the receipt's manifest
+// from the store.
+func manifestFor(st store.Store, rec map[string]any, file []string) (*manifest.Manifest, error) {
+	if len(file) > 0 {
+		return manifest.ReadFile(file[0])
+	}
+	d, _ := rec["manifestDigest"].(string)
+	mv, err := store.Load(st, store.Manifests, d)
+	if err != nil {
+		return nil, err
+	}
+	return manifest.ParseValue(mv)
 }

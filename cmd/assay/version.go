@@ -10,24 +10,22 @@ import (
 // version is stamped at release time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		return &cobra.Command{
-			Use:   "version",
-			Short: "Print the Assay version and the contracts it implements",
-			Args:  cobra.NoArgs,
-			RunE: func(*cobra.Command, []string) error {
-				rev := "unknown"
-				if bi, ok := debug.ReadBuildInfo(); ok {
-					for _, s := range bi.Settings {
-						if s.Key == "vcs.revision" {
-							rev = s.Value
-						}
+func newVersionCmd(c *cli) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the Assay version and the contracts it implements",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			rev := "unknown"
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" {
+						rev = s.Value
 					}
 				}
-				_, err := fmt.Fprintf(c.stdout, "assay %s (revision %s)\ncontracts: algal.organism.v1 algal.expr.v1 algal.run.v1 algal.effect.v1 algal.tool-effect.v1 algal.bundle.v1 algal.bench.v1 algal.foundry.v1 algal.search.v1 algal.habitat-budget.v1 algal.replay-comparison.v1\n", version, rev)
-				return err
-			},
-		}
-	})
+			}
+			_, err := fmt.Fprintf(c.stdout, "assay %s (revision %s)\ncontracts: algal.organism.v1 algal.expr.v1 algal.run.v1 algal.effect.v1 algal.tool-effect.v1 algal.bundle.v1 algal.bench.v1 algal.foundry.v1 algal.search.v1 algal.habitat-budget.v1 algal.replay-comparison.v1\n", version, rev)
+			return err
+		},
+	}
 }

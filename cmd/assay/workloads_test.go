@@ -55,7 +55,7 @@ func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "ticket-triage.bench.yaml"), []byte(body), 0o644)
 	var out, errb bytes.Buffer
 	code := run([]string{"workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), dir}, nil, &out, &errb)
-	if code != exitRejected {
+	if code != exitNo {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	reason := `gate cheap-single passes at least 5 cases: system "cheap-single" passed 4 of 6 cases`
@@ -80,7 +80,7 @@ func TestWorkloadsRunRejectsBadYAML(t *testing.T) {
 	os.WriteFile(p, []byte("name: x\nrevision: 1\nsystem: []\n"), 0o644)
 	var out, errb bytes.Buffer
 	code := run([]string{"workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), p}, nil, &out, &errb)
-	if code != exitRejected || !strings.Contains(errb.String(), `{"error":{"code":"WORKLOAD_INVALID","message":"`+p+`:3:1: system: unknown key \"system\" (did you mean \"systems\"?)`) {
+	if code != exitNo || !strings.Contains(errb.String(), `{"error":{"code":"WORKLOAD_INVALID","message":"`+p+`:3:1: system: unknown key \"system\" (did you mean \"systems\"?)`) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
 	}
 	// The summary on stdout says why too, for logs that keep only stdout.
@@ -92,7 +92,7 @@ func TestWorkloadsRunRejectsBadYAML(t *testing.T) {
 func TestWorkloadsRunNothingFound(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{"workloads", "run", t.TempDir()}, nil, &out, &errb)
-	if code != exitRejected || !strings.Contains(errb.String(), "WORKLOAD_INVALID") {
+	if code != exitError || !strings.Contains(errb.String(), "WORKLOAD_INVALID") {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 }
@@ -150,7 +150,7 @@ func TestWorkloadsRunJSONAndJUnit(t *testing.T) {
 	junit := filepath.Join(dir, "junit.xml")
 	var out, errb bytes.Buffer
 	code := run([]string{"run", "--dir", filepath.Join(dir, "store"), "--out", filepath.Join(dir, "runs"), "--json", "--junit", junit, dir}, nil, &out, &errb)
-	if code != exitRejected {
+	if code != exitNo {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	var doc struct {
@@ -213,7 +213,7 @@ func TestRunWithoutSuitesSaysWhatToDo(t *testing.T) {
 	t.Chdir(t.TempDir())
 	var out, errb bytes.Buffer
 	code := run([]string{"run"}, nil, &out, &errb)
-	if code != exitRejected || !strings.Contains(errb.String(), "no suites/ directory here") || !strings.Contains(errb.String(), "assay init") {
+	if code != exitError || !strings.Contains(errb.String(), "no suites/ directory here") || !strings.Contains(errb.String(), "assay init") {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 }

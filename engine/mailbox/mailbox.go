@@ -735,3 +735,41 @@ func (s *Service) Pending(handle string) (int, error) {
 	p, err := s.pending(c)
 	return len(p), err
 }
+
+// List returns every mailbox of the store with its pending count, sorted
+// by name. Revoked handles are still listed: revocation is per handle.
+func (s *Service) List() ([]Listed, error) {
+	entries, err := os.ReadDir(filepath.Join(s.root, "mailboxes"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errf(fault.IOFailed, "%v", err)
+	}
+	var out []Listed
+	for _, e := range entries {
+		if !e.IsDir() || !safeID(e.Name()) {
+			continue
+		}
+		c, ok, err := s.inspect(e.Name())
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		p, err := s.pending(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Listed{Config: c, Pending: len(p)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Listed is one mailbox of List.
+type Listed struct {
+	Config
+	Pending int
+}

@@ -3,10 +3,10 @@ package vm
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/evidence"
@@ -25,6 +25,15 @@ type Workbench struct {
 	Tools *effect.Tools
 	// Transports maps transport names to bundle directories.
 	Transports map[string]string
+	// Sources are configured transports (directories or URLs), consulted
+	// on a local miss as for run.
+	Sources bundle.Transports
+	// Extra executors (name -> spec, paths relative to the working
+	// directory) serve every contender after its own: upstream's
+	// --responses and --executor-cmd flags. They never displace a
+	// contender's default executor, and a name the contender defines
+	// itself is not added.
+	Extra map[string]string
 	// CacheEffects wraps every executor with the store's memo index.
 	CacheEffects bool
 }
@@ -70,10 +79,20 @@ func (w *Workbench) Open(_ context.Context, m *manifest.Manifest, specs map[stri
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	extra := make([]string, 0, len(w.Extra))
+	for n := range w.Extra {
+		if _, own := specs[n]; !own {
+			extra = append(extra, n)
+		}
+	}
+	slices.Sort(extra)
 	s := &session{w: w, m: m}
 	execs := make([]effect.Executor, 0, len(names))
-	for _, name := range names {
+	for i, name := range append(names, extra...) {
 		spec := specs[name]
+		if i >= len(names) {
+			spec = w.Extra[name]
+		}
 		var ex effect.Executor
 		switch {
 		case strings.HasPrefix(spec, "replay:"):
@@ -88,11 +107,10 @@ func (w *Workbench) Open(_ context.Context, m *manifest.Manifest, specs map[stri
 			ex = r
 			s.ordered = true
 		default:
-			base := ""
-			if strings.HasPrefix(spec, "scripted:") {
-				base = filepath.Dir(spec[len("scripted:"):])
-			}
-			e, err := effect.FromSpec(name, spec, base)
+			// Config specs arrive resolved against the config's directory
+			// (evidence.ResolveSpec) and flag specs relative to the working
+			// directory: neither is joined to a base again.
+			e, err := effect.FromSpec(name, spec, "")
 			if err != nil {
 				return nil, err
 			}
@@ -125,7 +143,7 @@ func (s *session) Ordered() bool { return s.ordered }
 // Run executes the manifest and stores the receipt; the digest returned is
 // the store's reference to it.
 func (s *session) Run(ctx context.Context, args map[string]any) (map[string]any, string, error) {
-	host := &Host{Store: s.w.Store, Router: s.router, Transports: s.w.Transports, Context: ctx}
+	host := &Host{Store: s.w.Store, Router: s.router, Transports: s.w.Transports, Sources: s.w.Sources, Context: ctx}
 	rec, err := Run(s.m, args, host)
 	if err != nil {
 		return nil, "", err

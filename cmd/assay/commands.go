@@ -1,0 +1,63 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// newRoot builds the whole command tree. Each verb's implementation lives
+// in its own file; this is the one place that shows which verbs exist.
+//
+//	assay check MANIFEST            admit a manifest (manifestDigest, cells)
+//	assay run MANIFEST | PATH...    run a manifest (receipt) or YAML workloads
+//	assay verify RECEIPT [MANIFEST] replay a receipt offline
+//	assay resume RECEIPT [MANIFEST] continue a suspended run
+//	assay replay RECEIPT --with M   revised manifest against a recorded run
+//	assay suite                     run and verify every example of a directory
+//	assay bench CONFIG              verify | inspect
+//	assay foundry CONFIG            verify | inspect | pack | export | search |
+//	                                search-verify | search-inspect | search-pack
+//	assay pack MANIFEST, unpack B   algal.bundle.v1 closures (also: assay bundle)
+//	assay digest MANIFEST, canon F  manifest digest, canonical JSON
+//	assay mailbox                   create | send | receive | list | revoke
+//	assay record                    show foundry-run.yml records
+//	assay version
+//
+// The expr, workloads and ci verbs (other areas) still add themselves from
+// an init function through register.
+func newRoot(c *cli) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "assay",
+		Short:         "Test, measure and gate ALGAL organisms",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Long: "Assay runs, verifies and measures ALGAL organisms (algal.organism.v1) and gates them in CI.\n" +
+			"Exit status, for every verb: 0 yes; 1 the verb ran and the answer is no (a run failed or\n" +
+			"suspended, a verification or gate failed); 2 error (bad arguments, a document that does not\n" +
+			"parse or is not admitted, IO), printed on stderr as {\"error\":{\"code\",\"message\"},\"ok\":false}.",
+	}
+	root.SetIn(c.stdin)
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.PersistentFlags().BoolVar(&c.json, "json", false, "print JSON even on a terminal (JSON is the default when stdout is not a terminal)")
+	root.AddCommand(
+		newCheckCmd(c),
+		newRunCmd(c),
+		newVerifyCmd(c),
+		newResumeCmd(c),
+		newReplayCmd(c),
+		newSuiteCmd(c),
+		newBenchCmd(c),
+		newFoundryCmd(c),
+		newPackCmd(c),
+		newUnpackCmd(c),
+		newBundleCmd(c),
+		newDigestCmd(c),
+		newCanonCmd(c),
+		newMailboxCmd(c),
+		newRecordCmd(c),
+		newVersionCmd(c),
+	)
+	for _, v := range verbs {
+		root.AddCommand(v(c))
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
+	return root
+}
