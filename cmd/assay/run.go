@@ -156,18 +156,10 @@ func admitModules(st store.Store, dir string) error {
 // runManifest runs one manifest file; ref is the stored receipt's digest
 // when --write persisted it.
 func (c *cli) runManifest(path string, f runFlags) (map[string]any, string, error) {
-	st, err := f.openRunStore()
-	if err != nil {
-		return nil, "", err
-	}
-	if err := admitModules(st, f.modules); err != nil {
-		return nil, "", err
-	}
+	// Every input is read before the store is opened, so a bad input
+	// leaves --dir as it was.
 	m, err := manifest.ReadFile(path)
 	if err != nil {
-		return nil, "", err
-	}
-	if _, err := st.Put(store.Manifests, m.Value); err != nil {
 		return nil, "", err
 	}
 	args := map[string]any{}
@@ -175,6 +167,16 @@ func (c *cli) runManifest(path string, f runFlags) (map[string]any, string, erro
 		if args, err = c.readArgs(f.args); err != nil {
 			return nil, "", err
 		}
+	}
+	st, err := f.openRunStore()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := admitModules(st, f.modules); err != nil {
+		return nil, "", err
+	}
+	if _, err := st.Put(store.Manifests, m.Value); err != nil {
+		return nil, "", err
 	}
 	host, err := newHost(st, f)
 	if err != nil {
