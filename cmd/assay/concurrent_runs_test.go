@@ -12,16 +12,20 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness/rundir"
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets a test start this test binary as the assay command
 // (ASSAY_TEST_AS_CLI=1), so process-level tests need no separate build and
-// run race-instrumented under go test -race.
+// run race-instrumented under go test -race; testscript's scripts
+// (script_test.go) exec it as `assay` the same way.
 func TestMain(m *testing.M) {
 	if os.Getenv("ASSAY_TEST_AS_CLI") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	testscript.Main(m, map[string]func(){
+		"assay": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
 }
 
 // Four `assay run` processes of the default workloads at once, on one runs

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"

@@ -14,16 +14,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain lets the scripts exec `assay` as a real process (testscript
-// re-executes this test binary), so every script runs the CLI with its own
-// working directory and exit status.
-func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"assay": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-	})
-}
-
-// TestScripts runs cmd/assay/testdata/script/*.txtar: upstream's documented
+// TestScripts runs cmd/assay/testdata/script/*.txtar (TestMain, in
+// concurrent_runs_test.go, makes this test binary the scripts' `assay`): upstream's documented
 // commands, verbatim, against $ASSAY_UPSTREAM_DIR/examples (from a
 // repository-root layout and from another directory), and the README's
 // own promises. Scripts needing the corpus skip, saying so, without it.
