@@ -75,7 +75,7 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 	// A second init refuses to replace anything.
 	out.Reset()
 	errb.Reset()
-	if code := run([]string{"init", dir}, nil, &out, &errb); code != exitRejected || !strings.Contains(errb.String(), "init would replace .github/workflows/assay-comment.yml") {
+	if code := run([]string{"init", dir}, nil, &out, &errb); code != exitError || !strings.Contains(errb.String(), "init would replace .github/workflows/assay-comment.yml") {
 		t.Errorf("second init: exit %d %s", code, errb.String())
 	}
 
@@ -128,7 +128,7 @@ func TestInitInAnExistingModule(t *testing.T) {
 	if code := run([]string{"init", t.TempDir(), "--module", "x", "--replace", dir}, nil, &out, &errb); code != exitOK {
 		t.Errorf("flags for a new go.mod: exit %d", code)
 	}
-	if code := run([]string{"init", dir, "--module", "x"}, nil, &out, &errb); code != exitUsage {
+	if code := run([]string{"init", dir, "--module", "x"}, nil, &out, &errb); code != exitError {
 		t.Errorf("--module with an existing go.mod: exit %d", code)
 	}
 }
