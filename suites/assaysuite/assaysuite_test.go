@@ -76,8 +76,8 @@ gate:
   min-passed: { single: 1 }
 `
 	writeFiles(t, dir, map[string]string{
-		"go.mod": "module example.com/triage\n\ngo 1.26\n\nrequire github.com/algal-assay/assay v0.0.0\n\nreplace github.com/algal-assay/assay => " + filepath.ToSlash(repo) + "\n",
-		"go.sum": string(sums),
+		"go.mod":                      "module example.com/triage\n\ngo 1.26\n\nrequire github.com/algal-assay/assay v0.0.0\n\nreplace github.com/algal-assay/assay => " + filepath.ToSlash(repo) + "\n",
+		"go.sum":                      string(sums),
 		"organisms/triage.algal.json": string(organism),
 		"suites/triage.bench.yaml":    workload,
 		"suites/suite_test.go": `package suites
