@@ -563,11 +563,7 @@ func (r *run) summarize() error {
 	} else {
 		r.o.Gates = EvaluateFoundry(r.w, r.o.Foundry)
 	}
-	gates := make([]any, 0, len(r.o.Gates))
-	for _, g := range r.o.Gates {
-		gates = append(gates, map[string]any{"rule": g.Rule.Kind, "name": g.Rule.Name(), "passed": g.Passed, "message": g.Message, "at": g.Rule.Pos.String()})
-	}
-	if err := r.writeJSON(GateFile, map[string]any{"workload": r.w.Name, "passed": GatesPassed(r.o.Gates), "rules": gates}); err != nil {
+	if err := r.writeJSON(GateFile, GateValue(r.w, r.o.Gates)); err != nil {
 		return err
 	}
 	if err := r.rec.AddArtifact(PhaseSummarize, "gate", GateFile); err != nil {
