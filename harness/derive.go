@@ -73,7 +73,9 @@ func Rederive(ctx context.Context, c *Compiled, report any, st evidence.Store) (
 	r := &run{w: w, c: c, opts: Options{Store: st}, o: &Outcome{Workload: w, Compiled: c, Bench: d.Bench, Foundry: d.Foundry}}
 	problems, err := r.alignment()
 	if err != nil {
-		return nil, fmt.Errorf("scripted alignment: %w", err)
+		// A receipt the report cites cannot be read: evidence that does
+		// not hold (the engine's verification says which), not a host fault.
+		problems = []string{fmt.Sprintf("scripted alignment cannot be checked: %v", err)}
 	}
 	if len(problems) > 0 {
 		out.OK = false

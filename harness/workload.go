@@ -71,6 +71,10 @@ type Workload struct {
 	Budget     map[string]any
 
 	Cases []Case
+	// CaseFiles are the case files the workload includes (`- file:`),
+	// resolved, in the order read: with Path and the Refs they are every
+	// file the workload reads.
+	CaseFiles []string
 	// Usage declares, per executor served from case responses, the token
 	// usage each cell's answers report: {executor: {cell: {model?,
 	// tokensIn?, tokensOut?}}}. It compiles into the table's "$usage".
@@ -547,6 +551,7 @@ func (w *Workload) parseCases(d *decoder, n *yaml.Node, path string) error {
 			if err := w.includeCases(r); err != nil {
 				return err
 			}
+			w.CaseFiles = append(w.CaseFiles, r.Path)
 			continue
 		}
 		c, err := w.parseCase(d, it, at)

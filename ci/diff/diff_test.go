@@ -2,6 +2,7 @@ package diff_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,7 +58,7 @@ func TestDeterministic(t *testing.T) {
 // missing runs root is an empty set.
 func TestAddedRemovedAndEmpty(t *testing.T) {
 	_, bs := base(t)
-	empty, err := diff.LoadSet(filepath.Join(t.TempDir(), "missing"))
+	empty, err := diff.LoadSet(context.Background(), filepath.Join(t.TempDir(), "missing"), diff.Evidence{})
 	if err != nil || len(empty.Runs) != 0 {
 		t.Fatalf("missing root: %v, %d runs", err, len(empty.Runs))
 	}
@@ -97,7 +98,10 @@ func TestLoadSetPicksNewestRun(t *testing.T) {
 	if err != nil || len(src) != 1 {
 		t.Fatalf("base run dirs: %v %v", src, err)
 	}
-	for i, name := range []string{"ticket-triage-r1-old", "ticket-triage-r1-new"} {
+	// The older one is another run of the workload (a slug the current
+	// workload no longer compiles to); only the newest is read.
+	newest := filepath.Base(src[0])
+	for i, name := range []string{"ticket-triage-r1-old", newest} {
 		dst := filepath.Join(root, "ticket-triage", name)
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			t.Fatal(err)
@@ -114,11 +118,15 @@ func TestLoadSetPicksNewestRun(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set, err := diff.LoadSet(root)
+	ev, err := evidence(bt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Runs) != 1 || filepath.Base(set.Runs[0].Dir) != "ticket-triage-r1-new" {
+	set, err := diff.LoadSet(context.Background(), root, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Runs) != 1 || filepath.Base(set.Runs[0].Dir) != newest {
 		t.Fatalf("picked %+v", set.Runs)
 	}
 	if strings.Join(set.Ignored, ",") != "ticket-triage/ticket-triage-r1-old" {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/ci/diff"
+	"github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 )
@@ -106,7 +107,28 @@ func runDir(tree string) (*diff.Set, error) {
 			return nil, fmt.Errorf("%s: %w", w.Name, err)
 		}
 	}
-	return diff.LoadSet(filepath.Join(tree, "runs"))
+	return loadSet(tree)
+}
+
+// loadSet reads tree/runs against tree/.store and tree/suites.
+func loadSet(tree string) (*diff.Set, error) {
+	ev, err := evidence(tree)
+	if err != nil {
+		return nil, err
+	}
+	return diff.LoadSet(context.Background(), filepath.Join(tree, "runs"), ev)
+}
+
+func evidence(tree string) (diff.Evidence, error) {
+	wb, err := vm.NewWorkbench(filepath.Join(tree, ".store"))
+	if err != nil {
+		return diff.Evidence{}, err
+	}
+	ws, err := verify.LoadWorkloads(filepath.Join(tree, "suites"))
+	if err != nil {
+		return diff.Evidence{}, err
+	}
+	return diff.Evidence{Store: wb, StoreDir: filepath.Join(tree, ".store"), Workloads: ws}, nil
 }
 
 var (

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,18 +10,21 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/bench"
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
-	"github.com/algal-assay/assay/engine/yamlsize"
-	"gopkg.in/yaml.v3"
+	"github.com/algal-assay/assay/engine/vm"
 )
 
 // Error codes carried by [Error].
 const (
 	CodeRuns    = "RUNS_INVALID"    // a runs root or run directory cannot be read
 	CodeArchive = "ARCHIVE_INVALID" // the receipt archive cannot be read
+	// CodeEvidence: a run directory's files disagree with what its
+	// evidence re-derives to (an edited gate.json or verification.json, a
+	// record at odds with the directory), or cannot be re-derived.
+	CodeEvidence = "EVIDENCE_INVALID"
 )
 
 // Workload kinds.
@@ -96,9 +100,23 @@ func (s *Set) Lookup(name string) *Run {
 	return nil
 }
 
+// Evidence is what a run set is read against: the store its reports'
+// receipts and manifests are in, and the workload files its runs were made
+// from. A run's verification and gate verdicts are re-derived from its
+// report and its workload (ci/verify.CheckRun); the verification.json and
+// gate.json it holds are only compared with them, never believed.
+type Evidence struct {
+	Store    *vm.Workbench
+	StoreDir string
+	// Workloads are the workloads of this side (its tree's).
+	Workloads *verify.Workloads
+}
+
 // LoadSet reads every workload's run under root. A missing root is an
-// empty set: a base that has no workloads yet is not an error.
-func LoadSet(root string) (*Set, error) {
+// empty set: a base that has no workloads yet is not an error. A run
+// directory whose files disagree with what its evidence re-derives to is
+// an error (CodeEvidence) naming the file and field.
+func LoadSet(ctx context.Context, root string, ev Evidence) (*Set, error) {
 	s := &Set{Root: root}
 	entries, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -121,7 +139,7 @@ func LoadSet(root string) (*Set, error) {
 		if dir == "" {
 			continue
 		}
-		r, err := LoadRun(dir)
+		r, err := LoadRun(ctx, dir, ev)
 		if err != nil {
 			return nil, err
 		}
@@ -183,100 +201,44 @@ func pickRun(wdir string) (string, []string, error) {
 	return filepath.Join(wdir, cands[0].name), ignored, nil
 }
 
-// LoadRun reads one run directory.
-func LoadRun(dir string) (*Run, error) {
-	r := &Run{Dir: dir, Slug: filepath.Base(dir)}
-	bad := func(file string, err error) error {
-		return &fault.Error{Code: CodeRuns, Message: filepath.Join(dir, file), Err: err}
+// LoadRun reads one run directory through ci/verify.CheckRun: the record
+// must agree with the directory, and the report's verification and every
+// gate verdict are re-derived; the Run carries the re-derived ones.
+func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
+	res, err := verify.CheckRun(ctx, dir, verify.Options{Evidence: ev.Store, StoreDir: ev.StoreDir, Workloads: ev.Workloads})
+	if err != nil {
+		return nil, &fault.Error{Code: CodeRuns, Message: "run directory " + dir, Err: err}
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "foundry-run.yml")); err == nil {
-		var rec struct {
-			Pipeline    string `yaml:"pipeline"`
-			HarnessName string `yaml:"harness_name"`
-			RunSlug     string `yaml:"run_slug"`
-			Status      string `yaml:"status"`
+	if dis := res.Disagreements(); len(dis) > 0 || res.Run == nil {
+		if len(dis) == 0 {
+			dis = res.Mismatches
 		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return nil, bad("foundry-run.yml", err)
-		}
-		// The same alias byte bound as every YAML reader (runrecord's).
-		if _, over := yamlsize.Check(&doc, 2*int64(len(data))+2); over != nil {
-			return nil, bad("foundry-run.yml", fmt.Errorf("line %d, column %d: aliases expand the record past twice its size; a run record spells every value out", over.Line, over.Column))
-		}
-		if doc.Kind != 0 {
-			if err := doc.Decode(&rec); err != nil {
-				return nil, bad("foundry-run.yml", err)
-			}
-		}
-		r.Workload, r.Status = rec.Pipeline, rec.Status
-		if rec.RunSlug != "" {
-			r.Slug = rec.RunSlug
-		}
-		r.Kind = strings.TrimPrefix(rec.HarnessName, "assay-")
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, bad("foundry-run.yml", err)
+		return nil, &fault.Error{Code: CodeEvidence, Message: fmt.Sprintf("run directory %s does not hold up: %s", dir, strings.Join(dis, "; "))}
 	}
-
-	if v, ok, err := readJSON(dir, "report.json"); err != nil {
-		return nil, bad("report.json", err)
-	} else if ok {
-		obj, _ := v.(map[string]any)
-		switch obj["contract"] {
-		case bench.ReportContract:
-			if r.Bench, err = bench.ParseReport(v); err != nil {
-				return nil, bad("report.json", err)
-			}
-			r.Kind = KindBench
-		case foundry.ReportContract:
-			if r.Foundry, err = foundry.ParseReport(v); err != nil {
-				return nil, bad("report.json", err)
-			}
-			r.Kind = KindFoundry
-		default:
-			return nil, bad("report.json", fmt.Errorf("contract %v is neither %s nor %s", obj["contract"], bench.ReportContract, foundry.ReportContract))
-		}
+	rec := res.Run.Record
+	r := &Run{Dir: dir, Slug: filepath.Base(dir), Workload: rec.Pipeline, Status: rec.Status,
+		Kind: strings.TrimPrefix(rec.HarnessName, "assay-")}
+	if rec.RunSlug != "" {
+		r.Slug = rec.RunSlug
 	}
-	if _, err := os.Stat(filepath.Join(dir, "budget.json")); err == nil {
-		r.BudgetExhausted = true
+	d := res.Run.Derived
+	if d == nil {
+		return r, nil
+	}
+	r.Bench = d.Bench
+	if d.Foundry != nil {
+		r.Foundry = d.Foundry.Report
+		r.BudgetExhausted = d.Foundry.Report == nil
 		r.Kind = KindFoundry
+	} else {
+		r.Kind = KindBench
 	}
-	if err := readInto(dir, "verification.json", &r.Verification); err != nil {
-		return nil, bad("verification.json", err)
+	v := d.Verification
+	r.Verification = &Verification{OK: v.OK, CheckedReceipts: v.CheckedReceipts, Mismatches: append([]string{}, v.Mismatches...)}
+	g := &GateFile{Passed: d.GatesPassed(), Rules: []GateRule{}}
+	for _, x := range d.Gates {
+		g.Rules = append(g.Rules, GateRule{Name: x.Rule.Name(), Rule: x.Rule.Kind, At: x.Rule.Pos.String(), Passed: x.Passed, Message: x.Message})
 	}
-	if err := readInto(dir, "gate.json", &r.Gate); err != nil {
-		return nil, bad("gate.json", err)
-	}
+	r.Gate = g
 	return r, nil
-}
-
-func readJSON(dir, name string) (any, bool, error) {
-	path := filepath.Join(dir, name)
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	v, err := canon.ReadFile(path, 0)
-	if err != nil {
-		return nil, false, err
-	}
-	return v, true, nil
-}
-
-// readInto decodes a small JSON file through canon (strict) and then into
-// dst, leaving dst nil when the file is absent.
-func readInto[T any](dir, name string, dst **T) error {
-	v, ok, err := readJSON(dir, name)
-	if err != nil || !ok {
-		return err
-	}
-	b, err := canon.Encode(v)
-	if err != nil {
-		return err
-	}
-	var out T
-	if err := unmarshalJSON(b, &out); err != nil {
-		return err
-	}
-	*dst = &out
-	return nil
 }

@@ -27,10 +27,11 @@ const maxEventBytes = 32 << 20
 // maxPRFileBytes bounds pr.json and pr-number.
 const maxPRFileBytes = 4096
 
-// Artifact is what the check job hands to the comment job (layout in the
-// package documentation).
+// Artifact is the pull request an artifact names (layout in the package
+// documentation). Its comment.md is deliberately not part of it: that text
+// was written by pull-request code, and the comment workflow composes its
+// own from the evidence (ci/artifact) instead of posting it.
 type Artifact struct {
-	Body    string // comment.md
 	PR      int
 	HeadSHA string // "" when pr.json does not give it
 }
@@ -44,9 +45,10 @@ const (
 
 var shaPattern = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
-// ReadArtifact reads and validates the artifact directory dir. Its content
-// comes from pull-request code, so everything is checked: regular files only
-// (no symbolic links), bounded sizes, UTF-8 body, a positive PR number.
+// ReadArtifact reads which pull request and commit the artifact directory
+// dir names (pr.json, pr-number). Its content comes from pull-request
+// code, so everything is checked: regular files only (no symbolic links),
+// bounded sizes, a positive PR number, a well-formed SHA.
 func ReadArtifact(dir string) (*Artifact, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -55,11 +57,7 @@ func ReadArtifact(dir string) (*Artifact, error) {
 	if !st.IsDir() {
 		return nil, errorf(CodeArtifact, "artifact %s is not a directory", dir)
 	}
-	body, err := readBodyFile(filepath.Join(dir, ArtifactBody), false)
-	if err != nil {
-		return nil, err
-	}
-	a := &Artifact{Body: body}
+	a := &Artifact{}
 
 	jsonPath := filepath.Join(dir, ArtifactPRJSON)
 	numPath := filepath.Join(dir, ArtifactPRNumber)
@@ -234,7 +232,14 @@ type Event struct {
 	RunEvent   string // workflow_run.event, e.g. "pull_request"
 	RunHeadSHA string // workflow_run.head_sha: the commit the check ran on
 	RunURL     string // workflow_run.html_url: where its summary and artifact are
+	// RunConclusion is workflow_run.conclusion as GitHub reports it
+	// (success, failure, cancelled, ...): the one verdict about the check
+	// that pull-request code cannot write. "" when absent or not a plain
+	// lowercase word.
+	RunConclusion string
 }
+
+var conclusionPattern = regexp.MustCompile(`^[a-z_]{1,32}$`)
 
 // ParseEvent extracts an Event from a payload. Only the members named in
 // Event are read; their types are checked.
@@ -250,6 +255,7 @@ func ParseEvent(data []byte) (*Event, error) {
 		WorkflowRun *struct {
 			Event        string `json:"event"`
 			HeadSHA      string `json:"head_sha"`
+			Conclusion   string `json:"conclusion"`
 			HTMLURL      string `json:"html_url"`
 			PullRequests []struct {
 				Number int `json:"number"`
@@ -272,6 +278,9 @@ func ParseEvent(data []byte) (*Event, error) {
 	}
 	if w := raw.WorkflowRun; w != nil {
 		ev.RunEvent, ev.RunHeadSHA, ev.RunURL = w.Event, w.HeadSHA, w.HTMLURL
+		if conclusionPattern.MatchString(w.Conclusion) {
+			ev.RunConclusion = w.Conclusion
+		}
 		if ev.PR == 0 && len(w.PullRequests) == 1 {
 			ev.PR = w.PullRequests[0].Number
 		}

@@ -44,7 +44,7 @@ func TestReadArtifact(t *testing.T) {
 		{"both agree", map[string]string{"comment.md": "hi", "pr.json": `{"number":7}`, "pr-number": "7"}, 7, "", "", ""},
 		{"both disagree", map[string]string{"comment.md": "hi", "pr.json": `{"number":7}`, "pr-number": "8"}, 0, "", CodeArtifact, "says PR 7"},
 		{"no number", map[string]string{"comment.md": "hi"}, 0, "", CodeArtifact, "neither"},
-		{"no body", map[string]string{"pr-number": "1"}, 0, "", CodeInput, "comment.md"},
+		{"no body", map[string]string{"pr-number": "1"}, 1, "", "", ""},
 		{"zero", map[string]string{"comment.md": "hi", "pr-number": "0"}, 0, "", CodeArtifact, "positive"},
 		{"negative", map[string]string{"comment.md": "hi", "pr-number": "-3"}, 0, "", CodeArtifact, "positive"},
 		{"garbage", map[string]string{"comment.md": "hi", "pr-number": "12; rm -rf /"}, 0, "", CodeArtifact, "positive"},
@@ -54,8 +54,9 @@ func TestReadArtifact(t *testing.T) {
 		{"json unknown", map[string]string{"comment.md": "hi", "pr.json": `{"number":5,"repo":"x/y"}`}, 0, "", CodeArtifact, "unknown member"},
 		{"json dup", map[string]string{"comment.md": "hi", "pr.json": `{"number":5,"number":6}`}, 0, "", CodeArtifact, "not valid JSON"},
 		{"bad sha", map[string]string{"comment.md": "hi", "pr.json": `{"number":5,"head_sha":"HEAD"}`}, 0, "", CodeArtifact, "head_sha"},
-		{"bad utf8", map[string]string{"comment.md": "\xff\xfe", "pr-number": "1"}, 0, "", CodeInput, "UTF-8"},
-		{"oversize", map[string]string{"comment.md": strings.Repeat("x", MaxBodyBytes+1), "pr-number": "1"}, 0, "", CodeInput, "over the limit"},
+		// comment.md is never read: neither bytes nor size matter.
+		{"bad utf8", map[string]string{"comment.md": "\xff\xfe", "pr-number": "1"}, 1, "", "", ""},
+		{"oversize", map[string]string{"comment.md": strings.Repeat("x", MaxBodyBytes+1), "pr-number": "1"}, 1, "", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := ReadArtifact(writeFiles(t, tc.files))
@@ -69,7 +70,7 @@ func TestReadArtifact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a.PR != tc.pr || a.HeadSHA != tc.sha || a.Body != "hi" {
+			if a.PR != tc.pr || a.HeadSHA != tc.sha {
 				t.Fatalf("got %#v", a)
 			}
 		})
@@ -81,8 +82,8 @@ func TestReadArtifactRefusesSymlinks(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("token"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"comment.md", "pr-number"} {
-		files := map[string]string{"comment.md": "hi", "pr-number": "1"}
+	for _, name := range []string{"pr.json", "pr-number"} {
+		files := map[string]string{"pr.json": `{"number":1}`, "pr-number": "1"}
 		delete(files, name)
 		dir := writeFiles(t, files)
 		if err := os.Symlink(secret, filepath.Join(dir, name)); err != nil {

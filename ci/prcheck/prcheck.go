@@ -15,11 +15,16 @@
 //
 // # Artifact directory
 //
-//	comment.md   the composed comment (marker first, at most 65,536 characters)
+//	comment.md   the comment the check composed (marker first, at most
+//	             65,536 characters); for people: the comment workflow
+//	             re-derives its own from the evidence and never posts this
 //	pr.json      {"number": N, "head_sha": "..."} when the event names a pull request
 //	diff.json    the structured diff (ci/diff)
 //	report.md    the full Markdown report (also appended to the job summary)
-//	runs/        the head run directories, runs/<workload>/<run-slug>/
+//	artifact.json, base/, head/
+//	             the evidence, self-contained (ci/artifact): each side's
+//	             run directories, the store objects they reference and the
+//	             workload files they were made from
 package prcheck
 
 import (
@@ -35,6 +40,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/algal-assay/assay/ci/artifact"
 	"github.com/algal-assay/assay/ci/diff"
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/ci/verify"
@@ -55,7 +61,6 @@ const (
 const (
 	ArtifactDiff   = "diff.json"
 	ArtifactReport = "report.md"
-	ArtifactRuns   = "runs"
 	// ArtifactName is the name the workflows upload the directory under.
 	ArtifactName = "assay-pr-check"
 )
@@ -109,7 +114,7 @@ type Result struct {
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	sides, err := RunSides(ctx, SideOptions{
 		Dir: opts.Dir, BaseRef: opts.BaseRef, Paths: opts.Paths, Archive: opts.Archive,
-		HeadOut: artifactRuns(opts.Artifact), Concurrency: opts.Concurrency, Log: opts.Log,
+		Concurrency: opts.Concurrency, Log: opts.Log,
 	})
 	if err != nil {
 		return nil, err
@@ -133,6 +138,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	if opts.Artifact != "" {
+		// The evidence first, while the base worktree still exists; then
+		// what the check rendered from it.
+		if err := os.RemoveAll(filepath.Join(opts.Artifact, "runs")); err != nil {
+			return nil, &fault.Error{Code: fault.IOFailed, Message: "artifact " + opts.Artifact, Err: err}
+		}
+		err := artifact.Write(ctx, opts.Artifact,
+			artifact.Source{Runs: sides.BaseOut, Store: sides.BaseStore, Tree: sides.BaseTree},
+			artifact.Source{Runs: sides.HeadOut, Store: sides.HeadStore, Tree: sides.HeadTree},
+			sides.Paths, sides.Archive)
+		if err != nil {
+			return nil, err
+		}
 		if err := writeArtifact(opts.Artifact, res); err != nil {
 			return nil, err
 		}
@@ -163,13 +180,6 @@ func summaryReport(sections []ghci.Section, pointer string) string {
 		limit = int(int64(limit)*summaryBytes/int64(len(r))) - 64
 	}
 	return ghci.Compose("", sections, summaryBytes/3, pointer)
-}
-
-func artifactRuns(dir string) string {
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, ArtifactRuns)
 }
 
 // DefaultPointer says where the rest of the report is, naming the run when
@@ -266,6 +276,13 @@ type Sides struct {
 	BaseSHA string
 	HeadOut string
 	BaseOut string
+	// The stores the runs wrote and the trees they ran in (the base's is a
+	// temporary worktree, removed by Close), and the workload paths.
+	BaseStore, HeadStore string
+	BaseTree, HeadTree   string
+	Paths                []string
+	// Archive is the receipt archive replayed ("" for none).
+	Archive string
 	close   []func() error
 }
 
@@ -374,17 +391,28 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
-	verified, failures, err := VerifyRuns(ctx, s.HeadOut, headStore)
+	baseStore := filepath.Join(tmp, "base-store")
+	baseEv, err := sideEvidence(baseRoot, o.Paths, baseStore)
+	if err != nil {
+		return nil, err
+	}
+	headEv, err := sideEvidence(head, o.Paths, headStore)
+	if err != nil {
+		return nil, err
+	}
+	verified, failures, err := VerifyRuns(ctx, s.HeadOut, headStore, headEv.Workloads)
 	if err != nil {
 		return nil, err
 	}
 	headProblems = append(headProblems, failures...)
+	s.BaseStore, s.HeadStore, s.BaseTree, s.HeadTree = baseStore, headStore, baseRoot, head
+	s.Paths = o.Paths
 
-	baseSet, err := diff.LoadSet(s.BaseOut)
+	baseSet, err := diff.LoadSet(ctx, s.BaseOut, baseEv)
 	if err != nil {
 		return nil, err
 	}
-	headSet, err := diff.LoadSet(s.HeadOut)
+	headSet, err := diff.LoadSet(ctx, s.HeadOut, headEv)
 	if err != nil {
 		return nil, err
 	}
@@ -403,6 +431,7 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	}
 	if archive != "" {
 		dopts.Replay = &diff.ReplayInput{Archive: archive, BaseTree: baseRoot, HeadTree: head}
+		s.Archive = archive
 	}
 	d, err := diff.Compute(baseSet, headSet, dopts)
 	if err != nil {
@@ -493,11 +522,30 @@ func RunTree(ctx context.Context, tree string, paths []string, out, storeDir str
 	return problems, nil
 }
 
+// sideEvidence is what one side's runs are re-derived against: its store
+// and the workloads under paths in its tree.
+func sideEvidence(tree string, paths []string, storeDir string) (diff.Evidence, error) {
+	wb, err := vm.NewWorkbench(storeDir)
+	if err != nil {
+		return diff.Evidence{}, err
+	}
+	var roots []string
+	for _, p := range paths {
+		roots = append(roots, filepath.Join(tree, p))
+	}
+	ws, err := verify.LoadWorkloads(roots...)
+	if err != nil {
+		return diff.Evidence{}, err
+	}
+	return diff.Evidence{Store: wb, StoreDir: storeDir, Workloads: ws}, nil
+}
+
 // VerifyRuns re-verifies, offline and independently of the harness's own
 // verify phase, every piece of evidence under the runs root against the
-// store the runs wrote (ci/verify, the engine of `assay ci verify`). It
-// returns how many items were checked and one line per failure.
-func VerifyRuns(ctx context.Context, runs, storeDir string) (int, []string, error) {
+// store the runs wrote and the workloads they were made from (ci/verify,
+// the engine of `assay ci verify`). It returns how many items were checked
+// and one line per failure.
+func VerifyRuns(ctx context.Context, runs, storeDir string, workloads *verify.Workloads) (int, []string, error) {
 	if _, err := os.Stat(runs); err != nil {
 		return 0, nil, nil // nothing ran
 	}
@@ -505,7 +553,7 @@ func VerifyRuns(ctx context.Context, runs, storeDir string) (int, []string, erro
 	if err != nil {
 		return 0, nil, err
 	}
-	rep, err := verify.Verify(ctx, []string{runs}, verify.Options{Evidence: wb, StoreDir: storeDir, AllowEmpty: true})
+	rep, err := verify.Verify(ctx, []string{runs}, verify.Options{Evidence: wb, StoreDir: storeDir, AllowEmpty: true, Workloads: workloads})
 	if err != nil {
 		return 0, nil, err
 	}

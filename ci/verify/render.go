@@ -18,6 +18,9 @@ func (r *Report) Text() string {
 		}
 		fmt.Fprintf(&b, "%-4s %s  %s  %s\n", status, linePath(x.Path), x.Kind, oneLine(x.Detail()))
 	}
+	for _, l := range r.Leftovers {
+		fmt.Fprintf(&b, "note %s  %s  %s\n", linePath(l.Path), l.Kind, l.Description())
+	}
 	b.WriteString(r.Summary() + "\n")
 	return b.String()
 }
@@ -38,13 +41,19 @@ func linePath(p string) string {
 // Summary is the one-sentence outcome.
 func (r *Report) Summary() string {
 	n := len(r.Results)
-	if n == 0 {
-		return "no receipts, reports, budget accounts or run directories found under " + strings.Join(r.Roots, ", ")
+	var s string
+	switch f := r.Failed(); {
+	case n == 0:
+		s = "no receipts, reports, budget accounts or run directories found under " + strings.Join(r.Roots, ", ")
+	case f > 0:
+		s = fmt.Sprintf("%d of %d %s failed to verify", f, n, plural(n, "file"))
+	default:
+		s = fmt.Sprintf("all %d %s verified", n, plural(n, "file"))
 	}
-	if f := r.Failed(); f > 0 {
-		return fmt.Sprintf("%d of %d %s failed to verify", f, n, plural(n, "file"))
+	if k := len(r.Leftovers); k > 0 {
+		s += fmt.Sprintf("; %d %s of interrupted writes listed", k, plural(k, "leftover"))
 	}
-	return fmt.Sprintf("all %d %s verified", n, plural(n, "file"))
+	return s
 }
 
 func plural(n int, s string) string {
@@ -75,8 +84,16 @@ func (r *Report) Value() map[string]any {
 		}
 		files[i] = f
 	}
+	left := make([]any, len(r.Leftovers))
+	for i, l := range r.Leftovers {
+		m := map[string]any{"path": l.Path, "kind": l.Kind}
+		if l.Status != "" {
+			m["status"] = l.Status
+		}
+		left[i] = m
+	}
 	return map[string]any{"ok": r.OK(), "store": r.Store, "roots": roots,
-		"checked": float64(len(r.Results)), "failed": float64(r.Failed()), "files": files}
+		"checked": float64(len(r.Results)), "failed": float64(r.Failed()), "files": files, "leftovers": left}
 }
 
 // Annotations renders a GitHub Actions "::error file=...::..." workflow
@@ -125,10 +142,25 @@ const (
 // table with failures first.
 func (r *Report) Markdown() string {
 	var b strings.Builder
+	r.table(&b)
+	if len(r.Leftovers) > 0 {
+		b.WriteString("\nLeft by interrupted writes (not evidence):\n\n")
+		for i, l := range r.Leftovers {
+			if i == maxSummaryRows {
+				fmt.Fprintf(&b, "- %d more\n", len(r.Leftovers)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s %s: %s\n", code(l.Path), l.Kind, cell(l.Description()))
+		}
+	}
+	return b.String()
+}
+
+func (r *Report) table(b *strings.Builder) {
 	b.WriteString("### Evidence verification\n\n")
 	if len(r.Results) == 0 {
 		b.WriteString(cell(r.Summary()) + "\n")
-		return b.String()
+		return
 	}
 	if r.Failed() > 0 {
 		b.WriteString("❌ **" + cell(r.Summary()) + "**\n\n")
@@ -143,18 +175,17 @@ func (r *Report) Markdown() string {
 				continue
 			}
 			if rows == maxSummaryRows {
-				fmt.Fprintf(&b, "\n%d more rows left out.\n", len(r.Results)-rows)
-				return b.String()
+				fmt.Fprintf(b, "\n%d more rows left out.\n", len(r.Results)-rows)
+				return
 			}
 			rows++
 			status, detail := "❌ FAIL", cell(x.Detail())
 			if x.OK {
 				status, detail = "ok", code(x.Detail())
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", status, code(x.Path), x.Kind, detail)
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", status, code(x.Path), x.Kind, detail)
 		}
 	}
-	return b.String()
 }
 
 // cell makes text safe inside a table cell: one line, no pipe, no HTML,

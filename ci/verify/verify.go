@@ -36,11 +36,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/bench"
@@ -49,7 +49,6 @@ import (
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/vm"
-	"github.com/algal-assay/assay/runrecord"
 )
 
 // Kinds of evidence.
@@ -59,6 +58,10 @@ const (
 	KindFoundry = "foundry"
 	KindBudget  = "budget"
 	KindRun     = "run"
+	KindSearch  = "search"
+	// KindUnknown is a file that must be evidence (report.json, a known
+	// contract family) but is not one this verifier recognises: a failure.
+	KindUnknown = "unrecognised"
 )
 
 // Run directory files a complete harness run leaves (one of them).
@@ -70,6 +73,7 @@ const (
 // contracts maps each contract literal to its kind, in the order a file
 // that does not parse is labelled (a foundry report embeds an account).
 var contracts = []struct{ contract, kind string }{
+	{foundry.SearchContract, KindSearch},
 	{foundry.ReportContract, KindFoundry},
 	{bench.ReportContract, KindBench},
 	{foundry.BudgetContract, KindBudget},
@@ -96,6 +100,25 @@ type Result struct {
 	// Status is a run directory's record status.
 	Status     string
 	Mismatches []string
+	// Run is set for a run directory whose record was read.
+	Run *RunCheck
+	// Evidence are the mismatches, among Mismatches, of a run directory's
+	// report (or account) itself; the rest are disagreements between the
+	// directory's own files (a stored verdict, the record, the listing).
+	Evidence []string
+}
+
+// Disagreements are a run directory's mismatches that are not its
+// report's own: an edited derived file, a record at odds with the
+// directory, a workload that does not compile to the run.
+func (r Result) Disagreements() []string {
+	var out []string
+	for _, m := range r.Mismatches {
+		if !slices.Contains(r.Evidence, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Detail is the line's last column: the digest (or run status) when the
@@ -103,7 +126,15 @@ type Result struct {
 func (r Result) Detail() string {
 	if r.OK {
 		if r.Kind == KindRun {
-			return "status " + r.Status
+			s := "status " + r.Status
+			if r.Run != nil && r.Run.Derived != nil {
+				if r.Run.Derived.GatesPassed() {
+					s += "; gate re-derived: passes"
+				} else {
+					s += "; gate re-derived: fails"
+				}
+			}
+			return s
 		}
 		return r.Digest
 	}
@@ -131,6 +162,9 @@ type Options struct {
 	// evidence yet) instead of a failure (the evidence a step expected is
 	// missing).
 	AllowEmpty bool
+	// Workloads are what run directories are re-derived against; a run
+	// whose workload is not among them fails.
+	Workloads *Workloads
 }
 
 // Report is the outcome of Verify.
@@ -139,6 +173,8 @@ type Report struct {
 	Store      string
 	AllowEmpty bool
 	Results    []Result
+	// Leftovers are what interrupted writers left: listed, not failed.
+	Leftovers []Leftover
 }
 
 // OK reports whether everything found verified and something was found
@@ -160,15 +196,15 @@ func (r *Report) Failed() int {
 // lexical order within it).
 func Find(roots []string, storeDir string) ([]Item, error) {
 	var items []Item
-	err := walk(roots, storeDir, func(path string, run bool) error {
-		if run {
-			items = append(items, Item{Path: path, Kind: KindRun})
+	err := walk(roots, storeDir, visitor{
+		run: func(dir string) error { items = append(items, Item{Path: dir, Kind: KindRun}); return nil },
+		file: func(path string) error {
+			if kind, _, _ := classify(path); kind != "" {
+				items = append(items, Item{Path: path, Kind: kind})
+			}
 			return nil
-		}
-		if kind, _, _ := classify(path); kind != "" {
-			items = append(items, Item{Path: path, Kind: kind})
-		}
-		return nil
+		},
+		leftover: func(Leftover) {},
 	})
 	return items, err
 }
@@ -176,33 +212,51 @@ func Find(roots []string, storeDir string) ([]Item, error) {
 // Verify finds and verifies every piece of evidence under roots.
 func Verify(ctx context.Context, roots []string, opts Options) (*Report, error) {
 	rep := &Report{Roots: roots, Store: opts.StoreDir, AllowEmpty: opts.AllowEmpty}
-	err := walk(roots, opts.StoreDir, func(path string, run bool) error {
-		if run {
-			rep.Results = append(rep.Results, checkRun(path))
+	err := walk(roots, opts.StoreDir, visitor{
+		run: func(dir string) error {
+			res, err := checkRun(ctx, dir, opts)
+			if err != nil {
+				return err
+			}
+			rep.Results = append(rep.Results, res)
 			return nil
-		}
-		kind, v, perr := classify(path)
-		if kind == "" {
+		},
+		file: func(path string) error {
+			kind, v, perr := classify(path)
+			if kind == "" {
+				return nil
+			}
+			res := Result{Path: path, Kind: kind}
+			if perr != nil {
+				res.Mismatches = []string{perr.Error()}
+			} else if err := check(ctx, &res, v, opts.Evidence); err != nil {
+				return err
+			}
+			res.OK = len(res.Mismatches) == 0
+			rep.Results = append(rep.Results, res)
 			return nil
-		}
-		res := Result{Path: path, Kind: kind}
-		if perr != nil {
-			res.Mismatches = []string{perr.Error()}
-		} else if err := check(ctx, &res, v, opts.Evidence); err != nil {
-			return err
-		}
-		res.OK = len(res.Mismatches) == 0
-		rep.Results = append(rep.Results, res)
-		return nil
+		},
+		leftover: func(l Leftover) { rep.Leftovers = append(rep.Leftovers, l) },
 	})
 	if err != nil {
 		return nil, err
 	}
+	if opts.StoreDir != "" {
+		rep.Leftovers = append(rep.Leftovers, storeLeftovers(opts.StoreDir)...)
+	}
 	return rep, nil
 }
 
-// walk calls fn for every candidate evidence file and run directory.
-func walk(roots []string, storeDir string, fn func(path string, run bool) error) error {
+// visitor receives what walk finds.
+type visitor struct {
+	run      func(dir string) error
+	file     func(path string) error
+	leftover func(Leftover)
+}
+
+// walk calls v for every candidate evidence file, run directory and
+// leftover under roots.
+func walk(roots []string, storeDir string, v visitor) error {
 	skip := ""
 	if storeDir != "" {
 		if abs, err := filepath.Abs(storeDir); err == nil {
@@ -215,7 +269,10 @@ func walk(roots []string, storeDir string, fn func(path string, run bool) error)
 			return &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("root %s: %v", root, pathErr(err))}
 		}
 		if !st.IsDir() {
-			if err := fn(root, false); err != nil {
+			// A root named on the command line is read whatever its name,
+			// through the non-blocking regular-file admission (a FIFO or
+			// device fails instead of hanging).
+			if err := v.file(root); err != nil {
 				return err
 			}
 			continue
@@ -225,19 +282,32 @@ func walk(roots []string, storeDir string, fn func(path string, run bool) error)
 				return &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("%s: %v", path, pathErr(err))}
 			}
 			if d.IsDir() {
-				if path != root && (strings.HasPrefix(d.Name(), ".") || isDir(path, skip)) {
+				if path != root && strings.HasPrefix(d.Name(), ".") {
+					if kind := leftoverKind(d.Name(), true); kind != "" {
+						v.leftover(leftover(path, kind))
+					}
 					return filepath.SkipDir
 				}
+				if path != root && isDir(path, skip) {
+					return filepath.SkipDir
+				}
+				if isRunDir(path) {
+					if err := v.run(path); err != nil {
+						return err
+					}
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if kind := leftoverKind(d.Name(), false); kind != "" {
+				v.leftover(leftover(path, kind))
 				return nil
 			}
 			if !d.Type().IsRegular() {
 				return nil // symbolic links and devices are never read
 			}
-			switch {
-			case d.Name() == runrecord.RecordFile:
-				return fn(filepath.Dir(path), true)
-			case strings.HasSuffix(d.Name(), ".json") && !storeObject.MatchString(filepath.ToSlash(path)):
-				return fn(path, false)
+			if strings.HasSuffix(d.Name(), ".json") && !storeObject.MatchString(filepath.ToSlash(path)) {
+				return v.file(path)
 			}
 			return nil
 		})
@@ -266,28 +336,29 @@ func pathErr(err error) error {
 // classify reads path and says which kind of evidence it is ("" for
 // none). A file that names a contract but cannot be read or parsed is
 // still evidence: its kind comes from the name it carries and err says
-// why it fails.
+// why it fails. Fail closed: a file called report.json, or one whose
+// contract is a version of an evidence contract this verifier does not
+// know (algal.run.v2, algal.bench.v9), is evidence that fails rather than
+// a file to pass over, since renaming the contract must not be a way to
+// make evidence disappear.
 func classify(path string) (kind string, v any, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", nil, nil // unreadable files that are not evidence are not our business
+	data, rerr := canon.ReadBounded(path, receipt.MaxBytes)
+	named := filepath.Base(path) == reportFile
+	if rerr != nil {
+		// Whether it would have been evidence cannot be told, so it fails.
+		return KindUnknown, nil, fmt.Errorf("cannot be read as evidence: %v", rerr)
 	}
-	defer f.Close()
-	data, rerr := io.ReadAll(io.LimitReader(f, receipt.MaxBytes+1))
 	for _, c := range contracts {
 		if bytes.Contains(data, []byte(`"`+c.contract+`"`)) {
 			kind = c.kind
 			break
 		}
 	}
-	if kind == "" {
+	if kind == "" && !named && !evidenceFamily.Match(data) {
 		return "", nil, nil
 	}
-	switch {
-	case rerr != nil:
-		return kind, nil, fmt.Errorf("read: %v", rerr)
-	case len(data) > receipt.MaxBytes:
-		return kind, nil, fmt.Errorf("file exceeds the %d-byte bound", receipt.MaxBytes)
+	if kind == "" {
+		kind = KindUnknown
 	}
 	if v, err = canon.Parse(data, receipt.MaxBytes); err != nil {
 		return kind, nil, err
@@ -298,8 +369,26 @@ func classify(path string) (kind string, v any, err error) {
 			return c.kind, v, nil
 		}
 	}
+	name, _ := m["contract"].(string)
+	if named || evidenceContract.MatchString(name) {
+		return KindUnknown, nil, fmt.Errorf("contract %q is not one this verifier knows (%s)", name, knownContracts())
+	}
 	// Mentions a contract without being one (a config, a comparison).
 	return "", nil, nil
+}
+
+// An evidence contract of a family this verifier reads, in any version.
+var (
+	evidenceContract = regexp.MustCompile(`^algal\.(run|bench|foundry|habitat-budget|search)\.v[0-9]+$`)
+	evidenceFamily   = regexp.MustCompile(`"algal\.(run|bench|foundry|habitat-budget|search)\.v[0-9]+"`)
+)
+
+func knownContracts() string {
+	var names []string
+	for _, c := range contracts {
+		names = append(names, c.contract)
+	}
+	return strings.Join(names, ", ")
 }
 
 // check verifies one parsed document into res; an error is a host fault
@@ -334,8 +423,8 @@ func check(ctx context.Context, res *Result, v any, ev *vm.Workbench) error {
 		}
 		res.Digest = ver.Digest
 		res.Mismatches = append(res.Mismatches, ver.Mismatches...)
-	case KindFoundry, KindBudget:
-		ver, err := foundry.VerifyFile(ctx, v, ev)
+	case KindFoundry, KindBudget, KindSearch:
+		ver, err := foundry.VerifyDocument(ctx, v, ev)
 		if err != nil {
 			fail(err)
 			return nil
@@ -349,32 +438,4 @@ func check(ctx context.Context, res *Result, v any, ev *vm.Workbench) error {
 		}
 	}
 	return nil
-}
-
-// checkRun verifies a run directory's record.
-func checkRun(dir string) Result {
-	res := Result{Path: dir, Kind: KindRun}
-	view, err := runrecord.Read(dir, runrecord.Options{})
-	switch {
-	case err != nil:
-		res.Mismatches = []string{err.Error()}
-	case view.State != runrecord.StateRecord:
-		msg := string(view.State)
-		if view.Problem != nil {
-			msg = view.Problem.Error()
-		}
-		res.Mismatches = []string{msg}
-	default:
-		res.Status = view.Record.Status
-		if res.Status == runrecord.RunComplete && !exists(dir, reportFile) && !exists(dir, budgetFile) {
-			res.Mismatches = []string{"complete run left neither " + reportFile + " nor " + budgetFile}
-		}
-	}
-	res.OK = len(res.Mismatches) == 0
-	return res
-}
-
-func exists(dir, name string) bool {
-	st, err := os.Lstat(filepath.Join(dir, name))
-	return err == nil && st.Mode().IsRegular()
 }

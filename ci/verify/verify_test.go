@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,11 +147,13 @@ func TestVerifyTree(t *testing.T) {
 		kind string
 		ok   bool
 	}{
-		"receipts/a.json":           {KindReceipt, true},
-		"receipts/b.json":           {KindReceipt, true},
-		"receipts/tampered.json":    {KindReceipt, false},
-		"runs/smoke/r1/report.json": {KindBench, true},
-		"runs/smoke/r1":             {KindRun, true},
+		"receipts/a.json":        {KindReceipt, true},
+		"receipts/b.json":        {KindReceipt, true},
+		"receipts/tampered.json": {KindReceipt, false},
+		// A run directory is checked as a whole (its report.json is not an
+		// item of its own), and this hand-made one fails: no workload to
+		// re-derive its verdicts from, and a report its record never lists.
+		"runs/smoke/r1": {KindRun, false},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("found %d items, want %d:\n%s", len(got), len(want), rep.Text())
@@ -161,8 +164,15 @@ func TestVerifyTree(t *testing.T) {
 			t.Errorf("%s: got %+v, want kind %s ok %v", p, r, w.kind, w.ok)
 		}
 	}
-	if rep.OK() || rep.Failed() != 1 {
+	if rep.OK() || rep.Failed() != 2 {
 		t.Fatalf("ok %v failed %d", rep.OK(), rep.Failed())
+	}
+	run := got["runs/smoke/r1"]
+	for _, want := range []string{"report.json is in the run directory but foundry-run.yml lists no phase writing it",
+		"verification.json and gate.json cannot be re-derived: no workload files were given"} {
+		if !slices.Contains(run.Mismatches, want) && !slices.ContainsFunc(run.Mismatches, func(m string) bool { return strings.HasPrefix(m, want) }) {
+			t.Errorf("run mismatches %q lack %q", run.Mismatches, want)
+		}
 	}
 	text := rep.Text()
 	if !strings.Contains(text, "FAIL "+tampered+"  receipt  ") {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/algal-assay/assay/ci/artifact"
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/spf13/cobra"
@@ -55,8 +56,16 @@ hidden marker and edited in place on later runs. A report over GitHub's
 
 The repository comes from --repo, else GITHUB_REPOSITORY; the pull request from
 --pr, else the event payload at GITHUB_EVENT_PATH, or from the artifact with
---from-artifact (comment.md plus pr.json or pr-number, written by the check
-job). GITHUB_TOKEN authenticates; GITHUB_API_URL selects the API.
+--from-artifact (pr.json or pr-number, written by the check job).
+GITHUB_TOKEN authenticates; GITHUB_API_URL selects the API.
+
+With --from-artifact nothing the check job wrote as text is posted: this
+binary verifies the artifact's evidence itself (as 'assay ci verify DIR'
+does), re-derives every verdict from it and the workload files it carries,
+and composes the comment; when the evidence does not verify, the comment says
+Fail and why. It states the check run's conclusion from the workflow_run
+event, and comments only when the pull request's head is the commit the run
+checked.
 
 When the token may not comment (403/404, e.g. a pull request from a fork),
 the report goes to the job log and to $GITHUB_STEP_SUMMARY instead and the
@@ -135,7 +144,19 @@ func (c *cli) postComment(f ciCommentFlags) error {
 		if err != nil {
 			return err
 		}
-		body, pr, headSHA = a.Body, a.PR, a.HeadSHA
+		pr, headSHA = a.PR, a.HeadSHA
+		if headSHA == "" {
+			headSHA = ev.RunHeadSHA
+		}
+		// The comment is composed here, by this binary, from the
+		// artifact's evidence; the comment.md the pull request's code
+		// wrote is never posted.
+		c, err := artifact.ComposeComment(context.Background(), f.artifact, artifact.CommentOptions{
+			Marker: marker, Conclusion: ev.RunConclusion, HeadSHA: headSHA, Pointer: pointerText(f.pointer, ev)})
+		if err != nil {
+			return err
+		}
+		body = c.Body
 	} else {
 		if body, err = ghci.ReadBody(f.body); err != nil {
 			return err
@@ -177,7 +198,10 @@ func (c *cli) postComment(f ciCommentFlags) error {
 		}
 	}
 
-	content := composeComment(marker, body, pointerText(f.pointer, ev))
+	content := body
+	if f.artifact == "" {
+		content = composeComment(marker, body, pointerText(f.pointer, ev))
+	}
 	action, url, err := ghci.Post(ctx, client, owner, name, pr, marker, content)
 	if ghci.CannotComment(err) {
 		return c.ciCommentFallback(target, err.Error(), body)

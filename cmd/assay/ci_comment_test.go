@@ -255,19 +255,18 @@ func (fx *ciFixture) workflowRun(t *testing.T, headSHA string) {
 
 func TestCICommentFromArtifact(t *testing.T) {
 	head := strings.Repeat("c", 40)
+	art := builtArtifact(t)
 	fx := newCIFixture(t)
 	fx.workflowRun(t, head)
 	fx.fake.SetHead(12, head)
-	fx.write(t, "art/comment.md", "## Verdict\n\nPASS\n")
-	fx.write(t, "art/pr.json", `{"number":12,"head_sha":"`+head+`"}`)
-	code, out, errOut := fx.run(t, "--from-artifact", filepath.Join(fx.dir, "art"))
+	code, out, errOut := fx.run(t, "--from-artifact", art)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if res := decodeResult(t, out); res["action"] != "created" || res["pr"] != float64(12) {
 		t.Fatalf("result %v", res)
 	}
-	if c := fx.fake.Comments(12); len(c) != 1 || c[0].Body != prMarker+"\n## Verdict\n\nPASS\n" {
+	if c := fx.fake.Comments(12); len(c) != 1 || !strings.HasPrefix(c[0].Body, prMarker+"\n## Assay PR check\n") || !strings.Contains(c[0].Body, "## Pareto sets") {
 		t.Fatalf("comments %#v", c)
 	}
 	if reqs := fx.fake.Requests(); reqs[0].Path != "/repos/acme/widgets/pulls/12" {
@@ -304,20 +303,39 @@ func TestCICommentFromArtifactWrongPR(t *testing.T) {
 
 func TestCICommentFromArtifactInvalid(t *testing.T) {
 	fx := newCIFixture(t)
-	fx.write(t, "art/comment.md", strings.Repeat("x", ghci.MaxBodyBytes+1))
-	fx.write(t, "art/pr-number", "4")
-	code, _, errOut := fx.run(t, "--from-artifact", filepath.Join(fx.dir, "art"))
-	if code != exitError || !strings.Contains(errOut, "over the limit of 1048576 bytes") {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
 	fx.write(t, "art2/comment.md", "x")
 	fx.write(t, "art2/pr-number", "0")
-	code, _, errOut = fx.run(t, "--from-artifact", filepath.Join(fx.dir, "art2"))
+	code, _, errOut := fx.run(t, "--from-artifact", filepath.Join(fx.dir, "art2"))
 	if code != exitError || !strings.Contains(errOut, `"code":"ARTIFACT_INVALID"`) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if len(fx.fake.Requests()) != 0 {
-		t.Fatal("an invalid artifact must be rejected before any API call")
+		t.Fatal("an artifact naming no pull request must be rejected before any API call")
+	}
+
+	// An artifact that names its pull request but carries no evidence (or
+	// a symbolic link in it) gets a comment saying so, and nothing else.
+	fx.write(t, "art/comment.md", "## Assay PR check\n\n**✅ Pass**\n")
+	fx.write(t, "art/pr-number", "4")
+	code, _, errOut = fx.run(t, "--from-artifact", filepath.Join(fx.dir, "art"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	c := fx.fake.Comments(4)
+	if len(c) != 1 || !strings.Contains(c[0].Body, "**❌ Fail**") || !strings.Contains(c[0].Body, "cannot be read as evidence") || strings.Contains(c[0].Body, "✅") {
+		t.Fatalf("comments %#v", c)
+	}
+	art := builtArtifact(t)
+	if err := os.Symlink("/etc/passwd", filepath.Join(art, "head", "tree", "suites", "x.bench.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	fx.write(t, "ev.json", `{"number":12,"pull_request":{"number":12},"repository":{"full_name":"acme/widgets"}}`)
+	code, _, errOut = fx.run(t, "--from-artifact", art)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if c := fx.fake.Comments(12); len(c) != 1 || !strings.Contains(c[0].Body, "is not a regular file") || strings.Contains(c[0].Body, "root:") {
+		t.Fatalf("comments %#v", c)
 	}
 }
 

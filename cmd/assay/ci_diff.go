@@ -2,17 +2,23 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/algal-assay/assay/ci/artifact"
 	"github.com/algal-assay/assay/ci/diff"
 	"github.com/algal-assay/assay/ci/prcheck"
+	civerify "github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
 )
 
 type ciDiffFlags struct {
 	base, head, baseRef, archive, baseTree, headTree, format, out, dir string
+	store, baseStore, artifactDir                                      string
 	concurrency                                                        int
 }
 
@@ -37,7 +43,13 @@ organism the change touched are replayed against the revised organism: a
 receipt is touched when a *.algal.json in the base tree normalizes to its
 manifestDigest and the head tree's file with the same manifest key has a
 different digest. With --base/--head, replays need --base-tree (the head tree
-defaults to the current directory).`,
+defaults to the current directory).
+
+Nothing a run directory says about itself is taken on trust: each run's
+verification and gate verdicts are re-derived from its report (verified
+against the store --dir) and its workload (found by name in the tree), and a
+verification.json, gate.json or foundry-run.yml that disagrees fails the
+command (EVIDENCE_INVALID) naming the file and field.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.validate(args); err != nil {
@@ -52,15 +64,27 @@ defaults to the current directory).`,
 	fl.StringVar(&f.baseRef, "base-ref", "", "git `REF` to run the base at (in a temporary worktree)")
 	fl.StringVar(&f.dir, "repo-dir", ".", "repository working tree `DIR` for --base-ref")
 	fl.StringVar(&f.archive, "archive", "", "receipt archive `DIR` (default receipts/ if present; - for none)")
-	fl.StringVar(&f.baseTree, "base-tree", "", "with --base/--head: source tree `DIR` of the base, for archive replays")
-	fl.StringVar(&f.headTree, "head-tree", ".", "with --base/--head: source tree `DIR` of the head")
+	fl.StringVar(&f.baseTree, "base-tree", "", "with --base/--head: source tree `DIR` of the base: its workloads, and archive replays (default: the head tree's workloads)")
+	fl.StringVar(&f.headTree, "head-tree", ".", "with --base/--head: source tree `DIR` of the head, whose workloads the head runs are re-derived against")
+	fl.StringVar(&f.store, "dir", store.DefaultDir, "with --base/--head: store `DIR` holding the runs' receipts and manifests")
+	fl.StringVar(&f.baseStore, "base-dir", "", "with --base/--head: store `DIR` of the base runs (default: --dir)")
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")
 	fl.StringVar(&f.out, "out", "", "write to `FILE` instead of stdout")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "with --base-ref: cases in flight per workload")
+	fl.StringVar(&f.artifactDir, "artifact", "", "compare the base and head of a PR-check artifact `DIR` (verified first, against its own stores and workloads)")
 	return cmd
 }
 
 func (f ciDiffFlags) validate(args []string) error {
+	if f.artifactDir != "" {
+		switch {
+		case f.baseRef != "" || f.base != "" || f.head != "" || len(args) > 0:
+			return usagef("ci diff: --artifact DIR takes no --base, --head, --base-ref or paths")
+		case f.format != "md" && f.format != "json":
+			return usagef("ci diff: --format %q: want md or json", f.format)
+		}
+		return nil
+	}
 	switch {
 	case f.format != "md" && f.format != "json":
 		return usagef("ci diff: --format %q: want md or json", f.format)
@@ -76,12 +100,43 @@ func (f ciDiffFlags) validate(args []string) error {
 	return nil
 }
 
+// diffEvidence is one side's store and the workloads under its tree.
+func diffEvidence(storeDir, tree string) (diff.Evidence, error) {
+	wb, err := vm.NewWorkbench(storeDir)
+	if err != nil {
+		return diff.Evidence{}, err
+	}
+	ws, err := civerify.LoadWorkloads(tree)
+	if err != nil {
+		return diff.Evidence{}, err
+	}
+	return diff.Evidence{Store: wb, StoreDir: storeDir, Workloads: ws}, nil
+}
+
 func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	var d *diff.Diff
-	if f.baseRef != "" {
+	if f.artifactDir != "" {
+		a, err := artifact.Open(f.artifactDir)
+		if err != nil {
+			return err
+		}
+		checked, err := a.Verify(ctx)
+		if err != nil {
+			return err
+		}
+		if !checked.OK() {
+			for _, l := range checked.Failures(f.artifactDir) {
+				fmt.Fprintf(c.stderr, "FAIL %s\n", l)
+			}
+			return reported(fmt.Errorf("the artifact's evidence does not verify"))
+		}
+		if d, err = a.Diff(ctx, checked, diff.Options{BaseLabel: "base", HeadLabel: "head"}); err != nil {
+			return err
+		}
+	} else if f.baseRef != "" {
 		ctx, stop := interruptible(ctx)
 		defer stop()
 		s, err := prcheck.RunSides(ctx, prcheck.SideOptions{Dir: f.dir, BaseRef: f.baseRef, Paths: args,
@@ -92,11 +147,27 @@ func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 		defer s.Close()
 		d = s.Diff
 	} else {
-		base, err := diff.LoadSet(f.base)
+		baseTree := f.baseTree
+		if baseTree == "" {
+			baseTree = f.headTree
+		}
+		baseStore := f.baseStore
+		if baseStore == "" {
+			baseStore = f.store
+		}
+		baseEv, err := diffEvidence(baseStore, baseTree)
 		if err != nil {
 			return err
 		}
-		head, err := diff.LoadSet(f.head)
+		headEv, err := diffEvidence(f.store, f.headTree)
+		if err != nil {
+			return err
+		}
+		base, err := diff.LoadSet(ctx, f.base, baseEv)
+		if err != nil {
+			return err
+		}
+		head, err := diff.LoadSet(ctx, f.head, headEv)
 		if err != nil {
 			return err
 		}

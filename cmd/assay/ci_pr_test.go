@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algal-assay/assay/ci/artifact"
 	"github.com/algal-assay/assay/ci/diff"
 	ghci "github.com/algal-assay/assay/ci/github"
 )
@@ -179,18 +181,42 @@ func TestCIPRGatesHold(t *testing.T) {
 	if a.PR != 42 || a.HeadSHA != sha {
 		t.Fatalf("artifact PR %d head %s, want 42 %s", a.PR, a.HeadSHA, sha)
 	}
-	for _, want := range []string{"<!-- assay:pr-check -->\n## Assay PR check", "**✅ Pass**", "## Pareto sets",
-		"Pareto set: escalating, frontier-single, cheap-single → escalating, cheap-single · joined: none · left: frontier-single",
-		"| frontier-single | 6/6 → 3/6 (−3) | 1272 | 0.003960 | 6 | **left** |", "## Promotions", "<details><summary>1 regression, largest first</summary>"} {
-		if !strings.Contains(a.Body, want) {
-			t.Errorf("comment.md lacks %q:\n%s", want, a.Body)
+	raw, err := os.ReadFile(filepath.Join(art, ghci.ArtifactBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the comment workflow posts is composed again, from the
+	// artifact's evidence alone, and says the same.
+	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: prMarker, Conclusion: "success", HeadSHA: sha})
+	if err != nil || !posted.Verified || !posted.Passed {
+		t.Fatalf("trusted comment: %v %+v", err, posted)
+	}
+	for name, body := range map[string]string{"comment.md": string(raw), "trusted comment": posted.Body} {
+		for _, want := range []string{"<!-- assay:pr-check -->\n## Assay PR check", "**✅ Pass**", "## Pareto sets",
+			"Pareto set: escalating, frontier-single, cheap-single → escalating, cheap-single · joined: none · left: frontier-single",
+			"| frontier-single | 6/6 → 3/6 (−3) | 1272 | 0.003960 | 6 | **left** |", "## Promotions", "<details><summary>1 regression, largest first</summary>"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, body)
+			}
+		}
+		if ghci.Length(body) > ghci.MaxCommentChars {
+			t.Fatalf("%s is %d characters", name, ghci.Length(body))
+		}
+		if strings.Contains(body, repo.dir) || strings.Contains(body, os.TempDir()+string(filepath.Separator)+"assay-pr-") || strings.Contains(body, art) {
+			t.Fatalf("%s names a local path:\n%s", name, body)
 		}
 	}
-	if ghci.Length(a.Body) > ghci.MaxCommentChars {
-		t.Fatalf("comment is %d characters", ghci.Length(a.Body))
+	if !strings.Contains(posted.Body, "The check run concluded **success**.") {
+		t.Errorf("trusted comment does not state the conclusion:\n%s", posted.Body)
 	}
-	if strings.Contains(a.Body, repo.dir) || strings.Contains(a.Body, os.TempDir()+string(filepath.Separator)+"assay-pr-") {
-		t.Fatalf("comment names a local path:\n%s", a.Body)
+
+	// The artifact verifies alone: from another directory, with no store
+	// and no repository.
+	elsewhere := t.TempDir()
+	t.Chdir(elsewhere)
+	var vout, verr bytes.Buffer
+	if code := run([]string{"ci", "verify", art}, nil, &vout, &verr); code != 0 || !strings.Contains(vout.String(), "all 8 files verified") {
+		t.Fatalf("ci verify of the artifact: exit %d\n%s%s", code, vout.String(), verr.String())
 	}
 
 	var d diff.Diff
@@ -201,7 +227,7 @@ func TestCIPRGatesHold(t *testing.T) {
 	if err := json.Unmarshal(data, &d); err != nil || !d.Verdict.Passed || len(d.Workloads) != 4 {
 		t.Fatalf("diff.json: %v, %+v", err, d.Verdict)
 	}
-	runs, _ := filepath.Glob(filepath.Join(art, "runs", "*", "*", "gate.json"))
+	runs, _ := filepath.Glob(filepath.Join(art, "head", "runs", "*", "*", "gate.json"))
 	if len(runs) != 4 {
 		t.Fatalf("artifact holds %d head runs, want 4", len(runs))
 	}
@@ -278,7 +304,8 @@ func TestCIDiff(t *testing.T) {
 		t.Fatalf("assay run: exit %d: %s", code, stderr.String())
 	}
 	stdout.Reset()
-	if code := run([]string{"ci", "diff", "--base", filepath.Join(runs, "runs"), "--head", filepath.Join(runs, "runs"), "--archive", "-"}, nil, &stdout, &stderr); code != 0 {
+	if code := run([]string{"ci", "diff", "--base", filepath.Join(runs, "runs"), "--head", filepath.Join(runs, "runs"), "--archive", "-",
+		"--dir", filepath.Join(runs, "store"), "--head-tree", filepath.Join("..", "..", "suites")}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "No workload's results changed.") || !strings.Contains(stdout.String(), "Pareto set: extract-reviewed, extract-once") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/algal-assay/assay/ci/artifact"
 	ghci "github.com/algal-assay/assay/ci/github"
 	civerify "github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/canon"
@@ -19,6 +20,7 @@ func init() { registerCI(newCIVerifyCmd) }
 
 type ciVerifyFlags struct {
 	dir, tools string
+	workloads  []string
 	json       bool
 }
 
@@ -31,8 +33,27 @@ func newCIVerifyCmd(c *cli) *cobra.Command {
 algal.habitat-budget.v1 account and run directory (foundry-run.yml) under the
 roots (default ".") and verify each offline against the store --dir (default
 .algal): receipts replay against their manifest from the store, reports and
-accounts replay every receipt they cite, and a run record must parse. Nothing
-runs live and the store is never written.
+accounts replay every receipt they cite. Nothing runs live and the store is
+never written.
+
+A run directory is checked as a whole, and nothing it says about itself is
+believed: its record must agree with itself and with the directory (status
+against phases, every listed artifact present, every file listed); its report
+must verify; and its verification and every gate verdict are re-derived from
+the report and its workload (found by name under --workloads, default ".",
+and compiled to the run's slug), so an edited verification.json, gate.json or
+record fails, naming the file and field. Fail closed: a report.json or an
+evidence file whose contract this verifier does not know, a run directory
+without its workload, and a root that is not a regular file or directory (a
+FIFO) all fail. Staging directories of interrupted runs (.<slug>.partial-*),
+directories left by an interrupted swap and temporary files of unfinished
+writes (.tmp-*, also in the store) are listed as "note" lines: not evidence,
+not failures.
+
+A root holding artifact.json is a PR-check artifact (assay ci pr --artifact):
+its base and head run directories are verified against the artifact's own
+stores and workload files alone, and a head workload without its run
+directory fails.
 
 The walk skips dot directories (.git, .algal), the store directory and the
 objects of any content-addressed store; it follows no symbolic links.
@@ -55,6 +76,7 @@ is a usage error (exit 2).`,
 	fl.StringVar(&f.dir, "dir", store.DefaultDir, "store `DIR` the evidence is verified against")
 	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` typing recorded tool effects")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of lines")
+	fl.StringSliceVar(&f.workloads, "workloads", []string{"."}, "workload files or directories run directories are re-derived against (comma-separated or repeated)")
 	return cmd
 }
 
@@ -80,9 +102,38 @@ func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) err
 			return err
 		}
 	}
-	rep, err := civerify.Verify(ctx, roots, civerify.Options{Evidence: wb, StoreDir: f.dir, AllowEmpty: !explicit})
-	if err != nil {
-		return err
+	rep := &civerify.Report{Roots: roots, Store: f.dir, AllowEmpty: !explicit}
+	var plain []string
+	for _, r := range roots {
+		if !artifact.IsArtifact(r) {
+			plain = append(plain, r)
+			continue
+		}
+		// A PR-check artifact carries its own stores and workloads:
+		// each side is verified against those alone.
+		a, err := artifact.Open(r)
+		if err != nil {
+			return err
+		}
+		checked, err := a.Verify(ctx)
+		if err != nil {
+			return err
+		}
+		ar := checked.Report(r)
+		rep.Results = append(rep.Results, ar.Results...)
+		rep.Leftovers = append(rep.Leftovers, ar.Leftovers...)
+	}
+	if len(plain) > 0 {
+		ws, err := civerify.LoadWorkloads(f.workloads...)
+		if err != nil {
+			return err
+		}
+		pr, err := civerify.Verify(ctx, plain, civerify.Options{Evidence: wb, StoreDir: f.dir, AllowEmpty: !explicit, Workloads: ws})
+		if err != nil {
+			return err
+		}
+		rep.Results = append(rep.Results, pr.Results...)
+		rep.Leftovers = append(rep.Leftovers, pr.Leftovers...)
 	}
 
 	if f.json {

@@ -1,0 +1,412 @@
+// Package artifact is the PR check's self-contained evidence bundle: the
+// run directories of the base and the head, exactly the store objects
+// (manifests, receipts, values) their verification reads, and the files
+// their workloads read, laid out so that `assay ci verify DIR` verifies it
+// alone, on another machine, without the repository or its .algal store,
+// and so that the comment workflow can re-derive every number it posts
+// from it with its own binary.
+//
+// # Layout
+//
+//	artifact.json          {"layout":"assay.pr-artifact.v1","paths":[...],"archive":"..."}
+//	pr.json                {"number": N, "head_sha": "..."} (ci/github)
+//	comment.md, report.md, diff.json
+//	                       what the check itself rendered: for people and
+//	                       the job summary, never read back as evidence
+//	base/ head/            one side each:
+//	  runs/<workload>/<run-slug>/   the run directories
+//	  store/<namespace>/<hex>.json  the store objects verification read
+//	  tree/<path>                   the workload files (under paths), the
+//	                                manifests, case files and scripted
+//	                                tables they read, every *.algal.json,
+//	                                and (head) the receipt archive
+//
+// Everything in it came from pull-request code, so [Open] admits only
+// regular files and directories (no symbolic links), within bounds, and
+// every reader treats it as data.
+package artifact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/ci/verify"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
+)
+
+// Names in the layout.
+const (
+	MarkerFile = "artifact.json"
+	Layout     = "assay.pr-artifact.v1"
+	Base       = "base"
+	Head       = "head"
+	RunsDir    = "runs"
+	StoreDir   = "store"
+	TreeDir    = "tree"
+)
+
+// Bounds on what Open admits.
+const (
+	maxFiles      = 100_000
+	maxTotalBytes = 2 << 30
+	maxMarker     = 64 << 10
+)
+
+// Error codes.
+const (
+	CodeInvalid = "ARTIFACT_INVALID" // the directory breaks the layout or its bounds
+	CodeIO      = fault.IOFailed     // it cannot be read or written
+)
+
+// Error is the coded error every Assay package returns.
+type Error = fault.Error
+
+func errorf(code, format string, a ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+// Source is one side as the check has it on disk.
+type Source struct {
+	// Runs is the runs root, Store the store the runs wrote, Tree the
+	// source tree they ran in.
+	Runs, Store, Tree string
+}
+
+// Artifact is an opened artifact directory.
+type Artifact struct {
+	Dir string
+	// Paths are the workload paths, relative to each side's tree.
+	Paths []string
+	// Archive is the receipt archive relative to the head tree ("" for
+	// none).
+	Archive string
+}
+
+// Side is one side's directories inside the artifact.
+type Side struct{ Runs, Store, Tree string }
+
+// Side returns the directories of side (Base or Head).
+func (a *Artifact) Side(side string) Side {
+	d := filepath.Join(a.Dir, side)
+	return Side{Runs: filepath.Join(d, RunsDir), Store: filepath.Join(d, StoreDir), Tree: filepath.Join(d, TreeDir)}
+}
+
+// IsArtifact reports whether dir looks like an artifact (holds the marker).
+func IsArtifact(dir string) bool {
+	st, err := os.Lstat(filepath.Join(dir, MarkerFile))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Write lays base and head out in dir (see the package doc), replacing the
+// sides and the marker of an earlier artifact there. paths are the
+// workload paths relative to each tree; archive is the receipt archive
+// (an absolute path or relative to the head tree; "" for none).
+func Write(ctx context.Context, dir string, base, head Source, paths []string, archive string) error {
+	a := &Artifact{Dir: dir, Paths: paths}
+	if archive != "" {
+		abs := archive
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(head.Tree, archive)
+		}
+		rel, ok := inside(head.Tree, abs)
+		if !ok {
+			return errorf(CodeInvalid, "archive %s is outside the head tree %s", archive, head.Tree)
+		}
+		a.Archive = rel
+	}
+	for _, side := range []string{Base, Head} {
+		if err := os.RemoveAll(filepath.Join(dir, side)); err != nil {
+			return &Error{Code: CodeIO, Message: "artifact " + dir, Err: err}
+		}
+	}
+	for _, s := range []struct {
+		name string
+		src  Source
+	}{{Base, base}, {Head, head}} {
+		extra := ""
+		if s.name == Head && a.Archive != "" {
+			extra = a.Archive
+		}
+		if err := writeSide(ctx, a.Side(s.name), s.src, paths, extra); err != nil {
+			return err
+		}
+	}
+	marker := map[string]any{"layout": Layout, "paths": anyList(paths), "archive": a.Archive}
+	b, err := canon.Encode(marker)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, MarkerFile), append(b, '\n'), 0o644); err != nil {
+		return &Error{Code: CodeIO, Message: "artifact " + dir, Err: err}
+	}
+	return nil
+}
+
+func anyList(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+// writeSide copies one side: its run directories (hidden leftovers
+// excluded), the store objects verification reads, and its tree files.
+func writeSide(ctx context.Context, dst Side, src Source, paths []string, archive string) error {
+	if err := os.MkdirAll(dst.Runs, 0o755); err != nil {
+		return &Error{Code: CodeIO, Message: "artifact " + dst.Runs, Err: err}
+	}
+	if err := os.MkdirAll(dst.Tree, 0o755); err != nil {
+		return &Error{Code: CodeIO, Message: "artifact " + dst.Tree, Err: err}
+	}
+	if _, err := os.Stat(src.Runs); err == nil {
+		if err := copyTree(src.Runs, dst.Runs, nil); err != nil {
+			return err
+		}
+	}
+	ws, files, err := treeFiles(src.Tree, paths)
+	if err != nil {
+		return err
+	}
+	if archive != "" {
+		if err := copyTree(filepath.Join(src.Tree, archive), filepath.Join(dst.Tree, archive), nil); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	for _, rel := range files {
+		if err := copyFile(filepath.Join(src.Tree, rel), filepath.Join(dst.Tree, rel)); err != nil {
+			return err
+		}
+	}
+	// The objects: whatever verifying this side reads, found by verifying
+	// it against the source store through a recording store.
+	if src.Store == "" {
+		return nil
+	}
+	fst, err := store.OpenFileStore(src.Store)
+	if err != nil {
+		return err
+	}
+	rec := &recording{Store: fst, read: map[string]bool{}}
+	wb := &vm.Workbench{Store: rec}
+	if _, err := os.Stat(src.Runs); err == nil {
+		if _, err := verify.Verify(ctx, []string{src.Runs}, verify.Options{Evidence: wb, StoreDir: src.Store, AllowEmpty: true, Workloads: ws}); err != nil {
+			return err
+		}
+	}
+	keys := make([]string, 0, len(rec.read))
+	for k := range rec.read {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := copyFile(filepath.Join(src.Store, k), filepath.Join(dst.Store, k)); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(dst.Store, 0o755)
+}
+
+// recording is a store that remembers which immutable objects were read
+// ("<namespace>/<hex>.json").
+type recording struct {
+	store.Store
+	read map[string]bool
+}
+
+func (r *recording) Get(ns store.Namespace, digest string) (any, bool, error) {
+	v, ok, err := r.Store.Get(ns, digest)
+	if ok && err == nil {
+		r.read[string(ns)+"/"+strings.TrimPrefix(digest, "sha256:")+".json"] = true
+	}
+	return v, ok, err
+}
+
+func (r *recording) Has(ns store.Namespace, digest string) (bool, error) {
+	ok, err := r.Store.Has(ns, digest)
+	if ok && err == nil {
+		r.read[string(ns)+"/"+strings.TrimPrefix(digest, "sha256:")+".json"] = true
+	}
+	return ok, err
+}
+
+// treeFiles lists, relative to tree, every file the side's workloads read:
+// each workload file under paths (also one that does not load, so the
+// reader sees it fail), and for each that loads its manifests, case files,
+// scripted tables and replay directories; plus every *.algal.json in the
+// tree (child modules, and the manifests archived receipts are matched
+// against). Files outside the tree are left out: the artifact cannot carry
+// them, and re-deriving such a workload from it then fails.
+func treeFiles(tree string, paths []string) (*verify.Workloads, []string, error) {
+	var roots []string
+	for _, p := range paths {
+		roots = append(roots, filepath.Join(tree, p))
+	}
+	ws, err := verify.LoadWorkloads(roots...)
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		rel, ok := inside(tree, p)
+		if !ok || seen[rel] {
+			return
+		}
+		st, err := os.Lstat(p)
+		if err != nil {
+			return
+		}
+		if st.IsDir() {
+			_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					if r, ok := inside(tree, q); ok && !seen[r] {
+						seen[r] = true
+						out = append(out, r)
+					}
+				}
+				return nil
+			})
+			return
+		}
+		if st.Mode().IsRegular() {
+			seen[rel] = true
+			out = append(out, rel)
+		}
+	}
+	var existing []string
+	for _, r := range roots {
+		if _, err := os.Stat(r); err == nil {
+			existing = append(existing, r)
+		}
+	}
+	if len(existing) > 0 {
+		files, err := harness.Discover(existing...)
+		if err != nil {
+			return nil, nil, &Error{Code: CodeIO, Message: "workloads", Err: err}
+		}
+		for _, f := range files {
+			add(f)
+		}
+	}
+	for _, w := range ws.All() {
+		add(w.Path)
+		for _, f := range w.CaseFiles {
+			add(f)
+		}
+		execs := append([]harness.Executor{}, w.Executors...)
+		for _, s := range w.Systems {
+			add(s.Manifest.Path)
+			execs = append(execs, s.Executors...)
+		}
+		for _, c := range w.Candidates {
+			add(c.Path)
+		}
+		if g := w.Generator; g != nil {
+			add(g.Manifest.Path)
+			execs = append(execs, g.Executors...)
+		}
+		for _, e := range execs {
+			for _, prefix := range []string{"scripted:", "replay:"} {
+				if p, ok := strings.CutPrefix(e.Spec, prefix); ok {
+					add(p)
+				}
+			}
+		}
+	}
+	_ = filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != tree && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(d.Name(), ".algal.json") {
+			add(p)
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return ws, out, nil
+}
+
+// inside returns target relative to root when it is inside root.
+func inside(root, target string) (string, bool) {
+	r, err1 := filepath.Abs(root)
+	t, err2 := filepath.Abs(target)
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(r, t)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
+
+// copyTree copies the regular files under src to dst, skipping hidden
+// entries (staging directories, temporary files) and symbolic links.
+func copyTree(src, dst string, _ []string) error {
+	if _, err := os.Stat(src); err != nil {
+		return err
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &Error{Code: CodeIO, Message: "copy " + p, Err: err}
+		}
+		if p != src && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		return copyFile(p, filepath.Join(dst, rel))
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return &Error{Code: CodeIO, Message: "copy " + src, Err: err}
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return &Error{Code: CodeIO, Message: "copy " + dst, Err: err}
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return &Error{Code: CodeIO, Message: "copy " + dst, Err: err}
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return &Error{Code: CodeIO, Message: "copy " + dst, Err: err}
+	}
+	if err := out.Close(); err != nil {
+		return &Error{Code: CodeIO, Message: "copy " + dst, Err: err}
+	}
+	return nil
+}

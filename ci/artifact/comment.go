@@ -1,0 +1,100 @@
+package artifact
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/algal-assay/assay/ci/diff"
+	ghci "github.com/algal-assay/assay/ci/github"
+)
+
+// CommentOptions are the trusted facts the comment states besides the
+// evidence: they come from the workflow_run event, never from the
+// artifact.
+type CommentOptions struct {
+	Marker string
+	// Conclusion is workflow_run.conclusion ("" when unknown).
+	Conclusion string
+	// HeadSHA is the commit the check ran on (workflow_run.head_sha).
+	HeadSHA string
+	// Pointer says where the full report is.
+	Pointer string
+}
+
+// Comment is a composed comment and what it says.
+type Comment struct {
+	Body string
+	// Verified reports whether the artifact's evidence verified; Passed
+	// whether, re-derived from it, every head workload passes.
+	Verified, Passed bool
+	// Failures are why the evidence does not verify (empty when it does).
+	Failures []string
+}
+
+// ComposeComment builds the sticky comment from the artifact at dir alone
+// and with this binary: the artifact is opened (layout and bounds),
+// verified (every run directory of both sides against its own store and
+// workloads, re-deriving every verdict), and only then diffed and rendered
+// with ci/diff's sections. Nothing the pull request wrote as text
+// (comment.md, report.md, diff.json) is read. When the evidence does not
+// verify, the comment says Fail and why, and makes no other claim.
+func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment, error) {
+	c := &Comment{}
+	a, err := Open(dir)
+	if err != nil {
+		c.Failures = append(c.Failures, "the artifact cannot be read as evidence: "+err.Error())
+	} else {
+		checked, err := a.Verify(ctx)
+		if err != nil {
+			return nil, err // a host fault, not the artifact's
+		}
+		if !checked.OK() {
+			c.Failures = checked.Failures(dir)
+		} else {
+			d, err := a.Diff(ctx, checked, diff.Options{BaseLabel: "base", HeadLabel: headLabel(o.HeadSHA)})
+			if err != nil {
+				c.Failures = append(c.Failures, err.Error())
+			} else {
+				c.Verified, c.Passed = true, d.Verdict.Passed
+				n := len(checked.Base.Results) + len(checked.Head.Results)
+				sections := diff.Sections(d, diff.RenderOptions{Pointer: o.Pointer})
+				sections[0].Markdown += "\n" + trusted(o, fmt.Sprintf("Re-verified by the comment workflow with the default branch's assay: %d run directories, every verdict re-derived from their reports and workload files.", n), d.Verdict.Passed)
+				c.Body = ghci.Compose(o.Marker, sections, ghci.MaxCommentChars, o.Pointer)
+				return c, nil
+			}
+		}
+	}
+	// The evidence does not verify: no result from it is reported.
+	d := &diff.Diff{Base: "base", Head: headLabel(o.HeadSHA), Workloads: []*diff.Workload{}}
+	for _, f := range c.Failures {
+		d.Problems = append(d.Problems, "evidence does not verify: "+strings.ReplaceAll(f, dir+"/", ""))
+	}
+	d.Settle()
+	sections := diff.Sections(d, diff.RenderOptions{Pointer: o.Pointer})[:1]
+	sections[0].Markdown += "\n" + trusted(o, "**The check's evidence does not verify**, so none of its results is reported here: the comment workflow re-verified the artifact with the default branch's assay and found the problems above.", false)
+	c.Body = ghci.Compose(o.Marker, sections, ghci.MaxCommentChars, o.Pointer)
+	return c, nil
+}
+
+func headLabel(sha string) string {
+	if len(sha) >= 12 {
+		return "head " + sha[:12]
+	}
+	return "head"
+}
+
+// trusted is the paragraph only the comment workflow can write: how the
+// evidence was checked, and the check run's conclusion as GitHub reports
+// it.
+func trusted(o CommentOptions, how string, passed bool) string {
+	concl := o.Conclusion
+	if concl == "" {
+		concl = "unknown"
+	}
+	s := how + " The check run concluded **" + concl + "**."
+	if passed && o.Conclusion != "success" {
+		s += " It did not succeed although its evidence passes: its log says why."
+	}
+	return s + "\n"
+}

@@ -1,0 +1,404 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/atomicfile"
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/rundir"
+	"github.com/algal-assay/assay/runrecord"
+)
+
+// RunCheck is what checking a run directory learnt besides pass or fail:
+// the record, and the verification and gate verdicts re-derived from the
+// report and the workload. ci/diff reads the run through it, so nothing
+// downstream believes gate.json or verification.json.
+type RunCheck struct {
+	Record *runrecord.Record
+	// Workload is the workload the run was re-derived against (nil when
+	// none was found).
+	Workload *harness.Workload
+	// Derived is nil when the run left no report or account, or when it
+	// could not be re-derived (Mismatches say why).
+	Derived *harness.Derived
+}
+
+// runFiles are the names that make a directory a run directory: a run
+// whose record was deleted is still a run directory, and fails.
+var runFiles = []string{runrecord.RecordFile, runrecord.AssemblyFile, harness.GateFile, harness.VerificationFile}
+
+func isRunDir(dir string) bool {
+	for _, f := range runFiles {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckRun verifies one run directory (see checkRun).
+func CheckRun(ctx context.Context, dir string, opts Options) (Result, error) {
+	return checkRun(ctx, dir, opts)
+}
+
+// checkRun verifies one run directory: its record parses and agrees with
+// itself and with the directory (status against phases, every listed
+// artifact present as a regular file, every file listed, _assembly.json
+// against assembly_sha256); a complete run left its report (or account),
+// verification.json and gate.json; the report verifies; and the
+// verification and every gate verdict, re-derived from the report and the
+// workload (whose compiled slug must be the run's), agree with the stored
+// files, field by field. Disagreement is reported, never resolved. An error
+// is a host fault, not a verification failure.
+func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ error) {
+	res = Result{Path: dir, Kind: KindRun}
+	fail := func(format string, a ...any) { res.Mismatches = append(res.Mismatches, fmt.Sprintf(format, a...)) }
+	defer func() { res.OK = len(res.Mismatches) == 0 }()
+	view, err := runrecord.Read(dir, runrecord.Options{})
+	if err != nil {
+		fail("%v", err)
+		return res, nil
+	}
+	if view.State != runrecord.StateRecord {
+		msg := string(view.State)
+		if view.Problem != nil {
+			msg = view.Problem.Error()
+		}
+		fail("%s", msg)
+		return res, nil
+	}
+	rec := view.Record
+	res.Status = rec.Status
+	res.Run = &RunCheck{Record: rec}
+	for _, w := range view.Warnings {
+		fail("%s: %s", runrecord.RecordFile, w)
+	}
+	checkListing(dir, view, fail)
+
+	has := func(name string) bool { return isRegular(filepath.Join(dir, name)) }
+	switch rec.Status {
+	case runrecord.RunRunning:
+		fail("%s: status running: the run never finished (killed, or still going), so its files are not evidence", runrecord.RecordFile)
+	case runrecord.RunComplete:
+		if !has(harness.ReportFile) && !has(harness.BudgetFile) {
+			fail("%s: status complete, but the run directory holds neither %s nor %s", runrecord.RecordFile, harness.ReportFile, harness.BudgetFile)
+		}
+		for _, f := range []string{harness.VerificationFile, harness.GateFile} {
+			if !has(f) {
+				fail("%s: status complete, but the run directory holds no %s", runrecord.RecordFile, f)
+			}
+		}
+	}
+	if has(harness.ReportFile) && has(harness.BudgetFile) {
+		fail("the run directory holds both %s and %s; a run leaves one", harness.ReportFile, harness.BudgetFile)
+		return res, nil
+	}
+	name := harness.ReportFile
+	if !has(name) {
+		name = harness.BudgetFile
+	}
+	if !has(name) {
+		for _, f := range []string{harness.VerificationFile, harness.GateFile} {
+			if has(f) {
+				fail("%s is there but neither %s nor %s: it cannot be re-derived, so it is not evidence", f, harness.ReportFile, harness.BudgetFile)
+			}
+		}
+		return res, nil
+	}
+	v, err := canon.ReadFile(filepath.Join(dir, name), 0)
+	if err != nil {
+		fail("%s: %v", name, err)
+		return res, nil
+	}
+	m, _ := v.(map[string]any)
+	contract, _ := m["contract"].(string)
+	wantKind := map[string]harness.Kind{bench.ReportContract: harness.KindBench, foundry.ReportContract: harness.KindFoundry, foundry.BudgetContract: harness.KindFoundry}[contract]
+	if wantKind == "" || (name == harness.BudgetFile) != (contract == foundry.BudgetContract) {
+		want := bench.ReportContract + " or " + foundry.ReportContract
+		if name == harness.BudgetFile {
+			want = foundry.BudgetContract
+		}
+		fail("%s: contract %q is not %s", name, contract, want)
+		return res, nil
+	}
+
+	w := opts.Workloads.Lookup(rec.Pipeline)
+	if w == nil {
+		fail("%s and %s cannot be re-derived: %s", harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline))
+		// The report is still verified on its own.
+		sub := Result{Kind: KindBench}
+		if wantKind == harness.KindFoundry {
+			sub.Kind = KindFoundry
+		}
+		if err := check(ctx, &sub, v, opts.Evidence); err != nil {
+			return res, err
+		}
+		res.Digest = sub.Digest
+		for _, mm := range sub.Mismatches {
+			fail("%s does not verify: %s", name, mm)
+			res.Evidence = append(res.Evidence, res.Mismatches[len(res.Mismatches)-1])
+		}
+		return res, nil
+	}
+	res.Run.Workload = w
+	if w.Kind != wantKind {
+		fail("%s is a %s report but workload %s (%s) is a %s", name, wantKind, w.Name, w.Path, w.Kind)
+		return res, nil
+	}
+	c, err := harness.Compile(w, ".", foundry.AdmitOptions{})
+	if err != nil {
+		fail("workload %s does not compile, so this run cannot be re-derived: %v", w.Path, err)
+		return res, nil
+	}
+	if c.Slug != rec.RunSlug || c.Slug != filepath.Base(dir) {
+		fail("workload %s compiles to run %s, but this run directory is %s (record run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), rec.RunSlug)
+		return res, nil
+	}
+	d, err := harness.Rederive(ctx, c, v, opts.Evidence)
+	if err != nil {
+		fail("%s: %v", name, err)
+		return res, nil
+	}
+	res.Run.Derived = d
+	res.Digest = d.Verification.Digest
+	for _, mm := range d.Verification.Mismatches {
+		fail("%s does not verify: %s", name, mm)
+		res.Evidence = append(res.Evidence, res.Mismatches[len(res.Mismatches)-1])
+	}
+	if has(harness.VerificationFile) {
+		compareStored(dir, harness.VerificationFile, d.Verification.Value(), verificationFields, name, fail)
+	}
+	if has(harness.GateFile) {
+		compareGate(dir, w, d, name, fail)
+	}
+	return res, nil
+}
+
+// checkListing compares the record's artifact rows with the directory:
+// every listed file present as a regular file, every file present listed.
+func checkListing(dir string, view *runrecord.View, fail func(string, ...any)) {
+	listed := map[string]bool{runrecord.RecordFile: true, runrecord.AssemblyFile: true}
+	for _, wr := range view.Writers {
+		listed[wr.File] = true
+		if !wr.Present {
+			fail("%s lists %s (phase %d, %s) but the run directory does not hold it", runrecord.RecordFile, wr.File, wr.Phase, wr.ID)
+		}
+	}
+	if view.Record.AssemblySHA256 != "" && !isRegular(filepath.Join(dir, runrecord.AssemblyFile)) {
+		fail("%s: assembly_sha256 is set but %s is missing", runrecord.RecordFile, runrecord.AssemblyFile)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		fail("cannot list the run directory: %v", pathErr(err))
+		return
+	}
+	for _, e := range entries {
+		switch {
+		case !listed[e.Name()]:
+			fail("%s is in the run directory but %s lists no phase writing it", e.Name(), runrecord.RecordFile)
+		case !e.Type().IsRegular():
+			fail("%s is not a regular file (%s)", e.Name(), e.Type())
+		}
+	}
+}
+
+func isRegular(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// verificationFields are verification.json's members, all compared.
+var verificationFields = []string{"ok", "digest", "checkedReceipts", "mismatches"}
+
+// compareStored reads a stored derived file and reports every field of
+// fields that differs from the re-derived value, and every member that
+// should not be there.
+func compareStored(dir, file string, derived map[string]any, fields []string, from string, fail func(string, ...any)) map[string]any {
+	v, err := canon.ReadFile(filepath.Join(dir, file), 0)
+	if err != nil {
+		fail("%s: %v", file, err)
+		return nil
+	}
+	stored, ok := v.(map[string]any)
+	if !ok {
+		fail("%s: not a JSON object", file)
+		return nil
+	}
+	for _, k := range canon.SortedKeys(stored) {
+		if !slices.Contains(fields, k) {
+			fail("%s: unexpected member %q", file, k)
+		}
+	}
+	for _, k := range fields {
+		if !sameValue(stored[k], derived[k]) {
+			fail("%s: %s is %s, but re-deriving it from %s gives %s", file, k, show(stored[k]), from, show(derived[k]))
+		}
+	}
+	return stored
+}
+
+// compareGate checks gate.json against the verdicts re-derived from the
+// workload's gate: the workload name, the overall verdict, and each rule's
+// kind, name and verdict in order. Messages and positions are not
+// compared: they name the workload file as the run saw its path.
+func compareGate(dir string, w *harness.Workload, d *harness.Derived, from string, fail func(string, ...any)) {
+	derived := harness.GateValue(w, d.Gates)
+	src := w.Path + " and " + from
+	stored := compareStored(dir, harness.GateFile, derived, []string{"workload", "passed", "rules"}, src, func(format string, a ...any) {
+		// Rules are compared one by one below, with better messages.
+		if strings.HasPrefix(format, "%s: %s is") && len(a) > 1 && a[1] == "rules" {
+			return
+		}
+		fail(format, a...)
+	})
+	if stored == nil {
+		return
+	}
+	rules, ok := stored["rules"].([]any)
+	if !ok {
+		fail("%s: rules is not a list", harness.GateFile)
+		return
+	}
+	want := derived["rules"].([]any)
+	if len(rules) != len(want) {
+		fail("%s: rules has %d entries, but %s declares %d rule(s)", harness.GateFile, len(rules), w.Path, len(want))
+	}
+	for i := 0; i < len(rules) && i < len(want); i++ {
+		got, _ := rules[i].(map[string]any)
+		exp := want[i].(map[string]any)
+		for _, k := range []string{"rule", "name", "passed"} {
+			if !sameValue(got[k], exp[k]) {
+				fail("%s: rules[%d].%s is %s, but re-deriving rule %q from %s gives %s", harness.GateFile, i, k, show(got[k]), exp["name"], src, show(exp[k]))
+			}
+		}
+	}
+}
+
+func sameValue(a, b any) bool {
+	x, err1 := canon.Encode(a)
+	y, err2 := canon.Encode(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+func show(v any) string {
+	if v == nil {
+		return "absent"
+	}
+	b, err := canon.Encode(v)
+	if err != nil {
+		return "?"
+	}
+	s := string(b)
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// Leftover kinds.
+const (
+	// LeftInterrupted is a hidden staging directory (.<slug>.partial-*) a
+	// run built and never swapped into place: it was killed, or it ended
+	// unfinished beside a complete run of the same inputs.
+	LeftInterrupted = "interrupted"
+	// LeftReplaced is a previous run directory moved aside during a swap
+	// (.<slug>.old-*) that was never removed.
+	LeftReplaced = "replaced"
+	// LeftTemp is a temporary file an atomic write never renamed (the
+	// store's .tmp-*, atomicfile's .assay-tmp-*).
+	LeftTemp = "temporary"
+	// LeftLock is a run directory's lock file: held by a run in progress,
+	// or left by one that was killed.
+	LeftLock = "lock"
+)
+
+// Leftover is something an interrupted writer left behind. It is listed,
+// neither failed nor passed over: it is not evidence, and it is not
+// nothing either.
+type Leftover struct {
+	Path string
+	Kind string
+	// Status is an interrupted run's record status ("" when unreadable).
+	Status string
+}
+
+// leftoverKind classifies a hidden name by the conventions of
+// harness/rundir (staging, replaced and legacy old directories, lock
+// files) and of the store and atomicfile (temporary files).
+func leftoverKind(name string, dir bool) string {
+	if !strings.HasPrefix(name, ".") {
+		return "" // Cargo.lock and friends are nobody's leftovers
+	}
+	switch {
+	case dir && strings.Contains(name, rundir.StagingInfix):
+		return LeftInterrupted
+	case dir && (strings.Contains(name, rundir.ReplacedInfix) || strings.Contains(name, ".old-")):
+		return LeftReplaced
+	case !dir && strings.HasSuffix(name, rundir.LockSuffix):
+		return LeftLock
+	case !dir && (strings.HasPrefix(name, ".tmp-") || strings.HasPrefix(name, atomicfile.TempPrefix)):
+		return LeftTemp
+	}
+	return ""
+}
+
+func leftover(path, kind string) Leftover {
+	l := Leftover{Path: path, Kind: kind}
+	if kind == LeftInterrupted {
+		if v, err := runrecord.Read(path, runrecord.Options{}); err == nil && v.Record != nil {
+			l.Status = v.Record.Status
+		}
+	}
+	return l
+}
+
+// storeLeftovers lists the temporary files killed writers left in the
+// store (store.FileStore.Leftovers; none while a write is in flight).
+func storeLeftovers(storeDir string) []Leftover {
+	if _, err := os.Stat(storeDir); err != nil {
+		return nil
+	}
+	fst, err := store.OpenFileStore(storeDir)
+	if err != nil {
+		return nil
+	}
+	paths, _, err := fst.Leftovers()
+	if err != nil {
+		return nil
+	}
+	var out []Leftover
+	for _, p := range paths {
+		out = append(out, Leftover{Path: p, Kind: LeftTemp})
+	}
+	return out
+}
+
+// Description says what a leftover is, for people.
+func (l Leftover) Description() string {
+	switch l.Kind {
+	case LeftInterrupted:
+		s := "staging directory of a run that never finished"
+		if l.Status != "" {
+			s += " (record status " + l.Status + ")"
+		}
+		return s + "; not evidence"
+	case LeftReplaced:
+		return "previous run directory moved aside by a swap that never finished; not evidence"
+	case LeftLock:
+		return "lock file of a run directory's writer (in progress, or killed); not evidence"
+	default:
+		return "temporary file of a write that never finished; not evidence"
+	}
+}

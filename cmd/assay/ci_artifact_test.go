@@ -1,0 +1,316 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/algal-assay/assay/ci/artifact"
+	"github.com/algal-assay/assay/ci/prcheck"
+)
+
+// A PR-check artifact built without git: the repository's suites and
+// fixtures copied into a tree, with ticket-triage's gate raised so that
+// one head gate honestly fails; the one run set serves as base and head.
+// Built once; each test copies it.
+var (
+	artifactOnce sync.Once
+	artifactDir  string
+	artifactErr  error
+)
+
+func builtArtifact(t *testing.T) string {
+	t.Helper()
+	artifactOnce.Do(func() {
+		root, err := os.MkdirTemp("", "assay-artifact-test-")
+		if err != nil {
+			artifactErr = err
+			return
+		}
+		artifactDir, artifactErr = buildArtifact(root)
+	})
+	if artifactErr != nil {
+		t.Fatal(artifactErr)
+	}
+	dst := filepath.Join(t.TempDir(), "assay-pr-check")
+	copyDir(t, artifactDir, dst)
+	return dst
+}
+
+func buildArtifact(root string) (string, error) {
+	tree := filepath.Join(root, "tree")
+	for _, d := range []string{"suites", "fixtures"} {
+		if err := copyTreeFiles(filepath.Join("..", "..", d), filepath.Join(tree, d), func(p string) bool { return !strings.HasSuffix(p, ".go") }); err != nil {
+			return "", err
+		}
+	}
+	wl := filepath.Join(tree, "suites", "ticket-triage.bench.yaml")
+	data, err := os.ReadFile(wl)
+	if err != nil {
+		return "", err
+	}
+	if !bytes.Contains(data, []byte("    cheap-single: 4\n")) {
+		return "", os.ErrInvalid
+	}
+	if err := os.WriteFile(wl, bytes.Replace(data, []byte("    cheap-single: 4\n"), []byte("    cheap-single: 5\n"), 1), 0o644); err != nil {
+		return "", err
+	}
+	runs, st := filepath.Join(root, "runs"), filepath.Join(root, "store")
+	problems, err := prcheck.RunTree(context.Background(), tree, []string{"suites"}, runs, st, 2, io.Discard)
+	if err != nil {
+		return "", err
+	}
+	if len(problems) > 0 {
+		return "", &os.PathError{Op: "run", Path: tree, Err: os.ErrInvalid}
+	}
+	art := filepath.Join(root, "assay-pr-check")
+	src := artifact.Source{Runs: runs, Store: st, Tree: tree}
+	if err := artifact.Write(context.Background(), art, src, src, []string{"suites"}, ""); err != nil {
+		return "", err
+	}
+	pr, _ := json.Marshal(map[string]any{"number": 12, "head_sha": strings.Repeat("c", 40)})
+	// What pull-request code could write: a comment claiming success.
+	for name, content := range map[string]string{
+		"pr.json":    string(pr) + "\n",
+		"comment.md": "<!-- assay:pr-check -->\n## Assay PR check\n\n**✅ Pass** · everything holds.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(art, name), []byte(content), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return art, nil
+}
+
+func copyTreeFiles(src, dst string, keep func(string) bool) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if keep != nil && !keep(p) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := copyTreeFiles(src, dst, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// headRun is the head run directory of workload name.
+func headRun(t *testing.T, art, name string) string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(art, "head", "runs", name, name+"-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("head runs of %s: %v", name, dirs)
+	}
+	return dirs[0]
+}
+
+// editJSON rewrites a JSON file through f.
+func editJSON(t *testing.T, path string, f func(map[string]any)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	f(v)
+	out, _ := json.Marshal(v)
+	if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func editText(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("%s lacks %q", path, old)
+	}
+	if err := os.WriteFile(path, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tamper is one way of editing an artifact after the check wrote it, and
+// the text every reader must name when it catches it.
+type tamper struct {
+	name  string
+	apply func(t *testing.T, art string)
+	want  []string
+}
+
+var tampers = []tamper{
+	{"gate flipped to passed", func(t *testing.T, art string) {
+		editJSON(t, filepath.Join(headRun(t, art, "ticket-triage"), "gate.json"), func(v map[string]any) {
+			v["passed"] = true
+			for _, r := range v["rules"].([]any) {
+				r.(map[string]any)["passed"] = true
+			}
+		})
+	}, []string{"gate.json: passed is true", "gate.json: rules["}},
+	{"verification ok flipped", func(t *testing.T, art string) {
+		editJSON(t, filepath.Join(headRun(t, art, "intent-select"), "verification.json"), func(v map[string]any) { v["ok"] = false })
+	}, []string{"verification.json: ok is false"}},
+	{"run-record status edited", func(t *testing.T, art string) {
+		editText(t, filepath.Join(headRun(t, art, "ticket-triage"), "foundry-run.yml"), "status: complete", "status: failed")
+	}, []string{"foundry-run.yml: status failed but no phase is failed"}},
+	{"artifact file renamed", func(t *testing.T, art string) {
+		run := headRun(t, art, "invoice-extraction")
+		if err := os.Rename(filepath.Join(run, "summary.md"), filepath.Join(run, "summary.txt")); err != nil {
+			t.Fatal(err)
+		}
+	}, []string{"lists summary.md", "summary.txt is in the run directory"}},
+	{"report contract renamed", func(t *testing.T, art string) {
+		editJSON(t, filepath.Join(headRun(t, art, "code-normalizer"), "report.json"), func(v map[string]any) { v["contract"] = "algal.foundry.v9" })
+	}, []string{`report.json: contract "algal.foundry.v9" is not`}},
+	{"receipt removed", func(t *testing.T, art string) {
+		receipts, _ := filepath.Glob(filepath.Join(art, "head", "store", "runs", "*.json"))
+		if len(receipts) == 0 {
+			t.Fatal("the artifact carries no receipt")
+		}
+		for _, r := range receipts {
+			if err := os.Remove(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, []string{"report.json does not verify", "verification.json: ok is true"}},
+	{"run directory removed", func(t *testing.T, art string) {
+		if err := os.RemoveAll(filepath.Join(art, "head", "runs", "intent-select")); err != nil {
+			t.Fatal(err)
+		}
+	}, []string{"head workload intent-select", "has no run directory"}},
+}
+
+// The untampered artifact verifies alone, diffs, and the one head gate
+// that fails is reported as failing by all three readers.
+func TestArtifactVerifiesAlone(t *testing.T) {
+	clearActionsEnv(t)
+	art := builtArtifact(t)
+	t.Chdir(t.TempDir()) // no repository, no .algal
+	var out, errb bytes.Buffer
+	if code := run([]string{"ci", "verify", art}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "all 8 files verified") ||
+		!strings.Contains(out.String(), "ticket-triage-r1-") || !strings.Contains(out.String(), "gate re-derived: fails") {
+		t.Fatalf("ci verify: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := run([]string{"ci", "diff", "--artifact", art}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "**❌ Fail**") ||
+		!strings.Contains(out.String(), "cheap-single passes at least 5 cases") {
+		t.Fatalf("ci diff: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+// Each tamper is caught by ci verify, by ci diff and by the poster, and
+// each names the file.
+func TestArtifactTamperCaughtEverywhere(t *testing.T) {
+	for _, tc := range tampers {
+		t.Run(tc.name, func(t *testing.T) {
+			clearActionsEnv(t)
+			art := builtArtifact(t)
+			tc.apply(t, art)
+
+			var out, errb bytes.Buffer
+			code := run([]string{"ci", "verify", art}, nil, &out, &errb)
+			if code != 1 {
+				t.Fatalf("ci verify: exit %d\n%s%s", code, out.String(), errb.String())
+			}
+			verifyJSON := &bytes.Buffer{}
+			run([]string{"ci", "verify", "--json", art}, nil, verifyJSON, io.Discard)
+			for _, w := range tc.want {
+				jw, _ := json.Marshal(w)
+				if !strings.Contains(verifyJSON.String(), strings.Trim(string(jw), `"`)) {
+					t.Errorf("ci verify does not say %q:\n%s", w, verifyJSON.String())
+				}
+			}
+
+			out.Reset()
+			errb.Reset()
+			if code := run([]string{"ci", "diff", "--artifact", art}, nil, &out, &errb); code != 1 {
+				t.Fatalf("ci diff: exit %d\n%s%s", code, out.String(), errb.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errb.String(), w) {
+					t.Errorf("ci diff does not say %q:\n%s", w, errb.String())
+				}
+			}
+
+			body := postFromArtifact(t, art)
+			if !strings.Contains(body, "**❌ Fail**") || strings.Contains(body, "✅ Pass") || !strings.Contains(body, "evidence does not verify") {
+				t.Errorf("posted body does not say Fail:\n%s", body)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, strings.ReplaceAll(strings.ReplaceAll(w, "[", `\[`), "_", `\_`)) && !strings.Contains(body, w) {
+					t.Errorf("posted body does not say %q:\n%s", w, body)
+				}
+			}
+		})
+	}
+}
+
+// postFromArtifact runs the comment workflow's command on art against the
+// fake API, as a workflow_run event for a failed check run, and returns
+// the body it posted.
+func postFromArtifact(t *testing.T, art string) string {
+	t.Helper()
+	head := strings.Repeat("c", 40)
+	fx := newCIFixture(t)
+	fx.env.eventPath = fx.write(t, "run-event.json", `{"action":"completed","workflow_run":{"id":55,"event":"pull_request","conclusion":"failure","head_sha":"`+head+
+		`","html_url":"https://github.test/acme/widgets/actions/runs/55","pull_requests":[]},"repository":{"full_name":"acme/widgets"}}`)
+	fx.fake.SetHead(12, head)
+	code, out, errOut := fx.run(t, "--from-artifact", art)
+	if code != 0 {
+		t.Fatalf("ci comment: exit %d\n%s%s", code, out, errOut)
+	}
+	c := fx.fake.Comments(12)
+	if len(c) != 1 {
+		t.Fatalf("comments %#v", c)
+	}
+	return c[0].Body
+}
+
+// The artifact's comment.md claims Pass; the evidence says one gate fails:
+// the posted body says Fail, states the run's conclusion, and carries
+// none of comment.md's text.
+func TestPosterComposesFromEvidenceNotCommentMD(t *testing.T) {
+	clearActionsEnv(t)
+	art := builtArtifact(t)
+	claim, err := os.ReadFile(filepath.Join(art, "comment.md"))
+	if err != nil || !strings.Contains(string(claim), "✅ Pass") {
+		t.Fatalf("the fixture's comment.md must claim Pass: %q %v", claim, err)
+	}
+	body := postFromArtifact(t, art)
+	for _, want := range []string{"<!-- assay:pr-check -->\n## Assay PR check\n\n**❌ Fail**", "ticket-triage", "cheap-single passes at least 5 cases",
+		"Re-verified by the comment workflow", "The check run concluded **failure**."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("posted body lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "✅ Pass") || strings.Contains(body, "everything holds") {
+		t.Errorf("posted body repeats the pull request's claim:\n%s", body)
+	}
+}
