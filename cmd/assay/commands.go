@@ -6,7 +6,9 @@ import "github.com/spf13/cobra"
 // in its own file; this is the one place that shows which verbs exist.
 //
 //	assay check MANIFEST            admit a manifest (manifestDigest, cells)
+//	assay init [DIR]                scaffold organisms, workloads, suite, workflows
 //	assay run MANIFEST | PATH...    run a manifest (receipt) or YAML workloads
+//	assay workloads run [PATH...]   the YAML workloads alone
 //	assay verify RECEIPT [MANIFEST] replay a receipt offline
 //	assay resume RECEIPT [MANIFEST] continue a suspended run
 //	assay replay RECEIPT --with M   revised manifest against a recorded run
@@ -20,7 +22,7 @@ import "github.com/spf13/cobra"
 //	assay record                    show foundry-run.yml records
 //	assay version
 //
-// The expr, workloads and ci verbs (other areas) still add themselves from
+// The expr and ci verbs (other areas) still add themselves from
 // an init function through register.
 func newRoot(c *cli) *cobra.Command {
 	root := &cobra.Command{
@@ -38,8 +40,10 @@ func newRoot(c *cli) *cobra.Command {
 	root.SetErr(c.stderr)
 	root.PersistentFlags().BoolVar(&c.json, "json", false, "print JSON even on a terminal (JSON is the default when stdout is not a terminal)")
 	root.AddCommand(
+		newInitCmd(c),
 		newCheckCmd(c),
 		newRunCmd(c),
+		newWorkloadsCmd(c),
 		newVerifyCmd(c),
 		newResumeCmd(c),
 		newReplayCmd(c),

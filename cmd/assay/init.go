@@ -31,30 +31,29 @@ type initFlags struct {
 	replace string
 }
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		var f initFlags
-		cmd := &cobra.Command{
-			Use:   "init [DIR]",
-			Short: "Scaffold a starter organism, a bench and a foundry workload, the Ginkgo suite and the PR workflows",
-			Long: "Write into DIR (default .) a starter organism and a constant baseline (organisms/), a bench and a\n" +
-				"foundry workload over them (suites/), the Ginkgo suite file (suites/suite_test.go), the PR check\n" +
-				"and PR comment workflows (.github/workflows/), a .gitignore and, when DIR holds no go.mod, a go.mod\n" +
-				"that requires Assay and declares it as a tool (go tool assay). Existing files are never replaced:\n" +
-				"init refuses, naming them. The result passes `go tool assay run` and `go test ./suites/...` at once.",
-			Args: cobra.MaximumNArgs(1),
-			RunE: func(_ *cobra.Command, args []string) error {
-				dir := "."
-				if len(args) == 1 {
-					dir = args[0]
-				}
-				return c.initRepo(dir, f)
-			},
-		}
-		cmd.Flags().StringVar(&f.module, "module", "", "module path of a new go.mod (default example.com/<DIR's name>)")
-		cmd.Flags().StringVar(&f.replace, "replace", "", "add `replace "+assayModule+" => DIR` to a new go.mod (a local Assay checkout)")
-		return cmd
-	})
+// newInitCmd is `assay init [DIR]`.
+func newInitCmd(c *cli) *cobra.Command {
+	var f initFlags
+	cmd := &cobra.Command{
+		Use:   "init [DIR]",
+		Short: "Scaffold a starter organism, a bench and a foundry workload, the Ginkgo suite and the PR workflows",
+		Long: "Write into DIR (default .) a starter organism and a constant baseline (organisms/), a bench and a\n" +
+			"foundry workload over them (suites/), the Ginkgo suite file (suites/suite_test.go), the PR check\n" +
+			"and PR comment workflows (.github/workflows/), a .gitignore and, when DIR holds no go.mod, a go.mod\n" +
+			"that requires Assay and declares it as a tool (go tool assay). Existing files are never replaced:\n" +
+			"init refuses, naming them. The result passes `go tool assay run` and `go test ./suites/...` at once.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return c.initRepo(dir, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.module, "module", "", "module path of a new go.mod (default example.com/<DIR's name>)")
+	cmd.Flags().StringVar(&f.replace, "replace", "", "add `replace "+assayModule+" => DIR` to a new go.mod (a local Assay checkout)")
+	return cmd
 }
 
 // scaffoldFiles lists the embedded files as target path -> content.

@@ -57,27 +57,26 @@ func addWorkloadReportFlags(fs *pflag.FlagSet, r *workloadReport) {
 // defaultSuites is where `assay run` looks when given no path.
 const defaultSuites = "suites"
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		group := &cobra.Command{
-			Use:   "workloads",
-			Short: "Run YAML workloads (*.bench.yaml, *.foundry.yaml) and gate on them",
-		}
-		var f workloadFlags
-		runCmd := &cobra.Command{
-			Use:   "run [PATH...]",
-			Short: "Run every workload under the paths (default suites/) and apply their gates",
-			Long: "Run every *.bench.yaml and *.foundry.yaml (or .yml) found under the given files and\n" +
-				"directories (default suites/). Each run writes runs/<workload>/<run-slug>/ (config.json,\n" +
-				"report.json, verification.json, gate.json, summary.md, _assembly.json, foundry-run.yml);\n" +
-				"receipts go to the --dir store. Prints a summary (or --json) and exits 1 when a workload\n" +
-				"does not load, a gate or a verification fails; stderr carries one JSON error per failure.",
-			RunE: func(_ *cobra.Command, args []string) error { return runWorkloads(c, args, f) },
-		}
-		addWorkloadFlags(runCmd.Flags(), &f)
-		group.AddCommand(runCmd)
-		return group
-	})
+// newWorkloadsCmd is `assay workloads run`, the main job under its own name.
+func newWorkloadsCmd(c *cli) *cobra.Command {
+	group := &cobra.Command{
+		Use:   "workloads",
+		Short: "Run YAML workloads (*.bench.yaml, *.foundry.yaml) and gate on them",
+	}
+	var f workloadFlags
+	runCmd := &cobra.Command{
+		Use:   "run [PATH...]",
+		Short: "Run every workload under the paths (default suites/) and apply their gates",
+		Long: "Run every *.bench.yaml and *.foundry.yaml (or .yml) found under the given files and\n" +
+			"directories (default suites/). Each run writes runs/<workload>/<run-slug>/ (config.json,\n" +
+			"report.json, verification.json, gate.json, summary.md, _assembly.json, foundry-run.yml);\n" +
+			"receipts go to the --dir store. Prints a summary (or --json) and exits 1 when a workload\n" +
+			"does not load, a gate or a verification fails; stderr carries one JSON error per failure.",
+		RunE: func(_ *cobra.Command, args []string) error { return runWorkloads(c, args, f) },
+	}
+	addWorkloadFlags(runCmd.Flags(), &f)
+	group.AddCommand(runCmd)
+	return group
 }
 
 // runWorkloads is the main job: discover, run each workload with a
