@@ -35,11 +35,15 @@
 // The check workflow runs pull-request code with a read-only token, so it
 // cannot comment on pull requests from forks. It uploads an artifact instead
 // and a second workflow, triggered by workflow_run and running only
-// default-branch code, posts it. The artifact directory holds:
+// default-branch code, posts a comment it composes from the artifact's
+// evidence (ci/artifact, which owns the rest of the layout). This package
+// reads only which pull request the artifact is for:
 //
-//	comment.md   the report, UTF-8 Markdown, at most 1 MiB (required)
 //	pr.json      {"number": <PR number>, "head_sha": "<commit the check ran on>"}
 //	pr-number    the PR number alone, decimal, optional trailing newline
+//
+// The comment.md the check job writes beside them is for people reading
+// the artifact; it is pull-request output, so [ReadArtifact] never reads it.
 //
 // At least one of pr.json and pr-number must be present; when both are, they
 // must name the same pull request. head_sha is optional (40 or 64 lowercase
