@@ -251,11 +251,13 @@ func (s *scope) agentCell(c *manifest.Cell, p string, in map[string]any, rec map
 			}
 			log = kept
 		}
-		var snap []map[string]any
-		if contains(a.Tools, localContextTool) {
-			snap = s.captureContext(c, in, calls)
-		}
 		ctx := s.viewContext(c.ID, a.View, in, turn)
+		prompt := a.Prompt
+		var snap *contextSnapshot
+		if contains(a.Tools, localContextTool) {
+			snap = s.captureContext(c, ctx, calls)
+			prompt = localContextPrompt(prompt)
+		}
 		if len(log) > 0 {
 			ctx["toolLog"] = log
 			if a.Compact != nil && a.Compact.Mode == "elide" {
@@ -266,7 +268,7 @@ func (s *scope) agentCell(c *manifest.Cell, p string, in map[string]any, rec map
 			return nil, f
 		}
 		req := effect.Request{"contract": effect.EffectContract, "cellId": c.ID, "kind": string(c.Kind),
-			"prompt": a.Prompt, "context": ctx, "output": a.Output.Value, "budget": budget}
+			"prompt": prompt, "context": ctx, "output": a.Output.Value, "budget": budget}
 		if a.Route != nil {
 			req["route"] = a.Route.Value
 		}
