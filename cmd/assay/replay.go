@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
@@ -134,11 +135,50 @@ func (c *cli) replay(path string, f replayFlags) error {
 			return err
 		}
 	}
-	if err := c.emit(cmp.Value(), f.out); err != nil {
+	if c.readable() {
+		// --out still receives upstream's bytes; the terminal gets a sentence.
+		if f.out != "" {
+			b, err := canon.Encode(cmp.Value())
+			if err != nil {
+				return err
+			}
+			if err := writeOut(f.out, b); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprint(c.stdout, readableComparison(cmp)); err != nil {
+			return err
+		}
+	} else if err := c.emit(cmp.Value(), f.out); err != nil {
 		return err
 	}
 	if cmp.Verdict == vm.VerdictCouldNotReplay {
 		return reported(fmt.Errorf("could not replay: %s", cmp.Reason.Code))
 	}
 	return nil
+}
+
+// readableComparison is replay's form for people.
+func readableComparison(cmp *vm.Comparison) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "verdict: %s\n", cmp.Verdict)
+	if cmp.OriginalOutcome != "" || cmp.RevisedOutcome != "" {
+		fmt.Fprintf(&b, "outcome: recorded %s, revised %s\n", cmp.OriginalOutcome, cmp.RevisedOutcome)
+	}
+	fmt.Fprintf(&b, "replayed prefix: %d cells identical\n", len(cmp.Prefix))
+	if d := cmp.Divergence; d != nil {
+		where := d.Path
+		if where == "" {
+			where = "(the receipt)"
+		}
+		fmt.Fprintf(&b, "first divergence: %s at %s\n", d.Kind, where)
+	}
+	if r := cmp.Reason; r != nil {
+		fmt.Fprintf(&b, "could not replay: %s", r.Code)
+		if r.Path != "" {
+			fmt.Fprintf(&b, " at %s", r.Path)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }

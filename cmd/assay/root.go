@@ -109,11 +109,12 @@ func writeError(w io.Writer, code, message string) {
 // readable reports whether output should take its form for people: only
 // without --json and when stdout is a terminal, so scripts and pipes get
 // upstream's JSON unchanged.
-func (c *cli) readable() bool {
-	if c.json {
-		return false
-	}
-	f, ok := c.stdout.(*os.File)
+func (c *cli) readable() bool { return !c.json && isTerminal(c.stdout) }
+
+// isTerminal reports whether w is a terminal (a variable so tests can
+// stand in for one).
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
