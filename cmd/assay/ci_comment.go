@@ -16,27 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ciVerbs collects the subcommands of "assay ci"; a CI verb's file adds
-// itself with registerCI so the parent command is defined once.
-var ciVerbs []func(*cli) *cobra.Command
-
-func registerCI(f func(*cli) *cobra.Command) { ciVerbs = append(ciVerbs, f) }
-
-func init() {
-	register(func(c *cli) *cobra.Command {
-		cmd := &cobra.Command{
-			Use:   "ci",
-			Short: "Continuous-integration helpers (the PR check)",
-			Args:  cobra.NoArgs,
-		}
-		for _, f := range ciVerbs {
-			cmd.AddCommand(f(c))
-		}
-		return cmd
-	})
-	registerCI(newCICommentCmd)
-}
-
 // postTimeout bounds the whole exchange with GitHub.
 const postTimeout = 2 * time.Minute
 

@@ -22,8 +22,6 @@ type ciDiffFlags struct {
 	concurrency                                                        int
 }
 
-func init() { registerCI(newCIDiffCmd) }
-
 func newCIDiffCmd(c *cli) *cobra.Command {
 	var f ciDiffFlags
 	cmd := &cobra.Command{

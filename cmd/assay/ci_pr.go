@@ -21,8 +21,6 @@ type ciPRFlags struct {
 	post                            bool
 }
 
-func init() { registerCI(newCIPRCmd) }
-
 func newCIPRCmd(c *cli) *cobra.Command {
 	var f ciPRFlags
 	cmd := &cobra.Command{

@@ -16,8 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { registerCI(newCIVerifyCmd) }
-
 type ciVerifyFlags struct {
 	dir, tools string
 	workloads  []string

@@ -20,10 +20,9 @@ import "github.com/spf13/cobra"
 //	assay digest MANIFEST, canon F  manifest digest, canonical JSON
 //	assay mailbox                   create | send | receive | list | revoke
 //	assay record                    show foundry-run.yml records
+//	assay expr                      eval | check algal.expr.v1 programs
+//	assay ci                        verify | diff | pr | comment (the PR check)
 //	assay version
-//
-// The expr and ci verbs (other areas) still add themselves from
-// an init function through register.
 func newRoot(c *cli) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "assay",
@@ -57,11 +56,21 @@ func newRoot(c *cli) *cobra.Command {
 		newCanonCmd(c),
 		newMailboxCmd(c),
 		newRecordCmd(c),
+		newExprCmd(c),
+		newCICmd(c),
 		newVersionCmd(c),
 	)
-	for _, v := range verbs {
-		root.AddCommand(v(c))
-	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	return root
+}
+
+// newCICmd groups the PR check's verbs; each lives in its ci_*.go file.
+func newCICmd(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ci",
+		Short: "Continuous-integration helpers (the PR check)",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newCIVerifyCmd(c), newCIDiffCmd(c), newCIPRCmd(c), newCICommentCmd(c))
+	return cmd
 }

@@ -12,15 +12,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(func(c *cli) *cobra.Command {
-		cmd := &cobra.Command{
-			Use:   "expr",
-			Short: "Evaluate or statically check algal.expr.v1 programs",
-		}
-		cmd.AddCommand(newExprEvalCmd(c), newExprCheckCmd(c))
-		return cmd
-	})
+func newExprCmd(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "expr",
+		Short: "Evaluate or statically check algal.expr.v1 programs",
+	}
+	cmd.AddCommand(newExprEvalCmd(c), newExprCheckCmd(c))
+	return cmd
 }
 
 func newExprEvalCmd(c *cli) *cobra.Command {

@@ -10,7 +10,6 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
-	"github.com/spf13/cobra"
 )
 
 // Exit codes shared by every verb, as upstream's CLI documents them.
@@ -34,12 +33,6 @@ type cli struct {
 	// readable form use it only when stdout is a terminal.
 	json bool
 }
-
-// verbs holds constructors that files of other areas still add from an
-// init function; commands.go lists every other verb by name.
-var verbs []func(*cli) *cobra.Command
-
-func register(f func(*cli) *cobra.Command) { verbs = append(verbs, f) }
 
 // codeOf returns the contract code an error carries (PARSE_FAILED,
 // DIGEST_MISMATCH, EXPR_TYPE, ...): a coded error's or a cell failure's.
