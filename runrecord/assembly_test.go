@@ -110,4 +110,45 @@ func TestFoundryHead(t *testing.T) {
 	if got := FoundryHead(context.Background(), outside); got != "" {
 		t.Errorf("outside git: %q", got)
 	}
+
+	// A clean checkout is not modified; an edit, a staged change or a new
+	// file make it so, an ignored file does not.
+	ctx := context.Background()
+	if FoundryModified(ctx, repo) || FoundryModified(ctx, outside) {
+		t.Fatal("a clean checkout (or no checkout) reads as modified")
+	}
+	writeFile(t, repo, ".gitignore", "runs/\n")
+	git("add", ".gitignore")
+	git("commit", "-q", "-m", "ignore")
+	must(t, os.MkdirAll(filepath.Join(repo, "runs"), 0o755))
+	writeFile(t, filepath.Join(repo, "runs"), "r.json", "{}")
+	if FoundryModified(ctx, filepath.Join(repo, "workloads", "w.yml")) {
+		t.Error("an ignored run directory makes the checkout modified")
+	}
+	writeFile(t, filepath.Join(repo, "workloads"), "w.yml", "changed")
+	if !FoundryModified(ctx, filepath.Join(repo, "workloads", "w.yml")) {
+		t.Error("an edited workload is not seen")
+	}
+	git("checkout", "--", ".")
+	writeFile(t, filepath.Join(repo, "workloads"), "new.yml", "x")
+	if !FoundryModified(ctx, repo) {
+		t.Error("an untracked workload is not seen")
+	}
+
+	// The flag round-trips through the record; absent reads as false.
+	dir := t.TempDir()
+	rec, err := Create(dir, Assembly{Pipeline: "p", HarnessName: "h", Phases: []AssemblyPhase{{N: 1, Kind: KindStep, Skill: "s"}}},
+		Meta{RunSlug: "r", FoundryHead: want, FoundryModified: true}, nil)
+	must(t, err)
+	_ = rec
+	data, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	must(t, err)
+	if !strings.Contains(string(data), "\nfoundry_modified: true\n") {
+		t.Fatalf("record:\n%s", data)
+	}
+	v, err := Read(dir, Options{})
+	must(t, err)
+	if v.Record == nil || !v.Record.FoundryModified || len(v.Warnings) != 0 {
+		t.Fatalf("read back: %+v", v)
+	}
 }

@@ -32,6 +32,21 @@ func FoundryHead(ctx context.Context, path string) string {
 	return head
 }
 
+// FoundryModified reports whether the git checkout that contains path has
+// changes FoundryHead does not hold: modified, staged or untracked files
+// (ignored ones aside, so run directories under an ignored runs/ do not
+// count). It is false outside a checkout or without git.
+func FoundryModified(ctx context.Context, path string) bool {
+	dir := path
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain")
+	cmd.Env = append(filterEnv(os.Environ(), "GIT_DIR=", "GIT_WORK_TREE="), "GIT_TERMINAL_PROMPT=0")
+	out, err := cmd.Output()
+	return err == nil && len(strings.TrimSpace(string(out))) > 0
+}
+
 func filterEnv(env []string, drop ...string) []string {
 	out := env[:0:0]
 	for _, kv := range env {

@@ -46,15 +46,16 @@ func Create(runDir string, a Assembly, meta Meta, clock Clock) (*Recorder, error
 	}
 	r := &Recorder{path: filepath.Join(runDir, RecordFile), clock: clock, assembly: a}
 	r.rec = Record{
-		Version:        RecordVersion,
-		Pipeline:       a.Pipeline,
-		RunSlug:        meta.RunSlug,
-		SourceRevision: a.SourceRevision,
-		HarnessName:    a.HarnessName,
-		AssemblySHA256: AssemblySHA256(assemblyBytes),
-		FoundryHead:    meta.FoundryHead,
-		StartedAt:      clock().UTC().Truncate(time.Second),
-		Status:         RunRunning,
+		Version:         RecordVersion,
+		Pipeline:        a.Pipeline,
+		RunSlug:         meta.RunSlug,
+		SourceRevision:  a.SourceRevision,
+		HarnessName:     a.HarnessName,
+		AssemblySHA256:  AssemblySHA256(assemblyBytes),
+		FoundryHead:     meta.FoundryHead,
+		FoundryModified: meta.FoundryModified,
+		StartedAt:       clock().UTC().Truncate(time.Second),
+		Status:          RunRunning,
 	}
 	for _, p := range a.Phases {
 		row := Phase{N: p.N, Kind: p.Kind, Status: PhasePending}

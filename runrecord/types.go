@@ -54,10 +54,14 @@ type Record struct {
 	AssemblySHA256 string
 	// FoundryHead is the git commit of the checkout the run read; "" is null.
 	FoundryHead string
-	StartedAt   time.Time
-	FinishedAt  *time.Time
-	Status      string
-	Phases      []Phase
+	// FoundryModified: the checkout had changes not in FoundryHead
+	// (modified, staged or untracked files), so the head does not pin
+	// what the run read. Written foundry_modified: true; absent is false.
+	FoundryModified bool
+	StartedAt       time.Time
+	FinishedAt      *time.Time
+	Status          string
+	Phases          []Phase
 }
 
 // Phase is one roster row, keyed by N (written "n"; readers also accept
@@ -139,6 +143,9 @@ type Meta struct {
 	// FoundryHead is the commit of the checkout the workload was read from;
 	// "" outside git (written null). See FoundryHead.
 	FoundryHead string
+	// FoundryModified says the checkout had uncommitted changes. See
+	// FoundryModified.
+	FoundryModified bool
 }
 
 // Clock supplies wall-clock time for started_at, finished_at and artifact

@@ -77,6 +77,7 @@ func recordValue(r *Record) map[string]any {
 		"harness_name":       r.HarnessName,
 		"assembly_sha256":    optStr(r.AssemblySHA256),
 		"foundry_head":       optStr(r.FoundryHead),
+		"foundry_modified":   r.FoundryModified,
 		"started_at":         formatTime(r.StartedAt),
 		"finished_at":        finished,
 		"status":             r.Status,

@@ -72,6 +72,9 @@ func encodeRecord(r *Record) ([]byte, error) {
 	} else {
 		top.put("foundry_head", quoted(r.FoundryHead))
 	}
+	if r.FoundryModified {
+		top.put("foundry_modified", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+	}
 	top.put("started_at", timeNode(r.StartedAt))
 	if r.FinishedAt == nil {
 		top.put("finished_at", nullNode())
@@ -323,7 +326,7 @@ var (
 	runStatuses   = map[string]bool{RunRunning: true, RunComplete: true, RunFailed: true, RunCancelled: true}
 	phaseStatuses = map[string]bool{PhasePending: true, PhaseRunning: true, PhaseDone: true, PhaseFailed: true, PhaseSkipped: true}
 	recordKeys    = map[string]bool{"run_record_version": true, "pipeline": true, "run_slug": true, "source_revision": true,
-		"harness_name": true, "assembly_sha256": true, "foundry_head": true, "started_at": true, "finished_at": true,
+		"harness_name": true, "assembly_sha256": true, "foundry_head": true, "foundry_modified": true, "started_at": true, "finished_at": true,
 		"status": true, "phases": true}
 )
 
@@ -347,6 +350,13 @@ func (d *ydec) record(root *yaml.Node) *Record {
 	r.HarnessName = d.str(f, "harness_name", "record", false)
 	r.AssemblySHA256 = d.sha(f, "assembly_sha256", sha256Hex)
 	r.FoundryHead = d.sha(f, "foundry_head", commitHex)
+	if n := f["foundry_modified"]; n != nil {
+		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
+			r.FoundryModified = n.Value == "true"
+		} else {
+			d.warn("foundry_modified %q is not true or false; ignored", n.Value)
+		}
+	}
 	if t := d.timestamp(f, "started_at", "record"); t != nil {
 		r.StartedAt = *t
 	}

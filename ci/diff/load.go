@@ -41,6 +41,10 @@ type Run struct {
 	Slug     string
 	// Status is the run record's final status (complete, failed, ...).
 	Status string
+	// Modified: the run was made on a working tree with uncommitted
+	// changes (the record's foundry_modified), so its commit does not pin
+	// what it ran.
+	Modified bool
 	// Bench or Foundry is set when the run left a report.
 	Bench   *bench.Report
 	Foundry *foundry.Report
@@ -216,7 +220,7 @@ func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
 		return nil, &fault.Error{Code: CodeEvidence, Message: fmt.Sprintf("run directory %s does not hold up: %s", dir, strings.Join(dis, "; "))}
 	}
 	rec := res.Run.Record
-	r := &Run{Dir: dir, Slug: filepath.Base(dir), Workload: rec.Pipeline, Status: rec.Status,
+	r := &Run{Dir: dir, Slug: filepath.Base(dir), Workload: rec.Pipeline, Status: rec.Status, Modified: rec.FoundryModified,
 		Kind: strings.TrimPrefix(rec.HarnessName, "assay-")}
 	if rec.RunSlug != "" {
 		r.Slug = rec.RunSlug

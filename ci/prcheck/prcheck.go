@@ -417,6 +417,14 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 		return nil, err
 	}
 	trim := []string{baseRoot, baseTree, head, tmp, s.HeadOut}
+	// A head run made on uncommitted changes is not what its commit holds;
+	// the comment's head label says so (the run records carry the flag).
+	for _, r := range headSet.Runs {
+		if r.Modified {
+			headLabel += " with uncommitted changes"
+			break
+		}
+	}
 	dopts := diff.Options{BaseLabel: o.BaseRef + " " + shortSHA(baseSHA), HeadLabel: headLabel, Trim: trim}
 	archive := o.Archive
 	switch archive {

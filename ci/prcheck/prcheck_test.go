@@ -146,3 +146,29 @@ func TestRunSidesCancelledCleansUp(t *testing.T) {
 		t.Errorf("temporary directories left: %v", left)
 	}
 }
+
+// A head run made on uncommitted changes says so in the comment's head
+// label: its commit does not hold what it ran.
+func TestHeadOnUncommittedChangesIsMarked(t *testing.T) {
+	dir := gitRepo(t)
+	organism, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "triage", "triage-single.algal.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "suites", "single.algal.json"), organism, 0o644)
+	os.WriteFile(filepath.Join(dir, "suites", "tiny.bench.yaml"), []byte(`name: tiny
+revision: 1
+systems:
+  - { id: one, manifest: single.algal.json, executors: { m: cases } }
+cases:
+  - { id: a, args: { ticket: x }, expect: { queue: billing }, responses: { m: { route: billing } } }
+`), 0o644)
+	s, err := prcheck.RunSides(context.Background(), prcheck.SideOptions{Dir: dir, BaseRef: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !strings.HasSuffix(s.Diff.Head, " with uncommitted changes") || len(s.Diff.Workloads) != 1 {
+		t.Fatalf("head label %q, workloads %d", s.Diff.Head, len(s.Diff.Workloads))
+	}
+}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -123,6 +125,39 @@ func currentAssemblies(c *cli, paths []string) ([]runrecord.Workload, error) {
 	return out, nil
 }
 
+// gateVerdict reads the run directory's gate.json for the status line:
+// "gate passed, 8 of 8 rules hold", "gate FAILED, ...", or why there is
+// no verdict. The file is a derived summary: ci verify re-derives it.
+func gateVerdict(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, harness.GateFile))
+	if err != nil {
+		return "no gate verdict: " + harness.GateFile + " was not written"
+	}
+	var g struct {
+		Passed *bool `json:"passed"`
+		Rules  []struct {
+			Passed bool `json:"passed"`
+		} `json:"rules"`
+	}
+	if json.Unmarshal(data, &g) != nil || g.Passed == nil {
+		return "no gate verdict: " + harness.GateFile + " does not parse"
+	}
+	held := 0
+	for _, r := range g.Rules {
+		if r.Passed {
+			held++
+		}
+	}
+	word := "passed"
+	if !*g.Passed {
+		word = "FAILED"
+	}
+	if len(g.Rules) == 0 {
+		return "gate " + word + ", no rules"
+	}
+	return fmt.Sprintf("gate %s, %d of %d rules hold", word, held, len(g.Rules))
+}
+
 func printView(w io.Writer, v *runrecord.View) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "run: %s\n", v.Dir)
@@ -137,9 +172,13 @@ func printView(w io.Writer, v *runrecord.View) error {
 	if r.FinishedAt != nil {
 		finished = stamp(*r.FinishedAt)
 	}
-	fmt.Fprintf(&b, "pipeline: %s\nrun_slug: %s\nharness_name: %s\nsource_revision: %d\nstatus: %s\nstarted_at: %s\nfinished_at: %s\n",
-		r.Pipeline, r.RunSlug, r.HarnessName, r.SourceRevision, r.Status, stamp(r.StartedAt), finished)
-	fmt.Fprintf(&b, "assembly_sha256: %s\nfoundry_head: %s\n", orNull(r.AssemblySHA256), orNull(r.FoundryHead))
+	fmt.Fprintf(&b, "pipeline: %s\nrun_slug: %s\nharness_name: %s\nsource_revision: %d\nstatus: %s (%s)\nstarted_at: %s\nfinished_at: %s\n",
+		r.Pipeline, r.RunSlug, r.HarnessName, r.SourceRevision, r.Status, gateVerdict(v.Dir), stamp(r.StartedAt), finished)
+	head := orNull(r.FoundryHead)
+	if r.FoundryModified {
+		head += " (modified: the working tree had uncommitted changes, so this commit does not pin what the run read)"
+	}
+	fmt.Fprintf(&b, "assembly_sha256: %s\nfoundry_head: %s\n", orNull(r.AssemblySHA256), head)
 	fmt.Fprintf(&b, "pipeline check: %s: %s\n", v.Pipeline.Check, v.Pipeline.Message)
 	fmt.Fprintf(&b, "assembly: %s: %s\n", v.Assembly.Check, v.Assembly.Message)
 	for _, warn := range v.Warnings {

@@ -91,7 +91,7 @@ func TestRecordShowText(t *testing.T) {
 		want []string
 	}{
 		{"plain", []string{"record", "show", dir}, exitOK, []string{
-			"pipeline: paper-to-galaxy\n", "status: complete\n", "assembly: unchecked:",
+			"pipeline: paper-to-galaxy\n", "status: complete (no gate verdict: gate.json was not written)\n", "assembly: unchecked:",
 			"  1  step    summarize  done    0           -",
 			"  2  loop    advance    done    2           -",
 			"  3  branch  test-data  done    0           ask",
@@ -244,5 +244,36 @@ func TestRecordShowChecksTodaysWorkload(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "record", "show", dirs[0], "--workloads", workload); code != 0 || !strings.Contains(out, "assembly: drift") {
 		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+// record show puts the gate's verdict beside the run's status, and marks a
+// run made on a modified working tree.
+func TestRecordShowGateAndModified(t *testing.T) {
+	dir, _ := completedRun(t)
+	gate := `{"passed":false,"rules":[{"passed":true},{"passed":false},{"passed":true}],"workload":"w"}`
+	if err := os.WriteFile(filepath.Join(dir, "gate.json"), []byte(gate), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := os.ReadFile(filepath.Join(dir, runrecord.RecordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Repeat("ab", 20)
+	rec = []byte(strings.Replace(string(rec), "foundry_head: null\n", "foundry_head: \""+head+"\"\nfoundry_modified: true\n", 1))
+	if err := os.WriteFile(filepath.Join(dir, runrecord.RecordFile), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"record", "show", dir}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"status: complete (gate FAILED, 2 of 3 rules hold)\n",
+		"foundry_head: " + head + " (modified: the working tree had uncommitted changes",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
 	}
 }
