@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -197,7 +198,9 @@ func readRegular(path string, max int64, followLinks bool) ([]byte, error) {
 	if before.Size() > max {
 		return nil, errorf(CodeInput, "%s is %d bytes, over the limit of %d bytes", path, before.Size(), max)
 	}
-	f, err := os.Open(path)
+	// O_NONBLOCK: a file swapped for a FIFO after the Lstat must not block
+	// the open; the descriptor is checked to be the file inspected.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/algal-assay/assay/ci/github/githubtest"
 )
 
 const secretToken = "ghs_S3cr3tT0kenValue0123456789"
@@ -59,5 +64,33 @@ func TestCICommentRefusesCrossHostRedirect(t *testing.T) {
 	}
 	if strings.Contains(out+errOut, secretToken) {
 		t.Fatal("the token was printed")
+	}
+}
+
+// ci pr --post redacts the token too: an API answer echoing it reaches
+// neither the warning, the JSON summary nor the error.
+func TestCIPRPostRedactsEchoedToken(t *testing.T) {
+	clearActionsEnv(t)
+	repo := newPRRepo(t)
+	sha := repo.branch(t, "accept-frontier-drop", acceptFrontierDrop)
+	fake := githubtest.New("acme", "widgets")
+	defer fake.Close()
+	fake.EchoAuth("list")
+	work := t.TempDir()
+	event := filepath.Join(work, "event.json")
+	if err := os.WriteFile(event, []byte(`{"number":42,"pull_request":{"number":42,"head":{"sha":"`+sha+`"}},"repository":{"full_name":"acme/widgets"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GITHUB_EVENT_PATH", event)
+	t.Setenv("GITHUB_TOKEN", secretToken)
+	t.Setenv("GITHUB_API_URL", fake.URL)
+	t.Setenv("GITHUB_REPOSITORY", "acme/widgets")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--post", "suites/ticket-triage.bench.yaml"}, nil, &stdout, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), "[REDACTED]") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	if strings.Contains(stdout.String()+stderr.String(), secretToken) {
+		t.Fatalf("the token was printed:\nstdout %s\nstderr %s", stdout.String(), stderr.String())
 	}
 }

@@ -101,8 +101,24 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // ciPRPost posts the comment for same-repository use. A token that may
-// not comment is not a failure: the report is in the job summary.
+// not comment is not a failure: the report is in the job summary. The
+// token is redacted from what it prints and returns, as in ci comment.
 func (c *cli) ciPRPost(ctx context.Context, res *prcheck.Result) (any, error) {
+	red := ghci.NewRedactor(os.Getenv("GITHUB_TOKEN"))
+	rc := *c
+	rc.stdout = red.Writer(c.stdout)
+	posted, err := rc.postPR(ctx, res)
+	if m, ok := posted.(map[string]any); ok {
+		for k, v := range m {
+			if s, ok := v.(string); ok {
+				m[k] = red.String(s)
+			}
+		}
+	}
+	return posted, red.Error(err)
+}
+
+func (c *cli) postPR(ctx context.Context, res *prcheck.Result) (any, error) {
 	if res.PR == 0 {
 		return nil, &fault.Error{Code: ghci.CodeEvent, Message: "--post: no pull request number in the event payload (GITHUB_EVENT_PATH)"}
 	}
