@@ -36,18 +36,12 @@ func (d *Derived) GatesPassed() bool { return GatesPassed(d.Gates) }
 func Rederive(ctx context.Context, c *Compiled, report any, st evidence.Store) (*Derived, error) {
 	w := c.Workload
 	d := &Derived{}
-	out := &Verification{}
 	if w.Kind == KindBench {
 		rep, err := bench.ParseReport(report)
 		if err != nil {
 			return nil, err
 		}
 		d.Bench = rep
-		bv, err := bench.Verify(ctx, report, st)
-		if err != nil {
-			return nil, err
-		}
-		*out = Verification{OK: bv.OK, Digest: bv.Digest, CheckedReceipts: bv.CheckedReceipts, Mismatches: bv.Mismatches}
 	} else {
 		res := &foundry.Result{}
 		if m, _ := report.(map[string]any); m["contract"] == foundry.BudgetContract {
@@ -64,25 +58,18 @@ func Rederive(ctx context.Context, c *Compiled, report any, st evidence.Store) (
 			res.Report = rep
 		}
 		d.Foundry = res
-		fv, err := foundry.VerifyFile(ctx, report, st)
-		if err != nil {
-			return nil, err
-		}
-		*out = Verification{OK: fv.OK, Digest: fv.Digest, CheckedReceipts: fv.CheckedReceipts, Mismatches: fv.Mismatches}
 	}
 	r := &run{w: w, c: c, opts: Options{Store: st}, o: &Outcome{Workload: w, Compiled: c, Bench: d.Bench, Foundry: d.Foundry}}
-	problems, err := r.alignment()
+	out, alignErr, err := r.verification(ctx, report)
 	if err != nil {
+		return nil, err
+	}
+	if alignErr != nil {
 		// A receipt the report cites cannot be read: evidence that does
-		// not hold (the engine's verification says which), not a host fault.
-		problems = []string{fmt.Sprintf("scripted alignment cannot be checked: %v", err)}
-	}
-	if len(problems) > 0 {
+		// not hold (the engine's verification says which), not a host
+		// fault, so it is a mismatch here where the verify phase fails.
 		out.OK = false
-		out.Mismatches = append(out.Mismatches, problems...)
-	}
-	if out.Mismatches == nil {
-		out.Mismatches = []string{}
+		out.Mismatches = append(out.Mismatches, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
 	}
 	d.Verification = out
 	if w.Kind == KindBench {
@@ -91,6 +78,37 @@ func Rederive(ctx context.Context, c *Compiled, report any, st evidence.Store) (
 		d.Gates = EvaluateFoundry(w, d.Foundry)
 	}
 	return d, nil
+}
+
+// verification is the verify phase's computation over a parsed report
+// (or exhausted account): the engine's verification, then the scripted
+// alignment of every case's calls with its declared responses. alignErr
+// is set when the alignment could not be checked (a cited receipt cannot
+// be read); err is a verification that could not run at all.
+func (r *run) verification(ctx context.Context, v any) (out *Verification, alignErr, err error) {
+	out = &Verification{}
+	if r.w.Kind == KindBench {
+		bv, err := bench.Verify(ctx, v, r.opts.Store)
+		if err != nil {
+			return nil, nil, err
+		}
+		*out = Verification{OK: bv.OK, Digest: bv.Digest, CheckedReceipts: bv.CheckedReceipts, Mismatches: bv.Mismatches}
+	} else {
+		fv, err := foundry.VerifyFile(ctx, v, r.opts.Store)
+		if err != nil {
+			return nil, nil, err
+		}
+		*out = Verification{OK: fv.OK, Digest: fv.Digest, CheckedReceipts: fv.CheckedReceipts, Mismatches: fv.Mismatches}
+	}
+	problems, alignErr := r.alignment()
+	if len(problems) > 0 {
+		out.OK = false
+		out.Mismatches = append(out.Mismatches, problems...)
+	}
+	if out.Mismatches == nil {
+		out.Mismatches = []string{}
+	}
+	return out, alignErr, nil
 }
 
 // GateValue is gate.json's canonical JSON form.

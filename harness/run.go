@@ -525,30 +525,12 @@ func (r *run) verify(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	out := &Verification{}
-	if r.w.Kind == KindBench {
-		bv, err := bench.Verify(ctx, v, r.opts.Store)
-		if err != nil {
-			return err
-		}
-		*out = Verification{OK: bv.OK, Digest: bv.Digest, CheckedReceipts: bv.CheckedReceipts, Mismatches: bv.Mismatches}
-	} else {
-		fv, err := foundry.VerifyFile(ctx, v, r.opts.Store)
-		if err != nil {
-			return err
-		}
-		*out = Verification{OK: fv.OK, Digest: fv.Digest, CheckedReceipts: fv.CheckedReceipts, Mismatches: fv.Mismatches}
-	}
-	problems, err := r.alignment()
+	out, alignErr, err := r.verification(ctx, v)
 	if err != nil {
 		return err
 	}
-	if len(problems) > 0 {
-		out.OK = false
-		out.Mismatches = append(out.Mismatches, problems...)
-	}
-	if out.Mismatches == nil {
-		out.Mismatches = []string{}
+	if alignErr != nil {
+		return alignErr
 	}
 	r.o.Verification = out
 	if err := r.writeJSON(VerificationFile, out.Value()); err != nil {

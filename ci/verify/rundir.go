@@ -171,6 +171,7 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 	}
 	res.Run.Derived = d
 	res.Digest = d.Verification.Digest
+	checkCopies(dir, rec, c, m, fail)
 	for _, mm := range d.Verification.Mismatches {
 		fail("%s does not verify: %s", name, mm)
 		res.Evidence = append(res.Evidence, res.Mismatches[len(res.Mismatches)-1])
@@ -182,6 +183,56 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 		compareGate(dir, w, d, name, fail)
 	}
 	return res, nil
+}
+
+// checkCopies compares the files a run derives from its inputs and its
+// report with what they must hold: each scripted table with the one the
+// workload compiles to, and each loop iteration's contender file
+// (system-<id>.json, candidate-NN-<key>.json) with its entry of the
+// report, the record's iteration numbering them. A copy that says
+// something else is disagreement, whatever reads it.
+func checkCopies(dir string, rec *runrecord.Record, c *harness.Compiled, report map[string]any, fail func(string, ...any)) {
+	names := make([]string, 0, len(c.Files))
+	for name := range c.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		if !isRegular(path) {
+			continue // a missing listed file is reported by checkListing
+		}
+		got, err := canon.ReadBounded(path, 0)
+		if err != nil {
+			fail("%s: %v", name, err)
+			continue
+		}
+		if string(got) != string(c.Files[name]) {
+			fail("%s differs from the scripted table %s compiles to", name, c.Workload.Path)
+		}
+	}
+	entries, _ := report["systems"].([]any)
+	if c.Workload.Kind == harness.KindFoundry {
+		entries, _ = report["candidates"].([]any)
+	}
+	for _, p := range rec.Phases {
+		if p.N != harness.PhaseEvaluate {
+			continue
+		}
+		for _, a := range p.Artifacts {
+			if a.Iteration == 0 || !isRegular(filepath.Join(dir, a.File)) {
+				continue
+			}
+			v, err := canon.ReadFile(filepath.Join(dir, a.File), 0)
+			if err != nil {
+				fail("%s: %v", a.File, err)
+				continue
+			}
+			if a.Iteration > len(entries) || !sameValue(v, entries[a.Iteration-1]) {
+				fail("%s (iteration %d of phase %d) is not entry %d of %s", a.File, a.Iteration, p.N, a.Iteration, harness.ReportFile)
+			}
+		}
+	}
 }
 
 // checkListing compares the record's artifact rows with the directory:

@@ -200,6 +200,13 @@ var tampers = []tamper{
 			}
 		}
 	}, []string{"report.json does not verify", "verification.json: ok is true"}},
+	{"contender file edited", func(t *testing.T, art string) {
+		editJSON(t, filepath.Join(headRun(t, art, "ticket-triage"), "system-cheap-single.json"), func(v map[string]any) { v["passed"] = 6.0 })
+	}, []string{"system-cheap-single.json (iteration 1 of phase 3) is not entry 1 of report.json"}},
+	{"scripted table edited", func(t *testing.T, art string) {
+		p := filepath.Join(headRun(t, art, "ticket-triage"), "scripted-cheap.json")
+		editText(t, p, `"billing"`, `"technical"`)
+	}, []string{"scripted-cheap.json differs from the scripted table"}},
 	{"run directory removed", func(t *testing.T, art string) {
 		if err := os.RemoveAll(filepath.Join(art, "head", "runs", "intent-select")); err != nil {
 			t.Fatal(err)
