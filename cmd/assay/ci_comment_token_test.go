@@ -86,7 +86,7 @@ func TestCIPRPostRedactsEchoedToken(t *testing.T) {
 	t.Setenv("GITHUB_API_URL", fake.URL)
 	t.Setenv("GITHUB_REPOSITORY", "acme/widgets")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--post", "suites/ticket-triage.bench.yaml"}, nil, &stdout, &stderr)
+	code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", filepath.Join(work, "art"), "--post", "suites/ticket-triage.bench.yaml"}, nil, &stdout, &stderr)
 	if code == 0 || !strings.Contains(stderr.String(), "[REDACTED]") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
 	}
