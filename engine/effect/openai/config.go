@@ -1,0 +1,277 @@
+// Package openai is Assay's live model backend: one executor for every
+// server that speaks OpenAI's chat-completions API (OpenAI, Azure OpenAI,
+// vLLM, Ollama, llama.cpp's server, LM Studio, LiteLLM and gateways).
+//
+// It is built on the official SDK (github.com/openai/openai-go/v3), which
+// owns the HTTP side: base-URL override, bearer authentication, retries
+// with exponential backoff that honour Retry-After, and per-attempt
+// timeouts. This package owns what the SDK cannot know: how an ALGAL effect
+// request becomes chat messages (Render, deterministic and golden-tested),
+// how an answer is held to the cell's output contract (Parse), what a
+// receipt records about usage, model and failures, and how many requests
+// may be in flight or started per minute.
+//
+// The backend serves agent, classifier and decide requests. It never
+// serves gate (approval stays with a human or a policy executor) or recall
+// (an index) requests.
+package openai
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// API is the value of a backends entry's api key this package serves.
+const API = "openai"
+
+// RenderContract names the rendering rules of Render. It enters the
+// configuration digest, so a change to how requests become messages makes
+// every recording under the old rules stop answering instead of replaying
+// answers to questions that were asked differently.
+const RenderContract = "assay.openai-chat.v1"
+
+// Response formats: how the output contract is put to the server.
+const (
+	FormatJSONSchema = "json_schema" // response_format json_schema (structured outputs)
+	FormatJSONObject = "json_object" // response_format json_object, schema in the prompt
+	FormatPrompt     = "prompt"      // no response_format, schema in the prompt
+)
+
+// Defaults of a backend configuration.
+const (
+	DefaultAPIKeyEnv      = "OPENAI_API_KEY"
+	DefaultBaseURLEnv     = "OPENAI_BASE_URL"
+	DefaultBaseURL        = "https://api.openai.com/v1"
+	DefaultTimeoutMs      = 120_000
+	DefaultMaxConcurrency = 4
+	DefaultMaxRetries     = 2
+	MaxTimeoutMs          = 600_000
+	MaxConcurrencyBound   = 256
+	MaxRetriesBound       = 10
+	MaxOutputTokensBound  = 1 << 20
+	MaxHeaders            = 16
+)
+
+// Config is one backend: what a workload's backends entry declares, or the
+// defaults an `openai:<model>` spec gets. Zero values mean "default".
+type Config struct {
+	// Model is the model the request names (required).
+	Model string
+	// BaseURL is the endpoint as written in the workload. Empty means
+	// OPENAI_BASE_URL, else DefaultBaseURL, resolved when the backend is
+	// built and never part of the configuration digest.
+	BaseURL string
+	// APIKeyEnv names the environment variable holding the key (default
+	// OPENAI_API_KEY). The key itself is never held in a Config.
+	APIKeyEnv string
+	// Temperature is sent as given; nil sends 0.
+	Temperature *float64
+	// MaxOutputTokens caps the answer; zero derives it from the request's
+	// budget.maxOutputBytes (a quarter of the bytes, at least 1, at most
+	// 16384).
+	MaxOutputTokens int
+	// TimeoutMs bounds each attempt (default 120000).
+	TimeoutMs int
+	// MaxConcurrency bounds requests in flight (default 4).
+	MaxConcurrency int
+	// RequestsPerMinute bounds request starts; zero means no bound.
+	RequestsPerMinute int
+	// MaxRetries is the SDK's retry count for 408/409/429/5xx and
+	// connection failures (default 2; -1 means none).
+	MaxRetries int
+	// Headers are extra request headers.
+	Headers map[string]string
+	// ResponseFormat is json_schema (default), json_object or prompt.
+	ResponseFormat string
+}
+
+// normalized returns c with defaults filled in.
+func (c Config) normalized() Config {
+	if c.APIKeyEnv == "" {
+		c.APIKeyEnv = DefaultAPIKeyEnv
+	}
+	if c.TimeoutMs == 0 {
+		c.TimeoutMs = DefaultTimeoutMs
+	}
+	if c.MaxConcurrency == 0 {
+		c.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = DefaultMaxRetries
+	} else if c.MaxRetries < 0 {
+		c.MaxRetries = 0
+	}
+	if c.ResponseFormat == "" {
+		c.ResponseFormat = FormatJSONSchema
+	}
+	return c
+}
+
+// Validate checks c; the message names the field.
+func (c Config) Validate() error {
+	if err := CheckModel(c.Model); err != nil {
+		return err
+	}
+	if c.BaseURL != "" {
+		if err := CheckBaseURL(c.BaseURL); err != nil {
+			return err
+		}
+	}
+	if c.APIKeyEnv != "" && !envName(c.APIKeyEnv) {
+		return fmt.Errorf("api-key-env %q: an environment variable name is 1 to 128 letters, digits or underscores", c.APIKeyEnv)
+	}
+	if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > 2) {
+		return fmt.Errorf("temperature %v: must be between 0 and 2", *c.Temperature)
+	}
+	if c.MaxOutputTokens < 0 || c.MaxOutputTokens > MaxOutputTokensBound {
+		return fmt.Errorf("max-output-tokens %d: must be between 1 and %d", c.MaxOutputTokens, MaxOutputTokensBound)
+	}
+	if c.TimeoutMs < 0 || c.TimeoutMs > MaxTimeoutMs {
+		return fmt.Errorf("timeout-ms %d: must be between 1 and %d", c.TimeoutMs, MaxTimeoutMs)
+	}
+	if c.MaxConcurrency < 0 || c.MaxConcurrency > MaxConcurrencyBound {
+		return fmt.Errorf("max-concurrency %d: must be between 1 and %d", c.MaxConcurrency, MaxConcurrencyBound)
+	}
+	if c.RequestsPerMinute < 0 || c.RequestsPerMinute > 1_000_000 {
+		return fmt.Errorf("requests-per-minute %d: must be between 1 and 1000000", c.RequestsPerMinute)
+	}
+	if c.MaxRetries < -1 || c.MaxRetries > MaxRetriesBound {
+		return fmt.Errorf("max-retries %d: must be between 0 and %d", c.MaxRetries, MaxRetriesBound)
+	}
+	if len(c.Headers) > MaxHeaders {
+		return fmt.Errorf("headers: at most %d", MaxHeaders)
+	}
+	for k, v := range c.Headers {
+		if !headerName(k) {
+			return fmt.Errorf("headers: %q is not an HTTP header name", k)
+		}
+		if strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "api-key") {
+			return fmt.Errorf("headers: %q would carry a credential; name the variable that holds it in api-key-env instead", k)
+		}
+		if strings.ContainsAny(v, "\r\n\x00") || len(v) > 4096 {
+			return fmt.Errorf("headers: %q has a value with a line break or over 4096 bytes", k)
+		}
+	}
+	switch c.ResponseFormat {
+	case "", FormatJSONSchema, FormatJSONObject, FormatPrompt:
+	default:
+		return fmt.Errorf("response-format %q: want %s, %s or %s", c.ResponseFormat, FormatJSONSchema, FormatJSONObject, FormatPrompt)
+	}
+	return nil
+}
+
+// CheckModel admits a model identifier: 1 to 128 bytes, no control
+// characters.
+func CheckModel(model string) error {
+	if model == "" || len(model) > 128 || strings.IndexFunc(model, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return fmt.Errorf("model %q: a model identifier is 1 to 128 bytes without control characters", model)
+	}
+	return nil
+}
+
+// CheckBaseURL admits an endpoint: https, or http on a loopback host,
+// without credentials, query or fragment (they would end up in logs).
+func CheckBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("base-url: %q is not an absolute URL", redactURL(raw))
+	}
+	loopback := u.Hostname() == "localhost" || u.Hostname() == "127.0.0.1" || u.Hostname() == "::1"
+	if !(u.Scheme == "https" || u.Scheme == "http" && loopback) {
+		return fmt.Errorf("base-url: %q must be https, or http on localhost/127.0.0.1/::1", redactURL(raw))
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("base-url: must not carry credentials, a query or a fragment")
+	}
+	return nil
+}
+
+// redactURL drops anything after the host, which is where a pasted token
+// would sit.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(unparseable)"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+func envName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+func headerName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '-' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// Value is the configuration as it enters the digest: what decides an
+// answer (model, the base URL written in the workload, sampling, output
+// cap, response format, header names, the rendering rules), never a
+// secret (the key, header values) and never where or how requests travel
+// (timeouts, concurrency, rate, retries, a base URL taken from the
+// environment), so a recording made against one server replays in CI with
+// none.
+func (c Config) Value() map[string]any {
+	c = c.normalized()
+	temp := 0.0
+	if c.Temperature != nil {
+		temp = *c.Temperature
+	}
+	names := make([]string, 0, len(c.Headers))
+	for k := range c.Headers {
+		names = append(names, strings.ToLower(k))
+	}
+	slices.Sort(names)
+	hv := make([]any, len(names))
+	for i, n := range names {
+		hv[i] = n
+	}
+	var base any
+	if c.BaseURL != "" {
+		base = strings.TrimRight(c.BaseURL, "/")
+	}
+	var maxOut any
+	if c.MaxOutputTokens > 0 {
+		maxOut = float64(c.MaxOutputTokens)
+	}
+	return map[string]any{
+		"kind":            API,
+		"render":          RenderContract,
+		"model":           c.Model,
+		"baseUrl":         base,
+		"temperature":     temp,
+		"maxOutputTokens": maxOut,
+		"responseFormat":  c.ResponseFormat,
+		"headers":         hv,
+	}
+}
+
+// Digest is the configurationDigest live records carry.
+func (c Config) Digest() string {
+	d, err := canon.Digest(c.Value())
+	if err != nil {
+		// Value holds only strings, numbers, null and lists of strings.
+		panic("openai: configuration value is not canonical: " + err.Error())
+	}
+	return d
+}
