@@ -13,8 +13,10 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect/openai"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/archive"
 	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -59,6 +61,14 @@ type Options struct {
 	// OnProgress, when set, is called after each case run, from any
 	// goroutine.
 	OnProgress func(Progress)
+	// Record says who answers live backends (openai:): none (the default:
+	// only the archive), missing or all; see package archive.
+	Record archive.Mode
+	// Archive is the archive directory (default archive.DefaultDir).
+	Archive string
+	// Env reads OPENAI_* variables and keys for live backends (nil:
+	// os.LookupEnv).
+	Env openai.Env
 }
 
 // Progress reports runs done: one run is one contender (system or
@@ -93,6 +103,9 @@ type Outcome struct {
 	Notes []string
 	// Err is why the run failed or was cancelled (also returned by Run).
 	Err error
+	// Replay is set when the run is could-not-replay: live requests the
+	// archive holds no answer for under --record none.
+	Replay *ReplayError
 }
 
 // Verification is the verify phase's result, written to verification.json.
@@ -300,6 +313,7 @@ type run struct {
 
 	benchCfg   *bench.Config
 	foundryCfg *foundry.Config
+	live       *live
 }
 
 // phase runs body as phase n; a failure fails the phase and the run,
@@ -349,13 +363,24 @@ func (r *run) phases(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if err := r.phase(ctx, PhaseEvaluate, func() error { return r.evaluate(ctx) }); err != nil {
+	if err := r.phase(ctx, PhaseEvaluate, func() error {
+		if err := r.startLive(); err != nil {
+			return err
+		}
+		if err := r.evaluate(ctx); err != nil {
+			return err
+		}
+		return r.checkReplay()
+	}); err != nil {
 		return err
 	}
 	if err := r.phase(ctx, PhaseVerify, func() error { return r.verify(ctx) }); err != nil {
 		return err
 	}
 	if err := r.phase(ctx, PhaseSummarize, r.summarize); err != nil {
+		return err
+	}
+	if err := r.recordArchive(); err != nil {
 		return err
 	}
 	return r.rec.Complete()
@@ -432,8 +457,12 @@ func (r *run) evaluate(ctx context.Context) error {
 	p := &progress{name: r.w.Name, f: r.opts.OnProgress}
 	if r.w.Kind == KindBench {
 		p.total = len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
-		rep, err := bench.Run(ctx, r.benchCfg, r.opts.Runner, bench.Options{
-			Concurrency: r.opts.Concurrency,
+		runner, err := r.runner()
+		if err != nil {
+			return err
+		}
+		rep, err := bench.Run(ctx, r.benchCfg, runner, bench.Options{
+			Concurrency: r.concurrency(),
 			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
 		})
 		if err != nil {
@@ -472,8 +501,12 @@ func (r *run) evaluate(ctx context.Context) error {
 		}
 		p.total = len(cfg.Candidates)*sel + hold
 	}
-	res, err := foundry.Run(ctx, cfg, r.opts.Runner, foundry.Options{
-		Concurrency: r.opts.Concurrency,
+	runner, err := r.runner()
+	if err != nil {
+		return err
+	}
+	res, err := foundry.Run(ctx, cfg, runner, foundry.Options{
+		Concurrency: r.concurrency(),
 		OnRun: func(_, caseID, _ string) {
 			if caseID == "" { // the generator run: no case to judge
 				p.tick()

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"github.com/algal-assay/assay/engine/effect/openai"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,6 +70,9 @@ type Workload struct {
 	Generator  *Generator
 	Executors  []Executor
 	Budget     map[string]any
+
+	// Backends are the live model servers openai:<name> specs reach.
+	Backends []Backend
 
 	Cases []Case
 	// CaseFiles are the case files the workload includes (`- file:`),
@@ -213,8 +217,8 @@ func unwrapPathError(err error) string {
 }
 
 var (
-	benchKeys   = []string{"name", "revision", "description", "systems", "cases", "usage", "scorer", "axes", "prices", "gate"}
-	foundryKeys = []string{"name", "revision", "description", "candidates", "generator", "executors", "cases", "usage", "scorer", "budget", "gate"}
+	benchKeys   = []string{"name", "revision", "description", "systems", "backends", "cases", "usage", "scorer", "axes", "prices", "gate"}
+	foundryKeys = []string{"name", "revision", "description", "candidates", "generator", "executors", "backends", "cases", "usage", "scorer", "budget", "gate"}
 )
 
 // Parse checks a workload's bytes; path names it in errors and anchors
@@ -253,6 +257,11 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 	}
 	if x, ok := f["description"]; ok {
 		if w.Description, err = d.str(x.value, "description"); err != nil {
+			return nil, err
+		}
+	}
+	if x, ok := f["backends"]; ok {
+		if err := w.parseBackends(d, x.value); err != nil {
 			return nil, err
 		}
 	}
@@ -368,8 +377,15 @@ func (w *Workload) parseExecutors(d *decoder, n *yaml.Node, path string, allowCa
 			ex.Spec = "replay:" + p
 		case strings.HasPrefix(spec, "cmd:") && len(spec) > len("cmd:"):
 			ex.Spec = spec
+		case LiveSpec(spec):
+			if _, declared := w.Backend(spec[len("openai:"):]); !declared {
+				if err := openai.CheckModel(spec[len("openai:"):]); err != nil {
+					return nil, d.fail(f[name].value, at, "%v", err)
+				}
+			}
+			ex.Spec = spec
 		default:
-			return nil, d.fail(f[name].value, at, "unknown executor spec %q (want %s, scripted:<file>, replay:<dir> or cmd:<command>)", spec, CasesExecutor)
+			return nil, d.fail(f[name].value, at, "unknown executor spec %q (want %s, scripted:<file>, replay:<dir>, cmd:<command> or openai:<backend or model>)", spec, CasesExecutor)
 		}
 		out = append(out, ex)
 	}

@@ -47,6 +47,7 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/archive"
 )
 
 // Error codes carried by [Error].
@@ -94,6 +95,8 @@ type Options struct {
 	Concurrency int
 	// Log receives one progress line per workload; nil discards.
 	Log io.Writer
+	// Record is the head's record mode for live backends (default none).
+	Record archive.Mode
 }
 
 // Result is a finished check.
@@ -114,7 +117,7 @@ type Result struct {
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	sides, err := RunSides(ctx, SideOptions{
 		Dir: opts.Dir, BaseRef: opts.BaseRef, Paths: opts.Paths, Archive: opts.Archive,
-		Concurrency: opts.Concurrency, Log: opts.Log,
+		Concurrency: opts.Concurrency, Log: opts.Log, Record: opts.Record,
 	})
 	if err != nil {
 		return nil, err
@@ -267,6 +270,27 @@ type SideOptions struct {
 	HeadOut     string
 	Concurrency int
 	Log         io.Writer
+	// Record is the head's record mode for live backends (default none:
+	// the tree's archive answers); the base always replays.
+	Record archive.Mode
+}
+
+// Live says how a tree's live backends are answered: its archive
+// (Archive relative to the tree; "" or "-" mean receipts/) in mode Record.
+type Live struct {
+	Record  archive.Mode
+	Archive string
+}
+
+func (l Live) dir(tree string) string {
+	a := l.Archive
+	if a == "" || a == "-" {
+		a = archive.DefaultDir
+	}
+	if filepath.IsAbs(a) {
+		return a
+	}
+	return filepath.Join(tree, a)
 }
 
 // Sides are the two runs and their diff. Close removes the temporary
@@ -375,7 +399,7 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	s.BaseOut = filepath.Join(tmp, "base-runs")
 
 	fmt.Fprintf(log, "assay ci: base %s (%s)\n", o.BaseRef, shortSHA(baseSHA))
-	baseProblems, err := RunTree(ctx, baseRoot, o.Paths, s.BaseOut, filepath.Join(tmp, "base-store"), o.Concurrency, prefixed(log, "base: "))
+	baseProblems, err := RunTree(ctx, baseRoot, o.Paths, s.BaseOut, filepath.Join(tmp, "base-store"), o.Concurrency, prefixed(log, "base: "), Live{Record: archive.None, Archive: o.Archive})
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +408,7 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	}
 	fmt.Fprintf(log, "assay ci: head %s\n", headLabel)
 	headStore := filepath.Join(tmp, "head-store")
-	headProblems, err := RunTree(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "))
+	headProblems, err := RunTree(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "), Live{Record: o.Record, Archive: o.Archive})
 	if err != nil {
 		return nil, err
 	}
@@ -481,7 +505,10 @@ func shortSHA(s string) string {
 // missing from the tree are skipped) with receipts in storeDir and run
 // directories under out. Workloads that do not load are returned as
 // problems; failed runs leave their run directories, which the diff reads.
-func RunTree(ctx context.Context, tree string, paths []string, out, storeDir string, concurrency int, log io.Writer) ([]string, error) {
+//
+// Live backends are answered as live says; a could-not-replay run is a
+// problem naming the requests and the command that records them.
+func RunTree(ctx context.Context, tree string, paths []string, out, storeDir string, concurrency int, log io.Writer, live Live) ([]string, error) {
 	var roots []string
 	for _, p := range paths {
 		full := filepath.Join(tree, p)
@@ -502,7 +529,7 @@ func RunTree(ctx context.Context, tree string, paths []string, out, storeDir str
 		return nil, err
 	}
 	results, err := harness.RunAll(ctx, files, harness.BatchOptions{
-		Options: harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: concurrency},
+		Options: harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: concurrency, Record: live.Record, Archive: live.dir(tree)},
 		OnDone: func(r *harness.Result) {
 			switch {
 			case r.Workload == nil:
@@ -525,6 +552,14 @@ func RunTree(ctx context.Context, tree string, paths []string, out, storeDir str
 			problems = append(problems, r.Err.Error())
 		case r.Outcome == nil:
 			problems = append(problems, fmt.Sprintf("%s: %v", r.Workload.Name, r.Err))
+		case r.Outcome.Replay != nil:
+			// A could-not-replay head names the requests and the one
+			// command that records them; the comment carries it.
+			msg := r.Outcome.Replay.Error()
+			if rel, rerr := filepath.Rel(tree, live.dir(tree)); rerr == nil {
+				msg = strings.ReplaceAll(msg, live.dir(tree), rel)
+			}
+			problems = append(problems, fmt.Sprintf("%s: %s", r.Workload.Name, msg))
 		}
 	}
 	return problems, nil

@@ -19,6 +19,7 @@ type ciPRFlags struct {
 	baseRef, artifact, archive, dir string
 	concurrency                     int
 	post                            bool
+	record                          string
 }
 
 func newCIPRCmd(c *cli) *cobra.Command {
@@ -54,15 +55,21 @@ from the artifact instead.`,
 	fl.StringVar(&f.archive, "archive", "", "receipt archive `DIR` (default receipts/ if present; - for none)")
 	fl.StringVar(&f.dir, "repo-dir", ".", "repository working tree `DIR`")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "cases in flight per workload (0: one per CPU, at least two)")
+	fl.StringVar(&f.record, "record", "none", "live backends at the head: none (the archive answers; always in CI), missing or all")
 	fl.BoolVar(&f.post, "post", false, "also post the comment (same-repository pull requests; needs GITHUB_TOKEN with pull-requests: write)")
 	return cmd
 }
 
 func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
+	record, _, err := liveFlags{record: f.record, archive: "-"}.resolve()
+	if err != nil {
+		return err
+	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	res, err := prcheck.Run(ctx, prcheck.Options{
-		Dir: f.dir, BaseRef: f.baseRef, Paths: paths, Archive: f.archive, Artifact: f.artifact,
+		Record: record,
+		Dir:    f.dir, BaseRef: f.baseRef, Paths: paths, Archive: f.archive, Artifact: f.artifact,
 		EventPath: os.Getenv("GITHUB_EVENT_PATH"), StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
 		Concurrency: f.concurrency, Log: c.stderr,
 	})

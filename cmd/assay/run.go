@@ -24,6 +24,7 @@ type runFlags struct {
 	concurrency                 int
 	transports                  []string
 	report                      workloadReport
+	live                        liveFlags
 }
 
 func (f *runFlags) add(cmd *cobra.Command) {
@@ -76,7 +77,7 @@ func newRunCmd(c *cli) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dirSet = cmd.Flags().Changed("dir")
 			if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
-				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, strictSplits: f.strictSplits, report: f.report}
+				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, strictSplits: f.strictSplits, report: f.report, live: f.live}
 				if wf.out == "" {
 					wf.out = "runs"
 				}
@@ -96,6 +97,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 0, "workloads: cases in flight (0: one per CPU, at least two)")
 	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "workloads: reject foundry workloads whose splits share identical args")
 	addWorkloadReportFlags(cmd.Flags(), &f.report)
+	addLiveFlags(cmd.Flags(), &f.live)
 	return cmd
 }
 

@@ -29,6 +29,7 @@ type workloadFlags struct {
 	concurrency  int
 	strictSplits bool
 	report       workloadReport
+	live         liveFlags
 }
 
 // workloadReport says where the job's results go besides the human
@@ -46,6 +47,7 @@ func addWorkloadFlags(fs *pflag.FlagSet, f *workloadFlags) {
 	fs.IntVar(&f.concurrency, "concurrency", 0, "cases in flight per workload (0: one per CPU, at least two)")
 	fs.BoolVar(&f.strictSplits, "strict-splits", false, "reject foundry workloads whose splits share identical args")
 	addWorkloadReportFlags(fs, &f.report)
+	addLiveFlags(fs, &f.live)
 }
 
 // addWorkloadReportFlags registers --json and --junit.
@@ -95,6 +97,10 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	if f.concurrency < 0 {
 		return usagef("--concurrency must not be negative")
 	}
+	record, archiveDir, err := f.live.resolve()
+	if err != nil {
+		return err
+	}
 	if len(paths) == 0 {
 		if st, err := os.Stat(defaultSuites); err != nil || !st.IsDir() {
 			return &fault.Error{Code: harness.CodeWorkload, File: defaultSuites,
@@ -119,6 +125,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 		Options: harness.Options{
 			Runner: wb, Store: wb, Out: f.out, Concurrency: f.concurrency,
 			StrictSplits: f.strictSplits, HandleSignals: true, OnProgress: disp.update,
+			Record: record, Archive: archiveDir,
 		},
 		OnStart: disp.start,
 		OnDone: func(r *harness.Result) {

@@ -456,7 +456,7 @@ func TestParseConfigRejects(t *testing.T) {
 			v["cases"].([]any)[0].(map[string]any)["expect"] = map[string]any{}
 		}},
 		{"bad spec", "systems[0].executors", fault.Parse, func(v map[string]any) {
-			v["systems"].([]any)[0].(map[string]any)["executors"] = map[string]any{"x": "openai:gpt"}
+			v["systems"].([]any)[0].(map[string]any)["executors"] = map[string]any{"x": "anthropic:claude"}
 		}},
 		{"negative price", "prices", fault.Parse, func(v map[string]any) {
 			v["prices"] = map[string]any{"m": map[string]any{"input": -1.0, "output": 0.0}}

@@ -410,3 +410,12 @@ func diffPaths(out *[]string, path string, a, b any) {
 		*out = append(*out, path)
 	}
 }
+
+// Differences lists, in canonical key order, the field paths where two
+// requests differ, in the form replay misses use (context.inputs.ticket,
+// context.toolLog[0].output).
+func Differences(a, b Request) []string {
+	var diffs []string
+	diffPaths(&diffs, "", a, b)
+	return diffs
+}

@@ -13,6 +13,7 @@ import (
 	"runtime"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
@@ -39,6 +40,19 @@ type Session interface {
 	Run(ctx context.Context, args map[string]any) (receipt map[string]any, digest string, err error)
 }
 
+// ExecutorBuilder builds the executor for one named spec of a contender's
+// executors map (m is the contender's manifest), for specs whose executors
+// the caller owns: live model backends behind a recording archive. ok
+// false leaves the spec to the runner.
+type ExecutorBuilder func(name, spec string, m *manifest.Manifest) (ex effect.Executor, ok bool, err error)
+
+// LiveRunner is a Runner that admits executors its caller builds.
+type LiveRunner interface {
+	Runner
+	// WithExecutors returns a runner that asks build first for every spec.
+	WithExecutors(build ExecutorBuilder) Runner
+}
+
 // Store is where a report's claims are checked.
 type Store interface {
 	Manifest(digest string) (*manifest.Manifest, error)
@@ -60,16 +74,17 @@ func Resolve(dir, path string) string {
 }
 
 // ResolveSpec checks an executor spec and resolves its path relative to
-// dir: scripted:<file>, replay:<dir>, cmd:<command line>, and the live
-// backends gateway:<model> and apple, which Assay admits with their real
-// capabilities but never reaches (their calls are recorded unbound).
+// dir: scripted:<file>, replay:<dir>, cmd:<command line>, the live
+// OpenAI-compatible backend openai:<model>, and gateway:<model> and apple,
+// which Assay admits with their real capabilities but never reaches (their
+// calls are recorded unbound).
 func ResolveSpec(spec, dir string) (string, error) {
 	for _, p := range []string{"scripted:", "replay:"} {
 		if len(spec) > len(p) && spec[:len(p)] == p {
 			return p + Resolve(dir, spec[len(p):]), nil
 		}
 	}
-	for _, p := range []string{"cmd:", "gateway:"} {
+	for _, p := range []string{"cmd:", "gateway:", "openai:"} {
 		if len(spec) > len(p) && spec[:len(p)] == p {
 			return spec, nil
 		}
@@ -77,7 +92,7 @@ func ResolveSpec(spec, dir string) (string, error) {
 	if spec == "apple" {
 		return spec, nil
 	}
-	return "", fmt.Errorf("unknown executor spec %q (want scripted:<file>, replay:<dir>, cmd:<command>, gateway:<model> or apple)", spec)
+	return "", fmt.Errorf("unknown executor spec %q (want scripted:<file>, replay:<dir>, cmd:<command>, openai:<model>, gateway:<model> or apple)", spec)
 }
 
 // CellArgs maps interface args onto the cell-keyed run args of m.

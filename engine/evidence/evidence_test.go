@@ -70,13 +70,14 @@ func TestResolveSpec(t *testing.T) {
 		{"replay:runs", "replay:/cfg/runs"},
 		{"cmd:./model --fast", "cmd:./model --fast"},
 		{"gateway:anthropic/claude", "gateway:anthropic/claude"},
+		{"openai:gpt-4o-mini", "openai:gpt-4o-mini"},
 		{"apple", "apple"},
 	} {
 		if got, err := ResolveSpec(tc.spec, "/cfg"); err != nil || got != tc.want {
 			t.Errorf("%s: %s %v", tc.spec, got, err)
 		}
 	}
-	for _, bad := range []string{"openai:gpt", "scripted:", "cmd:", "gateway:", "Apple"} {
+	for _, bad := range []string{"anthropic:claude", "openai:", "scripted:", "cmd:", "gateway:", "Apple"} {
 		if _, err := ResolveSpec(bad, "/cfg"); err == nil {
 			t.Errorf("%s admitted", bad)
 		}

@@ -618,7 +618,7 @@ func TestParseConfig(t *testing.T) {
 			}
 			return l
 		}(), nil)},
-		{"bad executor", "executors", fault.Parse, configValue(baseCases(), map[string]any{"executors": map[string]any{"x": "openai:m"}})},
+		{"bad executor", "executors", fault.Parse, configValue(baseCases(), map[string]any{"executors": map[string]any{"x": "anthropic:m"}})},
 		{"budget key", "budget", fault.Parse, configValue(baseCases(), map[string]any{"budget": map[string]any{"work": 1.0, "attempts": 1.0}})},
 		{"budget bound", "budget.runs", fault.Parse, configValue(baseCases(), map[string]any{"budget": map[string]any{"work": 1.0, "attempts": 1.0, "runs": 5000.0}})},
 		{"scorer", "scorer.program", fault.ScorerInvalid, configValue(baseCases(), map[string]any{"scorer": map[string]any{"contract": "algal.expr.v1", "program": []any{"get", "receipt"}}})},

@@ -3,12 +3,14 @@ package vm
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/effect/openai"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
@@ -36,6 +38,20 @@ type Workbench struct {
 	Extra map[string]string
 	// CacheEffects wraps every executor with the store's memo index.
 	CacheEffects bool
+	// Build, when set, is asked first for every executor spec (see
+	// WithExecutors).
+	Build evidence.ExecutorBuilder
+	// Getenv reads the environment for live backends built here (nil:
+	// os.LookupEnv).
+	Getenv openai.Env
+}
+
+// WithExecutors implements evidence.LiveRunner: a copy of w that asks
+// build first for every executor spec.
+func (w *Workbench) WithExecutors(build evidence.ExecutorBuilder) evidence.Runner {
+	c := *w
+	c.Build = build
+	return &c
 }
 
 // NewWorkbench opens a workbench over the file store in dir, or over a
@@ -94,7 +110,32 @@ func (w *Workbench) Open(_ context.Context, m *manifest.Manifest, specs map[stri
 			spec = w.Extra[name]
 		}
 		var ex effect.Executor
+		if w.Build != nil {
+			built, ok, err := w.Build(name, spec, m)
+			if err != nil {
+				return nil, fmt.Errorf("executor %q: %w", name, err)
+			}
+			if ok {
+				execs = append(execs, built)
+				continue
+			}
+		}
 		switch {
+		case strings.HasPrefix(spec, "openai:"):
+			// A bare openai:<model> outside a workload: the SDK's
+			// environment conventions (OPENAI_BASE_URL, OPENAI_API_KEY)
+			// and default bounds; workloads configure more in backends:.
+			getenv := w.Getenv
+			if getenv == nil {
+				getenv = os.LookupEnv
+			}
+			b, err := openai.New(name, openai.Config{Model: spec[len("openai:"):]}, getenv)
+			if err != nil {
+				return nil, fmt.Errorf("executor %q: %w", name, err)
+			}
+			sigs, _ := ToolSignatures(w.Tools)
+			b.Tools = openai.ToolsOf(m, sigs)
+			ex = b
 		case strings.HasPrefix(spec, "replay:"):
 			// The recording answers this manifest's requests, and prefers
 			// what an executor of the same name answered; a repeated

@@ -29,7 +29,6 @@ const MaxResponseBytes = 16 << 20
 type Backend struct {
 	id      string
 	cfg     Config
-	digest  string
 	baseURL string
 	keyEnv  string
 	hasKey  bool
@@ -69,7 +68,7 @@ func New(id string, c Config, env Env) (*Backend, error) {
 	}
 	base = strings.TrimRight(base, "/") + "/"
 	key, _ := env(c.APIKeyEnv)
-	b := &Backend{id: id, cfg: c, digest: c.Digest(), baseURL: base, keyEnv: c.APIKeyEnv, hasKey: key != "", limit: NewLimiter(c.MaxConcurrency, c.RequestsPerMinute)}
+	b := &Backend{id: id, cfg: c, baseURL: base, keyEnv: c.APIKeyEnv, hasKey: key != "", limit: NewLimiter(c.MaxConcurrency, c.RequestsPerMinute)}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithMaxRetries(c.MaxRetries),
@@ -125,12 +124,28 @@ func (b *Backend) Config() Config { return b.cfg }
 func (b *Backend) Calls() int64 { return b.calls.Load() }
 
 // Describe implements effect.Executor.
-func (b *Backend) Describe() effect.Descriptor {
-	return effect.Descriptor{Effects: Effects, ConfigurationDigest: b.digest, CacheIdentity: "openai:" + b.digest}
+func (b *Backend) Describe() effect.Descriptor { return Descriptor(b.cfg) }
+
+// Descriptor is what a backend of configuration c declares to the router;
+// a recording archive answering in its place declares the same.
+func Descriptor(c Config) effect.Descriptor {
+	d := c.Digest()
+	return effect.Descriptor{Effects: Effects, ConfigurationDigest: d, CacheIdentity: "openai:" + d}
 }
 
-// Execute implements effect.Executor.
+// Execute implements effect.Executor with the Tools catalog.
 func (b *Backend) Execute(ctx context.Context, req effect.Request) (effect.Response, error) {
+	var tools []Tool
+	if b.Tools != nil {
+		cell, _ := req["cellId"].(string)
+		tools = b.Tools(cell)
+	}
+	return b.ExecuteWith(ctx, req, tools)
+}
+
+// ExecuteWith answers req offering tools, so one backend (one limiter)
+// can serve contenders with different manifests.
+func (b *Backend) ExecuteWith(ctx context.Context, req effect.Request, tools []Tool) (effect.Response, error) {
 	kind, _ := req["kind"].(string)
 	switch kind {
 	case effect.KindAgent, effect.KindClassifier, effect.KindDecide:
@@ -141,11 +156,6 @@ func (b *Backend) Execute(ctx context.Context, req effect.Request) (effect.Respo
 	}
 	if !b.hasKey && !loopback(b.baseURL) {
 		return effect.Response{}, &fault.Error{Code: fault.EffectUnbound, Message: "no API key: set " + b.keyEnv + " (the key is read from the environment, never from a file)", NotRetryable: true}
-	}
-	cell, _ := req["cellId"].(string)
-	var tools []Tool
-	if b.Tools != nil && kind != effect.KindDecide {
-		tools = b.Tools(cell)
 	}
 	r, err := Render(req, tools, b.cfg)
 	if err != nil {

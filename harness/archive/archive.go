@@ -1,0 +1,325 @@
+// Package archive keeps the answers live model backends gave, so that a
+// workload recorded once against a real model replays in CI forever,
+// offline and without a key.
+//
+// An archive is a directory of plain files a reviewer can read and diff
+// (default receipts/ at the repository root, the same archive `assay ci
+// pr` replays against head organisms):
+//
+//	index.jsonl          one line per recorded case: {"workload", "contender",
+//	                     "case", "receipt", "models", "recordedAt"}, sorted by
+//	                     workload, contender and case
+//	runs/<hex>.json      the case's run receipt, canonical JSON, named by the
+//	                     digest of its bytes (verified on every read)
+//	values/<hex>.json    each live request, canonical JSON, named by its
+//	                     request digest (kept so a miss can say what changed)
+//
+// Receipts hold the answers: a live effect record (executor, output or
+// error, usage, configurationDigest) is served again, byte for byte, to any
+// later request with the same digest from the same executor under the same
+// configuration digest. Content addressing keeps the archive small: an
+// unchanged receipt or request is one file however often it is recorded.
+// Every write goes through an atomic publish, and the index is replaced
+// whole.
+package archive
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/atomicfile"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/store"
+)
+
+// DefaultDir is the archive at the repository root.
+const DefaultDir = "receipts"
+
+// IndexFile is the archive's index.
+const IndexFile = "index.jsonl"
+
+// Code is the error code of a malformed or tampered archive.
+const Code = "ARCHIVE_INVALID"
+
+// invalid is an archive problem as the one coded error type.
+func invalid(file string, line int, msg string) *fault.Error {
+	return &fault.Error{Code: Code, File: file, Line: line, Message: msg}
+}
+
+// Entry is one recorded case.
+type Entry struct {
+	Workload  string
+	Contender string // bench system id, or foundry candidate manifest key
+	Case      string
+	Receipt   string   // storage digest of the receipt under runs/
+	Models    []string // models the server reported, sorted
+	// RecordedAt is when this receipt was first recorded (RFC 3339, UTC).
+	// Re-recording an identical receipt keeps it, so the index does not
+	// churn when nothing changed.
+	RecordedAt string
+}
+
+func (e Entry) value() map[string]any {
+	models := make([]any, len(e.Models))
+	for i, m := range e.Models {
+		models[i] = m
+	}
+	return map[string]any{"workload": e.Workload, "contender": e.Contender, "case": e.Case,
+		"receipt": e.Receipt, "models": models, "recordedAt": e.RecordedAt}
+}
+
+func (e Entry) key() string { return e.Workload + "\x00" + e.Contender + "\x00" + e.Case }
+
+// Archive is an opened archive directory (which need not exist yet).
+type Archive struct {
+	dir string
+	st  *store.FileStore
+}
+
+// Open opens the archive at dir.
+func Open(dir string) (*Archive, error) {
+	if dir == "" {
+		dir = DefaultDir
+	}
+	st, err := store.OpenFileStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Archive{dir: dir, st: st}, nil
+}
+
+// Dir is the archive directory.
+func (a *Archive) Dir() string { return a.dir }
+
+// Entries reads the index; a missing index is an empty archive.
+func (a *Archive) Entries() ([]Entry, error) {
+	path := filepath.Join(a.dir, IndexFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, invalid(path, 0, err.Error())
+	}
+	var out []Entry
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		e, err := parseEntry(line)
+		if err != nil {
+			return nil, invalid(path, n, err.Error())
+		}
+		if seen[e.key()] {
+			return nil, invalid(path, n, fmt.Sprintf("workload %q contender %q case %q is indexed twice", e.Workload, e.Contender, e.Case))
+		}
+		seen[e.key()] = true
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, invalid(path, 0, err.Error())
+	}
+	return out, nil
+}
+
+func parseEntry(line []byte) (Entry, error) {
+	v, err := canon.Parse(line, 1<<20)
+	if err != nil {
+		return Entry{}, fmt.Errorf("not a JSON object: %v", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return Entry{}, errors.New("not a JSON object")
+	}
+	if k, bad := canon.UnknownKey(m, "workload", "contender", "case", "receipt", "models", "recordedAt"); bad {
+		return Entry{}, fmt.Errorf("unknown field %q", k)
+	}
+	var e Entry
+	str := func(k string) (string, error) {
+		s, ok := m[k].(string)
+		if !ok || s == "" || len(s) > 256 {
+			return "", fmt.Errorf("%s must be a non-empty string of at most 256 bytes", k)
+		}
+		return s, nil
+	}
+	for _, f := range []struct {
+		k string
+		p *string
+	}{{"workload", &e.Workload}, {"contender", &e.Contender}, {"case", &e.Case}, {"receipt", &e.Receipt}, {"recordedAt", &e.RecordedAt}} {
+		if *f.p, err = str(f.k); err != nil {
+			return Entry{}, err
+		}
+	}
+	if !canon.IsDigest(e.Receipt) {
+		return Entry{}, errors.New("receipt must be a sha256 digest")
+	}
+	models, ok := m["models"].([]any)
+	if !ok {
+		return Entry{}, errors.New("models must be a list of strings")
+	}
+	for _, x := range models {
+		s, ok := x.(string)
+		if !ok {
+			return Entry{}, errors.New("models must be a list of strings")
+		}
+		e.Models = append(e.Models, s)
+	}
+	return e, nil
+}
+
+// Receipt reads and verifies one archived receipt.
+func (a *Archive) Receipt(digest string) (map[string]any, error) {
+	v, err := store.Load(a.st, store.Runs, digest)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, invalid(filepath.Join(a.dir, "runs"), 0, "receipt "+digest+" is not an object")
+	}
+	return m, nil
+}
+
+// Request reads a stored request body, if the archive has it.
+func (a *Archive) Request(digest string) (map[string]any, bool, error) {
+	v, ok, err := a.st.Get(store.Values, digest)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	m, isObj := v.(map[string]any)
+	return m, isObj, nil
+}
+
+// Update is what one recording run adds for one workload.
+type Update struct {
+	Workload string
+	// Entries are the cases recorded now; Receipts holds each entry's
+	// receipt by its storage digest.
+	Entries  []Entry
+	Receipts map[string]map[string]any
+	// Requests are the live request bodies to keep for miss explanations.
+	Requests []map[string]any
+	// Replace drops the workload's entries this update does not name
+	// (--record all rewrites the workload); otherwise they are kept.
+	Replace bool
+	// Now stamps new entries (RFC 3339).
+	Now string
+}
+
+// Apply writes an update: receipts and requests first (content-addressed,
+// so a crash leaves at worst unreferenced files), then the index, replaced
+// atomically, then files no entry references any more are removed.
+func (a *Archive) Apply(u Update) error {
+	old, err := a.Entries()
+	if err != nil {
+		return err
+	}
+	for _, e := range u.Entries {
+		r, ok := u.Receipts[e.Receipt]
+		if !ok {
+			return fmt.Errorf("archive: entry %s/%s has no receipt", e.Contender, e.Case)
+		}
+		d, err := a.st.Put(store.Runs, r)
+		if err != nil {
+			return err
+		}
+		if d != e.Receipt {
+			return fmt.Errorf("archive: receipt for %s/%s stores as %s, not %s", e.Contender, e.Case, d, e.Receipt)
+		}
+	}
+	for _, req := range u.Requests {
+		if _, err := a.st.Put(store.Values, req); err != nil {
+			return err
+		}
+	}
+	prev := map[string]Entry{}
+	for _, e := range old {
+		prev[e.key()] = e
+	}
+	next := map[string]Entry{}
+	for _, e := range old {
+		if !(u.Replace && e.Workload == u.Workload) {
+			next[e.key()] = e
+		}
+	}
+	for _, e := range u.Entries {
+		e.Workload = u.Workload
+		if p, ok := prev[e.key()]; ok && p.Receipt == e.Receipt {
+			e.RecordedAt = p.RecordedAt
+		} else {
+			e.RecordedAt = u.Now
+		}
+		next[e.key()] = e
+	}
+	entries := make([]Entry, 0, len(next))
+	for _, e := range next {
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(x, y Entry) int { return strings.Compare(x.key(), y.key()) })
+	var b bytes.Buffer
+	for _, e := range entries {
+		line, err := canon.Encode(e.value())
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.MkdirAll(a.dir, 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(a.dir, IndexFile), b.Bytes()); err != nil {
+		return err
+	}
+	return a.prune(entries)
+}
+
+// prune removes receipts no entry names and requests no kept receipt
+// issued.
+func (a *Archive) prune(entries []Entry) error {
+	keepRuns := map[string]bool{}
+	keepValues := map[string]bool{}
+	for _, e := range entries {
+		keepRuns[e.Receipt] = true
+		r, err := a.Receipt(e.Receipt)
+		if err != nil {
+			return err
+		}
+		effects, _ := r["effects"].([]any)
+		for _, x := range effects {
+			if m, ok := x.(map[string]any); ok {
+				if d, ok := m["requestDigest"].(string); ok {
+					keepValues[d] = true
+				}
+			}
+		}
+	}
+	for ns, keep := range map[store.Namespace]map[string]bool{store.Runs: keepRuns, store.Values: keepValues} {
+		refs, err := a.st.List(ns)
+		if err != nil {
+			return err
+		}
+		for _, d := range refs {
+			if keep[d] {
+				continue
+			}
+			hex, _ := canon.DigestHex(d)
+			if err := os.Remove(filepath.Join(a.dir, string(ns), hex+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}

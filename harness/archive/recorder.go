@@ -1,0 +1,300 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
+)
+
+// Mode says who answers live requests.
+type Mode string
+
+// Record modes.
+const (
+	// None: only the archive answers; no request leaves the machine, and a
+	// request the archive cannot answer makes the run could-not-replay.
+	None Mode = "none"
+	// Missing: the archive answers what it can (a recorded retryable
+	// failure counts as unanswered); the rest go live and are added.
+	Missing Mode = "missing"
+	// All: every request goes live; the workload's entries are rewritten.
+	All Mode = "all"
+)
+
+// ParseMode admits a --record value.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case None, Missing, All:
+		return Mode(s), nil
+	case "":
+		return None, nil
+	}
+	return "", fmt.Errorf("--record %q: want none, missing or all", s)
+}
+
+// Answers is the answer table of one workload's recordings: the first
+// successful record (else the first record) for each executor,
+// configuration digest and request digest, in index order.
+type Answers struct {
+	a       *Archive
+	records map[string]effect.Record
+	digests []string // request digests in first-seen order
+
+	once     sync.Once
+	requests map[string]effect.Request // digest -> stored body
+}
+
+func answerKey(executor, config, request string) string {
+	return executor + "\x00" + config + "\x00" + request
+}
+
+// Answers loads the table for workload, verifying every receipt it reads.
+func (a *Archive) Answers(workload string) (*Answers, error) {
+	entries, err := a.Entries()
+	if err != nil {
+		return nil, err
+	}
+	t := &Answers{a: a, records: map[string]effect.Record{}}
+	for _, e := range entries {
+		if e.Workload != workload {
+			continue
+		}
+		r, err := a.Receipt(e.Receipt)
+		if err != nil {
+			return nil, err
+		}
+		effects, _ := r["effects"].([]any)
+		recs, err := effect.ParseRecords(effects)
+		if err != nil {
+			return nil, invalid(e.Receipt, 0, err.Error())
+		}
+		for _, rec := range recs {
+			if rec.ConfigurationDigest == "" || rec.Cached {
+				continue
+			}
+			k := answerKey(rec.Executor, rec.ConfigurationDigest, rec.RequestDigest)
+			prev, seen := t.records[k]
+			if !seen {
+				t.digests = append(t.digests, rec.RequestDigest)
+			}
+			if !seen || prev.Err != nil && rec.Err == nil {
+				t.records[k] = rec
+			}
+		}
+	}
+	return t, nil
+}
+
+// Len is the number of answers held.
+func (t *Answers) Len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.records)
+}
+
+func (t *Answers) lookup(executor, config, request string) (effect.Record, bool) {
+	if t == nil {
+		return effect.Record{}, false
+	}
+	r, ok := t.records[answerKey(executor, config, request)]
+	return r, ok
+}
+
+// nearest names the recorded request of the same cell closest to req and
+// the first field where they differ.
+func (t *Answers) nearest(req effect.Request) string {
+	if t == nil || t.a == nil {
+		return ""
+	}
+	t.once.Do(func() {
+		t.requests = map[string]effect.Request{}
+		for _, d := range t.digests {
+			if body, ok, err := t.a.Request(d); err == nil && ok {
+				t.requests[d] = body
+			}
+		}
+	})
+	best, bestDiffs := "", []string(nil)
+	for _, d := range t.digests {
+		body, ok := t.requests[d]
+		if !ok || body["cellId"] != req["cellId"] || body["kind"] != req["kind"] {
+			continue
+		}
+		if diffs := effect.Differences(body, req); best == "" || len(diffs) < len(bestDiffs) {
+			best, bestDiffs = d, diffs
+		}
+	}
+	if best == "" || len(bestDiffs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the nearest recorded request of this cell, %s, differs at %s", best, strings.Join(bestDiffs, ", "))
+}
+
+// Miss is a request the archive could not answer under --record none.
+type Miss struct {
+	Executor      string
+	Cell          string
+	RequestDigest string
+	Detail        string
+}
+
+// Log collects what the recorders of one workload run saw.
+type Log struct {
+	mu       sync.Mutex
+	misses   []Miss
+	seen     map[string]bool
+	live     int
+	requests map[string]effect.Request
+}
+
+// NewLog returns an empty log.
+func NewLog() *Log {
+	return &Log{seen: map[string]bool{}, requests: map[string]effect.Request{}}
+}
+
+// Misses returns the unanswerable requests, sorted by cell and digest.
+func (l *Log) Misses() []Miss {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := slices.Clone(l.misses)
+	slices.SortFunc(out, func(a, b Miss) int {
+		return strings.Compare(a.Cell+"\x00"+a.RequestDigest+"\x00"+a.Executor, b.Cell+"\x00"+b.RequestDigest+"\x00"+b.Executor)
+	})
+	return out
+}
+
+// Live is the number of requests that went to a server.
+func (l *Log) Live() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.live
+}
+
+// Requests returns the live request bodies, by digest.
+func (l *Log) Requests() map[string]effect.Request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]effect.Request, len(l.requests))
+	for k, v := range l.requests {
+		out[k] = v
+	}
+	return out
+}
+
+func (l *Log) miss(m Miss) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := m.Executor + "\x00" + m.RequestDigest
+	if l.seen[k] {
+		return
+	}
+	l.seen[k] = true
+	l.misses = append(l.misses, m)
+}
+
+// Recorder stands in front of a live backend and decides, by mode, whether
+// the archive or the server answers. An answer the archive gives comes
+// back as the very record the server once produced: same executor, same
+// output or error, same usage, same configuration digest, so a replayed
+// receipt is byte-identical to the recorded one.
+//
+// Within one run a request is answered once: concurrent or repeated
+// identical requests to the same backend share the first live answer, so
+// what a run records does not depend on scheduling, and a replay (which
+// can hold one answer per request) reproduces it exactly.
+type Recorder struct {
+	id      string
+	desc    effect.Descriptor
+	mode    Mode
+	live    effect.Executor
+	answers *Answers
+	log     *Log
+
+	mu      sync.Mutex
+	flights map[string]*flight
+}
+
+type flight struct {
+	done chan struct{}
+	resp effect.Response
+	err  error
+}
+
+// NewRecorder wraps live (nil under None: nothing may go live) as the
+// executor id with descriptor desc (live's, or the configuration digest it
+// would have).
+func NewRecorder(id string, desc effect.Descriptor, mode Mode, live effect.Executor, answers *Answers, log *Log) *Recorder {
+	return &Recorder{id: id, desc: desc, mode: mode, live: live, answers: answers, log: log, flights: map[string]*flight{}}
+}
+
+// ID implements effect.Executor.
+func (r *Recorder) ID() string { return r.id }
+
+// Describe implements effect.Executor.
+func (r *Recorder) Describe() effect.Descriptor { return r.desc }
+
+// Execute implements effect.Executor.
+func (r *Recorder) Execute(ctx context.Context, req effect.Request) (effect.Response, error) {
+	d, err := effect.RequestDigest(req)
+	if err != nil {
+		return effect.Response{}, err
+	}
+	if r.mode != All {
+		if rec, ok := r.answers.lookup(r.id, r.desc.ConfigurationDigest, d); ok && !(r.mode == Missing && rec.Err != nil && !rec.NotRetryable) {
+			return replayed(rec)
+		}
+	}
+	if r.mode == None || r.live == nil {
+		cell, _ := req["cellId"].(string)
+		detail := r.answers.nearest(req)
+		r.log.miss(Miss{Executor: r.id, Cell: cell, RequestDigest: d, Detail: detail})
+		msg := fmt.Sprintf("could not replay: cell %q request %s is not recorded for executor %q", cell, d, r.id)
+		if detail != "" {
+			msg += "; " + detail
+		}
+		return effect.Response{}, &fault.Error{Code: fault.EffectUnbound, Message: msg, NotRetryable: true}
+	}
+	r.mu.Lock()
+	if f, ok := r.flights[d]; ok {
+		r.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.resp, f.err
+		case <-ctx.Done():
+			return effect.Response{}, ctx.Err()
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	r.flights[d] = f
+	r.mu.Unlock()
+
+	f.resp, f.err = r.live.Execute(ctx, req)
+	r.mu.Lock()
+	if f.err != nil {
+		// A failure is not an answer: the next identical request asks
+		// again (waiters already in line share this one).
+		delete(r.flights, d)
+	}
+	r.mu.Unlock()
+	close(f.done)
+	if ctx.Err() == nil {
+		r.log.mu.Lock()
+		r.log.live++
+		r.log.requests[d] = req
+		r.log.mu.Unlock()
+	}
+	return f.resp, f.err
+}
+
+func replayed(rec effect.Record) (effect.Response, error) {
+	if rec.Err != nil {
+		return effect.Response{}, &fault.Error{Code: rec.Err.Code, Message: rec.Err.Message, NotRetryable: rec.NotRetryable}
+	}
+	return effect.Response{Output: rec.Output, Usage: rec.Usage}, nil
+}
