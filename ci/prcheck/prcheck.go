@@ -399,7 +399,7 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	s.BaseOut = filepath.Join(tmp, "base-runs")
 
 	fmt.Fprintf(log, "assay ci: base %s (%s)\n", o.BaseRef, shortSHA(baseSHA))
-	baseProblems, err := RunTree(ctx, baseRoot, o.Paths, s.BaseOut, filepath.Join(tmp, "base-store"), o.Concurrency, prefixed(log, "base: "), Live{Record: archive.None, Archive: o.Archive})
+	baseProblems, err := RunTreeLive(ctx, baseRoot, o.Paths, s.BaseOut, filepath.Join(tmp, "base-store"), o.Concurrency, prefixed(log, "base: "), Live{Record: archive.None, Archive: o.Archive})
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +408,7 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	}
 	fmt.Fprintf(log, "assay ci: head %s\n", headLabel)
 	headStore := filepath.Join(tmp, "head-store")
-	headProblems, err := RunTree(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "), Live{Record: o.Record, Archive: o.Archive})
+	headProblems, err := RunTreeLive(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "), Live{Record: o.Record, Archive: o.Archive})
 	if err != nil {
 		return nil, err
 	}
@@ -508,7 +508,13 @@ func shortSHA(s string) string {
 //
 // Live backends are answered as live says; a could-not-replay run is a
 // problem naming the requests and the command that records them.
-func RunTree(ctx context.Context, tree string, paths []string, out, storeDir string, concurrency int, log io.Writer, live Live) ([]string, error) {
+func RunTree(ctx context.Context, tree string, paths []string, out, storeDir string, concurrency int, log io.Writer) ([]string, error) {
+	return RunTreeLive(ctx, tree, paths, out, storeDir, concurrency, log, Live{})
+}
+
+// RunTreeLive is RunTree with the tree's live backends answered as live
+// says.
+func RunTreeLive(ctx context.Context, tree string, paths []string, out, storeDir string, concurrency int, log io.Writer, live Live) ([]string, error) {
 	var roots []string
 	for _, p := range paths {
 		full := filepath.Join(tree, p)
