@@ -53,9 +53,8 @@ func newBundleCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			data = append(data, '\n')
 			if out == "" {
-				_, err = c.stdout.Write(data)
+				_, err = c.stdout.Write(append(data, '\n'))
 				return err
 			}
 			if err := atomicfile.Write(out, data); err != nil {

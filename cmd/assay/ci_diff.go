@@ -10,6 +10,7 @@ import (
 	"github.com/algal-assay/assay/ci/diff"
 	"github.com/algal-assay/assay/ci/prcheck"
 	civerify "github.com/algal-assay/assay/ci/verify"
+	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
@@ -199,7 +200,7 @@ func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 				return &fault.Error{Code: fault.IOFailed, Message: "--out " + f.out, Err: err}
 			}
 		}
-		if err := os.WriteFile(f.out, out, 0o644); err != nil {
+		if err := atomicfile.Write(f.out, out); err != nil {
 			return &fault.Error{Code: fault.IOFailed, Message: "--out " + f.out, Err: err}
 		}
 		return nil

@@ -59,6 +59,16 @@ func TestBenchVerbs(t *testing.T) {
 	if code, out, _ := runCLI(t, "bench", "inspect", report); code != 0 || !strings.Contains(out, "echo      2/2") || !strings.Contains(out, "b: passed by echo; failed by constant") {
 		t.Fatalf("inspect exit %d:\n%s", code, out)
 	}
+	// inspect also takes a workload run directory, reading its report.json.
+	runDir := filepath.Join(dir, "run-dir")
+	os.Mkdir(runDir, 0o755)
+	putFile(t, runDir, "report.json", readFile(t, report))
+	if code, out, _ := runCLI(t, "bench", "inspect", runDir); code != 0 || !strings.Contains(out, "echo      2/2") {
+		t.Fatalf("inspect of a run directory: exit %d:\n%s", code, out)
+	}
+	if code, _, errs := runCLI(t, "bench", "inspect", t.TempDir()); code != exitError || !strings.Contains(errs, "report.json") {
+		t.Fatalf("inspect of a directory without a report: exit %d %s", code, errs)
+	}
 	// A changed claim exits 1.
 	raw, _ := os.ReadFile(report)
 	putFile(t, dir, "report.json", strings.Replace(string(raw), `"passed":1`, `"passed":2`, 1))
