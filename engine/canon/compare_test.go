@@ -50,3 +50,30 @@ func TestCompareUTF16AllocatesNothing(t *testing.T) {
 		t.Errorf("CompareUTF16 allocated %.1f times", allocs)
 	}
 }
+
+// TestUTF16LenMatchesEncoding checks UTF16Len against encoding to UTF-16,
+// for valid text of every width at every offset and for invalid bytes
+// (counted as a range loop decodes them).
+func TestUTF16LenMatchesEncoding(t *testing.T) {
+	chars := []rune{'a', 0x7f, 0xe9, 0x7ff, 0x800, 0xffff, 0x10000, 0x1f600, 0x10ffff}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(30) {
+			b.WriteRune(chars[r.IntN(len(chars))])
+		}
+		s := b.String()
+		if got, want := UTF16Len(s), len(utf16.Encode([]rune(s))); got != want {
+			t.Fatalf("UTF16Len(%q) = %d, want %d", s, got, want)
+		}
+	}
+	for _, s := range []string{"\x80", "a\xffb", "\xf0\x9f\x98", "😀\xf0", strings.Repeat("é", 9) + "\xc3"} {
+		want := 0
+		for _, r := range s {
+			want += utf16.RuneLen(r)
+		}
+		if got := UTF16Len(s); got != want {
+			t.Errorf("UTF16Len(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

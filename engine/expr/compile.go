@@ -30,137 +30,25 @@ const (
 // fuelWhat is the "what" detail of an out-of-range budget.
 const fuelWhat = "fuel budget must be an integer in [0, 1000000]"
 
-type opcode uint8
+// nodeKind says how a node is evaluated: the structural kinds and get
+// (the commonest op) are dispatched inline, every other op through its
+// entry's implementation in the shape it declares.
+type nodeKind uint8
 
 const (
-	opLit opcode = iota // scalar literal
-	opObj               // object literal
-	opAdd
-	opMul
-	opSub
-	opDiv
-	opMod
-	opNeg
-	opMin
-	opMax
-	opAbs
-	opFloor
-	opCeil
-	opRound
-	opClamp
-	opLt
-	opLte
-	opGt
-	opGte
-	opEq
-	opNeq
-	opAnd
-	opOr
-	opNot
-	opIf
-	opLet
-	opGet
-	opList
-	opLen
-	opNth
-	opConcat
-	opMap
-	opFilter
-	opFold
-	opContains
-	opReverse
-	opTake
-	opDrop
-	opFlat
-	opUnique
-	opSort
-	opSlen
-	opSconcat
-	opUpper
-	opLower
-	opTrim
-	opSplit
-	opJoin
-	opScontains
-	opStarts
-	opEnds
-	opHas
-	opKeys
-	opValues
-	opMerge
-	opToText
-	opIsText
-	opIsNum
-	opIsBool
-	opIsList
-	opIsMap
-	opIsNull
-	opQuote
+	kindLit  nodeKind = iota // scalar literal
+	kindObj                  // object literal
+	kindGet                  // get, the fast path of the commonest op
+	kindCall                 // def.eval
+	kindArgs                 // evalArgs, then def.evalArgs
+	kindPair                 // eval2, then def.eval2
 )
-
-const variadic = -1
-
-type opSpec struct {
-	code     opcode
-	min, max int   // arity; max == variadic for unbounded
-	binders  []int // 0-based argument slots holding binder names
-	cheap    bool  // base cost 1 instead of 2
-}
-
-var opTable = map[string]opSpec{
-	"add": {code: opAdd, min: 1, max: variadic}, "mul": {code: opMul, min: 1, max: variadic},
-	"min": {code: opMin, min: 1, max: variadic}, "max": {code: opMax, min: 1, max: variadic},
-	"and": {code: opAnd, min: 1, max: variadic, cheap: true}, "or": {code: opOr, min: 1, max: variadic, cheap: true},
-	"concat": {code: opConcat, min: 1, max: variadic}, "sconcat": {code: opSconcat, min: 1, max: variadic},
-	"merge": {code: opMerge, min: 1, max: variadic}, "get": {code: opGet, min: 1, max: variadic},
-	"list": {code: opList, min: 0, max: variadic, cheap: true},
-
-	"sub": {code: opSub, min: 2, max: 2}, "div": {code: opDiv, min: 2, max: 2}, "mod": {code: opMod, min: 2, max: 2},
-	"lt": {code: opLt, min: 2, max: 2}, "lte": {code: opLte, min: 2, max: 2},
-	"gt": {code: opGt, min: 2, max: 2}, "gte": {code: opGte, min: 2, max: 2},
-	"eq": {code: opEq, min: 2, max: 2}, "neq": {code: opNeq, min: 2, max: 2},
-	"nth": {code: opNth, min: 2, max: 2}, "contains": {code: opContains, min: 2, max: 2},
-	"take": {code: opTake, min: 2, max: 2}, "drop": {code: opDrop, min: 2, max: 2},
-	"split": {code: opSplit, min: 2, max: 2}, "join": {code: opJoin, min: 2, max: 2},
-	"scontains": {code: opScontains, min: 2, max: 2}, "starts": {code: opStarts, min: 2, max: 2},
-	"ends": {code: opEnds, min: 2, max: 2}, "has": {code: opHas, min: 2, max: 2},
-
-	"neg": {code: opNeg, min: 1, max: 1}, "abs": {code: opAbs, min: 1, max: 1},
-	"floor": {code: opFloor, min: 1, max: 1}, "ceil": {code: opCeil, min: 1, max: 1},
-	"round": {code: opRound, min: 1, max: 1}, "not": {code: opNot, min: 1, max: 1, cheap: true},
-	"len": {code: opLen, min: 1, max: 1}, "reverse": {code: opReverse, min: 1, max: 1},
-	"flat": {code: opFlat, min: 1, max: 1}, "unique": {code: opUnique, min: 1, max: 1},
-	"sort": {code: opSort, min: 1, max: 1}, "slen": {code: opSlen, min: 1, max: 1},
-	"upper": {code: opUpper, min: 1, max: 1}, "lower": {code: opLower, min: 1, max: 1},
-	"trim": {code: opTrim, min: 1, max: 1}, "keys": {code: opKeys, min: 1, max: 1},
-	"values": {code: opValues, min: 1, max: 1}, "toText": {code: opToText, min: 1, max: 1},
-	"isText": {code: opIsText, min: 1, max: 1, cheap: true}, "isNum": {code: opIsNum, min: 1, max: 1, cheap: true},
-	"isBool": {code: opIsBool, min: 1, max: 1, cheap: true}, "isList": {code: opIsList, min: 1, max: 1, cheap: true},
-	"isMap": {code: opIsMap, min: 1, max: 1, cheap: true}, "isNull": {code: opIsNull, min: 1, max: 1, cheap: true},
-	"quote": {code: opQuote, min: 1, max: 1, cheap: true},
-
-	"if":     {code: opIf, min: 3, max: 3, cheap: true},
-	"let":    {code: opLet, min: 3, max: 3, binders: []int{0}, cheap: true},
-	"map":    {code: opMap, min: 3, max: 3, binders: []int{1}},
-	"filter": {code: opFilter, min: 3, max: 3, binders: []int{1}},
-	"clamp":  {code: opClamp, min: 3, max: 3},
-	"fold":   {code: opFold, min: 5, max: 5, binders: []int{2, 3}},
-}
-
-// Ops lists every op name of the language, sorted.
-func Ops() []string {
-	names := make([]string, 0, len(opTable))
-	for k := range opTable {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}
 
 // node is one compiled program node. Arguments that are binder names or a
 // quote payload are not nodes: their data lives in name/name2/lit.
 type node struct {
-	op     opcode
+	kind   nodeKind
+	def    *opDef // nil for literals
 	opName string
 	base   int          // base fuel charged on entry
 	lit    any          // scalar literal or quote payload
@@ -206,7 +94,7 @@ type pathStep struct {
 func literalPath(steps []*node) []pathStep {
 	path := make([]pathStep, len(steps))
 	for i, st := range steps {
-		if st.op != opLit {
+		if st.kind != kindLit {
 			return nil
 		}
 		switch x := st.lit.(type) {
@@ -305,7 +193,7 @@ func (c *compiler) compile(v any, depth int) (*node, *fault.Error) {
 	case []any:
 		return c.call(x, depth)
 	case map[string]any:
-		n := &node{op: opObj, base: 1, scope: len(c.scope)}
+		n := &node{kind: kindObj, base: 1, scope: len(c.scope)}
 		n.keys = byteKeys(x)
 		for _, k := range n.keys {
 			a, err := c.compile(x[k], depth+1)
@@ -317,7 +205,7 @@ func (c *compiler) compile(v any, depth int) (*node, *fault.Error) {
 		}
 		return n, nil
 	}
-	return &node{op: opLit, base: 1, lit: v}, nil
+	return &node{kind: kindLit, base: 1, lit: v}, nil
 }
 
 func (c *compiler) call(arr []any, depth int) (*node, *fault.Error) {
@@ -340,9 +228,20 @@ func (c *compiler) call(arr []any, depth int) (*node, *fault.Error) {
 		}
 		return nil, newErr(CodeArity, "op", head, "want", want, "got", argc)
 	}
-	n := &node{op: spec.code, opName: head, base: 2, scope: len(c.scope), slot: -1}
-	if spec.cheap {
+	n := &node{kind: kindCall, def: spec, opName: head, base: 2, scope: len(c.scope), slot: -1}
+	switch {
+	case spec.evalArgs != nil:
+		n.kind = kindArgs
+	case spec.eval2 != nil:
+		n.kind = kindPair
+	case head == "get":
+		n.kind = kindGet
+	}
+	switch {
+	case spec.cheap:
 		n.base = 1
+	case spec.perArg:
+		n.base = 2 + argc
 	}
 	var names []string
 	for _, slot := range spec.binders {
@@ -353,22 +252,13 @@ func (c *compiler) call(arr []any, depth int) (*node, *fault.Error) {
 		}
 		names = append(names, s)
 	}
-	switch spec.code {
-	case opQuote:
-		n.lit = deepCopy(arr[1])
-		if err := (&walker{}).walk(n.lit, 0); err != nil {
-			n.litErr = err
+	if spec.compile != nil {
+		done, err := spec.compile(c, n, arr)
+		if err != nil {
+			return nil, err
 		}
-		return n, nil
-	case opGet:
-		n.base = 2 + argc
-		if name, ok := arr[1].(string); ok {
-			n.litName = true
-			n.name = name
-			n.slot = c.lookup(name)
-			if n.slot < 0 && !c.declared[name] {
-				return nil, errUnbound(name)
-			}
+		if done {
+			return n, nil
 		}
 	}
 	if len(names) > 0 {
@@ -396,8 +286,8 @@ func (c *compiler) call(arr []any, depth int) (*node, *fault.Error) {
 		}
 		n.args = append(n.args, a)
 	}
-	if spec.code == opGet && n.litName {
-		n.path = literalPath(n.args[1:])
+	if spec.compiled != nil {
+		spec.compiled(n)
 	}
 	return n, nil
 }

@@ -5,8 +5,14 @@
 // A program is a plain JSON value (nil, bool, float64, string, []any,
 // map[string]any). Compile checks it statically (program bytes, nodes,
 // depth, the op table, arity, binder names, literal get names) and turns it
-// into a node tree with resolved opcodes and slot-indexed binders, so an
-// evaluation never re-parses or re-checks. Eval then meters fuel exactly as
+// into a node tree with resolved ops and slot-indexed binders, so an
+// evaluation never re-parses or re-checks.
+//
+// Each op is one entry (an opDef) in one of the ops_*.go files, grouped by
+// family: name, arity, binder slots, base cost, the extra charges, a
+// summary and example for the reference (Reference, `assay expr ops`,
+// docs/expr.md), and the implementation. Literals, object literals and get
+// are dispatched inline; every other op through its entry. Eval then meters fuel exactly as
 // the upstream evaluator does: the same program and env give the same value
 // or error and the same burn on every machine. Run is the upstream "run"
 // pipeline in its exact order (env admission, static check with the env

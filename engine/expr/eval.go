@@ -59,7 +59,6 @@ type sizeEntry struct {
 // shorter ones are measured in about the time a lookup takes.
 const longString = 1024
 
-// strLen is strLen(s), remembered for long strings.
 // compareText is canon.CompareUTF16(x, y), remembered for long strings.
 func (m *machine) compareText(x, y string) int {
 	if len(x) < longString || len(y) < longString {
@@ -94,6 +93,7 @@ func (m *machine) sameText(x, y string) bool {
 	return m.compareText(x, y) == 0
 }
 
+// strLen is strLen(s), remembered for long strings.
 func (m *machine) strLen(s string) int {
 	if len(s) < longString {
 		return strLen(s)
@@ -185,7 +185,7 @@ func Run(program any, env map[string]any, fuel int) (any, int, error) {
 }
 
 func (p *Program) eval(env map[string]any, fuel int) (any, int, *fault.Error) {
-	if r := p.root; r.op == opGet && r.litName && r.slot < 0 && r.path != nil {
+	if r := p.root; r.kind == kindGet && r.litName && r.slot < 0 && r.path != nil {
 		// A program that is one literal env path (the common scorer and
 		// guard shape) needs no machine: same charges, in the same order.
 		left := fuel
@@ -395,166 +395,34 @@ func (m *machine) eval(n *node) (any, *fault.Error) {
 		return nil, errFuel(n.base, m.left)
 	}
 	m.left -= n.base
-	switch n.op {
-	case opLit:
+	switch n.kind {
+	case kindLit:
 		return n.lit, nil
-	case opGet:
+	case kindGet:
 		return m.get(n)
-	case opObj:
+	case kindObj:
 		return m.object(n)
-	case opQuote:
-		if n.litErr != nil {
-			return nil, n.litErr
-		}
-		return n.lit, nil
-
-	case opAdd, opMul, opMin, opMax, opList, opConcat, opMerge, opSconcat:
+	case kindArgs:
 		base, deep, err := m.evalArgs(n)
 		var v any
 		if err == nil {
-			v, err = m.variadic(n, m.stack[base:], deep)
+			v, err = n.def.evalArgs(m, n, m.stack[base:], deep)
 		}
 		m.pop(base)
 		return v, err
-	case opLt, opLte, opGt, opGte, opEq, opNeq:
+	case kindPair:
 		a, b, err := m.eval2(n)
 		if err != nil {
 			return nil, err
 		}
-		return m.binary(n, a, b)
-	case opSub, opDiv, opMod:
-		a, err := m.num(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		b, err := m.num(n.args[1], n.opName, 1)
-		if err != nil {
-			return nil, err
-		}
-		switch n.op {
-		case opSub:
-			return finite(n.opName, a-b)
-		case opDiv:
-			if b == 0 {
-				return nil, newErr(CodeDivZero, "op", n.opName)
-			}
-			return finite(n.opName, a/b)
-		}
-		if b == 0 {
-			return nil, newErr(CodeDivZero, "op", n.opName)
-		}
-		return finite(n.opName, math.Mod(a, b))
-	case opNeg, opAbs, opFloor, opCeil, opRound:
-		x, err := m.num(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		switch n.op {
-		case opNeg:
-			x = -x
-		case opAbs:
-			x = math.Abs(x)
-		case opFloor:
-			x = math.Floor(x)
-		case opCeil:
-			x = math.Ceil(x)
-		default:
-			// Ties toward +inf like JS Math.round, decided on x - floor(x)
-			// so that adding 0.5 cannot round 0.49999999999999994 up.
-			f := math.Floor(x)
-			if x-f < 0.5 {
-				x = f
-			} else {
-				x = f + 1
-			}
-		}
-		return finite(n.opName, x)
-	case opClamp:
-		x, err := m.num(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		lo, err := m.num(n.args[1], n.opName, 1)
-		if err != nil {
-			return nil, err
-		}
-		hi, err := m.num(n.args[2], n.opName, 2)
-		if err != nil {
-			return nil, err
-		}
-		if lo > hi {
-			return nil, newErr(CodeArg, "op", n.opName, "what", "clamp lo must be <= hi")
-		}
-		return box(min(max(x, lo), hi)), nil
-
-	case opAnd, opOr:
-		want := n.op == opAnd
-		for i, a := range n.args {
-			b, err := m.boolean(a, n.opName, i)
-			if err != nil {
-				return nil, err
-			}
-			if b != want {
-				return !want, nil
-			}
-		}
-		return want, nil
-	case opNot:
-		b, err := m.boolean(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		return !b, nil
-	case opIf:
-		c, err := m.boolean(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		if c {
-			return m.eval(n.args[1])
-		}
-		return m.eval(n.args[2])
-	case opLet:
-		v, err := m.eval(n.args[0])
-		if err != nil {
-			return nil, err
-		}
-		m.vars[n.slot], m.names[n.slot] = v, n.name
-		return m.eval(n.args[1])
-
-	case opMap, opFilter:
-		return m.mapFilter(n)
-	case opFold:
-		items, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		acc, err := m.eval(n.args[1])
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			if err := m.charge(1); err != nil {
-				return nil, err
-			}
-			m.vars[n.slot], m.names[n.slot] = acc, n.name
-			m.vars[n.slot+1], m.names[n.slot+1] = it, n.name2
-			if acc, err = m.eval(n.args[2]); err != nil {
-				return nil, err
-			}
-		}
-		return acc, nil
+		return n.def.eval2(m, n, a, b)
 	}
-	return m.evalMore(n)
+	return n.def.eval(m, n)
 }
 
 func (m *machine) pop(base int) {
 	clear(m.stack[base:])
 	m.stack = m.stack[:base]
-}
-
-func errCompare(op string, a, b any) *fault.Error {
-	return errType(op, 0, "two numbers or two strings", kindOf(a)+","+kindOf(b))
 }
 
 func (m *machine) get(n *node) (any, *fault.Error) {
@@ -599,7 +467,7 @@ func (m *machine) get(n *node) (any, *fault.Error) {
 	}
 	for i, step := range n.args[1:] {
 		var k any
-		if step.op == opLit { // inline the literal's own evaluation
+		if step.kind == kindLit { // inline the literal's own evaluation
 			if m.left < 1 {
 				return nil, errFuel(1, m.left)
 			}
@@ -724,395 +592,6 @@ func (m *machine) walkInto(total int, v any, depth int) (int, *fault.Error) {
 	return total, nil
 }
 
-func (m *machine) mapFilter(n *node) (any, *fault.Error) {
-	items, err := m.list(n.args[0], n.opName, 0)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]any, 0, len(items))
-	total := 2
-	body := n.args[1]
-	for i, it := range items {
-		if err := m.charge(1); err != nil {
-			return nil, err
-		}
-		m.vars[n.slot], m.names[n.slot] = it, n.name
-		v, err := m.eval(body)
-		if err != nil {
-			return nil, err
-		}
-		if n.op == opMap {
-			if i > 0 {
-				total++
-			}
-			if total, err = m.walkInto(total, v, 1); err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		} else {
-			keep, ok := v.(bool)
-			if !ok {
-				return nil, errType(n.opName, i, "bool", kindOf(v))
-			}
-			// A kept element already sat at depth 1 of the input list,
-			// so its walk cannot fail.
-			if keep {
-				out = append(out, it)
-			}
-		}
-		if len(out) > MaxListLen {
-			return nil, errBounds("list-len", MaxListLen)
-		}
-	}
-	return out, nil
-}
-
-func (m *machine) evalMore(n *node) (any, *fault.Error) {
-	switch n.op {
-	case opLen:
-		l, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		return box(float64(len(l))), nil
-	case opNth:
-		l, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		i, err := m.nonnegInt(n.args[1], n.opName)
-		if err != nil {
-			return nil, err
-		}
-		if i >= float64(len(l)) {
-			what := "index " + string(canon.FormatNumber(nil, i)) + " out of range " +
-				string(canon.FormatNumber(nil, float64(len(l))))
-			return nil, errPath(n.opName, what)
-		}
-		return l[int(i)], nil
-	case opContains:
-		l, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		v, err := m.eval(n.args[1])
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range l {
-			if err := m.charge(1); err != nil {
-				return nil, err
-			}
-			if m.equal(it, v) {
-				return true, nil
-			}
-		}
-		return false, nil
-	case opReverse:
-		l, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		out := slices.Clone(l)
-		slices.Reverse(out)
-		if out == nil {
-			out = []any{}
-		}
-		return out, nil
-	case opTake, opDrop:
-		l, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		c, err := m.nonnegInt(n.args[1], n.opName)
-		if err != nil {
-			return nil, err
-		}
-		k := len(l)
-		if c < float64(k) {
-			k = int(c)
-		}
-		if n.op == opTake {
-			return slices.Clip(l[:k]), nil
-		}
-		return l[k:], nil
-	case opFlat:
-		l, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		total := 0
-		for i, v := range l {
-			inner, ok := v.([]any)
-			if !ok {
-				return nil, errType(n.opName, i, "list", kindOf(v))
-			}
-			total += len(inner)
-		}
-		if err := m.charge(total); err != nil {
-			return nil, err
-		}
-		if total > MaxListLen {
-			return nil, errBounds("list-len", MaxListLen)
-		}
-		out := make([]any, 0, total)
-		for _, v := range l {
-			out = append(out, v.([]any)...)
-		}
-		return out, nil
-	case opUnique:
-		l, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, 0, len(l))
-	items:
-		for _, it := range l {
-			for _, kept := range out {
-				if err := m.charge(1); err != nil {
-					return nil, err
-				}
-				if m.equal(kept, it) {
-					continue items
-				}
-			}
-			out = append(out, it)
-		}
-		return out, nil
-	case opSort:
-		l, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		if err := m.charge(len(l)); err != nil {
-			return nil, err
-		}
-		return m.sortValues(l), nil
-	case opKeys, opValues:
-		o, err := m.obj(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		keys := canon.SortedKeys(o)
-		out := make([]any, len(keys))
-		for i, k := range keys {
-			if n.op == opKeys {
-				out[i] = k
-			} else {
-				out[i] = o[k]
-			}
-		}
-		return out, nil
-	case opHas:
-		o, err := m.obj(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		k, err := m.str(n.args[1], n.opName, 1)
-		if err != nil {
-			return nil, err
-		}
-		_, ok := o[k]
-		return ok, nil
-	case opToText:
-		v, err := m.eval(n.args[0])
-		if err != nil {
-			return nil, err
-		}
-		b, e := canon.Encode(v)
-		if e != nil { // values here are JSON within depth 32; cannot happen
-			return nil, newErr(CodeParse, "what", "value has no canonical form")
-		}
-		if err := m.charge(len(b)); err != nil {
-			return nil, err
-		}
-		if len(b) > MaxStringBytes {
-			return nil, errBounds("string-bytes", MaxStringBytes)
-		}
-		return string(b), nil
-	case opIsText, opIsNum, opIsBool, opIsList, opIsMap, opIsNull:
-		v, err := m.eval(n.args[0])
-		if err != nil {
-			return nil, err
-		}
-		var ok bool
-		switch n.op {
-		case opIsText:
-			_, ok = v.(string)
-		case opIsNum:
-			_, ok = v.(float64)
-		case opIsBool:
-			_, ok = v.(bool)
-		case opIsList:
-			_, ok = v.([]any)
-		case opIsMap:
-			_, ok = v.(map[string]any)
-		default:
-			ok = v == nil
-		}
-		return ok, nil
-	}
-	return m.evalText(n)
-}
-
-func (m *machine) evalText(n *node) (any, *fault.Error) {
-	switch n.op {
-	case opSlen:
-		s, err := m.str(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		return box(float64(utf16Len(s))), nil
-	case opUpper, opLower, opTrim:
-		s, err := m.str(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		if err := m.charge(len(s)); err != nil {
-			return nil, err
-		}
-		switch n.op {
-		case opUpper:
-			return asciiMap(s, 'a', 'z', 'A'-'a'), nil
-		case opLower:
-			return asciiMap(s, 'A', 'Z', 'a'-'A'), nil
-		}
-		return strings.Trim(s, " \t\n\r\v\f"), nil
-	case opSplit:
-		s, err := m.str(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		sep, err := m.str(n.args[1], n.opName, 1)
-		if err != nil {
-			return nil, err
-		}
-		if sep == "" {
-			return nil, newErr(CodeArg, "op", n.opName, "what", "separator must be non-empty")
-		}
-		if err := m.charge(len(s)); err != nil {
-			return nil, err
-		}
-		parts := strings.SplitN(s, sep, MaxListLen+1)
-		if len(parts) > MaxListLen {
-			return nil, errBounds("list-len", MaxListLen)
-		}
-		if err := m.charge(len(parts)); err != nil {
-			return nil, err
-		}
-		// Parts gain two quotes each, so the list can render larger
-		// than the walked input string: walk it (only value-bytes can
-		// fail, the per-kind and depth bounds hold by construction).
-		out := make([]any, len(parts))
-		size := 1 + len(parts)
-		for i, p := range parts {
-			out[i] = p
-			size += strLen(p)
-		}
-		if size > MaxValueBytes {
-			return nil, errBounds("value-bytes", MaxValueBytes)
-		}
-		return out, nil
-	case opJoin:
-		l, err := m.list(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		sep, err := m.str(n.args[1], n.opName, 1)
-		if err != nil {
-			return nil, err
-		}
-		size := 0
-		for i, v := range l {
-			s, ok := v.(string)
-			if !ok {
-				return nil, errType(n.opName, i, "string", kindOf(v))
-			}
-			size += len(s)
-		}
-		if len(l) > 1 {
-			size += len(sep) * (len(l) - 1)
-		}
-		if size > MaxStringBytes {
-			return nil, errBounds("string-bytes", MaxStringBytes)
-		}
-		if err := m.charge(size); err != nil {
-			return nil, err
-		}
-		var b strings.Builder
-		b.Grow(size)
-		for i, v := range l {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			b.WriteString(v.(string))
-		}
-		// A repeated separator can escape to six canonical bytes per
-		// UTF-8 byte, so the result needs its own value-bytes walk.
-		out := b.String()
-		if strLen(out) > MaxValueBytes {
-			return nil, errBounds("value-bytes", MaxValueBytes)
-		}
-		return out, nil
-	case opScontains, opStarts, opEnds:
-		s, err := m.str(n.args[0], n.opName, 0)
-		if err != nil {
-			return nil, err
-		}
-		sub, err := m.str(n.args[1], n.opName, 1)
-		if err != nil {
-			return nil, err
-		}
-		if err := m.charge(len(s)); err != nil {
-			return nil, err
-		}
-		switch n.op {
-		case opScontains:
-			return strings.Contains(s, sub), nil
-		case opStarts:
-			return strings.HasPrefix(s, sub), nil
-		}
-		return strings.HasSuffix(s, sub), nil
-	}
-	// Unreachable: Compile admits only ops in the table.
-	return nil, newErr(CodeOp, "op", n.opName)
-}
-
-// utf16Len counts UTF-16 code units: one per character, two for a
-// character outside the BMP (a 4-byte UTF-8 sequence).
-func utf16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c&0xC0 != 0x80 {
-			n++
-		}
-		if c >= 0xF0 {
-			n++
-		}
-	}
-	return n
-}
-
-// asciiMap shifts ASCII letters in [lo, hi] by delta; every other byte,
-// including all of non-ASCII UTF-8, is untouched.
-func asciiMap(s string, lo, hi byte, delta int) string {
-	i := 0
-	for i < len(s) && (s[i] < lo || s[i] > hi) {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	b := []byte(s)
-	for ; i < len(b); i++ {
-		if b[i] >= lo && b[i] <= hi {
-			b[i] = byte(int(b[i]) + delta)
-		}
-	}
-	return string(b)
-}
-
 // sortValues returns a stably sorted copy of l under compareTotal; maps are
 // rendered once each rather than per comparison.
 func (m *machine) sortValues(l []any) []any {
@@ -1138,153 +617,6 @@ func (m *machine) sortValues(l []any) []any {
 		out[i] = e.v
 	}
 	return out
-}
-
-// variadic finishes the ops whose arguments go through evalArgs: args are
-// the evaluated arguments (on the scratch stack, valid until popped).
-func (m *machine) variadic(n *node, args []any, deep int) (any, *fault.Error) {
-	switch n.op {
-	case opAdd, opMul, opMin, opMax:
-		var acc float64
-		for i, v := range args {
-			f, ok := v.(float64)
-			if !ok {
-				return nil, errType(n.opName, i, "number", kindOf(v))
-			}
-			switch {
-			case i == 0:
-				acc = f
-			case n.op == opAdd:
-				acc += f
-			case n.op == opMul:
-				acc *= f
-			case n.op == opMin:
-				if f < acc {
-					acc = f
-				}
-			default:
-				if f > acc {
-					acc = f
-				}
-			}
-		}
-		return finite(n.opName, acc)
-	case opList:
-		if len(args) > MaxListLen {
-			return nil, errBounds("list-len", MaxListLen)
-		}
-		// The result's own walk: the arguments sit one level deeper than
-		// they did as arguments; its size equals the evalArgs total.
-		if deep+1 > MaxValueDepth {
-			return nil, errBounds("value-depth", MaxValueDepth)
-		}
-		return slices.Clone(args), nil
-	case opConcat:
-		total := 0
-		for i, v := range args {
-			l, ok := v.([]any)
-			if !ok {
-				return nil, errType(n.opName, i, "list", kindOf(v))
-			}
-			total += len(l)
-		}
-		if err := m.charge(total); err != nil {
-			return nil, err
-		}
-		if total > MaxListLen {
-			return nil, errBounds("list-len", MaxListLen)
-		}
-		out := make([]any, 0, total)
-		for _, v := range args {
-			out = append(out, v.([]any)...)
-		}
-		return out, nil
-	case opMerge:
-		out := map[string]any{}
-		for i, v := range args {
-			o, ok := v.(map[string]any)
-			if !ok {
-				return nil, errType(n.opName, i, "map", kindOf(v))
-			}
-			if err := m.charge(len(o)); err != nil {
-				return nil, err
-			}
-			for k, w := range o {
-				out[k] = w
-			}
-			if len(out) > MaxObjectKeys {
-				return nil, errBounds("object-keys", MaxObjectKeys)
-			}
-		}
-		return out, nil
-	case opSconcat:
-		bytes := 0
-		for i, v := range args {
-			s, ok := v.(string)
-			if !ok {
-				return nil, errType(n.opName, i, "string", kindOf(v))
-			}
-			bytes += len(s)
-		}
-		if bytes > MaxStringBytes {
-			return nil, errBounds("string-bytes", MaxStringBytes)
-		}
-		if err := m.charge(bytes); err != nil {
-			return nil, err
-		}
-		var b strings.Builder
-		b.Grow(bytes)
-		for _, v := range args {
-			b.WriteString(v.(string))
-		}
-		return b.String(), nil
-	}
-	return nil, newErr(CodeOp, "op", n.opName)
-}
-
-// binary finishes the comparison ops once both arguments are in hand.
-func (m *machine) binary(n *node, a, b any) (any, *fault.Error) {
-	switch n.op {
-	case opLt, opLte, opGt, opGte:
-		var c int
-		switch x := a.(type) {
-		case float64:
-			y, ok := b.(float64)
-			if !ok {
-				return nil, errCompare(n.opName, a, b)
-			}
-			switch {
-			case x < y:
-				c = -1
-			case x > y:
-				c = 1
-			}
-		case string:
-			y, ok := b.(string)
-			if !ok {
-				return nil, errCompare(n.opName, a, b)
-			}
-			c = m.compareText(x, y)
-		default:
-			return nil, errCompare(n.opName, a, b)
-		}
-		switch n.op {
-		case opLt:
-			return c < 0, nil
-		case opLte:
-			return c <= 0, nil
-		case opGt:
-			return c > 0, nil
-		}
-		return c >= 0, nil
-	case opEq, opNeq:
-		if err := m.charge(countNodes(a) + countNodes(b)); err != nil {
-			return nil, err
-		}
-		return m.equal(a, b) == (n.op == opEq), nil
-
-	}
-	return nil, newErr(CodeOp, "op", n.opName)
 }
 
 // argBound is a cheap upper bound of v's canonical size for the evalArgs

@@ -702,7 +702,7 @@ func parseQuestions(v any, loc string) ([]Question, map[string]any, error) {
 	qs := make([]Question, 0, len(m))
 	for _, name := range canon.SortedKeys(m) {
 		qloc := fmt.Sprintf("%s[%q]", loc, name)
-		if utf16Len(name) > MaxQuestionName {
+		if canon.UTF16Len(name) > MaxQuestionName {
 			return nil, nil, invalid(qloc, "question name exceeds %d units", MaxQuestionName)
 		}
 		qm, err := asObject(m[name], qloc)
@@ -749,7 +749,7 @@ func parseQuestions(v any, loc string) ([]Question, map[string]any, error) {
 				return nil, nil, invalid(cloc, "requires 1..%d entries", MaxCriteria)
 			}
 			for _, k := range sortedKeys(cm) {
-				if utf16Len(k) > MaxQuestionName {
+				if canon.UTF16Len(k) > MaxQuestionName {
 					return nil, nil, invalid(cloc, "criterion key exceeds %d units", MaxQuestionName)
 				}
 				if cm[k] != nil {

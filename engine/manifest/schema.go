@@ -181,7 +181,7 @@ func checkSchemaStrict(schema any, level int, v3 bool, loc string) error {
 		seen := map[string]bool{}
 		for _, e := range l {
 			name, isText := e.(string)
-			if !isText || utf16Len(name) > 64 || seen[name] {
+			if !isText || canon.UTF16Len(name) > 64 || seen[name] {
 				valid = false
 				break
 			}
@@ -294,7 +294,7 @@ func checkSchemaStrict(schema any, level int, v3 bool, loc string) error {
 		}
 		if f, ok := s["format"]; ok {
 			name, isText := f.(string)
-			if !isText || utf16Len(name) > maxSchemaFormatName {
+			if !isText || canon.UTF16Len(name) > maxSchemaFormatName {
 				return invalid(join(loc, "format"), "must be a name of at most %d UTF-16 code units", maxSchemaFormatName)
 			}
 			if !contains(schemaFormats, name) {

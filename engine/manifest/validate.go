@@ -193,9 +193,9 @@ func formatMatches(format, s string) bool {
 	case "digest":
 		return canon.IsDigest(s)
 	case "name":
-		return utf16Len(s) <= 64 && s != "" && s[0] >= 'a' && s[0] <= 'z' && allBytes(s, isSlugByte)
+		return canon.UTF16Len(s) <= 64 && s != "" && s[0] >= 'a' && s[0] <= 'z' && allBytes(s, isSlugByte)
 	case "slug":
-		return utf16Len(s) <= 128 && s != "" && s[0] != '-' && s[len(s)-1] != '-' &&
+		return canon.UTF16Len(s) <= 128 && s != "" && s[0] != '-' && s[len(s)-1] != '-' &&
 			!strings.Contains(s, "--") && allBytes(s, isSlugByte)
 	case "uri":
 		colon := strings.IndexByte(s, ':')
@@ -203,7 +203,7 @@ func formatMatches(format, s string) bool {
 			return false
 		}
 		scheme, rest := s[:colon], s[colon+1:]
-		return utf16Len(s) <= 2048 && rest != "" && scheme != "" && isAlpha(scheme[0]) &&
+		return canon.UTF16Len(s) <= 2048 && rest != "" && scheme != "" && isAlpha(scheme[0]) &&
 			allBytes(scheme, func(b byte) bool { return isAlpha(b) || isDigit(b) || b == '+' || b == '-' || b == '.' }) &&
 			allBytes(rest, func(b byte) bool {
 				return isAlpha(b) || isDigit(b) || strings.IndexByte("-._~!$&'()*+,;=:@/?#[]%", b) >= 0

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"unicode/utf16"
+
+	"github.com/algal-assay/assay/engine/canon"
 )
 
 // Helpers that read one JSON value (as decoded by canon) and reject it with
@@ -28,14 +29,6 @@ func describe(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
-
 func asObject(v any, loc string) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -56,7 +49,7 @@ func asText(v any, loc string, max int) (string, error) {
 		}
 		return "", invalid(loc, "expected text, got %s", describe(v))
 	}
-	if len(s) > max && utf16Len(s) > max {
+	if len(s) > max && canon.UTF16Len(s) > max {
 		return "", invalid(loc, "text exceeds %d UTF-16 code units", max)
 	}
 	return s, nil

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
@@ -121,14 +120,6 @@ func has(list []string, s string) bool {
 	return false
 }
 
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
-
 func closed(m map[string]any, allowed []string, loc string) error {
 	for _, k := range canon.SortedKeys(m) {
 		if !has(allowed, k) {
@@ -150,7 +141,7 @@ func text(m map[string]any, key, loc string, max int, required bool) (string, bo
 	if !isText {
 		return "", false, invalid(loc, "%q must be text", key)
 	}
-	if max > 0 && utf16Len(s) > max {
+	if max > 0 && canon.UTF16Len(s) > max {
 		return "", false, invalid(loc, "%q exceeds %d characters", key, max)
 	}
 	return s, true, nil
@@ -287,7 +278,7 @@ func Validate(v any) error {
 		return invalid("cells", "more than %d records", MaxCells)
 	}
 	for _, p := range canon.SortedKeys(cells) {
-		if p == "" || utf16Len(p) > MaxPathUnits {
+		if p == "" || canon.UTF16Len(p) > MaxPathUnits {
 			return invalid("cells", "bad cell path %q", p)
 		}
 		if err := validateCell(cells[p], "cells."+p); err != nil {

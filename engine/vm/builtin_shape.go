@@ -3,7 +3,6 @@ package vm
 import (
 	"fmt"
 	"math"
-	"unicode/utf16"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
@@ -29,22 +28,12 @@ func shapeObject(v any) (map[string]any, *Failure) {
 	return m, nil
 }
 
-// utf16Len counts UTF-16 code units, the unit the native text bounds use.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		// range yields U+FFFD for a bad byte, so RuneLen is 1 or 2 here.
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
-
 func shapeText(v any, limit int) (string, *Failure) {
 	s, ok := v.(string)
 	if !ok {
 		return "", shapeInvalid("expected text")
 	}
-	if utf16Len(s) > limit {
+	if canon.UTF16Len(s) > limit {
 		return "", shapeInvalid("text exceeds bound")
 	}
 	return s, nil

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
@@ -727,7 +726,7 @@ func (p *cparser) text(v any, at string, max int) string {
 		p.fail("%s: must be a string", at)
 	case s == "":
 		p.fail("%s: must not be empty", at)
-	case len(utf16.Encode([]rune(s))) > max:
+	case canon.UTF16Len(s) > max:
 		p.fail("%s: longer than %d code units", at, max)
 	}
 	return s
@@ -739,7 +738,7 @@ func (p *cparser) optText(v any, at string, max int) *string {
 		p.fail("%s: must be a string", at)
 		return nil
 	}
-	if len(utf16.Encode([]rune(s))) > max {
+	if canon.UTF16Len(s) > max {
 		p.fail("%s: longer than %d code units", at, max)
 	}
 	return &s
