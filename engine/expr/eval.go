@@ -93,11 +93,10 @@ func (m *machine) sameText(x, y string) bool {
 	return m.compareText(x, y) == 0
 }
 
-// strLen is strLen(s), remembered for long strings.
-func (m *machine) strLen(s string) int {
-	if len(s) < longString {
-		return strLen(s)
-	}
+// longStrLen is strLen(s) for a string of at least longString bytes,
+// remembered (callers test the length inline, so short strings cost no
+// extra call).
+func (m *machine) longStrLen(s string) int {
 	p := unsafe.StringData(s)
 	if e, ok := m.sizes[p]; ok && len(e.s) == len(s) {
 		return e.n
@@ -287,7 +286,11 @@ func (m *machine) evalArgs(n *node) (base, deep int, err *fault.Error) {
 		case float64:
 			total += 25
 		case string:
-			total += m.strLen(x)
+			if len(x) < longString {
+				total += strLen(x)
+			} else {
+				total += m.longStrLen(x)
+			}
 		case []any, map[string]any:
 			s, d := measure(x)
 			total += s
@@ -574,7 +577,12 @@ func (m *machine) walkInto(total int, v any, depth int) (int, *fault.Error) {
 		s, _ := measure(x)
 		total += s
 	case string:
-		total += m.strLen(x) // op-made strings are already within bounds
+		// Op-made strings are already within bounds.
+		if len(x) < longString {
+			total += strLen(x)
+		} else {
+			total += m.longStrLen(x)
+		}
 	default:
 		s, d := measure(v)
 		if depth+d <= MaxValueDepth && total+s <= MaxValueBytes {
@@ -627,7 +635,10 @@ func (m *machine) argBound(v any) (size, deep int) {
 	case float64:
 		return 25, 0
 	case string:
-		return m.strLen(x), 0
+		if len(x) < longString {
+			return strLen(x), 0
+		}
+		return m.longStrLen(x), 0
 	case bool:
 		if x {
 			return 4, 0

@@ -7,32 +7,64 @@ var logicOps = []*opDef{
 		name: "lt", min: 2, max: 2,
 		summary: "Less than: two numbers by value or two strings by UTF-16 code units.", example: `["lt", "apple", "banana"]`,
 		eval2: func(m *machine, n *node, a, b any) (any, *fault.Error) {
+			if x, ok := a.(float64); ok {
+				if y, ok := b.(float64); ok {
+					return x < y, nil
+				}
+			}
 			c, err := m.order(n, a, b)
-			return c < 0, err
+			if err != nil {
+				return nil, err
+			}
+			return c < 0, nil
 		},
 	},
 	{
 		name: "lte", min: 2, max: 2,
 		summary: "Less than or equal, ordered as lt.", example: `["lte", 2, 2]`,
 		eval2: func(m *machine, n *node, a, b any) (any, *fault.Error) {
+			if x, ok := a.(float64); ok {
+				if y, ok := b.(float64); ok {
+					return x <= y, nil
+				}
+			}
 			c, err := m.order(n, a, b)
-			return c <= 0, err
+			if err != nil {
+				return nil, err
+			}
+			return c <= 0, nil
 		},
 	},
 	{
 		name: "gt", min: 2, max: 2,
 		summary: "Greater than, ordered as lt.", example: `["gt", 3, 2]`,
 		eval2: func(m *machine, n *node, a, b any) (any, *fault.Error) {
+			if x, ok := a.(float64); ok {
+				if y, ok := b.(float64); ok {
+					return x > y, nil
+				}
+			}
 			c, err := m.order(n, a, b)
-			return c > 0, err
+			if err != nil {
+				return nil, err
+			}
+			return c > 0, nil
 		},
 	},
 	{
 		name: "gte", min: 2, max: 2,
 		summary: "Greater than or equal, ordered as lt.", example: `["gte", "b", "a"]`,
 		eval2: func(m *machine, n *node, a, b any) (any, *fault.Error) {
+			if x, ok := a.(float64); ok {
+				if y, ok := b.(float64); ok {
+					return x >= y, nil
+				}
+			}
 			c, err := m.order(n, a, b)
-			return c >= 0, err
+			if err != nil {
+				return nil, err
+			}
+			return c >= 0, nil
 		},
 	},
 	{

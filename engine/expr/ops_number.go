@@ -11,45 +11,88 @@ var numberOps = []*opDef{
 		name: "add", min: 1, max: variadic,
 		summary: "Sum of the numbers.", example: `["add", 1, 2, 3.5]`,
 		evalArgs: func(m *machine, n *node, args []any, _ int) (any, *fault.Error) {
-			return reduceNumbers(n, args, func(acc, f float64) float64 { return acc + f })
+			acc, err := firstNumber(n, args)
+			if err != nil {
+				return nil, err
+			}
+			for i, v := range args[1:] {
+				x, ok := v.(float64)
+				if !ok {
+					return nil, errType(n.opName, i+1, "number", kindOf(v))
+				}
+				acc += x
+			}
+			return finite(n.opName, acc)
 		},
 	},
 	{
 		name: "mul", min: 1, max: variadic,
 		summary: "Product of the numbers.", example: `["mul", 2, 3, 4]`,
 		evalArgs: func(m *machine, n *node, args []any, _ int) (any, *fault.Error) {
-			return reduceNumbers(n, args, func(acc, f float64) float64 { return acc * f })
+			acc, err := firstNumber(n, args)
+			if err != nil {
+				return nil, err
+			}
+			for i, v := range args[1:] {
+				x, ok := v.(float64)
+				if !ok {
+					return nil, errType(n.opName, i+1, "number", kindOf(v))
+				}
+				acc *= x
+			}
+			return finite(n.opName, acc)
 		},
 	},
 	{
 		name: "min", min: 1, max: variadic,
 		summary: "Smallest of the numbers.", example: `["min", 3, -1, 2]`,
 		evalArgs: func(m *machine, n *node, args []any, _ int) (any, *fault.Error) {
-			return reduceNumbers(n, args, func(acc, f float64) float64 {
-				if f < acc {
-					return f
+			acc, err := firstNumber(n, args)
+			if err != nil {
+				return nil, err
+			}
+			for i, v := range args[1:] {
+				x, ok := v.(float64)
+				if !ok {
+					return nil, errType(n.opName, i+1, "number", kindOf(v))
 				}
-				return acc
-			})
+				if x < acc {
+					acc = x
+				}
+			}
+			return finite(n.opName, acc)
 		},
 	},
 	{
 		name: "max", min: 1, max: variadic,
 		summary: "Largest of the numbers.", example: `["max", 3, -1, 2]`,
 		evalArgs: func(m *machine, n *node, args []any, _ int) (any, *fault.Error) {
-			return reduceNumbers(n, args, func(acc, f float64) float64 {
-				if f > acc {
-					return f
+			acc, err := firstNumber(n, args)
+			if err != nil {
+				return nil, err
+			}
+			for i, v := range args[1:] {
+				x, ok := v.(float64)
+				if !ok {
+					return nil, errType(n.opName, i+1, "number", kindOf(v))
 				}
-				return acc
-			})
+				if x > acc {
+					acc = x
+				}
+			}
+			return finite(n.opName, acc)
 		},
 	},
 	{
 		name: "sub", min: 2, max: 2,
 		summary: "First number minus the second.", example: `["sub", 10, 4]`,
 		eval: func(m *machine, n *node) (any, *fault.Error) {
-			a, b, err := m.twoNumbers(n)
+			// Argument 0 is evaluated and checked before argument 1 runs.
+			a, err := m.num(n.args[0], n.opName, 0)
+			if err != nil {
+				return nil, err
+			}
+			b, err := m.num(n.args[1], n.opName, 1)
 			if err != nil {
 				return nil, err
 			}
@@ -60,7 +103,12 @@ var numberOps = []*opDef{
 		name: "div", min: 2, max: 2,
 		summary: "Float division; a zero divisor (also -0) fails EXPR_DIV_ZERO.", example: `["div", 7, 2]`,
 		eval: func(m *machine, n *node) (any, *fault.Error) {
-			a, b, err := m.twoNumbers(n)
+			// Argument 0 is evaluated and checked before argument 1 runs.
+			a, err := m.num(n.args[0], n.opName, 0)
+			if err != nil {
+				return nil, err
+			}
+			b, err := m.num(n.args[1], n.opName, 1)
 			if err != nil {
 				return nil, err
 			}
@@ -74,7 +122,12 @@ var numberOps = []*opDef{
 		name: "mod", min: 2, max: 2,
 		summary: "Truncated remainder, with the dividend's sign (like JavaScript %).", example: `["mod", -7, 3]`,
 		eval: func(m *machine, n *node) (any, *fault.Error) {
-			a, b, err := m.twoNumbers(n)
+			// Argument 0 is evaluated and checked before argument 1 runs.
+			a, err := m.num(n.args[0], n.opName, 0)
+			if err != nil {
+				return nil, err
+			}
+			b, err := m.num(n.args[1], n.opName, 1)
 			if err != nil {
 				return nil, err
 			}
@@ -145,32 +198,14 @@ var numberOps = []*opDef{
 	},
 }
 
-// reduceNumbers type-checks every evaluated argument in order and folds
-// them with f from the first; a non-finite result fails EXPR_NUM.
-func reduceNumbers(n *node, args []any, f func(acc, x float64) float64) (any, *fault.Error) {
-	var acc float64
-	for i, v := range args {
-		x, ok := v.(float64)
-		if !ok {
-			return nil, errType(n.opName, i, "number", kindOf(v))
-		}
-		if i == 0 {
-			acc = x
-		} else {
-			acc = f(acc, x)
-		}
+// firstNumber type-checks the first evaluated argument of add, mul, min
+// and max, the start of their fold.
+func firstNumber(n *node, args []any) (float64, *fault.Error) {
+	x, ok := args[0].(float64)
+	if !ok {
+		return 0, errType(n.opName, 0, "number", kindOf(args[0]))
 	}
-	return finite(n.opName, acc)
-}
-
-// twoNumbers evaluates and checks argument 0, then argument 1, so a bad
-// first argument stops before the second is evaluated.
-func (m *machine) twoNumbers(n *node) (a, b float64, err *fault.Error) {
-	if a, err = m.num(n.args[0], n.opName, 0); err != nil {
-		return 0, 0, err
-	}
-	b, err = m.num(n.args[1], n.opName, 1)
-	return a, b, err
+	return x, nil
 }
 
 func (m *machine) unaryNumber(n *node, f func(float64) float64) (any, *fault.Error) {

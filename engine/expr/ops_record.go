@@ -49,14 +49,30 @@ var recordOps = []*opDef{
 		summary: "The map's keys in canonical order (array indexes first, then UTF-16 order).",
 		example: `["keys", {"b": 1, "a": 2, "10": 3}]`,
 		eval: func(m *machine, n *node) (any, *fault.Error) {
-			return m.mapEntries(n, func(k string, _ any) any { return k })
+			_, keys, err := m.sortedMap(n)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]any, len(keys))
+			for i, k := range keys {
+				out[i] = k
+			}
+			return out, nil
 		},
 	},
 	{
 		name: "values", min: 1, max: 1,
 		summary: "The map's values in the canonical order of their keys.", example: `["values", {"b": 1, "a": 2}]`,
 		eval: func(m *machine, n *node) (any, *fault.Error) {
-			return m.mapEntries(n, func(_ string, v any) any { return v })
+			o, keys, err := m.sortedMap(n)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]any, len(keys))
+			for i, k := range keys {
+				out[i] = o[k]
+			}
+			return out, nil
 		},
 	},
 	{
@@ -101,15 +117,11 @@ var recordOps = []*opDef{
 	},
 }
 
-func (m *machine) mapEntries(n *node, pick func(k string, v any) any) (any, *fault.Error) {
+// sortedMap reads keys/values' map argument and its keys in canonical order.
+func (m *machine) sortedMap(n *node) (map[string]any, []string, *fault.Error) {
 	o, err := m.obj(n.args[0], n.opName, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	keys := canon.SortedKeys(o)
-	out := make([]any, len(keys))
-	for i, k := range keys {
-		out[i] = pick(k, o[k])
-	}
-	return out, nil
+	return o, canon.SortedKeys(o), nil
 }

@@ -63,7 +63,12 @@ func strLen(s string) int {
 		}
 		n += escapeExtra(s[i : i+8])
 	}
-	return n + escapeExtra(s[i:])
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			n += escapeExtra(s[i : i+1])
+		}
+	}
+	return n
 }
 
 const (
