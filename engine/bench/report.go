@@ -247,7 +247,7 @@ func axisValues(axes []Axis, s *SystemResult) (map[string]float64, error) {
 	for _, a := range axes {
 		v, _, err := a.prog.Eval(agg, AxisFuel)
 		if err != nil {
-			return nil, fail(fault.AxisInvalid, "axes["+a.Name+"]", "system %q: %s", s.ID, expr.Canonical(err))
+			return nil, fail(fault.AxisInvalid, "axes["+a.Name+"]", "system %q: %s", s.ID, expr.Describe(err))
 		}
 		f, ok := v.(float64)
 		if !ok || math.IsNaN(f) || math.IsInf(f, 0) {

@@ -226,7 +226,9 @@ func CompileEnvelope(v any, field string, names []string, code string) (map[stri
 	}
 	prog, err := expr.Compile(env["program"], names)
 	if err != nil {
-		return nil, nil, &fault.Error{Code: code, Path: field + ".program", Message: expr.Canonical(err)}
+		// People read this one (a workload's scorer or axis): a sentence
+		// with a suggestion, not the canonical {code,...} text.
+		return nil, nil, &fault.Error{Code: code, Path: field + ".program", Message: expr.Describe(err, names...)}
 	}
 	return env, prog, nil
 }
@@ -243,7 +245,7 @@ func (s *Scorer) Judge(caseID string, args, expect map[string]any, outcome strin
 	}
 	v, _, err := s.prog.Eval(map[string]any{"args": args, "expect": expect, "outputs": outputs}, ScorerFuel)
 	if err != nil {
-		return false, &fault.Error{Code: fault.ScorerInvalid, Path: "scorer", Message: fmt.Sprintf("case %q: %s", caseID, expr.Canonical(err))}
+		return false, &fault.Error{Code: fault.ScorerInvalid, Path: "scorer", Message: fmt.Sprintf("case %q: %s", caseID, expr.Describe(err, ScorerNames...))}
 	}
 	b, ok := v.(bool)
 	if !ok {

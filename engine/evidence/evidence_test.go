@@ -83,3 +83,28 @@ func TestResolveSpec(t *testing.T) {
 		}
 	}
 }
+
+// Scorer errors reach the person who wrote the workload: they read as a
+// sentence with a suggestion, keeping SCORER_INVALID and the field path.
+func TestScorerErrorsReadAsSentences(t *testing.T) {
+	for _, c := range []struct {
+		program any
+		want    string
+	}{
+		{[]any{"eqq", []any{"get", "outputs"}, []any{"get", "expect"}}, `scorer.program: unknown op "eqq" (did you mean "eq"?)`},
+		{[]any{"eq", []any{"get", "output"}, []any{"get", "expect"}}, `scorer.program: unbound name "output" (did you mean "outputs"?)`},
+	} {
+		_, err := CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": c.program}, "scorer")
+		if fault.CodeOf(err) != fault.ScorerInvalid || err.Error() != c.want {
+			t.Errorf("CompileScorer(%v) = %v (%s), want %s", c.program, err, fault.CodeOf(err), c.want)
+		}
+	}
+	add, err := CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": []any{"add", []any{"get", "outputs", "n"}, 1.0}}, "scorer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = add.Judge("c1", nil, nil, "complete", map[string]any{"n": "7"})
+	if want := `scorer: case "c1": op "add" argument 0 must be a number, got text`; fault.CodeOf(err) != fault.ScorerInvalid || err.Error() != want {
+		t.Errorf("Judge = %v, want %s", err, want)
+	}
+}

@@ -121,3 +121,89 @@ func boundWords(what, max string) string {
 	}
 	return what // the fuel budget's own sentence
 }
+
+// Humanize rewrites every canonical expression error embedded in text
+// (`{"code":"EXPR_OP","op":"eqq"}`, as a manifest error or a receipt's
+// failure message carries it) into its Describe sentence, leaving the
+// rest of text as it is. It is for the last step before a person reads a
+// message that was built, or recorded, with the canonical form:
+//
+//	cells[0] "rate": expr.program: {"code":"EXPR_OP","op":"frobnicate"}
+//	cells[0] "rate": expr.program: unknown op "frobnicate"
+//
+// Only an object that is exactly the canonical form of an EXPR_* error
+// is rewritten.
+func Humanize(text string) string {
+	var b strings.Builder
+	rest := text
+	for {
+		i := strings.Index(rest, `{"`)
+		if i < 0 {
+			break
+		}
+		if sentence, n, ok := embeddedError(rest[i:]); ok {
+			b.WriteString(rest[:i])
+			b.WriteString(sentence)
+			rest = rest[i+n:]
+			continue
+		}
+		b.WriteString(rest[:i+2])
+		rest = rest[i+2:]
+	}
+	if b.Len() == 0 {
+		return text
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// embeddedError reads the canonical expression error s starts with: its
+// sentence and its length in bytes.
+func embeddedError(s string) (string, int, bool) {
+	end := objectEnd(s)
+	if end < 0 {
+		return "", 0, false
+	}
+	v, err := canon.Parse([]byte(s[:end]), 0)
+	if err != nil {
+		return "", 0, false
+	}
+	m, ok := v.(map[string]any)
+	code, _ := m["code"].(string)
+	if !ok || !strings.HasPrefix(code, "EXPR_") {
+		return "", 0, false
+	}
+	details := make(map[string]any, len(m))
+	for k, x := range m {
+		if k != "code" {
+			details[k] = x
+		}
+	}
+	e := NewError(code, details)
+	if e.Message != s[:end] {
+		return "", 0, false
+	}
+	return Describe(e), end, true
+}
+
+// objectEnd is the length of the JSON object s starts with, found by
+// matching braces outside strings, or -1.
+func objectEnd(s string) int {
+	depth, inString := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{':
+			depth++
+		case c == '}':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}

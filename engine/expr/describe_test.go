@@ -67,3 +67,21 @@ func TestDescribeOtherErrors(t *testing.T) {
 		t.Errorf("Describe(wrapped) = %q, want %q", got, want)
 	}
 }
+
+func TestHumanize(t *testing.T) {
+	_, _, op := Run([]any{"frobnicate", 1.0}, map[string]any{}, 10)
+	_, _, typ := Run([]any{"add", 1.0, "x"}, map[string]any{}, 10)
+	_, _, path := Run([]any{"get", "a", "b"}, map[string]any{}, 10)
+	for _, c := range []struct{ in, want string }{
+		{`cells[0] "rate": expr.program: ` + Canonical(op), `cells[0] "rate": expr.program: unknown op "frobnicate"`},
+		{"expr " + Canonical(typ) + " and guard expr " + Canonical(path),
+			`expr op "add" argument 1 must be a number, got text and guard expr unbound name "a"`},
+		{`no error {"code":"OTHER"} here {"code":"EXPR_OP"`, `no error {"code":"OTHER"} here {"code":"EXPR_OP"`},
+		{`{"op":"eqq","code":"EXPR_OP"}`, `{"op":"eqq","code":"EXPR_OP"}`}, // not canonical: left alone
+		{"", ""},
+	} {
+		if got := Humanize(c.in); got != c.want {
+			t.Errorf("Humanize(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
