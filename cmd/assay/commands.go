@@ -20,7 +20,7 @@ import "github.com/spf13/cobra"
 //	assay digest MANIFEST, canon F  manifest digest, canonical JSON
 //	assay mailbox                   create | send | receive | list | revoke
 //	assay record                    show foundry-run.yml records
-//	assay expr                      eval | check algal.expr.v1 programs
+//	assay expr                      eval | check | ops (algal.expr.v1)
 //	assay ci                        verify | diff | pr | comment (the PR check)
 //	assay version
 func newRoot(c *cli) *cobra.Command {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
@@ -17,7 +20,7 @@ func newExprCmd(c *cli) *cobra.Command {
 		Use:   "expr",
 		Short: "Evaluate or statically check algal.expr.v1 programs",
 	}
-	cmd.AddCommand(newExprEvalCmd(c), newExprCheckCmd(c))
+	cmd.AddCommand(newExprEvalCmd(c), newExprCheckCmd(c), newExprOpsCmd(c))
 	return cmd
 }
 
@@ -32,7 +35,10 @@ evaluation and the output checks.
 
 Prints {"burn":N,"value":V} (canonical JSON) and exits 0, or
 {"burn":N,"error":{"code":"EXPR_...","message":"<canonical expr error>"}}
-and exits 1. Every JSON argument may be given inline or as @FILE.
+and exits 1. Every JSON argument may be given inline, as @FILE or as @-
+(stdin). Before parsing, --program text over 1 MiB fails EXPR_BOUNDS
+program-bytes and --env text over 16 MiB fails EXPR_BOUNDS env-bytes (64
+times the contract's canonical bounds, room for any indentation).
 
 --fuel defaults to 10000, the contract's default budget; the ceiling is
 1000000. A budget that is not an unsigned integer literal fails EXPR_BOUNDS
@@ -75,14 +81,54 @@ exits 1.`,
 	return cmd
 }
 
-// jsonArg reads a JSON argument given inline or as @FILE.
-func (c *cli) jsonArg(flag, arg string) (any, error) {
-	var v any
+// Raw-text bounds of the JSON arguments, checked before anything is
+// parsed, so that a huge argument costs neither the parse nor its tree.
+// The contract bounds canonical bytes (16 KiB of program, 256 KiB of env),
+// which only parsing can measure; 64 times that in raw text leaves room
+// for any indentation a person writes, and past it the argument is
+// refused with the contract's own bound.
+const (
+	maxProgramText = 64 * expr.MaxProgramBytes // 1 MiB
+	maxEnvText     = 64 * expr.MaxEnvBytes     // 16 MiB
+)
+
+// textBound is the raw-text bound of a JSON argument and the EXPR_BOUNDS
+// error that reports it.
+type textBound struct {
+	max  int
+	what string // the contract bound it stands for
+	cmax int    // that bound's maximum
+}
+
+var (
+	programText = textBound{maxProgramText, "program-bytes", expr.MaxProgramBytes}
+	envText     = textBound{maxEnvText, "env-bytes", expr.MaxEnvBytes}
+	namesText   = textBound{maxProgramText, "", 0}
+)
+
+// jsonArg reads a JSON argument given inline or as @FILE (@- for stdin),
+// refusing text over its bound before parsing it.
+func (c *cli) jsonArg(flag, arg string, bound textBound) (any, error) {
+	var data []byte
 	var err error
-	if rest, ok := strings.CutPrefix(arg, "@"); ok {
-		v, err = c.readJSON(rest)
-	} else {
-		v, err = canon.Parse([]byte(arg), 0)
+	rest, fromFile := strings.CutPrefix(arg, "@")
+	switch {
+	case fromFile && rest == "-":
+		data, err = io.ReadAll(io.LimitReader(c.stdin, int64(bound.max)+1))
+	case fromFile:
+		data, err = canon.ReadBounded(rest, bound.max)
+	default:
+		data = []byte(arg)
+	}
+	if len(data) > bound.max || fault.CodeOf(err) == fault.BudgetExhausted {
+		if bound.what == "" {
+			return nil, expr.NewError(expr.CodeParse, map[string]any{"what": fmt.Sprintf("--%s is over %d bytes", flag, bound.max)})
+		}
+		return nil, expr.NewError(expr.CodeBounds, map[string]any{"what": bound.what, "max": bound.cmax})
+	}
+	var v any
+	if err == nil {
+		v, err = canon.Parse(data, bound.max)
 	}
 	if err != nil {
 		return nil, expr.NewError(expr.CodeParse, map[string]any{"what": fmt.Sprintf("--%s is not valid JSON: %v", flag, err)})
@@ -106,13 +152,13 @@ func parseFuel(s string) (int, bool) {
 }
 
 func (c *cli) exprEval(programArg, envArg, fuelArg string) error {
-	program, err := c.jsonArg("program", programArg)
+	program, err := c.jsonArg("program", programArg, programText)
 	if err != nil {
 		return c.exprResult(nil, 0, err)
 	}
 	env := map[string]any{}
 	if envArg != "" {
-		v, err := c.jsonArg("env", envArg)
+		v, err := c.jsonArg("env", envArg, envText)
 		if err != nil {
 			return c.exprResult(nil, 0, err)
 		}
@@ -171,13 +217,13 @@ func (c *cli) exprCheck(programArg, namesArg string) error {
 		fmt.Fprintf(c.stdout, "%s\n", b)
 		return reported(err)
 	}
-	program, err := c.jsonArg("program", programArg)
+	program, err := c.jsonArg("program", programArg, programText)
 	if err != nil {
 		return report(err)
 	}
 	var names []string
 	if rest, ok := strings.CutPrefix(namesArg, "@"); ok {
-		v, err := c.jsonArg("names", namesArg)
+		v, err := c.jsonArg("names", namesArg, namesText)
 		if err != nil {
 			return report(err)
 		}
@@ -198,4 +244,118 @@ func (c *cli) exprCheck(programArg, namesArg string) error {
 	}
 	_, err = fmt.Fprintln(c.stdout, `{"ok":true}`)
 	return err
+}
+
+func newExprOpsCmd(c *cli) *cobra.Command {
+	var markdown bool
+	cmd := &cobra.Command{
+		Use:   "ops [--json | --markdown]",
+		Short: "List every op of algal.expr.v1: arity, fuel, an example and its result",
+		Long: `List every op of the expression language, family by family, from the
+evaluator's own op table: arity, fuel (the base charge and the extra
+charges), a one-line description, and an example with the value and burn
+it gives (each example is run when the list is printed, so it cannot go
+stale). --json prints the same as a canonical JSON array; --markdown
+prints docs/expr.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			ref, err := expr.Reference()
+			if err != nil {
+				return err
+			}
+			switch {
+			case markdown:
+				_, err = io.WriteString(c.stdout, exprReferenceMarkdown(ref))
+			case c.json:
+				err = writeExprReferenceJSON(c.stdout, ref)
+			default:
+				err = writeExprReferenceTable(c.stdout, ref)
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the reference as Markdown (docs/expr.md)")
+	return cmd
+}
+
+// fuelWords is an op's fuel in words: the base charge, then the extra.
+func fuelWords(o expr.OpInfo) string {
+	s := strconv.Itoa(o.BaseCost)
+	if o.PerArgument {
+		s += " + number of arguments"
+	}
+	if o.ExtraCost != "" {
+		s += ", " + o.ExtraCost
+	}
+	return s
+}
+
+func writeExprReferenceTable(w io.Writer, ref []expr.OpInfo) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	family := ""
+	for _, o := range ref {
+		if o.Family != family {
+			if family != "" {
+				fmt.Fprintln(tw)
+			}
+			family = o.Family
+			fmt.Fprintf(tw, "%s\n  OP\tARITY\tFUEL\tEXAMPLE\tRESULT\tBURN\tWHAT IT DOES\n", family)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\n", o.Name, o.Arity, fuelWords(o), o.Example, o.Result, o.Burn, o.Summary)
+	}
+	return tw.Flush()
+}
+
+func writeExprReferenceJSON(w io.Writer, ref []expr.OpInfo) error {
+	raw, err := json.Marshal(ref)
+	if err != nil {
+		return err
+	}
+	v, err := canon.Parse(raw, 0)
+	if err != nil {
+		return err
+	}
+	b, err := canon.Encode(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// exprReferenceMarkdown renders docs/expr.md; TestExprDocsInSync keeps
+// the file equal to it (go test ./cmd/assay -run ExprDocs -update
+// rewrites it).
+func exprReferenceMarkdown(ref []expr.OpInfo) string {
+	var b strings.Builder
+	b.WriteString(`# The expression language (algal.expr.v1): every op
+
+<!-- Generated from engine/expr's op table by ` + "`assay expr ops --markdown`" + `.
+     Do not edit: change the op's entry in engine/expr/ops_*.go, then run
+     go test ./cmd/assay -run TestExprDocsInSync -update -->
+
+A program is a JSON value: a scalar is itself, an object builds an object
+from its evaluated fields, and an array is an op call ` + "`[op, arg...]`" + `. Names
+come from the binders of let, map, filter and fold, then from the env.
+Every program runs on a fuel budget (default 10,000, at most 1,000,000): a
+literal costs 1, an op its base cost on entry plus the extra charges below,
+and a program that runs out fails EXPR_FUEL. Burns are the contract's:
+the same program and env burn the same on every machine.
+
+` + "`assay expr ops`" + ` prints this table, ` + "`assay expr ops --json`" + ` the same as JSON,
+` + "`assay expr eval --program JSON`" + ` runs a program. Each example below was run to
+produce its result and burn.
+`)
+	family := ""
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	code := func(s string) string { return "`" + s + "`" }
+	for _, o := range ref {
+		if o.Family != family {
+			family = o.Family
+			b.WriteString("\n## " + family + "\n\n| op | arity | fuel | what it does | example | result | burn |\n| --- | --- | --- | --- | --- | --- | ---: |\n")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d |\n", code(o.Name), o.Arity, cell(fuelWords(o)),
+			cell(o.Summary), code(cell(o.Example)), code(cell(o.Result)), o.Burn)
+	}
+	return b.String()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,5 +106,98 @@ func TestExprHelpNamesDefaultFuel(t *testing.T) {
 	code, out, _ := runExpr(t, "expr", "eval", "--help")
 	if code != 0 || !strings.Contains(out, "10000") || !strings.Contains(out, "1000000") {
 		t.Fatalf("help: exit %d out %s", code, out)
+	}
+}
+
+// TestExprArgumentsBoundedBeforeParsing: a --program over its raw-text
+// bound is refused with the contract's program-bytes bound before any
+// parsing (2 MiB of "[" would otherwise fail the parser's depth limit),
+// and --env likewise with env-bytes; text under the bound whose canonical
+// form is small still runs.
+func TestExprArgumentsBoundedBeforeParsing(t *testing.T) {
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.json")
+	if err := os.WriteFile(huge, bytes.Repeat([]byte("["), 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"burn":0,"error":{"code":"EXPR_BOUNDS","message":"{\"code\":\"EXPR_BOUNDS\",\"max\":16384,\"what\":\"program-bytes\"}"}}` + "\n"
+	for _, args := range [][]string{
+		{"expr", "eval", "--program", "@" + huge},
+		{"expr", "eval", "--program", strings.Repeat("[", maxProgramText+1)},
+		{"expr", "check", "--program", "@" + huge},
+	} {
+		code, out, _ := runExpr(t, args...)
+		if args[1] == "check" {
+			want = strings.Replace(strings.TrimPrefix(want, `{"burn":0,`), `"error"`, `{"error"`, 1)
+		}
+		if code != 1 || out != want {
+			t.Errorf("%s %s: exit %d, out %s; want exit 1, %s", args[1], args[3][:8], code, out, want)
+		}
+	}
+	bigEnv := filepath.Join(dir, "env.json")
+	if err := os.WriteFile(bigEnv, bytes.Repeat([]byte("{"), maxEnvText+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runExpr(t, "expr", "eval", "--program", "1", "--env", "@"+bigEnv); code != 1 ||
+		!strings.Contains(out, `\"max\":262144,\"what\":\"env-bytes\"`) {
+		t.Errorf("env over its bound: exit %d out %s", code, out)
+	}
+	padded := filepath.Join(dir, "padded.json")
+	if err := os.WriteFile(padded, []byte(strings.Repeat(" ", 100_000)+`["add",1,2]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runExpr(t, "expr", "eval", "--program", "@"+padded); code != 0 || out != `{"burn":4,"value":3}`+"\n" {
+		t.Errorf("padded program: exit %d out %s", code, out)
+	}
+}
+
+var updateDocs = flag.Bool("update", false, "rewrite generated docs (docs/expr.md) instead of comparing")
+
+// TestExprDocsInSync keeps docs/expr.md equal to what the op table
+// generates; -update rewrites it.
+func TestExprDocsInSync(t *testing.T) {
+	code, out, errOut := runExpr(t, "expr", "ops", "--markdown")
+	if code != 0 {
+		t.Fatalf("expr ops --markdown: exit %d: %s", code, errOut)
+	}
+	path := filepath.Join("..", "..", "docs", "expr.md")
+	if *updateDocs {
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	have, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(have) != out {
+		t.Errorf("docs/expr.md is stale: run go test ./cmd/assay -run TestExprDocsInSync -update")
+	}
+}
+
+// TestExprOps: the table names every op with its arity, fuel and the
+// example's result; --json is the same reference as canonical JSON.
+func TestExprOps(t *testing.T) {
+	code, out, _ := runExpr(t, "expr", "ops")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"Numbers\n  OP ", "WHAT IT DOES",
+		`eq         2      2, + the node count of both values`,
+		`["fold", ["list", 1, 2, 3], 0, "acc", "it", ["add", ["get", "acc"], ["get", "it"]]]  6 `,
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "\n  "); n != 61+6 { // 61 ops and 6 family headers
+		t.Errorf("table has %d op and header rows, want 67", n)
+	}
+	code, out, _ = runExpr(t, "--json", "expr", "ops")
+	if code != 0 || !strings.HasPrefix(out, `[{"arity":"1..","baseCost":2,"burn":5,"example":"[\"add\", 1, 2, 3.5]","family":"Numbers"`) ||
+		strings.Count(out, `"name":`) != 61 {
+		t.Errorf("--json: exit %d, out %.200s", code, out)
 	}
 }

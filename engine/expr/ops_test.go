@@ -167,3 +167,30 @@ func TestLiteralPathFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceCoversEveryOp: the reference lists each op of the table
+// once, and every example runs to a value (an example that fails teaches
+// nothing) with the arity and base cost the entry declares.
+func TestReferenceCoversEveryOp(t *testing.T) {
+	ref, err := Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, o := range ref {
+		if seen[o.Name] {
+			t.Errorf("%s listed twice", o.Name)
+		}
+		seen[o.Name] = true
+		if strings.HasPrefix(o.Result, "error") || o.Summary == "" || o.Burn == 0 {
+			t.Errorf("%s: example %s gave %s (burn %d), summary %q", o.Name, o.Example, o.Result, o.Burn, o.Summary)
+		}
+		d := opTable[o.Name]
+		if o.MinArgs != d.min || o.MaxArgs != d.max || (o.BaseCost == 1) != d.cheap {
+			t.Errorf("%s: reference says %s / base %d, the table %d..%d cheap=%v", o.Name, o.Arity, o.BaseCost, d.min, d.max, d.cheap)
+		}
+	}
+	if len(seen) != len(Ops()) {
+		t.Errorf("reference lists %d ops, the table has %d", len(seen), len(Ops()))
+	}
+}

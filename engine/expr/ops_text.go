@@ -170,7 +170,7 @@ var textOps = []*opDef{
 	},
 	{
 		name: "toText", min: 1, max: 1, cost: "+ the UTF-8 bytes of the rendering",
-		summary: "The value's canonical JSON text.", example: `["toText", {"b": 1, "a": [true, null]}]`,
+		summary: "The value's canonical JSON text.", example: `["toText", {"b": 1, "a": ["list", true, null]}]`,
 		eval: func(m *machine, n *node) (any, *fault.Error) {
 			v, err := m.eval(n.args[0])
 			if err != nil {
