@@ -19,6 +19,9 @@ import "github.com/spf13/cobra"
 //	assay pack MANIFEST, unpack B   algal.bundle.v1 closures (also: assay bundle)
 //	assay digest MANIFEST, canon F  manifest digest, canonical JSON
 //	assay mailbox                   create | send | receive | list | revoke
+//	assay inspect R, diff A B       summarize a receipt, compare two
+//	assay runs, manifests, manifest D, store put|get|has, slots, slot get|set
+//	                                the store under --dir
 //	assay record                    show foundry-run.yml records
 //	assay expr                      eval | check | ops (algal.expr.v1)
 //	assay ci                        verify | diff | pr | comment (the PR check)
@@ -55,6 +58,14 @@ func newRoot(c *cli) *cobra.Command {
 		newDigestCmd(c),
 		newCanonCmd(c),
 		newMailboxCmd(c),
+		newInspectCmd(c),
+		newDiffCmd(c),
+		newRunsCmd(c),
+		newManifestsCmd(c),
+		newManifestCmd(c),
+		newStoreCmd(c),
+		newSlotsCmd(c),
+		newSlotCmd(c),
 		newRecordCmd(c),
 		newExprCmd(c),
 		newCICmd(c),
