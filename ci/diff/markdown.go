@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	ghci "github.com/algal-assay/assay/ci/github"
+	"github.com/algal-assay/assay/engine/bench"
 )
 
 // Section titles, in the comment's priority order.
@@ -230,9 +231,9 @@ func delta(b, h int64) string {
 func fdelta(b, h float64) string {
 	switch {
 	case h > b:
-		return fmt.Sprintf("+%.6f", h-b)
+		return "+" + bench.FormatDollars(h-b)
 	case h < b:
-		return fmt.Sprintf("−%.6f", b-h)
+		return "−" + bench.FormatDollars(b-h)
 	}
 	return "±0"
 }
@@ -284,16 +285,16 @@ func paretoMD(d *Diff) string {
 			switch {
 			case s.Base == nil:
 				passed = fmt.Sprintf("%d/%d (new)", s.Head.Passed, s.Head.Total)
-				tokens, cost, calls = fmt.Sprint(s.Head.Tokens), fmt.Sprintf("%.6f", s.Head.Cost), fmt.Sprint(s.Head.Calls)
+				tokens, cost, calls = fmt.Sprint(s.Head.Tokens), bench.FormatDollars(s.Head.Cost), fmt.Sprint(s.Head.Calls)
 				pareto = yesNo(s.Head.OnPareto)
 			case s.Head == nil:
 				passed = fmt.Sprintf("%d/%d (removed)", s.Base.Passed, s.Base.Total)
-				tokens, cost, calls = fmt.Sprint(s.Base.Tokens), fmt.Sprintf("%.6f", s.Base.Cost), fmt.Sprint(s.Base.Calls)
+				tokens, cost, calls = fmt.Sprint(s.Base.Tokens), bench.FormatDollars(s.Base.Cost), fmt.Sprint(s.Base.Calls)
 				pareto = "—"
 			default:
 				passed = change(fmt.Sprintf("%d/%d", s.Base.Passed, s.Base.Total), fmt.Sprintf("%d/%d", s.Head.Passed, s.Head.Total), delta(s.Base.Passed, s.Head.Passed))
 				tokens = change(fmt.Sprint(s.Base.Tokens), fmt.Sprint(s.Head.Tokens), delta(s.Base.Tokens, s.Head.Tokens))
-				cost = change(fmt.Sprintf("%.6f", s.Base.Cost), fmt.Sprintf("%.6f", s.Head.Cost), fdelta(s.Base.Cost, s.Head.Cost))
+				cost = change(bench.FormatDollars(s.Base.Cost), bench.FormatDollars(s.Head.Cost), fdelta(s.Base.Cost, s.Head.Cost))
 				calls = change(fmt.Sprint(s.Base.Calls), fmt.Sprint(s.Head.Calls), delta(s.Base.Calls, s.Head.Calls))
 				switch s.Pareto {
 				case "joined":
