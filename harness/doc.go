@@ -8,13 +8,23 @@
 //
 // # Workload files
 //
-// The kind comes from the file name. Paths are relative to the file.
+// The kind comes from the file name (.bench.yaml or .foundry.yaml, or
+// .yml). Paths are relative to the file.
 // Unknown keys, wrong types, duplicate keys, merge keys, explicit tags
 // (other than !queue on a response), a second YAML document and aliases
 // expanding past a size bound are rejected, as are references to things
 // that do not exist, each as *fault.Error with file:line:column and the key
 // path; problems the engine finds while admitting the compiled config are
-// mapped back to the YAML node they came from.
+// mapped back to the YAML node they came from. Unknown keys and names of
+// systems, cases and executors come with a did-you-mean.
+//
+// Load also reads every organism the workload names (contracts.go) and
+// rejects what a run would otherwise accept silently: a scripted answer
+// its cell's output contract can never accept (a label typo, JSON failing
+// the schema; tag a deliberate one !malformed), a cell whose route names
+// no executor of its system, and an executor no cell reaches. Routing is
+// effect.Router's: a cell's route.preset or route.provider names the
+// executor; a cell without a route goes to the first executor by name.
 //
 //	name: ticket-triage          # id; names the run directory and the record's pipeline
 //	revision: 1                  # bump when case semantics change (record source_revision)
@@ -32,7 +42,7 @@
 //	    args: { ticket: "..." }  # interface inputs
 //	    expect: { queue: billing }
 //	    responses:               # executor -> cell id -> response for this case
-//	      cheap: { route: billing, draft: !queue [first, second] }
+//	      cheap: { route: billing, draft: !queue [first, second], check: !malformed "???" }
 //	usage:                       # executor -> cell -> what one answer reports (executors served from cases)
 //	  cheap: { route: { model: small-1, tokensIn: 210, tokensOut: 2 } }
 //	scorer: [eq, [get, outputs, queue], [get, expect, queue]]   # algal.expr.v1 program
