@@ -8,7 +8,8 @@
 //
 // # Layout
 //
-//	artifact.json          {"layout":"assay.pr-artifact.v1","paths":[...],"archive":"..."}
+//	artifact.json          {"layout":"assay.pr-artifact.v1","paths":[...],"archive":"...",
+//	                        "head_commit":"<40 hex>"}
 //	pr.json                {"number": N, "head_sha": "..."} (ci/github)
 //	comment.md, report.md, diff.json
 //	                       what the check itself rendered: for people and
@@ -34,6 +35,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -76,6 +78,8 @@ func errorf(code, format string, a ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
+var commitPattern = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
 // Source is one side as the check has it on disk.
 type Source struct {
 	// Runs is the runs root, Store the store the runs wrote, Tree the
@@ -91,6 +95,11 @@ type Artifact struct {
 	// Archive is the receipt archive relative to the head tree ("" for
 	// none).
 	Archive string
+	// HeadCommit is the commit the head tree was checked out at ("" when
+	// unknown): the comment workflow confirms the head tree's files
+	// against it, since the artifact's copy of a workload (its gate) is
+	// pull-request output too.
+	HeadCommit string
 }
 
 // Side is one side's directories inside the artifact.
@@ -112,8 +121,11 @@ func IsArtifact(dir string) bool {
 // sides and the marker of an earlier artifact there. paths are the
 // workload paths relative to each tree; archive is the receipt archive
 // (an absolute path or relative to the head tree; "" for none).
-func Write(ctx context.Context, dir string, base, head Source, paths []string, archive string) error {
-	a := &Artifact{Dir: dir, Paths: paths}
+func Write(ctx context.Context, dir string, base, head Source, paths []string, archive, headCommit string) error {
+	if headCommit != "" && !commitPattern.MatchString(headCommit) {
+		return errorf(CodeInvalid, "head commit %q is not 40 lowercase hex digits", headCommit)
+	}
+	a := &Artifact{Dir: dir, Paths: paths, HeadCommit: headCommit}
 	if archive != "" {
 		abs := archive
 		if !filepath.IsAbs(abs) {
@@ -138,11 +150,11 @@ func Write(ctx context.Context, dir string, base, head Source, paths []string, a
 		if s.name == Head && a.Archive != "" {
 			extra = a.Archive
 		}
-		if err := writeSide(ctx, a.Side(s.name), s.src, paths, extra); err != nil {
+		if err := writeSide(ctx, a.Side(s.name), s.src, paths, extra, dir); err != nil {
 			return err
 		}
 	}
-	marker := map[string]any{"layout": Layout, "paths": anyList(paths), "archive": a.Archive}
+	marker := map[string]any{"layout": Layout, "paths": anyList(paths), "archive": a.Archive, "head_commit": a.HeadCommit}
 	b, err := canon.Encode(marker)
 	if err != nil {
 		return err
@@ -163,7 +175,7 @@ func anyList(s []string) []any {
 
 // writeSide copies one side: its run directories (hidden leftovers
 // excluded), the store objects verification reads, and its tree files.
-func writeSide(ctx context.Context, dst Side, src Source, paths []string, archive string) error {
+func writeSide(ctx context.Context, dst Side, src Source, paths []string, archive, artifactDir string) error {
 	if err := os.MkdirAll(dst.Runs, 0o755); err != nil {
 		return &Error{Code: CodeIO, Message: "artifact " + dst.Runs, Err: err}
 	}
@@ -175,7 +187,7 @@ func writeSide(ctx context.Context, dst Side, src Source, paths []string, archiv
 			return err
 		}
 	}
-	ws, files, err := treeFiles(src.Tree, paths)
+	ws, files, err := treeFiles(src.Tree, paths, artifactDir)
 	if err != nil {
 		return err
 	}
@@ -248,7 +260,8 @@ func (r *recording) Has(ns store.Namespace, digest string) (bool, error) {
 // tree (child modules, and the manifests archived receipts are matched
 // against). Files outside the tree are left out: the artifact cannot carry
 // them, and re-deriving such a workload from it then fails.
-func treeFiles(tree string, paths []string) (*verify.Workloads, []string, error) {
+func treeFiles(tree string, paths []string, artifactDir string) (*verify.Workloads, []string, error) {
+	skip, _ := filepath.Abs(artifactDir)
 	var roots []string
 	for _, p := range paths {
 		roots = append(roots, filepath.Join(tree, p))
@@ -334,6 +347,11 @@ func treeFiles(tree string, paths []string) (*verify.Workloads, []string, error)
 		}
 		if d.IsDir() {
 			if p != tree && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			// The artifact being written (out/assay-pr-check inside the
+			// working tree) and any earlier one are outputs, not sources.
+			if abs, err := filepath.Abs(p); err == nil && (abs == skip || IsArtifact(p)) {
 				return filepath.SkipDir
 			}
 			return nil

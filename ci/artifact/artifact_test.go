@@ -37,7 +37,7 @@ func build(t *testing.T) (art string, src artifact.Source) {
 		t.Fatal(err)
 	}
 	art = filepath.Join(root, "art")
-	if err := artifact.Write(context.Background(), art, src, src, []string{"suites/invoice-extraction.bench.yaml"}, ""); err != nil {
+	if err := artifact.Write(context.Background(), art, src, src, []string{"suites/invoice-extraction.bench.yaml"}, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	return art, src

@@ -20,6 +20,11 @@ type CommentOptions struct {
 	HeadSHA string
 	// Pointer says where the full report is.
 	Pointer string
+	// Blobs, when set, returns the git blob SHA-1 by path of a commit's
+	// tree (ci/github.CommitBlobs): the head tree's files are then
+	// confirmed against the commit the check ran on, which must be
+	// HeadSHA. Without it the comment says they were not confirmed.
+	Blobs func(ctx context.Context, commit string) (map[string]string, error)
 }
 
 // Comment is a composed comment and what it says.
@@ -49,8 +54,12 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 		if err != nil {
 			return nil, err // a host fault, not the artifact's
 		}
-		if !checked.OK() {
-			c.Failures = checked.Failures(dir)
+		confirmed, unconfirmed := confirm(ctx, a, o)
+		if !checked.OK() || len(unconfirmed) > 0 {
+			if !checked.OK() {
+				c.Failures = checked.Failures(dir)
+			}
+			c.Failures = append(c.Failures, unconfirmed...)
 		} else {
 			d, err := a.Diff(ctx, checked, diff.Options{BaseLabel: "base", HeadLabel: headLabel(o.HeadSHA)})
 			if err != nil {
@@ -59,7 +68,13 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 				c.Verified, c.Passed = true, d.Verdict.Passed
 				n := len(checked.Base.Results) + len(checked.Head.Results)
 				sections := diff.Sections(d, diff.RenderOptions{Pointer: o.Pointer})
-				sections[0].Markdown += "\n" + trusted(o, fmt.Sprintf("Re-verified by the comment workflow with the default branch's assay: %d run directories, every verdict re-derived from their reports and workload files.", n), d.Verdict.Passed)
+				how := fmt.Sprintf("Re-verified by the comment workflow with the default branch's assay: %d run directories, every verdict re-derived from their reports and workload files", n)
+				if confirmed {
+					how += fmt.Sprintf(", the head's files confirmed against commit %s.", code(a.HeadCommit))
+				} else {
+					how += " (the head's files were not confirmed against a commit: no workflow_run event)."
+				}
+				sections[0].Markdown += "\n" + trusted(o, how, d.Verdict.Passed)
 				c.Body = ghci.Compose(o.Marker, sections, ghci.MaxCommentChars, o.Pointer)
 				return c, nil
 			}
@@ -76,6 +91,32 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 	c.Body = ghci.Compose(o.Marker, sections, ghci.MaxCommentChars, o.Pointer)
 	return c, nil
 }
+
+// confirm checks the head tree against the commit the check ran on.
+// confirmed is false when there is nothing to confirm against (no Blobs);
+// problems are set when the tree is not that commit's.
+func confirm(ctx context.Context, a *Artifact, o CommentOptions) (confirmed bool, problems []string) {
+	if o.Blobs == nil {
+		return false, nil
+	}
+	switch {
+	case a.HeadCommit == "":
+		return false, []string{"the artifact does not name the commit of its head tree, so its workload files cannot be confirmed"}
+	case o.HeadSHA != "" && a.HeadCommit != o.HeadSHA:
+		return false, []string{fmt.Sprintf("the artifact's head tree is of commit %s, not %s, the commit the check ran on", a.HeadCommit, o.HeadSHA)}
+	}
+	blobs, err := o.Blobs(ctx, a.HeadCommit)
+	if err != nil {
+		return false, []string{fmt.Sprintf("the head's files cannot be confirmed against commit %s: %v", a.HeadCommit, err)}
+	}
+	bad, err := a.ConfirmTree(Head, a.HeadCommit, blobs)
+	if err != nil {
+		return false, []string{fmt.Sprintf("the head tree cannot be read: %v", err)}
+	}
+	return len(bad) == 0, bad
+}
+
+func code(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
 
 func headLabel(sha string) string {
 	if len(sha) >= 12 {

@@ -2,6 +2,8 @@ package artifact
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -63,7 +65,7 @@ func Open(dir string) (*Artifact, error) {
 	}
 	m, _ := v.(map[string]any)
 	for _, k := range canon.SortedKeys(m) {
-		if k != "layout" && k != "paths" && k != "archive" {
+		if k != "layout" && k != "paths" && k != "archive" && k != "head_commit" {
 			return nil, errorf(CodeInvalid, "%s: unknown member %q", MarkerFile, k)
 		}
 	}
@@ -87,6 +89,13 @@ func Open(dir string) (*Artifact, error) {
 			return nil, errorf(CodeInvalid, "%s: archive %q is not a relative path inside the tree", MarkerFile, s)
 		}
 		a.Archive = s
+	}
+	if c, present := m["head_commit"]; present {
+		s, _ := c.(string)
+		if s != "" && !commitPattern.MatchString(s) {
+			return nil, errorf(CodeInvalid, "%s: head_commit %v is not 40 lowercase hex digits", MarkerFile, c)
+		}
+		a.HeadCommit = s
 	}
 	for _, side := range []string{Base, Head} {
 		sd := a.Side(side)
@@ -261,4 +270,43 @@ func (c *Checked) Report(dir string) *verify.Report {
 		rep.Results = append(rep.Results, verify.Result{Path: filepath.Join(dir, Head), Kind: KindWorkload, Mismatches: []string{p}})
 	}
 	return rep
+}
+
+// ConfirmTree compares every file of side's tree with blobs, the git blob
+// SHA-1 by path of the commit the tree claims to be (ci/github.CommitBlobs):
+// it returns one line per file the commit does not hold as it is. An
+// artifact could otherwise carry a workload, and so a gate, that the pull
+// request never committed.
+func (a *Artifact) ConfirmTree(side string, commit string, blobs map[string]string) ([]string, error) {
+	tree := a.Side(side).Tree
+	var bad []string
+	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(tree, p)
+		rel = filepath.ToSlash(rel)
+		data, err := canon.ReadBounded(p, 0)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s/tree/%s: %v", side, rel, err))
+			return nil
+		}
+		want, ok := blobs[rel]
+		switch {
+		case !ok:
+			bad = append(bad, fmt.Sprintf("%s/tree/%s is not in commit %s", side, rel, commit))
+		case want != blobSHA(data):
+			bad = append(bad, fmt.Sprintf("%s/tree/%s differs from %s at commit %s", side, rel, rel, commit))
+		}
+		return nil
+	})
+	return bad, err
+}
+
+// blobSHA is git's object name for a file's content.
+func blobSHA(data []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
 }

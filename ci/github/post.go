@@ -168,6 +168,26 @@ func PullHead(ctx context.Context, client *Client, owner, repo string, pr int) (
 	return p.GetHead().GetSHA(), nil
 }
 
+// CommitBlobs returns the git blob SHA-1 of every file in commit sha's
+// tree, by slash-separated path (GET git/trees/{sha}?recursive=1). A tree
+// GitHub truncates cannot confirm anything and is an error.
+func CommitBlobs(ctx context.Context, client *Client, owner, repo, sha string) (map[string]string, error) {
+	t, _, err := client.Git.GetTree(ctx, owner, repo, sha, true)
+	if err != nil {
+		return nil, apiError(err, "get the tree of %s/%s@%s", owner, repo, sha)
+	}
+	if t.GetTruncated() {
+		return nil, errorf(CodeAPI, "the tree of %s/%s@%s is truncated (over GitHub's 100,000 entries)", owner, repo, sha)
+	}
+	out := map[string]string{}
+	for _, e := range t.Entries {
+		if e.GetType() == "blob" {
+			out[e.GetPath()] = e.GetSHA()
+		}
+	}
+	return out, nil
+}
+
 // CannotComment reports whether err means the token is not allowed to
 // comment: GitHub answered 403 (e.g. the read-only token of a pull request
 // from a fork) or 404 (the token cannot see the repository or pull request).

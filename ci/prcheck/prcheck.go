@@ -149,7 +149,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		err := artifact.Write(ctx, opts.Artifact,
 			artifact.Source{Runs: sides.BaseOut, Store: sides.BaseStore, Tree: sides.BaseTree},
 			artifact.Source{Runs: sides.HeadOut, Store: sides.HeadStore, Tree: sides.HeadTree},
-			sides.Paths, sides.Archive)
+			sides.Paths, sides.Archive, sides.HeadCommit)
 		if err != nil {
 			return nil, err
 		}
@@ -305,6 +305,9 @@ type Sides struct {
 	BaseStore, HeadStore string
 	BaseTree, HeadTree   string
 	Paths                []string
+	// HeadCommit is the commit checked out in the head tree ("" outside
+	// git).
+	HeadCommit string
 	// Archive is the receipt archive replayed ("" for none).
 	Archive string
 	close   []func() error
@@ -368,6 +371,11 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 		return nil, err
 	}
 	s.BaseSHA = baseSHA
+	// The commit the head tree is, for the comment workflow to confirm the
+	// artifact's copies of its files against.
+	if sha, err := git(ctx, head, "rev-parse", "--verify", "HEAD^{commit}"); err == nil && len(sha) == 40 {
+		s.HeadCommit = sha
+	}
 	headLabel := "working tree"
 	if sha, err := git(ctx, head, "rev-parse", "--short", "HEAD"); err == nil {
 		headLabel = "HEAD " + sha

@@ -14,12 +14,18 @@ import (
 
 	"github.com/algal-assay/assay/ci/artifact"
 	"github.com/algal-assay/assay/ci/prcheck"
+	civerify "github.com/algal-assay/assay/ci/verify"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness"
 )
 
 // A PR-check artifact built without git: the repository's suites and
 // fixtures copied into a tree, with ticket-triage's gate raised so that
 // one head gate honestly fails; the one run set serves as base and head.
 // Built once; each test copies it.
+// artifactHead is the commit the built artifact's head tree claims to be.
+var artifactHead = strings.Repeat("c", 40)
+
 var (
 	artifactOnce sync.Once
 	artifactDir  string
@@ -72,7 +78,7 @@ func buildArtifact(root string) (string, error) {
 	}
 	art := filepath.Join(root, "assay-pr-check")
 	src := artifact.Source{Runs: runs, Store: st, Tree: tree}
-	if err := artifact.Write(context.Background(), art, src, src, []string{"suites"}, ""); err != nil {
+	if err := artifact.Write(context.Background(), art, src, src, []string{"suites"}, "", artifactHead); err != nil {
 		return "", err
 	}
 	pr, _ := json.Marshal(map[string]any{"number": 12, "head_sha": strings.Repeat("c", 40)})
@@ -289,6 +295,9 @@ func postFromArtifact(t *testing.T, art string) string {
 	fx.env.eventPath = fx.write(t, "run-event.json", `{"action":"completed","workflow_run":{"id":55,"event":"pull_request","conclusion":"failure","head_sha":"`+head+
 		`","html_url":"https://github.test/acme/widgets/actions/runs/55","pull_requests":[]},"repository":{"full_name":"acme/widgets"}}`)
 	fx.fake.SetHead(12, head)
+	// The commit holds the files the check really ran on: the pristine
+	// artifact's head tree, whatever the test did to its copy.
+	fx.fake.SetTree(head, committedFiles(t))
 	code, out, errOut := fx.run(t, "--from-artifact", art)
 	if code != 0 {
 		t.Fatalf("ci comment: exit %d\n%s%s", code, out, errOut)
@@ -298,6 +307,30 @@ func postFromArtifact(t *testing.T, art string) string {
 		t.Fatalf("comments %#v", c)
 	}
 	return c[0].Body
+}
+
+// committedFiles are the built artifact's head tree files by path.
+func committedFiles(t *testing.T) map[string]string {
+	t.Helper()
+	builtArtifact(t) // makes sure it exists
+	tree := filepath.Join(artifactDir, "head", "tree")
+	files := map[string]string{}
+	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(tree, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 // The artifact's comment.md claims Pass; the evidence says one gate fails:
@@ -320,4 +353,70 @@ func TestPosterComposesFromEvidenceNotCommentMD(t *testing.T) {
 	if strings.Contains(body, "✅ Pass") || strings.Contains(body, "everything holds") {
 		t.Errorf("posted body repeats the pull request's claim:\n%s", body)
 	}
+}
+
+// A forgery consistent in itself: the artifact's copy of the workload
+// relaxes the gate, and gate.json is rewritten to what that copy
+// re-derives to, so ci verify on the artifact alone passes. The poster
+// confirms the head tree against the commit the check ran on, and says
+// Fail, naming the file.
+func TestPosterCatchesWorkloadNotCommitted(t *testing.T) {
+	clearActionsEnv(t)
+	art := builtArtifact(t)
+	wl := filepath.Join(art, "head", "tree", "suites", "ticket-triage.bench.yaml")
+	editText(t, wl, "    cheap-single: 5\n", "    cheap-single: 4\n")
+	ev, ws, err := mustOpen(t, art).Evidence(artifact.Head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := headRun(t, art, "ticket-triage")
+	res, err := civerify.CheckRun(context.Background(), run, civerify.Options{Evidence: ev.Store, StoreDir: ev.StoreDir, Workloads: ws})
+	if err != nil || res.Run == nil || res.Run.Derived == nil || !res.Run.Derived.GatesPassed() {
+		t.Fatalf("the relaxed gate must pass: %v %+v", err, res)
+	}
+	b, err := canon.Encode(harness.GateValue(res.Run.Workload, res.Run.Derived.Gates))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, "gate.json"), append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := run2(t, &out, "ci", "verify", art); code != 0 {
+		t.Fatalf("the forgery must verify on its own (that is the point): exit %d\n%s", code, out.String())
+	}
+	body := postFromArtifact(t, art)
+	if !strings.Contains(body, "**❌ Fail**") || strings.Contains(body, "✅") ||
+		!strings.Contains(body, "head/tree/suites/ticket-triage.bench.yaml differs from suites/ticket-triage.bench.yaml at commit "+artifactHead) {
+		t.Fatalf("posted body:\n%s", body)
+	}
+}
+
+// An artifact whose head tree names another commit than the run's is not
+// confirmed.
+func TestPosterRefusesAnotherCommitsTree(t *testing.T) {
+	clearActionsEnv(t)
+	art := builtArtifact(t)
+	editText(t, filepath.Join(art, artifact.MarkerFile), artifactHead, strings.Repeat("d", 40))
+	body := postFromArtifact(t, art)
+	if !strings.Contains(body, "**❌ Fail**") || !strings.Contains(body, "is of commit "+strings.Repeat("d", 40)+", not "+artifactHead) {
+		t.Fatalf("posted body:\n%s", body)
+	}
+}
+
+func mustOpen(t *testing.T, dir string) *artifact.Artifact {
+	t.Helper()
+	a, err := artifact.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func run2(t *testing.T, out *bytes.Buffer, args ...string) int {
+	t.Helper()
+	var errb bytes.Buffer
+	code := run(args, nil, out, &errb)
+	out.Write(errb.Bytes())
+	return code
 }

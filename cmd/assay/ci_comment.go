@@ -118,24 +118,19 @@ func (c *cli) postComment(f ciCommentFlags) error {
 
 	var body, headSHA string
 	pr := f.pr
+	var art *ghci.Artifact
 	if f.artifact != "" {
-		a, err := ghci.ReadArtifact(f.artifact)
-		if err != nil {
+		if art, err = ghci.ReadArtifact(f.artifact); err != nil {
 			return err
 		}
-		pr, headSHA = a.PR, a.HeadSHA
-		if headSHA == "" {
+		pr, headSHA = art.PR, art.HeadSHA
+		if headSHA != "" && ev.RunHeadSHA != "" && headSHA != ev.RunHeadSHA {
+			return &fault.Error{Code: ghci.CodeArtifact, Message: fmt.Sprintf(
+				"artifact pr.json names commit %s but the triggering run checked %s", headSHA, ev.RunHeadSHA)}
+		}
+		if ev.RunHeadSHA != "" {
 			headSHA = ev.RunHeadSHA
 		}
-		// The comment is composed here, by this binary, from the
-		// artifact's evidence; the comment.md the pull request's code
-		// wrote is never posted.
-		c, err := artifact.ComposeComment(context.Background(), f.artifact, artifact.CommentOptions{
-			Marker: marker, Conclusion: ev.RunConclusion, HeadSHA: headSHA, Pointer: pointerText(f.pointer, ev)})
-		if err != nil {
-			return err
-		}
-		body = c.Body
 	} else {
 		if body, err = ghci.ReadBody(f.body); err != nil {
 			return err
@@ -146,10 +141,6 @@ func (c *cli) postComment(f ciCommentFlags) error {
 		if pr == 0 {
 			return &fault.Error{Code: ghci.CodeEvent, Message: "no pull request number: pass --pr N, or run on a pull_request event (GITHUB_EVENT_PATH)"}
 		}
-	}
-	if headSHA != "" && ev.RunHeadSHA != "" && headSHA != ev.RunHeadSHA {
-		return &fault.Error{Code: ghci.CodeArtifact, Message: fmt.Sprintf(
-			"artifact pr.json names commit %s but the triggering run checked %s", headSHA, ev.RunHeadSHA)}
 	}
 
 	client, err := ghci.NewClient(os.Getenv("GITHUB_TOKEN"), os.Getenv("GITHUB_API_URL"), nil)
@@ -163,18 +154,39 @@ func (c *cli) postComment(f ciCommentFlags) error {
 	// In the workflow_run job the artifact's PR number comes from PR code;
 	// commenting only when that PR's head is the commit the run checked
 	// stops a pull request from steering the report onto another one.
+	fallback := ""
 	if f.artifact != "" && ev.RunHeadSHA != "" {
 		head, err := ghci.PullHead(ctx, client, owner, name, pr)
-		if ghci.CannotComment(err) {
-			return c.ciCommentFallback(target, err.Error(), body)
+		switch {
+		case ghci.CannotComment(err):
+			fallback = err.Error()
+		case err != nil:
+			return err
+		case head != ev.RunHeadSHA:
+			fallback = fmt.Sprintf("its head is %s but this report is for %s (a newer push, or an artifact naming the wrong pull request); not commenting", head, ev.RunHeadSHA)
 		}
+	}
+
+	if art != nil {
+		// The comment is composed here, by this binary, from the
+		// artifact's evidence; the comment.md the pull request's code
+		// wrote is never posted. In the workflow_run job the head tree's
+		// files (the workloads whose gates decide the verdict) are
+		// confirmed against the commit the run checked.
+		opts := artifact.CommentOptions{Marker: marker, Conclusion: ev.RunConclusion, HeadSHA: headSHA, Pointer: pointerText(f.pointer, ev)}
+		if ev.RunHeadSHA != "" {
+			opts.Blobs = func(ctx context.Context, commit string) (map[string]string, error) {
+				return ghci.CommitBlobs(ctx, client, owner, name, commit)
+			}
+		}
+		composed, err := artifact.ComposeComment(ctx, f.artifact, opts)
 		if err != nil {
 			return err
 		}
-		if head != ev.RunHeadSHA {
-			return c.ciCommentFallback(target, fmt.Sprintf(
-				"its head is %s but this report is for %s (a newer push, or an artifact naming the wrong pull request); not commenting", head, ev.RunHeadSHA), body)
-		}
+		body = composed.Body
+	}
+	if fallback != "" {
+		return c.ciCommentFallback(target, fallback, body)
 	}
 
 	content := body

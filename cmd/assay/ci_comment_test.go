@@ -259,6 +259,7 @@ func TestCICommentFromArtifact(t *testing.T) {
 	fx := newCIFixture(t)
 	fx.workflowRun(t, head)
 	fx.fake.SetHead(12, head)
+	fx.fake.SetTree(head, committedFiles(t))
 	code, out, errOut := fx.run(t, "--from-artifact", art)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

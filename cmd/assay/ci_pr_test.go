@@ -244,12 +244,27 @@ func TestCIPRGatesHold(t *testing.T) {
 func TestCIPRHeadGateFails(t *testing.T) {
 	clearActionsEnv(t)
 	repo := newPRRepo(t)
-	repo.branch(t, "promote-large", promoteLarge)
-	art := filepath.Join(t.TempDir(), "art")
+	sha := repo.branch(t, "promote-large", promoteLarge)
+	// Inside the working tree, as the workflow has it; run twice, so an
+	// earlier artifact is there too.
+	art := filepath.Join(repo.dir, "out", "assay-pr-check")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "suites/intent-select.foundry.yaml"}, nil, &stdout, &stderr)
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+	for range 2 {
+		stdout.Reset()
+		code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "suites/intent-select.foundry.yaml"}, nil, &stdout, &stderr)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+		}
+	}
+	// The artifact copies sources, never outputs: no earlier artifact in
+	// its trees, and it names the head commit.
+	for _, side := range []string{"base", "head"} {
+		if _, err := os.Stat(filepath.Join(art, side, "tree", "out")); !os.IsNotExist(err) {
+			t.Errorf("%s tree holds the artifact directory: %v", side, err)
+		}
+	}
+	if a, err := artifact.Open(art); err != nil || a.HeadCommit != sha {
+		t.Fatalf("artifact head commit %v, want %s: %v", a, sha, err)
 	}
 	body, err := os.ReadFile(filepath.Join(art, ghci.ArtifactBody))
 	if err != nil {

@@ -6,12 +6,16 @@
 package githubtest
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +57,8 @@ type Server struct {
 	fail     map[string]int // endpoint ("list", "create", "edit", "pull") -> status
 	redirect map[string]redirect
 	echo     map[string]bool
+	trees    map[string]map[string]string // commit -> path -> content
+	truncate bool
 }
 
 type redirect struct {
@@ -63,7 +69,7 @@ type redirect struct {
 // New starts a fake serving owner/repo; the caller must Close it.
 func New(owner, repo string) *Server {
 	s := &Server{Owner: owner, Repo: repo, nextID: 1000, heads: map[int]string{}, fail: map[string]int{},
-		redirect: map[string]redirect{}, echo: map[string]bool{}}
+		redirect: map[string]redirect{}, echo: map[string]bool{}, trees: map[string]map[string]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	return s
 }
@@ -91,7 +97,7 @@ func (s *Server) SetHead(pr int, sha string) {
 	s.heads[pr] = sha
 }
 
-// Fail makes endpoint ("list", "create", "edit" or "pull") answer status.
+// Fail makes endpoint ("list", "create", "edit", "pull" or "tree") answer status.
 func (s *Server) Fail(endpoint string, status int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -113,6 +119,35 @@ func (s *Server) EchoAuth(endpoint string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.echo[endpoint] = true
+}
+
+// SetTree makes GET git/trees/{sha}?recursive=1 answer for commit sha
+// with files (path -> content), as blobs with their git SHA-1 and the
+// directories between them as tree entries.
+func (s *Server) SetTree(sha string, files map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cp := map[string]string{}
+	for k, v := range files {
+		cp[k] = v
+	}
+	s.trees[sha] = cp
+}
+
+// TruncateTrees makes tree answers say truncated, as GitHub does past
+// 100,000 entries.
+func (s *Server) TruncateTrees() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.truncate = true
+}
+
+// BlobSHA is git's object name for a file's content.
+func BlobSHA(content []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(content))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Comments returns a copy of the comments on issue, oldest first.
@@ -142,6 +177,7 @@ var (
 	listPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/([0-9]+)/comments$`)
 	editPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/([0-9]+)$`)
 	pullPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/([0-9]+)$`)
+	treePath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/git/trees/([0-9a-f]{40})$`)
 )
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
@@ -164,6 +200,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		m, endpoint = editPath.FindStringSubmatch(r.URL.Path), "edit"
 	case r.Method == http.MethodGet && pullPath.MatchString(r.URL.Path):
 		m, endpoint = pullPath.FindStringSubmatch(r.URL.Path), "pull"
+	case r.Method == http.MethodGet && treePath.MatchString(r.URL.Path):
+		m, endpoint = treePath.FindStringSubmatch(r.URL.Path), "tree"
 	default:
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
@@ -187,6 +225,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if status := s.fail[endpoint]; status != 0 {
 		writeError(w, status, "Resource not accessible by integration")
+		return
+	}
+	if endpoint == "tree" {
+		s.tree(w, r, m[3])
 		return
 	}
 	n, _ := strconv.ParseInt(m[3], 10, 64)
@@ -233,6 +275,39 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"number": n, "head": map[string]any{"sha": sha}})
 	}
+}
+
+func (s *Server) tree(w http.ResponseWriter, r *http.Request, sha string) {
+	files, ok := s.trees[sha]
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if r.URL.Query().Get("recursive") == "" {
+		writeError(w, http.StatusUnprocessableEntity, "this fake serves recursive trees only")
+		return
+	}
+	paths := make([]string, 0, len(files))
+	dirs := map[string]bool{}
+	for p := range files {
+		paths = append(paths, p)
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	for d := range dirs {
+		paths = append(paths, d)
+	}
+	sort.Strings(paths)
+	entries := []map[string]any{}
+	for _, p := range paths {
+		if dirs[p] {
+			entries = append(entries, map[string]any{"path": p, "mode": "040000", "type": "tree", "sha": BlobSHA([]byte(p))})
+			continue
+		}
+		entries = append(entries, map[string]any{"path": p, "mode": "100644", "type": "blob", "sha": BlobSHA([]byte(files[p])), "size": len(files[p])})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sha": sha, "tree": entries, "truncated": s.truncate})
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request, issue int) {
