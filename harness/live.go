@@ -87,8 +87,10 @@ func (w *Workload) usesLive() bool {
 	return false
 }
 
-// liveConcurrency is the case concurrency live backends can use: the sum
-// of their max-concurrency, so a bench keeps every backend busy.
+// liveConcurrency is the case concurrency live backends can use: twice
+// the sum of their max-concurrency, so that while some cases do their
+// local work (the run itself, storing the receipt) others are already
+// waiting for a request slot, and every slot stays busy.
 func (w *Workload) liveConcurrency() int {
 	seen := map[string]bool{}
 	n := 0
@@ -119,7 +121,7 @@ func (w *Workload) liveConcurrency() int {
 	for _, e := range w.Executors {
 		add(e.Spec)
 	}
-	return n
+	return 2 * n
 }
 
 func newLive(w *Workload, opts Options) (*live, error) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect/openai"
@@ -421,4 +422,40 @@ func TestRecorderDeclaresTheBackendDigest(t *testing.T) {
 		t.Fatal("recorder and backend declare different configuration digests")
 	}
 	_ = canon.IsDigest
+}
+
+func TestLiveCancelRecordsNothing(t *testing.T) {
+	fake := openaitest.New(triageAnswer("small-1"))
+	fake.Latency = 10 * time.Second
+	defer fake.Close()
+	s := writeLiveWorkloads(t, fake.BaseURL())
+	w, err := Load(filepath.Join(s.root, "live-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := vm.NewWorkbench(s.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for fake.Count() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	start := time.Now()
+	o, err := Run(ctx, w, Options{Runner: wb, Store: wb, Out: s.out, Record: archive.All, Archive: s.archive,
+		Env: func(k string) (string, bool) {
+			return map[string]string{"OPENAI_API_KEY": liveKey}[k], k == "OPENAI_API_KEY"
+		}})
+	if !errors.Is(err, ErrCancelled) || o == nil || o.Status != "cancelled" {
+		t.Fatalf("err %v, outcome %+v: want a cancelled run", err, o)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("cancel took %v: in-flight requests were not abandoned", time.Since(start))
+	}
+	if _, err := os.Stat(filepath.Join(s.archive, archive.IndexFile)); err == nil {
+		t.Error("a cancelled run wrote the archive")
+	}
 }

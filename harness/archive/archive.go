@@ -38,6 +38,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultDir is the archive at the repository root.
@@ -226,23 +227,34 @@ func (a *Archive) Apply(u Update) error {
 	if err != nil {
 		return err
 	}
+	// Publishing is fsync-bound, so files go out in parallel; each is
+	// atomic on its own and only the index makes them reachable.
+	var g errgroup.Group
+	g.SetLimit(putParallelism)
 	for _, e := range u.Entries {
 		r, ok := u.Receipts[e.Receipt]
 		if !ok {
 			return fmt.Errorf("archive: entry %s/%s has no receipt", e.Contender, e.Case)
 		}
-		d, err := a.st.Put(store.Runs, r)
-		if err != nil {
-			return err
-		}
-		if d != e.Receipt {
-			return fmt.Errorf("archive: receipt for %s/%s stores as %s, not %s", e.Contender, e.Case, d, e.Receipt)
-		}
+		g.Go(func() error {
+			d, err := a.st.Put(store.Runs, r)
+			if err != nil {
+				return err
+			}
+			if d != e.Receipt {
+				return fmt.Errorf("archive: receipt for %s/%s stores as %s, not %s", e.Contender, e.Case, d, e.Receipt)
+			}
+			return nil
+		})
 	}
 	for _, req := range u.Requests {
-		if _, err := a.st.Put(store.Values, req); err != nil {
+		g.Go(func() error {
+			_, err := a.st.Put(store.Values, req)
 			return err
-		}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	prev := map[string]Entry{}
 	for _, e := range old {
@@ -283,19 +295,25 @@ func (a *Archive) Apply(u Update) error {
 	if err := atomicfile.Write(filepath.Join(a.dir, IndexFile), b.Bytes()); err != nil {
 		return err
 	}
-	return a.prune(entries)
+	return a.prune(entries, u.Receipts)
 }
 
+// putParallelism bounds the files published at once.
+const putParallelism = 64
+
 // prune removes receipts no entry names and requests no kept receipt
-// issued.
-func (a *Archive) prune(entries []Entry) error {
+// issued; fresh holds receipts just written (not read back).
+func (a *Archive) prune(entries []Entry, fresh map[string]map[string]any) error {
 	keepRuns := map[string]bool{}
 	keepValues := map[string]bool{}
 	for _, e := range entries {
 		keepRuns[e.Receipt] = true
-		r, err := a.Receipt(e.Receipt)
-		if err != nil {
-			return err
+		r, ok := fresh[e.Receipt]
+		if !ok {
+			var err error
+			if r, err = a.Receipt(e.Receipt); err != nil {
+				return err
+			}
 		}
 		effects, _ := r["effects"].([]any)
 		for _, x := range effects {

@@ -73,7 +73,7 @@ func New(id string, c Config, env Env) (*Backend, error) {
 		option.WithBaseURL(base),
 		option.WithMaxRetries(c.MaxRetries),
 		option.WithRequestTimeout(time.Duration(c.TimeoutMs) * time.Millisecond),
-		option.WithHTTPClient(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}),
+		option.WithHTTPClient(httpClient(c.MaxConcurrency)),
 		option.WithMiddleware(boundBody),
 	}
 	if key != "" {
@@ -84,6 +84,19 @@ func New(id string, c Config, env Env) (*Backend, error) {
 	}
 	b.client = sdk.NewClient(opts...)
 	return b, nil
+}
+
+// httpClient follows no redirects (a redirect could carry the key to
+// another host) and keeps one idle connection per request slot, so a busy
+// backend reuses its connections instead of dialling for every request.
+func httpClient(slots int) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = max(slots, 2)
+	t.MaxIdleConns = max(slots, 100)
+	return &http.Client{
+		Transport:     t,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 // boundBody caps a response body at MaxResponseBytes.

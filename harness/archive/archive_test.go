@@ -1,0 +1,174 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
+)
+
+func request(ticket string) effect.Request {
+	return effect.Request{"contract": effect.EffectContract, "cellId": "route", "kind": "classifier", "prompt": "Route.",
+		"context": map[string]any{"inputs": map[string]any{"ticket": ticket}}, "output": map[string]any{"kind": "text"}}
+}
+
+const cfgDigest = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+
+// receiptFor is a minimal receipt holding one live record per request.
+func receiptFor(t *testing.T, answers map[string]string) (map[string]any, []effect.Request) {
+	t.Helper()
+	var effects []any
+	var reqs []effect.Request
+	for ticket, out := range answers {
+		req := request(ticket)
+		d, _ := canon.Digest(req)
+		reqs = append(reqs, req)
+		effects = append(effects, effect.Record{RequestDigest: d, Executor: "cheap", Output: out,
+			Usage: map[string]any{"model": "m-1", "tokensIn": 3.0}, ConfigurationDigest: cfgDigest}.Value())
+	}
+	return map[string]any{"contract": "algal.run.v1", "effects": effects, "args": map[string]any{}}, reqs
+}
+
+func apply(t *testing.T, a *Archive, c, now string, replace bool, answers map[string]string) string {
+	t.Helper()
+	r, reqs := receiptFor(t, answers)
+	d, _ := canon.Digest(r)
+	u := Update{Workload: "w", Entries: []Entry{{Contender: c, Case: "case-1", Receipt: d, Models: []string{"m-1"}}},
+		Receipts: map[string]map[string]any{d: r}, Now: now, Replace: replace}
+	for _, q := range reqs {
+		u.Requests = append(u.Requests, q)
+	}
+	if err := a.Apply(u); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestApplyKeepsRecordedAtAndPrunes(t *testing.T) {
+	a, err := Open(filepath.Join(t.TempDir(), "receipts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := apply(t, a, "sys", "2026-01-01T00:00:00Z", false, map[string]string{"x": "billing"})
+	apply(t, a, "sys", "2026-02-02T00:00:00Z", false, map[string]string{"x": "billing"})
+	es, err := a.Entries()
+	if err != nil || len(es) != 1 || es[0].RecordedAt != "2026-01-01T00:00:00Z" {
+		t.Fatalf("entries %+v %v: an unchanged receipt must keep its recordedAt", es, err)
+	}
+	second := apply(t, a, "sys", "2026-03-03T00:00:00Z", false, map[string]string{"x": "technical"})
+	es, _ = a.Entries()
+	if es[0].Receipt != second || es[0].RecordedAt != "2026-03-03T00:00:00Z" {
+		t.Fatalf("entries %+v after a new answer", es)
+	}
+	if _, err := a.Receipt(first); err == nil {
+		t.Error("the replaced receipt was not pruned")
+	}
+	runs, _ := filepath.Glob(filepath.Join(a.Dir(), "runs", "*.json"))
+	values, _ := filepath.Glob(filepath.Join(a.Dir(), "values", "*.json"))
+	if len(runs) != 1 || len(values) != 1 {
+		t.Errorf("archive holds %d receipts and %d requests, want 1 and 1", len(runs), len(values))
+	}
+	index, _ := os.ReadFile(filepath.Join(a.Dir(), IndexFile))
+	if strings.Count(string(index), "\n") != 1 {
+		t.Errorf("index:\n%s", index)
+	}
+}
+
+func TestReadsAreVerified(t *testing.T) {
+	a, _ := Open(filepath.Join(t.TempDir(), "receipts"))
+	d := apply(t, a, "sys", "2026-01-01T00:00:00Z", false, map[string]string{"x": "billing"})
+	hex, _ := canon.DigestHex(d)
+	path := filepath.Join(a.Dir(), "runs", hex+".json")
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), "billing", "bugging", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Answers("w")
+	var f *fault.Error
+	if !errors.As(err, &f) || f.Code != fault.DigestMismatch {
+		t.Fatalf("a tampered receipt was served: %v", err)
+	}
+}
+
+func TestIndexIsStrict(t *testing.T) {
+	for name, body := range map[string]string{
+		"duplicate": `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","workload":"w"}` + "\n" +
+			`{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","workload":"w"}` + "\n",
+		"unknown field": `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","workload":"w","key":"x"}` + "\n",
+		"bad digest":    `{"case":"c","contender":"s","models":[],"receipt":"abc","recordedAt":"t","workload":"w"}` + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, IndexFile), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := Open(dir)
+			_, err := a.Entries()
+			var f *fault.Error
+			if !errors.As(err, &f) || f.Code != Code || f.Line == 0 {
+				t.Fatalf("err = %v, want %s with a line", err, Code)
+			}
+		})
+	}
+}
+
+type countingLive struct{ calls int }
+
+func (c *countingLive) ID() string { return "cheap" }
+func (c *countingLive) Describe() effect.Descriptor {
+	return effect.Descriptor{ConfigurationDigest: cfgDigest}
+}
+func (c *countingLive) Execute(context.Context, effect.Request) (effect.Response, error) {
+	c.calls++
+	return effect.Response{Output: "live"}, nil
+}
+
+func TestRecorderModes(t *testing.T) {
+	a, _ := Open(filepath.Join(t.TempDir(), "receipts"))
+	apply(t, a, "sys", "2026-01-01T00:00:00Z", false, map[string]string{"known": "billing"})
+	answers, err := a.Answers("w")
+	if err != nil || answers.Len() != 1 {
+		t.Fatalf("answers %d %v", answers.Len(), err)
+	}
+	desc := effect.Descriptor{Effects: effect.ModelEffects, ConfigurationDigest: cfgDigest}
+	for _, tc := range []struct {
+		mode      Mode
+		ticket    string
+		want      any
+		liveCalls int
+		miss      bool
+	}{
+		{None, "known", "billing", 0, false},
+		{None, "new", nil, 0, true},
+		{Missing, "known", "billing", 0, false},
+		{Missing, "new", "live", 1, false},
+		{All, "known", "live", 1, false},
+	} {
+		live := &countingLive{}
+		log := NewLog()
+		r := NewRecorder("cheap", desc, tc.mode, live, answers, log)
+		rec, err := effect.Execute(context.Background(), r, request(tc.ticket), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.miss {
+			if rec.Err == nil || rec.Err.Code != fault.EffectUnbound || len(log.Misses()) != 1 {
+				t.Errorf("%s %s: %+v, want a recorded miss", tc.mode, tc.ticket, rec)
+			}
+		} else if rec.Output != tc.want {
+			t.Errorf("%s %s: output %v, want %v", tc.mode, tc.ticket, rec.Output, tc.want)
+		}
+		if live.calls != tc.liveCalls {
+			t.Errorf("%s %s: %d live calls, want %d", tc.mode, tc.ticket, live.calls, tc.liveCalls)
+		}
+		if tc.mode == None && !tc.miss && (rec.ConfigurationDigest != cfgDigest || rec.Usage["model"] != "m-1") {
+			t.Errorf("replayed record %+v is not the recorded one", rec)
+		}
+	}
+}
