@@ -28,11 +28,11 @@ func newCanonCmd(c *cli) *cobra.Command {
 				_, err = fmt.Fprintln(c.stdout, d)
 				return err
 			}
-			b, err := canon.Encode(v)
-			if err != nil {
+			// Streamed: a large document's encoding is never held whole.
+			if err := canon.Write(c.stdout, v); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(c.stdout, "%s\n", b)
+			_, err = fmt.Fprintln(c.stdout)
 			return err
 		},
 	}

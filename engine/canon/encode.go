@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -31,20 +33,67 @@ func AppendEncode(dst []byte, v any) ([]byte, error) {
 }
 
 // Digest is the identity of a value: "sha256:" and the lowercase hex SHA-256
-// of its canonical bytes.
+// of its canonical bytes. A large value's bytes stream through the hash in
+// pieces, so its digest costs no copy of its encoding.
 func Digest(v any) (string, error) {
 	e := encoderPool.Get().(*encoder)
-	defer func() {
-		if cap(e.buf) <= 1<<20 { // don't pin huge buffers in the pool
-			e.buf = e.buf[:0]
-			encoderPool.Put(e)
-		}
-	}()
-	e.buf = e.buf[:0]
+	defer e.release()
+	e.buf, e.hashing, e.hashed = e.buf[:0], true, false
 	if err := e.value(v, 0); err != nil {
 		return "", err
 	}
-	return DigestBytes(e.buf), nil
+	var sum [sha256.Size]byte
+	if e.hashed {
+		e.h.Write(e.buf)
+		copy(sum[:], e.h.Sum(e.sum[:0]))
+	} else {
+		sum = sha256.Sum256(e.buf)
+	}
+	var out [digestLen]byte
+	copy(out[:], digestPrefix)
+	hex.Encode(out[len(digestPrefix):], sum[:])
+	return string(out[:]), nil
+}
+
+// Write writes the canonical bytes of v to w in pieces of about 64 KiB,
+// never holding the whole encoding.
+func Write(w io.Writer, v any) error {
+	e := encoderPool.Get().(*encoder)
+	defer e.release()
+	e.buf, e.w, e.werr = e.buf[:0], w, nil
+	if err := e.value(v, 0); err != nil {
+		return err
+	}
+	e.flush()
+	return e.werr
+}
+
+func (e *encoder) release() {
+	if cap(e.buf) > 1<<20 { // don't pin huge buffers in the pool
+		return
+	}
+	e.buf, e.w, e.werr, e.hashing, e.hashed = e.buf[:0], nil, nil, false, false
+	encoderPool.Put(e)
+}
+
+// flushAt is the buffered size past which a streaming encoder writes out.
+const flushAt = 64 << 10
+
+func (e *encoder) flush() {
+	switch {
+	case e.hashing:
+		if !e.hashed {
+			if e.h == nil {
+				e.h = sha256.New()
+			}
+			e.h.Reset()
+			e.hashed = true
+		}
+		e.h.Write(e.buf)
+	case e.werr == nil && len(e.buf) > 0:
+		_, e.werr = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
 }
 
 var encoderPool = sync.Pool{New: func() any { return &encoder{buf: make([]byte, 0, 4096)} }}
@@ -91,11 +140,21 @@ func DigestHex(s string) (string, bool) {
 type encoder struct {
 	buf  []byte
 	keys []string // scratch for sorting, reused across objects
+	// w, when set, receives buf whenever it passes flushAt (Write);
+	// hashing sends it to h instead (Digest), hashed once it has.
+	w               io.Writer
+	werr            error
+	hashing, hashed bool
+	h               hash.Hash
+	sum             [sha256.Size]byte
 }
 
 func (e *encoder) value(v any, depth int) error {
 	if depth > MaxDepth {
 		return &fault.Error{Code: fault.BudgetExhausted, Offset: -1, Message: fmt.Sprintf("nesting deeper than %d", MaxDepth)}
+	}
+	if len(e.buf) >= flushAt && (e.w != nil || e.hashing) {
+		e.flush()
 	}
 	switch x := v.(type) {
 	case nil:

@@ -135,14 +135,26 @@ func ReadBounded(path string, maxBytes int) ([]byte, error) {
 	if st.Size() > int64(maxBytes) {
 		return fail(fault.BudgetExhausted, "file is %d bytes, over the %d-byte bound", st.Size(), maxBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, int64(maxBytes)+1))
-	if err != nil {
-		return fail(fault.IOFailed, "%v", err)
+	// Read into a buffer of the size just checked (one byte more to see
+	// growth): io.ReadAll would grow its buffer step by step and leave
+	// spans of several times the file's size behind it.
+	data := make([]byte, 0, st.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if len(data) > maxBytes {
+			return fail(fault.BudgetExhausted, "file grew past the %d-byte bound while read", maxBytes)
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return fail(fault.IOFailed, "%v", err)
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew: let append pick a size
+		}
 	}
-	if len(data) > maxBytes {
-		return fail(fault.BudgetExhausted, "file grew past the %d-byte bound while read", maxBytes)
-	}
-	return data, nil
 }
 
 func unwrapPathError(err error) error {
@@ -152,9 +164,80 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+// parser holds, besides the input, what keeps a large document's value
+// close to the size of its text: a scratch stack that array elements are
+// collected on before one exactly sized slice is allocated (a slice grown
+// by append leaves behind a trail of ever larger spans the heap cannot
+// reuse, several times the final size), and interned keys and short
+// strings, which repeat in every record of a list.
 type parser struct {
-	data []byte
-	pos  int
+	data   []byte
+	pos    int
+	stack  []any
+	names  map[string]string
+	values map[string]any
+	// ints boxes each integer below 65536 once per parse of a large
+	// document (boxedInts covers the smallest for every parse).
+	ints *[1 << 16]any
+}
+
+// Interning bounds: short strings only, and a bounded table, so a document
+// of distinct strings costs a lookup each and nothing more.
+const (
+	internMaxLen   = 32
+	internMaxNames = 4096
+	// bigCollection is the element count past which a collection's
+	// remaining elements are counted ahead, so it is allocated once at
+	// its final size.
+	bigCollection = 64
+)
+
+func (p *parser) intern(b []byte) string {
+	if len(b) > internMaxLen {
+		return string(b)
+	}
+	if s, ok := p.names[string(b)]; ok { // no allocation for the lookup
+		return s
+	}
+	s := string(b)
+	if p.names == nil {
+		p.names = make(map[string]string, 64)
+	}
+	if len(p.names) < internMaxNames {
+		p.names[s] = s
+	}
+	return s
+}
+
+// countRest counts the elements left in the array or object whose next
+// element starts at pos, scanning to its closing bracket without building
+// anything. It returns -1 when the text ends first; the parse then reports
+// the real error.
+func (p *parser) countRest(pos int) int {
+	d := p.data
+	n, depth := 1, 0
+	for i := pos; i < len(d); i++ {
+		switch d[i] {
+		case '"':
+			for i++; i < len(d) && d[i] != '"'; i++ {
+				if d[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				return n
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				n++
+			}
+		}
+	}
+	return -1
 }
 
 func (p *parser) skipSpace() {
@@ -218,6 +301,7 @@ func (p *parser) object(depth int) (any, error) {
 	start := p.pos
 	p.pos++ // '{'
 	m := map[string]any{}
+	sized := false
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -232,11 +316,22 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, errAt(fault.Parse, p.pos, "expected a string key")
 		}
 		keyAt := p.pos
-		k, err := p.string()
+		if !sized && len(m) == bigCollection {
+			// A large object: rehashing as it grows would leave its old
+			// tables behind, so it moves once into a map of its final size.
+			sized = true
+			if rest := p.countRest(p.pos); rest > 0 {
+				big := make(map[string]any, len(m)+rest)
+				for k, v := range m {
+					big[k] = v
+				}
+				m = big
+			}
+		}
+		key, err := p.key()
 		if err != nil {
 			return nil, err
 		}
-		key := k.(string)
 		if _, dup := m[key]; dup {
 			return nil, errAt(fault.Parse, keyAt, "duplicate object key %q", key)
 		}
@@ -270,19 +365,36 @@ func (p *parser) object(depth int) (any, error) {
 func (p *parser) array(depth int) (any, error) {
 	start := p.pos
 	p.pos++ // '['
-	a := []any{}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return a, nil
+		return []any{}, nil
 	}
+	// Elements go onto the shared stack; past bigCollection the rest are
+	// counted and the array is allocated at its final size.
+	base := len(p.stack)
+	var a []any
+	defer func() {
+		clear(p.stack[base:])
+		p.stack = p.stack[:base]
+	}()
 	for {
 		p.skipSpace()
+		if a == nil && len(p.stack)-base == bigCollection {
+			if rest := p.countRest(p.pos); rest > 0 {
+				a = make([]any, bigCollection, bigCollection+rest)
+				copy(a, p.stack[base:])
+			}
+		}
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, v)
+		if a != nil {
+			a = append(a, v)
+		} else {
+			p.stack = append(p.stack, v)
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, errAt(fault.Parse, start, "unterminated array")
@@ -292,6 +404,10 @@ func (p *parser) array(depth int) (any, error) {
 			p.pos++
 		case ']':
 			p.pos++
+			if a == nil {
+				a = make([]any, len(p.stack)-base)
+				copy(a, p.stack[base:])
+			}
 			return a, nil
 		default:
 			return nil, errAt(fault.Parse, p.pos, "expected ',' or ']' in array")
@@ -299,7 +415,43 @@ func (p *parser) array(depth int) (any, error) {
 	}
 }
 
+// key reads an object key.
+func (p *parser) key() (string, error) {
+	b, s, err := p.str()
+	if b != nil {
+		s = p.intern(b)
+	}
+	return s, err
+}
+
+// string reads a string value. A short one is boxed once per distinct
+// text: a boxed string costs a 16-byte allocation of its own.
 func (p *parser) string() (any, error) {
+	b, s, err := p.str()
+	switch {
+	case err != nil:
+		return nil, err
+	case b == nil:
+		return s, nil
+	case len(b) > internMaxLen:
+		return string(b), nil
+	}
+	if v, ok := p.values[string(b)]; ok {
+		return v, nil
+	}
+	var v any = p.intern(b)
+	if p.values == nil {
+		p.values = make(map[string]any, 64)
+	}
+	if len(p.values) < internMaxNames {
+		p.values[v.(string)] = v
+	}
+	return v, nil
+}
+
+// str reads a string: b is its bytes in the input when it holds no escape
+// (nothing allocated yet), s the decoded string otherwise.
+func (p *parser) str() (b []byte, s string, err error) {
 	start := p.pos
 	p.pos++ // opening quote
 	// Fast path: no escapes, all printable ASCII or valid UTF-8.
@@ -307,9 +459,9 @@ func (p *parser) string() (any, error) {
 	for i < len(p.data) {
 		c := p.data[i]
 		if c == '"' {
-			s := string(p.data[p.pos:i])
+			b := p.data[p.pos:i:i]
 			p.pos = i + 1
-			return s, nil
+			return b, "", nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -320,7 +472,7 @@ func (p *parser) string() (any, error) {
 		}
 		r, size := utf8.DecodeRune(p.data[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return nil, errAt(fault.Parse, i, "invalid UTF-8")
+			return nil, "", errAt(fault.Parse, i, "invalid UTF-8")
 		}
 		i += size
 	}
@@ -332,13 +484,13 @@ func (p *parser) string() (any, error) {
 		switch {
 		case c == '"':
 			p.pos++
-			return string(buf), nil
+			return nil, string(buf), nil
 		case c < 0x20:
-			return nil, errAt(fault.Parse, p.pos, "raw control character in string")
+			return nil, "", errAt(fault.Parse, p.pos, "raw control character in string")
 		case c == '\\':
 			var err error
 			if buf, err = p.escape(buf); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		case c < utf8.RuneSelf:
 			buf = append(buf, c)
@@ -346,13 +498,13 @@ func (p *parser) string() (any, error) {
 		default:
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				return nil, errAt(fault.Parse, p.pos, "invalid UTF-8")
+				return nil, "", errAt(fault.Parse, p.pos, "invalid UTF-8")
 			}
 			buf = append(buf, p.data[p.pos:p.pos+size]...)
 			p.pos += size
 		}
 	}
-	return nil, errAt(fault.Parse, start, "unterminated string")
+	return nil, "", errAt(fault.Parse, start, "unterminated string")
 }
 
 func (p *parser) escape(buf []byte) ([]byte, error) {
@@ -466,7 +618,23 @@ func (p *parser) number() (any, error) {
 	}
 	text := d[start:p.pos]
 	if n, ok := smallInt(text); ok {
-		return n, nil
+		if n < 0 || n >= float64(len(p.ints)) || (n == 0 && text[0] == '-') {
+			return n, nil
+		}
+		if n < float64(len(boxedInts)) {
+			return boxedInts[int(n)], nil
+		}
+		if len(p.data) < bigDocument {
+			return n, nil
+		}
+		if p.ints == nil {
+			p.ints = new([1 << 16]any)
+		}
+		b := &p.ints[int(n)]
+		if *b == nil {
+			*b = n
+		}
+		return *b, nil
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil {
@@ -504,3 +672,16 @@ func smallInt(b []byte) (float64, bool) {
 }
 
 var negZero = func() float64 { z := 0.0; return -z }()
+
+// boxedInts are the small counts documents are full of, boxed once: a
+// float64 in an interface otherwise costs an allocation of its own.
+var boxedInts = func() (t [1024]any) {
+	for i := range t {
+		t[i] = float64(i)
+	}
+	return t
+}()
+
+// bigDocument is the input size from which a parse keeps its own table of
+// boxed integers (1 MiB of interfaces, worth it only for large inputs).
+const bigDocument = 1 << 20
