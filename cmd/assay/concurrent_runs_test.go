@@ -21,7 +21,11 @@ import (
 // (script_test.go) exec it as `assay` the same way.
 func TestMain(m *testing.M) {
 	if os.Getenv("ASSAY_TEST_AS_CLI") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		if f := os.Getenv("ASSAY_TEST_HWM_FILE"); f != "" {
+			reportHWM(f)
+		}
+		os.Exit(code)
 	}
 	testscript.Main(m, map[string]func(){
 		"assay": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
