@@ -12,6 +12,11 @@ import (
 // git work tree that holds it, so one workload reads the same whatever
 // directory assay ran from, and the base and head work trees of a PR check
 // name their files alike. Outside a git work tree the path stays as given.
+// DisplayPath is how the harness names p in messages and positions:
+// relative to the root of the git work tree holding it, else as given.
+// Callers that strip a tree's prefix from messages strip this form too.
+func DisplayPath(p string) string { return displayPath(p) }
+
 func displayPath(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
 )
 
 // Open admits an artifact directory: the marker must name this layout,
@@ -240,7 +241,9 @@ func (a *Artifact) Diff(ctx context.Context, checked *Checked, opts diff.Options
 	if err != nil {
 		return nil, err
 	}
-	opts.Trim = append(opts.Trim, b.Tree, h.Tree, b.Runs, h.Runs, a.Dir)
+	// Gate messages name workload files as the harness displays them:
+	// relative to the git work tree when the artifact sits inside one.
+	opts.Trim = append(opts.Trim, b.Tree, h.Tree, b.Runs, h.Runs, a.Dir, harness.DisplayPath(b.Tree), harness.DisplayPath(h.Tree))
 	if a.Archive != "" {
 		opts.Replay = &diff.ReplayInput{Archive: filepath.Join(h.Tree, filepath.FromSlash(a.Archive)), BaseTree: b.Tree, HeadTree: h.Tree}
 	}

@@ -128,6 +128,9 @@ func TestLeftoversListed(t *testing.T) {
 	if v := rep.Value(); len(v["leftovers"].([]any)) != 4 {
 		t.Fatalf("json %v", v["leftovers"])
 	}
+	if ann := rep.Annotations(root); len(ann) != 4 || !strings.HasPrefix(ann[2], "::notice file=runs/w/.w-r1-0123456789.partial-42::interrupted: ") {
+		t.Fatalf("annotations %q", ann)
+	}
 	if md := rep.Markdown(); !strings.Contains(md, "Left by interrupted writes (not evidence):") {
 		t.Fatalf("markdown:\n%s", md)
 	}

@@ -97,7 +97,7 @@ func (r *Report) Value() map[string]any {
 }
 
 // Annotations renders a GitHub Actions "::error file=...::..." workflow
-// command per failure. Paths under workspace (GITHUB_WORKSPACE, "" for
+// command per failure, and a "::notice" per leftover. Paths under workspace (GITHUB_WORKSPACE, "" for
 // none) are made relative to it, as annotations want repository paths.
 func (r *Report) Annotations(workspace string) []string {
 	var out []string
@@ -107,6 +107,9 @@ func (r *Report) Annotations(workspace string) []string {
 		}
 		msg := fmt.Sprintf("%s does not verify: %s", x.Kind, x.Detail())
 		out = append(out, "::error file="+escapeProperty(repoPath(x.Path, workspace))+"::"+escapeData(msg))
+	}
+	for _, l := range r.Leftovers {
+		out = append(out, "::notice file="+escapeProperty(repoPath(l.Path, workspace))+"::"+escapeData(l.Kind+": "+l.Description()))
 	}
 	return out
 }

@@ -266,6 +266,14 @@ func TestCIPRHeadGateFails(t *testing.T) {
 	if a, err := artifact.Open(art); err != nil || a.HeadCommit != sha {
 		t.Fatalf("artifact head commit %v, want %s: %v", a, sha, err)
 	}
+	// Diffed from inside the work tree, messages still name files as the
+	// repository has them.
+	t.Chdir(repo.dir)
+	stdout.Reset()
+	if code := run([]string{"ci", "diff", "--artifact", filepath.Join("out", "assay-pr-check")}, nil, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stdout.String(), "the gate at suites/intent-select.foundry.yaml:") || strings.Contains(stdout.String(), "assay-pr-check") {
+		t.Fatalf("ci diff --artifact: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
 	body, err := os.ReadFile(filepath.Join(art, ghci.ArtifactBody))
 	if err != nil {
 		t.Fatal(err)
