@@ -105,7 +105,31 @@ func (w *Workload) checkManifests() error {
 	if err := w.checkRoutes(cs); err != nil {
 		return err
 	}
+	if err := w.checkPromoted(cs); err != nil {
+		return err
+	}
 	return w.checkAnswers(cs)
+}
+
+// checkPromoted rejects a promoted rule naming no candidate's key, which
+// could never hold, unless a generator may propose the organism.
+func (w *Workload) checkPromoted(cs []contender) error {
+	if w.Generator != nil {
+		return nil
+	}
+	var keys []string
+	for _, c := range cs {
+		if c.shared {
+			keys = append(keys, c.manifest.Key)
+		}
+	}
+	for _, r := range w.Gate.Rules {
+		if r.Kind == RulePromoted && !slices.Contains(keys, r.Text) {
+			return errAt(r.Pos, "gate."+RulePromoted, "names %q, which is no candidate's key%s (the candidates are %s)",
+				r.Text, suggest.DidYouMean(r.Text, keys), quoteList(keys))
+		}
+	}
+	return nil
 }
 
 // effectRoute returns the route values (provider, preset) effect.Router

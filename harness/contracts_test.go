@@ -156,6 +156,22 @@ func TestFoundryExecutorsServeSomeCandidate(t *testing.T) {
 	}
 }
 
+func TestPromotedNamesACandidate(t *testing.T) {
+	src, err := os.ReadFile(suitePath("intent-select.foundry.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.ReplaceAll(string(src), "../fixtures", fixture(t, ""))
+	if !strings.Contains(body, "promoted: organism:assay-intent-cascade") {
+		t.Fatal("intent-select.foundry.yaml changed; update this test")
+	}
+	body = strings.Replace(body, "promoted: organism:assay-intent-cascade", "promoted: organism:assay-intent-cascde", 1)
+	we, _ := loadErr(t, "intent-select.foundry.yaml", body)
+	if we.Path != "gate.promoted" || !strings.Contains(we.Message, `names "organism:assay-intent-cascde", which is no candidate's key (did you mean "organism:assay-intent-cascade"?)`) {
+		t.Errorf("%v", we)
+	}
+}
+
 func TestYMLWorkloadsAreDiscovered(t *testing.T) {
 	dir := filepath.Dir(writeWorkload(t, "a.bench.yml", goodBench))
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)

@@ -226,7 +226,7 @@ func describeWorkload(path string, w *harness.Workload, opts Options) {
 			v := r.outcome().Verification
 			AddReportEntry("checked receipts", v.CheckedReceipts, ReportEntryVisibilityFailureOrVerbose)
 			if !v.OK {
-				r.fail(fmt.Sprintf("verification failed:\n%s", strings.Join(v.Mismatches, "\n")))
+				r.fail(fmt.Sprintf("%s: the evidence does not verify:\n%s", path, strings.Join(v.Mismatches, "\n")))
 			}
 		})
 		for i, rule := range w.Gate.Rules {
