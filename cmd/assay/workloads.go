@@ -186,7 +186,11 @@ func printSummary(w io.Writer, results []*harness.Result) {
 		case o == nil:
 			fmt.Fprintf(w, "%s %s %s (revision %d) did not run\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision)
 		default:
-			fmt.Fprintf(w, "%s %s %s (revision %d) -> %s\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision, o.RunDir)
+			runs := ""
+			if n, shape := r.Workload.RunCount(); n > 0 {
+				runs = fmt.Sprintf(" %d runs (%s)", n, shape)
+			}
+			fmt.Fprintf(w, "%s %s %s (revision %d)%s -> %s\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision, runs, o.RunDir)
 		}
 		if o != nil {
 			t := harness.SummaryTable(o)

@@ -24,7 +24,8 @@ func TestWorkloadsRunFixtures(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 	for _, want := range []string{
-		"PASS bench ticket-triage (revision 1)",
+		"PASS bench ticket-triage (revision 1) 18 runs (3 systems x 6 cases) -> ",
+		"PASS foundry intent-select (revision 1) 26 runs (4 candidates x 6 selection cases + 2 holdout cases on the winner) -> ",
 		"PASS foundry intent-select (revision 1)",
 		"frontier-single", "organism:assay-intent-cascade",
 		"all 4 workloads passed",
