@@ -183,7 +183,7 @@ func writeSide(ctx context.Context, dst Side, src Source, paths []string, archiv
 		return &Error{Code: CodeIO, Message: "artifact " + dst.Tree, Err: err}
 	}
 	if _, err := os.Stat(src.Runs); err == nil {
-		if err := copyTree(src.Runs, dst.Runs, nil); err != nil {
+		if err := copyTree(src.Runs, dst.Runs); err != nil {
 			return err
 		}
 	}
@@ -192,7 +192,7 @@ func writeSide(ctx context.Context, dst Side, src Source, paths []string, archiv
 		return err
 	}
 	if archive != "" {
-		if err := copyTree(filepath.Join(src.Tree, archive), filepath.Join(dst.Tree, archive), nil); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := copyTree(filepath.Join(src.Tree, archive), filepath.Join(dst.Tree, archive)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
@@ -381,7 +381,7 @@ func inside(root, target string) (string, bool) {
 
 // copyTree copies the regular files under src to dst, skipping hidden
 // entries (staging directories, temporary files) and symbolic links.
-func copyTree(src, dst string, _ []string) error {
+func copyTree(src, dst string) error {
 	if _, err := os.Stat(src); err != nil {
 		return err
 	}

@@ -296,8 +296,6 @@ func (d *Diff) JSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func unmarshalJSON(b []byte, v any) error { return json.Unmarshal(b, v) }
-
 func trimmer(prefixes []string) func(string) string {
 	var ps []string
 	for _, p := range prefixes {

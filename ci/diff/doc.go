@@ -15,7 +15,11 @@
 // verification.json, gate.json and foundry-run.yml. When a workload holds
 // several run directories (a local runs/ kept across edits), the one whose
 // gate.json was written last is used and the others are listed in the
-// diff's notes.
+// diff's notes. A run's verification and gate verdicts are never read
+// from its verification.json and gate.json: [LoadSet] re-derives them from
+// the report (verified against the side's store) and the side's workload
+// (ci/verify.CheckRun), and a run whose stored files disagree is an
+// EVIDENCE_INVALID error naming the file and field.
 //
 // # Touched organisms and archived receipts
 //
