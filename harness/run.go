@@ -178,7 +178,7 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
 	}
 	defer st.Release()
 	stage := st.Dir
-	rec, err := runrecord.Create(stage, Assembly(w), runrecord.Meta{RunSlug: c.Slug, FoundryHead: runrecord.FoundryHead(ctx, w.Path), FoundryModified: runrecord.FoundryModified(ctx, w.Path)}, opts.Clock)
+	rec, err := runrecord.Create(stage, Assembly(w), runrecord.Meta{RunSlug: c.Slug, FoundryHead: runrecord.FoundryHead(ctx, w.Path), FoundryModified: runrecord.FoundryModified(ctx, w.Path, out)}, opts.Clock)
 	if err != nil {
 		return nil, err
 	}

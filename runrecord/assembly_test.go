@@ -125,6 +125,16 @@ func TestFoundryHead(t *testing.T) {
 	if FoundryModified(ctx, filepath.Join(repo, "workloads", "w.yml")) {
 		t.Error("an ignored run directory makes the checkout modified")
 	}
+	// Nor does the runs root being written, ignored or not.
+	must(t, os.MkdirAll(filepath.Join(repo, "out", "check", "w"), 0o755))
+	writeFile(t, filepath.Join(repo, "out", "check", "w"), "report.json", "{}")
+	if FoundryModified(ctx, repo, filepath.Join(repo, "out", "check")) {
+		t.Error("the excluded runs root makes the checkout modified")
+	}
+	if !FoundryModified(ctx, repo) {
+		t.Error("an untracked runs root outside the exclusion is not seen")
+	}
+	must(t, os.RemoveAll(filepath.Join(repo, "out")))
 	writeFile(t, filepath.Join(repo, "workloads"), "w.yml", "changed")
 	if !FoundryModified(ctx, filepath.Join(repo, "workloads", "w.yml")) {
 		t.Error("an edited workload is not seen")

@@ -33,18 +33,68 @@ func FoundryHead(ctx context.Context, path string) string {
 }
 
 // FoundryModified reports whether the git checkout that contains path has
-// changes FoundryHead does not hold: modified, staged or untracked files
-// (ignored ones aside, so run directories under an ignored runs/ do not
-// count). It is false outside a checkout or without git.
-func FoundryModified(ctx context.Context, path string) bool {
+// changes FoundryHead does not hold: modified, staged or untracked files.
+// Ignored files do not count, nor do files under the exclude directories
+// (the runs root the harness is writing into, which need not be ignored:
+// the PR check writes its run directories inside its artifact). It is
+// false outside a checkout or without git.
+func FoundryModified(ctx context.Context, path string, exclude ...string) bool {
 	dir := path
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain")
-	cmd.Env = append(filterEnv(os.Environ(), "GIT_DIR=", "GIT_WORK_TREE="), "GIT_TERMINAL_PROMPT=0")
+	env := append(filterEnv(os.Environ(), "GIT_DIR=", "GIT_WORK_TREE="), "GIT_TERMINAL_PROMPT=0")
+	top := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--show-toplevel")
+	top.Env = env
+	root, err := top.Output()
+	if err != nil {
+		return false
+	}
+	rootDir := strings.TrimSpace(string(root))
+	if real, err := filepath.EvalSymlinks(rootDir); err == nil {
+		rootDir = real
+	}
+	var skip []string
+	for _, e := range exclude {
+		abs, err := filepath.Abs(e)
+		if err != nil {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		if rel, err := filepath.Rel(rootDir, abs); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			skip = append(skip, filepath.ToSlash(rel))
+		}
+	}
+	// Porcelain paths are relative to the work tree's root; listing every
+	// untracked file (not just its directory) lets the exclusion match.
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain", "--untracked-files=all")
+	cmd.Env = env
 	out, err := cmd.Output()
-	return err == nil && len(strings.TrimSpace(string(out))) > 0
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if len(line) < 4 {
+			continue
+		}
+		p := strings.Trim(line[3:], `"`)
+		if i := strings.Index(p, " -> "); i >= 0 {
+			p = p[i+len(" -> "):]
+		}
+		excluded := false
+		for _, s := range skip {
+			if p == s || strings.HasPrefix(p, s+"/") {
+				excluded = true
+				break
+			}
+		}
+		if !excluded {
+			return true
+		}
+	}
+	return false
 }
 
 func filterEnv(env []string, drop ...string) []string {

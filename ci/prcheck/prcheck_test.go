@@ -167,8 +167,28 @@ cases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	if !strings.HasSuffix(s.Diff.Head, " with uncommitted changes") || len(s.Diff.Workloads) != 1 {
 		t.Fatalf("head label %q, workloads %d", s.Diff.Head, len(s.Diff.Workloads))
+	}
+	s.Close()
+	// Committed, the head is clean, even with the run directories written
+	// inside the checkout (the workflow's artifact is out/, not ignored):
+	// the second workload starts after the first wrote its run there.
+	second, _ := os.ReadFile(filepath.Join(dir, "suites", "tiny.bench.yaml"))
+	os.WriteFile(filepath.Join(dir, "suites", "tiny2.bench.yaml"), []byte(strings.Replace(string(second), "name: tiny", "name: tiny2", 1)), 0o644)
+	for _, args := range [][]string{{"add", "."}, {"commit", "--quiet", "-m", "workload"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	s, err = prcheck.RunSides(context.Background(), prcheck.SideOptions{Dir: dir, BaseRef: "main", HeadOut: filepath.Join(dir, "out", "runs")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if strings.Contains(s.Diff.Head, "uncommitted") || len(s.Diff.Workloads) != 2 {
+		t.Fatalf("clean head label %q, workloads %d", s.Diff.Head, len(s.Diff.Workloads))
 	}
 }
