@@ -38,7 +38,9 @@ func TestOrganismsGuideRuns(t *testing.T) {
 	dir := t.TempDir()
 	for _, b := range blocks {
 		p := filepath.Join(dir, filepath.FromSlash(b.file))
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(b.body), 0o644); err != nil {
 			t.Fatal(err)
 		}

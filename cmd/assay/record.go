@@ -190,7 +190,7 @@ func printView(w io.Writer, v *runrecord.View) error {
 	for _, p := range r.Phases {
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%d\t%s\n", p.N, p.Kind, p.Name(), p.Status, p.Iterations, orDash(p.Selected))
 	}
-	tw.Flush()
+	_ = tw.Flush() // into a strings.Builder
 	b.WriteString("files (last writer):\n")
 	if len(v.Writers) == 0 {
 		b.WriteString("  none\n")
@@ -207,7 +207,7 @@ func printView(w io.Writer, v *runrecord.View) error {
 		}
 		fmt.Fprintf(tw, "  %s\tphase %d%s\t%s\t%s%s\n", fw.File, fw.Phase, it, fw.ID, stamp(fw.At), missing)
 	}
-	tw.Flush()
+	_ = tw.Flush() // into a strings.Builder
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -200,7 +200,7 @@ func printSummary(w io.Writer, results []*harness.Result) {
 				for _, row := range t.Rows {
 					fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
 				}
-				tw.Flush()
+				_ = tw.Flush()
 			}
 			for _, warn := range o.Warnings {
 				fmt.Fprintf(w, "  warning: %s\n", warn)
@@ -252,15 +252,9 @@ func newProgressDisplay(w io.Writer) *progressDisplay {
 	return &progressDisplay{w: w, live: live, interval: ciInterval}
 }
 
-func (p *progressDisplay) line(s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.lineLocked(s)
-}
-
 func (p *progressDisplay) lineLocked(s string) {
 	if p.bar != nil {
-		p.bar.Clear()
+		_ = p.bar.Clear() // a display write; the job's result does not depend on it
 	}
 	fmt.Fprintln(p.w, s)
 }
@@ -270,7 +264,7 @@ func (p *progressDisplay) jsonError(code, message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {
-		p.bar.Clear()
+		_ = p.bar.Clear()
 	}
 	writeError(p.w, code, message)
 }
@@ -349,7 +343,7 @@ func (p *progressDisplay) update(ev harness.Progress) {
 		p.bar.ChangeMax(ev.Total)
 	}
 	p.bar.Describe(fmt.Sprintf("%s (%d passed, %d failed)", ev.Workload, ev.Passed, ev.Failed))
-	p.bar.Set(ev.Done)
+	_ = p.bar.Set(ev.Done)
 }
 
 func (p *progressDisplay) finish(r *harness.Result) {
@@ -364,7 +358,7 @@ func (p *progressDisplay) finish(r *harness.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {
-		p.bar.Finish()
+		_ = p.bar.Finish()
 		p.bar = nil
 	}
 	switch o := r.Outcome; {

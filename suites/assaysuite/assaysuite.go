@@ -7,7 +7,7 @@
 //		"testing"
 //
 //		"github.com/algal-assay/assay/suites/assaysuite"
-//		. "github.com/onsi/ginkgo/v2"
+//		"github.com/onsi/ginkgo/v2"
 //		. "github.com/onsi/gomega"
 //	)
 //
@@ -45,7 +45,7 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
-	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
@@ -72,16 +72,16 @@ func WorkloadsWith(opts Options, roots ...string) bool {
 	if opts.Out == "" {
 		opts.Out = os.Getenv("ASSAY_SUITES_OUT")
 	}
-	Describe("Assay workloads", func() {
+	ginkgo.Describe("Assay workloads", func() {
 		paths, err := harness.Discover(roots...)
 		if err != nil {
-			It("discovers workloads", func() { Fail(err.Error()) })
+			ginkgo.It("discovers workloads", func() { ginkgo.Fail(err.Error()) })
 			return
 		}
 		if len(paths) == 0 {
 			// An empty suite would report success having checked nothing.
-			It("finds at least one workload", func() {
-				Fail(fmt.Sprintf("no *.bench.yaml or *.foundry.yaml under %v (run `assay init` for a starter set)", roots))
+			ginkgo.It("finds at least one workload", func() {
+				ginkgo.Fail(fmt.Sprintf("no *.bench.yaml or *.foundry.yaml under %v (run `assay init` for a starter set)", roots))
 			})
 			return
 		}
@@ -108,8 +108,8 @@ func at(file string, line int) types.CodeLocation {
 // fileLabels labels a workload that did not load by what its file name
 // says (name and kind), so -label-filter=<name> still selects, and fails
 // on, a workload that is broken rather than silently matching nothing.
-func fileLabels(path string) Labels {
-	labels := Labels{"invalid"}
+func fileLabels(path string) ginkgo.Labels {
+	labels := ginkgo.Labels{"invalid"}
 	kind, ok := harness.KindOf(path)
 	if !ok {
 		return labels
@@ -127,8 +127,8 @@ func describeInvalid(path string, err error) {
 	if f, ok := fault.As(err); ok && f.Line > 0 {
 		line = f.Line
 	}
-	Describe(path, fileLabels(path), at(path, 1), func() {
-		It("loads", at(path, line), func() { Fail(err.Error()) })
+	ginkgo.Describe(path, fileLabels(path), at(path, 1), func() {
+		ginkgo.It("loads", at(path, line), func() { ginkgo.Fail(err.Error()) })
 	})
 }
 
@@ -155,21 +155,21 @@ func (r *workloadRun) runDir() string {
 // fail fails the current spec, naming the kept run directory.
 func (r *workloadRun) fail(msg string) {
 	r.failed = true
-	AddReportEntry("run directory", r.runDir())
-	Fail(fmt.Sprintf("%s\nrun directory (kept): %s", msg, r.runDir()))
+	ginkgo.AddReportEntry("run directory", r.runDir())
+	ginkgo.Fail(fmt.Sprintf("%s\nrun directory (kept): %s", msg, r.runDir()))
 }
 
 // completed skips a spec whose subject the run never reached.
 func (r *workloadRun) completed() {
 	if o := r.outcome(); o == nil || o.Status != "complete" {
-		Skip("the run did not complete (see the run spec)")
+		ginkgo.Skip("the run did not complete (see the run spec)")
 	}
 }
 
 func (r *workloadRun) start() {
 	tmp, err := os.MkdirTemp("", "assay-suite-"+r.w.Name+"-")
 	if err != nil {
-		Fail(err.Error())
+		ginkgo.Fail(err.Error())
 	}
 	r.tmp = tmp
 	out := r.opts.Out
@@ -178,7 +178,7 @@ func (r *workloadRun) start() {
 	}
 	wb, err := vm.NewWorkbench(filepath.Join(tmp, "store"))
 	if err != nil {
-		Fail(err.Error())
+		ginkgo.Fail(err.Error())
 	}
 	r.result = harness.RunWorkload(context.Background(), r.path, r.w, harness.BatchOptions{
 		Options: harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: r.opts.Concurrency},
@@ -193,15 +193,15 @@ func (r *workloadRun) finish() {
 
 func describeWorkload(path string, w *harness.Workload, opts Options) {
 	r := &workloadRun{path: path, w: w, opts: opts}
-	Describe(fmt.Sprintf("%s %s", w.Kind, w.Name), Label(w.Name, string(w.Kind)), Ordered, ContinueOnFailure, at(path, w.NamePos().Line), func() {
-		BeforeAll(r.start)
-		AfterAll(r.finish)
+	ginkgo.Describe(fmt.Sprintf("%s %s", w.Kind, w.Name), ginkgo.Label(w.Name, string(w.Kind)), ginkgo.Ordered, ginkgo.ContinueOnFailure, at(path, w.NamePos().Line), func() {
+		ginkgo.BeforeAll(r.start)
+		ginkgo.AfterAll(r.finish)
 
-		It("runs to completion", Label("run"), at(path, w.NamePos().Line), func() {
+		ginkgo.It("runs to completion", ginkgo.Label("run"), at(path, w.NamePos().Line), func() {
 			o := r.outcome()
 			if o != nil {
 				for _, warn := range o.Warnings {
-					AddReportEntry("warning", warn)
+					ginkgo.AddReportEntry("warning", warn)
 				}
 			}
 			if r.result.Err != nil || o == nil || o.Status != "complete" {
@@ -210,34 +210,34 @@ func describeWorkload(path string, w *harness.Workload, opts Options) {
 		})
 		if w.Kind == harness.KindBench {
 			for _, s := range w.Systems {
-				It("system "+s.ID, Label("system"), at(path, s.Pos.Line), func() {
+				ginkgo.It("system "+s.ID, ginkgo.Label("system"), at(path, s.Pos.Line), func() {
 					r.completed()
 					describeSystem(r, s.ID)
 				})
 			}
 		} else {
-			It("promotes a candidate within the habitat budget", Label("candidates"), at(path, w.NamePos().Line), func() {
+			ginkgo.It("promotes a candidate within the habitat budget", ginkgo.Label("candidates"), at(path, w.NamePos().Line), func() {
 				r.completed()
 				describeCandidates(r)
 			})
 		}
-		It("verifies the report and every receipt", Label("verify"), at(path, w.NamePos().Line), func() {
+		ginkgo.It("verifies the report and every receipt", ginkgo.Label("verify"), at(path, w.NamePos().Line), func() {
 			r.completed()
 			v := r.outcome().Verification
-			AddReportEntry("checked receipts", v.CheckedReceipts, ReportEntryVisibilityFailureOrVerbose)
+			ginkgo.AddReportEntry("checked receipts", v.CheckedReceipts, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 			if !v.OK {
 				r.fail(fmt.Sprintf("%s: the evidence does not verify:\n%s", path, strings.Join(v.Mismatches, "\n")))
 			}
 		})
 		for i, rule := range w.Gate.Rules {
-			It("gate: "+rule.Name(), Label("gate"), at(path, rule.Pos.Line), func() {
+			ginkgo.It("gate: "+rule.Name(), ginkgo.Label("gate"), at(path, rule.Pos.Line), func() {
 				r.completed()
 				gates := r.outcome().Gates
 				if i >= len(gates) || gates[i].Rule.Name() != rule.Name() {
 					r.fail(fmt.Sprintf("gate rule %q was not judged", rule.Name()))
 					return
 				}
-				AddReportEntry("verdict", gates[i].Message, ReportEntryVisibilityFailureOrVerbose)
+				ginkgo.AddReportEntry("verdict", gates[i].Message, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 				if !gates[i].Passed {
 					r.fail(gates[i].Message)
 				}
@@ -255,11 +255,11 @@ func describeSystem(r *workloadRun, id string) {
 		if s.ID != id {
 			continue
 		}
-		AddReportEntry("passed", fmt.Sprintf("%d/%d", s.Passed, s.Total), ReportEntryVisibilityFailureOrVerbose)
-		AddReportEntry("usage", fmt.Sprintf("%d tokens in, %d out, %s, %d effect calls", s.Usage.TokensIn, s.Usage.TokensOut, bench.FormatCost(s.Usage.Cost), s.EffectCalls), ReportEntryVisibilityFailureOrVerbose)
+		ginkgo.AddReportEntry("passed", fmt.Sprintf("%d/%d", s.Passed, s.Total), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+		ginkgo.AddReportEntry("usage", fmt.Sprintf("%d tokens in, %d out, %s, %d effect calls", s.Usage.TokensIn, s.Usage.TokensOut, bench.FormatCost(s.Usage.Cost), s.EffectCalls), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 		for j := range s.Cases {
 			if c := &s.Cases[j]; !c.Passed {
-				AddReportEntry("failed case "+c.ID, fmt.Sprintf("outcome %s; expected %v; got %v; receipt %s", c.Outcome, c.Expect, c.Outputs, c.ReceiptDigest), ReportEntryVisibilityFailureOrVerbose)
+				ginkgo.AddReportEntry("failed case "+c.ID, fmt.Sprintf("outcome %s; expected %v; got %v; receipt %s", c.Outcome, c.Expect, c.Outputs, c.ReceiptDigest), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 			}
 		}
 		if int(s.Total) != len(rep.Cases) {
@@ -285,8 +285,8 @@ func describeCandidates(r *workloadRun) {
 		if c.ManifestDigest == rep.Promoted {
 			mark = " (promoted)"
 		}
-		AddReportEntry("candidate "+c.ManifestKey+mark, fmt.Sprintf("validation %d/%d, train %d/%d, %d agent calls",
-			c.Validation.Passed, c.Validation.Total, c.Train.Passed, c.Train.Total, c.Work.AgentCalls), ReportEntryVisibilityFailureOrVerbose)
+		ginkgo.AddReportEntry("candidate "+c.ManifestKey+mark, fmt.Sprintf("validation %d/%d, train %d/%d, %d agent calls",
+			c.Validation.Passed, c.Validation.Total, c.Train.Passed, c.Train.Total, c.Work.AgentCalls), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 	}
-	AddReportEntry("holdout", fmt.Sprintf("%d/%d", rep.Holdout.Passed, rep.Holdout.Total), ReportEntryVisibilityFailureOrVerbose)
+	ginkgo.AddReportEntry("holdout", fmt.Sprintf("%d/%d", rep.Holdout.Passed, rep.Holdout.Total), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 }
