@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/manifest"
 )
 
 func runExpr(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -199,5 +201,27 @@ func TestExprOps(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, `[{"arity":"1..","baseCost":2,"burn":5,"example":"[\"add\", 1, 2, 3.5]","family":"Numbers"`) ||
 		strings.Count(out, `"name":`) != 61 {
 		t.Errorf("--json: exit %d, out %.200s", code, out)
+	}
+}
+
+// TestManifestExprErrorsReadAsSentences: a manifest's expression error
+// reaches the person on stderr as a sentence with a suggestion, while the
+// manifest package keeps the canonical text (a spawned child's manifest
+// error is recorded in its receipt).
+func TestManifestExprErrorsReadAsSentences(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.json")
+	doc := `{"contract":"algal.organism.v1","key":"organism:t","name":"T","cells":[{"id":"rate","kind":"expr",
+	 "inputs":{"x":"json"},"expr":{"contract":"algal.expr.v1","program":["eqq",1,1]},"output":{"kind":"json","schema":{}}}]}`
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runExpr(t, "check", path)
+	want := `cells[0] \"rate\": expr.program: unknown op \"eqq\" (did you mean \"eq\"?)"},"ok":false}`
+	if code != 2 || !strings.Contains(stderr, `{"error":{"code":"PARSE_FAILED"`) || !strings.HasSuffix(strings.TrimSpace(stderr), want) {
+		t.Errorf("exit %d, stderr %s; want PARSE_FAILED ending %s", code, stderr, want)
+	}
+	_, err := manifest.Parse([]byte(doc))
+	if err == nil || !strings.Contains(err.Error(), `{"code":"EXPR_OP","op":"eqq"}`) {
+		t.Errorf("manifest error %v: the recorded text must stay canonical", err)
 	}
 }

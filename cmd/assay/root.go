@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 )
@@ -91,7 +92,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // writeError prints upstream's error shape, one canonical line
 // {"error":{"code","message"},"ok":false}.
+//
+// Expression errors embedded in the message in their canonical form (a
+// manifest's guard or expr cell, a cell failure read back from a receipt)
+// are printed as sentences for the person reading; the code stays.
 func writeError(w io.Writer, code, message string) {
+	message = expr.Humanize(message)
 	b, err := canon.Encode(map[string]any{"ok": false, "error": map[string]any{"code": code, "message": message}})
 	if err != nil {
 		b = []byte(`{"ok":false}`)
