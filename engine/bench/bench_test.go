@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -225,6 +226,53 @@ func TestParetoTable(t *testing.T) {
 		if got := strings.Join(Pareto(tc.systems, nil, nil), ","); got != tc.want {
 			t.Errorf("%s: got %s want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// DominatedBy names every system that dominates another and the criteria
+// on which it is strictly better, so a report can say why a system is off
+// the Pareto set.
+func TestDominatedBy(t *testing.T) {
+	sys := func(id string, passed, tokens, calls int64) SystemResult {
+		return SystemResult{ID: id, Passed: passed, Usage: Tally{TokensIn: tokens}, EffectCalls: calls}
+	}
+	r := &Report{Systems: []SystemResult{sys("cheap", 4, 10, 1), sys("big", 3, 20, 1), sys("mid", 4, 15, 1), sys("wide", 2, 5, 9)}}
+	r.Pareto = Pareto(r.Systems, nil, nil)
+	for _, tc := range []struct{ id, want string }{
+		{"big", "cheap:passed+tokens mid:passed+tokens"},
+		{"mid", "cheap:tokens"},
+		{"cheap", ""},
+		{"wide", ""},
+		{"nobody", ""},
+	} {
+		var parts []string
+		for _, d := range r.DominatedBy(tc.id) {
+			parts = append(parts, d.By+":"+strings.Join(d.Better, "+"))
+		}
+		if got := strings.Join(parts, " "); got != tc.want {
+			t.Errorf("%s: dominated by %q, want %q", tc.id, got, tc.want)
+		}
+		if onSet := slices.Contains(r.Pareto, tc.id); onSet && tc.want != "" {
+			t.Errorf("%s is on the Pareto set %v yet dominated", tc.id, r.Pareto)
+		}
+	}
+	names := func(r *Report) string {
+		var s []string
+		for _, c := range r.Criteria() {
+			s = append(s, fmt.Sprintf("%s/%v", c.Name, c.Up))
+		}
+		return strings.Join(s, ",")
+	}
+	if got := names(r); got != "passed/true,tokens/false,calls/false" {
+		t.Errorf("criteria without prices: %s", got)
+	}
+	r.Prices = map[string]Price{}
+	if got := names(r); got != "passed/true,cost/false,calls/false" {
+		t.Errorf("criteria with prices: %s", got)
+	}
+	r.Axes = []Axis{{Name: "speed", Dir: "up"}}
+	if got := names(r); got != "speed/true" {
+		t.Errorf("declared axes: %s", got)
 	}
 }
 

@@ -261,19 +261,28 @@ func axisValues(axes []Axis, s *SystemResult) (map[string]float64, error) {
 // criterion is one Pareto axis read off a system: the value and whether
 // greater is better.
 type criterion struct {
-	up  bool
-	get func(*SystemResult) float64
+	name string
+	up   bool
+	get  func(*SystemResult) float64
 }
 
+// Criterion names for the default Pareto criteria.
+const (
+	CriterionPassed = "passed"
+	CriterionCost   = "cost"   // with a price card
+	CriterionTokens = "tokens" // without one
+	CriterionCalls  = "calls"
+)
+
 func defaultCriteria(hasPrices bool) []criterion {
-	cost := func(s *SystemResult) float64 { return float64(s.Usage.TokensIn + s.Usage.TokensOut) }
+	cost := criterion{name: CriterionTokens, get: func(s *SystemResult) float64 { return float64(s.Usage.TokensIn + s.Usage.TokensOut) }}
 	if hasPrices {
-		cost = func(s *SystemResult) float64 { return s.Usage.Cost }
+		cost = criterion{name: CriterionCost, get: func(s *SystemResult) float64 { return s.Usage.Cost }}
 	}
 	return []criterion{
-		{up: true, get: func(s *SystemResult) float64 { return float64(s.Passed) }},
-		{up: false, get: cost},
-		{up: false, get: func(s *SystemResult) float64 { return float64(s.EffectCalls) }},
+		{name: CriterionPassed, up: true, get: func(s *SystemResult) float64 { return float64(s.Passed) }},
+		cost,
+		{name: CriterionCalls, get: func(s *SystemResult) float64 { return float64(s.EffectCalls) }},
 	}
 }
 
@@ -281,7 +290,78 @@ func axisCriteria(axes []Axis) []criterion {
 	out := make([]criterion, len(axes))
 	for i, a := range axes {
 		name := a.Name
-		out[i] = criterion{up: a.Dir == "up", get: func(s *SystemResult) float64 { return s.AxisValues[name] }}
+		out[i] = criterion{name: name, up: a.Dir == "up", get: func(s *SystemResult) float64 { return s.AxisValues[name] }}
+	}
+	return out
+}
+
+func (r *Report) criteria() []criterion {
+	if r.Axes != nil {
+		return axisCriteria(r.Axes)
+	}
+	return defaultCriteria(r.Prices != nil)
+}
+
+// Criterion is one Pareto criterion as a report reader sees it.
+type Criterion struct {
+	Name string
+	Up   bool // greater is better
+}
+
+// Criteria are the criteria the report's Pareto set was computed on, in
+// order: the declared axes, else passed, cost (tokens without a price
+// card) and calls.
+func (r *Report) Criteria() []Criterion {
+	crit := r.criteria()
+	out := make([]Criterion, len(crit))
+	for i, c := range crit {
+		out[i] = Criterion{Name: c.name, Up: c.up}
+	}
+	return out
+}
+
+// Dominance is one system dominating another: at least as good on every
+// criterion and strictly better on Better (criterion names, in criteria
+// order).
+type Dominance struct {
+	By     string
+	Better []string
+}
+
+// DominatedBy lists the systems that dominate system id, in report order,
+// so a report can say why a system is off the Pareto set; nil when id is
+// on it (or unknown).
+func (r *Report) DominatedBy(id string) []Dominance {
+	var s *SystemResult
+	for i := range r.Systems {
+		if r.Systems[i].ID == id {
+			s = &r.Systems[i]
+			break
+		}
+	}
+	if s == nil {
+		return nil
+	}
+	crit := r.criteria()
+	var out []Dominance
+	for i := range r.Systems {
+		o := &r.Systems[i]
+		if o.ID == s.ID {
+			continue
+		}
+		var better []string
+		atLeast := true
+		for _, c := range crit {
+			switch d := c.better(o, s); {
+			case d < 0:
+				atLeast = false
+			case d > 0:
+				better = append(better, c.name)
+			}
+		}
+		if atLeast && len(better) > 0 {
+			out = append(out, Dominance{By: o.ID, Better: better})
+		}
 	}
 	return out
 }

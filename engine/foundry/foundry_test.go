@@ -289,14 +289,16 @@ func TestTieBreaks(t *testing.T) {
 		a, b    CandidateResult
 		winner  string
 		decided string
+		by      string
 	}{
-		{"validation rate", c("b", 3, 0, 9, 9), c("a", 2, 4, 0, 0), "b", "validation 3/4 > 2/4"},
-		{"train rate", c("b", 2, 3, 9, 9), c("a", 2, 2, 0, 0), "b", "tie on validation; train 3/4 > 2/4"},
-		{"agent calls", c("b", 2, 2, 4, 9), c("a", 2, 2, 6, 0), "b", "tie on rates; fewer agent calls 4 < 6"},
-		{"work units", c("b", 2, 2, 4, 10), c("a", 2, 2, 4, 20), "b", "tie on rates and agent calls; fewer work units 10 < 20"},
-		{"digest", c("b", 2, 2, 4, 10), c("a", 2, 2, 4, 10), "a", "digest order"},
+		{"validation rate", c("b", 3, 0, 9, 9), c("a", 2, 4, 0, 0), "b", "validation 3/4 > 2/4", "validation"},
+		{"train rate", c("b", 2, 3, 9, 9), c("a", 2, 2, 0, 0), "b", "tie on validation; train 3/4 > 2/4", "train"},
+		{"agent calls", c("b", 2, 2, 4, 9), c("a", 2, 2, 6, 0), "b", "tie on rates; fewer agent calls 4 < 6", "agent calls"},
+		{"work units", c("b", 2, 2, 4, 10), c("a", 2, 2, 4, 20), "b", "tie on rates and agent calls; fewer work units 10 < 20", "work units"},
+		{"one work unit", c("b", 2, 2, 4, 10), c("a", 2, 2, 4, 11), "b", "tie on rates and agent calls; fewer work units 10 < 11", "work units"},
+		{"digest", c("b", 2, 2, 4, 10), c("a", 2, 2, 4, 10), "a", "digest order", "digest"},
 		{"equal rates, different totals", CandidateResult{ManifestDigest: "sha256:" + strings.Repeat("b", 64), Validation: Score{1, 2}, Train: Score{1, 1}},
-			CandidateResult{ManifestDigest: "sha256:" + strings.Repeat("a", 64), Validation: Score{2, 4}, Train: Score{1, 1}, Work: Work{AgentCalls: 1}}, "b", "tie on rates; fewer agent calls 0 < 1"},
+			CandidateResult{ManifestDigest: "sha256:" + strings.Repeat("a", 64), Validation: Score{2, 4}, Train: Score{1, 1}, Work: Work{AgentCalls: 1}}, "b", "tie on rates; fewer agent calls 0 < 1", "agent calls"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, pop := range [][]CandidateResult{{tc.a, tc.b}, {tc.b, tc.a}} {
@@ -307,6 +309,9 @@ func TestTieBreaks(t *testing.T) {
 				i := Rank(pop)
 				if d := Decided(&pop[i[0]], &pop[i[1]]); d != tc.decided {
 					t.Errorf("decided %q, want %q", d, tc.decided)
+				}
+				if by := Decider(&pop[i[0]], &pop[i[1]]).String(); by != tc.by {
+					t.Errorf("decider %q, want %q", by, tc.by)
 				}
 			}
 		})

@@ -199,6 +199,31 @@ const (
 	Identical // same digest: cannot happen in an admitted population
 )
 
+// String is the criterion's column name in reports.
+func (t Tiebreak) String() string {
+	switch t {
+	case ByValidation:
+		return "validation"
+	case ByTrain:
+		return "train"
+	case ByAgentCalls:
+		return "agent calls"
+	case ByUnits:
+		return "work units"
+	case ByDigest:
+		return "digest"
+	}
+	return "identical"
+}
+
+// Decider names the criterion that orders a and b; reports show it so a
+// reader sees why one candidate ranks above the next (a one-unit work
+// difference decides as surely as a validation rate).
+func Decider(a, b *CandidateResult) Tiebreak {
+	_, by := compareCandidates(a, b)
+	return by
+}
+
 // compareCandidates orders a before b (negative) when a promotes first:
 // validation rate desc, train rate desc, agent calls asc, work units asc,
 // manifest digest asc. It also names the deciding criterion.
