@@ -150,7 +150,7 @@ func Assembly(w *Workload) runrecord.Assembly {
 			{N: PhaseSource, Kind: runrecord.KindBranch, Pattern: "candidate-source", Chain: []string{SourceFiles, SourceGenerator}},
 			{N: PhaseEvaluate, Kind: runrecord.KindLoop, Skill: "evaluate-contenders", Outputs: []runrecord.Output{{ID: "report", File: ReportFile}}},
 			{N: PhaseVerify, Kind: runrecord.KindStep, Skill: "verify-evidence", Outputs: []runrecord.Output{{ID: "verification", File: VerificationFile}}},
-			{N: PhaseSummarize, Kind: runrecord.KindStep, Skill: "summarize", Outputs: []runrecord.Output{{ID: "gate", File: GateFile}, {ID: "summary", File: SummaryFile}}},
+			{N: PhaseSummarize, Kind: runrecord.KindStep, Skill: "summarize", Outputs: []runrecord.Output{{ID: "gate", File: GateFile}, {ID: "summary", File: SummaryFile}, {ID: "report-html", File: ReportHTMLFile}}},
 		},
 	}
 }
@@ -587,5 +587,15 @@ func (r *run) summarize() error {
 	if err := r.write(SummaryFile, []byte(Summary(r.o))); err != nil {
 		return err
 	}
-	return r.rec.AddArtifact(PhaseSummarize, "summary", SummaryFile)
+	if err := r.rec.AddArtifact(PhaseSummarize, "summary", SummaryFile); err != nil {
+		return err
+	}
+	page, err := ReportHTML(r.o)
+	if err != nil {
+		return err
+	}
+	if err := r.write(ReportHTMLFile, page); err != nil {
+		return err
+	}
+	return r.rec.AddArtifact(PhaseSummarize, "report-html", ReportHTMLFile)
 }

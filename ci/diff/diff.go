@@ -84,6 +84,13 @@ type Workload struct {
 	Mismatches  []string   `json:"mismatches"`
 	Bench       *Bench     `json:"bench,omitempty"`
 	Foundry     *Foundry   `json:"foundry,omitempty"`
+	// File is the workload file, relative to the repository, as the
+	// head's (else the base's) gate positions name it; "" when unknown.
+	File string `json:"file"`
+
+	// base and head are the runs compared, kept for pr.html (they are
+	// evidence, not part of the diff's JSON).
+	base, head *Run
 }
 
 // Bench is the comparison of two bench reports.
@@ -106,6 +113,16 @@ type System struct {
 	Base   *SystemStats `json:"base"`
 	Head   *SystemStats `json:"head"`
 	Pareto string       `json:"pareto"` // "joined", "left", "stays", "out", or "" when on one side only
+	// DominatedBy says, for a system off the head's Pareto set, who
+	// dominates it there and on which criteria.
+	DominatedBy []Dominator `json:"dominatedBy"`
+}
+
+// Dominator is a system that dominates another: at least as good on every
+// Pareto criterion and strictly better on Better.
+type Dominator struct {
+	By     string   `json:"by"`
+	Better []string `json:"better"`
 }
 
 // SystemStats are a system's totals on one side.
@@ -146,6 +163,27 @@ type Foundry struct {
 	// Base or Head is nil for one added or removed.
 	Candidates []*CandidatePair `json:"candidates"`
 	Flips      []Flip           `json:"flips"`
+	// BaseRanking and HeadRanking are each side's promotion order with
+	// the column that decided every place.
+	BaseRanking []RankPlace `json:"baseRanking"`
+	HeadRanking []RankPlace `json:"headRanking"`
+}
+
+// RankPlace is one place of a foundry's promotion order.
+type RankPlace struct {
+	Place      int    `json:"place"`
+	Key        string `json:"key"`
+	Digest     string `json:"digest"`
+	Promoted   bool   `json:"promoted"`
+	Validation Rate   `json:"validation"`
+	Train      Rate   `json:"train"`
+	AgentCalls int64  `json:"agentCalls"`
+	Units      int64  `json:"units"`
+	// DecidedBy is the column that separates this place from the one
+	// above (the winner: from the runner-up): validation, train, agent
+	// calls, work units or digest; "" for a population of one.
+	DecidedBy string `json:"decidedBy"`
+	Why       string `json:"why"`
 }
 
 // CandidatePair is one candidate key on both sides.
@@ -173,6 +211,8 @@ type Promotion struct {
 	Candidates int    `json:"candidates"`
 	// Exhausted: the habitat budget ran out before promotion.
 	Exhausted bool `json:"exhausted"`
+	// HoldoutFailing are the holdout cases the promoted candidate fails.
+	HoldoutFailing []string `json:"holdoutFailing"`
 }
 
 // Candidate names a foundry candidate.
@@ -196,6 +236,13 @@ func (r Rate) Value() float64 {
 	return float64(r.Passed) / float64(r.Total)
 }
 
+// Regression measures besides "passed" and the foundry splits.
+const (
+	MetricCost   = "cost"
+	MetricTokens = "tokens"
+	MetricCalls  = "calls"
+)
+
 // Regression is a measure that got worse at head.
 type Regression struct {
 	Workload string `json:"workload"`
@@ -206,8 +253,20 @@ type Regression struct {
 	// Drop is base rate minus head rate (0..1); cases may flip to fail
 	// with no drop when others flip the other way.
 	Drop float64 `json:"drop"`
-	// Cases now failing that passed at base.
+	// Cases now failing that passed at base (for the holdout of a newly
+	// promoted organism: failing at head and not at base).
 	Cases []string `json:"cases"`
+	// Amount is set for a measure that is not a pass rate (cost, tokens,
+	// calls): the two totals and the relative change.
+	Amount *Amount `json:"amount,omitempty"`
+}
+
+// Amount is a total that grew at head.
+type Amount struct {
+	Base float64 `json:"base"`
+	Head float64 `json:"head"`
+	// Relative is head/base − 1 (1 = doubled); 0 when base is 0.
+	Relative float64 `json:"relative"`
 }
 
 // Compute compares base and head. Workloads are matched by name.
@@ -242,6 +301,19 @@ func Compute(base, head *Set, opts Options) (*Diff, error) {
 	}
 	slices.Sort(d.Notes)
 	slices.SortStableFunc(d.Regressions, func(a, b *Regression) int {
+		// Pass rates first (a lost case outweighs any cost), then totals
+		// by relative growth.
+		if (a.Amount == nil) != (b.Amount == nil) {
+			if a.Amount == nil {
+				return -1
+			}
+			return 1
+		}
+		if a.Amount != nil {
+			if c := cmp.Compare(b.Amount.Relative, a.Amount.Relative); c != 0 {
+				return c
+			}
+		}
 		if c := cmp.Compare(b.Drop, a.Drop); c != 0 {
 			return c
 		}
@@ -255,6 +327,7 @@ func Compute(base, head *Set, opts Options) (*Diff, error) {
 		if err != nil {
 			return nil, err
 		}
+		labelReplays(r, base)
 		d.Replays = r
 	}
 	d.Settle()
@@ -329,7 +402,11 @@ func side(r *Run) *Side {
 }
 
 func compareWorkload(b, h *Run, trim func(string) string) *Workload {
-	w := &Workload{Base: side(b), Head: side(h), FailedGates: []GateRule{}, Mismatches: []string{}}
+	w := &Workload{Base: side(b), Head: side(h), FailedGates: []GateRule{}, Mismatches: []string{}, base: b, head: h}
+	w.File = workloadFile(h, trim)
+	if w.File == "" {
+		w.File = workloadFile(b, trim)
+	}
 	switch {
 	case b == nil:
 		w.Name, w.Kind, w.Status = h.Workload, h.Kind, StatusAdded
@@ -453,6 +530,17 @@ func compareBench(b, h *bench.Report) *Bench {
 	}
 	slices.Sort(out.Joined)
 	slices.Sort(out.Left)
+	if h != nil {
+		for _, s := range out.Systems {
+			s.DominatedBy = []Dominator{}
+			if s.Head == nil || s.Head.OnPareto {
+				continue
+			}
+			for _, dm := range h.DominatedBy(s.ID) {
+				s.DominatedBy = append(s.DominatedBy, Dominator{By: dm.By, Better: dm.Better})
+			}
+		}
+	}
 	if b != nil && h != nil {
 		for _, s := range h.Systems {
 			bs := findSystem(b, s.ID)
@@ -528,7 +616,13 @@ func promotion(r *foundry.Report, exhausted bool) *Promotion {
 		return nil
 	}
 	p := &Promotion{Digest: r.Promoted, Candidates: len(r.Candidates),
-		Holdout: Rate{r.Holdout.Passed, r.Holdout.Total}}
+		Holdout: Rate{r.Holdout.Passed, r.Holdout.Total}, HoldoutFailing: []string{}}
+	for _, c := range r.Holdout.Cases {
+		if !c.Passed {
+			p.HoldoutFailing = append(p.HoldoutFailing, c.ID)
+		}
+	}
+	slices.Sort(p.HoldoutFailing)
 	if c := findCandidate(r, r.Promoted); c != nil {
 		p.Key = c.ManifestKey
 		p.Validation = Rate{c.Validation.Passed, c.Validation.Total}
@@ -547,7 +641,8 @@ func findCandidate(r *foundry.Report, digest string) *foundry.CandidateResult {
 }
 
 func compareFoundry(b, h *foundry.Report, bx, hx bool) *Foundry {
-	out := &Foundry{Base: promotion(b, bx), Head: promotion(h, hx), Added: []Candidate{}, Removed: []Candidate{}, Revised: []Candidate{}, Candidates: []*CandidatePair{}, Flips: []Flip{}}
+	out := &Foundry{Base: promotion(b, bx), Head: promotion(h, hx), Added: []Candidate{}, Removed: []Candidate{}, Revised: []Candidate{}, Candidates: []*CandidatePair{}, Flips: []Flip{},
+		BaseRanking: ranking(b), HeadRanking: ranking(h)}
 	if out.Base != nil && out.Head != nil {
 		out.PromotedChanged = out.Base.Key != out.Head.Key || out.Base.Digest != out.Head.Digest
 	}
@@ -641,7 +736,15 @@ func foundryChanged(f *Foundry) bool {
 	if (f.Base == nil) != (f.Head == nil) {
 		return true
 	}
-	return f.Base != nil && *f.Base != *f.Head
+	if f.Base == nil {
+		return false
+	}
+	b, h := *f.Base, *f.Head
+	if !slices.Equal(b.HoldoutFailing, h.HoldoutFailing) {
+		return true
+	}
+	return b.Key != h.Key || b.Digest != h.Digest || b.Validation != h.Validation || b.Train != h.Train ||
+		b.Holdout != h.Holdout || b.Candidates != h.Candidates || b.Exhausted != h.Exhausted
 }
 
 // regressions lists what got worse in w, one entry per subject and metric.
@@ -663,10 +766,26 @@ func regressions(w *Workload) []*Regression {
 		}
 		out = append(out, &Regression{Workload: w.Name, Subject: subject, Metric: metric, Base: b, Head: h, Drop: max(drop, 0), Cases: cases})
 	}
+	grew := func(subject, metric string, b, h float64) {
+		if h <= b {
+			return
+		}
+		a := &Amount{Base: b, Head: h}
+		if b > 0 {
+			a.Relative = h/b - 1
+		}
+		out = append(out, &Regression{Workload: w.Name, Subject: subject, Metric: metric, Cases: []string{}, Amount: a})
+	}
 	if b := w.Bench; b != nil {
 		for _, s := range b.Systems {
 			if s.Base != nil && s.Head != nil {
 				add(s.ID, "passed", Rate{s.Base.Passed, s.Base.Total}, Rate{s.Head.Passed, s.Head.Total}, b.Flips)
+				if b.HasCost {
+					grew(s.ID, MetricCost, s.Base.Cost, s.Head.Cost)
+				} else {
+					grew(s.ID, MetricTokens, float64(s.Base.Tokens), float64(s.Head.Tokens))
+				}
+				grew(s.ID, MetricCalls, float64(s.Base.Calls), float64(s.Head.Calls))
 			}
 		}
 	}
@@ -681,10 +800,17 @@ func regressions(w *Workload) []*Regression {
 			add(f.Head.Key, foundry.SplitHoldout, f.Base.Holdout, f.Head.Holdout, f.Flips)
 		} else {
 			// A different organism ships: what matters is whether the
-			// shipped candidate's rates got worse.
+			// shipped candidate's rates got worse, and which holdout
+			// cases fail now that did not before.
+			var now []Flip
+			for _, id := range f.Head.HoldoutFailing {
+				if !slices.Contains(f.Base.HoldoutFailing, id) {
+					now = append(now, Flip{Subject: "promoted", Case: id, Split: foundry.SplitHoldout, Base: Pass, Head: Fail})
+				}
+			}
 			add("promoted", foundry.SplitValidation, f.Base.Validation, f.Head.Validation, nil)
 			add("promoted", foundry.SplitTrain, f.Base.Train, f.Head.Train, nil)
-			add("promoted", foundry.SplitHoldout, f.Base.Holdout, f.Head.Holdout, nil)
+			add("promoted", foundry.SplitHoldout, f.Base.Holdout, f.Head.Holdout, now)
 		}
 	}
 	return out

@@ -4,10 +4,14 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/htmlreport"
 )
 
 // Section titles, in the comment's priority order.
@@ -19,6 +23,7 @@ const (
 	TitleReplays     = "Archived receipts"
 	TitleFlips       = "Case flips"
 	TitleNotes       = "Notes"
+	TitleReproduce   = "Reproduce"
 )
 
 // RenderOptions bound the rendering.
@@ -29,6 +34,16 @@ type RenderOptions struct {
 	// MaxRows caps each long table (regressions, replays, flips, failing
 	// gates); 0 means 50. The JSON always holds everything.
 	MaxRows int
+	// Command reproduces the check locally (e.g. "assay ci pr --base-ref
+	// origin/main"); "" leaves the Reproduce section out.
+	Command string
+	// BlobBase, when set, links the files the comment names: it is the
+	// URL prefix of the head's files, e.g.
+	// "https://github.com/OWNER/REPO/blob/HEAD_SHA/".
+	BlobBase string
+	// Drawn says where pr.html is, as Markdown (e.g. "`pr.html` in the
+	// [assay-pr-check artifact](URL)"); "" for nowhere.
+	Drawn string
 }
 
 func (o RenderOptions) rows() int {
@@ -57,7 +72,64 @@ func Sections(d *Diff, o RenderOptions) []ghci.Section {
 		}
 		s = append(s, ghci.Section{Title: TitleNotes, Markdown: b.String()})
 	}
+	if f := Footer(d, o); f != "" {
+		s = append(s, ghci.Section{Title: TitleReproduce, Markdown: f + "\n"})
+	}
 	return s
+}
+
+// Footer is the comment's last paragraph, one line: the command that
+// reproduces the check, links to the head files the comment names, and
+// where the drawn report (pr.html) is. The check also hands it to the
+// composer as the end of the truncation notice, so even a cut comment
+// ends with it.
+func Footer(d *Diff, o RenderOptions) string {
+	var parts []string
+	if o.Command != "" {
+		parts = append(parts, "Reproduce locally: "+code(o.Command)+".")
+	}
+	if files := namedFiles(d); len(files) > 0 {
+		links := make([]string, len(files))
+		for i, f := range files {
+			links[i] = fileLink(f, o.BlobBase)
+		}
+		parts = append(parts, "Files: "+strings.Join(links, ", ")+".")
+	}
+	if o.Drawn != "" {
+		parts = append(parts, "Drawn report: "+o.Drawn+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// namedFiles are the head files the comment talks about: the workload
+// files of changed or failing workloads and the organisms whose archived
+// receipts were replayed.
+func namedFiles(d *Diff) []string {
+	set := map[string]bool{}
+	for _, w := range d.Workloads {
+		if w.File != "" && (w.Status != StatusUnchanged || (w.Head != nil && !w.Head.Passed)) && w.Head != nil {
+			set[w.File] = true
+		}
+	}
+	if d.Replays != nil {
+		for _, r := range d.Replays.Results {
+			if r.HeadPath != "" {
+				set[r.HeadPath] = true
+			}
+		}
+	}
+	return sortedKeys(set)
+}
+
+var safePath = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+
+// fileLink links a repository-relative path at the head; a path with
+// characters a URL or Markdown would need escaped is named, not linked.
+func fileLink(p, base string) string {
+	if base == "" || !safePath.MatchString(p) || strings.Contains(p, "..") {
+		return code(p)
+	}
+	return "[" + code(p) + "](" + base + p + ")"
 }
 
 // Markdown renders the whole diff as one document (no comment marker).
@@ -206,7 +278,7 @@ func verdictMD(d *Diff, o RenderOptions) string {
 			}
 		}
 		for _, g := range w.FailedGates {
-			item(fmt.Sprintf("**%s**: gate *%s* fails: %s", text(w.Name), text(g.Name), text(oneLine(g.Message, 400))))
+			item(fmt.Sprintf("**%s**: gate *%s* fails: %s", text(w.Name), text(g.Name), text(sentences(g.Message, 400, seeSection(w)))))
 		}
 	}
 	if more > 0 {
@@ -216,6 +288,43 @@ func verdictMD(d *Diff, o RenderOptions) string {
 		b.WriteString("\n" + o.Pointer + "\n")
 	}
 	return b.String()
+}
+
+// seeSection names the section that shows a workload in full.
+func seeSection(w *Workload) string {
+	if w.Kind == KindFoundry {
+		return TitlePromotions
+	}
+	return TitlePareto
+}
+
+// sentences keeps the leading whole sentences of s that fit in maxRunes
+// and says where the rest is, so a long gate message is shortened without
+// ending mid-sentence. A sentence ends at ". " before a capital letter
+// (not "1. organism" in a ranking). A first sentence longer than the
+// limit is kept whole.
+func sentences(s string, maxRunes int, rest string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) <= maxRunes {
+		return s
+	}
+	cut := -1
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == ' ' && s[i+2] >= 'A' && s[i+2] <= 'Z' {
+			if len([]rune(s[:i+1])) > maxRunes-40 {
+				break
+			}
+			cut = i + 1
+		}
+	}
+	if cut < 0 {
+		if i := strings.Index(s, ". "); i > 0 {
+			cut = i + 1
+		} else {
+			return s
+		}
+	}
+	return s[:cut] + " (More under " + rest + ".)"
 }
 
 func delta(b, h int64) string {
@@ -270,6 +379,16 @@ func paretoMD(d *Diff) string {
 			fmt.Fprintf(&b, "Pareto set unchanged: %s\n\n", list(bn.ParetoHead))
 		default:
 			fmt.Fprintf(&b, "Pareto set: %s → %s · joined: %s · left: %s\n\n", list(bn.ParetoBase), list(bn.ParetoHead), list(bn.Joined), list(bn.Left))
+			crit := criteriaNames(w)
+			for _, s := range bn.Systems {
+				if s.Pareto == "left" {
+					fmt.Fprintf(&b, "- **%s** left the Pareto set: %s.\n", text(s.ID), dominatedText(s.DominatedBy, crit))
+				}
+			}
+			for _, id := range bn.Joined {
+				fmt.Fprintf(&b, "- **%s** joined the Pareto set: no system is as good on every criterion (%s) and better on one.\n", text(id), strings.Join(crit, ", "))
+			}
+			b.WriteString("\n")
 		}
 		b.WriteString("| system | passed | tokens | ")
 		if bn.HasCost {
@@ -301,6 +420,9 @@ func paretoMD(d *Diff) string {
 					pareto = "**joined**"
 				case "left":
 					pareto = "**left**"
+					if len(s.DominatedBy) > 0 {
+						pareto += ": dominated by " + dominatorNames(s.DominatedBy)
+					}
 				case "stays":
 					pareto = "yes"
 				default:
@@ -334,6 +456,63 @@ func paretoMD(d *Diff) string {
 		fmt.Fprintf(&b, "Unchanged: %s.\n", strings.Join(unchanged, "; "))
 	}
 	return b.String()
+}
+
+// criteriaNames are the Pareto criteria of a bench workload at head (else
+// base), in report order.
+func criteriaNames(w *Workload) []string {
+	var names []string
+	for _, r := range []*Run{w.head, w.base} {
+		if r != nil && r.Bench != nil {
+			for _, c := range r.Bench.Criteria() {
+				names = append(names, c.Name)
+			}
+			return names
+		}
+	}
+	return names
+}
+
+func dominatorNames(ds []Dominator) string {
+	names := make([]string, len(ds))
+	for i, d := range ds {
+		names[i] = d.By
+	}
+	return list(names)
+}
+
+// dominatedText says who dominates a system and where: "cheap-single
+// dominates it (better on passed and cost, as good on calls)".
+func dominatedText(ds []Dominator, crit []string) string {
+	if len(ds) == 0 {
+		return "it is off the Pareto set at head"
+	}
+	var parts []string
+	for _, d := range ds {
+		var same []string
+		for _, c := range crit {
+			if !slices.Contains(d.Better, c) {
+				same = append(same, c)
+			}
+		}
+		p := fmt.Sprintf("%s dominates it (better on %s", text(d.By), and(texts(d.Better)))
+		if len(same) > 0 {
+			p += ", as good on " + and(texts(same))
+		}
+		parts = append(parts, p+")")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// and joins words as prose: "a", "a and b", "a, b and c".
+func and(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func plural(n int, noun string) string {
@@ -419,6 +598,17 @@ func promotionsMD(d *Diff) string {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.name, pct(r.b), pct(r.h), ppDelta(r.b, r.h))
 			}
 			fmt.Fprintf(&b, "| candidates | %d | %d | %s |\n\n", f.Base.Candidates, f.Head.Candidates, delta(int64(f.Base.Candidates), int64(f.Head.Candidates)))
+			if len(f.Head.HoldoutFailing) > 0 {
+				fmt.Fprintf(&b, "Holdout cases the promoted candidate fails at head: %s.\n\n", list(f.Head.HoldoutFailing))
+			}
+		}
+		if f.PromotedChanged || rankingChanged(f) {
+			b.WriteString(rankingMD("Ranking at head", f.HeadRanking))
+			if len(f.BaseRanking) > 0 {
+				b.WriteString("<details><summary>Ranking at base</summary>\n\n")
+				b.WriteString(rankingMD("", f.BaseRanking))
+				b.WriteString("</details>\n\n")
+			}
 		}
 		if len(f.Candidates) > 0 {
 			b.WriteString("| candidate | validation | train |\n| --- | --- | --- |\n")
@@ -472,6 +662,54 @@ func promotionsMD(d *Diff) string {
 	return b.String()
 }
 
+// rankingChanged reports whether the promotion order or a deciding
+// column differs between the sides.
+func rankingChanged(f *Foundry) bool {
+	if len(f.BaseRanking) != len(f.HeadRanking) {
+		return len(f.BaseRanking) > 0 && len(f.HeadRanking) > 0
+	}
+	for i := range f.HeadRanking {
+		b, h := f.BaseRanking[i], f.HeadRanking[i]
+		if b.Key != h.Key || b.DecidedBy != h.DecidedBy {
+			return true
+		}
+	}
+	return false
+}
+
+// rankingMD renders a promotion order with every value of the deciding
+// column in bold, so a tie broken by one work unit shows as plainly as a
+// validation rate.
+func rankingMD(title string, places []RankPlace) string {
+	if len(places) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if title != "" {
+		fmt.Fprintf(&b, "%s (the **bold** value decided each place: validation, then train, then fewer agent calls, then fewer work units, then digest):\n\n", title)
+	}
+	b.WriteString("| # | candidate | validation | train | agent calls | work units | decided by |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, p := range places {
+		cells := []string{rate(p.Validation), rate(p.Train), fmt.Sprint(p.AgentCalls), fmt.Sprint(p.Units)}
+		for i, col := range []string{"validation", "train", "agent calls", "work units"} {
+			if col == p.DecidedBy {
+				cells[i] = "**" + cells[i] + "**"
+			}
+		}
+		name := tcode(p.Key)
+		if p.Promoted {
+			name += " (promoted)"
+		}
+		why := p.Why
+		if why == "" {
+			why = "—"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", p.Place, name, strings.Join(cells, " | "), cell(why))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
 func regressionsMD(d *Diff, o RenderOptions) string {
 	if len(d.Regressions) == 0 {
 		return "No regressions: no pass rate dropped and no case went from pass to fail.\n"
@@ -488,10 +726,30 @@ func regressionsMD(d *Diff, o RenderOptions) string {
 		if len(r.Cases) > 0 {
 			cases = cell(strings.Join(r.Cases, ", "))
 		}
+		if a := r.Amount; a != nil {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(r.Workload), cell(r.Subject), text(r.Metric), amount(r.Metric, a.Base), amount(r.Metric, a.Head), relative(a), cases)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(r.Workload), cell(r.Subject), text(r.Metric), pct(r.Base), pct(r.Head), ppDelta(r.Base, r.Head), cases)
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()
+}
+
+// amount renders a total: dollars for cost, a count otherwise.
+func amount(metric string, v float64) string {
+	if metric == MetricCost {
+		return htmlreport.Money(v)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// relative renders a growth as a signed percentage of the base ("+20%").
+func relative(a *Amount) string {
+	if a.Base == 0 {
+		return "new (base 0)"
+	}
+	return "+" + trimFloat(100*a.Relative) + "%"
 }
 
 func replaysMD(d *Diff, o RenderOptions) string {
@@ -507,28 +765,85 @@ func replaysMD(d *Diff, o RenderOptions) string {
 	if len(r.Results) == 0 {
 		return b.String()
 	}
-	counts := map[string]int{}
+	// Which organisms, and which revision each receipt was replayed
+	// against, once: the rows then name cases, not hashes.
+	revs := map[string]bool{}
+	var revList []string
 	for _, x := range r.Results {
-		counts[x.Verdict]++
+		head := code(short(x.HeadManifest))
+		if x.HeadManifest == "" && x.HeadPath != "" {
+			head = "invalid " + code(x.HeadPath)
+		} else if x.HeadPath != "" {
+			head += " (" + code(x.HeadPath) + ")"
+		}
+		line := fmt.Sprintf("%s: %s → %s", code(x.Key), code(short(x.BaseManifest)), head)
+		if x.Verdict == VerdictRemoved {
+			line = fmt.Sprintf("%s: %s → removed", code(x.Key), code(short(x.BaseManifest)))
+		}
+		if !revs[line] {
+			revs[line] = true
+			revList = append(revList, line)
+		}
+	}
+	fmt.Fprintf(&b, "Replayed against: %s.\n", strings.Join(revList, "; "))
+	counts := map[string]int{}
+	var behaviour, work []Replay
+	for _, x := range r.Results {
+		k := x.Verdict
+		if workOnly(x) {
+			k = "diverged in work accounting only"
+			work = append(work, x)
+		} else {
+			if x.Verdict == vm.VerdictDiverged {
+				k = "diverged in behaviour"
+			}
+			behaviour = append(behaviour, x)
+		}
+		counts[k]++
 	}
 	var parts []string
 	for _, k := range sortedKeys(counts) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
 	}
 	fmt.Fprintf(&b, "Verdicts: %s.\n\n", strings.Join(parts, ", "))
-	b.WriteString("| organism | receipt | manifest | verdict | detail |\n| --- | --- | --- | --- | --- |\n")
-	for i, x := range r.Results {
-		if i == o.rows() {
-			fmt.Fprintf(&b, "\n… and %d more in the diff JSON.\n", len(r.Results)-i)
-			break
+	table := func(rows []Replay, budget int) int {
+		b.WriteString("| workload | system or candidate | case | verdict | detail | receipt |\n| --- | --- | --- | --- | --- | --- |\n")
+		for i, x := range rows {
+			if i == budget {
+				fmt.Fprintf(&b, "\n… and %d more in the diff JSON.\n", len(rows)-i)
+				return i
+			}
+			wl, subj, cs := cell(x.Workload), cell(x.Subject), cell(x.Case)
+			if x.Workload == "" {
+				wl, subj, cs = "—", "—", "not in a base run"
+			} else if x.Split != "" {
+				cs += " (" + text(x.Split) + ")"
+			}
+			verdict := text(x.Verdict)
+			if x.Divergence != "" {
+				verdict += " (" + text(x.Divergence) + ")"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", wl, subj, cs, verdict, cell(x.Detail), tcode(shortFile(x.File)))
 		}
-		head := tcode(short(x.HeadManifest))
-		if x.HeadManifest == "" && x.HeadPath != "" {
-			head = "invalid " + tcode(x.HeadPath)
+		return len(rows)
+	}
+	shown := 0
+	if len(behaviour) > 0 {
+		shown = table(behaviour, o.rows())
+	}
+	if len(work) > 0 {
+		if len(behaviour) > 0 {
+			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s → %s | %s | %s |\n", tcode(x.Key), tcode(shortFile(x.File)), tcode(short(x.BaseManifest)), head, text(x.Verdict), cell(x.Detail))
+		b.WriteString("**Work accounting only**: these revisions take the same cells, effects, outcome and failures as the record and spend different work (a guard or expression that burns more or less fuel). Behaviour is unchanged; budgets and the work tie-break may not be.\n\n")
+		table(work, max(o.rows()-shown, 1))
 	}
 	return b.String()
+}
+
+// workOnly reports whether a replay diverged only in its work ledger.
+func workOnly(x Replay) bool {
+	return x.Verdict == vm.VerdictDiverged && x.Divergence == vm.DivergeWork
 }
 
 var digestName = regexp.MustCompile(`^([0-9a-f]{12})[0-9a-f]{52}\.json$`)

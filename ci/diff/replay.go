@@ -47,15 +47,29 @@ type Replays struct {
 
 // Replay is one archived receipt compared with one head revision.
 type Replay struct {
-	File         string `json:"file"` // relative to the archive
-	Receipt      string `json:"receipt"`
+	File    string `json:"file"` // relative to the archive
+	Receipt string `json:"receipt"`
+	// Stored is the receipt's content digest (canonical JSON), the name
+	// reports give it as receiptDigest.
+	Stored       string `json:"stored"`
 	Key          string `json:"key"`
 	BaseManifest string `json:"baseManifest"`
 	BasePath     string `json:"basePath"`
 	HeadManifest string `json:"headManifest"` // "" when removed or when the head file does not admit
 	HeadPath     string `json:"headPath"`
 	Verdict      string `json:"verdict"`
-	Detail       string `json:"detail"`
+	// Divergence is the kind of the first divergence of a diverged
+	// replay (cell, effects, outcome, failure, or work: only the work
+	// accounting differs, the behaviour is the same).
+	Divergence string `json:"divergence,omitempty"`
+	Detail     string `json:"detail"`
+	// Workload, Subject (system or candidate key), Case and Split name the
+	// base run case that recorded the receipt; "" when no base report
+	// names it.
+	Workload string `json:"workload"`
+	Subject  string `json:"subject"`
+	Case     string `json:"case"`
+	Split    string `json:"split,omitempty"`
 }
 
 // organism is a manifest file found in a tree.
@@ -209,7 +223,8 @@ func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
 			continue // the organism is unchanged at head
 		}
 		out.Touched++
-		r := Replay{File: a.file, Receipt: digest, Key: bo.key, BaseManifest: md, BasePath: bo.path}
+		stored, _ := canon.Digest(a.rec)
+		r := Replay{File: a.file, Receipt: digest, Stored: stored, Key: bo.key, BaseManifest: md, BasePath: bo.path}
 		if len(heads) == 0 {
 			r.Verdict, r.Detail = VerdictRemoved, "no *.algal.json at head has key "+bo.key
 			out.Results = append(out.Results, r)
@@ -232,6 +247,9 @@ func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
 				rr.Verdict, rr.Detail = VerdictError, vm.CodedMessage(err)
 			} else {
 				rr.Verdict, rr.Detail = c.Verdict, comparisonDetail(c)
+				if c.Divergence != nil && c.Verdict == vm.VerdictDiverged {
+					rr.Divergence = c.Divergence.Kind
+				}
 			}
 			out.Results = append(out.Results, rr)
 		}

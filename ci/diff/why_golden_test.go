@@ -1,0 +1,203 @@
+package diff_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/ci/diff"
+)
+
+// Golden comments for what a reviewer asks first: why a system left the
+// Pareto set, why a candidate ranks where it does, which receipts changed
+// behaviour and which only their work accounting, what got more
+// expensive, and which holdout cases fail now.
+
+// archiveBase copies the base run's receipts into tree/receipts, as a
+// repository that commits its receipts would hold them.
+func archiveBase(t *testing.T, bt, tree string) int {
+	t.Helper()
+	archive := filepath.Join(tree, "receipts")
+	if err := os.MkdirAll(archive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := filepath.Glob(filepath.Join(bt, ".store", "runs", "*.json"))
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("no base receipts: %v", err)
+	}
+	for _, r := range recs {
+		data, err := os.ReadFile(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(archive, filepath.Base(r)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(recs)
+}
+
+var why = diff.RenderOptions{Pointer: pointer, Command: "assay ci pr --base-ref main",
+	BlobBase: "https://github.com/example/assay-demo/blob/0123456789abcdef0123456789abcdef01234567/",
+	Drawn:    "`pr.html` in the `assay-pr-check` artifact of [the check run](https://github.com/example/assay-demo/actions/runs/42)"}
+
+// Small and large now both answer every validation case and miss the same
+// train case; the cascade's screen misreads a validation case. Small and
+// large tie on validation, train and agent calls, and one work unit (a
+// one-character shorter wrong answer) promotes large. Large then misses a
+// holdout case the cascade passed.
+func TestGoldenWorkTieBreak(t *testing.T) {
+	bt, bs := base(t)
+	ht := copyTree(t, "suites", "fixtures")
+	const f = "suites/intent-select.foundry.yaml"
+	mutate(t, ht, f, "small: { intent: how-to, screen: how-to }\n      large: { intent: how-to }", "small: { intent: refund, screen: how-to }\n      large: { intent: other }")
+	mutate(t, ht, f, "small: { intent: bug, screen: unsure }", "small: { intent: refund, screen: unsure }")
+	mutate(t, ht, f, "small: { intent: other, screen: other }\n      large: { intent: how-to }", "small: { intent: other, screen: how-to }\n      large: { intent: other }")
+	mutate(t, ht, f, "small: { intent: how-to, screen: unsure }\n      large: { intent: bug, escalate: bug }\n  - id: ho-rebilled", "small: { intent: bug, screen: unsure }\n      large: { intent: bug, escalate: bug }\n  - id: ho-rebilled")
+	mutate(t, ht, f, "large: { intent: bug, escalate: bug }\n\ngate", "large: { intent: how-to, escalate: bug }\n\ngate")
+	hs := runTree(t, ht)
+	d := compute(t, bt, bs, ht, hs, false)
+
+	fd := find(t, d, "intent-select").Foundry
+	if !fd.PromotedChanged || fd.Head.Key != "organism:assay-intent-large" {
+		t.Fatalf("promotion %+v -> %+v", fd.Base, fd.Head)
+	}
+	top := fd.HeadRanking[0]
+	if top.DecidedBy != "work units" || fd.HeadRanking[1].Units-top.Units != 1 {
+		t.Fatalf("head ranking %+v: want large above small by one work unit", fd.HeadRanking)
+	}
+	var holdout *diff.Regression
+	for _, r := range d.Regressions {
+		if r.Metric == "holdout" {
+			holdout = r
+		}
+	}
+	if holdout == nil || strings.Join(holdout.Cases, ",") != "ho-paste-freeze" {
+		t.Fatalf("holdout regression %+v: want ho-paste-freeze named", holdout)
+	}
+	md := diff.Markdown(d, why)
+	for _, want := range []string{"**4736**", "**4737**", "fewer work units 4736 < 4737", "ho-paste-freeze"} {
+		if !strings.Contains(md, strings.ReplaceAll(want, "<", "&lt;")) {
+			t.Errorf("comment lacks %q", want)
+		}
+	}
+	checkGolden(t, "tiebreak", md)
+}
+
+// Two organisms revised at once: the triage escalation's guard becomes an
+// equivalent expression (it now burns fuel: work accounting only), and
+// the intent cascade's guard tests for a label the screen never gives (it
+// never escalates: a behaviour divergence).
+func TestGoldenWorkOnlyReplay(t *testing.T) {
+	bt, bs := base(t)
+	ht := copyTree(t, "suites", "fixtures")
+	n := archiveBase(t, bt, ht)
+	mutate(t, ht, "fixtures/triage/triage-escalating.algal.json", `"guard": { "equals": "unsure" }`,
+		`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "unsure"] } }`)
+	mutate(t, ht, "fixtures/intent/intent-cascade.algal.json", "\"guard\": {\n        \"equals\": \"unsure\"\n      }",
+		`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "Unsure"] } }`)
+	hs := runTree(t, ht)
+	d := compute(t, bt, bs, ht, hs, true)
+
+	r := d.Replays
+	if r == nil || r.Receipts != n {
+		t.Fatalf("replays %+v", r)
+	}
+	kinds := map[string]map[string]int{}
+	for _, x := range r.Results {
+		if x.Workload == "" || x.Case == "" {
+			t.Errorf("receipt %s is not labelled by its base case", x.File)
+		}
+		if kinds[x.Key] == nil {
+			kinds[x.Key] = map[string]int{}
+		}
+		kinds[x.Key][x.Verdict+"/"+x.Divergence]++
+	}
+	if k := kinds["organism:assay-triage-escalating"]; k["diverged/work"] != 6 || len(k) != 1 {
+		t.Errorf("triage escalation verdicts %v: want six work-only divergences", k)
+	}
+	if k := kinds["organism:assay-intent-cascade"]; k["diverged/cell"] == 0 || k["diverged/work"] == 0 {
+		t.Errorf("cascade verdicts %v: want behaviour divergences beside work-only ones", k)
+	}
+	md := diff.Markdown(d, why)
+	if !strings.Contains(md, "**Work accounting only**") || !strings.Contains(md, "diverged in behaviour") {
+		t.Errorf("comment does not set work-only replays apart:\n%s", md)
+	}
+	checkGolden(t, "workonly", md)
+}
+
+// The cheap screen now doubts one more ticket, so the escalating circuit
+// calls the frontier once more: same passes, higher cost and more calls,
+// which the gate's call ceiling catches.
+func TestGoldenCostRegression(t *testing.T) {
+	bt, bs := base(t)
+	ht := copyTree(t, "suites", "fixtures")
+	mutate(t, ht, "suites/ticket-triage.bench.yaml", "cheap: { route: account, screen: account }\n      frontier: { route: account }",
+		"cheap: { route: account, screen: unsure }\n      frontier: { route: account, escalate: account }")
+	hs := runTree(t, ht)
+	d := compute(t, bt, bs, ht, hs, false)
+
+	var got []string
+	for _, r := range d.Regressions {
+		if r.Amount != nil {
+			got = append(got, r.Subject+" "+r.Metric)
+		}
+	}
+	if strings.Join(got, ",") != "escalating cost,escalating calls" {
+		t.Fatalf("amount regressions %v, want escalating cost then calls", got)
+	}
+	md := diff.Markdown(d, why)
+	for _, want := range []string{"| escalating | cost | $0.001834 |", "| escalating | calls | 8 | 9 | +12.5% |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comment lacks %q", want)
+		}
+	}
+	if !strings.HasSuffix(strings.TrimSpace(md), "[the check run](https://github.com/example/assay-demo/actions/runs/42).") {
+		t.Errorf("comment does not end with the reproduce line:\n%s", md[max(0, len(md)-600):])
+	}
+	checkGolden(t, "cost", md)
+}
+
+// pr.html of a Pareto change and a promotion change at once: the golden
+// file the browser test in htmlreport loads.
+func TestGoldenPRHTML(t *testing.T) {
+	bt, bs := base(t)
+	ht := copyTree(t, "suites", "fixtures")
+	archiveBase(t, bt, ht)
+	const tt = "suites/ticket-triage.bench.yaml"
+	mutate(t, ht, tt, "frontier: { route: technical }", "frontier: { route: billing }")
+	mutate(t, ht, tt, "frontier: { route: account }", "frontier: { route: billing }")
+	mutate(t, ht, tt, "frontier: { route: technical, escalate: technical }", "frontier: { route: billing, escalate: technical }")
+	mutate(t, ht, tt, "cheap: { route: account, screen: account }", "cheap: { route: account, screen: unsure }")
+	mutate(t, ht, tt, "frontier: { route: billing }\n  - id: wrong-totals", "frontier: { route: billing, escalate: account }\n  - id: wrong-totals")
+	const is = "suites/intent-select.foundry.yaml"
+	mutate(t, ht, is, "large: { intent: refund, escalate: refund }", "large: { intent: refund, escalate: bug }")
+	mutate(t, ht, is, "screen: other }\n      large: { intent: how-to }", "screen: other }\n      large: { intent: other }")
+	mutate(t, ht, "fixtures/triage/triage-escalating.algal.json", `"guard": { "equals": "unsure" }`,
+		`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "unsure"] } }`)
+	hs := runTree(t, ht)
+	d := compute(t, bt, bs, ht, hs, true)
+	page, err := diff.HTML(d, why)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := diff.HTML(d, why)
+	if err != nil || string(again) != string(page) {
+		t.Fatalf("pr.html differs between two renderings of one diff (err %v)", err)
+	}
+	path := filepath.Join("..", "..", "htmlreport", "testdata", "pr.golden.html")
+	if *update {
+		if err := os.WriteFile(path, page, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./ci/diff -run PRHTML -update writes it)", err)
+	}
+	if string(want) != string(page) {
+		t.Errorf("pr.html differs from %s (go test ./ci/diff -run PRHTML -update rewrites it)", path)
+	}
+}

@@ -1,0 +1,33 @@
+package harness
+
+import (
+	"github.com/algal-assay/assay/htmlreport"
+)
+
+// ReportHTMLFile is the run directory's human report, written beside
+// summary.md by the summarize phase.
+const ReportHTMLFile = "report.html"
+
+// ReportHTML renders report.html for an outcome that reached the
+// summarize phase (see package htmlreport).
+func ReportHTML(o *Outcome) ([]byte, error) {
+	w := o.Workload
+	run := htmlreport.Run{Workload: w.Name, Description: w.Description}
+	if o.Compiled != nil {
+		run.Slug = o.Compiled.Slug
+	}
+	if v := o.Verification; v != nil {
+		run.Verification = &htmlreport.Verification{OK: v.OK, CheckedReceipts: v.CheckedReceipts, Mismatches: v.Mismatches}
+	}
+	for _, g := range o.Gates {
+		run.Gates = append(run.Gates, htmlreport.Gate{Name: g.Rule.Name(), Passed: g.Passed, Message: g.Message})
+	}
+	if o.Bench != nil {
+		return htmlreport.Bench(htmlreport.BenchInput{Run: run, Report: o.Bench})
+	}
+	in := htmlreport.FoundryInput{Run: run}
+	if o.Foundry != nil {
+		in.Report, in.Exhausted = o.Foundry.Report, o.Foundry.Exhausted
+	}
+	return htmlreport.Foundry(in)
+}

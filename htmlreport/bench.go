@@ -1,0 +1,332 @@
+package htmlreport
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/bench"
+)
+
+// Verification is a run's verify phase as a report shows it.
+type Verification struct {
+	OK              bool
+	CheckedReceipts int
+	Mismatches      []string
+}
+
+// Gate is one gate rule's verdict.
+type Gate struct {
+	Name    string
+	Passed  bool
+	Message string
+}
+
+// Run names a run directory and what its later phases said.
+type Run struct {
+	// Workload is the workload's name; Kind "bench" or "foundry".
+	Workload    string
+	Description string
+	// Slug is the run directory's name (it identifies the inputs).
+	Slug         string
+	Verification *Verification
+	Gates        []Gate
+}
+
+// BenchInput is what a bench run's report.html shows.
+type BenchInput struct {
+	Run
+	Report *bench.Report
+}
+
+type fact struct {
+	Name, Value string
+	Code        bool // a digest or key, shown in monospace
+}
+
+type gateView struct {
+	Name, Message string
+	Passed        bool
+}
+
+type page struct {
+	Title    string
+	Kind     string
+	Subtitle string
+	Facts    []fact
+	Gates    []gateView
+	Verified *Verification
+	Notes    []string
+}
+
+type systemRow struct {
+	ID, Key, Digest        string
+	Passed, Tokens, Cost   string
+	Calls, Work            string
+	Frontier               bool
+	DominatedBy            string
+	BaseRow                bool // in a comparison: the base values of this system
+	Change                 string
+	X, Y                   string
+	AxisValues             []fact
+	Pareto                 string
+	PassedDelta, CostDelta string
+}
+
+type cellView struct {
+	System, Case      string
+	Passed            bool
+	Outcome, Outputs  string
+	Tokens, Cost      string
+	Calls, Receipt    string
+	Attribution, Work string
+}
+
+type caseRow struct {
+	ID, Args, Expect string
+	Cells            []cellView
+}
+
+type benchView struct {
+	page
+	Criteria  string
+	Plot      *plotView
+	XName     string
+	YName     string
+	HasCost   bool
+	HasAxes   bool
+	AxisNames []string
+	Systems   []systemRow
+	SystemIDs []string
+	Cases     []caseRow
+}
+
+// axes is the choice of what the plot's two axes show.
+type axes struct {
+	xName, yName   string
+	xPrefix        string
+	xInt, yInt     bool
+	x, y           func(*bench.SystemResult) float64
+	yMax           float64
+	xLabel, yLabel string
+}
+
+func dirWord(up bool) string {
+	if up {
+		return "higher is better"
+	}
+	return "lower is better"
+}
+
+// chooseAxes puts the cost signal on x and passed on y; with declared axes
+// the first "down" axis goes on x and the first other "up" axis on y
+// (passed when there is none), so the better corner is always top left.
+func chooseAxes(r *bench.Report) axes {
+	passed := func(s *bench.SystemResult) float64 { return float64(s.Passed) }
+	if len(r.Axes) == 0 {
+		a := axes{yName: bench.CriterionPassed, yInt: true, y: passed, yLabel: "cases passed (higher is better)", yMax: float64(len(r.Cases))}
+		if r.Prices != nil {
+			a.xName, a.xPrefix, a.xLabel = bench.CriterionCost, "$", "cost in dollars (lower is better)"
+			a.x = func(s *bench.SystemResult) float64 { return s.Usage.Cost }
+		} else {
+			a.xName, a.xInt, a.xLabel = bench.CriterionTokens, true, "tokens in + out (lower is better)"
+			a.x = func(s *bench.SystemResult) float64 { return float64(s.Usage.TokensIn + s.Usage.TokensOut) }
+		}
+		return a
+	}
+	xi := slices.IndexFunc(r.Axes, func(a bench.Axis) bool { return a.Dir == "down" })
+	if xi < 0 {
+		xi = 0
+	}
+	yi := slices.IndexFunc(r.Axes, func(a bench.Axis) bool { return a.Dir == "up" })
+	if yi == xi {
+		yi = -1
+	}
+	xa := r.Axes[xi]
+	a := axes{xName: xa.Name, xLabel: xa.Name + " (" + dirWord(xa.Dir == "up") + ")",
+		x: func(s *bench.SystemResult) float64 { return s.AxisValues[xa.Name] }}
+	if yi >= 0 {
+		ya := r.Axes[yi]
+		a.yName, a.yLabel = ya.Name, ya.Name+" ("+dirWord(true)+")"
+		a.y = func(s *bench.SystemResult) float64 { return s.AxisValues[ya.Name] }
+	} else {
+		a.yName, a.yInt, a.y, a.yLabel, a.yMax = bench.CriterionPassed, true, passed, "cases passed (not a declared axis)", float64(len(r.Cases))
+	}
+	return a
+}
+
+// Money renders a dollar amount as every report does (bench.FormatCost,
+// the one cost formatter).
+func Money(v float64) string { return bench.FormatCost(v) }
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+
+func criteriaText(r *bench.Report) string {
+	var parts []string
+	for _, c := range r.Criteria() {
+		parts = append(parts, c.Name+" ("+dirWord(c.Up)+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// dominatorsText names who dominates id and where: "a (passed, cost); b (cost)".
+func dominatorsText(r *bench.Report, id string) (names, detail string) {
+	var ns, ds []string
+	for _, d := range r.DominatedBy(id) {
+		ns = append(ns, d.By)
+		ds = append(ds, d.By+" (better on "+strings.Join(d.Better, ", ")+")")
+	}
+	return strings.Join(ns, ", "), strings.Join(ds, "; ")
+}
+
+func jsonText(v any) string {
+	if v == nil {
+		return "—"
+	}
+	b, err := canonText(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return b
+}
+
+func benchSystemRow(r *bench.Report, s *bench.SystemResult, ax axes) systemRow {
+	row := systemRow{ID: s.ID, Key: s.ManifestKey, Digest: s.ManifestDigest,
+		Passed: fmt.Sprintf("%d/%d", s.Passed, s.Total), Tokens: strconv.FormatInt(s.Usage.TokensIn+s.Usage.TokensOut, 10),
+		Cost: Money(s.Usage.Cost), Calls: strconv.FormatInt(s.EffectCalls, 10),
+		Work:     fmt.Sprintf("%d steps, %d agent calls, %d units", s.Work.Steps, s.Work.AgentCalls, s.Work.Units),
+		Frontier: slices.Contains(r.Pareto, s.ID), X: num(ax.x(s)), Y: num(ax.y(s))}
+	if ax.xPrefix == "$" {
+		row.X = Money(ax.x(s))
+	}
+	if !row.Frontier {
+		_, row.DominatedBy = dominatorsText(r, s.ID)
+	}
+	for _, a := range r.Axes {
+		row.AxisValues = append(row.AxisValues, fact{Name: a.Name, Value: num(s.AxisValues[a.Name])})
+	}
+	return row
+}
+
+func benchData(r *bench.Report, ax axes, side string) []datum {
+	var out []datum
+	for i := range r.Systems {
+		s := &r.Systems[i]
+		d := datum{ID: s.ID, Side: side, X: ax.x(s), Y: ax.y(s), Frontier: slices.Contains(r.Pareto, s.ID)}
+		xv := num(d.X)
+		if ax.xPrefix == "$" {
+			xv = Money(d.X)
+		}
+		d.Tip = fmt.Sprintf("%s: %s %s, %s %s", s.ID, ax.xName, xv, ax.yName, num(d.Y))
+		if side != "" {
+			d.Tip = side + " " + d.Tip
+		}
+		if !d.Frontier {
+			names, detail := dominatorsText(r, s.ID)
+			d.Dominators = names
+			d.Tip += "; dominated by " + detail
+		} else {
+			d.Tip += "; on the Pareto set"
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func plotDesc(r *bench.Report, ax axes) string {
+	var on, off []string
+	for i := range r.Systems {
+		s := &r.Systems[i]
+		if slices.Contains(r.Pareto, s.ID) {
+			on = append(on, s.ID)
+		} else {
+			names, _ := dominatorsText(r, s.ID)
+			off = append(off, s.ID+" (dominated by "+names+")")
+		}
+	}
+	d := fmt.Sprintf("Scatter of %d systems, %s on the horizontal axis and %s on the vertical. On the Pareto set: %s.", len(r.Systems), ax.xName, ax.yName, listOr(on, "none"))
+	if len(off) > 0 {
+		d += " Dominated: " + strings.Join(off, "; ") + "."
+	}
+	return d
+}
+
+func listOr(xs []string, none string) string {
+	if len(xs) == 0 {
+		return none
+	}
+	return strings.Join(xs, ", ")
+}
+
+func runPage(run Run, kind string) page {
+	p := page{Title: run.Workload, Kind: kind, Verified: run.Verification}
+	p.Subtitle = strings.TrimSpace(run.Description)
+	if run.Slug != "" {
+		p.Facts = append(p.Facts, fact{Name: "run", Value: run.Slug, Code: true})
+	}
+	for _, g := range run.Gates {
+		p.Gates = append(p.Gates, gateView{Name: g.Name, Passed: g.Passed, Message: g.Message})
+	}
+	return p
+}
+
+func caseMatrix(r *bench.Report) []caseRow {
+	var rows []caseRow
+	for _, c := range r.Cases {
+		row := caseRow{ID: c.ID, Args: jsonText(c.Args), Expect: jsonText(c.Expect)}
+		for i := range r.Systems {
+			s := &r.Systems[i]
+			cell := cellView{System: s.ID, Case: c.ID, Outcome: "not run"}
+			for j := range s.Cases {
+				cr := &s.Cases[j]
+				if cr.ID != c.ID {
+					continue
+				}
+				cell = cellView{System: s.ID, Case: c.ID, Passed: cr.Passed, Outcome: cr.Outcome, Outputs: jsonText(cr.Outputs),
+					Tokens: fmt.Sprintf("%d in, %d out", cr.Usage.TokensIn, cr.Usage.TokensOut), Cost: Money(cr.Usage.Cost),
+					Calls: strconv.FormatInt(cr.EffectCalls, 10), Receipt: cr.ReceiptDigest,
+					Work: fmt.Sprintf("%d steps, %d agent calls, %d units", cr.Work.Steps, cr.Work.AgentCalls, cr.Work.Units)}
+				var attr []string
+				for _, k := range sortedKeys(cr.Attribution) {
+					t := cr.Attribution[k]
+					attr = append(attr, fmt.Sprintf("%s: %d calls, %d+%d tokens, %s", k, t.Calls, t.TokensIn, t.TokensOut, Money(t.Cost)))
+				}
+				cell.Attribution = listOr(attr, "—")
+				break
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// Bench renders the report.html of a bench run.
+func Bench(in BenchInput) ([]byte, error) {
+	r := in.Report
+	if r == nil {
+		return nil, fmt.Errorf("htmlreport: bench report of %q is nil", in.Workload)
+	}
+	ax := chooseAxes(r)
+	v := &benchView{page: runPage(in.Run, "bench"), Criteria: criteriaText(r), XName: ax.xName, YName: ax.yName,
+		HasCost: r.Prices != nil, HasAxes: len(r.Axes) > 0}
+	v.Facts = append(v.Facts, fact{"report", r.Digest, true}, fact{"workload digest", r.Workload, true},
+		fact{Name: "Pareto set", Value: listOr(r.Pareto, "none")}, fact{Name: "Pareto criteria", Value: v.Criteria})
+	if r.Scorer != nil {
+		v.Facts = append(v.Facts, fact{Name: "scorer", Value: "algal.expr.v1 program"})
+	} else {
+		v.Facts = append(v.Facts, fact{Name: "scorer", Value: "exact match"})
+	}
+	for _, a := range r.Axes {
+		v.AxisNames = append(v.AxisNames, a.Name)
+	}
+	v.Plot = layout(plotSpec{ID: "pareto", Title: "Pareto plot of " + in.Workload, Desc: plotDesc(r, ax),
+		XLabel: ax.xLabel, YLabel: ax.yLabel, XPrefix: ax.xPrefix, XInteger: ax.xInt, YInteger: ax.yInt, YMax: ax.yMax, Data: benchData(r, ax, "")})
+	for i := range r.Systems {
+		v.Systems = append(v.Systems, benchSystemRow(r, &r.Systems[i], ax))
+		v.SystemIDs = append(v.SystemIDs, r.Systems[i].ID)
+	}
+	v.Cases = caseMatrix(r)
+	return render("bench", v)
+}
