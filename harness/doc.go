@@ -106,9 +106,10 @@
 // it once its owner lock says the owner is gone. Files: config.json, scripted-*.json, one
 // system-<id>.json or candidate-NN-<key>.json per contender, report.json
 // (budget.json when a foundry exhausts its habitat budget),
-// verification.json, gate.json, summary.md, _assembly.json and
-// foundry-run.yml. Receipts live in the store. Reports and summary.md carry
-// no wall-clock values; only the record does.
+// verification.json, gate.json, summary.md, report.html (package
+// htmlreport: the Pareto plot or the ranking, drawn), _assembly.json and
+// foundry-run.yml. Receipts live in the store. Reports, summary.md and
+// report.html carry no wall-clock values; only the record does.
 //
 // # Phase roster
 //
@@ -116,7 +117,7 @@
 //	2 candidate-source     branch  files | generator (skipped for a bench)
 //	3 evaluate-contenders  loop    one iteration per system or candidate
 //	4 verify-evidence      step    engine verification plus scripted alignment
-//	5 summarize            step    gate.json, summary.md
+//	5 summarize            step    gate.json, summary.md, report.html
 //
 // A phase error fails the phase and the run; a cancelled context or
 // SIGINT/SIGTERM (Options.HandleSignals) cancels the run.

@@ -330,3 +330,22 @@ func Bench(in BenchInput) ([]byte, error) {
 	v.Cases = caseMatrix(r)
 	return render("bench", v)
 }
+
+// PlotPoint is one system as the Pareto plot places it.
+type PlotPoint struct {
+	ID       string
+	X, Y     float64
+	Frontier bool
+}
+
+// PlotAxes says what the Pareto plot of r shows: the criterion names on
+// each axis, whether x is dollars, and every system's point, so a text
+// rendering (the job summary's table) shows the same plot.
+func PlotAxes(r *bench.Report) (xName, yName string, dollars bool, points []PlotPoint) {
+	ax := chooseAxes(r)
+	for i := range r.Systems {
+		s := &r.Systems[i]
+		points = append(points, PlotPoint{ID: s.ID, X: ax.x(s), Y: ax.y(s), Frontier: slices.Contains(r.Pareto, s.ID)})
+	}
+	return ax.xName, ax.yName, ax.xPrefix == "$", points
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/ci/diff"
+	ghci "github.com/algal-assay/assay/ci/github"
 )
 
 // Golden comments for what a reviewer asks first: why a system left the
@@ -157,6 +158,14 @@ func TestGoldenCostRegression(t *testing.T) {
 		t.Errorf("comment does not end with the reproduce line:\n%s", md[max(0, len(md)-600):])
 	}
 	checkGolden(t, "cost", md)
+
+	// Cut to a fraction of its length, the comment still ends with the
+	// reproduce line: it closes the truncation notice, whole.
+	footer := diff.Footer(d, why)
+	cut := ghci.Compose("<!-- assay:pr-check -->", diff.Sections(d, why), 1500, pointer+" "+footer)
+	if ghci.Length(cut) > 1500 || !strings.Contains(cut, "**Report truncated**") || !strings.HasSuffix(cut, footer+"\n") {
+		t.Errorf("cut comment does not end with the footer:\n%s", cut)
+	}
 }
 
 // pr.html of a Pareto change and a promotion change at once: the golden
@@ -178,6 +187,13 @@ func TestGoldenPRHTML(t *testing.T) {
 		`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "unsure"] } }`)
 	hs := runTree(t, ht)
 	d := compute(t, bt, bs, ht, hs, true)
+	// The job summary carries the comment's content and the plot, as a
+	// table.
+	summary := ghci.Compose("", diff.SummarySections(d, why), 1<<30, "")
+	if !strings.Contains(summary, "## "+diff.TitlePlot) || !strings.Contains(summary, "Frontier at head, left to right: cheap-single") {
+		t.Errorf("job summary lacks the plot:\n%s", summary)
+	}
+	checkGolden(t, "summary", summary)
 	page, err := diff.HTML(d, why)
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@
 //	pr.json      {"number": N, "head_sha": "..."} when the event names a pull request
 //	diff.json    the structured diff (ci/diff)
 //	report.md    the full Markdown report (also appended to the job summary)
+//	pr.html      the drawn report: base and head on one Pareto plot (ci/diff.HTML)
 //	artifact.json, base/, head/
 //	             the evidence, self-contained (ci/artifact): each side's
 //	             run directories, the store objects they reference and the
@@ -103,6 +104,7 @@ type Options struct {
 type Result struct {
 	Diff     *diff.Diff
 	Report   string // full Markdown
+	HTML     []byte // pr.html
 	Comment  string // the comment body, marker first
 	Failed   bool
 	PR       int
@@ -130,15 +132,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if pointer == "" {
 		pointer = DefaultPointer()
 	}
-	sections := diff.Sections(d, diff.RenderOptions{Pointer: pointer})
-	res.Report = summaryReport(sections, pointer)
-	marker, _ := ghci.Marker(ghci.DefaultKey)
-	res.Comment = ghci.Compose(marker, sections, ghci.MaxCommentChars, pointer)
-
 	if opts.EventPath != "" {
 		if res.PR, res.HeadSHA, err = readPR(opts.EventPath); err != nil {
 			return nil, err
 		}
+	}
+	ro := renderOptions(opts, pointer, res.HeadSHA)
+	sections := diff.Sections(d, ro)
+	res.Report = summaryReport(diff.SummarySections(d, ro), pointer)
+	marker, _ := ghci.Marker(ghci.DefaultKey)
+	// A cut comment still ends with the reproduce line: it closes the
+	// truncation notice.
+	res.Comment = ghci.Compose(marker, sections, ghci.MaxCommentChars, strings.TrimSpace(pointer+" "+diff.Footer(d, ro)))
+	if res.HTML, err = diff.HTML(d, ro); err != nil {
+		return nil, &fault.Error{Code: fault.IOFailed, Message: "render " + ArtifactHTML, Err: err}
 	}
 	if opts.Artifact != "" {
 		// The evidence first, while the base worktree still exists; then
@@ -237,6 +244,7 @@ func writeArtifact(dir string, res *Result) error {
 		{ghci.ArtifactBody, []byte(res.Comment)},
 		{ArtifactDiff, js},
 		{ArtifactReport, []byte(res.Report)},
+		{ArtifactHTML, res.HTML},
 	}
 	if res.PR > 0 {
 		pr := map[string]any{"number": res.PR}

@@ -156,6 +156,9 @@ func TestCIPRGatesHold(t *testing.T) {
 	summary := filepath.Join(work, "summary.md")
 	t.Setenv("GITHUB_EVENT_PATH", event)
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	t.Setenv("GITHUB_SERVER_URL", "https://github.com")
+	t.Setenv("GITHUB_REPOSITORY", "acme/widgets")
+	t.Setenv("GITHUB_RUN_ID", "7")
 	art := filepath.Join(work, "out", "assay-pr-check")
 
 	var stdout, stderr bytes.Buffer
@@ -210,6 +213,17 @@ func TestCIPRGatesHold(t *testing.T) {
 	if !strings.Contains(posted.Body, "The check run concluded **success**.") {
 		t.Errorf("trusted comment does not state the conclusion:\n%s", posted.Body)
 	}
+	// The comment ends with how to reproduce the check, links to the head
+	// files it names at the head commit, and where the drawn report is.
+	footer := "Reproduce locally: `assay ci pr --base-ref main`. Files: [`suites/ticket-triage.bench.yaml`](https://github.com/acme/widgets/blob/" + sha +
+		"/suites/ticket-triage.bench.yaml). Drawn report: `pr.html` in the `assay-pr-check` artifact of [the check run](https://github.com/acme/widgets/actions/runs/7).\n"
+	if !strings.HasSuffix(string(raw), footer) {
+		t.Errorf("comment does not end with %q:\n%s", footer, string(raw))
+	}
+	page, err := os.ReadFile(filepath.Join(art, "pr.html"))
+	if err != nil || !strings.Contains(string(page), `<circle class="point dominated head" data-system="frontier-single" data-side="head"`) {
+		t.Errorf("pr.html (%v) does not draw frontier-single dominated at head", err)
+	}
 
 	// The artifact verifies alone: from another directory, with no store
 	// and no repository.
@@ -233,7 +247,7 @@ func TestCIPRGatesHold(t *testing.T) {
 		t.Fatalf("artifact holds %d head runs, want 4", len(runs))
 	}
 	sum, err := os.ReadFile(summary)
-	if err != nil || !strings.Contains(string(sum), "## Pareto sets") || strings.Contains(string(sum), "<!-- assay:") {
+	if err != nil || !strings.Contains(string(sum), "## Pareto sets") || !strings.Contains(string(sum), "## Pareto plots") || strings.Contains(string(sum), "<!-- assay:") {
 		t.Fatalf("job summary: %v\n%s", err, sum)
 	}
 	// The base worktree is gone.

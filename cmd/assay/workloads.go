@@ -71,7 +71,7 @@ func newWorkloadsCmd(c *cli) *cobra.Command {
 		Short: "Run every workload under the paths (default suites/) and apply their gates",
 		Long: "Run every *.bench.yaml and *.foundry.yaml (or .yml) found under the given files and\n" +
 			"directories (default suites/). Each run writes runs/<workload>/<run-slug>/ (config.json,\n" +
-			"report.json, verification.json, gate.json, summary.md, _assembly.json, foundry-run.yml);\n" +
+			"report.json, verification.json, gate.json, summary.md, report.html, _assembly.json, foundry-run.yml);\n" +
 			"receipts go to the --dir store. Prints a summary (or --json) and exits 1 when a workload\n" +
 			"does not load, a gate or a verification fails; stderr carries one JSON error per failure.",
 		RunE: func(_ *cobra.Command, args []string) error { return runWorkloads(c, args, f) },
