@@ -103,7 +103,7 @@ func TestRunDirectoryAndRecord(t *testing.T) {
 		PhaseSource:    nil,
 		PhaseEvaluate:  {"system-cheap-single.json", "system-frontier-single.json", "system-escalating.json", ReportFile},
 		PhaseVerify:    {VerificationFile},
-		PhaseSummarize: {GateFile, SummaryFile},
+		PhaseSummarize: {GateFile, SummaryFile, ReportHTMLFile},
 	}
 	for _, p := range rec.Phases {
 		var files []string
