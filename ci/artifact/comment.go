@@ -25,6 +25,10 @@ type CommentOptions struct {
 	// confirmed against the commit the check ran on, which must be
 	// HeadSHA. Without it the comment says they were not confirmed.
 	Blobs func(ctx context.Context, commit string) (map[string]string, error)
+	// Command, BlobBase and Drawn end the comment (ci/diff.Footer): the
+	// command that reproduces the check, the URL prefix of the head's
+	// files, and where pr.html is. "" leaves each out.
+	Command, BlobBase, Drawn string
 }
 
 // Comment is a composed comment and what it says.
@@ -67,7 +71,8 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 			} else {
 				c.Verified, c.Passed = true, d.Verdict.Passed
 				n := len(checked.Base.Results) + len(checked.Head.Results)
-				sections := diff.Sections(d, diff.RenderOptions{Pointer: o.Pointer})
+				ro := diff.RenderOptions{Pointer: o.Pointer, Command: o.Command, BlobBase: o.BlobBase, Drawn: o.Drawn}
+				sections := diff.Sections(d, ro)
 				how := fmt.Sprintf("Re-verified by the comment workflow with the default branch's assay: %d run directories, every verdict re-derived from their reports and workload files", n)
 				if confirmed {
 					how += fmt.Sprintf(", the head's files confirmed against commit %s.", code(a.HeadCommit))
@@ -75,7 +80,9 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 					how += " (the head's files were not confirmed against a commit: no workflow_run event)."
 				}
 				sections[0].Markdown += "\n" + trusted(o, how, d.Verdict.Passed)
-				c.Body = ghci.Compose(o.Marker, sections, ghci.MaxCommentChars, o.Pointer)
+				// The reproduce line also closes a truncation notice, so
+				// even a cut comment ends with it.
+				c.Body = ghci.Compose(o.Marker, sections, ghci.MaxCommentChars, strings.TrimSpace(o.Pointer+" "+diff.Footer(d, ro)))
 				return c, nil
 			}
 		}

@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/algal-assay/assay/ci/artifact"
+	"github.com/algal-assay/assay/ci/diff"
 	ghci "github.com/algal-assay/assay/ci/github"
+	"github.com/algal-assay/assay/ci/prcheck"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/spf13/cobra"
 )
@@ -174,6 +177,7 @@ func (c *cli) postComment(f ciCommentFlags) error {
 		// files (the workloads whose gates decide the verdict) are
 		// confirmed against the commit the run checked.
 		opts := artifact.CommentOptions{Marker: marker, Conclusion: ev.RunConclusion, HeadSHA: headSHA, Pointer: pointerText(f.pointer, ev)}
+		opts.Command, opts.BlobBase, opts.Drawn = commentFooter(owner+"/"+name, headSHA, ev)
 		if ev.RunHeadSHA != "" {
 			opts.Blobs = func(ctx context.Context, commit string) (map[string]string, error) {
 				return ghci.CommitBlobs(ctx, client, owner, name, commit)
@@ -270,3 +274,21 @@ func firstNonEmpty(s ...string) string {
 	}
 	return ""
 }
+
+// commentFooter is what ends the posted comment: the command that
+// reproduces the check (against the branch the comment workflow runs on,
+// the default branch pull requests target), links to the head files at the
+// checked commit, and where pr.html is.
+func commentFooter(repo, headSHA string, ev *ghci.Event) (command, blobBase, drawn string) {
+	command = "assay ci pr --base-ref origin/" + firstNonEmpty(os.Getenv("GITHUB_REF_NAME"), "main")
+	if shaHex.MatchString(headSHA) {
+		blobBase = firstNonEmpty(os.Getenv("GITHUB_SERVER_URL"), "https://github.com") + "/" + repo + "/blob/" + headSHA + "/"
+	}
+	drawn = "`" + diff.ArtifactHTML + "` in the `" + prcheck.ArtifactName + "` artifact"
+	if ev.RunURL != "" {
+		drawn += " of [the check run](" + ev.RunURL + ")"
+	}
+	return command, blobBase, drawn
+}
+
+var shaHex = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)

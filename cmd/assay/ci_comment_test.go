@@ -273,6 +273,13 @@ func TestCICommentFromArtifact(t *testing.T) {
 	if reqs := fx.fake.Requests(); reqs[0].Path != "/repos/acme/widgets/pulls/12" {
 		t.Fatalf("head not checked first: %#v", reqs[0])
 	}
+	// The posted comment ends with how to reproduce the check and where
+	// the drawn report is.
+	body := fx.fake.Comments(12)[0].Body
+	if !strings.Contains(body, "## Reproduce\n\nReproduce locally: `assay ci pr --base-ref origin/") ||
+		!strings.HasSuffix(body, "Drawn report: `pr.html` in the `assay-pr-check` artifact of [the check run](https://github.test/acme/widgets/actions/runs/55).\n") {
+		t.Errorf("comment does not end with the reproduce line:\n%s", body)
+	}
 }
 
 func TestCICommentFromArtifactWrongPR(t *testing.T) {
