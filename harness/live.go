@@ -209,10 +209,14 @@ func (r *run) runner() (evidence.Runner, error) {
 	return lr.WithExecutors(r.live.build), nil
 }
 
-// checkReplay fails the evaluate phase when the archive could not answer.
+// checkReplay fails the evaluate phase when the archive could not answer,
+// and counts the live calls whose server reported no token usage.
 func (r *run) checkReplay() error {
 	if r.live == nil {
 		return nil
+	}
+	if err := r.countUnknownUsage(); err != nil {
+		return err
 	}
 	misses := r.live.log.Misses()
 	if len(misses) == 0 {
@@ -325,4 +329,49 @@ func (r *run) concurrency() int {
 		return r.opts.Concurrency
 	}
 	return max(evidence.DefaultConcurrency(), r.w.liveConcurrency())
+}
+
+// countUnknownUsage fills Outcome.UnknownUsage: per contender, the live
+// calls whose server omitted token counts. Their tokens (and so any cost)
+// are unknown, and tables say so instead of showing the 0 the report's
+// sums carry.
+func (r *run) countUnknownUsage() error {
+	counts := map[string]int{}
+	for _, cc := range r.reportedCases() {
+		rec, err := r.opts.Store.Receipt(cc.receipt)
+		if err != nil {
+			return err
+		}
+		effects, _ := rec["effects"].([]any)
+		for _, x := range effects {
+			e, _ := x.(map[string]any)
+			if ex, _ := e["executor"].(string); !r.live.names[ex] || e["configurationDigest"] == nil || e["output"] == nil && e["error"] != nil {
+				continue
+			}
+			u, _ := e["usage"].(map[string]any)
+			_, in := u["tokensIn"]
+			_, out := u["tokensOut"]
+			if !in || !out {
+				counts[contenderLabel(r.o, cc.contender)]++
+			}
+		}
+	}
+	if len(counts) > 0 {
+		r.o.UnknownUsage = counts
+	}
+	return nil
+}
+
+// contenderLabel maps the archive's contender name to the one the summary
+// table shows (a foundry candidate's manifest key).
+func contenderLabel(o *Outcome, contender string) string {
+	if o.Foundry == nil || o.Foundry.Report == nil {
+		return contender
+	}
+	for i, c := range o.Foundry.Report.Candidates {
+		if fmt.Sprintf("candidate-%02d-%s", i+1, strings.TrimPrefix(c.ManifestKey, "organism:")) == contender {
+			return c.ManifestKey
+		}
+	}
+	return contender
 }

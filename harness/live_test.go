@@ -459,3 +459,44 @@ func TestLiveCancelRecordsNothing(t *testing.T) {
 		t.Error("a cancelled run wrote the archive")
 	}
 }
+
+func TestOmittedUsageShowsUnknownNotZero(t *testing.T) {
+	fake := openaitest.New(func(n int, r openaitest.Request) openaitest.Reply {
+		reply := triageAnswer("small-1")(n, r)
+		reply.Model = ""
+		reply.OmitUsage = true
+		return reply
+	})
+	defer fake.Close()
+	s := writeLiveWorkloads(t, fake.BaseURL())
+	path := filepath.Join(s.root, "live-triage.bench.yaml")
+	b, _ := os.ReadFile(path)
+	b = bytes.Replace(b, []byte("gate:"), []byte("prices: { small-1: { input: 1, output: 2 }, large-1: { input: 3, output: 4 } }\ngate:"), 1)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wb, _ := vm.NewWorkbench(s.store)
+	w, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Run(context.Background(), w, Options{Runner: wb, Store: wb, Out: s.out, Record: archive.All, Archive: s.archive,
+		Env: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.UnknownUsage["single"] != 4 {
+		t.Fatalf("unknown usage = %v, want 4 calls for single", o.UnknownUsage)
+	}
+	tab := SummaryTable(o)
+	for _, row := range tab.Rows {
+		line := strings.Join(row, " | ")
+		if !strings.Contains(line, "unknown") || strings.Contains(line, "0.000000") {
+			t.Errorf("row %q: a server that reports no usage must show unknown tokens and cost", line)
+		}
+	}
+	sum, _ := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	if !strings.Contains(string(sum), "unknown") {
+		t.Errorf("summary.md does not say unknown:\n%s", sum)
+	}
+}

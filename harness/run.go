@@ -106,6 +106,10 @@ type Outcome struct {
 	// Replay is set when the run is could-not-replay: live requests the
 	// archive holds no answer for under --record none.
 	Replay *ReplayError
+	// UnknownUsage counts, per system id or candidate key, live calls
+	// whose server reported no token usage: their tokens and cost are
+	// unknown, never 0.
+	UnknownUsage map[string]int
 }
 
 // Verification is the verify phase's result, written to verification.json.

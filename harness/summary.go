@@ -31,9 +31,13 @@ func SummaryTable(o *Outcome) Table {
 			if slices.Contains(o.Bench.Pareto, s.ID) {
 				pareto = "yes"
 			}
-			row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), fmt.Sprint(s.Usage.TokensIn + s.Usage.TokensOut), fmt.Sprint(s.EffectCalls), pareto}
+			row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), tokens(o, s.ID, s.Usage.TokensIn+s.Usage.TokensOut), fmt.Sprint(s.EffectCalls), pareto}
 			if hasCost {
-				row = append(row, bench.FormatCost(s.Usage.Cost))
+				cost := bench.FormatCost(s.Usage.Cost)
+				if o.UnknownUsage[s.ID] > 0 {
+					cost = "unknown"
+				}
+				row = append(row, cost)
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -50,11 +54,21 @@ func SummaryTable(o *Outcome) Table {
 				holdout = fmt.Sprintf("%d/%d", r.Holdout.Passed, r.Holdout.Total)
 			}
 			t.Rows = append(t.Rows, []string{c.ManifestKey, promoted, fmt.Sprintf("%d/%d", c.Validation.Passed, c.Validation.Total),
-				fmt.Sprintf("%d/%d", c.Train.Passed, c.Train.Total), holdout, fmt.Sprint(c.Work.AgentCalls), fmt.Sprint(c.Usage.TokensIn + c.Usage.TokensOut)})
+				fmt.Sprintf("%d/%d", c.Train.Passed, c.Train.Total), holdout, fmt.Sprint(c.Work.AgentCalls), tokens(o, c.ManifestKey, c.Usage.TokensIn+c.Usage.TokensOut)})
 		}
 		return t
 	}
 	return Table{}
+}
+
+// tokens is a contender's token total, or "unknown" when some of its live
+// calls reported no usage: a sum over the calls that did would understate
+// it.
+func tokens(o *Outcome, contender string, n int64) string {
+	if k := o.UnknownUsage[contender]; k > 0 {
+		return fmt.Sprintf("unknown (%d calls without usage)", k)
+	}
+	return fmt.Sprint(n)
 }
 
 // Markdown renders t as a GitHub table.
