@@ -7,8 +7,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/runrecord"
+	"github.com/gofrs/flock"
 )
 
 // plantOnFirstCase runs ticket-triage and, when its first case finishes,
@@ -139,5 +144,36 @@ func TestConcurrentRunsOfOneSlug(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Fatalf("beside the run directory: %v", names)
+	}
+}
+
+// A writer that holds a run directory's lock past rundir.LockWait is
+// reported by name, with a coded error, and nothing is written.
+func TestHeldRunLockIsReported(t *testing.T) {
+	w, err := Load(suitePath("ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	c, err := Compile(w, out, foundry.AdmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(c.RunDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(filepath.Dir(c.RunDir), "."+c.Slug+rundir.LockSuffix)
+	held := flock.New(lock)
+	if ok, err := held.TryLock(); err != nil || !ok {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	old := rundir.LockWait
+	rundir.LockWait = 50 * time.Millisecond
+	defer func() { rundir.LockWait = old }()
+	b := newTestBench()
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: out})
+	if o != nil || fault.CodeOf(err) != rundir.CodeLocked || !strings.Contains(err.Error(), "holds the lock on run directory "+c.RunDir) {
+		t.Fatalf("outcome %v, err %v", o, err)
 	}
 }

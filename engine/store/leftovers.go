@@ -47,7 +47,7 @@ func (f *FileStore) removeTemps() {
 	if ok, err := l.TryLock(); err != nil || !ok {
 		return
 	}
-	defer l.Unlock()
+	defer func() { _ = l.Unlock() }()
 	temps, _ := f.temps()
 	for _, p := range temps {
 		os.Remove(p)
@@ -94,7 +94,7 @@ func (f *FileStore) Leftovers() (paths []string, busy bool, err error) {
 	case lerr == nil && !ok:
 		return nil, true, nil
 	case lerr == nil:
-		defer l.Unlock()
+		defer func() { _ = l.Unlock() }()
 	case !errors.Is(lerr, fs.ErrNotExist):
 		return nil, false, errf(fault.IOFailed, "leftovers", l.Path(), "%v", unwrap(lerr))
 	}

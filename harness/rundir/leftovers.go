@@ -119,11 +119,11 @@ func recoverSlug(final string) error {
 				if err := os.RemoveAll(p); err != nil {
 					return ioErr(p, err)
 				}
-				os.Remove(p + LockSuffix)
+				_ = os.Remove(p + LockSuffix)
 			}
 		case kindOwner:
 			if _, err := os.Lstat(strings.TrimSuffix(p, LockSuffix)); errors.Is(err, fs.ErrNotExist) && ownerGone(p) {
-				os.Remove(p)
+				_ = os.Remove(p)
 			}
 		}
 	}

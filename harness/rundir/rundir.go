@@ -93,7 +93,7 @@ func runLockPath(final string) string {
 type runLock struct{ l *flock.Flock }
 
 func (r *runLock) unlock() {
-	os.Remove(r.l.Path())
+	_ = os.Remove(r.l.Path())
 	_ = r.l.Unlock()
 }
 
@@ -171,12 +171,12 @@ func Begin(ctx context.Context, final string) (*Stage, error) {
 	// MkdirTemp makes the directory private; the run directory it becomes
 	// is as readable as its parent.
 	if err := os.Chmod(dir, 0o755); err != nil {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 		return nil, ioErr(dir, err)
 	}
 	owner := flock.New(dir+LockSuffix, flock.SetPermissions(0o644))
 	if ok, err := owner.TryLock(); err != nil || !ok {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 		if err == nil {
 			err = errors.New("owner lock of a new staging directory is held")
 		}
@@ -259,7 +259,7 @@ func (s *Stage) Release() {
 // directory is gone).
 func (s *Stage) drop() {
 	s.done = true
-	os.Remove(s.Dir + LockSuffix)
+	_ = os.Remove(s.Dir + LockSuffix)
 	_ = s.owner.Unlock()
 }
 
@@ -299,7 +299,7 @@ func swapIn(stage, final string) error {
 	}
 	// os.Rename refuses an existing directory as its target; the name is
 	// ours while the run lock is held.
-	os.Remove(aside)
+	_ = os.Remove(aside)
 	if err := os.Rename(final, aside); err != nil {
 		return ioErr(final, err)
 	}
@@ -321,6 +321,6 @@ var exchangeDisabled bool
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
-		d.Close()
+		_ = d.Close()
 	}
 }
