@@ -151,10 +151,20 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 	}
 
 	written := w.config(func(p string) string { return rel(w.Dir, p) }, ScriptedFile)
-	id, err := canon.Digest(map[string]any{
+	identity := map[string]any{
 		"kind": string(w.Kind), "name": w.Name, "revision": float64(w.Revision),
 		"config": written, "inputs": inputs,
-	})
+	}
+	if len(w.Backends) > 0 {
+		// What decides a live backend's answers decides the results too
+		// (the configuration digest's fields, never a key).
+		bs := map[string]any{}
+		for _, b := range w.Backends {
+			bs[b.Name] = b.Config.Value()
+		}
+		identity["backends"] = bs
+	}
+	id, err := canon.Digest(identity)
 	if err != nil {
 		return nil, err
 	}

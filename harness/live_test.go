@@ -15,6 +15,7 @@ import (
 	"github.com/algal-assay/assay/engine/effect/openai"
 	"github.com/algal-assay/assay/engine/effect/openai/openaitest"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
@@ -498,5 +499,29 @@ func TestOmittedUsageShowsUnknownNotZero(t *testing.T) {
 	sum, _ := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
 	if !strings.Contains(string(sum), "unknown") {
 		t.Errorf("summary.md does not say unknown:\n%s", sum)
+	}
+}
+
+func TestBackendConfigDecidesTheRunDirectory(t *testing.T) {
+	s := writeLiveWorkloads(t, "http://127.0.0.1:1/v1")
+	path := filepath.Join(s.root, "live-triage.bench.yaml")
+	slug := func() string {
+		w, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Compile(w, s.out, foundry.AdmitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Slug
+	}
+	before := slug()
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, bytes.Replace(b, []byte("model: large-1"), []byte("model: large-2"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if after := slug(); after == before {
+		t.Errorf("changing a backend's model kept the run directory %s", before)
 	}
 }
