@@ -19,6 +19,7 @@ import "github.com/spf13/cobra"
 //	assay pack MANIFEST, unpack B   algal.bundle.v1 closures (also: assay bundle)
 //	assay digest MANIFEST, canon F  manifest digest, canonical JSON
 //	assay mailbox                   create | send | receive | list | revoke
+//	assay call BUNDLE               run a bundle, print a short result
 //	assay explain MANIFEST          every cell's resolved ports, every edge
 //	assay tool-def MANIFEST         an OpenAI or Anthropic tool definition
 //	assay inspect R, diff A B       summarize a receipt, compare two
@@ -60,6 +61,7 @@ func newRoot(c *cli) *cobra.Command {
 		newDigestCmd(c),
 		newCanonCmd(c),
 		newMailboxCmd(c),
+		newCallCmd(c),
 		newExplainCmd(c),
 		newToolDefCmd(c),
 		newInspectCmd(c),

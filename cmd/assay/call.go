@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/algal-assay/assay/engine/bundle"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/spf13/cobra"
+)
+
+func newCallCmd(c *cli) *cobra.Command {
+	var f runFlags
+	var iface bool
+	cmd := &cobra.Command{
+		Use:   "call BUNDLE",
+		Short: "Run a bundle and print a short result",
+		Long: "Install BUNDLE (an algal.bundle.v1, every digest checked) into --dir (default .algal), run its\n" +
+			"root with --args (cell-keyed as for run; with --interface, keyed by the interface's input\n" +
+			"names), persist the receipt, and print {\"ok\",\"outputs\",\"receiptDigest\",\"manifestDigest\",\n" +
+			"\"error\"}, outputs being the interface outputs. Exit 1 when the run did not complete.\n" +
+			"Executor flags as for run.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			b, err := bundle.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			in := map[string]any{}
+			if f.args != "" {
+				if in, err = c.readArgs(f.args); err != nil {
+					return err
+				}
+			}
+			f.write = true // upstream's call always persists
+			st, err := store.OpenFileStore(f.dir)
+			if err != nil {
+				return err
+			}
+			if err := b.Install(st); err != nil {
+				return err
+			}
+			m := b.Manifests[b.Root]
+			if iface {
+				if m.Interface == nil {
+					return usagef("call --interface: %s declares no interface", m.Key)
+				}
+				in = evidence.CellArgs(m, in)
+			}
+			host, err := newHost(st, f)
+			if err != nil {
+				return err
+			}
+			rec, err := vm.Run(m, in, host)
+			if err != nil {
+				return err
+			}
+			ref, err := st.Put(store.Runs, rec)
+			if err != nil {
+				return err
+			}
+			ok := rec["outcome"] == "complete"
+			outputs := map[string]any{}
+			if m.Interface != nil {
+				outputs = evidence.InterfaceOutputs(m, rec)
+			}
+			if err := c.emit(map[string]any{"ok": ok, "outputs": outputs, "receiptDigest": ref,
+				"manifestDigest": rec["manifestDigest"], "error": rec["failure"]}, ""); err != nil {
+				return err
+			}
+			if !ok {
+				return reported(fmt.Errorf("run outcome %v", rec["outcome"]))
+			}
+			return nil
+		},
+	}
+	f.add(cmd)
+	cmd.Flags().BoolVar(&iface, "interface", false, "--args are keyed by the interface's input names")
+	return cmd
+}
