@@ -372,3 +372,27 @@ func TestUnknownKey(t *testing.T) {
 		t.Error("an empty object has no unknown key")
 	}
 }
+
+// TestReadFileSyntaxErrorsCarryLineColumn: a syntax error in a file is
+// located the way an editor counts (line and column, 1-based, columns in
+// characters), not as a byte offset a person has to count to.
+func TestReadFileSyntaxErrorsCarryLineColumn(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		doc, want string
+	}{
+		{"{\n  \"a\": 1,\n  \"b\": {,\n}\n", "bad.json:3:9: expected a string key"},
+		{"{\"ü\": tru}", "bad.json:1:7: "},
+		{"{\"a\":1}\n\n  x", "bad.json:3:3: "},
+	} {
+		bad := filepath.Join(dir, "bad.json")
+		if err := os.WriteFile(bad, []byte(tc.doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadFile(bad, 0)
+		assertCode(t, err, fault.Parse)
+		if got := err.Error(); !strings.Contains(got, tc.want) || strings.Contains(got, "byte ") {
+			t.Errorf("%q: error %q, want it to contain %q and no byte offset", tc.doc, got, tc.want)
+		}
+	}
+}

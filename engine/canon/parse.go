@@ -13,6 +13,7 @@
 package canon
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -95,11 +96,25 @@ func ReadFile(path string, maxBytes int) (any, error) {
 		if e, ok := fault.As(err); ok {
 			located := *e
 			located.File = path
+			if located.HasOffset {
+				// A person reads a file by line and column, not by byte.
+				located.Line, located.Column = lineColumn(data, located.Offset)
+				located.HasOffset = false
+			}
 			return nil, &located
 		}
 		return nil, err
 	}
 	return v, nil
+}
+
+// lineColumn converts a byte offset into data to a 1-based line and a
+// 1-based column counted in characters, as editors count them.
+func lineColumn(data []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(data))
+	before := data[:off]
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return bytes.Count(before, []byte{'\n'}) + 1, utf8.RuneCount(before[start:]) + 1
 }
 
 // ReadBounded returns the bytes of a regular file of at most maxBytes (zero
