@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/suggest"
 )
@@ -376,14 +377,14 @@ func answerProblem(c *manifest.Cell, v any) string {
 	case manifest.TypeChoice:
 		s, ok := v.(string)
 		if !ok {
-			return fmt.Sprintf("the answer is %s, not one of the labels %s", jsonKind(v), quoteList(o.Labels))
+			return fmt.Sprintf("the answer is %s, not one of the labels %s", evidence.Describe(v), quoteList(o.Labels))
 		}
 		if !slices.Contains(o.Labels, s) {
 			return fmt.Sprintf("%q is not one of the labels %s%s", s, quoteList(o.Labels), suggest.DidYouMean(s, o.Labels))
 		}
 	case manifest.TypeText:
 		if _, ok := v.(string); !ok {
-			return fmt.Sprintf("the cell answers text, and the answer is %s", jsonKind(v))
+			return fmt.Sprintf("the cell answers text, and the answer is %s", evidence.Describe(v))
 		}
 	case manifest.TypeJSON:
 		if o.Schema != nil {
@@ -394,22 +395,6 @@ func answerProblem(c *manifest.Cell, v any) string {
 		}
 	}
 	return ""
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "a list"
-	}
-	return "an object"
 }
 
 func clip(s string, n int) string {
