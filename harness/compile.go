@@ -8,6 +8,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/manifest"
@@ -54,7 +55,7 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 		m, err := manifest.ReadFile(path)
 		if err != nil {
 			p := manifests[path]
-			return nil, errAt(p, "", "manifest %s is not an admissible algal.organism.v1 manifest: %v", rel(w.Dir, path), err)
+			return nil, errAt(p, "", "manifest %s is not an admissible algal.organism.v1 manifest: %s", rel(w.Dir, path), expr.Humanize(err.Error()))
 		}
 		inputs[rel(w.Dir, path)] = m.Digest
 		return m, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/suggest"
 )
@@ -60,7 +61,7 @@ type contender struct {
 func (w *Workload) readManifest(r Ref, path string) (*manifest.Manifest, error) {
 	m, err := manifest.ReadFile(r.Path)
 	if err != nil {
-		return nil, errAt(r.Pos, path, "manifest %s is not an admissible algal.organism.v1 manifest: %v", r.Written, err)
+		return nil, errAt(r.Pos, path, "manifest %s is not an admissible algal.organism.v1 manifest: %s", r.Written, expr.Humanize(err.Error()))
 	}
 	return m, nil
 }

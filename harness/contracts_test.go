@@ -236,3 +236,30 @@ func runTiny(t *testing.T, w *Workload) *Outcome {
 	}
 	return o
 }
+
+// TestManifestExpressionErrorsReadAsSentences: an expression mistake inside
+// an organism a workload names is reported as a sentence with its
+// suggestion, not as the canonical {"code":"EXPR_OP",...} object.
+func TestManifestExpressionErrorsReadAsSentences(t *testing.T) {
+	m, err := os.ReadFile(fixture(t, "triage/triage-escalating.algal.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := `"guard": { "equals": "unsure" }`
+	if !strings.Contains(string(m), guard) {
+		t.Fatalf("fixture no longer has %s", guard)
+	}
+	bad := strings.Replace(string(m), guard, `"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eqq", ["get", "value"], "unsure"] } }`, 1)
+	p := writeWorkload(t, "tiny.bench.yaml", strings.Replace(goodBench, "single.algal.json", "escalating.algal.json", 1))
+	if err := os.WriteFile(filepath.Join(filepath.Dir(p), "escalating.algal.json"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(p)
+	if err == nil {
+		t.Fatal("a guard with an unknown op loaded")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, `unknown op "eqq" (did you mean "eq"?)`) || strings.Contains(msg, `{"code"`) {
+		t.Errorf("error %q: want the sentence with its suggestion, not the canonical object", msg)
+	}
+}
