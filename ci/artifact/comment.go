@@ -110,7 +110,7 @@ func confirm(ctx context.Context, a *Artifact, o CommentOptions) (confirmed bool
 	case a.HeadCommit == "":
 		return false, []string{"the artifact does not name the commit of its head tree, so its workload files cannot be confirmed"}
 	case o.HeadSHA != "" && a.HeadCommit != o.HeadSHA:
-		return false, []string{fmt.Sprintf("the artifact's head tree is of commit %s, not %s, the commit the check ran on", a.HeadCommit, o.HeadSHA)}
+		return false, []string{fmt.Sprintf("the artifact's head tree is of commit %s, not %s, the commit the check ran on (the check must check out the pull request's head commit, not the test merge)", a.HeadCommit, o.HeadSHA)}
 	}
 	blobs, err := o.Blobs(ctx, a.HeadCommit)
 	if err != nil {
