@@ -54,6 +54,7 @@ func BenchmarkStringCompareFold(b *testing.B) {
 	}{
 		{"eq", []any{"eq", get("s"), get("t")}},
 		{"lt", []any{"lt", get("s"), get("t")}},
+		{"slen", []any{"slen", get("s")}},
 		{"add", []any{"add", get("a"), 1.0}},
 	} {
 		inner := []any{"fold", get("xs"), 0.0, "a", "x", c.body}

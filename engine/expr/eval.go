@@ -52,7 +52,8 @@ const maxPairs = 256
 
 type sizeEntry struct {
 	s string
-	n int
+	n int // canonical size, or -1 until asked
+	u int // UTF-16 length, or -1 until asked
 }
 
 // longString is the length from which a string's size is remembered;
@@ -97,17 +98,37 @@ func (m *machine) sameText(x, y string) bool {
 // remembered (callers test the length inline, so short strings cost no
 // extra call).
 func (m *machine) longStrLen(s string) int {
-	p := unsafe.StringData(s)
-	if e, ok := m.sizes[p]; ok && len(e.s) == len(s) {
-		return e.n
+	e := m.sizeEntry(s)
+	if e.n < 0 {
+		e.n = strLen(s)
+		m.measured += len(s)
+		m.sizes[unsafe.StringData(s)] = e
+	}
+	return e.n
+}
+
+// longUTF16Len is canon.UTF16Len(s) for a long string, remembered the same
+// way: slen burns 2 whatever the length.
+func (m *machine) longUTF16Len(s string) int {
+	e := m.sizeEntry(s)
+	if e.u < 0 {
+		e.u = canon.UTF16Len(s)
+		m.measured += len(s)
+		m.sizes[unsafe.StringData(s)] = e
+	}
+	return e.u
+}
+
+// sizeEntry returns the remembered entry of a long string, or a fresh one
+// (n and u unknown) that the caller stores once it has filled it.
+func (m *machine) sizeEntry(s string) sizeEntry {
+	if e, ok := m.sizes[unsafe.StringData(s)]; ok && len(e.s) == len(s) {
+		return e
 	}
 	if m.sizes == nil {
 		m.sizes = make(map[*byte]sizeEntry)
 	}
-	n := strLen(s)
-	m.sizes[p] = sizeEntry{s, n}
-	m.measured += len(s)
-	return n
+	return sizeEntry{s: s, n: -1, u: -1}
 }
 
 var machines = sync.Pool{New: func() any { return &machine{stack: make([]any, 0, 64)} }}

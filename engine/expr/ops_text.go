@@ -16,6 +16,9 @@ var textOps = []*opDef{
 			if err != nil {
 				return nil, err
 			}
+			if len(s) >= longString {
+				return box(float64(m.longUTF16Len(s))), nil
+			}
 			return box(float64(canon.UTF16Len(s))), nil
 		},
 	},

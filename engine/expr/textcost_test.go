@@ -36,6 +36,7 @@ func TestLongStringsScannedOnce(t *testing.T) {
 		"contains": []any{"contains", get("l"), get("s")},
 		"sort":     []any{"sort", get("l")},
 		"list":     []any{"list", get("s"), get("t")},
+		"slen":     []any{"slen", get("s")},
 	} {
 		inner := []any{"fold", get("xs"), 0.0, "a", "x", body}
 		p, err := Compile([]any{"fold", get("xs"), 0.0, "b", "y", inner}, []string{"s", "t", "l", "xs"})
