@@ -174,9 +174,15 @@ func TestPromotedNamesACandidate(t *testing.T) {
 
 func TestYMLWorkloadsAreDiscovered(t *testing.T) {
 	dir := filepath.Dir(writeWorkload(t, "a.bench.yml", goodBench))
-	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
-	os.WriteFile(filepath.Join(dir, "sub", "b.bench.yaml"), []byte(strings.Replace(goodBench, "single.algal.json", "../single.algal.json", 1)), 0o644)
-	os.WriteFile(filepath.Join(dir, "notes.yml"), []byte("x: 1\n"), 0o644)
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "b.bench.yaml"), []byte(strings.Replace(goodBench, "single.algal.json", "../single.algal.json", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.yml"), []byte("x: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	got, err := Discover(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -16,8 +16,12 @@ func TestDisplayPathIsRelativeToTheWorkTree(t *testing.T) {
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	file := filepath.Join(repo, "suites", "triage.bench.yaml")
-	os.MkdirAll(filepath.Dir(file), 0o755)
-	os.WriteFile(file, []byte("name: x\n"), 0o644)
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("name: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if got := displayPath(file); got != "suites/triage.bench.yaml" {
 		t.Errorf("absolute path shown as %q", got)
 	}

@@ -127,7 +127,9 @@ func TestRunDirectoryAndRecord(t *testing.T) {
 	// The same inputs land in the same directory, replacing it whole, and
 	// produce the same report bytes.
 	first, _ := os.ReadFile(filepath.Join(o.RunDir, ReportFile))
-	os.WriteFile(filepath.Join(o.RunDir, "stale.txt"), []byte("x"), 0o644)
+	if err := os.WriteFile(filepath.Join(o.RunDir, "stale.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	o2, err := Run(context.Background(), w, Options{Runner: newTestBench(), Store: nil, Out: out})
 	if err == nil || o2 != nil {
 		t.Fatal("a run without a store must be refused")

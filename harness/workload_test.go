@@ -100,7 +100,9 @@ func TestJSONLCaseErrorsCarryTheirLine(t *testing.T) {
 	p := writeWorkload(t, "tiny.bench.yaml", body)
 	jsonl := `{"id":"b","args":{"ticket":"y"},"expect":{"queue":"billing"}}` + "\n\n" +
 		`{"id":"c","args":{"ticket":"z"},"expect":{"queue":"billing"},"respones":{}}` + "\n"
-	os.WriteFile(filepath.Join(filepath.Dir(p), "more.jsonl"), []byte(jsonl), 0o644)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(p), "more.jsonl"), []byte(jsonl), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err := Load(p)
 	var we *fault.Error
 	if !errors.As(err, &we) || we.Line != 3 || we.Column != 62 || !strings.Contains(we.Message, `unknown key "respones"`) {
@@ -150,10 +152,16 @@ func TestCompileFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			os.MkdirAll(c.RunDir, 0o755)
-			os.WriteFile(filepath.Join(c.RunDir, ConfigFile), b, 0o644)
+			if err := os.MkdirAll(c.RunDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(c.RunDir, ConfigFile), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
 			for n, f := range c.Files {
-				os.WriteFile(filepath.Join(c.RunDir, n), f, 0o644)
+				if err := os.WriteFile(filepath.Join(c.RunDir, n), f, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if w.Kind == KindBench {
 				_, err = bench.LoadConfig(filepath.Join(c.RunDir, ConfigFile))
@@ -200,7 +208,9 @@ func TestBrokenFixtureGateMessage(t *testing.T) {
 	}
 	body = strings.Replace(body, old, strings.Replace(old, "queue: billing", "queue: account", 1), 1)
 	p := filepath.Join(t.TempDir(), "ticket-triage.bench.yaml")
-	os.WriteFile(p, []byte(body), 0o644)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	w, err := Load(p)
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +259,9 @@ func TestMisdeclaredResponsesFailVerification(t *testing.T) {
 	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
 	body = strings.Replace(body, "frontier: { route: billing }", "frontier: { route: billing, escalate: billing }", 1)
 	p := filepath.Join(t.TempDir(), "ticket-triage.bench.yaml")
-	os.WriteFile(p, []byte(body), 0o644)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	w, err := Load(p)
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,9 @@ func TestBundlePackUnpackAndTransports(t *testing.T) {
 	cd := checkedDigest(t, child)
 	src := filepath.Join(dir, "src")
 	bundles := filepath.Join(dir, "bundles")
-	os.Mkdir(bundles, 0o755)
+	if err := os.Mkdir(bundles, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	hex := strings.TrimPrefix(cd, "sha256:")
 	bfile := filepath.Join(bundles, hex+".bundle.json")
 	code, out, errb := runCLI(t, "bundle", "pack", child, "--dir", src, "--out", bfile)
@@ -69,7 +71,7 @@ func TestBundlePackUnpackAndTransports(t *testing.T) {
 	 "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"svc","port":"q"}}]}`)
 	tr := putFile(t, dir, "transports.json", `{"far":"bundles"}`)
 	args := putFile(t, dir, "args.json", `{"in":{"q":"hi"}}`)
-	code, _, errb = runCLI(t, "check", parent)
+	code, _, _ = runCLI(t, "check", parent)
 	if code == 0 {
 		t.Fatal("check without transports must miss the child")
 	}
@@ -105,7 +107,9 @@ func TestBundlePackUnpackAndTransports(t *testing.T) {
 		t.Fatalf("missing transport: %d %s", code, errb)
 	}
 	data, _ := os.ReadFile(bfile)
-	os.WriteFile(bfile, []byte(strings.Replace(string(data), `"name":"E"`, `"name":"F"`, 1)), 0o644)
+	if err := os.WriteFile(bfile, []byte(strings.Replace(string(data), `"name":"E"`, `"name":"F"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, _, errb = runCLI(t, "run", parent, "--args", args, "--transports", tr)
 	if code != exitError || stderrCode(t, errb) != "DIGEST_MISMATCH" {
 		t.Fatalf("tampered: %d %s", code, errb)

@@ -46,7 +46,9 @@ func write(t *testing.T, dir, name, body string) string {
 func TestCheckAdmitsAndResolvesModules(t *testing.T) {
 	dir := t.TempDir()
 	mods := filepath.Join(dir, "mods")
-	os.Mkdir(mods, 0o755)
+	if err := os.Mkdir(mods, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	child := write(t, mods, "child.algal.json", checkChild)
 	code, v, _ := runCheck(t, child)
 	if code != 0 || v["ok"] != true || v["key"] != "organism:child" || v["cells"] != 2.0 {
@@ -129,7 +131,9 @@ func TestCheckSymlinkAndStdin(t *testing.T) {
 		t.Fatalf("stdin: exit %d %s", code, out.String())
 	}
 	var w map[string]any
-	json.Unmarshal(out.Bytes(), &w)
+	if err := json.Unmarshal(out.Bytes(), &w); err != nil {
+		t.Fatal(err)
+	}
 	if w["digest"] != v["digest"] {
 		t.Fatalf("stdin digest %v != file digest %v", w["digest"], v["digest"])
 	}

@@ -60,7 +60,7 @@ func TestMailboxCLIReceiveSuspendsAndResumes(t *testing.T) {
 	}
 	// Delivered once: a second resume of the original checkpoint finds the
 	// mailbox empty again.
-	if code, out, _ = runCLI(t, "resume", cp, "--dir", st); decodeObject(t, out)["outcome"] != "suspended" {
+	if _, out, _ = runCLI(t, "resume", cp, "--dir", st); decodeObject(t, out)["outcome"] != "suspended" {
 		t.Fatalf("the duplicate send was delivered twice: %s", out)
 	}
 	// Verification serves the record: it needs no mailbox at all.

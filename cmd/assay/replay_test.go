@@ -39,7 +39,7 @@ func decodeComparison(t *testing.T, stdout string) map[string]any {
 func countFiles(t *testing.T, dir string) int {
 	t.Helper()
 	n := 0
-	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			n++
 		}

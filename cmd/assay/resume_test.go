@@ -46,7 +46,9 @@ func TestGateSuspendsThenResumesFromCLI(t *testing.T) {
 	if code, _, errb = runCLI(t, "verify", cp, "--dir", st); code != 0 {
 		t.Fatalf("a suspended receipt verifies: %s", errb)
 	}
-	os.WriteFile(approvals, []byte(`{"gate":"approve"}`), 0o644)
+	if err := os.WriteFile(approvals, []byte(`{"gate":"approve"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// The resumed host has no review answer: the prefix must replay.
 	resp2 := putFile(t, dir, "resp2.json", `{"merge":"feat: x"}`)
 	done := filepath.Join(dir, "done.json")

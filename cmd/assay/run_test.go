@@ -74,7 +74,9 @@ func TestRunAndVerify(t *testing.T) {
 		t.Fatalf("tampered receipt exit %d", code)
 	}
 	var rep map[string]any
-	json.Unmarshal([]byte(stdout), &rep)
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
 	if rep["ok"] != false || !strings.Contains(stdout, "cell as-bug: work 111 vs 110") {
 		t.Fatalf("mismatches: %s", stdout)
 	}
@@ -134,7 +136,9 @@ func TestRunRejections(t *testing.T) {
 func TestRunModulesAndVerifyFromStore(t *testing.T) {
 	dir := t.TempDir()
 	mods := filepath.Join(dir, "mods")
-	os.Mkdir(mods, 0o755)
+	if err := os.Mkdir(mods, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	putFile(t, mods, "child.algal.json", `{"contract":"algal.organism.v1","key":"organism:child","name":"C",
 	 "interface":{"inputs":{"q":{"cell":"in","port":"q"}},"outputs":{"a":{"cell":"up","port":"value"}}},
 	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"up","kind":"fn","fn":"uppercase.v1"}],
@@ -144,7 +148,9 @@ func TestRunModulesAndVerifyFromStore(t *testing.T) {
 		t.Fatalf("check: %s", stderr)
 	}
 	var chk map[string]any
-	json.Unmarshal([]byte(stdout), &chk)
+	if err := json.Unmarshal([]byte(stdout), &chk); err != nil {
+		t.Fatal(err)
+	}
 	parent := putFile(t, dir, "parent.algal.json", `{"contract":"algal.organism.v1","key":"organism:parent","name":"P",
 	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"sub","kind":"organism","manifest":"`+chk["digest"].(string)+`"}],
 	 "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"sub","port":"q"}}]}`)

@@ -53,7 +53,9 @@ func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
 	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
 	body = strings.Replace(body, "cheap-single: 4", "cheap-single: 5", 1)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "ticket-triage.bench.yaml"), []byte(body), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "ticket-triage.bench.yaml"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out, errb bytes.Buffer
 	code := run([]string{"workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), dir}, nil, &out, &errb)
 	if code != exitNo {
@@ -78,7 +80,9 @@ func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
 func TestWorkloadsRunRejectsBadYAML(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x.bench.yaml")
-	os.WriteFile(p, []byte("name: x\nrevision: 1\nsystem: []\n"), 0o644)
+	if err := os.WriteFile(p, []byte("name: x\nrevision: 1\nsystem: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out, errb bytes.Buffer
 	code := run([]string{"workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), p}, nil, &out, &errb)
 	if code != exitNo || !strings.Contains(errb.String(), `{"error":{"code":"WORKLOAD_INVALID","message":"`+p+`:3:1: system: unknown key \"system\" (did you mean \"systems\"?)`) {
@@ -146,8 +150,12 @@ func TestWorkloadsRunJSONAndJUnit(t *testing.T) {
 	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
 	body = strings.Replace(body, "cheap-single: 4", "cheap-single: 5", 1)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "ticket-triage.bench.yaml"), []byte(body), 0o644)
-	os.WriteFile(filepath.Join(dir, "broken.bench.yml"), []byte("name: broken\nrevision: 1\nsystem: []\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "ticket-triage.bench.yaml"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broken.bench.yml"), []byte("name: broken\nrevision: 1\nsystem: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	junit := filepath.Join(dir, "junit.xml")
 	var out, errb bytes.Buffer
 	code := run([]string{"run", "--dir", filepath.Join(dir, "store"), "--out", filepath.Join(dir, "runs"), "--json", "--junit", junit, dir}, nil, &out, &errb)

@@ -12,7 +12,6 @@ package bench
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
@@ -83,8 +82,6 @@ type Config struct {
 // AxisNames are the names an axis program may read: a system aggregate
 // without its case list.
 var AxisNames = []string{"id", "manifestKey", "manifestDigest", "passed", "total", "effectCalls", "work", "usage", "attribution"}
-
-var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // LoadConfig reads and admits a config file; manifest and scripted paths
 // are relative to the file's directory.

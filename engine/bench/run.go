@@ -79,10 +79,13 @@ func Run(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options)
 			continue
 		}
 		for ci := range cfg.Cases {
-			g.Go(func() error { runCase(si, ci); return nil })
+			g.Go(func() error { _ = runCase(si, ci); return nil }) // recorded in abort
 		}
 	}
-	g.Wait()
+	// Workers return nil; a failure travels through abort.
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
 	if err := abort.Err(); err != nil {
 		return nil, err
 	}

@@ -86,7 +86,9 @@ func TestPackWalksEmbeddingGraphAndRefs(t *testing.T) {
 	st, root, mid, leaf, ref := fixture(t)
 	// An unrelated manifest in the store must stay out of the closure.
 	other := mustManifest(t, `{"contract":"algal.organism.v1","key":"organism:other","name":"O","cells":[]}`)
-	st.Put(store.Manifests, other.Value)
+	if _, err := st.Put(store.Manifests, other.Value); err != nil {
+		t.Fatal(err)
+	}
 	b, err := Pack(st, root.Digest)
 	if err != nil {
 		t.Fatal(err)
@@ -127,12 +129,16 @@ func TestPackWalksEmbeddingGraphAndRefs(t *testing.T) {
 func TestPackMissing(t *testing.T) {
 	st, root, _, leaf, ref := fixture(t)
 	partial := store.NewMemStore()
-	partial.Put(store.Manifests, root.Value)
+	if _, err := partial.Put(store.Manifests, root.Value); err != nil {
+		t.Fatal(err)
+	}
 	_, err := Pack(partial, root.Digest)
 	wantCode(t, err, fault.StoreMiss)
 	// A missing ref payload fails the pack too.
 	partial = store.NewMemStore()
-	partial.Put(store.Manifests, leaf.Value)
+	if _, err := partial.Put(store.Manifests, leaf.Value); err != nil {
+		t.Fatal(err)
+	}
 	_, err = Pack(partial, leaf.Digest)
 	wantCode(t, err, fault.StoreMiss)
 	if !strings.Contains(err.Error(), strings.TrimPrefix(ref, "sha256:")) && !strings.Contains(err.Error(), ref) {
@@ -253,12 +259,16 @@ func TestDirSource(t *testing.T) {
 	lh, _ := canon.DigestHex(leaf.Digest)
 	rh, _ := canon.DigestHex(root.Digest)
 	data, _ := os.ReadFile(filepath.Join(dir, rh+".bundle.json"))
-	os.WriteFile(filepath.Join(dir, lh+".bundle.json"), data, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, lh+".bundle.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err = Fetch(ctx, Dir(dir), leaf.Digest)
 	wantCode(t, err, fault.DigestMismatch)
 	// A tampered file: DIGEST_MISMATCH.
 	tampered := strings.Replace(string(data), `"name":"Leaf"`, `"name":"Lea"`, 1)
-	os.WriteFile(filepath.Join(dir, rh+".bundle.json"), []byte(tampered), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, rh+".bundle.json"), []byte(tampered), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err = Fetch(ctx, Dir(dir), root.Digest)
 	wantCode(t, err, fault.DigestMismatch)
 }
@@ -281,7 +291,9 @@ func TestDirSourceRefusesFIFO(t *testing.T) {
 	wantCode(t, err, fault.IOFailed)
 	// A directory under the bundle's name is refused too.
 	os.Remove(p)
-	os.Mkdir(p, 0o755)
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	_, err = Fetch(context.Background(), Dir(dir), root.Digest)
 	wantCode(t, err, fault.IOFailed)
 }
@@ -338,8 +350,10 @@ func TestUpstreamBundle(t *testing.T) {
 func TestTransportsConfig(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "transports.json")
-	os.WriteFile(cfg, []byte(`{"local":"bundles","abs":"/srv/b","web":"https://example.test/b/",
-	 "slow":{"source":"http://example.test","timeoutMs":600000}}`), 0o644)
+	if err := os.WriteFile(cfg, []byte(`{"local":"bundles","abs":"/srv/b","web":"https://example.test/b/",
+	 "slow":{"source":"http://example.test","timeoutMs":600000}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tr, err := LoadTransports(cfg)
 	if err != nil {
 		t.Fatal(err)

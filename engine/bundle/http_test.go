@@ -21,11 +21,11 @@ func TestHTTPSource(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/b/" + rh + ".bundle.json":
-			w.Write(data)
+			_, _ = w.Write(data)
 		case "/broken/" + rh + ".bundle.json":
 			w.WriteHeader(http.StatusInternalServerError)
 		case "/bom/" + rh + ".bundle.json":
-			w.Write(append([]byte("\ufeff"), data...))
+			_, _ = w.Write(append([]byte("\ufeff"), data...))
 		default:
 			http.NotFound(w, r)
 		}
@@ -89,7 +89,7 @@ func TestHTTPDeclaredLengthOverCap(t *testing.T) {
 	var bodyRead atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(101))
-		w.Write([]byte(strings.Repeat(" ", 101)))
+		_, _ = w.Write([]byte(strings.Repeat(" ", 101)))
 		bodyRead.Store(true)
 	}))
 	defer srv.Close()
@@ -106,7 +106,7 @@ func TestHTTPWholeRequestDeadline(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Headers arrive at once; the body then stalls: the deadline must
 		// bound the body read too, not only the headers.
-		w.Write([]byte(`{"contract":`))
+		_, _ = w.Write([]byte(`{"contract":`))
 		w.(http.Flusher).Flush()
 		select {
 		case <-release:

@@ -311,7 +311,9 @@ func TestReadFileAdmission(t *testing.T) {
 	_, err = ReadFile(reg, 5)
 	assertCode(t, err, fault.BudgetExhausted)
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte("\ufeff{}"), 0o644)
+	if err := os.WriteFile(bad, []byte("\ufeff{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err = ReadFile(bad, 0)
 	assertCode(t, err, fault.Parse)
 	if !strings.Contains(err.Error(), "bad.json") {

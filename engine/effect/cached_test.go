@@ -77,7 +77,7 @@ func TestCachedNeverMemoizesErrors(t *testing.T) {
 	}
 	inner.err = nil
 	inner.out = "ok"
-	NewRouter(c).Effect(context.Background(), req, 0)
+	_, _ = NewRouter(c).Effect(context.Background(), req, 0)
 	rec, _ := NewRouter(c).Effect(context.Background(), req, 0)
 	if !rec.Cached || rec.Output != "ok" || inner.calls != 3 {
 		t.Fatalf("recovery not memoized: %+v", rec.Value())
@@ -88,8 +88,8 @@ func TestCachedFirstSuccessWins(t *testing.T) {
 	s, _ := store.OpenFileStore(t.TempDir())
 	req := request("c", KindAgent, nil)
 	a, b := newCounting("first"), newCounting("second")
-	NewRouter(NewCached(a, s)).Effect(context.Background(), req, 0)
-	NewRouter(NewCached(b, s)).Effect(context.Background(), req, 0) // hit: b never runs
+	_, _ = NewRouter(NewCached(a, s)).Effect(context.Background(), req, 0)
+	_, _ = NewRouter(NewCached(b, s)).Effect(context.Background(), req, 0) // hit: b never runs
 	if b.calls != 0 {
 		t.Fatal("a memo hit must not call the inner executor")
 	}
@@ -118,7 +118,7 @@ func TestCachedSkipsNonAnswers(t *testing.T) {
 			inner := newCounting(c.out)
 			cached := NewCached(inner, s)
 			cached.Accept = c.accept
-			NewRouter(cached).Effect(ctx, req, 0)
+			_, _ = NewRouter(cached).Effect(ctx, req, 0)
 			if _, ok, _ := s.GetEffect(d, "gpt"); ok {
 				t.Fatal("memoized a non-answer")
 			}
@@ -127,8 +127,8 @@ func TestCachedSkipsNonAnswers(t *testing.T) {
 	// uncacheable inner (no identity): pass-through, nothing stored
 	s := store.NewMemStore()
 	cmd := &fake{id: "cmd", desc: Descriptor{Effects: AllEffects, NoRetry: true}}
-	NewRouter(NewCached(cmd, s)).Effect(ctx, req, 0)
-	NewRouter(NewCached(cmd, s)).Effect(ctx, req, 0)
+	_, _ = NewRouter(NewCached(cmd, s)).Effect(ctx, req, 0)
+	_, _ = NewRouter(NewCached(cmd, s)).Effect(ctx, req, 0)
 	if cmd.calls != 2 {
 		t.Fatal("an uncacheable executor was memoized")
 	}
@@ -140,10 +140,12 @@ func TestCachedStoreFaultAborts(t *testing.T) {
 	req := request("c", KindAgent, nil)
 	d, _ := canon.Digest(req)
 	inner := newCounting("x")
-	NewRouter(NewCached(inner, s)).Effect(context.Background(), req, 0)
+	_, _ = NewRouter(NewCached(inner, s)).Effect(context.Background(), req, 0)
 	key, _ := store.MemoKey(d, "gpt")
 	hex, _ := canon.DigestHex(key)
-	os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"gpt","output":"x","requestDigest":"sha256:`+hex+`"}`), 0o644)
+	if err := os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"gpt","output":"x","requestDigest":"sha256:`+hex+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := NewRouter(NewCached(inner, s)).Effect(context.Background(), req, 0); code(err) != fault.DigestMismatch {
 		t.Fatalf("corrupt memo must abort as a host fault: %v", err)
 	}

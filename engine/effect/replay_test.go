@@ -171,7 +171,7 @@ func TestLoadReplayFromStore(t *testing.T) {
 	}
 	// tampered receipt: the store refuses it
 	bad, _ := store.OpenFileStore(t.TempDir())
-	bad.Put(store.Runs, map[string]any{"effects": []any{map[string]any{"requestDigest": "nope"}}})
+	_, _ = bad.Put(store.Runs, map[string]any{"effects": []any{map[string]any{"requestDigest": "nope"}}})
 	if _, err := LoadReplay(bad); code(err) != fault.Parse {
 		t.Fatalf("malformed receipt: %v", err)
 	}
@@ -181,7 +181,7 @@ func TestReplayExplainFromEventsOnly(t *testing.T) {
 	req := ticketRequest("a")
 	d, _ := canon.Digest(req)
 	rp := NewReplay(nil)
-	rp.AddReceipt(map[string]any{
+	_ = rp.AddReceipt(map[string]any{
 		"effects": []any{map[string]any{"requestDigest": d, "executor": "scripted", "output": "bug"}},
 		"events":  []any{map[string]any{"seq": 1.0, "kind": "effect", "path": "inbox/route", "digest": d}},
 	})

@@ -15,7 +15,6 @@ package foundry
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
@@ -105,8 +104,6 @@ type AdmitOptions struct {
 
 // ManifestLoader admits the manifest at a resolved path.
 type ManifestLoader func(path string) (*manifest.Manifest, error)
-
-var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 func requireKeys(m map[string]any, field string, keys ...string) error {
 	for _, k := range keys {

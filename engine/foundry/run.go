@@ -200,10 +200,13 @@ func (f *foundryRun) schedule(ctx context.Context, nCand, nCase int, ordered fun
 			continue
 		}
 		for k := 0; k < nCase; k++ {
-			g.Go(func() error { do(ci, k); return nil })
+			g.Go(func() error { _ = do(ci, k); return nil }) // recorded in abort
 		}
 	}
-	g.Wait()
+	// Workers return nil; a failure travels through abort.
+	if err := g.Wait(); err != nil {
+		return err
+	}
 	return abort.Err()
 }
 

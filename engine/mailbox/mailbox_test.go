@@ -147,11 +147,15 @@ func TestBounds(t *testing.T) {
 	}
 	_, _, err = svc.Send(c.SendHandle, "123456789", key(t))
 	wantCode(t, err, fault.BudgetExhausted)
-	svc.Send(c.SendHandle, 1.0, key(t))
+	if _, _, err := svc.Send(c.SendHandle, 1.0, key(t)); err != nil {
+		t.Fatal(err)
+	}
 	_, _, err = svc.Send(c.SendHandle, 2.0, key(t))
 	wantCode(t, err, fault.MailboxFull)
 	// Receiving frees a slot.
-	svc.Receive(c.ReceiveHandle)
+	if _, _, err := svc.Receive(c.ReceiveHandle); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := svc.Send(c.SendHandle, 2.0, key(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +164,9 @@ func TestBounds(t *testing.T) {
 func TestRevoke(t *testing.T) {
 	svc := Open(t.TempDir())
 	c, _ := svc.Create("rv", 4, 100)
-	svc.Send(c.SendHandle, "m", key(t))
+	if _, _, err := svc.Send(c.SendHandle, "m", key(t)); err != nil {
+		t.Fatal(err)
+	}
 	if err := svc.Revoke(c.SendHandle); err != nil {
 		t.Fatal(err)
 	}
@@ -185,11 +191,15 @@ func TestTamperedStateIsRefused(t *testing.T) {
 	svc := Open(root)
 	c, _ := svc.Create("tb", 4, 100)
 	k := key(t)
-	svc.Send(c.SendHandle, "orig", k)
+	if _, _, err := svc.Send(c.SendHandle, "orig", k); err != nil {
+		t.Fatal(err)
+	}
 	hex, _ := canon.DigestHex(k)
 	claim := filepath.Join(root, "mailboxes", "tb", "messages", hex+".json")
 	data, _ := os.ReadFile(claim)
-	os.WriteFile(claim, []byte(strings.Replace(string(data), "orig", "evil", 1)), 0o644)
+	if err := os.WriteFile(claim, []byte(strings.Replace(string(data), "orig", "evil", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, _, err := svc.Receive(c.ReceiveHandle)
 	wantCode(t, err, fault.DigestMismatch)
 	// A FIFO planted as the capability record is refused, not waited on.

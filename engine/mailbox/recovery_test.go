@@ -72,7 +72,9 @@ func TestReceiveRefusesUncertainDelivery(t *testing.T) {
 	if _, _, err := svc.Receive(c.ReceiveHandle); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(marker, saved, 0o644) // the pending marker survived the crash
+	if err := os.WriteFile(marker, saved, 0o644); err != nil { // the pending marker survived the crash
+		t.Fatal(err)
+	}
 	_, _, err := svc.Receive(c.ReceiveHandle)
 	wantCode(t, err, fault.IOFailed)
 	if _, err := os.Stat(marker); err != nil {
@@ -87,7 +89,9 @@ func TestSendRefusesMarkerWithoutClaim(t *testing.T) {
 	svc := Open(root)
 	c, _ := svc.Create("orphan", 4, 100)
 	k := key(t)
-	svc.Send(c.SendHandle, "x", k)
+	if _, _, err := svc.Send(c.SendHandle, "x", k); err != nil {
+		t.Fatal(err)
+	}
 	hex, _ := canon.DigestHex(k)
 	os.Remove(filepath.Join(root, "mailboxes", "orphan", "messages", hex+".json"))
 	_, _, err := svc.Send(c.SendHandle, "x", k)

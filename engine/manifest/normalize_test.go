@@ -174,31 +174,32 @@ func TestCompiledGraph(t *testing.T) {
 	}
 }
 
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := canon.Encode(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestFileAdmission(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.algal.json")
-	os.WriteFile(good, []byte(remoteInner), 0o644)
+	if err := os.WriteFile(good, []byte(remoteInner), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	link := filepath.Join(dir, "link.algal.json")
-	os.Symlink(good, link)
+	if err := os.Symlink(good, link); err != nil {
+		t.Fatal(err)
+	}
 	fifo := filepath.Join(dir, "fifo.algal.json")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	big := filepath.Join(dir, "big.algal.json")
-	os.WriteFile(big, []byte(strings.Replace(remoteInner, `"RemoteInner"`, `"`+strings.Repeat(" ", MaxManifestBytes)+`"`, 1)), 0o644)
+	if err := os.WriteFile(big, []byte(strings.Replace(remoteInner, `"RemoteInner"`, `"`+strings.Repeat(" ", MaxManifestBytes)+`"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bom := filepath.Join(dir, "bom.algal.json")
-	os.WriteFile(bom, append([]byte{0xEF, 0xBB, 0xBF}, remoteInner...), 0o644)
+	if err := os.WriteFile(bom, append([]byte{0xEF, 0xBB, 0xBF}, remoteInner...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bad := filepath.Join(dir, "bad.algal.json")
-	os.WriteFile(bad, []byte(strings.Replace(remoteInner, "RemoteInner", "Remote\xffInner", 1)), 0o644)
+	if err := os.WriteFile(bad, []byte(strings.Replace(remoteInner, "RemoteInner", "Remote\xffInner", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// Normalization can grow a manifest (port shorthand, defaults); the
 	// bound applies to the normalized form too.
 	var cells []string

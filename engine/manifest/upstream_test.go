@@ -76,7 +76,7 @@ func TestUpstreamSubfolderExamples(t *testing.T) {
 	mods := upstreamModules(t, examples)
 	var files []string
 	for _, root := range []string{examples, filepath.Join(upstreamDir(t), "variants")} {
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".algal.json") && filepath.Dir(p) != examples {
 				files = append(files, p)
 			}

@@ -13,7 +13,9 @@ func TestDiffNativeShape(t *testing.T) {
 	b := sample(t)
 	b["effects"] = b["effects"].([]any)[:1]
 	effectOf(b, 0)["executor"] = "other"
-	Seal(b)
+	if _, err := Seal(b); err != nil {
+		t.Fatal(err)
+	}
 	got := Diff(a, b)
 	if !reflect.DeepEqual(got, []string{"effects: 2 vs 1"}) {
 		t.Fatalf("diff: %q", got)
@@ -23,7 +25,9 @@ func TestDiffNativeShape(t *testing.T) {
 	// named leaves.
 	c := sample(t)
 	c["args"] = map[string]any{"in": map[string]any{"t": "y"}}
-	Seal(c)
+	if _, err := Seal(c); err != nil {
+		t.Fatal(err)
+	}
 	got = Diff(a, c)
 	if len(got) < 2 || got[0] != "receipt records differ" || !contains(got, "args.in.t differs") {
 		t.Fatalf("diff: %q", got)

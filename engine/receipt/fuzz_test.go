@@ -13,7 +13,7 @@ func FuzzParse(f *testing.F) {
 		"manifestDigest": d1, "manifestKey": "organism:t", "args": map[string]any{}, "outcome": Complete,
 		"cells": map[string]any{"a": map[string]any{"status": "skipped", "work": 0.0}}, "effects": []any{}, "events": []any{},
 		"work": map[string]any{"steps": 0.0, "agentCalls": 0.0, "units": 0.0}}
-	Seal(r)
+	_, _ = Seal(r)
 	b, _ := canon.Encode(r)
 	f.Add(b)
 	f.Add([]byte(`{"contract":"algal.run.v1"}`))

@@ -123,7 +123,7 @@ func TestDiffMessages(t *testing.T) {
 	effectOf(b, 1)["error"] = map[string]any{"code": "EFFECT_FAILED", "message": "x"}
 	b["work"].(map[string]any)["units"] = 1180.0
 	b["events"] = b["events"].([]any)[:2]
-	Seal(b)
+	_, _ = Seal(b)
 	got := Diff(a, b)
 	wantPrefix := []string{
 		"outcome: complete vs failed",
@@ -149,7 +149,7 @@ func TestDiffMessages(t *testing.T) {
 	b2 := sample(t)
 	b2["manifestKey"] = "organism:other"
 	effectOf(b2, 0)["cached"] = true
-	Seal(b2)
+	_, _ = Seal(b2)
 	got = Diff(a, b2)
 	if got[0] != "receipt records differ" {
 		t.Fatalf("diff: %v", got)

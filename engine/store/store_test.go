@@ -148,7 +148,9 @@ func TestSymlinksRefused(t *testing.T) {
 	d, _ := s.Put(Values, "x")
 	hex, _ := canon.DigestHex(d)
 	outside := filepath.Join(t.TempDir(), "elsewhere.json")
-	os.WriteFile(outside, []byte(`"x"`), 0o644)
+	if err := os.WriteFile(outside, []byte(`"x"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(root, "values", hex+".json")
 	os.Remove(path)
 	if err := os.Symlink(outside, path); err != nil {
@@ -167,7 +169,9 @@ func TestSymlinksRefused(t *testing.T) {
 	}
 	// a symlinked root
 	link := filepath.Join(t.TempDir(), "link")
-	os.Symlink(root, link)
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := OpenFileStore(link); code(err) != fault.IOFailed {
 		t.Fatalf("symlinked root: %v", err)
 	}
@@ -351,11 +355,15 @@ func TestMemoTamperedRecord(t *testing.T) {
 	key, _ := MemoKey(rd, "e")
 	hex, _ := canon.DigestHex(key)
 	other := mustDigest(t, "other")
-	os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"e","output":1,"requestDigest":"`+other+`"}`), 0o644)
+	if err := os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"e","output":1,"requestDigest":"`+other+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := s.GetEffect(rd, "e"); code(err) != fault.DigestMismatch {
 		t.Fatalf("foreign memo record: %v", err)
 	}
-	os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"e","error":{},"requestDigest":"`+rd+`"}`), 0o644)
+	if err := os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"e","error":{},"requestDigest":"`+rd+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := s.GetEffect(rd, "e"); code(err) != fault.DigestMismatch {
 		t.Fatalf("malformed memo record: %v", err)
 	}
@@ -410,8 +418,12 @@ func TestSlots(t *testing.T) {
 func TestFileSlotPersistsAcrossOpen(t *testing.T) {
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
-	s.SetSlot("mem", "one")
-	s.SetSlot("mem", "two")
+	if err := s.SetSlot("mem", "one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSlot("mem", "two"); err != nil {
+		t.Fatal(err)
+	}
 	s2, _ := OpenFileStore(root)
 	v, ok, err := s2.GetSlot("mem")
 	if err != nil || !ok || v != "two" {
@@ -426,8 +438,12 @@ func TestListIgnoresForeignFiles(t *testing.T) {
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	d, _ := s.Put(Runs, "r")
-	os.WriteFile(filepath.Join(root, "runs", ".tmp-123"), []byte("x"), 0o644)
-	os.WriteFile(filepath.Join(root, "runs", "notes.json"), []byte("x"), 0o644)
+	if err := os.WriteFile(filepath.Join(root, "runs", ".tmp-123"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "runs", "notes.json"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	got, err := s.List(Runs)
 	if err != nil || len(got) != 1 || got[0] != d {
 		t.Fatalf("list %v %v", got, err)
@@ -442,15 +458,21 @@ func TestOverlayLeavesBaseUntouched(t *testing.T) {
 	root := t.TempDir()
 	base, _ := OpenFileStore(root)
 	old, _ := base.Put(Values, "old")
-	base.SetSlot("s", "base")
+	if err := base.SetSlot("s", "base"); err != nil {
+		t.Fatal(err)
+	}
 	rd := mustDigest(t, "r")
-	base.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": "base"}, "e")
+	if _, err := base.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": "base"}, "e"); err != nil {
+		t.Fatal(err)
+	}
 	o := NewOverlay(base)
 	if _, ok, _ := o.Get(Values, old); !ok {
 		t.Fatal("overlay must read through")
 	}
 	nd, _ := o.Put(Values, "new")
-	o.SetSlot("s", "overlay")
+	if err := o.SetSlot("s", "overlay"); err != nil {
+		t.Fatal(err)
+	}
 	if r, _ := o.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": "new"}, "e"); r["output"] != "base" {
 		t.Fatalf("base memo must still win: %v", r)
 	}

@@ -25,7 +25,9 @@ func benchStore(b *testing.B, kind string) store.Store {
 func benchRun(b *testing.B, kind string) {
 	m := mustManifest(b, triageJSON)
 	st := benchStore(b, kind)
-	st.Put(store.Manifests, m.Value)
+	if _, err := st.Put(store.Manifests, m.Value); err != nil {
+		b.Fatal(err)
+	}
 	host := scriptedHost(b, st, `{"route":"bug"}`)
 	args := obj(b, benchArgs)
 	b.ReportAllocs()
@@ -42,7 +44,9 @@ func benchRun(b *testing.B, kind string) {
 func benchVerify(b *testing.B, kind string) {
 	m := mustManifest(b, triageJSON)
 	st := benchStore(b, kind)
-	st.Put(store.Manifests, m.Value)
+	if _, err := st.Put(store.Manifests, m.Value); err != nil {
+		b.Fatal(err)
+	}
 	rec, err := Run(m, obj(b, benchArgs), scriptedHost(b, st, `{"route":"bug"}`))
 	if err != nil {
 		b.Fatal(err)

@@ -19,7 +19,9 @@ const echoChild = `{"contract":"algal.organism.v1","key":"organism:echo-child","
 func TestOrganismCell(t *testing.T) {
 	st := store.NewMemStore()
 	tri := mustManifest(t, triageJSON)
-	st.Put(store.Manifests, tri.Value)
+	if _, err := st.Put(store.Manifests, tri.Value); err != nil {
+		t.Fatal(err)
+	}
 	m := mustManifest(t, organism("inbox",
 		`{"id":"in","kind":"input","outputs":{"t":"text"}},{"id":"tri","kind":"organism","manifest":"`+tri.Digest+`"}`,
 		edge("in", "t", "tri", "ticket")))
@@ -59,7 +61,9 @@ func TestRepeatCell(t *testing.T) {
 	  {"id":"critic","kind":"classifier","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"choice","labels":["revise","ship"]}}],
 	 "edges":[{"from":{"cell":"in","port":"draft"},"to":{"cell":"editor","port":"draft"}},
 	  {"from":{"cell":"editor","port":"out"},"to":{"cell":"critic","port":"draft"}}]}`)
-	st.Put(store.Manifests, inner.Value)
+	if _, err := st.Put(store.Manifests, inner.Value); err != nil {
+		t.Fatal(err)
+	}
 	m := mustManifest(t, organism("refine",
 		`{"id":"in","kind":"input","outputs":{"d":"text"}},
 		 {"id":"loop","kind":"repeat","manifest":"`+inner.Digest+`","maxRounds":4,"carry":{"draft":"draft"},"until":{"output":"verdict","equals":"ship"}}`,
@@ -83,7 +87,9 @@ func TestRepeatCell(t *testing.T) {
 func TestEachCell(t *testing.T) {
 	st := store.NewMemStore()
 	child := mustManifest(t, echoChild)
-	st.Put(store.Manifests, child.Value)
+	if _, err := st.Put(store.Manifests, child.Value); err != nil {
+		t.Fatal(err)
+	}
 	m := mustManifest(t, organism("map",
 		`{"id":"in","kind":"input","outputs":{"qs":"json"}},
 		 {"id":"map","kind":"each","manifest":"`+child.Digest+`","over":"q","maxItems":3},
@@ -130,7 +136,9 @@ func TestSpawnCell(t *testing.T) {
 func TestEachItemCheckedByChild(t *testing.T) {
 	st := store.NewMemStore()
 	child := mustManifest(t, echoChild)
-	st.Put(store.Manifests, child.Value)
+	if _, err := st.Put(store.Manifests, child.Value); err != nil {
+		t.Fatal(err)
+	}
 	m := mustManifest(t, organism("each-typed",
 		`{"id":"in","kind":"input","outputs":{"qs":"json"}},
 		 {"id":"map","kind":"each","manifest":"`+child.Digest+`","over":"q","maxItems":4}`,
@@ -150,7 +158,9 @@ func TestEachItemCheckedByChild(t *testing.T) {
 func TestDepthFailurePathIsNestedPrefix(t *testing.T) {
 	st := store.NewMemStore()
 	child := mustManifest(t, echoChild)
-	st.Put(store.Manifests, child.Value)
+	if _, err := st.Put(store.Manifests, child.Value); err != nil {
+		t.Fatal(err)
+	}
 	m := mustManifest(t, organism("deep",
 		`{"id":"in","kind":"input","outputs":{"q":"text"}},
 		 {"id":"loop","kind":"repeat","manifest":"`+child.Digest+`","maxRounds":2}`,

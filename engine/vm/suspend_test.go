@@ -56,7 +56,9 @@ func TestGateSuspendsThenResumesWithSameRequest(t *testing.T) {
 	st := store.NewMemStore()
 	m := mustManifest(t, gateJSON)
 	approvals := filepath.Join(t.TempDir(), "approvals.json")
-	os.WriteFile(approvals, []byte(`{"other-gate":"approve"}`), 0o644)
+	if err := os.WriteFile(approvals, []byte(`{"other-gate":"approve"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	host := approvalsHost(t, st, approvals)
 	cp := runAndVerify(t, m, `{"pr":{"diff":"+1"}}`, host)
 	if cp["outcome"] != "suspended" {
@@ -77,7 +79,9 @@ func TestGateSuspendsThenResumesWithSameRequest(t *testing.T) {
 	}
 	// Decide; resume replays review (its queue holds one answer: a live
 	// re-issue would be unbound) and re-issues exactly the gate request.
-	os.WriteFile(approvals, []byte(`{"gate":"approve"}`), 0o644)
+	if err := os.WriteFile(approvals, []byte(`{"gate":"approve"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// The live fixture has no review answer: only the replay can serve it.
 	host = approvalsHost(t, st, approvals, `{"merge":"feat: x"}`)
 	done, err := Resume(cp, m, host)
@@ -107,7 +111,9 @@ func TestGateSuspendsThenResumesWithSameRequest(t *testing.T) {
 func TestNestedSuspensionSuspendsEnclosingCell(t *testing.T) {
 	st := store.NewMemStore()
 	child := mustManifest(t, gateJSON)
-	st.Put(store.Manifests, child.Value)
+	if _, err := st.Put(store.Manifests, child.Value); err != nil {
+		t.Fatal(err)
+	}
 	m := mustManifest(t, organism("outer",
 		`{"id":"in","kind":"input","outputs":{"d":"text"}},{"id":"wrap","kind":"organism","manifest":"`+child.Digest+`"},
 		 {"id":"after","kind":"fn","fn":"echo.v1"}`,
@@ -120,7 +126,9 @@ func TestNestedSuspensionSuspendsEnclosingCell(t *testing.T) {
 	want(t, "enclosing", cell(t, cp, "wrap")["status"], `"suspended"`)
 	want(t, "inner", cell(t, cp, "wrap/gate")["status"], `"suspended"`)
 	absent(t, cp, "after")
-	os.WriteFile(approvals, []byte(`{"gate":"approve"}`), 0o644)
+	if err := os.WriteFile(approvals, []byte(`{"gate":"approve"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	done, err := Resume(cp, m, approvalsHost(t, st, approvals))
 	if err != nil || done["outcome"] != "complete" {
 		t.Fatalf("resume: %v %v", err, done["outcome"])
@@ -176,7 +184,9 @@ func TestMailboxReceiveSuspendsAndResumesAfterSend(t *testing.T) {
 	// Verification serves the recorded receipt: with a new message waiting
 	// it neither consumes it nor needs the mailbox host at all.
 	k2, _ := mailbox.NewKey()
-	svc.Send(box.SendHandle, "next", k2)
+	if _, _, err := svc.Send(box.SendHandle, "next", k2); err != nil {
+		t.Fatal(err)
+	}
 	rep, err := Verify(done, m, VerifyOptions{Store: st})
 	if err != nil || !rep.OK {
 		t.Fatalf("verify: %v %v", err, rep.Mismatches)
@@ -214,7 +224,9 @@ func TestMailboxSendToolDeliversOnce(t *testing.T) {
 		t.Fatalf("the same tool request must deliver once, %d pending", n)
 	}
 	// A revoked send handle is CAPABILITY_DENIED, recorded as the tool's error.
-	svc.Revoke(box.SendHandle)
+	if err := svc.Revoke(box.SendHandle); err != nil {
+		t.Fatal(err)
+	}
 	rec := runAndVerify(t, m, `{"in":{"to":"`+box.SendHandle+`","msg":{"n":2}}}`, mailboxHost(st, svc))
 	if rec["failure"].(map[string]any)["code"] != "CAPABILITY_DENIED" {
 		t.Fatalf("revoked: %s", enc(rec["failure"]))
@@ -238,7 +250,9 @@ func TestUpstreamApprovalWait(t *testing.T) {
 		t.Fatalf("outcome %v", cp["outcome"])
 	}
 	k, _ := mailbox.NewKey()
-	svc.Send(box.SendHandle, "approved", k)
+	if _, _, err := svc.Send(box.SendHandle, "approved", k); err != nil {
+		t.Fatal(err)
+	}
 	done, err := Resume(cp, m, mailboxHost(st, svc))
 	if err != nil || done["outcome"] != "complete" {
 		t.Fatalf("resume: %v %v", err, done)

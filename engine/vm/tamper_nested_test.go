@@ -21,7 +21,9 @@ func nestedSamples(t *testing.T) []sample {
 	}
 	st := store.NewMemStore()
 	tri := mustManifest(t, triageJSON)
-	st.Put(store.Manifests, tri.Value)
+	if _, err := st.Put(store.Manifests, tri.Value); err != nil {
+		t.Fatal(err)
+	}
 	add("organism", organism("inbox",
 		`{"id":"in","kind":"input","outputs":{"t":"text"}},{"id":"tri","kind":"organism","manifest":"`+tri.Digest+`"}`,
 		edge("in", "t", "tri", "ticket")), `{"in":{"t":"crash"}}`, scriptedHost(t, st, `{"route":"bug"}`))
@@ -34,7 +36,9 @@ func nestedSamples(t *testing.T) []sample {
 	  {"id":"critic","kind":"classifier","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"choice","labels":["revise","ship"]}}],
 	 "edges":[{"from":{"cell":"in","port":"draft"},"to":{"cell":"editor","port":"draft"}},
 	  {"from":{"cell":"editor","port":"out"},"to":{"cell":"critic","port":"draft"}}]}`)
-	st.Put(store.Manifests, round.Value)
+	if _, err := st.Put(store.Manifests, round.Value); err != nil {
+		t.Fatal(err)
+	}
 	add("repeat", organism("refine",
 		`{"id":"in","kind":"input","outputs":{"d":"text"}},
 		 {"id":"loop","kind":"repeat","manifest":"`+round.Digest+`","maxRounds":3,"carry":{"draft":"draft"},"until":{"output":"verdict","equals":"ship"}}`,
@@ -60,7 +64,9 @@ func nestedSamples(t *testing.T) []sample {
 
 	st = store.NewMemStore()
 	gated := mustManifest(t, gateJSON)
-	st.Put(store.Manifests, gated.Value)
+	if _, err := st.Put(store.Manifests, gated.Value); err != nil {
+		t.Fatal(err)
+	}
 	add("nested-suspended", organism("outer",
 		`{"id":"in","kind":"input","outputs":{"d":"text"}},{"id":"wrap","kind":"organism","manifest":"`+gated.Digest+`"}`,
 		edge("in", "d", "wrap", "diff")), `{"in":{"d":"+1"}}`, approvalsHost(t, st, filepath.Join(t.TempDir(), "none.json")))
@@ -74,7 +80,9 @@ func nestedSamples(t *testing.T) []sample {
 	host := &Host{Store: st, Router: effect.NewRouter(mailbox.NewTools(svc))}
 	cp := runAndVerify(t, m, `{"in":{"inbox":"`+box.ReceiveHandle+`"}}`, host)
 	k, _ := mailbox.NewKey()
-	svc.Send(box.SendHandle, "go", k)
+	if _, _, err := svc.Send(box.SendHandle, "go", k); err != nil {
+		t.Fatal(err)
+	}
 	done, err := Resume(cp, m, host)
 	if err != nil || done["outcome"] != "complete" {
 		t.Fatalf("resume: %v", err)
@@ -109,7 +117,7 @@ func TestTamperNestedReceipts(t *testing.T) {
 				continue
 			}
 			rejects(t, s, mut, what)
-			receipt.Seal(mut)
+			_, _ = receipt.Seal(mut)
 			rejects(t, s, mut, what+" (re-sealed)")
 			total += 2
 		}

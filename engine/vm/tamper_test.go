@@ -47,7 +47,9 @@ func samples(t *testing.T) []sample {
 			edge("chk", "value", "h", "value", `"on":"fail"`)), `{"in":{"t":"x"}}`, `{"route":"b"}`, nil)
 	st := store.NewMemStore()
 	child := mustManifest(t, echoChild)
-	st.Put(store.Manifests, child.Value)
+	if _, err := st.Put(store.Manifests, child.Value); err != nil {
+		t.Fatal(err)
+	}
 	add("each", organism("map",
 		`{"id":"in","kind":"input","outputs":{"qs":"json"}},
 		 {"id":"map","kind":"each","manifest":"`+child.Digest+`","over":"q","maxItems":3}`,
@@ -231,7 +233,7 @@ func tamperLeaves(t *testing.T, s sample, world func(p []any) bool) int {
 				if renderPath(p) == "digest" || world(p) {
 					continue
 				}
-				receipt.Seal(mut)
+				_, _ = receipt.Seal(mut)
 				what += " (re-sealed)"
 			}
 			mm := rejects(t, s, mut, what)

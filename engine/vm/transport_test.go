@@ -19,7 +19,9 @@ import (
 func bundleDir(t *testing.T, child *manifest.Manifest) (string, []byte) {
 	t.Helper()
 	src := store.NewMemStore()
-	src.Put(store.Manifests, child.Value)
+	if _, err := src.Put(store.Manifests, child.Value); err != nil {
+		t.Fatal(err)
+	}
 	b, err := bundle.Pack(src, child.Digest)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +29,9 @@ func bundleDir(t *testing.T, child *manifest.Manifest) (string, []byte) {
 	data, _ := canon.Encode(b.Value())
 	dir := t.TempDir()
 	hex, _ := canon.DigestHex(child.Digest)
-	os.WriteFile(filepath.Join(dir, hex+".bundle.json"), data, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, hex+".bundle.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return dir, data
 }
 
@@ -90,7 +94,9 @@ func TestTransports(t *testing.T) {
 	}
 	tampered := t.TempDir()
 	hex, _ := canon.DigestHex(child.Digest)
-	os.WriteFile(filepath.Join(tampered, hex+".bundle.json"), []byte(strings.Replace(string(data), `"name":"E"`, `"name":"X"`, 1)), 0o644)
+	if err := os.WriteFile(filepath.Join(tampered, hex+".bundle.json"), []byte(strings.Replace(string(data), `"name":"E"`, `"name":"X"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	fails = append(fails, struct {
 		name string
 		host *Host
@@ -100,7 +106,9 @@ func TestTransports(t *testing.T) {
 	other := mustManifest(t, triageJSON)
 	otherDir, otherData := bundleDir(t, other)
 	wrong := t.TempDir()
-	os.WriteFile(filepath.Join(wrong, hex+".bundle.json"), otherData, 0o644)
+	if err := os.WriteFile(filepath.Join(wrong, hex+".bundle.json"), otherData, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_ = otherDir
 	fails = append(fails, struct {
 		name string
@@ -122,7 +130,7 @@ func TestTransports(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/bundles/"+hex+".bundle.json" {
-				w.Write(data)
+				_, _ = w.Write(data)
 				return
 			}
 			http.NotFound(w, r)

@@ -283,7 +283,7 @@ func TestEveryUpstreamConfigVerifies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := map[string]any{}
+			var v map[string]any
 			if res.Report != nil {
 				v = res.Report.Value()
 			} else {

@@ -121,7 +121,9 @@ func TestHeldLockIsReported(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != CodeLocked || !strings.Contains(e.Error(), "process 4242 holds the lock on run directory "+final) {
 		t.Fatalf("Begin under a held lock: %v", err)
 	}
-	held.Unlock()
+	if err := held.Unlock(); err != nil {
+		t.Fatal(err)
+	}
 	s, err := Begin(context.Background(), final)
 	if err != nil {
 		t.Fatalf("Begin after the holder let go: %v", err)
@@ -234,11 +236,11 @@ func TestSwapHelper(t *testing.T) {
 	point := os.Getenv("RUNDIR_HELPER_POINT")
 	crashHook = func(p string) {
 		if p == point {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			time.Sleep(time.Minute)
 		}
 	}
 	s := newRun(t, final, "new")
-	s.Install(context.Background(), replace)
+	_, _ = s.Install(context.Background(), replace)
 	t.Fatalf("the swap never reached %s", point)
 }
