@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/evidence"
@@ -135,14 +137,14 @@ func (r *run) alignment() ([]string, error) {
 		}
 		// Queues in a stable order: executor, then cell.
 		var keys []callKey
-		for _, ex := range sortedKeys(cr.executor) {
+		for _, ex := range slices.Sorted(maps.Keys(cr.executor)) {
 			cells := map[string]bool{}
 			for k := range used {
 				if k.executor == ex {
 					cells[k.cell] = true
 				}
 			}
-			for _, cell := range sortedKeys(cells) {
+			for _, cell := range slices.Sorted(maps.Keys(cells)) {
 				keys = append(keys, callKey{ex, cell})
 			}
 		}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -394,7 +396,7 @@ func (r *run) phases(ctx context.Context) error {
 // the written config exactly as `assay bench run` / `assay foundry run`
 // would, from the run directory.
 func (r *run) compile() error {
-	for _, name := range sortedKeys(r.c.Files) {
+	for _, name := range slices.Sorted(maps.Keys(r.c.Files)) {
 		if err := r.write(name, r.c.Files[name]); err != nil {
 			return err
 		}

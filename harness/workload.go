@@ -3,15 +3,16 @@ package harness
 import (
 	"bytes"
 	"fmt"
-	"github.com/algal-assay/assay/engine/effect/openai"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/algal-assay/assay/engine/effect/openai"
+
 	"github.com/algal-assay/assay/engine/bench"
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
@@ -785,17 +786,17 @@ func (w *Workload) checkReferences() error {
 			return errAt(c.Pos, "cases", "case id %q is used twice (first at %s)", c.ID, p)
 		}
 		seen[c.ID] = c.Pos
-		for _, ex := range sortedKeys(c.Responses) {
+		for _, ex := range slices.Sorted(maps.Keys(c.Responses)) {
 			if !execs[ex] {
 				return errAt(w.positions["responses:"+c.ID], "cases["+c.ID+"].responses."+ex,
-					"no executor named %q is declared %q, so nothing would serve these responses%s", ex, CasesExecutor, suggest.DidYouMean(ex, sortedKeys(execs)))
+					"no executor named %q is declared %q, so nothing would serve these responses%s", ex, CasesExecutor, suggest.DidYouMean(ex, slices.Sorted(maps.Keys(execs))))
 			}
 		}
 	}
-	for _, ex := range sortedKeys(w.Usage) {
+	for _, ex := range slices.Sorted(maps.Keys(w.Usage)) {
 		if !execs[ex] {
 			return errAt(w.positions["usage"], "usage."+ex,
-				"no executor named %q is declared %q%s; a scripted:<file> table declares its usage under its own %q key", ex, CasesExecutor, suggest.DidYouMean(ex, sortedKeys(execs)), effect.UsageKey)
+				"no executor named %q is declared %q%s; a scripted:<file> table declares its usage under its own %q key", ex, CasesExecutor, suggest.DidYouMean(ex, slices.Sorted(maps.Keys(execs))), effect.UsageKey)
 		}
 	}
 	systems := map[string]bool{}
@@ -804,23 +805,13 @@ func (w *Workload) checkReferences() error {
 	}
 	for _, r := range w.Gate.Rules {
 		if r.System != "" && !systems[r.System] {
-			return errAt(r.Pos, "gate."+r.Kind, "names system %q, which the workload does not declare%s", r.System, suggest.DidYouMean(r.System, sortedKeys(systems)))
+			return errAt(r.Pos, "gate."+r.Kind, "names system %q, which the workload does not declare%s", r.System, suggest.DidYouMean(r.System, slices.Sorted(maps.Keys(systems))))
 		}
 		if r.Case != "" {
 			if _, ok := seen[r.Case]; !ok {
-				return errAt(r.Pos, "gate."+r.Kind, "names case %q, which the workload does not declare%s", r.Case, suggest.DidYouMean(r.Case, sortedKeys(seen)))
+				return errAt(r.Pos, "gate."+r.Kind, "names case %q, which the workload does not declare%s", r.Case, suggest.DidYouMean(r.Case, slices.Sorted(maps.Keys(seen))))
 			}
 		}
 	}
 	return nil
-}
-
-// sortedKeys returns a map's keys in canonical order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, canon.CompareKeys)
-	return keys
 }

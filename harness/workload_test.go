@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,7 +136,7 @@ func TestCompileFixtures(t *testing.T) {
 			if c.Config["contract"] != want.contract {
 				t.Fatalf("contract %v", c.Config["contract"])
 			}
-			if got := sortedKeys(c.Files); !slicesEqual(got, want.files) {
+			if got := slices.Sorted(maps.Keys(c.Files)); !slicesEqual(got, want.files) {
 				t.Errorf("generated files %v, want %v", got, want.files)
 			}
 			// Compiling again, into another root, gives the same identity

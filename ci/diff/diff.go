@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -285,7 +286,7 @@ func Compute(base, head *Set, opts Options) (*Diff, error) {
 			names[r.Workload] = true
 		}
 	}
-	for _, name := range sortedKeys(names) {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		w := compareWorkload(base.Lookup(name), head.Lookup(name), trim)
 		d.Workloads = append(d.Workloads, w)
 		d.Regressions = append(d.Regressions, regressions(w)...)
@@ -586,7 +587,7 @@ func benchFlips(subject string, base, head []bench.CaseResult) []Flip {
 // outcome, and are left to the totals.
 func flips(subject, split string, base, head map[string]bool) []Flip {
 	var out []Flip
-	for _, id := range sortedKeys(head) {
+	for _, id := range slices.Sorted(maps.Keys(head)) {
 		bp, ok := base[id]
 		if !ok || bp == head[id] {
 			continue
@@ -658,10 +659,10 @@ func compareFoundry(b, h *foundry.Report, bx, hx bool) *Foundry {
 	for k := range hk {
 		all[k] = true
 	}
-	for _, k := range sortedKeys(all) {
+	for _, k := range slices.Sorted(maps.Keys(all)) {
 		out.Candidates = append(out.Candidates, &CandidatePair{Key: k, Base: candidateStats(b, bk[k]), Head: candidateStats(h, hk[k])})
 	}
-	for _, k := range sortedKeys(hk) {
+	for _, k := range slices.Sorted(maps.Keys(hk)) {
 		hc := hk[k]
 		bc, ok := bk[k]
 		switch {
@@ -686,7 +687,7 @@ func compareFoundry(b, h *foundry.Report, bx, hx bool) *Foundry {
 			}
 		}
 	}
-	for _, k := range sortedKeys(bk) {
+	for _, k := range slices.Sorted(maps.Keys(bk)) {
 		if _, ok := hk[k]; !ok {
 			out.Removed = append(out.Removed, Candidate{Key: k, Digest: bk[k].ManifestDigest})
 		}
@@ -814,13 +815,4 @@ func regressions(w *Workload) []*Regression {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -118,7 +119,7 @@ func namedFiles(d *Diff) []string {
 			}
 		}
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 var safePath = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
@@ -802,7 +803,7 @@ func replaysMD(d *Diff, o RenderOptions) string {
 		counts[k]++
 	}
 	var parts []string
-	for _, k := range sortedKeys(counts) {
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
 	}
 	fmt.Fprintf(&b, "Verdicts: %s.\n\n", strings.Join(parts, ", "))

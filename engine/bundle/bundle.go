@@ -143,12 +143,8 @@ func Decode(v any) (*Bundle, error) {
 	if !ok {
 		return nil, errf(fault.Parse, "bundle must be an object")
 	}
-	for k := range obj {
-		switch k {
-		case "contract", "root", "manifests", "values":
-		default:
-			return nil, errf(fault.Parse, "bundle has unknown field %q", k)
-		}
+	if k, bad := canon.UnknownKey(obj, "contract", "root", "manifests", "values"); bad {
+		return nil, errf(fault.Parse, "bundle has unknown field %q", k)
 	}
 	if obj["contract"] != Contract {
 		return nil, errf(fault.Parse, "bundle contract must be %s", Contract)
@@ -209,7 +205,7 @@ func Decode(v any) (*Bundle, error) {
 // Install writes every manifest and value into st (the store re-checks any
 // copy it already holds).
 func (b *Bundle) Install(st store.Store) error {
-	for _, d := range sortedKeys(b.Manifests) {
+	for _, d := range canon.SortedKeys(b.Manifests) {
 		if _, err := st.Put(store.Manifests, b.Manifests[d].Value); err != nil {
 			return err
 		}
@@ -232,12 +228,4 @@ func Unpack(st store.Store, data []byte) (*Bundle, error) {
 		return nil, err
 	}
 	return b, nil
-}
-
-func sortedKeys(m map[string]*manifest.Manifest) []string {
-	keys := make(map[string]any, len(m))
-	for k := range m {
-		keys[k] = nil
-	}
-	return canon.SortedKeys(keys)
 }

@@ -81,10 +81,8 @@ func entry(name string, v any) (string, time.Duration, error) {
 	if !ok {
 		return "", 0, errf(fault.Parse, "transport %s must be a directory, a URL or {source, timeoutMs}", name)
 	}
-	for k := range obj {
-		if k != "source" && k != "timeoutMs" {
-			return "", 0, errf(fault.Parse, "transport %s has unknown field %q", name, k)
-		}
+	if k, bad := canon.UnknownKey(obj, "source", "timeoutMs"); bad {
+		return "", 0, errf(fault.Parse, "transport %s has unknown field %q", name, k)
 	}
 	s, _ := obj["source"].(string)
 	if s == "" {

@@ -233,8 +233,8 @@ func UnknownKey(m map[string]any, allowed ...string) (string, bool) {
 	return first, found
 }
 
-// SortedKeys returns the keys of m in canonical order.
-func SortedKeys(m map[string]any) []string {
+// SortedKeys returns the keys of m in canonical order (UTF-16 code units).
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

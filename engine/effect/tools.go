@@ -99,12 +99,8 @@ func parseTool(name string, v any, base string) (*Tool, error) {
 	if !ok {
 		return bad("signature must be an object")
 	}
-	for k := range sig {
-		switch k {
-		case "inputs", "outputs", "effect", "cost", "maxOutputBytes":
-		default:
-			return bad("signature has unknown field %q", k)
-		}
+	if k, unknown := canon.UnknownKey(sig, "inputs", "outputs", "effect", "cost", "maxOutputBytes"); unknown {
+		return bad("signature has unknown field %q", k)
 	}
 	inputs, ok1 := sig["inputs"].(map[string]any)
 	outputs, ok2 := sig["outputs"].(map[string]any)

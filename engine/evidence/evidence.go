@@ -261,20 +261,7 @@ func Same(a, b any) bool {
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
+var articleKinds = canon.Names{"null", "a boolean", "a number", "a string", "a list", "an object", "an object"}
+
 // Describe names a JSON value's type for messages.
-func Describe(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "a list"
-	default:
-		return "an object"
-	}
-}
+func Describe(v any) string { return articleKinds.Of(v) }

@@ -12,23 +12,9 @@ import (
 )
 
 // kindOf names a value's kind the way EXPR_TYPE details do.
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "bool"
-	case float64:
-		return "number"
-	case string:
-		return "text"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "map"
-	}
-	return "unknown"
-}
+func kindOf(v any) string { return exprKinds.Of(v) }
+
+var exprKinds = canon.Names{"null", "bool", "number", "text", "list", "map", "unknown"}
 
 // numLen is the length of f's canonical (JavaScript) rendering.
 func numLen(f float64) int {

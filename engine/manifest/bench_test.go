@@ -2,9 +2,10 @@ package manifest
 
 import (
 	"fmt"
-	"github.com/algal-assay/assay/engine/canon"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/canon"
 )
 
 // benchSource is a 64-cell pipeline: an input, 30 classifier/fn pairs

@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -362,7 +364,7 @@ func parseRoute(v any, loc string) (*Route, error) {
 		return nil, err
 	}
 	r := &Route{Value: m}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		s, err := asText(m[k], loc+"."+k, 64)
 		if err != nil {
 			return nil, err
@@ -407,7 +409,7 @@ func parseBudget(v any, kind Kind) (Budget, error) {
 	if err != nil {
 		return b, err
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		max := MaxValueBytes
 		switch k {
 		case "maxTurns":
@@ -734,7 +736,7 @@ func parseQuestions(v any, loc string) ([]Question, map[string]any, error) {
 				if err := onlyKeys(cm, cloc, "true", "false"); err != nil {
 					return nil, nil, err
 				}
-				for _, k := range sortedKeys(cm) {
+				for _, k := range slices.Sorted(maps.Keys(cm)) {
 					if _, err := asText(cm[k], cloc+"."+k, MaxCriterionLen); err != nil {
 						return nil, nil, err
 					}
@@ -748,7 +750,7 @@ func parseQuestions(v any, loc string) ([]Question, map[string]any, error) {
 			if len(cm) == 0 || len(cm) > MaxCriteria {
 				return nil, nil, invalid(cloc, "requires 1..%d entries", MaxCriteria)
 			}
-			for _, k := range sortedKeys(cm) {
+			for _, k := range slices.Sorted(maps.Keys(cm)) {
 				if canon.UTF16Len(k) > MaxQuestionName {
 					return nil, nil, invalid(cloc, "criterion key exceeds %d units", MaxQuestionName)
 				}

@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -161,7 +163,7 @@ func parseBudgets(v any) (Budgets, error) {
 	if err := onlyKeys(raw, "budgets", "maxSteps", "maxAgentCalls", "maxWork", "maxContextBytes", "maxOutputBytes", "maxDepth"); err != nil {
 		return b, err
 	}
-	for _, k := range sortedKeys(raw) {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		r := budgetRanges[k]
 		n, err := asInt(raw[k], "budgets."+k, r[0], r[1])
 		if err != nil {

@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/algal-assay/assay/engine/canon"
 )
@@ -77,7 +79,7 @@ func schemaDepth(v any, depth int, loc string) error {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if err := schemaDepth(x[k], depth+1, loc); err != nil {
 				return err
 			}
@@ -142,7 +144,7 @@ func checkSchemaV1(schema any, loc string) error {
 		if err != nil {
 			return err
 		}
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			if err := checkSchemaV1(props[k], join(join(loc, "properties"), k)); err != nil {
 				return err
 			}
@@ -163,7 +165,7 @@ func checkSchemaStrict(schema any, level int, v3 bool, loc string) error {
 	if v3 {
 		keywords = schemaV3Keywords
 	}
-	for _, k := range sortedKeys(s) {
+	for _, k := range slices.Sorted(maps.Keys(s)) {
 		if !contains(keywords, k) {
 			return invalid(loc, "unknown schema keyword %q", k)
 		}
@@ -324,7 +326,7 @@ func checkSchemaStrict(schema any, level int, v3 bool, loc string) error {
 			}
 		}
 	}
-	for _, k := range sortedKeys(propMap) {
+	for _, k := range slices.Sorted(maps.Keys(propMap)) {
 		if err := checkSchemaStrict(propMap[k], level+1, v3, join(join(loc, "properties"), k)); err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package manifest
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/algal-assay/assay/engine/canon"
 )
@@ -11,22 +10,14 @@ import (
 // Helpers that read one JSON value (as decoded by canon) and reject it with
 // a located PARSE_FAILED/BUDGET_EXHAUSTED error.
 
+// portKinds names JSON types in the organism type vocabulary.
+var portKinds = canon.Names{"null", "boolean", "number", "text", "array", "object", ""}
+
 func describe(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "text"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
+	if canon.KindOf(v) == canon.KindOther {
+		return fmt.Sprintf("%T", v)
 	}
-	return fmt.Sprintf("%T", v)
+	return portKinds.Of(v)
 }
 
 func asObject(v any, loc string) (map[string]any, error) {
@@ -91,24 +82,10 @@ func nameID(s, loc string) error {
 // onlyKeys rejects any key outside allowed, reporting the first unknown key
 // in byte order so the message is deterministic.
 func onlyKeys(m map[string]any, loc string, allowed ...string) error {
-	var bad []string
-	for k := range m {
-		ok := false
-		for _, a := range allowed {
-			if k == a {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			bad = append(bad, k)
-		}
+	if k, bad := canon.UnknownKey(m, allowed...); bad {
+		return invalid(loc, "unknown key %q", k)
 	}
-	if len(bad) == 0 {
-		return nil
-	}
-	sort.Strings(bad)
-	return invalid(loc, "unknown key %q", bad[0])
+	return nil
 }
 
 func asList(v any, loc string, max int) ([]any, error) {
@@ -149,17 +126,6 @@ func asBool(v any, loc string) (bool, error) {
 		return false, invalid(loc, "expected boolean, got %s", describe(v))
 	}
 	return b, nil
-}
-
-// sortedKeys returns object keys in byte (UTF-8) order, the order every
-// check walks so that the first reported problem is deterministic.
-func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // copyObject returns a shallow copy of m.

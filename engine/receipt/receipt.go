@@ -14,6 +14,7 @@ package receipt
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -111,20 +112,9 @@ func Seal(r map[string]any) (string, error) {
 // the digest of the full receipt including its own digest field.
 func StorageRef(r map[string]any) (string, error) { return canon.Digest(r) }
 
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func closed(m map[string]any, allowed []string, loc string) error {
-	for _, k := range canon.SortedKeys(m) {
-		if !has(allowed, k) {
-			return invalid(loc, "unknown key %q", k)
-		}
+	if k, bad := canon.UnknownKey(m, allowed...); bad {
+		return invalid(loc, "unknown key %q", k)
 	}
 	return nil
 }
@@ -267,7 +257,7 @@ func Validate(v any) error {
 	if err != nil {
 		return err
 	}
-	if !has([]string{Complete, Failed, Stuck, Suspended}, outcome) {
+	if !slices.Contains([]string{Complete, Failed, Stuck, Suspended}, outcome) {
 		return invalid("outcome", "unknown outcome %q", outcome)
 	}
 	cells, ok := r["cells"].(map[string]any)
@@ -526,7 +516,7 @@ func validateEvent(v any, seq int, loc string) error {
 	if err != nil {
 		return err
 	}
-	if !has(EventKinds, kind) {
+	if !slices.Contains(EventKinds, kind) {
 		return invalid(loc, "unknown event kind %q", kind)
 	}
 	if _, _, err := text(e, "path", loc, MaxPathUnits, false); err != nil {

@@ -472,21 +472,10 @@ func (s *scope) guard(g *manifest.Guard, v any) (bool, *Failure) {
 	return b, nil
 }
 
-func kindName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "bool"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "list"
-	}
-	return "object"
-}
+// guardKinds names JSON types as upstream's guard failures do.
+var guardKinds = canon.Names{"null", "bool", "number", "string", "list", "object", "object"}
+
+func kindName(v any) string { return guardKinds.Of(v) }
 
 // collect builds the cell's inputs from its deliveries: a scalar port takes
 // its single delivery, a many port collects every delivery in edge order
