@@ -89,7 +89,9 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "go.sum"), sums, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sums, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// -e: offline, tidy cannot look up the test-only modules of Assay's
 	// dependencies, which nothing here builds.
 	goOffline(t, dir, "mod", "tidy", "-e")
@@ -114,7 +116,9 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 // says how to add Assay.
 func TestInitInAnExistingModule(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/mine\n\ngo 1.26\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/mine\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out, errb bytes.Buffer
 	if code := run([]string{"init", dir}, nil, &out, &errb); code != exitOK {
 		t.Fatalf("exit %d %s", code, errb.String())
