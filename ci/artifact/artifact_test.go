@@ -165,7 +165,9 @@ func TestOpenRefusesWhatIsNotTheLayout(t *testing.T) {
 		}
 		wantInvalid(t, bad.what)
 	}
-	os.WriteFile(marker, good, 0o644)
+	if err := os.WriteFile(marker, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.RemoveAll(filepath.Join(art, "base", "store")); err != nil {
 		t.Fatal(err)
 	}

@@ -155,14 +155,18 @@ func TestHeadOnUncommittedChangesIsMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "suites", "single.algal.json"), organism, 0o644)
-	os.WriteFile(filepath.Join(dir, "suites", "tiny.bench.yaml"), []byte(`name: tiny
+	if err := os.WriteFile(filepath.Join(dir, "suites", "single.algal.json"), organism, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "suites", "tiny.bench.yaml"), []byte(`name: tiny
 revision: 1
 systems:
   - { id: one, manifest: single.algal.json, executors: { m: cases } }
 cases:
   - { id: a, args: { ticket: x }, expect: { queue: billing }, responses: { m: { route: billing } } }
-`), 0o644)
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s, err := prcheck.RunSides(context.Background(), prcheck.SideOptions{Dir: dir, BaseRef: "main"})
 	if err != nil {
 		t.Fatal(err)
