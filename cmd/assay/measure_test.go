@@ -61,7 +61,9 @@ func TestBenchVerbs(t *testing.T) {
 	}
 	// inspect also takes a workload run directory, reading its report.json.
 	runDir := filepath.Join(dir, "run-dir")
-	os.Mkdir(runDir, 0o755)
+	if err := os.Mkdir(runDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	putFile(t, runDir, "report.json", readFile(t, report))
 	if code, out, _ := runCLI(t, "bench", "inspect", runDir); code != 0 || !strings.Contains(out, "echo      2/2") {
 		t.Fatalf("inspect of a run directory: exit %d:\n%s", code, out)
