@@ -35,15 +35,15 @@ func largeInputs(t testing.TB, dir string, size int) map[string]string {
 			t.Fatal(err)
 		}
 		w := bufio.NewWriter(f)
-		w.WriteByte('[')
+		_ = w.WriteByte('[')
 		for i, n := 0, 1; n < size; i++ {
 			if i > 0 {
-				w.WriteByte(',')
+				_ = w.WriteByte(',')
 				n++
 			}
 			n += item(w, i)
 		}
-		w.WriteByte(']')
+		_ = w.WriteByte(']')
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}

@@ -41,9 +41,7 @@ func apply(t *testing.T, a *Archive, c, now string, replace bool, answers map[st
 	d, _ := canon.Digest(r)
 	u := Update{Workload: "w", Entries: []Entry{{Contender: c, Case: "case-1", Receipt: d, Models: []string{"m-1"}}},
 		Receipts: map[string]map[string]any{d: r}, Now: now, Replace: replace}
-	for _, q := range reqs {
-		u.Requests = append(u.Requests, q)
-	}
+	u.Requests = append(u.Requests, reqs...)
 	if err := a.Apply(u); err != nil {
 		t.Fatal(err)
 	}
