@@ -179,7 +179,9 @@ cases:
 	// inside the checkout (the workflow's artifact is out/, not ignored):
 	// the second workload starts after the first wrote its run there.
 	second, _ := os.ReadFile(filepath.Join(dir, "suites", "tiny.bench.yaml"))
-	os.WriteFile(filepath.Join(dir, "suites", "tiny2.bench.yaml"), []byte(strings.Replace(string(second), "name: tiny", "name: tiny2", 1)), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "suites", "tiny2.bench.yaml"), []byte(strings.Replace(string(second), "name: tiny", "name: tiny2", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{{"add", "."}, {"commit", "--quiet", "-m", "workload"}} {
 		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false"}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
