@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -42,10 +44,12 @@ func jsonPort(name string) Port { return Port{Name: name, Type: TypeJSON} }
 func textPort(name string) Port { return Port{Name: name, Type: TypeText} }
 func optional(p Port) Port      { p.Optional = true; return p }
 
-// Builtins is the builtin fn registry: every name a fn cell (or an agent's
+// builtins is the builtin fn registry: every name a fn cell (or an agent's
 // tools list) may use without a host registry, with its ports and cost.
 // The run engine implements the behaviour; admission only needs the types.
-var Builtins = map[string]Signature{
+// It is read through Builtin and BuiltinNames so no caller can change what
+// every later admission sees.
+var builtins = map[string]Signature{
 	"echo.v1":     {Inputs: ports(jsonPort("value")), Outputs: ports(jsonPort("value")), Cost: 10},
 	"coalesce.v1": {Inputs: ports(optional(jsonPort("a")), optional(jsonPort("b")), optional(jsonPort("c"))), Outputs: ports(jsonPort("value")), Cost: 10},
 	"format.v1":   {Inputs: ports(textPort("prefix"), jsonPort("value")), Outputs: ports(textPort("value")), Cost: 10},
@@ -66,11 +70,11 @@ var Builtins = map[string]Signature{
 	"manifest.compile.v1": {Inputs: ports(jsonPort("plan")), Outputs: ports(jsonPort("manifest")), Cost: 50},
 }
 
-// ReservedTools are host tools the contract names: the mailbox drivers
+// reservedTools are host tools the contract names: the mailbox drivers
 // over capability handles and the agent-local context reader. A host that
-// admits them supplies their behaviour; Options.ReservedTools controls
-// whether admission treats them as known.
-var ReservedTools = map[string]Signature{
+// admits them supplies their behaviour; Options.NoReservedTools controls
+// whether admission treats them as known. Read through ReservedTool.
+var reservedTools = map[string]Signature{
 	"mailbox.send.v1": {Inputs: ports(Port{Name: "mailbox", Type: TypeCap, Capability: "mailbox-send"}, jsonPort("message")),
 		Outputs: ports(textPort("id")), Cost: 100, Effect: "write", MaxOutputBytes: 256},
 	"mailbox.receive.v1": {Inputs: ports(Port{Name: "mailbox", Type: TypeCap, Capability: "mailbox-receive"}),
@@ -78,8 +82,24 @@ var ReservedTools = map[string]Signature{
 	"agent.context.local.v1": {Inputs: ports(jsonPort("query")), Outputs: ports(jsonPort("result")), Cost: 100, MaxOutputBytes: 65_536},
 }
 
+// Builtin returns the signature of builtin fn name. The Port slices are
+// shared: callers read them and never write.
+func Builtin(name string) (Signature, bool) {
+	s, ok := builtins[name]
+	return s, ok
+}
+
+// BuiltinNames lists the builtin fns in byte order.
+func BuiltinNames() []string { return slices.Sorted(maps.Keys(builtins)) }
+
+// ReservedTool returns the signature of the reserved host tool name.
+func ReservedTool(name string) (Signature, bool) {
+	s, ok := reservedTools[name]
+	return s, ok
+}
+
 func init() {
-	for _, table := range []map[string]Signature{Builtins, ReservedTools} {
+	for _, table := range []map[string]Signature{builtins, reservedTools} {
 		for name, s := range table {
 			s.Name = name
 			table[name] = s

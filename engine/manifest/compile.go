@@ -75,7 +75,7 @@ func (o *Options) fn(name string) (Signature, bool) {
 	if s, ok := o.Fns[name]; ok {
 		return s, true
 	}
-	s, ok := Builtins[name]
+	s, ok := builtins[name]
 	return s, ok
 }
 
@@ -86,7 +86,7 @@ func (o *Options) tool(name string) (Signature, bool) {
 	if o.NoReservedTools {
 		return Signature{}, false
 	}
-	s, ok := ReservedTools[name]
+	s, ok := reservedTools[name]
 	return s, ok
 }
 

@@ -77,7 +77,7 @@ func ParseValue(v any) (*Manifest, error) {
 			return nil, err
 		}
 	} else {
-		m.Budgets = DefaultBudgets
+		m.Budgets = DefaultBudgets()
 	}
 
 	cellsRaw, err := asList(raw["cells"], "cells", MaxCells)
@@ -155,7 +155,7 @@ var budgetRanges = map[string][2]int{
 }
 
 func parseBudgets(v any) (Budgets, error) {
-	b := DefaultBudgets
+	b := DefaultBudgets()
 	raw, err := asObject(v, "budgets")
 	if err != nil {
 		return b, err

@@ -169,9 +169,13 @@ type Budgets struct {
 	MaxDepth        int
 }
 
-// DefaultBudgets are filled in for every budget the manifest omits.
-var DefaultBudgets = Budgets{MaxSteps: 256, MaxAgentCalls: 16, MaxWork: 1_000_000,
-	MaxContextBytes: 65_536, MaxOutputBytes: 65_536, MaxDepth: 4}
+// DefaultBudgets returns the budgets filled in for every budget a manifest
+// omits (a fresh value: a function, not a variable, so no caller can change
+// them for every later parse).
+func DefaultBudgets() Budgets {
+	return Budgets{MaxSteps: 256, MaxAgentCalls: 16, MaxWork: 1_000_000,
+		MaxContextBytes: 65_536, MaxOutputBytes: 65_536, MaxDepth: 4}
+}
 
 // View selects what enters an effect request's context.
 type View struct {

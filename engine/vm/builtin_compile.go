@@ -90,7 +90,7 @@ func compilePlan(plan any) (map[string]any, *Failure) {
 			continue
 		}
 		fname := strings.TrimPrefix(head, "fn:")
-		sig, ok := manifest.Builtins[fname]
+		sig, ok := manifest.Builtin(fname)
 		if !ok {
 			if !strings.ContainsAny(head, ":=") && !strings.HasPrefix(head, "fn") {
 				continue

@@ -27,7 +27,7 @@ func addHostTools(h *Host, out map[string]manifest.Signature) {
 			continue
 		}
 		for _, name := range p.HostTools() {
-			if s, ok := manifest.ReservedTools[name]; ok && name != localContextTool {
+			if s, ok := manifest.ReservedTool(name); ok && name != localContextTool {
 				if _, taken := out[name]; !taken {
 					out[name] = s
 				}
@@ -46,7 +46,7 @@ func recordedHostTools(given map[string]manifest.Signature, records []effect.Rec
 		if !ok || name == localContextTool {
 			continue
 		}
-		s, ok := manifest.ReservedTools[name]
+		s, ok := manifest.ReservedTool(name)
 		if !ok {
 			continue
 		}

@@ -100,7 +100,7 @@ func (h *Host) fn(name string) (Fn, manifest.Signature, bool) {
 			return f, s, true
 		}
 	}
-	s, ok := manifest.Builtins[name]
+	s, ok := manifest.Builtin(name)
 	if !ok {
 		return nil, manifest.Signature{}, false
 	}

@@ -19,7 +19,7 @@ func ToolsOf(m *manifest.Manifest, sigs map[string]manifest.Signature) func(cell
 			t := Tool{Name: name}
 			sig, ok := sigs[name]
 			if !ok {
-				sig, ok = manifest.Builtins[name]
+				sig, ok = manifest.Builtin(name)
 			}
 			if ok {
 				t.Parameters = parameters(sig)
