@@ -277,7 +277,7 @@ func EvaluateBench(w *Workload, r *bench.Report) []GateResult {
 			}
 			res.Passed = c.Passed == (rule.Text == "pass")
 			res.Message = fmt.Sprintf("system %q case %q %s (outcome %s, expected %s, got %s); the gate at %s expects it to %s.",
-				s.ID, c.ID, passWord(c.Passed), c.Outcome, compact(c.Expect), compact(c.Outputs), rule.Pos, rule.Text)
+				s.ID, c.ID, passWord(c.Passed), c.Outcome, ShortJSON(c.Expect), ShortJSON(c.Outputs), rule.Pos, rule.Text)
 		}
 		out = append(out, res)
 	}
@@ -297,7 +297,7 @@ func failingBenchCases(s *bench.SystemResult) string {
 	var parts []string
 	for _, c := range s.Cases {
 		if !c.Passed {
-			parts = append(parts, fmt.Sprintf("%s (outcome %s, expected %s, got %s)", c.ID, c.Outcome, compact(c.Expect), compact(c.Outputs)))
+			parts = append(parts, fmt.Sprintf("%s (outcome %s, expected %s, got %s)", c.ID, c.Outcome, ShortJSON(c.Expect), ShortJSON(c.Outputs)))
 		}
 	}
 	if len(parts) == 0 {
@@ -313,8 +313,9 @@ func passWord(p bool) string {
 	return "failed"
 }
 
-// compact renders a JSON value for a message, shortened.
-func compact(v any) string {
+// ShortJSON renders a JSON value for a message, shortened to 120 bytes
+// (ci/verify names disagreeing fields with it too).
+func ShortJSON(v any) string {
 	b, err := canon.Encode(v)
 	if err != nil {
 		return "?"
@@ -394,7 +395,7 @@ func EvaluateFoundry(w *Workload, res *foundry.Result) []GateResult {
 			}
 			g.Passed = c.Passed == (rule.Text == "pass")
 			g.Message = fmt.Sprintf("the promoted candidate %s %s %s case %q (outcome %s, expected %s, got %s); the gate at %s expects it to %s.",
-				key, passWord(c.Passed), c.Split, c.ID, c.Outcome, compact(c.Expect), compact(c.Outputs), rule.Pos, rule.Text)
+				key, passWord(c.Passed), c.Split, c.ID, c.Outcome, ShortJSON(c.Expect), ShortJSON(c.Outputs), rule.Pos, rule.Text)
 		}
 		out = append(out, g)
 	}
@@ -409,7 +410,7 @@ func failingFoundryCases(cases []foundry.CaseResult) string {
 	var parts []string
 	for _, c := range cases {
 		if !c.Passed {
-			parts = append(parts, fmt.Sprintf("%s (outcome %s, expected %s, got %s)", c.ID, c.Outcome, compact(c.Expect), compact(c.Outputs)))
+			parts = append(parts, fmt.Sprintf("%s (outcome %s, expected %s, got %s)", c.ID, c.Outcome, ShortJSON(c.Expect), ShortJSON(c.Outputs)))
 		}
 	}
 	if len(parts) == 0 {

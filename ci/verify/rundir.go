@@ -345,15 +345,7 @@ func show(v any) string {
 	if v == nil {
 		return "absent"
 	}
-	b, err := canon.Encode(v)
-	if err != nil {
-		return "?"
-	}
-	s := string(b)
-	if len(s) > 120 {
-		s = s[:117] + "..."
-	}
-	return s
+	return harness.ShortJSON(v)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
