@@ -74,15 +74,8 @@ func newBundleCmd(c *cli) *cobra.Command {
 			"install the closure into --dir. Prints {\"root\",\"manifests\",\"values\"}.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			st, err := store.OpenFileStore(udir)
+			b, err := installBundle(udir, args[0])
 			if err != nil {
-				return err
-			}
-			b, err := bundle.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			if err := b.Install(st); err != nil {
 				return err
 			}
 			return c.printCanonical(bundleSummary(b, ""))
@@ -171,15 +164,8 @@ func newUnpackCmd(c *cli) *cobra.Command {
 			"closure into --dir (default .algal) and print {\"ok\":true,\"root\",\"manifests\",\"values\"}.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			st, err := store.OpenFileStore(dir)
+			b, err := installBundle(dir, args[0])
 			if err != nil {
-				return err
-			}
-			b, err := bundle.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			if err := b.Install(st); err != nil {
 				return err
 			}
 			v := bundleSummary(b, "")
@@ -216,4 +202,22 @@ func writeBundleFile(path string, b *bundle.Bundle) error {
 		return nil
 	}
 	return writeOut(path, data)
+}
+
+// installBundle admits the bundle file at path (every entry re-hashed) and
+// installs its closure into the file store at dir: the one path behind
+// `bundle unpack` and upstream's `unpack`.
+func installBundle(dir, path string) (*bundle.Bundle, error) {
+	st, err := store.OpenFileStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bundle.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Install(st); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
