@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/algal-assay/assay/engine/builtins"
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
@@ -108,4 +109,10 @@ func (h *Host) fn(name string) (Fn, manifest.Signature, bool) {
 	return f, s, ok
 }
 
-var builtinFns = Builtins()
+// builtinFns are the builtin bodies (engine/builtins), built once: the map
+// is never written.
+var builtinFns = builtins.Funcs()
+
+// Fn is a registry function body (see builtins.Fn); host functions have
+// the same shape as builtins.
+type Fn = builtins.Fn

@@ -1,8 +1,19 @@
-package vm
+// Package builtins holds the bodies of ALGAL's builtin registry functions
+// (echo.v1 ... push.v1, manifest.compile.v1, context.compact.v1,
+// memory.query.v1). Their signatures (ports, cost) are contract data and
+// live in the manifest package (manifest.Builtin); this package owns the
+// behaviours, and its tests hold the two to the same set of names. The run
+// engine (engine/vm) calls them for fn cells.
+//
+// A body's failure is a *fault.Error whose Message is receipt data: it
+// follows the native registry's wording byte for byte.
+package builtins
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -15,10 +26,9 @@ import (
 // beyond the signature's cost that the function itself measured.
 type Fn func(inputs map[string]any) (outputs map[string]any, extra int, err error)
 
-// Builtins returns the builtin function bodies keyed by registry name. The
-// signatures (ports, cost) live with the manifest contract; these are the
-// behaviours.
-func Builtins() map[string]Fn {
+// Funcs returns the builtin function bodies keyed by registry name, a fresh
+// map each call.
+func Funcs() map[string]Fn {
 	return map[string]Fn{
 		"echo.v1":      fnEcho,
 		"coalesce.v1":  fnCoalesce,
@@ -40,8 +50,11 @@ func Builtins() map[string]Fn {
 	}
 }
 
+// Names lists the implemented builtins in byte order.
+func Names() []string { return slices.Sorted(maps.Keys(Funcs())) }
+
 func fnFailed(format string, a ...any) error {
-	return &Failure{Code: fault.FnFailed, Message: fmt.Sprintf(format, a...)}
+	return &fault.Error{Code: fault.FnFailed, Message: fmt.Sprintf(format, a...)}
 }
 
 func one(v any) map[string]any { return map[string]any{"value": v} }

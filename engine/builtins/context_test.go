@@ -1,14 +1,12 @@
-package vm
+package builtins
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/store"
 )
 
 func digestOf(t *testing.T, v any) string {
@@ -135,7 +133,7 @@ func TestContextCompactFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, _, err := fnContextCompact(map[string]any{"source": parseJSON(t, c.source), "policy": parseJSON(t, c.policy)})
-		f, isF := err.(*Failure)
+		f, isF := fault.As(err)
 		if !isF || f.Code != c.code || f.Message != c.msg {
 			t.Errorf("%.70s %s: got %v, want %s %q", c.source, c.policy, err, c.code, c.msg)
 		}
@@ -156,44 +154,7 @@ func TestContextCompactFailures(t *testing.T) {
 	// port value is at most 256 KiB, so only a direct call reaches it.)
 	huge := src(`{"id":"a","role":"tool","content":"` + strings.Repeat("x", 1<<20) + `"}`)
 	_, _, err := fnContextCompact(map[string]any{"source": parseJSON(t, huge), "policy": parseJSON(t, pol)})
-	if f, ok := err.(*Failure); !ok || f.Code != fault.BudgetExhausted || f.Message != "context archive bytes" {
+	if f, ok := fault.As(err); !ok || f.Code != fault.BudgetExhausted || f.Message != "context archive bytes" {
 		t.Errorf("archive bound: %v", err)
 	}
-}
-
-// The upstream history example through a run: an input cell feeds the
-// source and a const policy (the example ships no policy; 512 bytes with
-// the newest turn kept is the native unit test's policy) into the fn.
-func TestContextCompactUpstreamExample(t *testing.T) {
-	dir := filepath.Join(upstreamDir(t), "memory")
-	history, err := canon.ReadFile(filepath.Join(dir, "history.context.json"), 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := mustManifest(t, organism("compact-history",
-		`{"id":"in","kind":"input","outputs":{"source":"json"}},
-		 {"id":"policy","kind":"const","outputs":{"policy":{"type":"json","value":{"maxBytes":512,"keepRecent":1}}}},
-		 {"id":"compact","kind":"fn","fn":"context.compact.v1"}`,
-		edge("in", "source", "compact", "source")+","+edge("policy", "policy", "compact", "policy")))
-	rec := runAndVerify(t, m, `{"in":{"source":`+enc(history)+`}}`, &Host{Store: store.NewMemStore()})
-	if rec["outcome"] != "complete" {
-		t.Fatalf("outcome %v: %s", rec["outcome"], enc(rec["failure"]))
-	}
-	items := history.(map[string]any)["items"].([]any)
-	ref := digestOf(t, items[1])
-	c := cell(t, rec, "compact")
-	view := c["outputs"].(map[string]any)["view"].(map[string]any)
-	// Only the verbose tool transcript is elided; the user goal, the
-	// pinned decision and the newest turn stay verbatim.
-	want(t, "view", view, `{"contract":"algal.context-view.v1","source":"`+digestOf(t, history)+`",
-	 "policy":{"maxBytes":512,"keepRecent":1},
-	 "items":[`+enc(items[0])+`,{"id":"old-test-output","role":"tool","ref":"`+ref+`"},`+enc(items[2])+`,`+enc(items[3])+`],
-	 "elided":[{"id":"old-test-output","ref":"`+ref+`"}],"beforeBytes":875,"afterBytes":361,"semanticSummary":false}`)
-	want(t, "archive", c["outputs"].(map[string]any)["archive"], enc(history))
-	want(t, "work", c["work"], `110`)
-
-	// A policy the protected turns cannot meet fails the cell.
-	m = mustManifest(t, strings.Replace(enc(m.Value), `"maxBytes":512`, `"maxBytes":128`, 1))
-	rec = runAndVerify(t, m, `{"in":{"source":`+enc(history)+`}}`, &Host{Store: store.NewMemStore()})
-	want(t, "failure", rec["failure"], `{"code":"BUDGET_EXHAUSTED","message":"protected context cannot fit; request a larger budget or explicit new task boundary","path":"compact"}`)
 }

@@ -1,4 +1,6 @@
-package vm
+package builtins
+
+import "github.com/algal-assay/assay/engine/fault"
 
 // context.compact.v1 projects an algal.context.v1 item list into an
 // algal.context-view.v1 that fits policy.maxBytes. Walking from the oldest
@@ -25,7 +27,7 @@ func fnContextCompact(in map[string]any) (map[string]any, int, error) {
 	return map[string]any{"view": view, "archive": in["source"]}, 0, nil
 }
 
-func compactContext(source, policy any) (map[string]any, *Failure) {
+func compactContext(source, policy any) (map[string]any, *fault.Error) {
 	if f := shapeKeys(source, "contract", "items"); f != nil {
 		return nil, f
 	}

@@ -1,4 +1,4 @@
-package vm
+package builtins
 
 import (
 	"github.com/algal-assay/assay/engine/fault"
@@ -15,7 +15,7 @@ func fnMemoryQuery(in map[string]any) (map[string]any, int, error) {
 	result, err := memoryquery.Query(in["snapshot"], in["program"])
 	if err != nil {
 		if e, ok := fault.As(err); ok {
-			return nil, 0, &Failure{Code: e.Code, Message: e.Message}
+			return nil, 0, &fault.Error{Code: e.Code, Message: e.Message}
 		}
 		return nil, 0, err
 	}

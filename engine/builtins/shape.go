@@ -1,4 +1,4 @@
-package vm
+package builtins
 
 import (
 	"fmt"
@@ -14,13 +14,15 @@ import (
 // so a malformed document fails PARSE_FAILED and an oversized one
 // BUDGET_EXHAUSTED, each with the native message.
 
-func shapeInvalid(format string, a ...any) *Failure {
-	return &Failure{Code: fault.Parse, Message: fmt.Sprintf(format, a...)}
+func shapeInvalid(format string, a ...any) *fault.Error {
+	return &fault.Error{Code: fault.Parse, Message: fmt.Sprintf(format, a...)}
 }
 
-func shapeLimit(msg string) *Failure { return &Failure{Code: fault.BudgetExhausted, Message: msg} }
+func shapeLimit(msg string) *fault.Error {
+	return &fault.Error{Code: fault.BudgetExhausted, Message: msg}
+}
 
-func shapeObject(v any) (map[string]any, *Failure) {
+func shapeObject(v any) (map[string]any, *fault.Error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, shapeInvalid("expected object")
@@ -28,7 +30,7 @@ func shapeObject(v any) (map[string]any, *Failure) {
 	return m, nil
 }
 
-func shapeText(v any, limit int) (string, *Failure) {
+func shapeText(v any, limit int) (string, *fault.Error) {
 	s, ok := v.(string)
 	if !ok {
 		return "", shapeInvalid("expected text")
@@ -40,7 +42,7 @@ func shapeText(v any, limit int) (string, *Failure) {
 }
 
 // shapeID admits a lowercase kebab-case id of at most 64 code units.
-func shapeID(v any) (string, *Failure) {
+func shapeID(v any) (string, *fault.Error) {
 	s, f := shapeText(v, 64)
 	if f != nil {
 		return "", f
@@ -67,7 +69,7 @@ func isKebab(s string) bool {
 // shapeKeys rejects an object key outside allowed. Keys are visited in
 // byte order, the native map order, so the first unknown key reported is
 // the same one.
-func shapeKeys(v any, allowed ...string) *Failure {
+func shapeKeys(v any, allowed ...string) *fault.Error {
 	m, f := shapeObject(v)
 	if f != nil {
 		return f
@@ -78,7 +80,7 @@ func shapeKeys(v any, allowed ...string) *Failure {
 	return nil
 }
 
-func shapeList(v any, limit int) ([]any, *Failure) {
+func shapeList(v any, limit int) ([]any, *fault.Error) {
 	l, ok := v.([]any)
 	if !ok {
 		return nil, shapeInvalid("expected array")
@@ -92,7 +94,7 @@ func shapeList(v any, limit int) ([]any, *Failure) {
 // shapeInteger admits a non-negative integer in [lo, hi]. The native check
 // reads the number as an unsigned 64-bit integer, so a fraction, a
 // negative number or one past 2^64 is "expected non-negative integer".
-func shapeInteger(v any, lo, hi int) (int, *Failure) {
+func shapeInteger(v any, lo, hi int) (int, *fault.Error) {
 	f, ok := v.(float64)
 	if !ok || f < 0 || f != math.Trunc(f) || f >= 1<<64 {
 		return 0, shapeInvalid("expected non-negative integer")
@@ -106,18 +108,27 @@ func shapeInteger(v any, lo, hi int) (int, *Failure) {
 // canonLen is the canonical byte length of a delivered value. Delivered
 // values are canonical JSON by construction; an encoding error can only
 // come from a value built outside the port checks.
-func canonLen(v any) (int, *Failure) {
+func canonLen(v any) (int, *fault.Error) {
 	b, err := canon.Encode(v)
 	if err != nil {
-		return 0, asFailure(err)
+		return 0, coded(err)
 	}
 	return len(b), nil
 }
 
-func canonDigest(v any) (string, *Failure) {
+func canonDigest(v any) (string, *fault.Error) {
 	d, err := canon.Digest(v)
 	if err != nil {
-		return "", asFailure(err)
+		return "", coded(err)
 	}
 	return d, nil
+}
+
+// coded keeps an error's contract code (INTERNAL when it has none) with
+// its full text, as the run engine records any activation error.
+func coded(err error) *fault.Error {
+	if c := fault.CodeOf(err); c != "" {
+		return &fault.Error{Code: c, Message: err.Error()}
+	}
+	return &fault.Error{Code: fault.Internal, Message: err.Error()}
 }

@@ -1,4 +1,4 @@
-package vm
+package builtins
 
 import (
 	"strings"
@@ -7,7 +7,6 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/store"
 )
 
 func compileOK(t *testing.T, plan string) map[string]any {
@@ -140,37 +139,9 @@ func TestManifestCompileFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, _, err := fnManifestCompile(map[string]any{"plan": parseJSON(t, c.plan)})
-		f, ok := err.(*Failure)
+		f, ok := fault.As(err)
 		if !ok || f.Code != c.code || f.Message != c.msg {
 			t.Errorf("%.60s: got %v, want %s %q", c.plan, err, c.code, c.msg)
 		}
 	}
-}
-
-// A compiled plan runs: upstream's own check is that format.v1 with a
-// bound prefix greets its input. Here the plan is compiled by a fn cell
-// and the manifest spawned with the interface args {"value":"Ada"}.
-func TestManifestCompileRuns(t *testing.T) {
-	plan := `["fn:format.v1;prefix=Hello, ","fn:uppercase.v1"]`
-	compiled, err := manifest.ParseValue(compileOK(t, plan))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := runAndVerify(t, compiled, `{"src":{"value":"Ada"}}`, &Host{Store: store.NewMemStore()})
-	want(t, "direct", cell(t, rec, "s1")["outputs"], `{"value":"HELLO, ADA"}`)
-
-	m := mustManifest(t, organism("compile-and-spawn",
-		`{"id":"in","kind":"input","outputs":{"plan":"json"}},
-		 {"id":"compile","kind":"fn","fn":"manifest.compile.v1"},
-		 {"id":"args","kind":"const","outputs":{"v":{"type":"json","value":{"value":"Ada"}}}},
-		 {"id":"run","kind":"spawn"}`,
-		edge("in", "plan", "compile", "plan")+","+edge("compile", "manifest", "run", "manifest")+","+edge("args", "v", "run", "args")))
-	rec = runAndVerify(t, m, `{"in":{"plan":`+plan+`}}`, &Host{Store: store.NewMemStore()})
-	want(t, "spawned", cell(t, rec, "run")["outputs"], `{"data":{"out":"HELLO, ADA"},"digest":"`+compiled.Digest+`"}`)
-	// Activation 100 + the fn's fixed cost 50, nothing else.
-	want(t, "compile work", cell(t, rec, "compile")["work"], `150`)
-
-	// A rejected plan fails the cell with the native code and message.
-	rec = runAndVerify(t, m, `{"in":{"plan":[]}}`, &Host{Store: store.NewMemStore()})
-	want(t, "failure", rec["failure"], `{"code":"PARSE_FAILED","message":"plan requires 1..4 steps","path":"compile"}`)
 }

@@ -1,10 +1,11 @@
-package vm
+package builtins
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -42,7 +43,7 @@ func planLiteral(s string) (any, bool) {
 
 type planBinding struct{ port, text string }
 
-func compilePlan(plan any) (map[string]any, *Failure) {
+func compilePlan(plan any) (map[string]any, *fault.Error) {
 	steps, f := shapeList(plan, maxPlanSteps)
 	if f != nil {
 		return nil, f
@@ -195,7 +196,7 @@ func compilePlan(plan any) (map[string]any, *Failure) {
 
 // chainPort picks the input the pipeline value flows into: "value" when
 // the fn has one, else its only required input left unbound.
-func chainPort(fname string, sig *manifest.Signature, bindings []planBinding) (string, *Failure) {
+func chainPort(fname string, sig *manifest.Signature, bindings []planBinding) (string, *fault.Error) {
 	if _, ok := sig.Input("value"); ok {
 		return "value", nil
 	}
