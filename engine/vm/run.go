@@ -68,23 +68,68 @@ func (r *runner) admit(m *manifest.Manifest) error {
 				break
 			}
 		}
-		if plain {
-			if _, ok := admitted.Load(m); ok {
-				return nil
-			}
+		if plain && admitted.has(m) {
+			return nil
 		}
 	}
 	err := r.compile(m)
 	if err == nil && plain {
-		admitted.Store(m, struct{}{})
+		admitted.add(m)
 	}
 	return err
 }
 
 // admitted remembers manifests (immutable once parsed) that compiled
 // against the builtin registry alone and embed no children, so repeated
-// runs and verifications do not recompile them.
-var admitted sync.Map
+// runs and verifications of one manifest do not recompile it. It is
+// bounded: a long process that parses many manifests (a foundry search)
+// keeps only the newest maxAdmitted alive through it.
+var admitted = newAdmitCache(maxAdmitted)
+
+const maxAdmitted = 256
+
+// admitCache is a fixed-size set of manifests; when full, the oldest
+// entry leaves first.
+type admitCache struct {
+	mu    sync.Mutex
+	set   map[*manifest.Manifest]struct{}
+	ring  []*manifest.Manifest // insertion order, oldest at next once full
+	next  int
+	limit int
+}
+
+func newAdmitCache(limit int) *admitCache {
+	return &admitCache{set: make(map[*manifest.Manifest]struct{}, limit), limit: limit}
+}
+
+func (c *admitCache) has(m *manifest.Manifest) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.set[m]
+	return ok
+}
+
+func (c *admitCache) add(m *manifest.Manifest) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.set[m]; ok {
+		return
+	}
+	if len(c.ring) < c.limit {
+		c.ring = append(c.ring, m)
+	} else {
+		delete(c.set, c.ring[c.next])
+		c.ring[c.next] = m
+		c.next = (c.next + 1) % c.limit
+	}
+	c.set[m] = struct{}{}
+}
+
+func (c *admitCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.set)
+}
 
 func (r *runner) compile(m *manifest.Manifest) error {
 	_, err := manifest.Compile(m, manifest.Options{Resolver: resolver{r}, Fns: r.host.Signatures, Tools: r.tools})
