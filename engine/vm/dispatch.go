@@ -9,16 +9,19 @@ import (
 )
 
 // dispatch answers one effect attempt with a record through the host
-// router; with no router every request is unbound.
-func (r *runner) dispatch(req effect.Request, digest string, effectMs int) effect.Record {
+// router; with no router every request is unbound. A router error is a
+// host fault: it is recorded on the runner (see runner.abort) and ok is
+// false.
+func (r *runner) dispatch(req effect.Request, digest string, effectMs int) (rec effect.Record, ok bool) {
 	if r.host.Router == nil {
-		return effect.UnboundRecord(digest)
+		return effect.UnboundRecord(digest), true
 	}
 	rec, err := r.host.Router.Effect(r.ctx, req, time.Duration(effectMs)*time.Millisecond)
 	if err != nil {
-		panic(hostAbort{&fault.Error{Code: asFailure(err).Code, Message: err.Error()}})
+		r.hostFault(&fault.Error{Code: asFailure(err).Code, Message: err.Error()})
+		return effect.Record{}, false
 	}
-	return rec
+	return rec, true
 }
 
 // sanitize keeps a record inside the receipt contract: an executor error

@@ -55,7 +55,14 @@ func (s *scope) issue(c call) (issued, *Failure) {
 		r.calls++
 		r.units += 500 + len(ctxBytes)
 		r.event("effect", c.path, digest, "")
-		rec := sanitize(r.dispatch(c.req, digest, c.effectMs))
+		if f := r.aborted(); f != nil {
+			return issued{digest: digest}, f
+		}
+		answer, ok := r.dispatch(c.req, digest, c.effectMs)
+		if !ok {
+			return issued{digest: digest}, r.aborted()
+		}
+		rec := sanitize(answer)
 		r.effects = append(r.effects, rec.Value())
 		if rec.Err != nil {
 			if rec.Err.Code == fault.EffectSuspended {
@@ -405,6 +412,9 @@ func (s *scope) toolCall(cellID, cellPath, reqPath, name string, sig manifest.Si
 		return nil, asFailure(err)
 	}
 	r.event("effect", cellPath, digest, "")
+	if f := r.aborted(); f != nil {
+		return nil, f
+	}
 	var er effect.Record
 	if r.host.Router == nil {
 		return nil, failf(fault.EffectUnbound, "tool %q is not admitted by the host", name)

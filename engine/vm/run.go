@@ -29,6 +29,10 @@ type runner struct {
 	events    []any
 	failure   map[string]any
 	suspended bool
+	// abort is the first host fault (an event log over its bound, a router
+	// error): once set, the run stops at the next check and produces no
+	// receipt; Run returns abort instead.
+	abort *fault.Error
 
 	sigs map[string]*cellSig // by manifest digest + "\x00" + cell id
 	// tools types the host's admitted tools.
@@ -136,13 +140,30 @@ func (r *runner) compile(m *manifest.Manifest) error {
 	return err
 }
 
-// hostAbort carries a HostError out of a deep call stack (an event log
-// over its bound): the run produces no receipt.
-type hostAbort struct{ err *fault.Error }
+// hostFault records the run's first host fault; see runner.abort.
+func (r *runner) hostFault(err *fault.Error) {
+	if r.abort == nil {
+		r.abort = err
+	}
+}
+
+// aborted returns the cell failure that unwinds an activation once a host
+// fault is recorded (nil while the run may go on). The failure never
+// reaches a receipt: Run returns the host fault itself.
+func (r *runner) aborted() *Failure {
+	if r.abort == nil {
+		return nil
+	}
+	return &Failure{Code: r.abort.Code, Message: r.abort.Message}
+}
 
 func (r *runner) event(kind, path, digest, outcome string) {
+	if r.abort != nil {
+		return
+	}
 	if len(r.events) >= receipt.MaxEvents {
-		panic(hostAbort{&fault.Error{Code: fault.BudgetExhausted, Message: "receipt event count exceeds 4096"}})
+		r.hostFault(&fault.Error{Code: fault.BudgetExhausted, Message: "receipt event count exceeds 4096"})
+		return
 	}
 	e := map[string]any{"seq": float64(len(r.events)), "kind": kind}
 	if path != "" {
@@ -235,19 +256,14 @@ func Run(m *manifest.Manifest, args map[string]any, host *Host) (map[string]any,
 	return rec, nil
 }
 
-func (r *runner) execute(m *manifest.Manifest, feed map[string]map[string]any) (outcome string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			a, ok := p.(hostAbort)
-			if !ok {
-				panic(p)
-			}
-			err = a.err
-		}
-	}()
+func (r *runner) execute(m *manifest.Manifest, feed map[string]map[string]any) (string, error) {
 	r.event("run.start", "", m.Digest, "")
 	sc := newScope(r, m, "", 0, feed)
 	status := sc.run()
+	if r.abort != nil {
+		return "", r.abort
+	}
+	var outcome string
 	switch {
 	case r.suspended:
 		outcome = receipt.Suspended
@@ -259,6 +275,9 @@ func (r *runner) execute(m *manifest.Manifest, feed map[string]map[string]any) (
 		outcome = receipt.Complete
 	}
 	r.event("run.end", "", "", outcome)
+	if r.abort != nil {
+		return "", r.abort
+	}
 	return outcome, nil
 }
 
@@ -309,6 +328,9 @@ func (s *scope) run() string {
 	for {
 		progressed := false
 		for i := range s.m.Cells {
+			if s.r.abort != nil {
+				return receipt.Failed
+			}
 			if s.st[i].status != "" || !s.ready(i) {
 				continue
 			}
@@ -434,6 +456,10 @@ func (s *scope) step(i int) bool {
 		if f = checkPorts(sig.inputs, inputs, "input"); f == nil {
 			outputs, f = s.activate(c, p, sig, inputs, rec)
 		}
+	}
+	if r.abort != nil {
+		// A host fault inside the activation: nothing more is recorded.
+		return true
 	}
 	if f == nil && rec["status"] != receipt.StatusSuspended {
 		f = checkOutputs(c.ID, sig, outputs)

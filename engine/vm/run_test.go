@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -17,14 +19,51 @@ func TestEventLogBound(t *testing.T) {
 	if len(rec["events"].([]any)) != 1+2+4+1 {
 		t.Fatalf("events: %s", enc(rec["events"]))
 	}
+	// The 4097th event is a host fault: it is not appended, and every
+	// later event is dropped too.
 	r := &runner{events: make([]any, 4096)}
-	defer func() {
-		p := recover()
-		if a, ok := p.(hostAbort); !ok || a.err.Code != "BUDGET_EXHAUSTED" {
-			t.Fatalf("a 4097th event must abort the run: %v", p)
-		}
-	}()
 	r.event("cell.commit", "x", "", "")
+	r.event("run.end", "", "", "complete")
+	if r.abort == nil || r.abort.Code != "BUDGET_EXHAUSTED" || r.abort.Message != "receipt event count exceeds 4096" {
+		t.Fatalf("a 4097th event must abort the run: %v", r.abort)
+	}
+	if len(r.events) != 4096 {
+		t.Fatalf("%d events after the bound", len(r.events))
+	}
+
+	// Through a whole execution: the fault comes back as the run's error,
+	// with no outcome.
+	full := mustManifest(t, organism("two", `{"id":"a","kind":"const","outputs":{"v":{"type":"json","value":1}}},{"id":"b","kind":"fn","fn":"echo.v1"}`, edge("a", "v", "b", "value")))
+	r = &runner{host: &Host{Store: store.NewMemStore()}, budgets: full.Budgets, cells: map[string]any{},
+		events: make([]any, 4095), sigs: map[string]*cellSig{}, fetched: map[string]string{}}
+	outcome, err := r.execute(full, nil)
+	if outcome != "" || fault.CodeOf(err) != "BUDGET_EXHAUSTED" || err.Error() != "receipt event count exceeds 4096" {
+		t.Fatalf("execute over the event bound: %q, %v", outcome, err)
+	}
+	if _, ok := r.cells["b"]; ok {
+		t.Fatal("no cell may activate after the event bound")
+	}
+}
+
+// A router error (a host fault from an executor) ends the run with that
+// error: no receipt, no further attempt or effect, nothing downstream and
+// no on:fail handler runs.
+func TestRouterFaultAbortsRun(t *testing.T) {
+	m := mustManifest(t, organism("host-fault",
+		`{"id":"in","kind":"input","outputs":{"t":"text"}},
+		 {"id":"a","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"},"retry":{"attempts":4}},
+		 {"id":"b","kind":"agent","prompt":"q","inputs":{"m":"json"},"output":{"kind":"text"}}`,
+		edge("in", "t", "a", "t")+","+`{"from":{"cell":"a","port":"out"},"to":{"cell":"b","port":"m"},"on":"fail"}`))
+	ex := &fixedExec{id: "m", desc: effect.Descriptor{Effects: []string{"agent"}}, fn: func(effect.Request) (effect.Response, error) {
+		return effect.Response{}, &fault.Error{Code: fault.IOFailed, Message: "executor lost its store", Host: true}
+	}}
+	rec, err := Run(m, obj(t, `{"in":{"t":"x"}}`), &Host{Router: effect.NewRouter(ex)})
+	if rec != nil || fault.CodeOf(err) != fault.IOFailed || err.Error() != "executor lost its store" {
+		t.Fatalf("run after a router fault: %v, %v", rec, err)
+	}
+	if len(ex.seen) != 1 {
+		t.Fatalf("the executor saw %d requests after a host fault, want 1", len(ex.seen))
+	}
 }
 
 // The admission cache keeps at most its limit, dropping the oldest first.
