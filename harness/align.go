@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/algal-assay/assay/engine/evidence"
 )
@@ -55,6 +56,57 @@ func receiptCalls(receipt map[string]any) (map[callKey]int, int) {
 		calls[callKey{ex, cell}]++
 	}
 	return calls, cached
+}
+
+// receiptTap is the evidence store the verify phase hands the engine's
+// verification: it passes every read through and keeps, per receipt read,
+// only the call counts the alignment check needs, so each receipt is read
+// from the store and parsed once per verification (a 2,048-receipt part
+// used to read each twice). It keeps the counts, never the receipts, so its
+// memory stays a few small maps per receipt.
+type receiptTap struct {
+	evidence.Store
+	mu    sync.Mutex
+	calls map[string]tappedCalls
+}
+
+type tappedCalls struct {
+	calls  map[callKey]int
+	cached int
+}
+
+func newReceiptTap(st evidence.Store) *receiptTap {
+	return &receiptTap{Store: st, calls: map[string]tappedCalls{}}
+}
+
+// Receipt implements evidence.Store.
+func (t *receiptTap) Receipt(digest string) (map[string]any, error) {
+	rec, err := t.Store.Receipt(digest)
+	if err != nil {
+		return nil, err
+	}
+	calls, cached := receiptCalls(rec)
+	t.mu.Lock()
+	t.calls[digest] = tappedCalls{calls, cached}
+	t.mu.Unlock()
+	return rec, nil
+}
+
+// callsOf returns a receipt's call counts, reading it only when the
+// verification did not (a claim it rejected before reaching the receipt).
+func (t *receiptTap) callsOf(digest string) (map[callKey]int, int, error) {
+	t.mu.Lock()
+	c, ok := t.calls[digest]
+	t.mu.Unlock()
+	if ok {
+		return c.calls, c.cached, nil
+	}
+	rec, err := t.Store.Receipt(digest)
+	if err != nil {
+		return nil, 0, err
+	}
+	calls, cached := receiptCalls(rec)
+	return calls, cached, nil
 }
 
 // contenderRun is one contender's case runs in session order.
@@ -113,8 +165,8 @@ func (r *run) contenders() []contenderRun {
 }
 
 // alignment returns one sentence per case whose scripted calls differ from
-// its declared responses.
-func (r *run) alignment() ([]string, error) {
+// its declared responses, reading call counts through tap.
+func (r *run) alignment(tap *receiptTap) ([]string, error) {
 	var problems []string
 	for _, cr := range r.contenders() {
 		if len(cr.executor) == 0 {
@@ -124,11 +176,11 @@ func (r *run) alignment() ([]string, error) {
 		cachedIn := make([]int, len(cr.cases))
 		used := map[callKey]bool{}
 		for i, c := range cr.cases {
-			rec, err := r.opts.Store.Receipt(c.receipt)
+			var err error
+			per[i], cachedIn[i], err = tap.callsOf(c.receipt)
 			if err != nil {
 				return nil, err
 			}
-			per[i], cachedIn[i] = receiptCalls(rec)
 			for k, n := range per[i] {
 				if n > 0 && cr.executor[k.executor] {
 					used[k] = true

@@ -87,20 +87,21 @@ func Rederive(ctx context.Context, c *Compiled, report any, st evidence.Store) (
 // be read); err is a verification that could not run at all.
 func (r *run) verification(ctx context.Context, v any) (out *Verification, alignErr, err error) {
 	out = &Verification{}
+	tap := newReceiptTap(r.opts.Store)
 	if r.w.Kind == KindBench {
-		bv, err := bench.Verify(ctx, v, r.opts.Store)
+		bv, err := bench.Verify(ctx, v, tap)
 		if err != nil {
 			return nil, nil, err
 		}
 		*out = Verification{OK: bv.OK, Digest: bv.Digest, CheckedReceipts: bv.CheckedReceipts, Mismatches: bv.Mismatches}
 	} else {
-		fv, err := foundry.VerifyFile(ctx, v, r.opts.Store)
+		fv, err := foundry.VerifyFile(ctx, v, tap)
 		if err != nil {
 			return nil, nil, err
 		}
 		*out = Verification{OK: fv.OK, Digest: fv.Digest, CheckedReceipts: fv.CheckedReceipts, Mismatches: fv.Mismatches}
 	}
-	problems, alignErr := r.alignment()
+	problems, alignErr := r.alignment(tap)
 	if len(problems) > 0 {
 		out.OK = false
 		out.Mismatches = append(out.Mismatches, problems...)

@@ -27,6 +27,8 @@ type testBench struct {
 	// before is called before each run with its 1-based number; an error
 	// fails that run.
 	before func(n int) error
+	// receiptReads counts Receipt calls by digest.
+	receiptReads map[string]int
 }
 
 func newTestBench() *testBench { return &testBench{st: store.NewMemStore()} }
@@ -95,6 +97,12 @@ func (b *testBench) Manifest(d string) (*manifest.Manifest, error) {
 }
 
 func (b *testBench) Receipt(d string) (map[string]any, error) {
+	b.mu.Lock()
+	if b.receiptReads == nil {
+		b.receiptReads = map[string]int{}
+	}
+	b.receiptReads[d]++
+	b.mu.Unlock()
 	v, ok, err := b.st.Get(store.Runs, d)
 	if err != nil {
 		return nil, err

@@ -92,6 +92,10 @@ func Run(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options)
 	if err := r.finish(); err != nil {
 		return nil, err
 	}
+	// The report names every receipt: they become durable before it exists.
+	if err := evidence.Commit(runner); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

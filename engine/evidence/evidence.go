@@ -53,6 +53,24 @@ type LiveRunner interface {
 	WithExecutors(build ExecutorBuilder) Runner
 }
 
+// Committer is a Runner whose stored receipts become durable at one
+// barrier rather than one by one (vm.Workbench over a store.Batch). The
+// measurement layers commit after their last run and before they return a
+// report, so no report can name a receipt a crash could still lose: one
+// barrier per report, whatever its number of cases.
+type Committer interface {
+	Commit() error
+}
+
+// Commit commits r when it is a Committer; any other runner's receipts are
+// durable as they are stored.
+func Commit(r Runner) error {
+	if c, ok := r.(Committer); ok {
+		return c.Commit()
+	}
+	return nil
+}
+
 // Store is where a report's claims are checked.
 type Store interface {
 	Manifest(digest string) (*manifest.Manifest, error)

@@ -81,11 +81,16 @@ func Run(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options)
 		f.account = NewAccount(ActivityFoundry, *cfg.Budget)
 	}
 	rep, err := f.evaluate(ctx)
-	if errors.Is(err, errExhausted) {
-		return &Result{Exhausted: f.account}, nil
+	if err != nil && !errors.Is(err, errExhausted) {
+		return nil, err
+	}
+	// The report (or exhausted account) names receipts: they become
+	// durable before it exists.
+	if cerr := evidence.Commit(runner); cerr != nil {
+		return nil, cerr
 	}
 	if err != nil {
-		return nil, err
+		return &Result{Exhausted: f.account}, nil
 	}
 	return &Result{Report: rep}, nil
 }

@@ -183,6 +183,9 @@ func RunSearch(ctx context.Context, cfg *Config, runner evidence.Runner, opts Op
 	if err := sr.seal(); err != nil {
 		return nil, err
 	}
+	if err := evidence.Commit(runner); err != nil {
+		return nil, err
+	}
 	return sr, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/gofrs/flock"
 )
 
 // DefaultDir is the store directory the CLI uses when none is given.
@@ -26,17 +27,29 @@ const DefaultDir = ".algal"
 //	effects/<hex>.json    memo record, keyed by MemoKey
 //	slots/<name>.json     slot value, overwritten on write
 //
-// Immutable objects are published by hard-linking a synced temporary file
-// from the same directory into place, so a name is either absent or holds
-// complete bytes, and of two writers (threads or processes) exactly one
-// installs the object while the other finds it and checks it. Slots are
-// replaced by rename. Symlinks anywhere under the root are refused
-// (IO_FAILED) so the store cannot be redirected outside itself.
+// The layout stays flat (one directory per namespace, no fan-out
+// subdirectories) because upstream's store reads exactly
+// <namespace>/<hex>.json: a fanned-out .algal would no longer verify under
+// upstream's CLI.
+//
+// Immutable objects are published by hard-linking a temporary file from
+// the same directory into place, so of two writers (threads or processes)
+// exactly one installs the object while the other finds it and checks it.
+// A FileStore syncs each object before it links it and its directory
+// after, so a Put that returned is durable; a Batch (batch.go) defers both
+// to one barrier at Commit. Either way a name that a crash left holding
+// torn bytes can never pass for its object: every read re-hashes, and the
+// next Put of that object replaces the torn copy. Slots are replaced by
+// rename. Symlinks anywhere under the root are refused (IO_FAILED) so the
+// store cannot be redirected outside itself.
 type FileStore struct {
 	root string
 	// clean removes killed writers' temporary files before the first
-	// write (leftovers.go).
-	clean sync.Once
+	// write (leftovers.go); batches share their store's.
+	clean *sync.Once
+	// pend collects what a Batch wrote since its last Commit; nil makes
+	// every write durable before it returns.
+	pend *pending
 }
 
 // OpenFileStore opens (without creating) the store rooted at dir; the
@@ -51,7 +64,7 @@ func OpenFileStore(dir string) (*FileStore, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return nil, errf(fault.IOFailed, "open", dir, "store root is not a directory")
 	}
-	return &FileStore{root: dir}, nil
+	return &FileStore{root: dir, clean: new(sync.Once)}, nil
 }
 
 // Root returns the store directory.
@@ -158,7 +171,8 @@ func verified(op, path string, b []byte, digest string) (any, error) {
 
 // publish installs data at path. With replace false an existing name is
 // left untouched and installed is false; with replace true it is replaced
-// atomically.
+// atomically. Outside a batch the bytes are synced before the name appears
+// and the directory after; in a batch both wait for Commit.
 func (f *FileStore) publish(op, path string, data []byte, replace bool) (installed bool, err error) {
 	release, err := f.writing(op)
 	if err != nil {
@@ -185,9 +199,11 @@ func (f *FileStore) publish(op, path string, data []byte, replace bool) (install
 		tmp.Close()
 		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
+	if f.pend == nil {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
@@ -211,8 +227,24 @@ func (f *FileStore) publish(op, path string, data []byte, replace bool) (install
 			return false, errf(fault.IOFailed, op, path, "%v", unwrap(rerr))
 		}
 	}
+	if f.pend != nil {
+		f.pend.add(path)
+		return true, nil
+	}
 	syncDir(dir)
 	return true, nil
+}
+
+// retain makes an object another writer installed as durable as one this
+// call would have published: that writer may be a batch that has not
+// committed yet. A batch only notes it for Commit.
+func (f *FileStore) retain(path string) {
+	if f.pend != nil {
+		f.pend.add(path)
+		return
+	}
+	syncFile(path)
+	syncDir(filepath.Dir(path))
 }
 
 // syncDir makes a published name durable. Failure is ignored: some file
@@ -221,6 +253,15 @@ func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		d.Close()
+	}
+}
+
+// syncFile flushes a file another writer published; its error surfaces
+// on that writer's own sync, so it is ignored here.
+func syncFile(path string) {
+	if fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil {
+		_ = fd.Sync()
+		fd.Close()
 	}
 }
 
@@ -246,20 +287,39 @@ func (f *FileStore) putCanonical(ns Namespace, b []byte) (string, error) {
 		return "", err
 	}
 	if _, err := os.Lstat(path); err == nil {
-		return d, f.checkExisting(path, d)
+		return d, f.keepExisting(path, d, b)
 	}
 	installed, err := f.publish("put", path, b, false)
 	if err != nil {
 		return "", err
 	}
 	if !installed {
-		return d, f.checkExisting(path, d)
+		return d, f.keepExisting(path, d, b)
 	}
 	return d, nil
 }
 
-// checkExisting verifies an object another writer (or an earlier run)
-// installed: a corrupt copy is reported rather than silently trusted.
+// keepExisting checks an object another writer (or an earlier run)
+// installed. A sound copy is kept and made durable; one that does not hash
+// to its name (a write torn by a crash, or damage) is replaced by the
+// bytes the name stands for, which is always safe for content-addressed
+// data: the name says exactly what belongs there.
+func (f *FileStore) keepExisting(path, digest string, want []byte) error {
+	err := f.checkExisting(path, digest)
+	if err == nil {
+		f.retain(path)
+		return nil
+	}
+	if fault.CodeOf(err) != fault.DigestMismatch {
+		return err
+	}
+	if _, err := f.publish("put", path, want, true); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkExisting verifies an object already in place.
 func (f *FileStore) checkExisting(path, digest string) error {
 	b, ok, err := readRegular("put", path, MaxObjectBytes)
 	if err != nil {
@@ -357,8 +417,15 @@ func (f *FileStore) effectPath(key string) (string, error) {
 	return filepath.Join(d, hex+".json"), nil
 }
 
-// readEffect reads a retained memo record. A record that is malformed or
-// names another request is a hard error, never a silent miss.
+// errTornEffect marks a memo file whose bytes do not parse. Every writer
+// publishes complete canonical JSON, so such bytes can only be a write a
+// crash tore (or damage): they name no record, which makes them a miss that
+// the next PutEffect replaces, never evidence.
+var errTornEffect = errors.New("memo record is torn")
+
+// readEffect reads a retained memo record. A record that parses but is
+// malformed or names another request is a hard error, never a silent miss;
+// one that does not parse is errTornEffect.
 func readEffect(path, requestDigest string) (map[string]any, bool, error) {
 	b, ok, err := readRegular("effect", path, MaxObjectBytes)
 	if err != nil || !ok {
@@ -366,7 +433,7 @@ func readEffect(path, requestDigest string) (map[string]any, bool, error) {
 	}
 	v, err := canon.Parse(b, MaxObjectBytes)
 	if err != nil {
-		return nil, false, errf(fault.DigestMismatch, "effect", path, "memo record is not valid JSON")
+		return nil, false, errTornEffect
 	}
 	rec, isObj := v.(map[string]any)
 	if !isObj {
@@ -382,7 +449,7 @@ func readEffect(path, requestDigest string) (map[string]any, bool, error) {
 	return rec, true, nil
 }
 
-// GetEffect implements Store.
+// GetEffect implements Store. A torn record is a miss.
 func (f *FileStore) GetEffect(requestDigest, identity string) (map[string]any, bool, error) {
 	key, err := MemoKey(requestDigest, identity)
 	if err != nil {
@@ -392,10 +459,14 @@ func (f *FileStore) GetEffect(requestDigest, identity string) (map[string]any, b
 	if err != nil {
 		return nil, false, err
 	}
-	return readEffect(path, requestDigest)
+	rec, ok, err := readEffect(path, requestDigest)
+	if errors.Is(err, errTornEffect) {
+		return nil, false, nil
+	}
+	return rec, ok, err
 }
 
-// PutEffect implements Store.
+// PutEffect implements Store. A torn record loses its place to record.
 func (f *FileStore) PutEffect(record map[string]any, identity string) (map[string]any, error) {
 	rd, err := checkMemoRecord(record)
 	if err != nil {
@@ -424,12 +495,57 @@ func (f *FileStore) PutEffect(record map[string]any, identity string) (map[strin
 	}
 	// Someone was first: the retained record wins, and it must be sound.
 	rec, ok, err := readEffect(path, rd)
+	if errors.Is(err, errTornEffect) {
+		return f.repairEffect(path, rd, b, record)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, errf(fault.IOFailed, "effect", path, "retained memo record disappeared")
 	}
+	f.retain(path)
+	return rec, nil
+}
+
+// repairEffect replaces a torn memo record with record unless another
+// writer already did. Repairs take the store's repair lock in turn, and
+// the torn name is removed before record is linked as in a first write, so
+// every writer still agrees on one retained record: a plain writer that
+// links between the removal and this link wins, as it would have on an
+// empty index.
+func (f *FileStore) repairEffect(path, rd string, b []byte, record map[string]any) (map[string]any, error) {
+	l := flock.New(filepath.Join(f.root, RepairLock), flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
+	if err := l.Lock(); err != nil {
+		return nil, errf(fault.IOFailed, "effect", l.Path(), "%v", unwrap(err))
+	}
+	defer func() { _ = l.Unlock() }()
+	rec, ok, err := readEffect(path, rd)
+	if err == nil && ok {
+		f.retain(path) // an earlier repair won
+		return rec, nil
+	}
+	if err != nil && !errors.Is(err, errTornEffect) {
+		return nil, err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, errf(fault.IOFailed, "effect", path, "%v", unwrap(err))
+	}
+	installed, err := f.publish("effect", path, b, false)
+	if err != nil {
+		return nil, err
+	}
+	if installed {
+		return record, nil
+	}
+	rec, ok, err = readEffect(path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errf(fault.IOFailed, "effect", path, "retained memo record disappeared")
+	}
+	f.retain(path)
 	return rec, nil
 }
 

@@ -23,6 +23,11 @@ const TempPrefix = ".tmp-"
 // flight anywhere, and every temporary file is a killed writer's.
 const WritersLock = ".writers.lock"
 
+// RepairLock is the file at the store root a writer holds an exclusive
+// lock on while it replaces a torn memo record, so two repairs of one
+// record take turns and agree on the record that is retained.
+const RepairLock = ".repair.lock"
+
 // writing holds the writers' lock for one publish; the first write of a
 // FileStore first removes killed writers' temporary files.
 func (f *FileStore) writing(op string) (release func(), err error) {

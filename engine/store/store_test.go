@@ -120,7 +120,7 @@ func TestFileLayoutIsCanonical(t *testing.T) {
 	}
 }
 
-func TestTamperIsDigestMismatch(t *testing.T) {
+func TestTamperIsDigestMismatchAndPutRepairs(t *testing.T) {
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	d, err := s.Put(Values, map[string]any{"amount": 10.0})
@@ -129,15 +129,23 @@ func TestTamperIsDigestMismatch(t *testing.T) {
 	}
 	hex, _ := canon.DigestHex(d)
 	path := filepath.Join(root, "values", hex+".json")
-	for _, tampered := range []string{`{"amount":11}`, `{"amount":10`, ``} {
+	for _, tampered := range []string{`{"amount":11}`, `{"amount":10`, ``, "\x00\x00\x00\x00"} {
 		if err := os.WriteFile(path, []byte(tampered), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := s.Get(Values, d); code(err) != fault.DigestMismatch {
 			t.Fatalf("tampered %q: got %v", tampered, err)
 		}
-		if _, err := s.Put(Values, map[string]any{"amount": 10.0}); code(err) != fault.DigestMismatch {
-			t.Fatalf("put over tampered %q: got %v", tampered, err)
+		// The next put of the object replaces the bad copy with the bytes
+		// its name stands for.
+		if got, err := s.Put(Values, map[string]any{"amount": 10.0}); err != nil || got != d {
+			t.Fatalf("put over tampered %q: %s, %v", tampered, got, err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != `{"amount":10}` {
+			t.Fatalf("put over tampered %q left %q", tampered, b)
+		}
+		if v, ok, err := s.Get(Values, d); err != nil || !ok || v.(map[string]any)["amount"] != 10.0 {
+			t.Fatalf("get after repair of %q: %v %v %v", tampered, v, ok, err)
 		}
 	}
 }

@@ -55,7 +55,9 @@ func (w *Workbench) WithExecutors(build evidence.ExecutorBuilder) evidence.Runne
 }
 
 // NewWorkbench opens a workbench over the file store in dir, or over a
-// fresh memory store when dir is empty.
+// fresh memory store when dir is empty. The file store is a batch: its
+// writes become durable at Commit, which bench.Run and foundry.Run call
+// before they return a report (evidence.Committer).
 func NewWorkbench(dir string) (*Workbench, error) {
 	if dir == "" {
 		return &Workbench{Store: store.NewMemStore()}, nil
@@ -64,8 +66,12 @@ func NewWorkbench(dir string) (*Workbench, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Workbench{Store: st}, nil
+	return &Workbench{Store: st.Batch()}, nil
 }
+
+// Commit implements evidence.Committer: everything the workbench stored
+// so far becomes durable (a no-op over a store that is durable per write).
+func (w *Workbench) Commit() error { return store.Commit(w.Store) }
 
 // AdmitModules puts every *.algal.json directly inside dir into st, so
 // cells naming children by digest resolve whatever order runs take.

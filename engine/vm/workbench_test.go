@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/store"
 )
 
 // upstreamExamples copies the upstream examples folder into a temp dir so
@@ -364,4 +366,47 @@ func sameJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// A workbench over a file store batches its writes, and bench.Run commits
+// them before it returns the report that names them: no report exists
+// while one of its receipts still waits for the durability barrier.
+func TestBenchRunCommitsReceiptsBeforeReturningTheReport(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := scaleConfig(t, dir, 2, 6)
+	wb, err := NewWorkbench(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, ok := wb.Store.(*store.Batch)
+	if !ok {
+		t.Fatalf("NewWorkbench over a directory stores through %T, want a *store.Batch", wb.Store)
+	}
+	// A session alone stores without a barrier...
+	sess, err := wb.Open(ctx, cfg.Systems[0].Manifest, cfg.Systems[0].Executors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sess.Run(ctx, evidence.CellArgs(cfg.Systems[0].Manifest, cfg.Cases[0].Args)); err != nil {
+		t.Fatal(err)
+	}
+	if batch.Pending() == 0 {
+		t.Fatal("a stored receipt is not pending before a commit")
+	}
+	// ...and bench.Run ends with one.
+	rep, err := bench.Run(ctx, cfg, wb, bench.Options{Concurrency: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := batch.Pending(); n != 0 {
+		t.Fatalf("%d writes still pending after bench.Run returned its report", n)
+	}
+	for _, s := range rep.Systems {
+		for _, c := range s.Cases {
+			if _, err := wb.Receipt(c.ReceiptDigest); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

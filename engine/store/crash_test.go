@@ -1,0 +1,160 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/algal-assay/assay/engine/canon"
+)
+
+// crashObject is the i-th object the crash helper writes: about the size
+// of a small receipt.
+func crashObject(i int) map[string]any {
+	return map[string]any{"kind": "receipt", "n": float64(i), "events": strings.Repeat(strconv.Itoa(i%10), 1500+i%700)}
+}
+
+func crashRequest(i int) string {
+	d, _ := canon.Digest(fmt.Sprint("request ", i))
+	return d
+}
+
+// TestHelperCrashWriter is not a test: TestKilledWriterLeavesAVerifiableStore
+// re-executes the test binary into it. It writes objects and memo records
+// through a batch, committing every 64, until it has written
+// ASSAY_STORE_CRASH_N of each or is killed.
+func TestHelperCrashWriter(t *testing.T) {
+	root := os.Getenv("ASSAY_STORE_CRASH_DIR")
+	if root == "" {
+		t.Skip("helper process only")
+	}
+	n, _ := strconv.Atoi(os.Getenv("ASSAY_STORE_CRASH_N"))
+	fs, err := OpenFileStore(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	b := fs.Batch()
+	for i := range n {
+		if _, err := b.Put(Runs, crashObject(i)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(4)
+		}
+		if _, err := b.PutEffect(map[string]any{"requestDigest": crashRequest(i), "executor": "e", "output": float64(i)}, "e"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(5)
+		}
+		if i%64 == 63 {
+			if err := b.Commit(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(6)
+			}
+		}
+	}
+	if err := b.Commit(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(6)
+	}
+	os.Exit(0)
+}
+
+func crashWriter(t *testing.T, root string, n int) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCrashWriter$")
+	cmd.Env = append(os.Environ(), "ASSAY_STORE_CRASH_DIR="+root, "ASSAY_STORE_CRASH_N="+strconv.Itoa(n))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// checkVisible verifies every object and memo record a reader can see.
+func checkVisible(t *testing.T, root string) (objects, memos int) {
+	t.Helper()
+	fs, err := OpenFileStore(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := fs.List(Runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range refs {
+		if _, ok, err := fs.Get(Runs, d); err != nil || !ok {
+			t.Fatalf("visible object %s does not verify: %v", d, err)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(root, "effects"))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), TempPrefix) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, "effects", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := canon.Parse(b, MaxObjectBytes)
+		if err != nil {
+			t.Fatalf("visible memo record %s is torn: %q", e.Name(), b)
+		}
+		rd, _ := v.(map[string]any)["requestDigest"].(string)
+		if rec, ok, err := fs.GetEffect(rd, "e"); err != nil || !ok || rec["requestDigest"] != rd {
+			t.Fatalf("visible memo record %s does not read back: %v %v", e.Name(), ok, err)
+		}
+		memos++
+	}
+	return len(refs), memos
+}
+
+// A writer killed (SIGKILL) at random points leaves a store in which every
+// visible object verifies, and a writer that runs to the end afterwards
+// completes and cleans up what the killed ones left.
+func TestKilledWriterLeavesAVerifiableStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns and kills processes")
+	}
+	root := filepath.Join(t.TempDir(), ".algal")
+	const n = 1500
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
+	killed := 0
+	for round := range 6 {
+		cmd := crashWriter(t, root, n)
+		delay := time.Duration(20+rng.IntN(180)) * time.Millisecond
+		time.Sleep(delay)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
+			killed++
+		} else if err != nil {
+			t.Fatalf("round %d: writer failed: %v", round, err)
+		}
+		objects, memos := checkVisible(t, root)
+		t.Logf("round %d: killed after %v: %d objects, %d memo records visible", round, delay, objects, memos)
+	}
+	if killed == 0 {
+		t.Fatal("no writer was killed mid-write; the test checked nothing")
+	}
+	if err := crashWriter(t, root, n).Wait(); err != nil {
+		t.Fatalf("re-put after the kills: %v", err)
+	}
+	objects, memos := checkVisible(t, root)
+	if objects != n || memos != n {
+		t.Fatalf("after the re-put: %d objects and %d memo records, want %d each", objects, memos, n)
+	}
+	fs, _ := OpenFileStore(root)
+	if left, busy, err := fs.Leftovers(); err != nil || busy || len(left) != 0 {
+		t.Fatalf("leftovers after a clean writer: %v busy=%v %v", left, busy, err)
+	}
+}
