@@ -39,6 +39,10 @@ type Compiled struct {
 	Slug   string
 	RunDir string
 
+	// Parts are the parts of a bench workload that runs in parts (nil
+	// otherwise); their files come from PartFiles, not Files.
+	Parts []Part
+
 	// declared counts the responses each case declares per executor and
 	// cell, for the alignment check after the run.
 	declared map[string]map[string]map[string]int
@@ -70,33 +74,18 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 		manifests[w.Generator.Manifest.Path] = w.Generator.Manifest.Pos
 	}
 
-	// Scripted tables compiled from case responses, one per executor.
-	order := caseOrder(w)
-	for name := range w.caseExecutors() {
-		table := map[string]any{}
-		if u, ok := w.Usage[name]; ok {
-			table[effect.UsageKey] = u
-		}
-		for _, cs := range order {
-			for cell, vals := range cs.Responses[name] {
-				q, _ := table[cell].([]any)
-				table[cell] = append(q, vals...)
+	// Scripted tables compiled from case responses, one per executor (per
+	// part and executor for a workload that runs in parts).
+	if !w.InParts() {
+		order := caseOrder(w)
+		for name := range w.caseExecutors() {
+			b, err := w.scriptedTable(order, name)
+			if err != nil {
+				return nil, err
 			}
+			c.Files[ScriptedFile(name)] = append(b, '\n')
+			inputs[ScriptedFile(name)] = canon.DigestBytes(b)
 		}
-		b, err := canon.Encode(table)
-		if err != nil {
-			return nil, errAt(w.pos, "cases", "responses for executor %q: %v", name, err)
-		}
-		if len(b) > effect.MaxScriptedBytes {
-			return nil, errAt(w.pos, "cases", "the responses for executor %q compile to %d bytes, over the %d-byte scripted table bound", name, len(b), effect.MaxScriptedBytes)
-		}
-		if _, ok := w.Usage[name]; ok {
-			if _, err := effect.NewScripted(name, table); err != nil {
-				return nil, errAt(w.positions["usage"], "usage."+name, "%v", err)
-			}
-		}
-		c.Files[ScriptedFile(name)] = append(b, '\n')
-		inputs[ScriptedFile(name)] = canon.DigestBytes(b)
 	}
 	for _, cs := range w.Cases {
 		for ex, cells := range cs.Responses {
@@ -143,12 +132,18 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 		}
 	}
 
-	// Admit with absolute paths first: that loads every manifest (filling
-	// inputs) and catches engine-level problems.
-	abs := func(p string) string { return p }
-	absCfg := w.config(abs, func(name string) string { return filepath.Join(w.Dir, ScriptedFile(name)) })
-	if err := admit(w, absCfg, loader, opts); err != nil {
-		return nil, err
+	if w.InParts() {
+		if err := c.compileParts(inputs, loader); err != nil {
+			return nil, err
+		}
+	} else {
+		// Admit with absolute paths first: that loads every manifest
+		// (filling inputs) and catches engine-level problems.
+		abs := func(p string) string { return p }
+		absCfg := w.config(abs, func(name string) string { return filepath.Join(w.Dir, ScriptedFile(name)) })
+		if err := admit(w, absCfg, loader, opts); err != nil {
+			return nil, err
+		}
 	}
 
 	written := w.config(func(p string) string { return rel(w.Dir, p) }, ScriptedFile)
@@ -176,8 +171,39 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 		return nil, err
 	}
 	c.RunDir = runDir
-	c.Config = w.config(func(p string) string { return rel(runDir, p) }, ScriptedFile)
+	if !w.InParts() {
+		c.Config = w.config(func(p string) string { return rel(runDir, p) }, ScriptedFile)
+	}
 	return c, nil
+}
+
+// scriptedTable compiles the responses cases declare for one executor into
+// its table's canonical bytes (cell queues in session order, plus the
+// declared usage), within the scripted table bound.
+func (w *Workload) scriptedTable(order []Case, name string) ([]byte, error) {
+	table := map[string]any{}
+	if u, ok := w.Usage[name]; ok {
+		table[effect.UsageKey] = u
+	}
+	for _, cs := range order {
+		for cell, vals := range cs.Responses[name] {
+			q, _ := table[cell].([]any)
+			table[cell] = append(q, vals...)
+		}
+	}
+	b, err := canon.Encode(table)
+	if err != nil {
+		return nil, errAt(w.pos, "cases", "responses for executor %q: %v", name, err)
+	}
+	if len(b) > effect.MaxScriptedBytes {
+		return nil, errAt(w.pos, "cases", "the responses for executor %q compile to %d bytes, over the %d-byte scripted table bound", name, len(b), effect.MaxScriptedBytes)
+	}
+	if _, ok := w.Usage[name]; ok {
+		if _, err := effect.NewScripted(name, table); err != nil {
+			return nil, errAt(w.positions["usage"], "usage."+name, "%v", err)
+		}
+	}
+	return b, nil
 }
 
 // caseOrder is the order the engine runs cases on one session: the case

@@ -219,14 +219,14 @@ func TestDidYouMean(t *testing.T) {
 func TestCaseBoundPointsAtTheCasesKey(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(strings.SplitAfter(goodBench, "cases:\n")[0])
-	for i := range 257 {
+	for i := range MaxBenchCases + 1 {
 		b.WriteString("  - { id: c" + strconv.Itoa(i) + ", args: { ticket: x }, expect: { queue: billing }, responses: { cheap: { route: billing } } }\n")
 	}
 	we, _ := loadErr(t, "tiny.bench.yaml", b.String())
 	if we.Line != 7 || we.Column != 1 || we.Path != "cases" || we.Code != CodeWorkload {
 		t.Errorf("at %d:%d %s code %s", we.Line, we.Column, we.Path, we.Code)
 	}
-	if !strings.Contains(we.Message, "holds 257 cases (counting included case files), over the 256 a workload may run") ||
+	if !strings.Contains(we.Message, "holds 20001 cases (counting included case files), over the 20000 a bench workload may run") ||
 		!strings.Contains(we.Message, "split the cases across two or more workloads") || strings.Contains(we.Message, "BUDGET") {
 		t.Errorf("message %q", we.Message)
 	}

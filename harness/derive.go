@@ -19,6 +19,9 @@ type Derived struct {
 	// phase computes it.
 	Verification *Verification
 	Gates        []GateResult
+	// Aggregate is what aggregate.json must hold, for a bench run in
+	// parts (RederiveParts); nil otherwise.
+	Aggregate map[string]any
 }
 
 // GatesPassed reports whether every re-derived rule holds.

@@ -111,6 +111,24 @@
 // foundry-run.yml. Receipts live in the store. Reports, summary.md and
 // report.html carry no wall-clock values; only the record does.
 //
+// # Bench runs in parts
+//
+// A bench workload may hold up to 20,000 cases and 64 systems. One that
+// fits one algal.bench.v1 config (256 cases, 8 systems) runs as above.
+// A larger one runs in parts (parts.go): cases in consecutive chunks of
+// 256, systems in consecutive groups of 8, one part per chunk and group,
+// the same split for the same counts. Each part leaves
+// part-NNNN-config.json, part-NNNN-scripted-<executor>.json and
+// part-NNNN-report.json, an ordinary report that verifies on its own;
+// instead of config.json, system-*.json and report.json the run directory
+// holds aggregate.json (assay.bench.aggregate.v1: every system's passed,
+// total, calls, work, usage and attribution summed over its parts in
+// chunk order, axis values and the Pareto set over the sums, the part
+// list with each report's digest), written by the verify phase from the
+// verified parts and re-derived by `ci verify`. Gates, summary.md and
+// report.html read the aggregate. A foundry holds at most 256 cases: its
+// single promotion cannot be split.
+//
 // # Phase roster
 //
 //	1 compile-workload     step    config.json and scripted tables, admitted from disk

@@ -295,13 +295,21 @@ func benchCase(s *bench.SystemResult, id string) *bench.CaseResult {
 
 func failingBenchCases(s *bench.SystemResult) string {
 	var parts []string
+	more := 0
 	for _, c := range s.Cases {
 		if !c.Passed {
-			parts = append(parts, fmt.Sprintf("%s (outcome %s, expected %s, got %s)", c.ID, c.Outcome, ShortJSON(c.Expect), ShortJSON(c.Outputs)))
+			if s.Total > PartCases && len(parts) == maxListedFailures {
+				more++ // an aggregate over parts: the rest are in the part reports
+				continue
+			}
+			parts = append(parts, failingBenchCase(c))
 		}
 	}
 	if len(parts) == 0 {
 		return "none"
+	}
+	if more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more (the part reports hold them)", more))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -23,7 +23,7 @@ func ReportHTML(o *Outcome) ([]byte, error) {
 		run.Gates = append(run.Gates, htmlreport.Gate{Name: g.Rule.Name(), Passed: g.Passed, Message: g.Message})
 	}
 	if o.Bench != nil {
-		return htmlreport.Bench(htmlreport.BenchInput{Run: run, Report: o.Bench})
+		return htmlreport.Bench(htmlreport.BenchInput{Run: run, Report: o.Bench, Parts: htmlParts(o)})
 	}
 	in := htmlreport.FoundryInput{Run: run}
 	if o.Foundry != nil {

@@ -112,6 +112,9 @@ type Outcome struct {
 	// whose server reported no token usage: their tokens and cost are
 	// unknown, never 0.
 	UnknownUsage map[string]int
+
+	// partDigests are the part reports' digests of a bench run in parts.
+	partDigests []string
 }
 
 // Verification is the verify phase's result, written to verification.json.
@@ -147,7 +150,7 @@ var ErrCancelled = errors.New("run cancelled")
 
 // Assembly is the phase roster for w, as written to _assembly.json.
 func Assembly(w *Workload) runrecord.Assembly {
-	return runrecord.Assembly{
+	a := runrecord.Assembly{
 		Pipeline:       w.Name,
 		HarnessName:    "assay-" + string(w.Kind),
 		SourceRevision: w.Revision,
@@ -159,6 +162,10 @@ func Assembly(w *Workload) runrecord.Assembly {
 			{N: PhaseSummarize, Kind: runrecord.KindStep, Skill: "summarize", Outputs: []runrecord.Output{{ID: "gate", File: GateFile}, {ID: "summary", File: SummaryFile}, {ID: "report-html", File: ReportHTMLFile}}},
 		},
 	}
+	if w.InParts() {
+		return partsAssembly(a)
+	}
+	return a
 }
 
 // Run compiles w, then runs it through the roster in a staging directory
@@ -396,6 +403,9 @@ func (r *run) phases(ctx context.Context) error {
 // the written config exactly as `assay bench run` / `assay foundry run`
 // would, from the run directory.
 func (r *run) compile() error {
+	if r.c.Parts != nil {
+		return r.compileParts()
+	}
 	for _, name := range slices.Sorted(maps.Keys(r.c.Files)) {
 		if err := r.write(name, r.c.Files[name]); err != nil {
 			return err
@@ -460,6 +470,9 @@ func (p *progress) tick() {
 var unsafeName = regexp.MustCompile(`[^a-z0-9-]+`)
 
 func (r *run) evaluate(ctx context.Context) error {
+	if r.c.Parts != nil {
+		return r.evaluateParts(ctx)
+	}
 	p := &progress{name: r.w.Name, f: r.opts.OnProgress}
 	if r.w.Kind == KindBench {
 		p.total = len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
@@ -556,6 +569,9 @@ func (r *run) evaluate(ctx context.Context) error {
 // it against the store, then checks that every case consumed exactly the
 // scripted responses it declared.
 func (r *run) verify(ctx context.Context) error {
+	if r.c.Parts != nil {
+		return r.verifyParts(ctx)
+	}
 	name := ReportFile
 	if r.o.Foundry != nil && r.o.Foundry.Report == nil {
 		name = BudgetFile

@@ -101,6 +101,7 @@ func Summary(o *Outcome) string {
 	fmt.Fprintf(&b, "- run: `%s`\n- inputs: `%s`\n", o.Compiled.Slug, o.Compiled.Identity)
 	if o.Bench != nil {
 		fmt.Fprintf(&b, "- report: `%s`\n- pareto: %s\n", o.Bench.Digest, strings.Join(o.Bench.Pareto, ", "))
+		b.WriteString(partsSummary(o))
 	}
 	if o.Foundry != nil {
 		if r := o.Foundry.Report; r != nil {

@@ -408,6 +408,9 @@ func (w *Workload) parseSystems(d *decoder, n *yaml.Node) error {
 	if len(items) == 0 {
 		return d.fail(n, "systems", "needs at least one system")
 	}
+	if len(items) > MaxBenchSystems {
+		return d.fail(n, "systems", "holds %d systems, over the %d a bench workload may compare (it runs them in parts of at most %d); split the systems across two or more workloads", len(items), MaxBenchSystems, PartSystems)
+	}
 	seen := map[string]bool{}
 	for i, it := range items {
 		at := index("systems", i)
@@ -742,19 +745,24 @@ func (d *decoder) responses(n *yaml.Node, path string) (map[string]map[string][]
 	return out, answers, nil
 }
 
-// checkCaseBound rejects more cases than the engine runs in one workload,
-// at the `cases:` key, before the engine would reject the compiled list
-// with a code about budgets rather than about the workload.
+// checkCaseBound rejects more cases than a workload may run, at the
+// `cases:` key, before the engine would reject the compiled list with a
+// code about budgets rather than about the workload. A bench runs in parts
+// (parts.go), so its bound is MaxBenchCases; a foundry's single promotion
+// is over one case list, so its bound is the contract's.
 func (w *Workload) checkCaseBound(at Pos) error {
-	bound, contract := bench.MaxCases, bench.ConfigContract
-	if w.Kind == KindFoundry {
-		bound, contract = foundry.MaxCases, foundry.ConfigContract
+	if w.Kind == KindBench {
+		if len(w.Cases) <= MaxBenchCases {
+			return nil
+		}
+		return errAt(at, "cases", "holds %d cases (counting included case files), over the %d a bench workload may run (it runs in parts of at most %d cases, each an %s report); split the cases across two or more workloads, each with its own name",
+			len(w.Cases), MaxBenchCases, PartCases, bench.ReportContract)
 	}
-	if len(w.Cases) <= bound {
+	if len(w.Cases) <= foundry.MaxCases {
 		return nil
 	}
-	return errAt(at, "cases", "holds %d cases (counting included case files), over the %d a workload may run (%s); split the cases across two or more workloads, each with its own name",
-		len(w.Cases), bound, contract)
+	return errAt(at, "cases", "holds %d cases (counting included case files), over the %d a foundry workload may run: %s promotes one candidate on train and validation evidence and runs the holdout once on the winner, over one case list of at most %d, so a foundry cannot be split into parts as a bench is; keep the foundry to %d cases (a representative sample of train, validation and holdout cases) and measure the full case set with a bench workload, which runs up to %d cases in parts",
+		len(w.Cases), foundry.MaxCases, foundry.ConfigContract, foundry.MaxCases, foundry.MaxCases, MaxBenchCases)
 }
 
 // caseExecutors lists the names of executors that serve from case

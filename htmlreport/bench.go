@@ -38,6 +38,16 @@ type Run struct {
 type BenchInput struct {
 	Run
 	Report *bench.Report
+	// Parts, for a bench run in parts, list the part reports; the page
+	// then shows them instead of the case matrix (each part's report
+	// holds its own cases).
+	Parts []Part
+}
+
+// Part is one part of a bench run in parts as its report.html lists it.
+type Part struct {
+	Name, Report, Digest string
+	Cases, Systems       string
 }
 
 type fact struct {
@@ -100,6 +110,7 @@ type benchView struct {
 	Systems   []systemRow
 	SystemIDs []string
 	Cases     []caseRow
+	Parts     []Part
 }
 
 // axes is the choice of what the plot's two axes show.
@@ -326,6 +337,10 @@ func Bench(in BenchInput) ([]byte, error) {
 	for i := range r.Systems {
 		v.Systems = append(v.Systems, benchSystemRow(r, &r.Systems[i], ax))
 		v.SystemIDs = append(v.SystemIDs, r.Systems[i].ID)
+	}
+	if len(in.Parts) > 0 {
+		v.Parts = in.Parts
+		return render("bench", v)
 	}
 	v.Cases = caseMatrix(r)
 	return render("bench", v)

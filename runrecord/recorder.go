@@ -126,6 +126,29 @@ func (r *Recorder) AddLoopArtifact(n, iteration int, id, file string) error {
 	return r.addArtifact(n, id, file, iteration)
 }
 
+// AddArtifacts appends several artifacts rows (each row's ID and File)
+// for files a running phase wrote, with one write of the record: a phase
+// that writes many files (a bench run in parts) would otherwise rewrite
+// the record once per file. iteration is 0 for a step's files.
+func (r *Recorder) AddArtifacts(n, iteration int, rows []Artifact) error {
+	return r.update(n, func(rec *Record, p *Phase, _ AssemblyPhase) error {
+		if p.Status != PhaseRunning {
+			return errf(CodeTransition, r.path, "phase %d is %s; only a running phase writes artifacts", n, p.Status)
+		}
+		if iteration < 0 || iteration > p.Iterations {
+			return errf(CodeTransition, r.path, "phase %d: iteration %d not started (iterations is %d)", n, iteration, p.Iterations)
+		}
+		now := r.now()
+		for _, a := range rows {
+			if a.ID == "" || !plainBasename(a.File) {
+				return errf(CodeTransition, r.path, "phase %d: artifact id %q / file %q: need an id and a plain file name", n, a.ID, a.File)
+			}
+			p.Artifacts = append(p.Artifacts, Artifact{ID: a.ID, File: a.File, At: now, Iteration: iteration})
+		}
+		return nil
+	})
+}
+
 func (r *Recorder) addArtifact(n int, id, file string, iteration int) error {
 	return r.update(n, func(rec *Record, p *Phase, _ AssemblyPhase) error {
 		if p.Status != PhaseRunning {

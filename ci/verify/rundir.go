@@ -90,7 +90,7 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 	case runrecord.RunRunning:
 		fail("%s: status running: the run never finished (killed, or still going), so its files are not evidence", runrecord.RecordFile)
 	case runrecord.RunComplete:
-		if !has(harness.ReportFile) && !has(harness.BudgetFile) {
+		if !has(harness.ReportFile) && !has(harness.BudgetFile) && !has(harness.AggregateFile) {
 			fail("%s: status complete, but the run directory holds neither %s nor %s", runrecord.RecordFile, harness.ReportFile, harness.BudgetFile)
 		}
 		for _, f := range []string{harness.VerificationFile, harness.GateFile} {
@@ -98,6 +98,9 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 				fail("%s: status complete, but the run directory holds no %s", runrecord.RecordFile, f)
 			}
 		}
+	}
+	if has(harness.AggregateFile) {
+		return res, checkPartsRun(ctx, dir, rec, &res, opts, has, fail)
 	}
 	if has(harness.ReportFile) && has(harness.BudgetFile) {
 		fail("the run directory holds both %s and %s; a run leaves one", harness.ReportFile, harness.BudgetFile)

@@ -1,0 +1,157 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/runrecord"
+)
+
+// maxFieldMismatches bounds how many disagreeing fields of one derived
+// file are named: a forged aggregate is shown by its first few fields.
+const maxFieldMismatches = 8
+
+// checkPartsRun checks a bench run in parts: its workload compiles to the
+// run; every part's config is there and its tables are the ones the
+// workload compiles to; every part report verifies and is its part's (harness.RederiveParts);
+// and aggregate.json, verification.json and gate.json agree, field by
+// field, with what the verified parts re-derive to.
+func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *Result, opts Options, has func(string) bool, fail func(string, ...any)) error {
+	for _, f := range []string{harness.ReportFile, harness.BudgetFile} {
+		if has(f) {
+			fail("the run directory holds both %s and %s; a run in parts leaves only the aggregate", harness.AggregateFile, f)
+			return nil
+		}
+	}
+	w := opts.Workloads.Lookup(rec.Pipeline)
+	if w == nil {
+		fail("%s, %s and %s cannot be re-derived: %s", harness.AggregateFile, harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline))
+		return nil
+	}
+	res.Run.Workload = w
+	if !w.InParts() {
+		fail("%s is the aggregate of a bench run in parts, but workload %s (%s) runs in one part", harness.AggregateFile, w.Name, w.Path)
+		return nil
+	}
+	c, err := harness.Compile(w, ".", foundry.AdmitOptions{})
+	if err != nil {
+		fail("workload %s does not compile, so this run cannot be re-derived: %v", w.Path, err)
+		return nil
+	}
+	if c.Slug != rec.RunSlug || c.Slug != filepath.Base(dir) {
+		fail("workload %s compiles to run %s, but this run directory is %s (record run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), rec.RunSlug)
+		return nil
+	}
+	for _, p := range c.Parts {
+		files, err := c.PartFiles(p)
+		if err != nil {
+			return err
+		}
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			path := filepath.Join(dir, name)
+			if !isRegular(path) {
+				fail("%s: part %s's file is missing", name, p.Name())
+				continue
+			}
+			if name == p.ConfigFile() {
+				// Its paths are relative to where the run was made, and
+				// the part's report is checked against the config the
+				// workload compiles to.
+				continue
+			}
+			got, err := canon.ReadBounded(path, 0)
+			if err != nil {
+				fail("%s: %v", name, err)
+			} else if string(got) != string(files[name]) {
+				fail("%s differs from the part file %s compiles to", name, w.Path)
+			}
+		}
+	}
+	d, err := harness.RederiveParts(ctx, c, dir, opts.Evidence)
+	if err != nil {
+		fail("%s cannot be re-derived from the parts: %v", harness.AggregateFile, err)
+		return nil
+	}
+	res.Run.Derived = d
+	res.Digest = d.Verification.Digest
+	for _, mm := range d.Verification.Mismatches {
+		fail("a part does not verify: %s", mm)
+		res.Evidence = append(res.Evidence, res.Mismatches[len(res.Mismatches)-1])
+	}
+	stored, err := canon.ReadFile(filepath.Join(dir, harness.AggregateFile), 0)
+	if err != nil {
+		fail("%s: %v", harness.AggregateFile, err)
+	} else {
+		n := 0
+		diffFields(stored, d.Aggregate, "", func(field string, got, want any) {
+			if n++; n <= maxFieldMismatches {
+				fail("%s: %s is %s, but re-deriving it from the verified parts gives %s", harness.AggregateFile, field, show(got), show(want))
+			}
+		})
+		if n > maxFieldMismatches {
+			fail("%s: %d more field(s) disagree with the verified parts", harness.AggregateFile, n-maxFieldMismatches)
+		}
+	}
+	if has(harness.VerificationFile) {
+		compareStored(dir, harness.VerificationFile, d.Verification.Value(), verificationFields, "the parts", fail)
+	}
+	if has(harness.GateFile) {
+		compareGate(dir, w, d, harness.AggregateFile, fail)
+	}
+	return nil
+}
+
+// diffFields walks two JSON values and reports each leaf (or shape) that
+// differs, by its path (systems[2].usage.cost), in a stable order.
+func diffFields(got, want any, at string, bad func(field string, got, want any)) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			bad(fieldName(at), got, want)
+			return
+		}
+		keys := map[string]bool{}
+		for k := range w {
+			keys[k] = true
+		}
+		for k := range g {
+			keys[k] = true
+		}
+		ordered := slices.Collect(maps.Keys(keys))
+		slices.SortFunc(ordered, canon.CompareKeys)
+		for _, k := range ordered {
+			next := k
+			if at != "" {
+				next = at + "." + k
+			}
+			diffFields(g[k], w[k], next, bad)
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			bad(fieldName(at), got, want)
+			return
+		}
+		for i := range w {
+			diffFields(g[i], w[i], fmt.Sprintf("%s[%d]", at, i), bad)
+		}
+	default:
+		if !sameValue(got, want) {
+			bad(fieldName(at), got, want)
+		}
+	}
+}
+
+func fieldName(at string) string {
+	if at == "" {
+		return "the file"
+	}
+	return at
+}

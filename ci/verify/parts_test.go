@@ -1,0 +1,87 @@
+package verify
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/synth"
+)
+
+// runInParts runs a synthetic 9-system x 300-case bench (4 parts) on a
+// memory workbench and returns its run directory and the options that
+// check it.
+func runInParts(t *testing.T) (string, Options) {
+	t.Helper()
+	p, err := synth.Write(t.TempDir(), synth.Spec{Systems: 9, Cases: 300, Triage: filepath.Join("..", "..", "fixtures", "triage"), Gate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := harness.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, _ := vm.NewWorkbench("")
+	o, err := harness.Run(context.Background(), w, harness.Options{Runner: wb, Store: wb, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := LoadWorkloads(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.RunDir, Options{Evidence: wb, Workloads: ws}
+}
+
+func TestRunInPartsVerifiesAndAForgedAggregateFails(t *testing.T) {
+	dir, opts := runInParts(t)
+	res, err := CheckRun(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK || res.Run.Derived == nil || len(res.Run.Derived.Bench.Systems) != 9 {
+		t.Fatalf("a run in parts does not check: %v", res.Mismatches)
+	}
+
+	path := filepath.Join(dir, harness.AggregateFile)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := canon.Parse(orig, 0)
+	sys := v.(map[string]any)["systems"].([]any)[2].(map[string]any)
+	sys["passed"] = sys["passed"].(float64) + 1
+	b, _ := canon.Encode(v)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = CheckRun(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || !strings.Contains(strings.Join(res.Mismatches, "\n"), "aggregate.json: systems[2].passed is ") {
+		t.Fatalf("a forged aggregate: %v", res.Mismatches)
+	}
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// A part report edited in place no longer verifies, and says which.
+	part := filepath.Join(dir, "part-0002-report.json")
+	pb, _ := os.ReadFile(part)
+	if err := os.WriteFile(part, []byte(strings.Replace(string(pb), `"passed":true`, `"passed":false`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = CheckRun(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || !strings.Contains(strings.Join(res.Mismatches, "\n"), "part-0002-report.json") {
+		t.Fatalf("an edited part: %v", res.Mismatches)
+	}
+}

@@ -1,0 +1,148 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness/synth"
+)
+
+// synthWorkload writes and loads a synthetic triage bench.
+func synthWorkload(t testing.TB, systems, cases int, gate bool) *Workload {
+	t.Helper()
+	p, err := synth.Write(t.TempDir(), synth.Spec{Systems: systems, Cases: cases, Triage: filepath.Join("..", "fixtures", "triage"), Gate: gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func TestPartsCoverEveryCaseAndSystemOnce(t *testing.T) {
+	for _, tc := range []struct{ cases, systems, parts int }{
+		{1, 1, 1}, {256, 8, 1}, {257, 8, 2}, {256, 9, 2}, {600, 17, 9}, {20000, 64, 79 * 8},
+	} {
+		w := &Workload{Kind: KindBench, Cases: make([]Case, tc.cases), Systems: make([]System, tc.systems)}
+		parts := w.Parts()
+		if len(parts) != tc.parts {
+			t.Errorf("%d cases x %d systems: %d parts, want %d", tc.cases, tc.systems, len(parts), tc.parts)
+		}
+		if w.InParts() != (tc.parts > 1) {
+			t.Errorf("%d cases x %d systems: InParts %v", tc.cases, tc.systems, w.InParts())
+		}
+		seen := map[[2]int]int{}
+		for i, p := range parts {
+			if p.N != i+1 || p.CaseTo-p.CaseFrom > PartCases || p.SystemTo-p.SystemFrom > PartSystems || p.CaseTo <= p.CaseFrom || p.SystemTo <= p.SystemFrom {
+				t.Fatalf("part %+v", p)
+			}
+			for c := p.CaseFrom; c < p.CaseTo; c++ {
+				for s := p.SystemFrom; s < p.SystemTo; s++ {
+					seen[[2]int{c, s}]++
+				}
+			}
+		}
+		if len(seen) != tc.cases*tc.systems {
+			t.Errorf("%d cases x %d systems: parts cover %d pairs", tc.cases, tc.systems, len(seen))
+		}
+		for k, n := range seen {
+			if n != 1 {
+				t.Fatalf("pair %v in %d parts", k, n)
+			}
+		}
+	}
+}
+
+func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
+	w := synthWorkload(t, 10, 600, true)
+	b := newTestBench()
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Verification.OK {
+		t.Fatalf("verification: %v", o.Verification.Mismatches)
+	}
+	parts := o.Compiled.Parts
+	if len(parts) != 6 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	for _, name := range []string{ReportFile, ConfigFile} {
+		if _, err := os.Stat(filepath.Join(o.RunDir, name)); err == nil {
+			t.Errorf("a run in parts wrote %s", name)
+		}
+	}
+	// Each part's report verifies on its own, and the aggregate sums them.
+	passed := map[string]int64{}
+	cost := map[string]float64{}
+	for _, p := range parts {
+		v, err := canon.ReadFile(filepath.Join(o.RunDir, p.ReportFile()), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bv, err := bench.Verify(context.Background(), v, b)
+		if err != nil || !bv.OK {
+			t.Fatalf("%s: %v %v", p.ReportFile(), err, bv)
+		}
+		rep, _ := bench.ParseReport(v)
+		for _, s := range rep.Systems {
+			passed[s.ID] += s.Passed
+			cost[s.ID] += s.Usage.Cost
+		}
+	}
+	agg, err := canon.ReadFile(filepath.Join(o.RunDir, AggregateFile), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	systems := agg.(map[string]any)["systems"].([]any)
+	if len(systems) != 10 || agg.(map[string]any)["cases"] != 600.0 {
+		t.Fatalf("aggregate: %d systems, %v cases", len(systems), agg.(map[string]any)["cases"])
+	}
+	for _, sv := range systems {
+		s := sv.(map[string]any)
+		id := s["id"].(string)
+		if s["passed"] != float64(passed[id]) || s["total"] != 600.0 || s["usage"].(map[string]any)["cost"] != cost[id] {
+			t.Errorf("%s: aggregate %v, parts sum to %d passed, cost %v", id, s, passed[id], cost[id])
+		}
+	}
+	if o.Bench.Digest != agg.(map[string]any)["digest"] || len(o.Bench.Systems[0].Cases) != 600 {
+		t.Errorf("outcome report: digest %s, %d cases", o.Bench.Digest, len(o.Bench.Systems[0].Cases))
+	}
+	if len(o.Gates) != 3 {
+		t.Fatalf("gates %+v", o.Gates)
+	}
+	sum, err := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	if err != nil || !strings.Contains(string(sum), "| sys-10 | ") {
+		t.Errorf("summary: %v\n%s", err, sum)
+	}
+	// Re-deriving from the directory gives the aggregate the run wrote.
+	d, err := RederiveParts(context.Background(), o.Compiled, o.RunDir, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameJSON(d.Aggregate, agg) || !d.Verification.OK {
+		t.Errorf("re-derived aggregate differs or does not verify: %v", d.Verification.Mismatches)
+	}
+}
+
+func TestFoundryOverTheContractBoundIsRefused(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name: big\nrevision: 1\ncandidates: [single.algal.json]\nexecutors: { cheap: cases }\ncases:\n")
+	for i := range 257 {
+		split := []string{"train", "validation", "holdout"}[i%3]
+		b.WriteString("  - { id: c" + strconv.Itoa(i) + ", split: " + split + ", args: { ticket: x }, expect: { queue: billing }, responses: { cheap: { route: billing } } }\n")
+	}
+	we, _ := loadErr(t, "big.foundry.yaml", b.String())
+	if we.Path != "cases" || !strings.Contains(we.Message, "holds 257 cases") || !strings.Contains(we.Message, "cannot be split into parts") ||
+		!strings.Contains(we.Message, "bench workload") {
+		t.Errorf("message %q at %s", we.Message, we.Path)
+	}
+}

@@ -1,0 +1,170 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/htmlreport"
+	"github.com/algal-assay/assay/runrecord"
+)
+
+// A bench run in parts follows the same roster as any run, part by part:
+// compile writes every part's config and tables; evaluate runs one part
+// per iteration and writes its report before the next part starts, so a
+// part's results are released once written; verify reads the parts back,
+// verifies them and writes aggregate.json with verification.json;
+// summarize reads the aggregate.
+
+// partsAssembly is the roster of a run in parts: evaluate's outputs are
+// its iterations' part reports, and verify writes the aggregate.
+func partsAssembly(a runrecord.Assembly) runrecord.Assembly {
+	for i := range a.Phases {
+		switch a.Phases[i].N {
+		case PhaseEvaluate:
+			a.Phases[i].Outputs = nil
+		case PhaseVerify:
+			a.Phases[i].Outputs = []runrecord.Output{{ID: "aggregate", File: AggregateFile}, {ID: "verification", File: VerificationFile}}
+		}
+	}
+	return a
+}
+
+// compileParts writes each part's config and tables, one record write
+// per part.
+func (r *run) compileParts() error {
+	for _, p := range r.c.Parts {
+		files, err := r.c.PartFiles(p)
+		if err != nil {
+			return err
+		}
+		var rows []runrecord.Artifact
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			if err := r.write(name, files[name]); err != nil {
+				return err
+			}
+			id := "scripted-table"
+			if name == p.ConfigFile() {
+				id = "config"
+			}
+			rows = append(rows, runrecord.Artifact{ID: id, File: name})
+		}
+		if err := r.rec.AddArtifacts(PhaseCompile, 0, rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evaluateParts runs the parts in order, each admitted from the config
+// the compile phase wrote, exactly as `assay bench run` would admit it.
+func (r *run) evaluateParts(ctx context.Context) error {
+	p := &progress{name: r.w.Name, f: r.opts.OnProgress, total: len(r.w.Systems) * len(r.w.Cases)}
+	runner, err := r.runner()
+	if err != nil {
+		return err
+	}
+	for _, part := range r.c.Parts {
+		it, err := r.rec.NextIteration(PhaseEvaluate)
+		if err != nil {
+			return err
+		}
+		cfg, err := bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
+		if err != nil {
+			return err
+		}
+		rep, err := bench.Run(ctx, cfg, runner, bench.Options{
+			Concurrency: r.concurrency(),
+			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
+		})
+		if err != nil {
+			return err
+		}
+		if err := r.writeJSON(part.ReportFile(), rep.Value()); err != nil {
+			return err
+		}
+		if err := r.rec.AddLoopArtifact(PhaseEvaluate, it, "part-report", part.ReportFile()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyParts verifies the written parts and writes the aggregate they
+// fold into, then the verification.
+func (r *run) verifyParts(ctx context.Context) error {
+	d, err := r.c.deriveParts(ctx, r.dir, r.opts.Store)
+	if err != nil {
+		return err
+	}
+	r.o.Bench, r.o.partDigests = d.Report, d.Digests
+	if err := r.writeJSON(AggregateFile, d.Value); err != nil {
+		return err
+	}
+	if err := r.rec.AddArtifact(PhaseVerify, "aggregate", AggregateFile); err != nil {
+		return err
+	}
+	r.o.Verification = d.Verification
+	if err := r.writeJSON(VerificationFile, d.Verification.Value()); err != nil {
+		return err
+	}
+	return r.rec.AddArtifact(PhaseVerify, "verification", VerificationFile)
+}
+
+// RederiveParts is Rederive for a bench run in parts: the verification,
+// the aggregate and the gate verdicts, re-derived from the part reports in
+// dir (c is the workload compiled as the run was). Derived.Aggregate is
+// what aggregate.json must hold.
+func RederiveParts(ctx context.Context, c *Compiled, dir string, st evidence.Store) (*Derived, error) {
+	d, err := c.deriveParts(ctx, dir, st)
+	if err != nil {
+		return nil, err
+	}
+	return &Derived{Bench: d.Report, Verification: d.Verification, Aggregate: d.Value, Gates: EvaluateBench(c.Workload, d.Report)}, nil
+}
+
+// htmlParts lists an outcome's parts for report.html (nil for a run in
+// one part).
+func htmlParts(o *Outcome) []htmlreport.Part {
+	if o.Compiled == nil || o.Compiled.Parts == nil {
+		return nil
+	}
+	w := o.Workload
+	out := make([]htmlreport.Part, 0, len(o.Compiled.Parts))
+	for i, p := range o.Compiled.Parts {
+		hp := htmlreport.Part{Name: p.Name(), Report: p.ReportFile(),
+			Cases:   fmt.Sprintf("%s to %s (%d)", w.Cases[p.CaseFrom].ID, w.Cases[p.CaseTo-1].ID, p.CaseTo-p.CaseFrom),
+			Systems: fmt.Sprintf("%s to %s (%d)", w.Systems[p.SystemFrom].ID, w.Systems[p.SystemTo-1].ID, p.SystemTo-p.SystemFrom)}
+		if i < len(o.partDigests) {
+			hp.Digest = o.partDigests[i]
+		}
+		out = append(out, hp)
+	}
+	return out
+}
+
+// maxListedFailures bounds the failing cases a min-passed message of an
+// aggregate names.
+const maxListedFailures = 20
+
+// failingBenchCase describes one failing case; an aggregate keeps only a
+// case's verdict and outcome (its part report holds the rest).
+func failingBenchCase(c bench.CaseResult) string {
+	if c.Expect == nil && c.Outputs == nil {
+		return fmt.Sprintf("%s (outcome %s)", c.ID, c.Outcome)
+	}
+	return fmt.Sprintf("%s (outcome %s, expected %s, got %s)", c.ID, c.Outcome, ShortJSON(c.Expect), ShortJSON(c.Outputs))
+}
+
+// partsSummary is summary.md's line about the parts of a run in parts.
+func partsSummary(o *Outcome) string {
+	if o.Compiled == nil || o.Compiled.Parts == nil {
+		return ""
+	}
+	ps := o.Compiled.Parts
+	return fmt.Sprintf("- parts: %d (%s to %s), each at most %d cases and %d systems; totals in `%s`\n", len(ps), ps[0].ReportFile(), ps[len(ps)-1].ReportFile(), PartCases, PartSystems, AggregateFile)
+}

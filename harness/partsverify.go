@@ -1,0 +1,261 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/manifest"
+)
+
+// The aggregate of a bench run in parts is derived, never measured: the
+// verify phase (and `ci verify` after it) reads each part's report from
+// the run directory, verifies it against the store, checks that it is the
+// report of the part's config (its case list, systems, prices, scorer and
+// axes) and that its cases consumed the responses they declared, and
+// folds it into per-system sums. A system's sums add its parts' totals in
+// chunk order (integers exactly, costs as float sums in that order), so
+// the aggregate does not depend on how the parts were run. aggregate.json
+// is that fold written out; anything that reads it can re-derive it.
+
+// partsDerivation is what folding a run's parts yields.
+type partsDerivation struct {
+	// Report is the workload-level bench report the gates, summary and
+	// diffs read: every system's sums over its parts, the Pareto set over
+	// them, and each case's verdict (ID, Passed, Outcome; the full result
+	// only for cases a gate outcomes rule names), with no receipts.
+	Report *bench.Report
+	// Value is aggregate.json's canonical value.
+	Value        map[string]any
+	Verification *Verification
+	// Digests are the part reports' digests, in part order.
+	Digests []string
+}
+
+// aggregator folds verified parts.
+type aggregator struct {
+	c       *Compiled
+	systems []bench.SystemResult
+	index   map[string]int
+	chunks  []any // the case-list digest of each chunk, in order
+	cases   []bench.Case
+	parts   []any
+	report  map[string]any // the first part's report value: prices, scorer, axes
+	axes    []bench.Axis
+	prices  map[string]bench.Price
+	scorer  *evidence.Scorer
+	keep    map[string]map[string]bool // system -> cases kept whole
+}
+
+func newAggregator(c *Compiled) *aggregator {
+	a := &aggregator{c: c, index: map[string]int{}, keep: map[string]map[string]bool{}}
+	for i, s := range c.Workload.Systems {
+		a.index[s.ID] = i
+		a.systems = append(a.systems, bench.SystemResult{ID: s.ID, Attribution: map[string]bench.Tally{}})
+	}
+	for _, r := range c.Workload.Gate.Rules {
+		if r.Kind == RuleOutcomes && r.System != "" {
+			if a.keep[r.System] == nil {
+				a.keep[r.System] = map[string]bool{}
+			}
+			a.keep[r.System][r.Case] = true
+		}
+	}
+	return a
+}
+
+// add folds one verified part report (v is its value as read).
+func (a *aggregator) add(p Part, rep *bench.Report, v map[string]any) {
+	if a.report == nil {
+		a.report, a.axes, a.prices, a.scorer = v, rep.Axes, rep.Prices, rep.Scorer
+	}
+	if p.SystemFrom == 0 {
+		a.chunks = append(a.chunks, rep.Workload)
+		for _, cs := range rep.Cases {
+			a.cases = append(a.cases, bench.Case{ID: cs.ID})
+		}
+	}
+	ids := make([]any, len(rep.Systems))
+	for i := range rep.Systems {
+		ps := &rep.Systems[i]
+		ids[i] = ps.ID
+		s := &a.systems[a.index[ps.ID]]
+		s.ManifestDigest, s.ManifestKey = ps.ManifestDigest, ps.ManifestKey
+		s.Passed += ps.Passed
+		s.Total += ps.Total
+		s.EffectCalls += ps.EffectCalls
+		s.Work.Add(ps.Work)
+		bench.AddTally(&s.Usage, ps.Usage)
+		keys := make([]string, 0, len(ps.Attribution))
+		for k := range ps.Attribution {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, canon.CompareKeys)
+		for _, k := range keys {
+			t := s.Attribution[k]
+			bench.AddTally(&t, ps.Attribution[k])
+			s.Attribution[k] = t
+		}
+		for _, cr := range ps.Cases {
+			if !a.keep[ps.ID][cr.ID] {
+				cr = bench.CaseResult{ID: cr.ID, Passed: cr.Passed, Outcome: cr.Outcome}
+			}
+			s.Cases = append(s.Cases, cr)
+		}
+	}
+	a.parts = append(a.parts, map[string]any{
+		"name": p.Name(), "report": p.ReportFile(), "digest": rep.Digest, "workload": rep.Workload,
+		"systems": ids, "cases": map[string]any{"from": float64(p.CaseFrom), "to": float64(p.CaseTo)},
+	})
+}
+
+// finish computes the axis values, the Pareto set and the digest.
+func (a *aggregator) finish() (*bench.Report, map[string]any, error) {
+	r := &bench.Report{Cases: a.cases, Systems: a.systems, Prices: a.prices, Scorer: a.scorer, Axes: a.axes}
+	var err error
+	if r.Workload, err = canon.Digest(a.chunks); err != nil {
+		return nil, nil, err
+	}
+	systems := make([]any, len(r.Systems))
+	for i := range r.Systems {
+		s := &r.Systems[i]
+		if s.AxisValues, err = bench.AxisValues(r.Axes, s); err != nil {
+			return nil, nil, err
+		}
+		sv := s.Aggregate()
+		if s.AxisValues != nil {
+			av := map[string]any{}
+			for k, x := range s.AxisValues {
+				av[k] = x
+			}
+			sv["axisValues"] = av
+		}
+		systems[i] = sv
+	}
+	r.Pareto = bench.Pareto(r.Systems, r.Prices, r.Axes)
+	pareto := make([]any, len(r.Pareto))
+	for i, id := range r.Pareto {
+		pareto[i] = id
+	}
+	v := map[string]any{
+		"contract": AggregateContract, "workload": r.Workload, "cases": float64(len(a.cases)),
+		"parts": a.parts, "systems": systems, "pareto": pareto,
+	}
+	for _, k := range []string{"prices", "scorer", "axes"} {
+		if x, ok := a.report[k]; ok {
+			v[k] = x
+		}
+	}
+	if r.Digest, err = canon.Digest(v); err != nil {
+		return nil, nil, err
+	}
+	v["digest"] = r.Digest
+	return r, v, nil
+}
+
+// deriveParts verifies every part report in dir and folds them. A part
+// whose report is missing, does not parse or is not its config's report
+// makes the aggregate underivable: that is an error naming the file. A
+// part that parses but does not verify is a mismatch.
+func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Store) (*partsDerivation, error) {
+	load := manifestCache()
+	a := newAggregator(c)
+	out := &Verification{OK: true, Mismatches: []string{}}
+	for _, p := range c.Parts {
+		name := p.ReportFile()
+		v, err := canon.ReadFile(filepath.Join(dir, name), 0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		rep, err := bench.ParseReport(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		cfg, err := c.partConfig(p, load)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the part's config does not admit: %v", name, err)
+		}
+		if bad := partMatches(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
+			return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
+		}
+		bv, err := bench.Verify(ctx, v, st)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		out.CheckedReceipts += bv.CheckedReceipts
+		for _, m := range bv.Mismatches {
+			out.Mismatches = append(out.Mismatches, name+": "+m)
+		}
+		sub := &run{w: c.Workload, c: c, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: c, Bench: rep}}
+		problems, alignErr := sub.alignment()
+		if alignErr != nil {
+			problems = append(problems, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
+		}
+		for _, m := range problems {
+			out.Mismatches = append(out.Mismatches, name+": "+m)
+		}
+		a.add(p, rep, v.(map[string]any))
+	}
+	rep, value, err := a.finish()
+	if err != nil {
+		return nil, err
+	}
+	out.OK = len(out.Mismatches) == 0
+	out.Digest = rep.Digest
+	digests := make([]string, len(a.parts))
+	for i, p := range a.parts {
+		digests[i] = p.(map[string]any)["digest"].(string)
+	}
+	return &partsDerivation{Report: rep, Value: value, Verification: out, Digests: digests}, nil
+}
+
+// partMatches says how a part's report differs from what its config
+// makes: another case list, other systems or manifests, another price
+// card, scorer or axes.
+func partMatches(p Part, rep *bench.Report, v map[string]any, cfg *bench.Config) []string {
+	var bad []string
+	if d, err := bench.WorkloadDigest(cfg.Cases); err != nil || d != rep.Workload {
+		bad = append(bad, fmt.Sprintf("its workload is %s, but cases %d to %d of the workload digest to %s", rep.Workload, p.CaseFrom+1, p.CaseTo, d))
+	}
+	if len(rep.Systems) != len(cfg.Systems) {
+		bad = append(bad, fmt.Sprintf("it holds %d systems, but the part has %d", len(rep.Systems), len(cfg.Systems)))
+	} else {
+		for i, s := range cfg.Systems {
+			if rs := rep.Systems[i]; rs.ID != s.ID || rs.ManifestDigest != s.Manifest.Digest {
+				bad = append(bad, fmt.Sprintf("systems[%d] is %q (%s), but the part's is %q (%s)", i, rs.ID, rs.ManifestDigest, s.ID, s.Manifest.Digest))
+			}
+		}
+	}
+	want := (&bench.Report{Prices: cfg.Prices, Scorer: cfg.Scorer, Axes: cfg.Axes}).Value()
+	for _, k := range []string{"prices", "scorer", "axes"} {
+		if !sameJSON(v[k], want[k]) {
+			bad = append(bad, fmt.Sprintf("its %s is %s, but the part's config gives %s", k, ShortJSON(v[k]), ShortJSON(want[k])))
+		}
+	}
+	return bad
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := canon.Encode(a)
+	y, err2 := canon.Encode(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// manifestCache reads each manifest file once.
+func manifestCache() bench.ManifestLoader {
+	cached := map[string]*manifest.Manifest{}
+	return func(path string) (*manifest.Manifest, error) {
+		if m, ok := cached[path]; ok {
+			return m, nil
+		}
+		m, err := manifest.ReadFile(path)
+		if err == nil {
+			cached[path] = m
+		}
+		return m, err
+	}
+}
