@@ -182,7 +182,8 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 		if bad := partMatches(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
 			return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
 		}
-		bv, err := bench.Verify(ctx, v, st)
+		tap := newReceiptTap(st) // one per part: released with it
+		bv, err := bench.Verify(ctx, v, tap)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
@@ -191,7 +192,7 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 			out.Mismatches = append(out.Mismatches, name+": "+m)
 		}
 		sub := &run{w: c.Workload, c: c, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: c, Bench: rep}}
-		problems, alignErr := sub.alignment()
+		problems, alignErr := sub.alignment(tap)
 		if alignErr != nil {
 			problems = append(problems, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
 		}
