@@ -1,14 +1,21 @@
-// Package receipt holds the algal.run.v1 run receipt as a canonical JSON
-// value: the closed key sets a receipt may carry, strict validation, the
-// intrinsic digest (over the canonical receipt minus its own "digest" key)
-// and the ordered diff verification reports when a replayed receipt differs
-// from the recorded one.
+// Package receipt holds the algal.run.v1 run receipt: the closed key sets
+// a receipt may carry, strict validation, the intrinsic digest (over the
+// canonical receipt minus its own "digest" key), the ordered diff
+// verification reports when a replayed receipt differs from the recorded
+// one, and the typed model (Receipt, Cell, Event, ...) code reads and
+// writes receipts through.
 //
-// A receipt is kept as a plain canonical value (map[string]any) rather than
-// Go structs because every consumer needs exactly its canonical form: the
-// digest hashes it, the store keeps it, verification diffs it, and tamper
-// detection must notice a change in any leaf, including keys a struct would
-// silently drop.
+// A receipt has two forms. Its identity is the canonical value
+// (map[string]any): the digest hashes it, the store keeps it, Diff
+// compares it, and tamper detection must notice a change in any leaf of
+// it. Code that produces or reads fields uses the typed model instead:
+// the run engine builds a Receipt and turns it into the value once
+// (Receipt.Value) before sealing; verification, counterfactual replay and
+// the reports decode a validated value once (Decode, FromValue) and read
+// fields with the compiler's help. The two forms convert exactly both
+// ways, byte for byte (the round-trip tests over the upstream examples,
+// the record-shape samples and every valid tampered receipt hold it), so
+// adding a field means adding it to the key sets, Validate and the model.
 package receipt
 
 import (

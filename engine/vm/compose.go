@@ -14,7 +14,7 @@ import (
 // nested runs child under prefix and maps its result onto the enclosing
 // cell: an inner unhandled failure becomes the cell's failure, an inner
 // stuck run fails STUCK, an inner suspension suspends the cell.
-func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]map[string]any, rec map[string]any) (*scope, bool, *Failure) {
+func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]map[string]any, rec *receipt.Cell) (*scope, bool, *Failure) {
 	depth := s.depth + 1
 	if depth > s.r.budgets.MaxDepth {
 		// The nested run itself fails, so the run failure (first wins)
@@ -30,11 +30,9 @@ func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]
 		if f == nil {
 			return nil, false, failf(fault.Internal, "inner run at %q failed without a failure", prefix)
 		}
-		code, _ := f["code"].(string)
-		msg, _ := f["message"].(string)
-		return nil, false, &Failure{Code: code, Message: msg}
+		return nil, false, &Failure{Code: f.Code, Message: f.Message}
 	case receipt.Suspended:
-		rec["status"] = receipt.StatusSuspended
+		rec.Status = receipt.StatusSuspended
 		return nil, true, nil
 	case receipt.Stuck:
 		return nil, false, failf(fault.Stuck, "inner run stuck")
@@ -73,21 +71,20 @@ func interfaceOutputs(sc *scope) map[string]any {
 	return out
 }
 
-func (s *scope) recordVia(p string, sig *cellSig, rec map[string]any) {
+func (s *scope) recordVia(p string, sig *cellSig, rec *receipt.Cell) {
 	if s.r.host.recorded != nil {
-		if rc, ok := s.r.host.recorded[p].(map[string]any); ok {
-			if v, ok := rc["via"]; ok {
-				rec["via"] = v
-			}
+		if rc := s.r.host.recorded[p]; rc != nil {
+			rec.Via = rc.Via
 		}
 		return
 	}
 	if sig.via != "" {
-		rec["via"] = sig.via
+		via := sig.via
+		rec.Via = &via
 	}
 }
 
-func (s *scope) organismCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+func (s *scope) organismCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 	sc, susp, f := s.nested(sig.child, p+"/", interfaceFeed(sig.child, in), rec)
 	if f != nil || susp {
 		return nil, f
@@ -114,7 +111,7 @@ func untilMet(u *manifest.Until, outs map[string]any) bool {
 	return string(a) == string(b)
 }
 
-func (s *scope) repeatCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+func (s *scope) repeatCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 	e := c.Embed
 	vals := make(map[string]any, len(in))
 	for k, v := range in {
@@ -139,13 +136,13 @@ func (s *scope) repeatCell(c *manifest.Cell, p string, sig *cellSig, in map[stri
 		}
 	}
 	if rounds > 1 {
-		rec["rounds"] = float64(rounds)
+		rec.Rounds = rounds
 	}
 	s.recordVia(p, sig, rec)
 	return outs, nil
 }
 
-func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 	e := c.Embed
 	list, ok := in[e.Over].([]any)
 	if !ok {
@@ -176,13 +173,13 @@ func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in map[string
 		}
 	}
 	if len(list) > 0 {
-		rec["items"] = float64(len(list))
+		rec.Items = len(list)
 	}
 	s.recordVia(p, sig, rec)
 	return outs, nil
 }
 
-func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 	child, err := manifest.ParseValue(in["manifest"])
 	if err != nil {
 		return nil, asFailure(err)

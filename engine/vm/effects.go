@@ -63,7 +63,7 @@ func (s *scope) issue(c call) (issued, *Failure) {
 			return issued{digest: digest}, r.aborted()
 		}
 		rec := sanitize(answer)
-		r.effects = append(r.effects, rec.Value())
+		r.effects = append(r.effects, rec)
 		if rec.Err != nil {
 			if rec.Err.Code == fault.EffectSuspended {
 				return issued{digest: digest, suspended: true}, nil
@@ -236,7 +236,7 @@ func bindOutput(id string, o *manifest.Output, raw any) (any, *Failure) {
 	}
 }
 
-func (s *scope) agentCell(c *manifest.Cell, p string, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+func (s *scope) agentCell(c *manifest.Cell, p string, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 	a := c.Agent
 	maxTurns := a.Budget.MaxTurns
 	if maxTurns == 0 {
@@ -252,7 +252,7 @@ func (s *scope) agentCell(c *manifest.Cell, p string, in map[string]any, rec map
 			kept, susp, f := s.compact(c, p, in, log, turn, budget, mc, mo)
 			if f != nil || susp {
 				if susp {
-					rec["status"] = receipt.StatusSuspended
+					rec.Status = receipt.StatusSuspended
 				}
 				return nil, f
 			}
@@ -295,7 +295,7 @@ func (s *scope) agentCell(c *manifest.Cell, p string, in map[string]any, rec map
 			return nil, f
 		}
 		if res.suspended {
-			rec["status"] = receipt.StatusSuspended
+			rec.Status = receipt.StatusSuspended
 			return nil, nil
 		}
 		if res.tool {
@@ -314,7 +314,7 @@ func (s *scope) agentCell(c *manifest.Cell, p string, in map[string]any, rec map
 				return nil, f
 			}
 			if susp {
-				rec["status"] = receipt.StatusSuspended
+				rec.Status = receipt.StatusSuspended
 				return nil, nil
 			}
 			entry := map[string]any{"fn": name, "inputs": inputs, "output": output}
@@ -322,14 +322,14 @@ func (s *scope) agentCell(c *manifest.Cell, p string, in map[string]any, rec map
 			calls = append(calls, entry)
 			continue
 		}
-		rec["effectDigest"] = res.digest
+		rec.EffectDigest = res.digest
 		if len(log) > 0 {
-			rec["toolCalls"] = log
+			rec.ToolCalls = toolCalls(log)
 		}
 		value := res.bound
 		if a.HasShadow {
 			if value != a.Shadow {
-				rec["shadowOut"] = value
+				rec.ShadowOut, rec.HasShadowOut = value, true
 			}
 			value = a.Shadow
 		}
@@ -364,12 +364,12 @@ func (s *scope) agentTool(cellID, p string, turn int, name string, inputs map[st
 	if f := checkToolInputs(name, sig, inputs); f != nil {
 		return nil, false, f
 	}
-	rec := map[string]any{}
+	rec := &receipt.Cell{}
 	out, f := s.toolCall(cellID, p, p+"/t"+strconv.Itoa(turn), name, sig, inputs, effectMs, rec)
 	if f != nil {
 		return nil, false, f
 	}
-	if rec["status"] == receipt.StatusSuspended {
+	if rec.Suspended() {
 		return nil, true, nil
 	}
 	return out, false, nil
@@ -403,7 +403,7 @@ func checkToolInputs(name string, sig manifest.Signature, inputs map[string]any)
 // toolCall issues one algal.tool-effect.v1 request. Tool effects do not
 // count against maxAgentCalls and carry no 500-unit charge; a success
 // charges the signature cost plus the output bytes.
-func (s *scope) toolCall(cellID, cellPath, reqPath, name string, sig manifest.Signature, inputs map[string]any, effectMs int, rec map[string]any) (map[string]any, *Failure) {
+func (s *scope) toolCall(cellID, cellPath, reqPath, name string, sig manifest.Signature, inputs map[string]any, effectMs int, rec *receipt.Cell) (map[string]any, *Failure) {
 	r := s.r
 	req := map[string]any{"contract": effect.ToolContract, "path": reqPath, "tool": name,
 		"effect": sig.Effect, "inputs": inputs}
@@ -428,11 +428,11 @@ func (s *scope) toolCall(cellID, cellPath, reqPath, name string, sig manifest.Si
 		return nil, asFailure(err)
 	}
 	er = sanitize(er)
-	r.effects = append(r.effects, er.Value())
-	rec["effectDigest"] = digest
+	r.effects = append(r.effects, er)
+	rec.EffectDigest = digest
 	if er.Err != nil {
 		if er.Err.Code == fault.EffectSuspended {
-			rec["status"] = receipt.StatusSuspended
+			rec.Status = receipt.StatusSuspended
 			return nil, nil
 		}
 		return nil, &Failure{Code: er.Err.Code, Message: er.Err.Message}
@@ -548,7 +548,7 @@ func bindAnswers(qs []manifest.Question, raw any) (map[string]any, string) {
 	return m, ""
 }
 
-func (s *scope) decideCell(c *manifest.Cell, p string, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+func (s *scope) decideCell(c *manifest.Cell, p string, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 	d := c.Decide
 	mc, mo, budget := s.requestBudget(d.Budget)
 	ctx := s.viewContext(c.ID, d.View, in, 0)
@@ -573,9 +573,20 @@ func (s *scope) decideCell(c *manifest.Cell, p string, in map[string]any, rec ma
 		return nil, f
 	}
 	if res.suspended {
-		rec["status"] = receipt.StatusSuspended
+		rec.Status = receipt.StatusSuspended
 		return nil, nil
 	}
-	rec["effectDigest"] = res.digest
+	rec.EffectDigest = res.digest
 	return map[string]any{"out": res.bound}, nil
+}
+
+// toolCalls is the record of an agent's tool log, whose entries the loop
+// built as {fn, inputs, output}.
+func toolCalls(log []any) []receipt.ToolCall {
+	out := make([]receipt.ToolCall, len(log))
+	for i, e := range log {
+		m := e.(map[string]any)
+		out[i] = receipt.ToolCall{Fn: m["fn"].(string), Inputs: m["inputs"].(map[string]any), Output: m["output"]}
+	}
+	return out
 }

@@ -61,6 +61,7 @@ func runAndVerify(t testing.TB, m *manifest.Manifest, args string, host *Host) m
 	if !rep.OK {
 		t.Fatalf("receipt does not verify: %v", rep.Mismatches)
 	}
+	roundTrip(t, rec, m.Key)
 	return rec
 }
 

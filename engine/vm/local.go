@@ -9,10 +9,11 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 )
 
-// activate runs one cell's body. rec collects extra record fields
-// (effectDigest, toolCalls, shadowOut, rounds, items, via, slot); setting
-// rec["status"] to suspended suspends the cell.
-func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+// activate runs one cell's body. rec is the cell record being built: the
+// body fills in its extra fields (effect digest, tool calls, shadowOut,
+// rounds, items, via, slot), and a body that suspends sets rec.Status to
+// receipt.StatusSuspended.
+func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 	switch c.Kind {
 	case manifest.KindInput:
 		return s.inputCell(c)
@@ -155,9 +156,9 @@ func (s *scope) inputCell(c *manifest.Cell) (map[string]any, *Failure) {
 	return out, nil
 }
 
-func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 	sc := c.Slot
-	rec["slot"] = map[string]any{"name": sc.Name, "mode": sc.Mode}
+	rec.Slot = &receipt.Slot{Name: sc.Name, Mode: sc.Mode}
 	if sc.Mode == "write" {
 		b, err := canon.Encode(in["data"])
 		if err != nil {
@@ -175,21 +176,16 @@ func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec map[
 	// A read is nondeterministic input: verification serves the recorded
 	// outcome instead of the live slot.
 	if s.r.host.recorded != nil {
-		if recd, ok := s.r.host.recorded[p].(map[string]any); ok {
-			if sl, _ := recd["slot"].(map[string]any); sl != nil && sl["mode"] == "read" {
-				switch recd["status"] {
-				case receipt.StatusCommitted:
-					outs, _ := recd["outputs"].(map[string]any)
-					if outs == nil {
-						outs = map[string]any{}
-					}
-					return outs, nil
-				case receipt.StatusFailed:
-					fm, _ := recd["failure"].(map[string]any)
-					code, _ := fm["code"].(string)
-					msg, _ := fm["message"].(string)
-					return nil, &Failure{Code: code, Message: msg}
+		if recd := s.r.host.recorded[p]; recd != nil && recd.Slot != nil && recd.Slot.Mode == "read" {
+			switch recd.Status {
+			case receipt.StatusCommitted:
+				outs := recd.Outputs
+				if outs == nil {
+					outs = map[string]any{}
 				}
+				return outs, nil
+			case receipt.StatusFailed:
+				return nil, &Failure{Code: recd.Failure.Code, Message: recd.Failure.Message}
 			}
 		}
 	}

@@ -84,7 +84,7 @@ func checkHits(raw any, k int) ([]any, string) {
 	return hits, ""
 }
 
-func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec map[string]any) (map[string]any, *Failure) {
+func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 	rc := c.Recall
 	q, burn, err := rc.Query.Compiled.Eval(in, MaxExprFuel)
 	s.r.units += burn
@@ -135,10 +135,10 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec ma
 		return nil, f
 	}
 	if res.suspended {
-		rec["status"] = receipt.StatusSuspended
+		rec.Status = receipt.StatusSuspended
 		return nil, nil
 	}
-	rec["effectDigest"] = res.digest
+	rec.EffectDigest = res.digest
 	hits := res.bound.([]any)
 	if rc.Rerank != nil && len(hits) >= 2 {
 		qs := make([]manifest.Question, len(hits))
@@ -168,10 +168,10 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec ma
 			return nil, f
 		}
 		if rres.suspended {
-			rec["status"] = receipt.StatusSuspended
+			rec.Status = receipt.StatusSuspended
 			return nil, nil
 		}
-		rec["effectDigest"] = rres.digest
+		rec.EffectDigest = rres.digest
 		ans := rres.bound.(map[string]any)["answers"].(map[string]any)
 		order := make([]int, len(hits))
 		score := make([]float64, len(hits))

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -166,12 +167,12 @@ type ReplayOptions struct {
 // Compare replays an admitted revised manifest against rec. The supplied
 // digest is the revision's own manifest digest.
 func Compare(rec map[string]any, revised *manifest.Manifest, opts ReplayOptions) (*Comparison, error) {
-	c, args, err := begin(rec, opts)
+	c, orig, args, err := begin(rec, opts)
 	if err != nil {
 		return nil, err
 	}
 	c.Supplied = revised.Digest
-	return c.replay(rec, revised, args, opts)
+	return c.replay(orig, revised, args, opts)
 }
 
 // CompareValue replays a revision given as decoded JSON. A revision that
@@ -179,7 +180,7 @@ func Compare(rec map[string]any, revised *manifest.Manifest, opts ReplayOptions)
 // not an error; an error means the request itself is unusable (a receipt
 // that fails its checks, malformed args, a host fault).
 func CompareValue(rec map[string]any, revision any, opts ReplayOptions) (*Comparison, error) {
-	c, args, err := begin(rec, opts)
+	c, orig, args, err := begin(rec, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -190,28 +191,28 @@ func CompareValue(rec map[string]any, revision any, opts ReplayOptions) (*Compar
 	if err != nil {
 		return c.couldNot(&Reason{Code: ReasonManifestInvalid, Detail: detail(CodedMessage(err))})
 	}
-	return c.replay(rec, m, args, opts)
+	return c.replay(orig, m, args, opts)
 }
 
-// begin checks the recorded receipt and merges the args.
-func begin(rec map[string]any, opts ReplayOptions) (*Comparison, map[string]any, error) {
+// begin checks the recorded receipt, decodes it and merges the args.
+func begin(rec map[string]any, opts ReplayOptions) (*Comparison, *receipt.Receipt, map[string]any, error) {
 	if err := receipt.Check(rec); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	recorded, _ := rec["args"].(map[string]any)
-	args, err := mergeArgs(recorded, opts.Args)
+	orig, err := receipt.FromValue(rec)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	args, err := mergeArgs(orig.Args, opts.Args)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	ad, err := canon.Digest(args)
 	if err != nil {
-		return nil, nil, replayErrorf(fault.Parse, "args are not canonical JSON: %v", err)
+		return nil, nil, nil, replayErrorf(fault.Parse, "args are not canonical JSON: %v", err)
 	}
-	outcome, _ := rec["outcome"].(string)
-	md, _ := rec["manifestDigest"].(string)
-	d, _ := rec["digest"].(string)
-	return &Comparison{Receipt: d, Manifest: md, Args: ad, OriginalOutcome: outcome,
-		Prefix: []PrefixEntry{}, Added: []string{}}, args, nil
+	return &Comparison{Receipt: orig.Digest, Manifest: orig.ManifestDigest, Args: ad, OriginalOutcome: orig.Outcome,
+		Prefix: []PrefixEntry{}, Added: []string{}}, orig, args, nil
 }
 
 // mergeArgs lays override over base per cell per port, copying so neither
@@ -276,22 +277,16 @@ func (c *Comparison) sealed() (*Comparison, error) {
 	return c, nil
 }
 
-func (c *Comparison) replay(rec map[string]any, m *manifest.Manifest, args map[string]any, opts ReplayOptions) (*Comparison, error) {
-	effects, _ := rec["effects"].([]any)
-	records, err := effect.ParseRecords(effects)
-	if err != nil {
-		return nil, err
-	}
+func (c *Comparison) replay(orig *receipt.Receipt, m *manifest.Manifest, args map[string]any, opts ReplayOptions) (*Comparison, error) {
 	base := opts.Store
 	if base == nil {
 		base = store.NewMemStore()
 	}
-	execs := append([]effect.Executor{effect.NewReplay(records)}, opts.Executors...)
+	execs := append([]effect.Executor{effect.NewReplay(orig.Effects)}, opts.Executors...)
 	// The router has no tool registry: a tool request the record cannot
 	// answer is a hard unbound miss, never a live call.
-	cells, _ := rec["cells"].(map[string]any)
 	host := &Host{Store: store.NewOverlay(base), Router: effect.NewRouter(execs...), Fns: opts.Fns,
-		Signatures: opts.Signatures, Context: opts.Context, recorded: cells, toolSigs: recordedHostTools(opts.ToolSignatures, records)}
+		Signatures: opts.Signatures, Context: opts.Context, recorded: orig.Cells, toolSigs: recordedHostTools(opts.ToolSignatures, orig.Effects)}
 
 	// Admission under this host is evidence, not a usage error: an unknown
 	// function, an unadmitted tool or an unresolvable child cannot run.
@@ -300,6 +295,7 @@ func (c *Comparison) replay(rec map[string]any, m *manifest.Manifest, args map[s
 		ctx = context.Background()
 	}
 	r := &runner{host: host, ctx: ctx, fetched: map[string]string{}}
+	var err error
 	if r.tools, err = toolSignatures(host); err != nil {
 		return nil, err
 	}
@@ -312,14 +308,14 @@ func (c *Comparison) replay(rec map[string]any, m *manifest.Manifest, args map[s
 			Detail: detail("wired input " + key + " has no recorded or supplied value")})
 	}
 
-	revised, err := Run(m, args, host)
+	typed, revised, err := run(m, args, host)
 	if err != nil {
 		return nil, err
 	}
 	c.Revised = revised
-	c.RevisedOutcome, _ = revised["outcome"].(string)
-	c.RevisedReceipt, _ = revised["digest"].(string)
-	c.compare(rec, revised)
+	c.RevisedOutcome = typed.Outcome
+	c.RevisedReceipt = typed.Digest
+	c.compare(orig, typed)
 	return c.sealed()
 }
 
@@ -347,9 +343,8 @@ func missingInput(m *manifest.Manifest, args map[string]any) string {
 
 // compare fills prefix, added, divergence, effectsMatch, the verdict and
 // any could-not-replay reason from the two receipts.
-func (c *Comparison) compare(orig, rev map[string]any) {
-	oc, _ := orig["cells"].(map[string]any)
-	rc, _ := rev["cells"].(map[string]any)
+func (c *Comparison) compare(orig, rev *receipt.Receipt) {
+	oc, rc := orig.Cells, rev.Cells
 	// The prefix follows the recorded trace's activation order.
 	for _, p := range activationOrder(orig) {
 		a, b := side(oc[p]), side(rc[p])
@@ -387,38 +382,33 @@ func (c *Comparison) compare(orig, rev map[string]any) {
 	// what the revision would have done past it.
 	var reason *Reason
 	for _, p := range activationOrder(rev) {
-		cr, _ := rc[p].(map[string]any)
-		f, _ := cr["failure"].(map[string]any)
-		code, _ := f["code"].(string)
-		if cr["status"] != receipt.StatusFailed || f == nil || !slices.Contains(missingCodes, code) {
+		cr := rc[p]
+		if cr == nil || cr.Status != receipt.StatusFailed || cr.Failure == nil || !slices.Contains(missingCodes, cr.Failure.Code) {
 			continue
 		}
-		if or, ok := oc[p].(map[string]any); ok && (same(or, cr) || same(or["failure"], f)) {
+		if or := oc[p]; or != nil && (sameCell(or, cr) || (or.Failure != nil && *or.Failure == *cr.Failure)) {
 			continue
 		}
-		msg, _ := f["message"].(string)
 		why := ReasonMissingEffect
-		if code == fault.InputMissing {
+		if cr.Failure.Code == fault.InputMissing {
 			why = ReasonMissingInput
 		}
-		reason = &Reason{Code: why, Path: p, Request: lastRequest(rev, p), Detail: detail(msg)}
+		reason = &Reason{Code: why, Path: p, Request: lastRequest(rev, p), Detail: detail(cr.Failure.Message)}
 		break
 	}
 
-	match := same(orig["effects"], rev["effects"])
+	match := sameEffects(orig.Effects, rev.Effects)
 	c.EffectsMatch = &match
 	if c.Divergence == nil {
-		ow, _ := orig["work"].(map[string]any)
-		rw, _ := rev["work"].(map[string]any)
 		switch {
 		case !match:
 			c.Divergence = &Divergence{Kind: DivergeEffects, Detail: detail("effect sequences differ")}
 		case c.OriginalOutcome != c.RevisedOutcome:
 			c.Divergence = &Divergence{Kind: DivergeOutcome, Detail: detail(c.OriginalOutcome + " vs " + c.RevisedOutcome)}
-		case !same(orig["failure"], rev["failure"]):
+		case !sameFailure(orig.Failure, rev.Failure):
 			c.Divergence = &Divergence{Kind: DivergeFailure, Detail: detail(failureCode(orig) + " vs " + failureCode(rev))}
-		case !same(ow, rw):
-			c.Divergence = &Divergence{Kind: DivergeWork, Detail: detail("units " + units(ow["units"]) + " vs " + units(rw["units"]))}
+		case orig.Work != rev.Work:
+			c.Divergence = &Divergence{Kind: DivergeWork, Detail: detail("units " + units(orig.Work.Units) + " vs " + units(rev.Work.Units))}
 		}
 	}
 	switch {
@@ -436,22 +426,17 @@ var cellEvents = []string{"cell.commit", "cell.skip", "cell.fail", "cell.suspend
 // activationOrder lists a receipt's cell paths in first-activation order
 // from its event log, then any cell the log does not name (the log is
 // bounded) in UTF-16 order. It is a listing order, not a scheduling claim.
-func activationOrder(rec map[string]any) []string {
-	cells, _ := rec["cells"].(map[string]any)
-	events, _ := rec["events"].([]any)
-	seen := make(map[string]bool, len(cells))
-	order := make([]string, 0, len(cells))
-	for _, ev := range events {
-		e, _ := ev.(map[string]any)
-		k, _ := e["kind"].(string)
-		p, _ := e["path"].(string)
-		if p != "" && !seen[p] && slices.Contains(cellEvents, k) {
-			seen[p] = true
-			order = append(order, p)
+func activationOrder(rec *receipt.Receipt) []string {
+	seen := make(map[string]bool, len(rec.Cells))
+	order := make([]string, 0, len(rec.Cells))
+	for _, e := range rec.Events {
+		if e.Path != nil && *e.Path != "" && !seen[*e.Path] && slices.Contains(cellEvents, e.Kind) {
+			seen[*e.Path] = true
+			order = append(order, *e.Path)
 		}
 	}
 	var rest []string
-	for p := range cells {
+	for p := range rec.Cells {
 		if !seen[p] {
 			rest = append(rest, p)
 		}
@@ -460,17 +445,38 @@ func activationOrder(rec map[string]any) []string {
 	return append(order, rest...)
 }
 
-func side(v any) *CellSide {
-	m, ok := v.(map[string]any)
-	if !ok {
+// side is one run's view of a cell: nil when the path never activated.
+func side(c *receipt.Cell) *CellSide {
+	if c == nil {
 		return nil
 	}
-	d, err := canon.Digest(m)
+	d, err := canon.Digest(c.Value())
 	if err != nil {
 		return nil
 	}
-	s, _ := m["status"].(string)
-	return &CellSide{Status: s, Digest: d}
+	return &CellSide{Status: c.Status, Digest: d}
+}
+
+// sameCell compares two cell records' canonical forms.
+func sameCell(a, b *receipt.Cell) bool { return same(a.Value(), b.Value()) }
+
+func sameEffects(a, b []effect.Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !same(a[i].Value(), b[i].Value()) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameFailure(a, b *receipt.RunFailure) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // same compares canonical forms (absent and null are the same).
@@ -482,35 +488,24 @@ func same(a, b any) bool {
 
 // lastRequest is the last effect request digest the cell issued: the one
 // left unanswered when the cell failed unbound.
-func lastRequest(rec map[string]any, path string) string {
-	events, _ := rec["events"].([]any)
+func lastRequest(rec *receipt.Receipt, path string) string {
 	d := ""
-	for _, ev := range events {
-		e, _ := ev.(map[string]any)
-		if e["kind"] == "effect" && e["path"] == path {
-			if s, ok := e["digest"].(string); ok {
-				d = s
-			}
+	for _, e := range rec.Events {
+		if e.Kind == "effect" && e.Path != nil && *e.Path == path && e.Digest != "" {
+			d = e.Digest
 		}
 	}
 	return d
 }
 
-func failureCode(rec map[string]any) string {
-	f, _ := rec["failure"].(map[string]any)
-	if c, ok := f["code"].(string); ok {
-		return c
+func failureCode(rec *receipt.Receipt) string {
+	if rec.Failure != nil {
+		return rec.Failure.Code
 	}
 	return "none"
 }
 
-func units(v any) string {
-	f, ok := v.(float64)
-	if !ok {
-		return "?"
-	}
-	return string(canon.FormatNumber(nil, f))
-}
+func units(n int) string { return strconv.Itoa(n) }
 
 // Value renders the record as canonical JSON values.
 func (c *Comparison) Value() map[string]any {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
@@ -24,10 +25,10 @@ type runner struct {
 
 	steps, calls, units int
 
-	cells     map[string]any
-	effects   []any
-	events    []any
-	failure   map[string]any
+	cells     map[string]*receipt.Cell
+	effects   []effect.Record
+	events    []receipt.Event
+	failure   *receipt.RunFailure
 	suspended bool
 	// abort is the first host fault (an event log over its bound, a router
 	// error): once set, the run stops at the next check and produces no
@@ -165,15 +166,12 @@ func (r *runner) event(kind, path, digest, outcome string) {
 		r.hostFault(&fault.Error{Code: fault.BudgetExhausted, Message: "receipt event count exceeds 4096"})
 		return
 	}
-	e := map[string]any{"seq": float64(len(r.events)), "kind": kind}
+	e := receipt.Event{Seq: len(r.events), Kind: kind, Digest: digest}
 	if path != "" {
-		e["path"] = path
-	}
-	if digest != "" {
-		e["digest"] = digest
+		e.Path = &path
 	}
 	if outcome != "" {
-		e["outcome"] = outcome
+		e.Outcome = &outcome
 	}
 	r.events = append(r.events, e)
 }
@@ -181,7 +179,7 @@ func (r *runner) event(kind, path, digest, outcome string) {
 // fail records the run's first unhandled failure.
 func (r *runner) fail(f *Failure, path string) {
 	if r.failure == nil {
-		r.failure = map[string]any{"code": f.Code, "message": f.Message, "path": path}
+		r.failure = &receipt.RunFailure{Code: f.Code, Message: f.Message, Path: path}
 	}
 }
 
@@ -190,6 +188,13 @@ func (r *runner) fail(f *Failure, path string) {
 // faults (malformed args, event log overflow); every run-level outcome,
 // failed included, is a receipt.
 func Run(m *manifest.Manifest, args map[string]any, host *Host) (map[string]any, error) {
+	_, rec, err := run(m, args, host)
+	return rec, err
+}
+
+// run is Run returning the receipt both as the typed model and as the
+// sealed canonical value.
+func run(m *manifest.Manifest, args map[string]any, host *Host) (*receipt.Receipt, map[string]any, error) {
 	if host == nil {
 		host = &Host{}
 	}
@@ -205,55 +210,56 @@ func Run(m *manifest.Manifest, args map[string]any, host *Host) (map[string]any,
 	for _, k := range canon.SortedKeys(args) {
 		ports, ok := args[k].(map[string]any)
 		if !ok {
-			return nil, &fault.Error{Code: fault.Parse, Message: fmt.Sprintf("args.%s must be an object of ports", k)}
+			return nil, nil, &fault.Error{Code: fault.Parse, Message: fmt.Sprintf("args.%s must be an object of ports", k)}
 		}
 		feed[k] = ports
 	}
 	var err error
 	if b, err := canon.Encode(args); err != nil {
-		return nil, &fault.Error{Code: fault.Parse, Message: "args are not canonical JSON"}
+		return nil, nil, &fault.Error{Code: fault.Parse, Message: "args are not canonical JSON"}
 	} else if len(b) > receipt.MaxArgsBytes {
-		return nil, &fault.Error{Code: fault.BudgetExhausted, Message: "run argument bytes"}
+		return nil, nil, &fault.Error{Code: fault.BudgetExhausted, Message: "run argument bytes"}
 	}
 	ctx := host.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r := &runner{host: host, ctx: ctx, root: m, budgets: m.Budgets, cells: map[string]any{},
-		effects: []any{}, events: []any{}, sigs: map[string]*cellSig{}, fetched: map[string]string{}}
+	r := &runner{host: host, ctx: ctx, root: m, budgets: m.Budgets, cells: map[string]*receipt.Cell{},
+		sigs: map[string]*cellSig{}, fetched: map[string]string{}}
 	if r.tools, err = toolSignatures(host); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := r.admit(m); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	outcome, err := r.execute(m, feed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rec := map[string]any{
-		"contract":       receipt.Contract,
-		"runtime":        map[string]any{"name": receipt.RuntimeName, "version": receipt.RuntimeVersion},
-		"manifestDigest": m.Digest,
-		"manifestKey":    m.Key,
-		"args":           args,
-		"outcome":        outcome,
-		"cells":          r.cells,
-		"effects":        r.effects,
-		"events":         r.events,
-		"work":           map[string]any{"steps": float64(r.steps), "agentCalls": float64(r.calls), "units": float64(r.units)},
+	typed := &receipt.Receipt{
+		Contract:       receipt.Contract,
+		Runtime:        receipt.Runtime{Name: receipt.RuntimeName, Version: receipt.RuntimeVersion},
+		ManifestDigest: m.Digest,
+		ManifestKey:    m.Key,
+		Args:           args,
+		Outcome:        outcome,
+		Cells:          r.cells,
+		Effects:        r.effects,
+		Events:         r.events,
+		Work:           receipt.Work{Steps: r.steps, AgentCalls: r.calls, Units: r.units},
+		Failure:        r.failure,
 	}
-	if r.failure != nil {
-		rec["failure"] = r.failure
+	rec := typed.Value()
+	d, err := receipt.Seal(rec)
+	if err != nil {
+		return nil, nil, &fault.Error{Code: fault.Internal, Message: "receipt is not canonical JSON: " + err.Error()}
 	}
-	if _, err := receipt.Seal(rec); err != nil {
-		return nil, &fault.Error{Code: fault.Internal, Message: "receipt is not canonical JSON: " + err.Error()}
-	}
+	typed.Digest = d
 	// A produced receipt must pass the same validation a checked one does.
 	if err := receipt.Validate(rec); err != nil {
-		return nil, &fault.Error{Code: fault.Internal, Message: "produced " + err.Error()}
+		return nil, nil, &fault.Error{Code: fault.Internal, Message: "produced " + err.Error()}
 	}
-	return rec, nil
+	return typed, rec, nil
 }
 
 func (r *runner) execute(m *manifest.Manifest, feed map[string]map[string]any) (string, error) {
@@ -430,7 +436,7 @@ func (s *scope) step(i int) bool {
 		inputs, inputErr = collect(sig.inputs, delivered)
 		if skipped(sig.inputs, delivered, inputs) {
 			s.st[i] = cellState{status: receipt.StatusSkipped}
-			r.cells[p] = map[string]any{"status": receipt.StatusSkipped, "work": 0.0}
+			r.cells[p] = &receipt.Cell{Status: receipt.StatusSkipped}
 			r.event("cell.skip", p, "", "")
 			return false
 		}
@@ -444,7 +450,9 @@ func (s *scope) step(i int) bool {
 	before := r.units
 	r.units += 100
 
-	rec := map[string]any{}
+	// rec is the cell record the activation fills in (effect digest, tool
+	// calls, slot, via, ...); an activation that suspends sets its status.
+	rec := &receipt.Cell{}
 	var outputs map[string]any
 	var f *Failure
 	switch {
@@ -461,19 +469,15 @@ func (s *scope) step(i int) bool {
 		// A host fault inside the activation: nothing more is recorded.
 		return true
 	}
-	if f == nil && rec["status"] != receipt.StatusSuspended {
+	if f == nil && !rec.Suspended() {
 		f = checkOutputs(c.ID, sig, outputs)
 	}
-	work := float64(r.units - before)
+	work := r.units - before
 	switch {
-	case rec["status"] == receipt.StatusSuspended:
+	case rec.Suspended():
 		r.suspended = true
 		s.st[i] = cellState{status: receipt.StatusSuspended}
-		out := map[string]any{"status": receipt.StatusSuspended, "work": work}
-		if slot, ok := rec["slot"]; ok {
-			out["slot"] = slot
-		}
-		r.cells[p] = out
+		r.cells[p] = &receipt.Cell{Status: receipt.StatusSuspended, Work: work, Slot: rec.Slot}
 		r.event("cell.suspend", p, "", "")
 		return false
 	case f != nil:
@@ -481,12 +485,8 @@ func (s *scope) step(i int) bool {
 		// not shorten it; only effect error messages are bounded, by the
 		// executor record).
 		s.st[i] = cellState{status: receipt.StatusFailed, failure: f}
-		out := map[string]any{"status": receipt.StatusFailed, "work": work,
-			"failure": map[string]any{"code": f.Code, "message": f.Message}}
-		if slot, ok := rec["slot"]; ok {
-			out["slot"] = slot
-		}
-		r.cells[p] = out
+		r.cells[p] = &receipt.Cell{Status: receipt.StatusFailed, Work: work,
+			Failure: &receipt.Failure{Code: f.Code, Message: f.Message}, Slot: rec.Slot}
 		r.event("cell.fail", p, "", "")
 		handled := false
 		for _, e := range s.out[i] {
@@ -502,10 +502,10 @@ func (s *scope) step(i int) bool {
 		r.failure = nil
 	default:
 		s.st[i] = cellState{status: receipt.StatusCommitted, outputs: outputs}
-		rec["status"] = receipt.StatusCommitted
-		rec["work"] = work
+		rec.Status = receipt.StatusCommitted
+		rec.Work = work
 		if len(outputs) > 0 {
-			rec["outputs"] = outputs
+			rec.Outputs = outputs
 		}
 		r.cells[p] = rec
 		r.event("cell.commit", p, "", "")

@@ -7,6 +7,7 @@ import (
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -21,7 +22,7 @@ func TestEventLogBound(t *testing.T) {
 	}
 	// The 4097th event is a host fault: it is not appended, and every
 	// later event is dropped too.
-	r := &runner{events: make([]any, 4096)}
+	r := &runner{events: make([]receipt.Event, 4096)}
 	r.event("cell.commit", "x", "", "")
 	r.event("run.end", "", "", "complete")
 	if r.abort == nil || r.abort.Code != "BUDGET_EXHAUSTED" || r.abort.Message != "receipt event count exceeds 4096" {
@@ -34,8 +35,8 @@ func TestEventLogBound(t *testing.T) {
 	// Through a whole execution: the fault comes back as the run's error,
 	// with no outcome.
 	full := mustManifest(t, organism("two", `{"id":"a","kind":"const","outputs":{"v":{"type":"json","value":1}}},{"id":"b","kind":"fn","fn":"echo.v1"}`, edge("a", "v", "b", "value")))
-	r = &runner{host: &Host{Store: store.NewMemStore()}, budgets: full.Budgets, cells: map[string]any{},
-		events: make([]any, 4095), sigs: map[string]*cellSig{}, fetched: map[string]string{}}
+	r = &runner{host: &Host{Store: store.NewMemStore()}, budgets: full.Budgets, cells: map[string]*receipt.Cell{},
+		events: make([]receipt.Event, 4095), sigs: map[string]*cellSig{}, fetched: map[string]string{}}
 	outcome, err := r.execute(full, nil)
 	if outcome != "" || fault.CodeOf(err) != "BUDGET_EXHAUSTED" || err.Error() != "receipt event count exceeds 4096" {
 		t.Fatalf("execute over the event bound: %q, %v", outcome, err)

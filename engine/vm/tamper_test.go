@@ -168,6 +168,7 @@ func renderPath(path []any) string {
 
 func rejects(t *testing.T, s sample, rec map[string]any, what string) []string {
 	t.Helper()
+	roundTrip(t, rec, s.name+": "+what)
 	rep, err := Verify(rec, s.m, VerifyOptions{Store: s.st})
 	if err != nil {
 		return []string{err.Error()}

@@ -55,11 +55,10 @@ func Verify(rec map[string]any, m *manifest.Manifest, opts VerifyOptions) (*Repo
 	if err := receipt.Validate(rec); err != nil {
 		return &Report{Mismatches: []string{err.Error()}}, nil
 	}
-	if rec["manifestDigest"] != m.Digest {
-		return &Report{Mismatches: []string{fmt.Sprintf("manifestDigest: %v vs %s", rec["manifestDigest"], m.Digest)}}, nil
+	recorded, err := receipt.FromValue(rec)
+	if recorded.ManifestDigest != m.Digest {
+		return &Report{Mismatches: []string{fmt.Sprintf("manifestDigest: %s vs %s", recorded.ManifestDigest, m.Digest)}}, nil
 	}
-	effects, _ := rec["effects"].([]any)
-	records, err := effect.ParseRecords(effects)
 	if err != nil {
 		return &Report{Mismatches: []string{err.Error()}}, nil
 	}
@@ -67,13 +66,11 @@ func Verify(rec map[string]any, m *manifest.Manifest, opts VerifyOptions) (*Repo
 	if base == nil {
 		base = store.NewMemStore()
 	}
-	replay := effect.NewReplay(records)
+	replay := effect.NewReplay(recorded.Effects)
 	router := effect.NewRouter(replay)
-	cells, _ := rec["cells"].(map[string]any)
 	host := &Host{Store: store.NewOverlay(base), Router: router, Fns: opts.Fns, Signatures: opts.Signatures,
-		recorded: cells, toolSigs: recordedHostTools(opts.ToolSignatures, records)}
-	args, _ := rec["args"].(map[string]any)
-	got, err := Run(m, args, host)
+		recorded: recorded.Cells, toolSigs: recordedHostTools(opts.ToolSignatures, recorded.Effects)}
+	typed, got, err := run(m, recorded.Args, host)
 	if err != nil {
 		return nil, err
 	}
@@ -83,19 +80,17 @@ func Verify(rec map[string]any, m *manifest.Manifest, opts VerifyOptions) (*Repo
 	// Equal canonical content is the common case: the recorded digest must
 	// match both the record's own content and the replay's digest. Only a
 	// divergence pays for the field-by-field diff.
-	if own, err := receipt.Digest(rec); err == nil && own == rec["digest"] && own == got["digest"] {
-		return &Report{OK: true, Digest: own, Outcome: got["outcome"].(string)}, nil
+	if own, err := receipt.Digest(rec); err == nil && own == recorded.Digest && own == typed.Digest {
+		return &Report{OK: true, Digest: own, Outcome: typed.Outcome}, nil
 	}
 	mm := receipt.Diff(rec, got)
 	// Diff reports named fields only (its catch-all fires only when no
 	// named check did), so an edit that left the recorded digest stale is
 	// also named as such, in the native verifier's words.
-	if own, err := receipt.Digest(rec); err != nil || own != rec["digest"] {
+	if own, err := receipt.Digest(rec); err != nil || own != recorded.Digest {
 		mm = append(mm, "receipt or manifest digest mismatch")
 	}
-	d, _ := got["digest"].(string)
-	o, _ := got["outcome"].(string)
-	return &Report{OK: len(mm) == 0, Digest: d, Outcome: o, Mismatches: mm}, nil
+	return &Report{OK: len(mm) == 0, Digest: typed.Digest, Outcome: typed.Outcome, Mismatches: mm}, nil
 }
 
 // Resume continues a suspended (or any verifiable) run: the checkpoint
@@ -119,13 +114,12 @@ func Resume(cp map[string]any, m *manifest.Manifest, host *Host) (map[string]any
 	if !rep.OK {
 		return nil, &fault.Error{Code: fault.ReceiptMismatch, Message: "checkpoint does not verify: " + rep.Mismatches[0]}
 	}
-	effects, _ := cp["effects"].([]any)
-	records, err := effect.ParseRecords(effects)
+	checkpoint, err := receipt.FromValue(cp)
 	if err != nil {
 		return nil, err
 	}
-	kept := records[:0:0]
-	for _, r := range records {
+	kept := checkpoint.Effects[:0:0]
+	for _, r := range checkpoint.Effects {
 		if r.Err == nil || r.Err.Code != fault.EffectSuspended {
 			kept = append(kept, r)
 		}
@@ -140,6 +134,5 @@ func Resume(cp map[string]any, m *manifest.Manifest, host *Host) (map[string]any
 	router.Tools = tools
 	h := *host
 	h.Router = router
-	args, _ := cp["args"].(map[string]any)
-	return Run(m, args, &h)
+	return Run(m, checkpoint.Args, &h)
 }

@@ -1,9 +1,10 @@
 // Package vm is the ALGAL run engine: it schedules a manifest's cells,
-// activates local cells (input, const, fn, expr, store, load, slot, tool)
-// and effect cells (agent, classifier, gate, decide, recall) through the
-// host's executors, keeps the work ledger, writes the algal.run.v1
-// receipt, and verifies a receipt by replaying the run offline against its
-// own recorded effects.
+// activates local cells (input, const, fn, expr, store, load, slot, tool;
+// the builtin fn bodies live in engine/builtins) and effect cells (agent,
+// classifier, gate, decide, recall) through the host's executors, keeps
+// the work ledger, writes the algal.run.v1 receipt (built as the typed
+// receipt.Receipt, sealed as its canonical value), and verifies a receipt
+// by replaying the run offline against its own recorded effects.
 //
 // A Host carries everything a run may use (store, executors, function and
 // tool registries, transports); nothing is global. A run is a tree of
@@ -23,6 +24,7 @@ import (
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -91,7 +93,7 @@ type Host struct {
 
 	// recorded holds the checked receipt's cells during verification, so
 	// slot reads and transport provenance replay from the record.
-	recorded map[string]any
+	recorded map[string]*receipt.Cell
 	toolSigs map[string]manifest.Signature
 }
 
