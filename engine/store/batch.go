@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/algal-assay/assay/engine/fault"
+	"golang.org/x/sync/errgroup"
 )
 
 // Committer is a store whose writes become durable at a barrier rather
@@ -99,19 +100,24 @@ func (p *pending) putBack(paths []string) {
 }
 
 // syncEach is the portable barrier: fsync every file, then every directory
-// holding one, once each.
+// holding one, once each. The file syncs run 16 at a time: concurrent
+// fsyncs share journal commits, where one after another each waits for
+// its own.
 func syncEach(paths []string) error {
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
+	var g errgroup.Group
+	g.SetLimit(16)
 	dirs := map[string]bool{}
 	for _, p := range paths {
-		if err := syncFileErr(p); err != nil {
-			return err
-		}
+		g.Go(func() error { return syncFileErr(p) })
 		// The namespace directory's own entry, too: a batch may have
 		// created it.
 		dirs[filepath.Dir(p)] = true
 		dirs[filepath.Dir(filepath.Dir(p))] = true
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
 		syncDir(d)
