@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/algal-assay/assay/engine/fault"
@@ -71,6 +72,10 @@ func (b *Batch) Pending() int {
 	defer b.pend.mu.Unlock()
 	return len(b.pend.paths)
 }
+
+// barriers counts the syncs (fsync or syncfs) the package issued, for the
+// benchmarks that compare batching with a sync per object.
+var barriers atomic.Int64
 
 // pending is the set of files a batch wrote or retained since its last
 // Commit.
@@ -136,6 +141,7 @@ func syncFileErr(path string) error {
 		return errf(fault.IOFailed, "commit", path, "%v", unwrap(err))
 	}
 	defer fd.Close()
+	barriers.Add(1)
 	if err := fd.Sync(); err != nil {
 		return errf(fault.IOFailed, "commit", path, "%v", unwrap(err))
 	}

@@ -200,6 +200,7 @@ func (f *FileStore) publish(op, path string, data []byte, replace bool) (install
 		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
 	}
 	if f.pend == nil {
+		barriers.Add(1)
 		if err := tmp.Sync(); err != nil {
 			tmp.Close()
 			return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
@@ -251,6 +252,7 @@ func (f *FileStore) retain(path string) {
 // systems refuse fsync on directories and the data itself is already synced.
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
+		barriers.Add(1)
 		_ = d.Sync()
 		d.Close()
 	}
@@ -260,6 +262,7 @@ func syncDir(dir string) {
 // on that writer's own sync, so it is ignored here.
 func syncFile(path string) {
 	if fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil {
+		barriers.Add(1)
 		_ = fd.Sync()
 		fd.Close()
 	}

@@ -19,6 +19,7 @@ func syncPaths(root string, paths []string) error {
 		return errf(fault.IOFailed, "commit", root, "%v", unwrap(err))
 	}
 	defer d.Close()
+	barriers.Add(1)
 	err = unix.Syncfs(int(d.Fd()))
 	if err == nil {
 		return nil
