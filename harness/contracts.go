@@ -8,6 +8,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/suggest"
 )
@@ -57,13 +58,38 @@ type contender struct {
 	shared bool
 }
 
-// readManifest loads one manifest the workload names.
+// readManifest loads one manifest the workload names, and rejects the
+// graph mistakes its run would be rejected for (see staticGraphCodes).
 func (w *Workload) readManifest(r Ref, path string) (*manifest.Manifest, error) {
 	m, err := manifest.ReadFile(r.Path)
+	if err == nil {
+		if _, cerr := manifest.Compile(m, manifest.Options{}); cerr != nil {
+			if e, ok := fault.As(cerr); ok && staticGraphCodes[e.Code] {
+				err = manifest.LocateFile(r.Path, cerr)
+			}
+		}
+	}
 	if err != nil {
-		return nil, errAt(r.Pos, path, "manifest %s is not an admissible algal.organism.v1 manifest: %s", r.Written, expr.Humanize(err.Error()))
+		return nil, errAt(r.Pos, path, "manifest %s is not an admissible algal.organism.v1 manifest: %s", r.Written, expr.Humanize(fault.Advised(err)))
 	}
 	return m, nil
+}
+
+// staticGraphCodes are the compile rejections that depend on the manifest
+// alone: an edge or interface naming a missing cell or port, incompatible
+// types, a guard that cannot fit, a cycle. Every run compiles the manifest
+// before its first cell and fails with the same code (upstream raises them
+// at compile time too), so a workload is told at load instead of by every
+// receipt. What the host decides is left to the run: host fns and tools
+// (FN_UNKNOWN, TOOL_UNKNOWN) and embedded children, which resolve from the
+// store (STORE_MISS, DIGEST_MISMATCH, and the bounds of the expansion), so
+// a manifest embedding a child is left to its run.
+var staticGraphCodes = map[string]bool{
+	fault.ManifestInvalid:   true,
+	fault.GraphCycle:        true,
+	fault.TypeMismatch:      true,
+	fault.GuardInvalid:      true,
+	fault.InterfaceMismatch: true,
 }
 
 // contenders lists every manifest known at load with its executors.

@@ -269,3 +269,46 @@ func TestManifestExpressionErrorsReadAsSentences(t *testing.T) {
 		t.Errorf("error %q: want the sentence with its suggestion, not the canonical object", msg)
 	}
 }
+
+// A graph mistake in an organism (an edge to a missing port, an interface
+// naming a missing cell) fails every run of it at compile time; Load
+// rejects it instead, pointing at the workload's manifest line and at the
+// line and column inside the organism, with a did-you-mean.
+func TestGraphMistakesRejectedAtLoad(t *testing.T) {
+	tests := []struct {
+		name, old, new string
+		want           string
+	}{
+		{"edge to a missing port", `"to": { "cell": "route", "port": "ticket" }`, `"to": { "cell": "route", "port": "tickt" }`,
+			`single.algal.json:24:87: edges[0].to: cell "route" has no input port "tickt" (did you mean "ticket"?)`},
+		{"interface naming a missing cell", `"queue": { "cell": "route"`, `"queue": { "cell": "rute"`,
+			`single.algal.json:9:37: interface.outputs.queue: names missing cell "rute" (did you mean "route"?)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeWorkload(t, "tiny.bench.yaml", goodBench)
+			org := filepath.Join(filepath.Dir(p), "single.algal.json")
+			b, err := os.ReadFile(org)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), tc.old) {
+				t.Fatalf("fixture lacks %q", tc.old)
+			}
+			if err := os.WriteFile(org, []byte(strings.Replace(string(b), tc.old, tc.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Load(p)
+			we, ok := fault.As(err)
+			if !ok {
+				t.Fatalf("loaded: %v", err)
+			}
+			if we.File != p || we.Line != 5 || we.Column != 15 || we.Path != "systems[0].manifest" {
+				t.Errorf("at %s:%d:%d %s, want the manifest key of %s", we.File, we.Line, we.Column, we.Path, p)
+			}
+			if !strings.Contains(we.Message, filepath.Join(filepath.Dir(p), tc.want)) {
+				t.Errorf("message %q\nlacks %q", we.Message, tc.want)
+			}
+		})
+	}
+}

@@ -90,6 +90,9 @@ func (c *cli) admitManifest(path string, f checkFlags) (*manifest.Manifest, *man
 	}
 	compiled, err := manifest.Compile(m, opts)
 	if err != nil {
+		if path != "-" {
+			err = manifest.LocateFile(path, err)
+		}
 		return nil, nil, err
 	}
 	return m, compiled, nil

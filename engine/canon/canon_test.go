@@ -398,3 +398,49 @@ func TestReadFileSyntaxErrorsCarryLineColumn(t *testing.T) {
 		}
 	}
 }
+
+// Locate finds keys and indices, stops at the deepest member a path
+// reaches, and points a key's position at its opening quote.
+func TestLocate(t *testing.T) {
+	doc := []byte("{\"a\": [1, {\"b\":\n  \"x\"}], \"c\": true}")
+	cases := []struct {
+		path                []string
+		key, value, matched int
+	}{
+		{nil, 0, 0, 0},
+		{[]string{"a"}, 1, 6, 1},
+		{[]string{"a", "1"}, 10, 10, 2},
+		{[]string{"a", "1", "b"}, 11, 18, 3},
+		{[]string{"c"}, 25, 30, 1},
+		{[]string{"a", "7"}, 1, 6, 1},
+		{[]string{"a", "1", "b", "deeper"}, 11, 18, 3},
+		{[]string{"missing"}, 0, 0, 0},
+	}
+	for _, c := range cases {
+		got := Locate(doc, c.path...)
+		if got != (Location{Key: c.key, Value: c.value, Matched: c.matched}) {
+			t.Errorf("Locate(%q) = %+v, want key %d value %d matched %d", c.path, got, c.key, c.value, c.matched)
+		}
+	}
+	if l, c := LineColumn(doc, 18); l != 2 || c != 3 {
+		t.Errorf("LineColumn(18) = %d:%d, want 2:3", l, c)
+	}
+}
+
+// A file that does not exist is IO_FAILED naming it, with a did-you-mean
+// over its directory kept in the hint (Error() is unchanged).
+func TestReadMissingFileHints(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "echo.algal.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "echo.algal.jsn")
+	_, err := ReadFile(missing, 0)
+	e, ok := fault.As(err)
+	if !ok || e.Code != fault.IOFailed || e.Error() != missing+": no such file or directory" {
+		t.Fatalf("got %v", err)
+	}
+	if want := ` (did you mean "` + filepath.Join(dir, "echo.algal.json") + `"?)`; e.Hint != want || fault.Advised(err) != e.Error()+want {
+		t.Errorf("hint %q, advised %q", e.Hint, fault.Advised(err))
+	}
+}

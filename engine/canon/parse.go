@@ -14,8 +14,10 @@ package canon
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"syscall"
@@ -23,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/suggest"
 )
 
 // Bounds shared by every document this package reads or writes.
@@ -93,19 +96,26 @@ func ReadFile(path string, maxBytes int) (any, error) {
 	}
 	v, err := Parse(data, maxBytes)
 	if err != nil {
-		if e, ok := fault.As(err); ok {
-			located := *e
-			located.File = path
-			if located.HasOffset {
-				// A person reads a file by line and column, not by byte.
-				located.Line, located.Column = lineColumn(data, located.Offset)
-				located.HasOffset = false
-			}
-			return nil, &located
-		}
-		return nil, err
+		return nil, InFile(path, data, err)
 	}
 	return v, nil
+}
+
+// InFile locates err, a rejection by Parse of data read from path, in the
+// file: its name, and the line and column of the byte offset it names.
+func InFile(path string, data []byte, err error) error {
+	e, ok := fault.As(err)
+	if !ok {
+		return err
+	}
+	located := *e
+	located.File = path
+	if located.HasOffset {
+		// A person reads a file by line and column, not by byte.
+		located.Line, located.Column = lineColumn(data, located.Offset)
+		located.HasOffset = false
+	}
+	return &located
 }
 
 // lineColumn converts a byte offset into data to a 1-based line and a
@@ -128,6 +138,9 @@ func ReadBounded(path string, maxBytes int) ([]byte, error) {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &fault.Error{Code: fault.IOFailed, Offset: -1, File: path, Message: unwrapPathError(err).Error(), Hint: suggest.File("", path)}
+		}
 		return fail(fault.IOFailed, "%v", unwrapPathError(err))
 	}
 	if !st.Mode().IsRegular() {

@@ -128,6 +128,11 @@ type Error struct {
 	Wake []any
 	// Host marks a host fault: routers return it instead of recording it.
 	Host bool
+	// Hint is advice for a person, such as ` (did you mean "prompt"?)`,
+	// kept apart from Message because a message may be contract bytes (a
+	// spawned manifest's rejection rides its receipt). Error() does not
+	// print it; a reader of a file appends it where a person reads it.
+	Hint string
 }
 
 // New builds an Error with a formatted message.
@@ -220,6 +225,15 @@ func CodeOf(err error) string {
 func MessageOf(err error) string {
 	if f, ok := As(err); ok {
 		return f.Message
+	}
+	return err.Error()
+}
+
+// Advised is err's text for a person: Error() followed by the Hint of the
+// first *Error in its chain, if any.
+func Advised(err error) string {
+	if f, ok := As(err); ok && f.Hint != "" {
+		return err.Error() + f.Hint
 	}
 	return err.Error()
 }

@@ -29,6 +29,16 @@ var cellKeys = map[Kind][]string{
 	KindRecall:     {"id", "kind", "inputs", "query", "k", "embedder", "route", "rerank", "budget", "retry"},
 }
 
+// cellKinds are the kind names, for a did-you-mean.
+var cellKinds = func() []string {
+	var out []string
+	for k := range cellKeys {
+		out = append(out, string(k))
+	}
+	slices.Sort(out)
+	return out
+}()
+
 func parseCell(v any, i int) (*Cell, error) {
 	loc := fmt.Sprintf("cells[%d]", i)
 	raw, err := asObject(v, loc)
@@ -47,7 +57,7 @@ func parseCell(v any, i int) (*Cell, error) {
 	kind := Kind(kindText)
 	allowed, ok := cellKeys[kind]
 	if !ok {
-		return nil, invalid(loc, "kind: unknown cell kind %q", kindText)
+		return nil, hinted(invalid(loc, "kind: unknown cell kind %q", kindText), kindText, cellKinds)
 	}
 	if err := onlyKeys(raw, loc, allowed...); err != nil {
 		return nil, err

@@ -2,8 +2,10 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,6 +79,15 @@ func (o *Options) fn(name string) (Signature, bool) {
 	}
 	s, ok := builtins[name]
 	return s, ok
+}
+
+// fnNames lists the fn names o admits, for a did-you-mean.
+func (o *Options) fnNames() []string {
+	names := slices.Collect(maps.Keys(builtins))
+	for n := range o.Fns {
+		names = append(names, n)
+	}
+	return names
 }
 
 func (o *Options) tool(name string) (Signature, bool) {
@@ -154,14 +165,14 @@ func (c *Compiled) InterfaceSignature() (Signature, error) {
 			loc := fmt.Sprintf("interface.%s.%s", side, ip.Name)
 			i, ok := c.Manifest.byID[ip.Cell]
 			if side == "inputs" && (!ok || c.Manifest.Cells[i].Kind != KindInput) {
-				return sig, fail(fault.InterfaceMismatch, loc, "must name an input cell, got %q", ip.Cell)
+				return sig, hinted(fail(fault.InterfaceMismatch, loc, "must name an input cell, got %q", ip.Cell), ip.Cell, c.Manifest.cellIDs(KindInput))
 			}
 			if !ok {
-				return sig, fail(fault.InterfaceMismatch, loc, "names missing cell %q", ip.Cell)
+				return sig, hinted(fail(fault.InterfaceMismatch, loc, "names missing cell %q", ip.Cell), ip.Cell, c.Manifest.cellIDs(""))
 			}
 			p, ok := c.Signatures[i].Output(ip.Port)
 			if !ok {
-				return sig, fail(fault.InterfaceMismatch, loc, "cell %q has no output port %q", ip.Cell, ip.Port)
+				return sig, hinted(fail(fault.InterfaceMismatch, loc, "cell %q has no output port %q", ip.Cell, ip.Port), ip.Port, portNames(c.Signatures[i].Outputs))
 			}
 			p.Name = ip.Name
 			p.Value, p.HasValue = nil, false
@@ -297,7 +308,7 @@ func (c *compiler) signature(out *Compiled, cell *Cell) (Signature, error) {
 	case KindFn:
 		s, ok := c.opts.fn(cell.Fn)
 		if !ok {
-			return s, fail(fault.FnUnknown, "fn", "unknown fn %s", cell.Fn)
+			return s, hinted(fail(fault.FnUnknown, "fn", "unknown fn %s", cell.Fn), cell.Fn, c.opts.fnNames())
 		}
 		return s, nil
 	case KindTool:
@@ -423,6 +434,18 @@ func Compatible(from, to Port) bool {
 	return from.Type == TypeChoice && to.Type == TypeText
 }
 
+// cellIDs lists the ids of m's cells (of one kind, unless kind is empty),
+// for a did-you-mean.
+func (m *Manifest) cellIDs(kind Kind) []string {
+	var ids []string
+	for _, c := range m.Cells {
+		if kind == "" || c.Kind == kind {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
 func describePort(p Port) string {
 	s := p.Type
 	if p.Type == TypeCap {
@@ -447,19 +470,19 @@ func checkEdges(out *Compiled) error {
 		loc := fmt.Sprintf("edges[%d]", i)
 		fi, ok := m.byID[e.From.Cell]
 		if !ok {
-			return fail(fault.ManifestInvalid, loc+".from", "unknown producer cell %q", e.From.Cell)
+			return hinted(fail(fault.ManifestInvalid, loc+".from", "unknown producer cell %q", e.From.Cell), e.From.Cell, m.cellIDs(""))
 		}
 		producer, ok := out.Signatures[fi].Output(e.From.Port)
 		if !ok {
-			return fail(fault.ManifestInvalid, loc+".from", "cell %q has no output port %q", e.From.Cell, e.From.Port)
+			return hinted(fail(fault.ManifestInvalid, loc+".from", "cell %q has no output port %q", e.From.Cell, e.From.Port), e.From.Port, portNames(out.Signatures[fi].Outputs))
 		}
 		ti, ok := m.byID[e.To.Cell]
 		if !ok {
-			return fail(fault.ManifestInvalid, loc+".to", "unknown consumer cell %q", e.To.Cell)
+			return hinted(fail(fault.ManifestInvalid, loc+".to", "unknown consumer cell %q", e.To.Cell), e.To.Cell, m.cellIDs(""))
 		}
 		consumer, ok := out.Signatures[ti].Input(e.To.Port)
 		if !ok {
-			return fail(fault.ManifestInvalid, loc+".to", "cell %q has no input port %q", e.To.Cell, e.To.Port)
+			return hinted(fail(fault.ManifestInvalid, loc+".to", "cell %q has no input port %q", e.To.Cell, e.To.Port), e.To.Port, portNames(out.Signatures[ti].Inputs))
 		}
 		if e.OnFail {
 			if consumer.Type != TypeJSON {

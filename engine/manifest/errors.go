@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/suggest"
 )
 
 // fail builds an error located at loc (may be empty).
@@ -23,6 +24,12 @@ func limit(loc, format string, a ...any) *fault.Error {
 	return fail(fault.BudgetExhausted, loc, format, a...)
 }
 
+// hinted adds a did-you-mean for name among known to e.
+func hinted(e *fault.Error, name string, known []string) *fault.Error {
+	e.Hint = suggest.DidYouMean(name, known)
+	return e
+}
+
 // within prefixes an error's location with an outer location.
 func within(loc string, err error) error {
 	if err == nil || loc == "" {
@@ -32,7 +39,7 @@ func within(loc string, err error) error {
 	// is re-located; a located error (canon's byte offset, a store key) or
 	// an expression error with its detail fields passes through unchanged.
 	if e, ok := fault.As(err); ok && e == err && !e.Located() && e.Details == nil {
-		return &fault.Error{Code: e.Code, Message: loc + ": " + e.Message}
+		return &fault.Error{Code: e.Code, Message: loc + ": " + e.Message, Hint: e.Hint}
 	}
 	return err
 }

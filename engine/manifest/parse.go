@@ -11,14 +11,20 @@ import (
 
 // ReadFile admits a manifest file: a regular file (a symlink to one is
 // fine) of at most MaxManifestBytes, strict JSON, then Parse rules.
+// A rejection names the file and the line and column of the field at
+// fault, with a did-you-mean where one is likely.
 func ReadFile(path string) (*Manifest, error) {
-	v, err := canon.ReadFile(path, MaxManifestBytes)
+	data, err := canon.ReadBounded(path, MaxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
+	v, err := canon.Parse(data, MaxManifestBytes)
+	if err != nil {
+		return nil, canon.InFile(path, data, err)
+	}
 	m, err := ParseValue(v)
 	if err != nil {
-		return nil, within(path, err)
+		return nil, locate(path, data, err)
 	}
 	return m, nil
 }

@@ -83,7 +83,7 @@ func nameID(s, loc string) error {
 // in byte order so the message is deterministic.
 func onlyKeys(m map[string]any, loc string, allowed ...string) error {
 	if k, bad := canon.UnknownKey(m, allowed...); bad {
-		return invalid(loc, "unknown key %q", k)
+		return hinted(invalid(loc, "unknown key %q", k), k, allowed)
 	}
 	return nil
 }

@@ -11,6 +11,8 @@
 package suggest
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -74,4 +76,35 @@ func swapped(a, b string) bool {
 		i++
 	}
 	return i+1 < len(ra) && ra[i] == rb[i+1] && ra[i+1] == rb[i] && string(ra[i+2:]) == string(rb[i+2:])
+}
+
+// File returns ` (did you mean "x"?)` for a file named as written (relative
+// to dir unless absolute) that does not exist, naming the closest entry of
+// the directory it would be in, spelled as the name was written; "" when
+// nothing there is close or the directory does not read. Only the last
+// element is corrected: a mistyped directory gets no suggestion.
+func File(dir, written string) string {
+	if written == "" {
+		return ""
+	}
+	p := written
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, filepath.FromSlash(written))
+	}
+	entries, err := os.ReadDir(filepath.Dir(p))
+	if err != nil {
+		return ""
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	base := filepath.Base(p)
+	c, ok := Closest(base, names)
+	if !ok || c == base {
+		return ""
+	}
+	// Keep what was written before the last element, in its own slashes.
+	i := strings.LastIndexAny(written, `/`+string(filepath.Separator))
+	return " (did you mean " + strconv.Quote(written[:i+1]+c) + "?)"
 }

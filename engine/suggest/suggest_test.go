@@ -1,6 +1,8 @@
 package suggest
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -65,5 +67,37 @@ func TestMaxDistance(t *testing.T) {
 		if got := MaxDistance(chars); got != want {
 			t.Errorf("MaxDistance(%d) = %d, want %d", chars, got, want)
 		}
+	}
+}
+
+// File suggests the closest name in the directory a missing file would be
+// in, spelled as written.
+func TestFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "fixtures"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"fixtures/triage-single.algal.json", "fixtures/triage-escalating.algal.json", "ticket.bench.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct{ written, want string }{
+		{"fixtures/triage-singel.algal.json", ` (did you mean "fixtures/triage-single.algal.json"?)`},
+		{"fixtures/triage-single.algal.jsn", ` (did you mean "fixtures/triage-single.algal.json"?)`},
+		{"tiket.bench.yaml", ` (did you mean "ticket.bench.yaml"?)`},
+		{"./tiket.bench.yaml", ` (did you mean "./ticket.bench.yaml"?)`},
+		{"fixtures/unrelated.json", ""},
+		{"fixturs/triage-single.algal.json", ""},
+		{"", ""},
+	}
+	for _, c := range cases {
+		if got := File(dir, c.written); got != c.want {
+			t.Errorf("File(%q) = %q, want %q", c.written, got, c.want)
+		}
+	}
+	abs := filepath.Join(dir, "tiket.bench.yaml")
+	if got, want := File("/elsewhere", abs), ` (did you mean "`+filepath.Join(dir, "ticket.bench.yaml")+`"?)`; got != want {
+		t.Errorf("File(%q) = %q, want %q", abs, got, want)
 	}
 }
