@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/suggest"
 )
 
 // Discover lists the workload files under paths: a file is taken as named
@@ -30,7 +31,7 @@ func Discover(paths ...string) ([]string, error) {
 	for _, root := range paths {
 		st, err := os.Stat(root)
 		if err != nil {
-			return nil, &fault.Error{Code: CodeWorkload, File: root, Message: "cannot read: " + unwrapPathError(err)}
+			return nil, &fault.Error{Code: CodeWorkload, File: root, Message: "cannot read: " + unwrapPathError(err) + suggest.File("", root)}
 		}
 		if !st.IsDir() {
 			if _, ok := KindOf(root); !ok {

@@ -37,3 +37,26 @@ func TestLoadAllRefusesDuplicateNames(t *testing.T) {
 		t.Errorf("a uniquely named workload was refused: %v", errs[2])
 	}
 }
+
+// A missing file (a workload named on the command line, a manifest a
+// workload names, an included case file) is answered with the closest
+// name in the directory it would be in, spelled as it was written.
+func TestMissingFilesSuggestNearbyNames(t *testing.T) {
+	p := writeWorkload(t, "tiny.bench.yaml", goodBench)
+	dir := filepath.Dir(p)
+
+	_, err := Discover(filepath.Join(dir, "tiny.bench.yml"))
+	if e, ok := fault.As(err); !ok || !strings.HasSuffix(e.Message, `no such file or directory (did you mean "`+filepath.Join(dir, "tiny.bench.yaml")+`"?)`) {
+		t.Errorf("Discover: %v", err)
+	}
+
+	we, _ := loadErr(t, "typo.bench.yaml", strings.Replace(goodBench, "single.algal.json", "singel.algal.json", 1))
+	if we.Line != 5 || we.Column != 15 || !strings.HasSuffix(we.Message, `(did you mean "single.algal.json"?)`) {
+		t.Errorf("manifest typo: %d:%d %s", we.Line, we.Column, we.Message)
+	}
+
+	we, _ = loadErr(t, "far.bench.yaml", strings.Replace(goodBench, "single.algal.json", "other.json", 1))
+	if strings.Contains(we.Message, "did you mean") {
+		t.Errorf("nothing is close to other.json, yet: %s", we.Message)
+	}
+}

@@ -195,7 +195,7 @@ func FileStem(path string) string {
 func readBounded(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: "cannot read: " + unwrapPathError(err)}
+		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: "cannot read: " + unwrapPathError(err) + suggest.File("", path)}
 	}
 	if !st.Mode().IsRegular() {
 		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: "is not a regular file"}
@@ -331,7 +331,7 @@ func (w *Workload) ref(d *decoder, n *yaml.Node, path string) (Ref, error) {
 	ref := Ref{Path: p, Written: s, Pos: d.pos(n)}
 	st, err := os.Stat(p)
 	if err != nil {
-		return Ref{}, d.fail(n, path, "%s does not exist (paths are relative to the workload file)", s)
+		return Ref{}, d.fail(n, path, "%s does not exist (paths are relative to the workload file)%s", s, suggest.File(w.Dir, s))
 	}
 	if st.IsDir() {
 		return Ref{}, d.fail(n, path, "%s is a directory, not a file", s)
@@ -367,7 +367,7 @@ func (w *Workload) parseExecutors(d *decoder, n *yaml.Node, path string, allowCa
 		case strings.HasPrefix(spec, "scripted:") && len(spec) > len("scripted:"):
 			p := w.resolve(spec[len("scripted:"):])
 			if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-				return nil, d.fail(f[name].value, at, "scripted responses file %s does not exist (paths are relative to the workload file)", spec[len("scripted:"):])
+				return nil, d.fail(f[name].value, at, "scripted responses file %s does not exist (paths are relative to the workload file)%s", spec[len("scripted:"):], suggest.File(w.Dir, spec[len("scripted:"):]))
 			}
 			ex.Spec = "scripted:" + p
 		case strings.HasPrefix(spec, "replay:") && len(spec) > len("replay:"):

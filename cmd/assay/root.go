@@ -80,7 +80,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitNo
 	}
 	if code, ok := codeOf(err); ok {
-		writeError(stderr, code, err.Error())
+		writeError(stderr, code, fault.Advised(err))
 		return exitError
 	}
 	// Anything else is an argument problem: cobra's own arity and flag
