@@ -59,6 +59,8 @@ func (r *Result) Reasons() []string {
 	}
 	if o.Foundry != nil && o.Foundry.Report == nil {
 		out = append(out, "the habitat budget was exhausted before a candidate was promoted (budget.json)")
+	} else if o.Repeats != nil && len(o.Repeats.Exhausted) > 0 {
+		out = append(out, fmt.Sprintf("the habitat budget was exhausted in %s before a candidate was promoted", repeatWord(o.Repeats.Exhausted)))
 	}
 	if v := o.Verification; v != nil && !v.OK {
 		for _, m := range v.Mismatches {
@@ -100,6 +102,14 @@ func (r *Result) Code() string {
 // they multiply, e.g. 18, "3 systems x 6 cases"; 0 and "" when a generator
 // decides the population.
 func (w *Workload) RunCount() (int, string) {
+	n, shape := w.runCount()
+	if w.Repeats > 1 && n > 0 {
+		return n * w.Repeats, fmt.Sprintf("%s x %s", shape, plural(w.Repeats, "repeat"))
+	}
+	return n, shape
+}
+
+func (w *Workload) runCount() (int, string) {
 	if w.Kind == KindBench {
 		return len(w.Systems) * len(w.Cases), fmt.Sprintf("%s x %s", plural(len(w.Systems), "system"), plural(len(w.Cases), "case"))
 	}
@@ -173,6 +183,13 @@ func RunWorkload(ctx context.Context, path string, w *Workload, opts BatchOption
 
 // runLoaded runs r's workload unless it failed to load.
 func runLoaded(ctx context.Context, r *Result, opts BatchOptions) *Result {
+	if r.Err == nil && opts.Repeats > 0 {
+		if w, err := r.Workload.WithRepeats(opts.Repeats); err != nil {
+			r.Err = err
+		} else {
+			r.Workload = w
+		}
+	}
 	if r.Err == nil {
 		if opts.OnStart != nil {
 			opts.OnStart(r.Workload)

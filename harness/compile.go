@@ -52,7 +52,7 @@ type Compiled struct {
 // (runs/<name>/<slug>). It admits the config with the engine, so every
 // engine rejection comes back pointing into the workload file.
 func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled, error) {
-	c := &Compiled{Workload: w, Files: map[string][]byte{}, declared: map[string]map[string]map[string]int{}}
+	c := &Compiled{Workload: w, Files: map[string][]byte{}}
 	inputs := map[string]any{}
 	manifests := map[string]Pos{}
 	loader := func(path string) (*manifest.Manifest, error) {
@@ -75,31 +75,23 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 	}
 
 	// Scripted tables compiled from case responses, one per executor (per
-	// part and executor for a workload that runs in parts).
+	// part and executor for a workload that runs in parts; per executor
+	// and repeat when its responses differ per repeat).
 	if !w.InParts() {
 		order := caseOrder(w)
 		for name := range w.caseExecutors() {
-			b, err := w.scriptedTable(order, name)
-			if err != nil {
-				return nil, err
-			}
-			c.Files[ScriptedFile(name)] = append(b, '\n')
-			inputs[ScriptedFile(name)] = canon.DigestBytes(b)
-		}
-	}
-	for _, cs := range w.Cases {
-		for ex, cells := range cs.Responses {
-			for cell, vals := range cells {
-				if c.declared[cs.ID] == nil {
-					c.declared[cs.ID] = map[string]map[string]int{}
+			for rep := 1; rep <= w.scriptedRepeats(name); rep++ {
+				b, err := w.scriptedTableAt(order, name, rep)
+				if err != nil {
+					return nil, err
 				}
-				if c.declared[cs.ID][ex] == nil {
-					c.declared[cs.ID][ex] = map[string]int{}
-				}
-				c.declared[cs.ID][ex][cell] = len(vals)
+				file := RepeatScriptedFile(name, rep)
+				c.Files[file] = append(b, '\n')
+				inputs[file] = canon.DigestBytes(b)
 			}
 		}
 	}
+	c.declared = declaredCalls(w, 1)
 	// File-based scripted tables must be JSON objects; their content is
 	// part of the identity.
 	checkTables := func(execs []Executor) error {
@@ -151,6 +143,11 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 		"kind": string(w.Kind), "name": w.Name, "revision": float64(w.Revision),
 		"config": written, "inputs": inputs,
 	}
+	if w.Repeats > 1 {
+		// Repeats decide the samples; one repeat keeps the identity every
+		// run directory had before repeats existed.
+		identity["repeats"] = float64(w.Repeats)
+	}
 	if len(w.Backends) > 0 {
 		// What decides a live backend's answers decides the results too
 		// (the configuration digest's fields, never a key).
@@ -181,12 +178,17 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 // its table's canonical bytes (cell queues in session order, plus the
 // declared usage), within the scripted table bound.
 func (w *Workload) scriptedTable(order []Case, name string) ([]byte, error) {
+	return w.scriptedTableAt(order, name, 1)
+}
+
+// scriptedTableAt is scriptedTable with the responses of repeat rep.
+func (w *Workload) scriptedTableAt(order []Case, name string, rep int) ([]byte, error) {
 	table := map[string]any{}
 	if u, ok := w.Usage[name]; ok {
 		table[effect.UsageKey] = u
 	}
 	for _, cs := range order {
-		for cell, vals := range cs.Responses[name] {
+		for cell, vals := range cs.responsesAt(rep)[name] {
 			q, _ := table[cell].([]any)
 			table[cell] = append(q, vals...)
 		}

@@ -22,6 +22,10 @@ type Derived struct {
 	// Aggregate is what aggregate.json must hold, for a bench run in
 	// parts (RederiveParts); nil otherwise.
 	Aggregate map[string]any
+	// Repeats is the aggregate of a repeated run, re-derived from every
+	// repeat's report (nil without repeats); Bench and Foundry are then
+	// repeat 1's.
+	Repeats *Repeats
 }
 
 // GatesPassed reports whether every re-derived rule holds.
@@ -37,33 +41,53 @@ func (d *Derived) GatesPassed() bool { return GatesPassed(d.Gates) }
 // report cites. A report that does not parse is an error; one that parses
 // but does not hold is a Verification with mismatches.
 func Rederive(ctx context.Context, c *Compiled, report any, st evidence.Store) (*Derived, error) {
+	return RederiveRepeats(ctx, c, []any{report}, st)
+}
+
+// RederiveRepeats is Rederive for a run with repeats: reports are every
+// repeat's parsed report (or account), in repeat order (report.json,
+// report-r02.json, ...; c.Workload.Repeats of them). The aggregate
+// (repeats.json) is re-derived from them too, so a forged pass rate,
+// pass^k or flaky list is disagreement, not evidence.
+func RederiveRepeats(ctx context.Context, c *Compiled, reports []any, st evidence.Store) (*Derived, error) {
 	w := c.Workload
+	if len(reports) != max(1, w.Repeats) {
+		return nil, fmt.Errorf("workload %s runs %d repeat(s), but %d report(s) were given", w.Name, max(1, w.Repeats), len(reports))
+	}
 	d := &Derived{}
-	if w.Kind == KindBench {
-		rep, err := bench.ParseReport(report)
+	parsed := make([]repeatEvidence, len(reports))
+	for i, report := range reports {
+		ev, err := parseEvidence(w, report)
+		if err != nil {
+			if len(reports) > 1 {
+				return nil, fmt.Errorf("repeat %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		parsed[i] = ev
+	}
+	d.Bench, d.Foundry = parsed[0].bench, parsed[0].foundry
+	if len(parsed) > 1 {
+		var err error
+		if w.Kind == KindBench {
+			reps := make([]*bench.Report, len(parsed))
+			for i := range parsed {
+				reps[i] = parsed[i].bench
+			}
+			d.Repeats, err = AggregateBench(w.Name, reps)
+		} else {
+			res := make([]*foundry.Result, len(parsed))
+			for i := range parsed {
+				res[i] = parsed[i].foundry
+			}
+			d.Repeats, err = AggregateFoundry(w.Name, res)
+		}
 		if err != nil {
 			return nil, err
 		}
-		d.Bench = rep
-	} else {
-		res := &foundry.Result{}
-		if m, _ := report.(map[string]any); m["contract"] == foundry.BudgetContract {
-			acc, err := foundry.ParseAccount(report, "")
-			if err != nil {
-				return nil, err
-			}
-			res.Exhausted = acc
-		} else {
-			rep, err := foundry.ParseReport(report)
-			if err != nil {
-				return nil, err
-			}
-			res.Report = rep
-		}
-		d.Foundry = res
 	}
-	r := &run{w: w, c: c, opts: Options{Store: st}, o: &Outcome{Workload: w, Compiled: c, Bench: d.Bench, Foundry: d.Foundry}}
-	out, alignErr, err := r.verification(ctx, report)
+	r := &run{w: w, c: c, opts: Options{Store: st}, o: &Outcome{Workload: w, Compiled: c, Bench: d.Bench, Foundry: d.Foundry, Repeats: d.Repeats}}
+	out, alignErr, err := r.verifyRepeats(ctx, reports[0], reports[1:], parsed)
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +99,34 @@ func Rederive(ctx context.Context, c *Compiled, report any, st evidence.Store) (
 		out.Mismatches = append(out.Mismatches, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
 	}
 	d.Verification = out
-	if w.Kind == KindBench {
-		d.Gates = EvaluateBench(w, d.Bench)
-	} else {
-		d.Gates = EvaluateFoundry(w, d.Foundry)
-	}
+	d.Gates = Judge(w, d.Bench, d.Foundry, d.Repeats)
 	return d, nil
+}
+
+// parseEvidence parses one repeat's report or exhausted account.
+func parseEvidence(w *Workload, report any) (repeatEvidence, error) {
+	if w.Kind == KindBench {
+		rep, err := bench.ParseReport(report)
+		if err != nil {
+			return repeatEvidence{}, err
+		}
+		return repeatEvidence{bench: rep}, nil
+	}
+	res := &foundry.Result{}
+	if m, _ := report.(map[string]any); m["contract"] == foundry.BudgetContract {
+		acc, err := foundry.ParseAccount(report, "")
+		if err != nil {
+			return repeatEvidence{}, err
+		}
+		res.Exhausted = acc
+	} else {
+		rep, err := foundry.ParseReport(report)
+		if err != nil {
+			return repeatEvidence{}, err
+		}
+		res.Report = rep
+	}
+	return repeatEvidence{foundry: res}, nil
 }
 
 // verification is the verify phase's computation over a parsed report

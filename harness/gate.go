@@ -24,11 +24,20 @@ const (
 	RuleValidation  = "min-validation-rate"
 	RuleTrain       = "min-train-rate"
 	RuleMinPopulate = "min-population" // at least n candidates were evaluated
+
+	// Rules over repeated samples (repeats.go).
+	RuleMinPassRate = "min-pass-rate"  // {system: r}: passes over all samples at least r
+	RuleMinPassHatK = "min-pass-hat-k" // {system: {k, rate}}: pass^k at least rate
+	RuleMaxFlaky    = "max-flaky"      // {system: n} (foundry: n): at most n flaky cases
+
+	// OutcomeFlaky is the outcome of a case that passed in some repeats
+	// and failed in others.
+	OutcomeFlaky = "flaky"
 )
 
 var (
-	benchGateKeys   = []string{RuleMinPassed, RuleOnPareto, RuleMaxTokens, RuleMaxCalls, RuleOutcomes}
-	foundryGateKeys = []string{RulePromoted, RuleHoldout, RuleValidation, RuleTrain, RuleMinPopulate, RuleOutcomes}
+	benchGateKeys   = append([]string{RuleMinPassed, RuleOnPareto, RuleMaxTokens, RuleMaxCalls, RuleOutcomes}, repeatKeys(KindBench)...)
+	foundryGateKeys = append([]string{RulePromoted, RuleHoldout, RuleValidation, RuleTrain, RuleMinPopulate, RuleOutcomes}, repeatKeys(KindFoundry)...)
 )
 
 // Gate is what must hold for a workload to pass, besides verification.
@@ -40,6 +49,7 @@ type Rule struct {
 	System string  // bench rules about one system
 	Case   string  // outcome rules
 	Number float64 // thresholds
+	K      int     // min-pass-hat-k's k
 	Text   string  // promoted key; outcome "pass" or "fail"
 	Pos    Pos
 }
@@ -70,6 +80,8 @@ func (r Rule) Name() string {
 		return fmt.Sprintf("promoted train pass rate is at least %s", num(r.Number))
 	case RuleMinPopulate:
 		return fmt.Sprintf("evaluates at least %s candidates", num(r.Number))
+	case RuleMinPassRate, RuleMinPassHatK, RuleMaxFlaky:
+		return repeatRuleName(r)
 	}
 	return r.Kind
 }
@@ -136,8 +148,8 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 			if err != nil {
 				return err
 			}
-			if v != "pass" && v != "fail" {
-				return d.fail(cf[c].value, at+"."+c, `must be "pass" or "fail"`)
+			if v != "pass" && v != "fail" && v != OutcomeFlaky {
+				return d.fail(cf[c].value, at+"."+c, `must be "pass", "fail" or "flaky"`)
 			}
 			w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: RuleOutcomes, System: system, Case: c, Text: v, Pos: d.pos(cf[c].key)})
 		}
@@ -215,9 +227,13 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 				return err
 			}
 			w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, Number: float64(i), Pos: d.pos(v)})
+		case RuleMinPassRate, RuleMinPassHatK, RuleMaxFlaky:
+			if err := w.parseRepeatRule(d, key, v); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
+	return w.checkRepeatRules()
 }
 
 // GateResult is one rule's verdict.
@@ -240,9 +256,19 @@ func EvaluateBench(w *Workload, r *bench.Report) []GateResult {
 		}
 		return nil
 	}
+	var single *Repeats
 	for _, rule := range w.Gate.Rules {
 		res := GateResult{Rule: rule}
 		s := system(rule.System)
+		if s != nil && slices.Contains(repeatRuleKeys, rule.Kind) {
+			if single == nil {
+				single = singleRepeat(w, r)
+			}
+			if c := single.Contender(s.ID); c != nil {
+				out = append(out, judgeRepeatRule(rule, c, 1))
+				continue
+			}
+		}
 		if s == nil {
 			res.Message = fmt.Sprintf("gate %s (%s): system %q is not in the report", rule.Kind, rule.Pos, rule.System)
 			out = append(out, res)

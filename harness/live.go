@@ -11,9 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/effect/openai"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/harness/archive"
 )
@@ -54,7 +56,7 @@ type live struct {
 	w       *Workload
 	mode    archive.Mode
 	arc     *archive.Archive
-	answers *archive.Answers
+	answers []*archive.Answers // by repeat - 1
 	log     *archive.Log
 	env     openai.Env
 
@@ -141,8 +143,14 @@ func newLive(w *Workload, opts Options) (*live, error) {
 		l.env = os.LookupEnv
 	}
 	if mode != archive.All {
-		if l.answers, err = arc.Answers(w.Name); err != nil {
-			return nil, err
+		// Recording i answers repeat i only: a repeat replayed from
+		// another's recording would not be a sample of its own.
+		for rep := 1; rep <= max(1, w.Repeats); rep++ {
+			a, err := arc.RepeatAnswers(w.Name, rep)
+			if err != nil {
+				return nil, err
+			}
+			l.answers = append(l.answers, a)
 		}
 	}
 	return l, nil
@@ -155,8 +163,14 @@ func (l *live) config(key string) openai.Config {
 	return openai.Config{Model: key}
 }
 
-// build implements evidence.ExecutorBuilder.
-func (l *live) build(name, spec string, m *manifest.Manifest) (effect.Executor, bool, error) {
+// builder is the evidence.ExecutorBuilder of repeat rep (1-based).
+func (l *live) builder(rep int) evidence.ExecutorBuilder {
+	return func(name, spec string, m *manifest.Manifest) (effect.Executor, bool, error) {
+		return l.build(rep, name, spec, m)
+	}
+}
+
+func (l *live) build(rep int, name, spec string, m *manifest.Manifest) (effect.Executor, bool, error) {
 	if !LiveSpec(spec) {
 		return nil, false, nil
 	}
@@ -178,7 +192,13 @@ func (l *live) build(name, spec string, m *manifest.Manifest) (effect.Executor, 
 		inner = &toolsFor{b: b, tools: openai.ToolsOf(m, nil)}
 	}
 	l.mu.Unlock()
-	return archive.NewRecorder(name, openai.Descriptor(cfg), l.mode, inner, l.answers, l.log), true, nil
+	var answers *archive.Answers
+	if rep <= len(l.answers) {
+		answers = l.answers[rep-1]
+	}
+	rec := archive.NewRecorder(name, openai.Descriptor(cfg), l.mode, inner, answers, l.log)
+	rec.Repeat = rep
+	return rec, true, nil
 }
 
 // toolsFor serves one contender through a shared backend with the
@@ -195,18 +215,25 @@ func (t *toolsFor) Execute(ctx context.Context, req effect.Request) (effect.Resp
 	return t.b.ExecuteWith(ctx, req, t.tools(cell))
 }
 
-// runner returns the runner the evaluate phase uses: the injected one,
-// admitting the recorders when the workload has live backends. A runner
-// that cannot admit them is refused: it would call servers unrecorded.
-func (r *run) runner() (evidence.Runner, error) {
-	if r.live == nil {
-		return r.opts.Runner, nil
+// runnerAt returns the runner repeat rep of the evaluate phase uses: the
+// injected one (without its effect memo when the run repeats), admitting
+// the recorders when the workload has live backends. A runner that cannot
+// admit them is refused: it would call servers unrecorded.
+func (r *run) runnerAt(rep int) (evidence.Runner, error) {
+	base := r.opts.Runner
+	if r.w.Repeats > 1 {
+		if m, ok := base.(memoRunner); ok {
+			base = m.WithoutMemo()
+		}
 	}
-	lr, ok := r.opts.Runner.(evidence.LiveRunner)
+	if r.live == nil {
+		return base, nil
+	}
+	lr, ok := base.(evidence.LiveRunner)
 	if !ok {
 		return nil, errors.New("harness: this workload names live backends (openai:), but the runner cannot admit the recording archive in front of them")
 	}
-	return lr.WithExecutors(r.live.build), nil
+	return lr.WithExecutors(r.live.builder(rep)), nil
 }
 
 // checkReplay fails the evaluate phase when the archive could not answer,
@@ -230,28 +257,40 @@ func (r *run) checkReplay() error {
 	return r.o.Replay
 }
 
-// contenderCase is one case run the report names.
-type contenderCase struct{ contender, caseID, receipt string }
+// contenderCase is one case run a repeat's report names.
+type contenderCase struct {
+	contender, caseID, receipt string
+	repeat                     int
+}
 
+// reportedCases lists the case runs of every repeat, in repeat order.
 func (r *run) reportedCases() []contenderCase {
 	var out []contenderCase
-	if rep := r.o.Bench; rep != nil {
+	for i, ev := range r.repeatEvidence() {
+		out = append(out, casesOf(ev.bench, ev.foundry, i+1)...)
+	}
+	return out
+}
+
+func casesOf(b *bench.Report, f *foundry.Result, repeat int) []contenderCase {
+	var out []contenderCase
+	if rep := b; rep != nil {
 		for _, s := range rep.Systems {
 			for _, c := range s.Cases {
-				out = append(out, contenderCase{s.ID, c.ID, c.ReceiptDigest})
+				out = append(out, contenderCase{s.ID, c.ID, c.ReceiptDigest, repeat})
 			}
 		}
 	}
-	if r.o.Foundry != nil && r.o.Foundry.Report != nil {
-		rep := r.o.Foundry.Report
+	if f != nil && f.Report != nil {
+		rep := f.Report
 		for i, cand := range rep.Candidates {
 			name := fmt.Sprintf("candidate-%02d-%s", i+1, strings.TrimPrefix(cand.ManifestKey, "organism:"))
 			for _, c := range cand.Cases {
-				out = append(out, contenderCase{name, c.ID, c.ReceiptDigest})
+				out = append(out, contenderCase{name, c.ID, c.ReceiptDigest, repeat})
 			}
 			if cand.ManifestDigest == rep.Promoted {
 				for _, c := range rep.Holdout.Cases {
-					out = append(out, contenderCase{name, c.ID, c.ReceiptDigest})
+					out = append(out, contenderCase{name, c.ID, c.ReceiptDigest, repeat})
 				}
 			}
 		}
@@ -306,7 +345,7 @@ func (r *run) recordArchive() error {
 			ms = append(ms, m)
 		}
 		slices.Sort(ms)
-		u.Entries = append(u.Entries, archive.Entry{Contender: cc.contender, Case: cc.caseID, Receipt: cc.receipt, Models: ms})
+		u.Entries = append(u.Entries, archive.Entry{Contender: cc.contender, Case: cc.caseID, Repeat: cc.repeat, Receipt: cc.receipt, Models: ms})
 		u.Receipts[cc.receipt] = rec
 	}
 	return r.live.arc.Apply(u)

@@ -64,7 +64,7 @@ func (r *run) compileParts() error {
 // the compile phase wrote, exactly as `assay bench run` would admit it.
 func (r *run) evaluateParts(ctx context.Context) error {
 	p := &progress{name: r.w.Name, f: r.opts.OnProgress, total: len(r.w.Systems) * len(r.w.Cases)}
-	runner, err := r.runner()
+	runner, err := r.runnerAt(1)
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,8 @@ type Options struct {
 	// Env reads OPENAI_* variables and keys for live backends (nil:
 	// os.LookupEnv).
 	Env openai.Env
+	// Repeats, when set, overrides the workload's repeats (`--repeats`).
+	Repeats int
 }
 
 // Progress reports runs done: one run is one contender (system or
@@ -108,6 +110,9 @@ type Outcome struct {
 	// Replay is set when the run is could-not-replay: live requests the
 	// archive holds no answer for under --record none.
 	Replay *ReplayError
+	// Repeats aggregates a repeated run's repeats (nil without repeats);
+	// Bench and Foundry are then repeat 1's.
+	Repeats *Repeats
 	// UnknownUsage counts, per system id or candidate key, live calls
 	// whose server reported no token usage: their tokens and cost are
 	// unknown, never 0.
@@ -139,7 +144,7 @@ func (v *Verification) Value() map[string]any {
 // budget promotes nothing, whatever the gate says) and every gate rule
 // held.
 func (o *Outcome) Passed() bool {
-	if o.Foundry != nil && o.Foundry.Report == nil {
+	if o.Foundry != nil && o.Foundry.Report == nil || o.Repeats != nil && len(o.Repeats.Exhausted) > 0 {
 		return false
 	}
 	return o.Err == nil && o.Status == runrecord.RunComplete && o.Verification != nil && o.Verification.OK && GatesPassed(o.Gates)
@@ -180,6 +185,10 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
 	out := opts.Out
 	if out == "" {
 		out = "runs"
+	}
+	w, err := w.WithRepeats(opts.Repeats)
+	if err != nil {
+		return nil, err
 	}
 	c, err := Compile(w, out, foundry.AdmitOptions{StrictSplits: opts.StrictSplits})
 	if err != nil {
@@ -475,18 +484,12 @@ func (r *run) evaluate(ctx context.Context) error {
 	}
 	p := &progress{name: r.w.Name, f: r.opts.OnProgress}
 	if r.w.Kind == KindBench {
-		p.total = len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
-		runner, err := r.runner()
+		p.total = r.repeats() * len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
+		reps, err := r.benchRepeats(ctx, p)
 		if err != nil {
 			return err
 		}
-		rep, err := bench.Run(ctx, r.benchCfg, runner, bench.Options{
-			Concurrency: r.concurrency(),
-			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
-		})
-		if err != nil {
-			return err
-		}
+		rep := reps[0]
 		r.o.Bench = rep
 		for i := range rep.Systems {
 			s := &rep.Systems[i]
@@ -505,7 +508,10 @@ func (r *run) evaluate(ctx context.Context) error {
 		if err := r.writeJSON(ReportFile, rep.Value()); err != nil {
 			return err
 		}
-		return r.rec.AddArtifact(PhaseEvaluate, "report", ReportFile)
+		if err := r.rec.AddArtifact(PhaseEvaluate, "report", ReportFile); err != nil {
+			return err
+		}
+		return r.writeRepeatReports()
 	}
 
 	cfg := r.foundryCfg
@@ -518,13 +524,9 @@ func (r *run) evaluate(ctx context.Context) error {
 				sel++
 			}
 		}
-		p.total = len(cfg.Candidates)*sel + hold
+		p.total = r.repeats() * (len(cfg.Candidates)*sel + hold)
 	}
-	runner, err := r.runner()
-	if err != nil {
-		return err
-	}
-	res, err := foundry.Run(ctx, cfg, runner, foundry.Options{
+	all, err := r.foundryRepeats(ctx, foundry.Options{
 		Concurrency: r.concurrency(),
 		OnRun: func(_, caseID, _ string) {
 			if caseID == "" { // the generator run: no case to judge
@@ -536,12 +538,16 @@ func (r *run) evaluate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	res := all[0]
 	r.o.Foundry = res
 	if res.Report == nil {
 		if err := r.writeJSON(BudgetFile, res.Exhausted.Value()); err != nil {
 			return err
 		}
-		return r.rec.AddArtifact(PhaseEvaluate, "budget", BudgetFile)
+		if err := r.rec.AddArtifact(PhaseEvaluate, "budget", BudgetFile); err != nil {
+			return err
+		}
+		return r.writeRepeatReports()
 	}
 	rep := res.Report
 	cands := rep.Value()["candidates"].([]any)
@@ -562,7 +568,10 @@ func (r *run) evaluate(ctx context.Context) error {
 	if err := r.writeJSON(ReportFile, rep.Value()); err != nil {
 		return err
 	}
-	return r.rec.AddArtifact(PhaseEvaluate, "report", ReportFile)
+	if err := r.rec.AddArtifact(PhaseEvaluate, "report", ReportFile); err != nil {
+		return err
+	}
+	return r.writeRepeatReports()
 }
 
 // verify re-reads the written report (or exhausted account) and verifies
@@ -580,7 +589,11 @@ func (r *run) verify(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	out, alignErr, err := r.verification(ctx, v)
+	others, err := r.repeatReportFiles()
+	if err != nil {
+		return err
+	}
+	out, alignErr, err := r.verifyRepeats(ctx, v, others, r.repeatEvidence())
 	if err != nil {
 		return err
 	}
@@ -595,10 +608,9 @@ func (r *run) verify(ctx context.Context) error {
 }
 
 func (r *run) summarize() error {
-	if r.w.Kind == KindBench {
-		r.o.Gates = EvaluateBench(r.w, r.o.Bench)
-	} else {
-		r.o.Gates = EvaluateFoundry(r.w, r.o.Foundry)
+	r.o.Gates = Judge(r.w, r.o.Bench, r.o.Foundry, r.o.Repeats)
+	if err := r.writeRepeats(); err != nil {
+		return err
 	}
 	if err := r.writeJSON(GateFile, GateValue(r.w, r.o.Gates)); err != nil {
 		return err

@@ -20,6 +20,9 @@ type Table struct {
 // foundry, each candidate in promotion order with validation and train
 // rates, and the holdout of the promoted one.
 func SummaryTable(o *Outcome) Table {
+	if o.Repeats != nil {
+		return RepeatsTable(o)
+	}
 	if o.Bench != nil {
 		t := Table{Header: []string{"system", "passed", "tokens", "calls", "pareto"}}
 		hasCost := o.Bench.Prices != nil
@@ -118,6 +121,7 @@ func Summary(o *Outcome) string {
 	}
 	b.WriteString("\n## Results\n\n")
 	b.WriteString(SummaryTable(o).Markdown())
+	b.WriteString(repeatsSection(o))
 	b.WriteString("\n## Gate\n\n")
 	switch {
 	case o.Foundry != nil && o.Foundry.Report == nil:

@@ -43,6 +43,11 @@ const CasesExecutor = "cases"
 // one case, in order: `draft: !queue [first, second]`.
 const QueueTag = "!queue"
 
+// RepeatsTag marks a response that differs per repeat: one entry per
+// repeat, in repeat order, each a plain value or a !queue
+// (`route: !repeats [billing, billing, spam]`); see repeats.go.
+const RepeatsTag = "!repeats"
+
 // maxWorkloadBytes bounds a workload or case file.
 const maxWorkloadBytes = 4 << 20
 
@@ -60,6 +65,9 @@ type Workload struct {
 	Name        string
 	Revision    int
 	Description string
+	// Repeats is how many times every contender runs every case, as
+	// independent samples (1..MaxRepeats; 1 when not written).
+	Repeats int
 
 	// Bench only.
 	Systems []System
@@ -151,7 +159,10 @@ type Case struct {
 	// Answers are the same responses one by one, in written order, with
 	// their positions and !malformed marks.
 	Answers []Answer
-	Pos     Pos
+	// PerRepeat are the responses tagged !repeats: for those cells,
+	// Responses holds repeat 1's values.
+	PerRepeat []RepeatResponse
+	Pos       Pos
 }
 
 // Load reads and checks a workload file. The kind comes from the suffix
@@ -218,8 +229,8 @@ func unwrapPathError(err error) string {
 }
 
 var (
-	benchKeys   = []string{"name", "revision", "description", "systems", "backends", "cases", "usage", "scorer", "axes", "prices", "gate"}
-	foundryKeys = []string{"name", "revision", "description", "candidates", "generator", "executors", "backends", "cases", "usage", "scorer", "budget", "gate"}
+	benchKeys   = []string{"name", "revision", "description", "repeats", "systems", "backends", "cases", "usage", "scorer", "axes", "prices", "gate"}
+	foundryKeys = []string{"name", "revision", "description", "repeats", "candidates", "generator", "executors", "backends", "cases", "usage", "scorer", "budget", "gate"}
 )
 
 // Parse checks a workload's bytes; path names it in errors and anchors
@@ -260,6 +271,9 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 		if w.Description, err = d.str(x.value, "description"); err != nil {
 			return nil, err
 		}
+	}
+	if err := w.parseRepeats(d, f); err != nil {
+		return nil, err
 	}
 	if x, ok := f["backends"]; ok {
 		if err := w.parseBackends(d, x.value); err != nil {
@@ -309,6 +323,9 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 		if err := w.parseGate(d, x.value); err != nil {
 			return nil, err
 		}
+	}
+	if err := w.checkPerRepeat(); err != nil {
+		return nil, err
 	}
 	if err := w.checkReferences(); err != nil {
 		return nil, err
@@ -680,7 +697,7 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 		}
 	}
 	if x, ok := f["responses"]; ok {
-		if c.Responses, c.Answers, err = d.responses(x.value, at+".responses"); err != nil {
+		if c.Responses, c.Answers, c.PerRepeat, err = d.responses(x.value, at+".responses"); err != nil {
 			return Case{}, err
 		}
 		w.positions["responses:"+c.ID] = d.pos(x.value)
@@ -693,56 +710,92 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 
 // responses reads executor -> cell -> response. A value tagged !queue must
 // be a list and serves one element per call; any other value serves one
-// call. A value (or queue element) tagged !malformed is marked as
+// call. A value tagged !repeats is a list with one such response per
+// repeat. A value (or queue element) tagged !malformed is marked as
 // deliberately breaking its cell's contract.
-func (d *decoder) responses(n *yaml.Node, path string) (map[string]map[string][]any, []Answer, error) {
+func (d *decoder) responses(n *yaml.Node, path string) (map[string]map[string][]any, []Answer, []RepeatResponse, error) {
 	f, order, err := d.mapping(n, path, nil, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	out := map[string]map[string][]any{}
 	var answers []Answer
+	var perRepeat []RepeatResponse
 	for _, ex := range order {
 		at := join(path, ex)
 		cf, corder, err := d.mapping(f[ex].value, at, nil, nil)
 		if err != nil {
-			return nil, nil, d.fail(f[ex].value, at, "must map cell ids to responses (executor -> cell -> response)")
+			return nil, nil, nil, d.fail(f[ex].value, at, "must map cell ids to responses (executor -> cell -> response)")
 		}
 		cells := map[string][]any{}
 		for _, cell := range corder {
 			v := cf[cell].value
 			cat := join(at, cell)
-			elems := []*yaml.Node{v}
-			if v.Tag == QueueTag {
-				if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-					return nil, nil, d.fail(v, cat, "%s needs a non-empty list: one response per call, in call order", QueueTag)
-				}
-				elems = v.Content
-			}
-			for i, e := range elems {
-				eat := cat
-				if v.Tag == QueueTag {
-					eat = index(cat, i)
-				}
-				e = resolve(e)
-				malformed := e != nil && e.Tag == MalformedTag
-				if malformed {
-					plain := *e
-					plain.Tag = ""
-					plain.Tag = plain.ShortTag()
-					e = &plain
-				}
-				x, err := d.json(e, eat, 0)
+			if v.Tag != RepeatsTag {
+				vals, as, err := d.response(v, cat, ex, cell)
 				if err != nil {
-					return nil, nil, err
+					return nil, nil, nil, err
 				}
-				cells[cell] = append(cells[cell], x)
-				answers = append(answers, Answer{Executor: ex, Cell: cell, Index: i, Value: x, Malformed: malformed, Pos: d.pos(e)})
+				cells[cell] = vals
+				answers = append(answers, as...)
+				continue
 			}
+			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				return nil, nil, nil, d.fail(v, cat, "%s needs a non-empty list: one response per repeat, in repeat order", RepeatsTag)
+			}
+			rr := RepeatResponse{Executor: ex, Cell: cell, Pos: d.pos(v)}
+			for i, e := range v.Content {
+				if e.Tag == RepeatsTag {
+					return nil, nil, nil, d.fail(e, index(cat, i), "%s lists cannot nest", RepeatsTag)
+				}
+				vals, as, err := d.response(e, index(cat, i), ex, cell)
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				rr.Values = append(rr.Values, vals)
+				answers = append(answers, as...)
+			}
+			cells[cell] = rr.Values[0]
+			perRepeat = append(perRepeat, rr)
 		}
 		out[ex] = cells
 	}
-	return out, answers, nil
+	return out, answers, perRepeat, nil
+}
+
+// response reads one cell's response in one run: a plain value (one
+// call) or a !queue (one element per call).
+func (d *decoder) response(v *yaml.Node, cat, ex, cell string) ([]any, []Answer, error) {
+	elems := []*yaml.Node{v}
+	if v.Tag == QueueTag {
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			return nil, nil, d.fail(v, cat, "%s needs a non-empty list: one response per call, in call order", QueueTag)
+		}
+		elems = v.Content
+	}
+	var vals []any
+	var answers []Answer
+	for i, e := range elems {
+		eat := cat
+		if v.Tag == QueueTag {
+			eat = index(cat, i)
+		}
+		e = resolve(e)
+		malformed := e != nil && e.Tag == MalformedTag
+		if malformed {
+			plain := *e
+			plain.Tag = ""
+			plain.Tag = plain.ShortTag()
+			e = &plain
+		}
+		x, err := d.json(e, eat, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		vals = append(vals, x)
+		answers = append(answers, Answer{Executor: ex, Cell: cell, Index: i, Value: x, Malformed: malformed, Pos: d.pos(e)})
+	}
+	return vals, answers, nil
 }
 
 // checkCaseBound rejects more cases than a workload may run, at the

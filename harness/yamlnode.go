@@ -342,8 +342,8 @@ func (d *decoder) plainTag(n *yaml.Node, path, want string) error {
 	if n.Tag == want {
 		return nil
 	}
-	if n.Tag == QueueTag {
-		return d.fail(n, path, "tag %s only marks a response, under cases[].responses.<executor>.<cell>", QueueTag)
+	if n.Tag == QueueTag || n.Tag == RepeatsTag {
+		return d.fail(n, path, "tag %s only marks a response, under cases[].responses.<executor>.<cell>", n.Tag)
 	}
 	return d.fail(n, path, "tag %s is not supported here; remove it", n.Tag)
 }
@@ -416,7 +416,7 @@ func (d *decoder) json(n *yaml.Node, path string, depth int) (any, error) {
 			}
 			return n.Value, nil
 		}
-		if n.Tag == QueueTag {
+		if n.Tag == QueueTag || n.Tag == RepeatsTag {
 			return nil, d.plainTag(n, path, "")
 		}
 		return nil, d.fail(n, path, "tag %s is not supported in a JSON value", n.Tag)

@@ -158,6 +158,22 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 		fail("%s is a %s report but workload %s (%s) is a %s", name, wantKind, w.Name, w.Path, w.Kind)
 		return res, nil
 	}
+	// A repeated run says in repeats.json how many repeats it holds; the
+	// claim only stands if the workload compiled with it names this
+	// directory.
+	k, storedRepeats, err := harness.StoredRepeats(dir)
+	if err != nil {
+		fail("%v", err)
+		return res, nil
+	}
+	if storedRepeats == nil {
+		k = w.Repeats
+	}
+	if w, err = w.WithRepeats(k); err != nil {
+		fail("workload %s cannot run the %d repeats %s claims: %v", res.Run.Workload.Path, k, harness.RepeatsFile, err)
+		return res, nil
+	}
+	res.Run.Workload = w
 	c, err := harness.Compile(w, ".", foundry.AdmitOptions{})
 	if err != nil {
 		fail("workload %s does not compile, so this run cannot be re-derived: %v", w.Path, err)
@@ -167,10 +183,29 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 		fail("workload %s compiles to run %s, but this run directory is %s (record run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), rec.RunSlug)
 		return res, nil
 	}
-	d, err := harness.Rederive(ctx, c, v, opts.Evidence)
+	reports := []any{v}
+	if k > 1 {
+		if storedRepeats == nil && rec.Status == runrecord.RunComplete {
+			fail("%s: status complete, but this run of %d repeats holds no %s", runrecord.RecordFile, k, harness.RepeatsFile)
+		}
+		for _, f := range harness.RepeatReportFiles(dir, k)[1:] {
+			rv, err := canon.ReadFile(filepath.Join(dir, f), 0)
+			if err != nil {
+				fail("%s: %v", f, err)
+				return res, nil
+			}
+			reports = append(reports, rv)
+		}
+	}
+	d, err := harness.RederiveRepeats(ctx, c, reports, opts.Evidence)
 	if err != nil {
 		fail("%s: %v", name, err)
 		return res, nil
+	}
+	if storedRepeats != nil && d.Repeats != nil {
+		for _, m := range harness.RepeatsDisagreements(storedRepeats, d.Repeats) {
+			fail("%s", m)
+		}
 	}
 	res.Run.Derived = d
 	res.Digest = d.Verification.Digest

@@ -22,6 +22,7 @@ type runFlags struct {
 	// treated as "persist".
 	write, dirSet, strictSplits bool
 	concurrency                 int
+	repeats                     int
 	transports                  []string
 	report                      workloadReport
 	live                        liveFlags
@@ -77,7 +78,7 @@ func newRunCmd(c *cli) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dirSet = cmd.Flags().Changed("dir")
 			if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
-				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, strictSplits: f.strictSplits, report: f.report, live: f.live}
+				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, repeats: f.repeats, strictSplits: f.strictSplits, report: f.report, live: f.live}
 				if wf.out == "" {
 					wf.out = "runs"
 				}
@@ -95,6 +96,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	}
 	f.add(cmd)
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 0, "workloads: cases in flight (0: one per CPU, at least two)")
+	cmd.Flags().IntVar(&f.repeats, "repeats", 0, "workloads: run every case this many times (1..32) as independent samples (0: each workload's repeats:)")
 	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "workloads: reject foundry workloads whose splits share identical args")
 	addWorkloadReportFlags(cmd.Flags(), &f.report)
 	addLiveFlags(cmd.Flags(), &f.live)

@@ -27,6 +27,7 @@ type workloadFlags struct {
 	dir          string
 	out          string
 	concurrency  int
+	repeats      int
 	strictSplits bool
 	report       workloadReport
 	live         liveFlags
@@ -45,6 +46,7 @@ func addWorkloadFlags(fs *pflag.FlagSet, f *workloadFlags) {
 	fs.StringVar(&f.dir, "dir", ".algal", "content-addressed store for manifests and receipts")
 	fs.StringVar(&f.out, "out", "runs", "root of the run directories (runs/<workload>/<run-slug>/)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "cases in flight per workload (0: one per CPU, at least two)")
+	fs.IntVar(&f.repeats, "repeats", 0, "run every case this many times (1..32) as independent samples, overriding each workload's repeats: (0: the workload's)")
 	fs.BoolVar(&f.strictSplits, "strict-splits", false, "reject foundry workloads whose splits share identical args")
 	addWorkloadReportFlags(fs, &f.report)
 	addLiveFlags(fs, &f.live)
@@ -97,6 +99,9 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	if f.concurrency < 0 {
 		return usagef("--concurrency must not be negative")
 	}
+	if f.repeats < 0 || f.repeats > harness.MaxRepeats {
+		return usagef("--repeats must be from 1 to %d (0: each workload's own)", harness.MaxRepeats)
+	}
 	record, archiveDir, err := f.live.resolve()
 	if err != nil {
 		return err
@@ -125,7 +130,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 		Options: harness.Options{
 			Runner: wb, Store: wb, Out: f.out, Concurrency: f.concurrency,
 			StrictSplits: f.strictSplits, HandleSignals: true, OnProgress: disp.update,
-			Record: record, Archive: archiveDir,
+			Record: record, Archive: archiveDir, Repeats: f.repeats,
 		},
 		OnStart: disp.start,
 		OnDone: func(r *harness.Result) {

@@ -54,6 +54,15 @@ func (w *Workbench) WithExecutors(build evidence.ExecutorBuilder) evidence.Runne
 	return &c
 }
 
+// WithoutMemo is a copy of w that neither consults nor fills the effect
+// memo: the harness runs repeated samples through it, since a memo hit
+// would answer repeat 2 with what repeat 1 stored.
+func (w *Workbench) WithoutMemo() evidence.Runner {
+	c := *w
+	c.CacheEffects = false
+	return &c
+}
+
 // NewWorkbench opens a workbench over the file store in dir, or over a
 // fresh memory store when dir is empty. The file store is a batch: its
 // writes become durable at Commit, which bench.Run and foundry.Run call

@@ -7,12 +7,19 @@
 // pr` replays against head organisms):
 //
 //	index.jsonl          one line per recorded case: {"workload", "contender",
-//	                     "case", "receipt", "models", "recordedAt"}, sorted by
-//	                     workload, contender and case
+//	                     "case", "receipt", "models", "recordedAt"}, and
+//	                     "repeat" (2..32) for the further recordings of a
+//	                     repeated workload, sorted by workload, contender,
+//	                     case and repeat
 //	runs/<hex>.json      the case's run receipt, canonical JSON, named by the
 //	                     digest of its bytes (verified on every read)
 //	values/<hex>.json    each live request, canonical JSON, named by its
 //	                     request digest (kept so a miss can say what changed)
+//
+// A workload run with repeats keeps one recording per repeat: repeat i
+// replays only recording i, so k repeats stay k samples. An entry without
+// "repeat" is repeat 1, so archives recorded before repeats existed read
+// unchanged, as the first recording of every case.
 //
 // Receipts hold the answers: a live effect record (executor, output or
 // error, usage, configurationDigest) is served again, byte for byte, to any
@@ -47,6 +54,9 @@ const DefaultDir = "receipts"
 // IndexFile is the archive's index.
 const IndexFile = "index.jsonl"
 
+// MaxRepeat bounds an entry's repeat (harness.MaxRepeats).
+const MaxRepeat = 32
+
 // Code is the error code of a malformed or tampered archive.
 const Code = "ARCHIVE_INVALID"
 
@@ -60,8 +70,10 @@ type Entry struct {
 	Workload  string
 	Contender string // bench system id, or foundry candidate manifest key
 	Case      string
-	Receipt   string   // storage digest of the receipt under runs/
-	Models    []string // models the server reported, sorted
+	// Repeat is the recording's repeat, 1-based (0 reads as 1).
+	Repeat  int
+	Receipt string   // storage digest of the receipt under runs/
+	Models  []string // models the server reported, sorted
 	// RecordedAt is when this receipt was first recorded (RFC 3339, UTC).
 	// Re-recording an identical receipt keeps it, so the index does not
 	// churn when nothing changed.
@@ -73,11 +85,20 @@ func (e Entry) value() map[string]any {
 	for i, m := range e.Models {
 		models[i] = m
 	}
-	return map[string]any{"workload": e.Workload, "contender": e.Contender, "case": e.Case,
+	v := map[string]any{"workload": e.Workload, "contender": e.Contender, "case": e.Case,
 		"receipt": e.Receipt, "models": models, "recordedAt": e.RecordedAt}
+	if e.repeat() > 1 {
+		v["repeat"] = float64(e.repeat())
+	}
+	return v
 }
 
-func (e Entry) key() string { return e.Workload + "\x00" + e.Contender + "\x00" + e.Case }
+func (e Entry) repeat() int { return max(1, e.Repeat) }
+
+// key sorts entries by workload, contender, case and repeat.
+func (e Entry) key() string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%02d", e.Workload, e.Contender, e.Case, e.repeat())
+}
 
 // Archive is an opened archive directory (which need not exist yet).
 type Archive struct {
@@ -124,7 +145,7 @@ func (a *Archive) Entries() ([]Entry, error) {
 			return nil, invalid(path, n, err.Error())
 		}
 		if seen[e.key()] {
-			return nil, invalid(path, n, fmt.Sprintf("workload %q contender %q case %q is indexed twice", e.Workload, e.Contender, e.Case))
+			return nil, invalid(path, n, fmt.Sprintf("workload %q contender %q case %q repeat %d is indexed twice", e.Workload, e.Contender, e.Case, e.repeat()))
 		}
 		seen[e.key()] = true
 		out = append(out, e)
@@ -144,7 +165,7 @@ func parseEntry(line []byte) (Entry, error) {
 	if !ok {
 		return Entry{}, errors.New("not a JSON object")
 	}
-	if k, bad := canon.UnknownKey(m, "workload", "contender", "case", "receipt", "models", "recordedAt"); bad {
+	if k, bad := canon.UnknownKey(m, "workload", "contender", "case", "repeat", "receipt", "models", "recordedAt"); bad {
 		return Entry{}, fmt.Errorf("unknown field %q", k)
 	}
 	var e Entry
@@ -165,6 +186,13 @@ func parseEntry(line []byte) (Entry, error) {
 	}
 	if !canon.IsDigest(e.Receipt) {
 		return Entry{}, errors.New("receipt must be a sha256 digest")
+	}
+	if x, ok := m["repeat"]; ok {
+		f, isNum := x.(float64)
+		if !isNum || f != float64(int(f)) || f < 2 || f > MaxRepeat {
+			return Entry{}, fmt.Errorf("repeat must be an integer from 2 to %d (repeat 1 is written without it)", MaxRepeat)
+		}
+		e.Repeat = int(f)
 	}
 	models, ok := m["models"].([]any)
 	if !ok {
@@ -234,7 +262,7 @@ func (a *Archive) Apply(u Update) error {
 	for _, e := range u.Entries {
 		r, ok := u.Receipts[e.Receipt]
 		if !ok {
-			return fmt.Errorf("archive: entry %s/%s has no receipt", e.Contender, e.Case)
+			return fmt.Errorf("archive: entry %s/%s (repeat %d) has no receipt", e.Contender, e.Case, e.repeat())
 		}
 		g.Go(func() error {
 			d, err := a.st.Put(store.Runs, r)
@@ -268,6 +296,9 @@ func (a *Archive) Apply(u Update) error {
 	}
 	for _, e := range u.Entries {
 		e.Workload = u.Workload
+		if e.Repeat <= 1 {
+			e.Repeat = 0 // repeat 1 keys and reads like an entry without one
+		}
 		if p, ok := prev[e.key()]; ok && p.Receipt == e.Receipt {
 			e.RecordedAt = p.RecordedAt
 		} else {

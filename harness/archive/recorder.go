@@ -53,15 +53,21 @@ func answerKey(executor, config, request string) string {
 	return executor + "\x00" + config + "\x00" + request
 }
 
-// Answers loads the table for workload, verifying every receipt it reads.
-func (a *Archive) Answers(workload string) (*Answers, error) {
+// Answers loads the table of workload's first recording (repeat 1),
+// verifying every receipt it reads.
+func (a *Archive) Answers(workload string) (*Answers, error) { return a.RepeatAnswers(workload, 1) }
+
+// RepeatAnswers loads the table of workload's recording of repeat rep
+// (1-based): only that repeat's entries answer, so a repeat is never
+// served another repeat's answer.
+func (a *Archive) RepeatAnswers(workload string, rep int) (*Answers, error) {
 	entries, err := a.Entries()
 	if err != nil {
 		return nil, err
 	}
 	t := &Answers{a: a, records: map[string]effect.Record{}}
 	for _, e := range entries {
-		if e.Workload != workload {
+		if e.Workload != workload || e.repeat() != max(1, rep) {
 			continue
 		}
 		r, err := a.Receipt(e.Receipt)
@@ -142,6 +148,8 @@ type Miss struct {
 	Cell          string
 	RequestDigest string
 	Detail        string
+	// Repeat is the repeat that asked (1 for a workload without repeats).
+	Repeat int
 }
 
 // Log collects what the recorders of one workload run saw.
@@ -164,7 +172,10 @@ func (l *Log) Misses() []Miss {
 	defer l.mu.Unlock()
 	out := slices.Clone(l.misses)
 	slices.SortFunc(out, func(a, b Miss) int {
-		return strings.Compare(a.Cell+"\x00"+a.RequestDigest+"\x00"+a.Executor, b.Cell+"\x00"+b.RequestDigest+"\x00"+b.Executor)
+		if c := strings.Compare(a.Cell+"\x00"+a.RequestDigest+"\x00"+a.Executor, b.Cell+"\x00"+b.RequestDigest+"\x00"+b.Executor); c != 0 {
+			return c
+		}
+		return a.Repeat - b.Repeat
 	})
 	return out
 }
@@ -190,7 +201,7 @@ func (l *Log) Requests() map[string]effect.Request {
 func (l *Log) miss(m Miss) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	k := m.Executor + "\x00" + m.RequestDigest
+	k := fmt.Sprintf("%s\x00%s\x00%d", m.Executor, m.RequestDigest, m.Repeat)
 	if l.seen[k] {
 		return
 	}
@@ -215,6 +226,10 @@ type Recorder struct {
 	live    effect.Executor
 	answers *Answers
 	log     *Log
+
+	// Repeat is the repeat this recorder serves (0 and 1 are the first),
+	// named in misses.
+	Repeat int
 
 	mu      sync.Mutex
 	flights map[string]*flight
@@ -253,8 +268,11 @@ func (r *Recorder) Execute(ctx context.Context, req effect.Request) (effect.Resp
 	if r.mode == None || r.live == nil {
 		cell, _ := req["cellId"].(string)
 		detail := r.answers.nearest(req)
-		r.log.miss(Miss{Executor: r.id, Cell: cell, RequestDigest: d, Detail: detail})
+		r.log.miss(Miss{Executor: r.id, Cell: cell, RequestDigest: d, Detail: detail, Repeat: max(1, r.Repeat)})
 		msg := fmt.Sprintf("could not replay: cell %q request %s is not recorded for executor %q", cell, d, r.id)
+		if r.Repeat > 1 {
+			msg += fmt.Sprintf(" in repeat %d", r.Repeat)
+		}
 		if detail != "" {
 			msg += "; " + detail
 		}

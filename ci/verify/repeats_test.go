@@ -1,0 +1,105 @@
+package verify
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
+)
+
+// repeatedRun runs the ticket-triage suite three times over (--repeats 3)
+// and returns its run directory and the options that check it.
+func repeatedRun(t *testing.T) (string, Options) {
+	t.Helper()
+	dir := t.TempDir()
+	storeDir := filepath.Join(dir, "store")
+	wb, err := vm.NewWorkbench(storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wlPath := filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml")
+	w, err := harness.Load(wlPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := harness.Run(context.Background(), w, harness.Options{Runner: wb, Store: wb, Out: filepath.Join(dir, "runs"), Repeats: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := LoadWorkloads(wlPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.RunDir, Options{Evidence: wb, StoreDir: storeDir, Workloads: ws}
+}
+
+func editJSON(t *testing.T, path string, edit func(m map[string]any)) {
+	t.Helper()
+	v, err := canon.ReadFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)
+	edit(m)
+	write(t, path, append(encode(t, m), '\n'))
+}
+
+func TestVerifyRepeatedRun(t *testing.T) {
+	dir, opts := repeatedRun(t)
+	res, err := CheckRun(context.Background(), dir, opts)
+	if err != nil || !res.OK {
+		t.Fatalf("an honest repeated run: %v %v", err, res.Mismatches)
+	}
+	if res.Run.Derived.Repeats == nil || res.Run.Derived.Repeats.K != 3 || res.Run.Workload.Repeats != 3 {
+		t.Fatalf("re-derived without its repeats: %+v", res.Run.Derived.Repeats)
+	}
+
+	for _, tc := range []struct {
+		name string
+		edit func(t *testing.T, dir string)
+		want string
+	}{
+		{"forged pass rate", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, harness.RepeatsFile), func(m map[string]any) {
+				c := m["contenders"].([]any)[0].(map[string]any)
+				c["passRate"] = map[string]any{"exact": "1", "value": 1.0}
+			})
+		}, `repeats.json: contenders[cheap-single].passRate.exact is "1", but re-deriving it from the reports gives "2/3"`},
+		{"forged flaky list", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, harness.RepeatsFile), func(m map[string]any) {
+				c := m["contenders"].([]any)[1].(map[string]any)
+				c["flaky"] = []any{"wrong-totals"}
+			})
+		}, `repeats.json: contenders[frontier-single].flaky is ["wrong-totals"], but re-deriving it from the reports gives []`},
+		{"forged repeat count", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, harness.RepeatsFile), func(m map[string]any) { m["repeats"] = 2.0 })
+		}, "compiles to run"},
+		{"tampered repeat report", func(t *testing.T, dir string) {
+			editJSON(t, filepath.Join(dir, "report-r03.json"), func(m map[string]any) {
+				m["systems"].([]any)[0].(map[string]any)["passed"] = 6.0
+			})
+		}, "report-r03.json: "},
+		{"missing repeat report", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "report-r02.json")); err != nil {
+				t.Fatal(err)
+			}
+		}, "report-r02.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, opts := repeatedRun(t)
+			tc.edit(t, dir)
+			res, err := CheckRun(context.Background(), dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.OK || !strings.Contains(strings.Join(res.Mismatches, "\n"), tc.want) {
+				t.Fatalf("want a mismatch naming %q, got %v", tc.want, res.Mismatches)
+			}
+		})
+	}
+}

@@ -1,0 +1,274 @@
+package harness
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/passk"
+)
+
+// Judge judges w's gate against a run's evidence: the single report when
+// the run has one repeat, the aggregate of the repeats otherwise. With
+// repeats, counts are per repeat on average (min-passed, max-tokens,
+// max-effect-calls), on-pareto reads the pooled Pareto set, an outcome is
+// pass (every repeat), fail (none) or flaky (some), and a foundry's rules
+// read the candidate the pooled evidence promotes.
+func Judge(w *Workload, b *bench.Report, f *foundry.Result, a *Repeats) []GateResult {
+	if a == nil || a.K <= 1 {
+		if w.Kind == KindBench {
+			return EvaluateBench(w, b)
+		}
+		return EvaluateFoundry(w, f)
+	}
+	if w.Kind == KindBench {
+		return judgeBenchRepeats(w, a)
+	}
+	return judgeFoundryRepeats(w, a)
+}
+
+func repeatRuleName(r Rule) string {
+	switch r.Kind {
+	case RuleMinPassRate:
+		return fmt.Sprintf("%s passes at least %s of its case runs", r.System, num(r.Number))
+	case RuleMinPassHatK:
+		return fmt.Sprintf("%s has pass^%d at least %s", r.System, r.K, num(r.Number))
+	case RuleMaxFlaky:
+		if r.System == "" {
+			return fmt.Sprintf("the promoted candidate has at most %s flaky cases", num(r.Number))
+		}
+		return fmt.Sprintf("%s has at most %s flaky cases", r.System, num(r.Number))
+	}
+	return r.Kind
+}
+
+// judgeRepeatRule judges min-pass-rate, min-pass-hat-k and max-flaky on
+// one contender's samples.
+func judgeRepeatRule(rule Rule, c *RepeatContender, k int) GateResult {
+	res := GateResult{Rule: rule}
+	who := fmt.Sprintf("system %q", c.ID)
+	if rule.System == "" {
+		who = "the promoted candidate " + c.ID
+	}
+	over := fmt.Sprintf("%d case runs over %d repeat(s)", c.Samples, k)
+	switch rule.Kind {
+	case RuleMinPassRate:
+		rate := c.PassRate()
+		res.Passed = rate.AtLeast(passk.Threshold(rule.Number))
+		res.Message = fmt.Sprintf("%s passed %d of %s (pass rate %s); the gate at %s requires at least %s.", who, c.Passes, over, rate, rule.Pos, num(rule.Number))
+	case RuleMinPassHatK:
+		est := c.PassHatK(rule.K)
+		res.Passed = est.AtLeast(passk.Threshold(rule.Number))
+		if !est.Defined() {
+			res.Message = fmt.Sprintf("%s: pass^%d is n/a: a case ran %d time(s), fewer than %d; the gate at %s requires pass^%d of at least %s, which these runs cannot show.", who, rule.K, k, rule.K, rule.Pos, rule.K, num(rule.Number))
+			break
+		}
+		res.Message = fmt.Sprintf("%s has pass^%d %s (%s, from %s); the gate at %s requires at least %s.", who, rule.K, est, est.Fraction(), over, rule.Pos, num(rule.Number))
+	case RuleMaxFlaky:
+		flaky := flakyCases(c.Cases)
+		res.Passed = float64(len(flaky)) <= rule.Number
+		res.Message = fmt.Sprintf("%s has %d flaky case(s) over %d repeats%s; the gate at %s allows at most %s.", who, len(flaky), k, listed(flaky), rule.Pos, num(rule.Number))
+	}
+	if !res.Passed && rule.Kind != RuleMaxFlaky {
+		res.Message += " " + caseSpread(c.Cases)
+	}
+	return res
+}
+
+// flakyCases describes each flaky case with the repeats it passed in.
+func flakyCases(cases []RepeatCase) []string {
+	var out []string
+	for _, c := range cases {
+		if c.Verdict() == VerdictFlaky {
+			out = append(out, fmt.Sprintf("%s (passed in %s of %d)", c.ID, repeatWord(c.PassedIn), c.Runs))
+		}
+	}
+	return out
+}
+
+// caseSpread names the cases that did not pass every time.
+func caseSpread(cases []RepeatCase) string {
+	var failed []string
+	for _, c := range cases {
+		if c.Verdict() == VerdictFail {
+			failed = append(failed, c.ID)
+		}
+	}
+	var parts []string
+	if f := flakyCases(cases); len(f) > 0 {
+		parts = append(parts, "Flaky: "+strings.Join(f, "; ")+".")
+	}
+	if len(failed) > 0 {
+		parts = append(parts, "Failed in every repeat: "+strings.Join(failed, ", ")+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+func listed(items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(items, "; ")
+}
+
+// repeatWord is "repeat 2" or "repeats 1, 3".
+func repeatWord(rs []int) string {
+	if len(rs) == 1 {
+		return "repeat " + ints(rs)
+	}
+	return "repeats " + ints(rs)
+}
+
+func ints(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func judgeBenchRepeats(w *Workload, a *Repeats) []GateResult {
+	out := make([]GateResult, 0, len(w.Gate.Rules))
+	k := float64(a.K)
+	for _, rule := range w.Gate.Rules {
+		res := GateResult{Rule: rule}
+		c := a.Contender(rule.System)
+		if c == nil {
+			res.Message = fmt.Sprintf("gate %s (%s): system %q is not in the repeats", rule.Kind, rule.Pos, rule.System)
+			out = append(out, res)
+			continue
+		}
+		switch rule.Kind {
+		case RuleMinPassRate, RuleMinPassHatK, RuleMaxFlaky:
+			res = judgeRepeatRule(rule, c, a.K)
+		case RuleMinPassed:
+			res.Passed = float64(c.Passes) >= rule.Number*k
+			res.Message = fmt.Sprintf("system %q passed %d of %d case runs over %d repeats (%s of %d cases per repeat on average); the gate at %s requires at least %s per repeat on average.",
+				c.ID, c.Passes, c.Samples, a.K, meanCount(int64(c.Passes), a.K), len(c.Cases), rule.Pos, num(rule.Number))
+			if !res.Passed {
+				res.Message += " " + caseSpread(c.Cases)
+			}
+		case RuleOnPareto:
+			res.Passed = slices.Contains(a.Pareto, c.ID)
+			verb := "is"
+			if !res.Passed {
+				verb = "is not"
+			}
+			res.Message = fmt.Sprintf("system %q %s on the Pareto set over %d repeats [%s] (mean pass rate, cost or tokens, calls; or the declared axes' means); the gate at %s requires it to be on the set.", c.ID, verb, a.K, strings.Join(a.Pareto, ", "), rule.Pos)
+		case RuleMaxTokens:
+			tokens := c.TokensIn + c.TokensOut
+			res.Passed = float64(tokens) <= rule.Number*k
+			res.Message = fmt.Sprintf("system %q used %d tokens over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, tokens, a.K, meanCount(tokens, a.K), rule.Pos, num(rule.Number))
+		case RuleMaxCalls:
+			res.Passed = float64(c.EffectCalls) <= rule.Number*k
+			res.Message = fmt.Sprintf("system %q made %d effect calls over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, c.EffectCalls, a.K, meanCount(c.EffectCalls, a.K), rule.Pos, num(rule.Number))
+		case RuleOutcomes:
+			res = judgeOutcome(rule, fmt.Sprintf("system %q", c.ID), c.Case(rule.Case))
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// meanCount renders total/k exactly to two decimals.
+func meanCount(total int64, k int) string {
+	return big.NewRat(total, int64(k)).FloatString(2)
+}
+
+// judgeOutcome judges an outcomes rule over repeats: pass means every
+// repeat passed, fail none, flaky some.
+func judgeOutcome(rule Rule, who string, c *RepeatCase) GateResult {
+	res := GateResult{Rule: rule}
+	if c == nil || c.Runs == 0 {
+		res.Message = fmt.Sprintf("case %q did not run for %s", rule.Case, who)
+		return res
+	}
+	v := c.Verdict()
+	res.Passed = v == rule.Text
+	in := "no repeat"
+	if len(c.PassedIn) > 0 {
+		in = repeatWord(c.PassedIn)
+	}
+	res.Message = fmt.Sprintf("%s case %q is %s over %d repeats (passed in %s); the gate at %s expects %s.", who, c.ID, v, c.Runs, in, rule.Pos, rule.Text)
+	return res
+}
+
+func judgeFoundryRepeats(w *Workload, a *Repeats) []GateResult {
+	out := make([]GateResult, 0, len(w.Gate.Rules))
+	win := a.PromotedContender()
+	for _, rule := range w.Gate.Rules {
+		g := GateResult{Rule: rule}
+		if win == nil {
+			g.Message = fmt.Sprintf("repeat %s exhausted the habitat budget before a candidate was promoted, so the gate at %s cannot hold.", ints(a.Exhausted), rule.Pos)
+			out = append(out, g)
+			continue
+		}
+		won := fmt.Sprintf("promoted on validation pooled over %d repeats; its own repeats promoted it in %d of them", a.K, len(win.PromotedIn))
+		switch rule.Kind {
+		case RulePromoted:
+			g.Passed = win.ID == rule.Text
+			g.Message = fmt.Sprintf("the foundry promoted %s (%s), %s; the gate at %s expects %s.", win.ID, win.ManifestDigest, won, rule.Pos, rule.Text)
+			if !g.Passed {
+				g.Message += " Pooled ranking: " + pooledRanking(a) + "."
+			}
+		case RuleHoldout:
+			h := a.Holdout
+			g.Passed = h.Samples > 0 && passk.Rate(h.Passes, h.Samples).AtLeast(passk.Threshold(rule.Number))
+			if h.Samples == 0 {
+				g.Message = fmt.Sprintf("the promoted candidate %s won no repeat of its own, so no holdout ran on it (each repeat runs its holdout on its own winner); the gate at %s requires a holdout rate of at least %s.", win.ID, rule.Pos, num(rule.Number))
+				break
+			}
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout runs over the %d repeat(s) it won; the gate at %s requires a rate of at least %s.", win.ID, h.Passes, h.Samples, len(win.PromotedIn), rule.Pos, num(rule.Number))
+			if !g.Passed {
+				g.Message += " " + caseSpread(h.Cases)
+			}
+		case RuleValidation, RuleTrain:
+			p, split := win.Validation, "validation"
+			if rule.Kind == RuleTrain {
+				p, split = win.Train, "train"
+			}
+			g.Passed = p.Samples > 0 && p.Rate().AtLeast(passk.Threshold(rule.Number))
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s runs over %d repeats; the gate at %s requires a rate of at least %s.", win.ID, p.Passes, p.Samples, split, a.K, rule.Pos, num(rule.Number))
+		case RuleMinPopulate:
+			g.Passed = float64(len(a.Contenders)) >= rule.Number
+			g.Message = fmt.Sprintf("the foundry evaluated %d distinct candidates over %d repeats; the gate at %s requires at least %s.", len(a.Contenders), a.K, rule.Pos, num(rule.Number))
+		case RuleOutcomes:
+			c := win.Case(rule.Case)
+			if c == nil && a.Holdout != nil {
+				for i := range a.Holdout.Cases {
+					if a.Holdout.Cases[i].ID == rule.Case {
+						c = &a.Holdout.Cases[i]
+					}
+				}
+			}
+			g = judgeOutcome(rule, "the promoted candidate "+win.ID, c)
+		case RuleMaxFlaky:
+			all := append(slices.Clone(win.Cases), a.Holdout.Cases...)
+			g = judgeRepeatRule(rule, &RepeatContender{ID: win.ID, Cases: all, Samples: win.Samples + a.Holdout.Samples}, a.K)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func pooledRanking(a *Repeats) string {
+	var parts []string
+	for place, i := range foundry.Rank(a.pooled) {
+		c := &a.Contenders[i]
+		parts = append(parts, fmt.Sprintf("%d. %s (validation %d/%d, train %d/%d)", place+1, c.ID, c.Validation.Passes, c.Validation.Samples, c.Train.Passes, c.Train.Samples))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// singleRepeat aggregates a one-repeat bench report for the repeat rules
+// a workload without repeats may still state (min-pass-rate, pass^1).
+func singleRepeat(w *Workload, r *bench.Report) *Repeats {
+	a, err := AggregateBench(w.Name, []*bench.Report{r})
+	if err != nil {
+		return nil
+	}
+	return a
+}

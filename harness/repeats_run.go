@@ -1,0 +1,260 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/foundry"
+)
+
+// memoRunner is a runner whose executors may consult an effect memo (a
+// vm.Workbench with CacheEffects): a repeated run asks for one without,
+// since a memo hit would hand repeat 2 the answer repeat 1 stored.
+type memoRunner interface {
+	WithoutMemo() evidence.Runner
+}
+
+// repeatEvidence is one repeat's report (or foundry result).
+type repeatEvidence struct {
+	bench   *bench.Report
+	foundry *foundry.Result
+}
+
+// repeatEvidence lists every repeat's evidence in repeat order; for a run
+// without repeats, the one report.
+func (r *run) repeatEvidence() []repeatEvidence {
+	if a := r.o.Repeats; a != nil && a.K > 1 {
+		out := make([]repeatEvidence, a.K)
+		for i := range out {
+			if a.bench != nil {
+				out[i].bench = a.bench[i]
+			} else {
+				out[i].foundry = a.foundry[i]
+			}
+		}
+		return out
+	}
+	return []repeatEvidence{{r.o.Bench, r.o.Foundry}}
+}
+
+// repeats is the run's repeat count.
+func (r *run) repeats() int { return max(1, r.w.Repeats) }
+
+// benchConfigAt is the bench config repeat rep runs: config.json's, with
+// the scripted tables of repeat rep where responses differ per repeat.
+func (r *run) benchConfigAt(rep int) *bench.Config {
+	if rep == 1 {
+		return r.benchCfg
+	}
+	cfg := *r.benchCfg
+	cfg.Systems = make([]bench.System, len(r.benchCfg.Systems))
+	for i, s := range r.benchCfg.Systems {
+		s.Executors = r.executorsAt(s.Executors, rep)
+		cfg.Systems[i] = s
+	}
+	return &cfg
+}
+
+// foundryConfigAt is benchConfigAt for a foundry.
+func (r *run) foundryConfigAt(rep int) *foundry.Config {
+	if rep == 1 {
+		return r.foundryCfg
+	}
+	cfg := *r.foundryCfg
+	cfg.Executors = r.executorsAt(cfg.Executors, rep)
+	if g := cfg.Generator; g != nil {
+		gc := *g
+		gc.Executors = r.executorsAt(g.Executors, rep)
+		cfg.Generator = &gc
+	}
+	return &cfg
+}
+
+// executorsAt swaps each per-repeat scripted table for repeat rep's.
+func (r *run) executorsAt(specs map[string]string, rep int) map[string]string {
+	out := make(map[string]string, len(specs))
+	for name, spec := range specs {
+		if r.w.scriptedRepeats(name) > 1 {
+			if p, ok := strings.CutPrefix(spec, "scripted:"); ok && filepath.Base(p) == ScriptedFile(name) {
+				spec = "scripted:" + filepath.Join(filepath.Dir(p), RepeatScriptedFile(name, rep))
+			}
+		}
+		out[name] = spec
+	}
+	return out
+}
+
+// benchRepeats runs every repeat of a bench, one after another (each
+// runs its cases concurrently), each on fresh sessions.
+func (r *run) benchRepeats(ctx context.Context, p *progress) ([]*bench.Report, error) {
+	reps := make([]*bench.Report, r.repeats())
+	for i := range reps {
+		runner, err := r.runnerAt(i + 1)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := bench.Run(ctx, r.benchConfigAt(i+1), runner, bench.Options{
+			Concurrency: r.concurrency(),
+			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
+		})
+		if err != nil {
+			if len(reps) > 1 {
+				return nil, fmt.Errorf("repeat %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		reps[i] = rep
+	}
+	if len(reps) > 1 {
+		a, err := AggregateBench(r.w.Name, reps)
+		if err != nil {
+			return nil, err
+		}
+		r.o.Repeats = a
+	}
+	return reps, nil
+}
+
+// foundryRepeats runs every repeat of a foundry: each promotes on its own
+// evidence and runs its holdout once, on its own winner.
+func (r *run) foundryRepeats(ctx context.Context, opts foundry.Options) ([]*foundry.Result, error) {
+	res := make([]*foundry.Result, r.repeats())
+	for i := range res {
+		runner, err := r.runnerAt(i + 1)
+		if err != nil {
+			return nil, err
+		}
+		out, err := foundry.Run(ctx, r.foundryConfigAt(i+1), runner, opts)
+		if err != nil {
+			if len(res) > 1 {
+				return nil, fmt.Errorf("repeat %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		res[i] = out
+	}
+	if len(res) > 1 {
+		a, err := AggregateFoundry(r.w.Name, res)
+		if err != nil {
+			return nil, err
+		}
+		r.o.Repeats = a
+	}
+	return res, nil
+}
+
+// writeRepeatReports writes repeats 2..k's reports (or exhausted
+// accounts) beside report.json.
+func (r *run) writeRepeatReports() error {
+	a := r.o.Repeats
+	if a == nil {
+		return nil
+	}
+	for i, ev := range r.repeatEvidence() {
+		if i == 0 {
+			continue
+		}
+		name, v := RepeatFile(ReportFile, i+1), any(nil)
+		switch {
+		case ev.bench != nil:
+			v = ev.bench.Value()
+		case ev.foundry.Report != nil:
+			v = ev.foundry.Report.Value()
+		default:
+			name, v = RepeatFile(BudgetFile, i+1), ev.foundry.Exhausted.Value()
+		}
+		if err := r.writeJSON(name, v); err != nil {
+			return err
+		}
+		if err := r.rec.AddArtifact(PhaseEvaluate, "report", name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRepeats writes repeats.json, the aggregate (summarize phase: it is
+// derived from the reports, like gate.json).
+func (r *run) writeRepeats() error {
+	if r.o.Repeats == nil {
+		return nil
+	}
+	if err := r.writeJSON(RepeatsFile, r.o.Repeats.Value()); err != nil {
+		return err
+	}
+	return r.rec.AddArtifact(PhaseSummarize, "repeats", RepeatsFile)
+}
+
+// repeatReportFiles are the files repeats 2..k left in dir, parsed.
+func (r *run) repeatReportFiles() ([]any, error) {
+	var out []any
+	for rep := 2; rep <= r.repeats(); rep++ {
+		name := RepeatFile(ReportFile, rep)
+		if r.o.Repeats != nil && containsInt(r.o.Repeats.Exhausted, rep) {
+			name = RepeatFile(BudgetFile, rep)
+		}
+		v, err := canon.ReadFile(filepath.Join(r.dir, name), 0)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// repeatView is r seen as repeat rep: its evidence and the responses its
+// cases declared in that repeat, for the alignment check.
+func (r *run) repeatView(rep int, b *bench.Report, f *foundry.Result) *run {
+	v := *r
+	v.o = &Outcome{Workload: r.w, Compiled: r.c, Bench: b, Foundry: f}
+	c := *r.c
+	c.declared = declaredCalls(r.w, rep)
+	v.c = &c
+	return &v
+}
+
+// verifyRepeats verifies repeat 1's parsed report first and then every
+// further repeat's, each with its own alignment, and merges the verdicts:
+// the digest is repeat 1's, receipts are counted over all, and a further
+// repeat's mismatches name its file.
+func (r *run) verifyRepeats(ctx context.Context, first any, others []any, parsed []repeatEvidence) (*Verification, error, error) {
+	out, alignErr, err := r.verification(ctx, first)
+	if err != nil || len(others) == 0 {
+		return out, alignErr, err
+	}
+	for i, v := range others {
+		rep := i + 2
+		ev := parsed[rep-1]
+		vr, ae, err := r.repeatView(rep, ev.bench, ev.foundry).verification(ctx, v)
+		if err != nil {
+			return nil, nil, fmt.Errorf("repeat %d: %w", rep, err)
+		}
+		if ae != nil && alignErr == nil {
+			alignErr = fmt.Errorf("repeat %d: %w", rep, ae)
+		}
+		name := RepeatFile(ReportFile, rep)
+		if ev.foundry != nil && ev.foundry.Report == nil {
+			name = RepeatFile(BudgetFile, rep)
+		}
+		out.OK = out.OK && vr.OK
+		out.CheckedReceipts += vr.CheckedReceipts
+		for _, m := range vr.Mismatches {
+			out.Mismatches = append(out.Mismatches, name+": "+m)
+		}
+	}
+	return out, alignErr, nil
+}

@@ -1,0 +1,114 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/foundry"
+)
+
+// RepeatsTable is the contender table of a repeated run: for a bench,
+// each system's case runs passed over all repeats, pass rate, pass^k and
+// pass@k at k = repeats, flaky cases, per-repeat means of tokens, calls
+// and cost, and the pooled Pareto set; for a foundry, candidates in
+// pooled promotion order with pooled rates, the repeats each won, and
+// the promoted one's pooled holdout.
+func RepeatsTable(o *Outcome) Table {
+	a := o.Repeats
+	k := a.K
+	hatK, atK := fmt.Sprintf("pass^%d", k), fmt.Sprintf("pass@%d", k)
+	if a.Kind == KindBench {
+		t := Table{Header: []string{"system", "passed", "pass rate", hatK, atK, "flaky", "tokens/repeat", "calls/repeat", "pareto"}}
+		hasCost := o.Bench != nil && o.Bench.Prices != nil
+		if hasCost {
+			t.Header = append(t.Header, "cost/repeat")
+		}
+		for i := range a.Contenders {
+			c := &a.Contenders[i]
+			pareto := "no"
+			if slices.Contains(a.Pareto, c.ID) {
+				pareto = "yes"
+			}
+			tok := meanCount(c.TokensIn+c.TokensOut, k)
+			if n := o.UnknownUsage[c.ID]; n > 0 {
+				tok = fmt.Sprintf("unknown (%d calls without usage)", n)
+			}
+			row := []string{c.ID, fmt.Sprintf("%d/%d", c.Passes, c.Samples), c.PassRate().String(), c.PassHatK(k).String(), c.PassAtK(k).String(),
+				flakyCell(c.Flaky()), tok, meanCount(c.EffectCalls, k), pareto}
+			if hasCost {
+				cost := bench.FormatCost(c.Cost / float64(k))
+				if o.UnknownUsage[c.ID] > 0 {
+					cost = "unknown"
+				}
+				row = append(row, cost)
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		return t
+	}
+	t := Table{Header: []string{"candidate", "promoted", "validation", "train", "holdout", hatK, "flaky", "won repeats"}}
+	for _, i := range foundry.Rank(a.pooled) {
+		c := &a.Contenders[i]
+		promoted, holdout := "", "-"
+		if c.ManifestDigest == a.Promoted {
+			promoted = "yes"
+			holdout = fmt.Sprintf("%d/%d", a.Holdout.Passes, a.Holdout.Samples)
+		}
+		won := "-"
+		if len(c.PromotedIn) > 0 {
+			won = ints(c.PromotedIn)
+		}
+		t.Rows = append(t.Rows, []string{c.ID, promoted, fmt.Sprintf("%d/%d", c.Validation.Passes, c.Validation.Samples),
+			fmt.Sprintf("%d/%d", c.Train.Passes, c.Train.Samples), holdout, c.PassHatK(k).String(), flakyCell(c.Flaky()), won})
+	}
+	return t
+}
+
+func flakyCell(ids []string) string {
+	if len(ids) == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", len(ids), strings.Join(ids, ", "))
+}
+
+// repeatsSection is summary.md's account of the repeats: which report
+// each repeat left, and every flaky case with the repeats it passed in.
+func repeatsSection(o *Outcome) string {
+	a := o.Repeats
+	if a == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Repeats\n\n%d repeats, each an ordinary report verified on its own; `%s` aggregates them and is re-derived from them on every read.\n\n", a.K, RepeatsFile)
+	for i, d := range a.Reports {
+		file := RepeatFile(ReportFile, i+1)
+		if slices.Contains(a.Exhausted, i+1) {
+			file = RepeatFile(BudgetFile, i+1) + " (habitat budget exhausted)"
+		}
+		fmt.Fprintf(&b, "- repeat %d: `%s` `%s`\n", i+1, file, d)
+	}
+	if a.Kind == KindFoundry && a.Promoted != "" {
+		w := a.PromotedContender()
+		fmt.Fprintf(&b, "\nPromoted on validation pooled over all repeats: %s; its own repeats promoted it in %d of %d.\n", w.ID, len(w.PromotedIn), a.K)
+	}
+	var lines []string
+	for i := range a.Contenders {
+		c := &a.Contenders[i]
+		cases := c.Cases
+		if a.Kind == KindFoundry && c.ManifestDigest == a.Promoted && a.Holdout != nil {
+			cases = append(slices.Clone(cases), a.Holdout.Cases...)
+		}
+		for _, f := range flakyCases(cases) {
+			lines = append(lines, fmt.Sprintf("- %s: %s\n", c.ID, f))
+		}
+	}
+	if len(lines) == 0 {
+		b.WriteString("\nNo flaky case: every case passed in every repeat or in none.\n")
+	} else {
+		b.WriteString("\nFlaky cases (passed in some repeats, failed in others):\n\n")
+		b.WriteString(strings.Join(lines, ""))
+	}
+	return b.String()
+}
