@@ -175,6 +175,9 @@ func TestUpstreamFoundryConfigs(t *testing.T) {
 			if res.Report == nil {
 				t.Fatal("budget exhausted")
 			}
+			if n := wb.Store.(*store.Batch).Pending(); n != 0 {
+				t.Fatalf("%d writes still pending after foundry.Run returned its report", n)
+			}
 			v := res.Report.Value()
 			if n := len(v["candidates"].([]any)); n != tc.candidates {
 				t.Errorf("%d candidates, want %d", n, tc.candidates)
