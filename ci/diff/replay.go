@@ -130,9 +130,12 @@ func scanTree(root string) ([]organism, error) {
 	return out, nil
 }
 
+// archived is one receipt of the archive: its canonical value (what the
+// comparison replays and the stored digest hashes) and its typed fields.
 type archived struct {
-	file string
-	rec  map[string]any
+	file  string
+	rec   map[string]any
+	typed *receipt.Receipt
 }
 
 func readArchive(dir string) ([]archived, []string, error) {
@@ -159,11 +162,15 @@ func readArchive(dir string) ([]archived, []string, error) {
 			return nil
 		}
 		rec, err := receipt.Parse(data)
-		if err != nil || rec["contract"] != "algal.run.v1" {
+		if err != nil {
 			skipped = append(skipped, rel)
 			return nil
 		}
-		recs = append(recs, archived{file: rel, rec: rec})
+		// An effect record the effect contract refuses still names its
+		// manifest: the comparison reports it (as an error) instead of
+		// the archive dropping it.
+		typed, _ := receipt.FromValue(rec)
+		recs = append(recs, archived{file: rel, rec: rec, typed: typed})
 		return nil
 	})
 	if err != nil {
@@ -212,8 +219,7 @@ func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
 	}
 
 	for _, a := range recs {
-		md, _ := a.rec["manifestDigest"].(string)
-		digest, _ := a.rec["digest"].(string)
+		md, digest := a.typed.ManifestDigest, a.typed.Digest
 		bo, ok := baseByDigest[md]
 		if !ok {
 			continue

@@ -9,6 +9,7 @@ import (
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/receipt"
 )
 
 // Work is a receipt's work ledger.
@@ -212,19 +213,18 @@ func WorkloadDigest(cases []Case) (string, error) {
 // attribution. The attribution key is the effect's usage.model, else its
 // executor, else "unknown"; costs come from the price card (dollars per
 // million tokens) and sum in effect order.
-func Measure(receipt map[string]any, prices map[string]Price) (calls int64, usage Tally, attribution map[string]Tally) {
+func Measure(rec map[string]any, prices map[string]Price) (calls int64, usage Tally, attribution map[string]Tally) {
 	attribution = map[string]Tally{}
-	effects := evidence.Effects(receipt)
-	for _, rec := range effects {
-		u, _ := rec["usage"].(map[string]any)
-		key, _ := u["model"].(string)
+	effects := receipt.Unchecked(rec).Effects()
+	for _, e := range effects {
+		key := e.Model
 		if key == "" {
-			key, _ = rec["executor"].(string)
+			key = e.Executor
 		}
 		if key == "" {
 			key = "unknown"
 		}
-		tin, tout := evidence.Tokens(rec)
+		tin, tout := int64(e.TokensIn), int64(e.TokensOut)
 		cost := 0.0
 		if p, ok := prices[key]; ok {
 			cost = (float64(tin)*p.Input + float64(tout)*p.Output) / 1e6

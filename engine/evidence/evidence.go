@@ -8,7 +8,6 @@ package evidence
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"runtime"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
 )
 
 // ScorerFuel is the fuel each scorer evaluation gets.
@@ -136,20 +136,15 @@ func CellArgs(m *manifest.Manifest, args map[string]any) map[string]any {
 
 // InterfaceOutputs reads m's interface outputs from a root receipt: the
 // committed value of each output's cell port. Outputs that never committed
-// are absent.
-func InterfaceOutputs(m *manifest.Manifest, receipt map[string]any) map[string]any {
+// are absent. The receipt need not be valid (receipt.Unchecked): reports
+// compare these with their claims before the receipt is replayed.
+func InterfaceOutputs(m *manifest.Manifest, rec map[string]any) map[string]any {
 	out := map[string]any{}
 	if m.Interface == nil {
 		return out
 	}
-	cells, _ := receipt["cells"].(map[string]any)
 	for _, p := range m.Interface.Outputs {
-		rec, _ := cells[p.Cell].(map[string]any)
-		if rec == nil || rec["status"] != "committed" {
-			continue
-		}
-		outputs, _ := rec["outputs"].(map[string]any)
-		if v, ok := outputs[p.Port]; ok {
+		if v, ok := receipt.Unchecked(rec).CommittedOutput(p.Cell, p.Port); ok {
 			out[p.Name] = v
 		}
 	}
@@ -171,23 +166,11 @@ func (w Work) Value() map[string]any {
 	return map[string]any{"steps": float64(w.Steps), "agentCalls": float64(w.AgentCalls), "units": float64(w.Units)}
 }
 
-// ReceiptWork reads a receipt's work ledger.
-func ReceiptWork(receipt map[string]any) Work {
-	w, _ := receipt["work"].(map[string]any)
-	return Work{Steps: Count(w["steps"]), AgentCalls: Count(w["agentCalls"]), Units: Count(w["units"])}
+// ReceiptWork reads a receipt's work ledger (receipt.Unchecked).
+func ReceiptWork(rec map[string]any) Work {
+	w := receipt.Unchecked(rec).Work()
+	return Work{Steps: int64(w.Steps), AgentCalls: int64(w.AgentCalls), Units: int64(w.Units)}
 }
-
-// Count reads a non-negative integer JSON number, zero for anything else.
-func Count(v any) int64 {
-	f, _ := v.(float64)
-	if f < 0 || f != math.Trunc(f) || f > MaxCount {
-		return 0
-	}
-	return int64(f)
-}
-
-// MaxCount keeps counts exact in a double.
-const MaxCount = 1<<53 - 1
 
 // Effects returns a receipt's effect records in order.
 func Effects(receipt map[string]any) []map[string]any {
@@ -199,12 +182,6 @@ func Effects(receipt map[string]any) []map[string]any {
 		}
 	}
 	return out
-}
-
-// Tokens sums the input and output tokens an effect record reports.
-func Tokens(effect map[string]any) (in, out int64) {
-	u, _ := effect["usage"].(map[string]any)
-	return Count(u["tokensIn"]), Count(u["tokensOut"])
 }
 
 // Scorer judges pass claims. A nil *Scorer is exact match: the canonical

@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/receipt"
 )
 
 // Work is a receipt's work ledger.
@@ -22,11 +23,10 @@ func (u Usage) value() map[string]any {
 }
 
 // ReceiptUsage sums the token usage of a receipt's effects.
-func ReceiptUsage(receipt map[string]any) Usage {
+func ReceiptUsage(rec map[string]any) Usage {
 	var u Usage
-	for _, e := range evidence.Effects(receipt) {
-		in, out := evidence.Tokens(e)
-		u.add(Usage{in, out})
+	for _, e := range receipt.Unchecked(rec).Effects() {
+		u.add(Usage{int64(e.TokensIn), int64(e.TokensOut)})
 	}
 	return u
 }
