@@ -39,7 +39,11 @@ func (e *ReplayError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "could-not-replay: %d live request(s) of %s have no recorded answer in %s:", len(e.Misses), e.Workload, e.Archive)
 	for _, m := range e.Misses {
-		fmt.Fprintf(&b, "\n  - cell %q (executor %s): request %s", m.Cell, m.Executor, m.RequestDigest)
+		if m.Repeat > 1 {
+			fmt.Fprintf(&b, "\n  - cell %q (executor %s, repeat %d): request %s", m.Cell, m.Executor, m.Repeat, m.RequestDigest)
+		} else {
+			fmt.Fprintf(&b, "\n  - cell %q (executor %s): request %s", m.Cell, m.Executor, m.RequestDigest)
+		}
 		if m.Detail != "" {
 			fmt.Fprintf(&b, "; %s", m.Detail)
 		}
@@ -250,6 +254,9 @@ func (r *run) checkReplay() error {
 		return nil
 	}
 	cmd := "assay run " + displayPath(r.w.Path) + " --record missing"
+	if r.opts.Repeats > 0 {
+		cmd += fmt.Sprintf(" --repeats %d", r.opts.Repeats)
+	}
 	if a := filepath.Clean(r.opts.Archive); r.opts.Archive != "" && filepath.Base(a) != archive.DefaultDir {
 		cmd += " --archive " + r.opts.Archive
 	}

@@ -360,3 +360,115 @@ func TestRepeatsRederiveAndForgery(t *testing.T) {
 		t.Fatalf("forged repeat 2 verifies: %v", d.Verification.Mismatches)
 	}
 }
+
+// flakyFoundry is intent-select with a cascade that is unsure about
+// va-feature in repeat 2 and escalates to a large model that gets it
+// wrong: the cascade wins repeats 1 and 3, the large model repeat 2
+// (tied on validation 2/3, fewer agent calls), and the pooled evidence
+// promotes the cascade (validation 8/9 against 6/9).
+func flakyFoundry(t *testing.T, gate string) *Workload {
+	t.Helper()
+	src, err := os.ReadFile(suitePath("intent-select.foundry.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, _ := filepath.Abs(filepath.Join("..", "fixtures"))
+	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
+	body = strings.Replace(body, "revision: 1\n", "revision: 1\nrepeats: 3\n", 1)
+	old := "      small: { intent: other, screen: other }\n      large: { intent: how-to }\n"
+	if !strings.Contains(body, old) {
+		t.Fatal("intent-select changed: va-feature's responses are not where this test expects them")
+	}
+	body = strings.Replace(body, old, "      small: { intent: other, screen: !repeats [other, unsure, other] }\n      large: { intent: how-to, escalate: !repeats [!queue [], how-to, !queue []] }\n", 1)
+	body = body[:strings.Index(body, "gate:")] + gate
+	path := filepath.Join(t.TempDir(), "intent-select.foundry.yaml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func TestRepeatsFoundryPromotesOnPooledValidation(t *testing.T) {
+	w := flakyFoundry(t, `gate:
+  promoted: organism:assay-intent-cascade
+  min-validation-rate: 1
+  min-holdout-rate: 1
+  max-flaky: 1
+  outcomes: { va-feature: flaky, ho-paste-freeze: pass }
+`)
+	b := newTestBench()
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Verification.OK {
+		t.Fatalf("verification: %v", o.Verification.Mismatches)
+	}
+	a := o.Repeats
+	cascade, large := a.Contender("organism:assay-intent-cascade"), a.Contender("organism:assay-intent-large")
+	if a.Promoted != cascade.ManifestDigest || !slices.Equal(cascade.PromotedIn, []int{1, 3}) || !slices.Equal(large.PromotedIn, []int{2}) {
+		t.Fatalf("promoted %s; cascade won %v, large %v", a.Promoted, cascade.PromotedIn, large.PromotedIn)
+	}
+	if cascade.Validation != (Pooled{Samples: 9, Passes: 8}) || large.Validation != (Pooled{Samples: 9, Passes: 6}) {
+		t.Fatalf("validation: cascade %+v, large %+v", cascade.Validation, large.Validation)
+	}
+	// The holdout ran on each repeat's own winner: the cascade's pooled
+	// holdout is repeats 1 and 3 only.
+	if h := a.Holdout; h.Samples != 4 || h.Passes != 4 || h.ManifestKey != cascade.ID {
+		t.Fatalf("holdout %+v", h)
+	}
+	if got := o.Repeats.foundry[1].Report.Promoted; got != large.ManifestDigest {
+		t.Fatalf("repeat 2 promoted %s, not the large model", got)
+	}
+	want := map[string]bool{
+		"promotes organism:assay-intent-cascade":                      true,
+		"promoted validation pass rate is at least 1":                 false,
+		"holdout pass rate is at least 1":                             true,
+		"the promoted candidate has at most 1 flaky cases":            true,
+		"promoted candidate case va-feature is expected to flaky":     true,
+		"promoted candidate case ho-paste-freeze is expected to pass": true,
+	}
+	for _, g := range o.Gates {
+		if p, ok := want[g.Rule.Name()]; !ok || p != g.Passed {
+			t.Errorf("%s: passed %v (%s)", g.Rule.Name(), g.Passed, g.Message)
+		}
+	}
+	if len(o.Gates) != len(want) {
+		t.Fatalf("%d verdicts", len(o.Gates))
+	}
+	summary, _ := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	for _, s := range []string{"| organism:assay-intent-cascade | yes | 8/9 | 9/9 | 4/4 |", "its own repeats promoted it in 2 of 3", "va-feature (passed in repeats 1, 3 of 3)"} {
+		if !strings.Contains(string(summary), s) {
+			t.Errorf("summary.md lacks %q:\n%s", s, summary)
+		}
+	}
+
+	// Re-derived from the files, the aggregate is the one written.
+	k, stored, err := StoredRepeats(o.RunDir)
+	if err != nil || k != 3 {
+		t.Fatal(k, err)
+	}
+	var reports []any
+	for _, f := range RepeatReportFiles(o.RunDir, k) {
+		v, err := canon.ReadFile(filepath.Join(o.RunDir, f), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reports = append(reports, v)
+	}
+	d, err := RederiveRepeats(context.Background(), o.Compiled, reports, b)
+	if err != nil || !d.Verification.OK {
+		t.Fatalf("%v %v", err, d.Verification)
+	}
+	if ds := RepeatsDisagreements(stored, d.Repeats); len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	stored.(map[string]any)["promoted"] = large.ManifestDigest
+	if ds := RepeatsDisagreements(stored, d.Repeats); len(ds) != 1 || !strings.Contains(ds[0], "repeats.json: promoted is") {
+		t.Fatalf("forged promotion: %v", ds)
+	}
+}

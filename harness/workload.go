@@ -711,7 +711,7 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 // responses reads executor -> cell -> response. A value tagged !queue must
 // be a list and serves one element per call; any other value serves one
 // call. A value tagged !repeats is a list with one such response per
-// repeat. A value (or queue element) tagged !malformed is marked as
+// repeat (an empty !queue [] where the cell is not called in that repeat). A value (or queue element) tagged !malformed is marked as
 // deliberately breaking its cell's contract.
 func (d *decoder) responses(n *yaml.Node, path string) (map[string]map[string][]any, []Answer, []RepeatResponse, error) {
 	f, order, err := d.mapping(n, path, nil, nil)
@@ -747,6 +747,11 @@ func (d *decoder) responses(n *yaml.Node, path string) (map[string]map[string][]
 			for i, e := range v.Content {
 				if e.Tag == RepeatsTag {
 					return nil, nil, nil, d.fail(e, index(cat, i), "%s lists cannot nest", RepeatsTag)
+				}
+				if e.Tag == QueueTag && e.Kind == yaml.SequenceNode && len(e.Content) == 0 {
+					// The cell is not called in this repeat.
+					rr.Values = append(rr.Values, []any{})
+					continue
 				}
 				vals, as, err := d.response(e, index(cat, i), ex, cell)
 				if err != nil {
