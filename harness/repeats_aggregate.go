@@ -442,3 +442,73 @@ func anyStrings(ss []string) []any {
 	}
 	return out
 }
+
+// PooledBench is the bench report readers that know no repeats (the PR
+// diff, pr.html) compare: every system's passed and total count its case
+// runs over all repeats, tokens, cost and calls are per-repeat means
+// (rounded half up), axis values are means, a case passed when it passed
+// in every repeat, and the Pareto set is the pooled one. It is a view, not
+// a report: it has no digest and is never verified or written.
+func (a *Repeats) PooledBench() *bench.Report {
+	if len(a.bench) == 0 {
+		return nil
+	}
+	first := a.bench[0]
+	k := int64(a.K)
+	mean := func(total int64) int64 { return (total + k/2) / k }
+	r := &bench.Report{Workload: first.Workload, Cases: first.Cases, Prices: first.Prices, Scorer: first.Scorer, Axes: first.Axes, Pareto: slices.Clone(a.Pareto)}
+	for si, s := range first.Systems {
+		c := &a.Contenders[si]
+		ps := bench.SystemResult{ID: s.ID, ManifestDigest: s.ManifestDigest, ManifestKey: s.ManifestKey,
+			Passed: int64(c.Passes), Total: int64(c.Samples), EffectCalls: mean(c.EffectCalls),
+			Usage: bench.Tally{TokensIn: mean(c.TokensIn), TokensOut: mean(c.TokensOut), Cost: c.Cost / float64(a.K)}, AxisValues: c.AxisValues}
+		for ci, cr := range s.Cases {
+			cr.Passed = c.Cases[ci].Verdict() == VerdictPass
+			ps.Cases = append(ps.Cases, cr)
+		}
+		r.Systems = append(r.Systems, ps)
+	}
+	return r
+}
+
+// PooledFoundry is PooledBench for a foundry: candidates with their train
+// and validation samples pooled, work summed, a case passed when it passed
+// in every repeat it ran in, the pooled promotion, and the promoted
+// candidate's pooled holdout. Nil when a repeat exhausted its budget.
+func (a *Repeats) PooledFoundry() *foundry.Report {
+	if len(a.foundry) == 0 || a.Promoted == "" {
+		return nil
+	}
+	r := &foundry.Report{Promoted: a.Promoted}
+	seen := map[string]bool{}
+	for _, res := range a.foundry {
+		rep := res.Report
+		if r.Scorer == nil {
+			r.Scorer, r.Lineage = rep.Scorer, rep.Lineage
+		}
+		for _, c := range rep.Candidates {
+			if seen[c.ManifestDigest] {
+				continue
+			}
+			seen[c.ManifestDigest] = true
+			i := slices.IndexFunc(a.Contenders, func(x RepeatContender) bool { return x.ManifestDigest == c.ManifestDigest })
+			rc, p := &a.Contenders[i], a.pooled[i]
+			pc := foundry.CandidateResult{ManifestDigest: c.ManifestDigest, ManifestKey: c.ManifestKey, Train: p.Train, Validation: p.Validation, Work: p.Work, Usage: c.Usage}
+			for ci, cs := range c.Cases {
+				cs.Passed = rc.Cases[ci].Verdict() == VerdictPass
+				pc.Cases = append(pc.Cases, cs)
+			}
+			r.Candidates = append(r.Candidates, pc)
+		}
+	}
+	if h := a.Holdout; h != nil {
+		r.Holdout.Score = foundry.Score{Passed: int64(h.Passes), Total: int64(h.Samples)}
+		if w := a.PromotedContender(); len(w.PromotedIn) > 0 {
+			for hi, c := range a.foundry[w.PromotedIn[0]-1].Report.Holdout.Cases {
+				c.Passed = h.Cases[hi].Verdict() == VerdictPass
+				r.Holdout.Cases = append(r.Holdout.Cases, c)
+			}
+		}
+	}
+	return r
+}

@@ -213,4 +213,3 @@ func TestRepeatsAgainstLiveServer(t *testing.T) {
 		t.Fatalf("repeats.json: %s", got)
 	}
 }
-

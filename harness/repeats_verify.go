@@ -87,7 +87,6 @@ func label(v any, i int) string {
 	return fmt.Sprint(i)
 }
 
-
 // StoredRepeats reads how many repeats a run directory says it holds:
 // repeats.json's "repeats" (1 when the file is absent). The count is only
 // a claim: the workload compiled with it must give the directory's slug.

@@ -85,6 +85,8 @@ type Workload struct {
 	Mismatches  []string   `json:"mismatches"`
 	Bench       *Bench     `json:"bench,omitempty"`
 	Foundry     *Foundry   `json:"foundry,omitempty"`
+	// Repeats compares flakiness when a side ran with repeats.
+	Repeats *Repeats `json:"repeats,omitempty"`
 	// File is the workload file, relative to the repository, as the
 	// head's (else the base's) gate positions name it; "" when unknown.
 	File string `json:"file"`
@@ -448,6 +450,9 @@ func compareWorkload(b, h *Run, trim func(string) string) *Workload {
 	case KindFoundry:
 		w.Foundry = compareFoundry(bf, hf, bx, hx)
 		changed = foundryChanged(w.Foundry)
+	}
+	if w.Repeats = compareRepeats(b, h); w.Repeats != nil && (len(w.Repeats.BecameFlaky) > 0 || len(w.Repeats.StoppedFlaky) > 0 || w.Repeats.BaseRepeats != w.Repeats.HeadRepeats) {
+		changed = true
 	}
 	if w.Status == "" {
 		w.Status = StatusUnchanged

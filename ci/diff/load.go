@@ -15,6 +15,7 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
 )
 
 // Error codes carried by [Error].
@@ -51,8 +52,11 @@ type Run struct {
 	// BudgetExhausted: a foundry that ran out of habitat budget wrote
 	// budget.json instead of a report.
 	BudgetExhausted bool
-	Verification    *Verification
-	Gate            *GateFile
+	// Repeats is a repeated run's aggregate, re-derived from its repeats'
+	// reports; Bench or Foundry is then its pooled view.
+	Repeats      *harness.Repeats
+	Verification *Verification
+	Gate         *GateFile
 }
 
 // Verification is verification.json.
@@ -236,6 +240,15 @@ func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
 		r.Kind = KindFoundry
 	} else {
 		r.Kind = KindBench
+	}
+	if a := d.Repeats; a != nil {
+		r.Repeats = a
+		if a.Kind == harness.KindBench {
+			r.Bench = a.PooledBench()
+		} else {
+			r.Foundry = a.PooledFoundry()
+			r.BudgetExhausted = r.Foundry == nil
+		}
 	}
 	v := d.Verification
 	r.Verification = &Verification{OK: v.OK, CheckedReceipts: v.CheckedReceipts, Mismatches: append([]string{}, v.Mismatches...)}

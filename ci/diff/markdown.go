@@ -66,6 +66,7 @@ func Sections(d *Diff, o RenderOptions) []ghci.Section {
 		{Title: TitleReplays, Markdown: replaysMD(d, o)},
 		{Title: TitleFlips, Markdown: flipsMD(d, o)},
 	}
+	s = withRepeats(s, d)
 	if len(d.Notes) > 0 {
 		var b strings.Builder
 		for _, n := range d.Notes {

@@ -1,0 +1,278 @@
+package diff
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	ghci "github.com/algal-assay/assay/ci/github"
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/passk"
+)
+
+// TitleFlaky is the comment section on workloads run with repeats.
+const TitleFlaky = "Flakiness (repeats)"
+
+// Repeats compares a workload run with repeats on either side: each
+// contender's pass rate and pass^k (k = that side's repeats) and its
+// flaky cases, and which cases became or stopped being flaky. A side run
+// once has a pass rate, pass^1 and no flaky case (one sample cannot be
+// flaky). With repeats, the Bench and Foundry comparisons read the pooled
+// view (harness.Repeats.PooledBench): passed counts case runs over all
+// repeats, tokens, cost and calls are per-repeat means, a case passes
+// when it passed in every repeat, and the Pareto set is the pooled one.
+type Repeats struct {
+	BaseRepeats  int                `json:"baseRepeats"` // 0 when the side has no run
+	HeadRepeats  int                `json:"headRepeats"`
+	Contenders   []*RepeatContender `json:"contenders"`
+	BecameFlaky  []FlakyCase        `json:"becameFlaky"`
+	StoppedFlaky []FlakyCase        `json:"stoppedFlaky"`
+}
+
+// RepeatContender is one system or candidate on both sides.
+type RepeatContender struct {
+	ID   string       `json:"id"`
+	Base *RepeatStats `json:"base"`
+	Head *RepeatStats `json:"head"`
+}
+
+// RepeatStats are one side's samples of one contender. Rates are exact
+// fractions ("11/12"), "n/a" when undefined.
+type RepeatStats struct {
+	Repeats  int      `json:"repeats"`
+	Samples  int      `json:"samples"`
+	Passes   int      `json:"passes"`
+	PassRate string   `json:"passRate"`
+	PassHatK string   `json:"passHatK"`
+	Flaky    []string `json:"flaky"`
+
+	rate, hatK passk.Estimate
+}
+
+// FlakyCase is a case that is flaky on one side: the repeats it passed
+// in there, of how many.
+type FlakyCase struct {
+	Subject  string `json:"subject"`
+	Case     string `json:"case"`
+	PassedIn []int  `json:"passedIn"`
+	Runs     int    `json:"runs"`
+}
+
+// contenderSamples lists a run's contenders with their per-case samples:
+// the aggregate's when the run has repeats, else one sample per case from
+// its report.
+func contenderSamples(r *Run) (int, []harness.RepeatContender) {
+	if r == nil {
+		return 0, nil
+	}
+	if r.Repeats != nil {
+		return r.Repeats.K, r.Repeats.Contenders
+	}
+	var out []harness.RepeatContender
+	add := func(id string, passed []bool, ids []string) {
+		c := harness.RepeatContender{ID: id}
+		for i, p := range passed {
+			rc := harness.RepeatCase{ID: ids[i], Runs: 1}
+			c.Samples++
+			if p {
+				rc.PassedIn = []int{1}
+				c.Passes++
+			}
+			c.Cases = append(c.Cases, rc)
+		}
+		out = append(out, c)
+	}
+	if r.Bench != nil {
+		for _, s := range r.Bench.Systems {
+			passed, ids := benchCases(s.Cases)
+			add(s.ID, passed, ids)
+		}
+	}
+	if r.Foundry != nil {
+		for _, c := range r.Foundry.Candidates {
+			passed, ids := foundryCases(c.Cases)
+			add(c.ManifestKey, passed, ids)
+		}
+	}
+	return 1, out
+}
+
+func benchCases(cs []bench.CaseResult) ([]bool, []string) {
+	var p []bool
+	var ids []string
+	for _, c := range cs {
+		p, ids = append(p, c.Passed), append(ids, c.ID)
+	}
+	return p, ids
+}
+
+func foundryCases(cs []foundry.CaseResult) ([]bool, []string) {
+	var p []bool
+	var ids []string
+	for _, c := range cs {
+		p, ids = append(p, c.Passed), append(ids, c.ID)
+	}
+	return p, ids
+}
+
+func repeatStats(k int, c *harness.RepeatContender) *RepeatStats {
+	s := &RepeatStats{Repeats: k, Samples: c.Samples, Passes: c.Passes, Flaky: c.Flaky(), rate: c.PassRate(), hatK: c.PassHatK(k)}
+	if s.Flaky == nil {
+		s.Flaky = []string{}
+	}
+	s.PassRate, s.PassHatK = s.rate.Fraction(), s.hatK.Fraction()
+	return s
+}
+
+// compareRepeats is nil unless a side ran with repeats.
+func compareRepeats(b, h *Run) *Repeats {
+	if (b == nil || b.Repeats == nil) && (h == nil || h.Repeats == nil) {
+		return nil
+	}
+	out := &Repeats{Contenders: []*RepeatContender{}, BecameFlaky: []FlakyCase{}, StoppedFlaky: []FlakyCase{}}
+	var bcs, hcs []harness.RepeatContender
+	out.BaseRepeats, bcs = contenderSamples(b)
+	out.HeadRepeats, hcs = contenderSamples(h)
+	byID := map[string]*RepeatContender{}
+	get := func(id string) *RepeatContender {
+		if c, ok := byID[id]; ok {
+			return c
+		}
+		c := &RepeatContender{ID: id}
+		byID[id] = c
+		out.Contenders = append(out.Contenders, c)
+		return c
+	}
+	flaky := func(cs []harness.RepeatContender) map[string]harness.RepeatCase {
+		m := map[string]harness.RepeatCase{}
+		for _, c := range cs {
+			for _, rc := range c.Cases {
+				if rc.Verdict() == harness.VerdictFlaky {
+					m[c.ID+"\x00"+rc.ID] = rc
+				}
+			}
+		}
+		return m
+	}
+	for i := range hcs {
+		get(hcs[i].ID).Head = repeatStats(out.HeadRepeats, &hcs[i])
+	}
+	for i := range bcs {
+		get(bcs[i].ID).Base = repeatStats(out.BaseRepeats, &bcs[i])
+	}
+	bf, hf := flaky(bcs), flaky(hcs)
+	fc := func(key string, rc harness.RepeatCase) FlakyCase {
+		subject, _, _ := strings.Cut(key, "\x00")
+		return FlakyCase{Subject: subject, Case: rc.ID, PassedIn: rc.PassedIn, Runs: rc.Runs}
+	}
+	for _, key := range sortedKeys(hf) {
+		if _, was := bf[key]; !was {
+			out.BecameFlaky = append(out.BecameFlaky, fc(key, hf[key]))
+		}
+	}
+	for _, key := range sortedKeys(bf) {
+		if _, is := hf[key]; !is {
+			out.StoppedFlaky = append(out.StoppedFlaky, fc(key, bf[key]))
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// withRepeats puts the flakiness section after the promotions when a
+// workload ran with repeats.
+func withRepeats(s []ghci.Section, d *Diff) []ghci.Section {
+	md := repeatsMD(d)
+	if md == "" {
+		return s
+	}
+	at := len(s)
+	for i, x := range s {
+		if x.Title == TitlePromotions {
+			at = i + 1
+		}
+	}
+	return slices.Insert(s, at, ghci.Section{Title: TitleFlaky, Markdown: md})
+}
+
+func statsCell(s *RepeatStats, f func(*RepeatStats) string) string {
+	if s == nil {
+		return "—"
+	}
+	return f(s)
+}
+
+func repeatsMD(d *Diff) string {
+	var b strings.Builder
+	for _, w := range d.Workloads {
+		r := w.Repeats
+		if r == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "### %s (%s)\n\n", text(w.Name), repeatsShape(r))
+		b.WriteString("| contender | pass rate base → head | pass^k base → head | flaky at head |\n| --- | --- | --- | --- |\n")
+		for _, c := range r.Contenders {
+			rate := func(s *RepeatStats) string { return s.rate.String() }
+			hat := func(s *RepeatStats) string { return fmt.Sprintf("%s (k=%d)", s.hatK.String(), s.Repeats) }
+			flaky := "—"
+			if c.Head != nil {
+				flaky = fmt.Sprint(len(c.Head.Flaky))
+				if len(c.Head.Flaky) > 0 {
+					flaky += " (" + strings.Join(texts(c.Head.Flaky), ", ") + ")"
+				}
+			}
+			fmt.Fprintf(&b, "| %s | %s → %s | %s → %s | %s |\n", cell(c.ID), statsCell(c.Base, rate), statsCell(c.Head, rate), statsCell(c.Base, hat), statsCell(c.Head, hat), flaky)
+		}
+		b.WriteString("\n")
+		for _, l := range []struct {
+			title string
+			cases []FlakyCase
+		}{{"Became flaky", r.BecameFlaky}, {"Stopped being flaky", r.StoppedFlaky}} {
+			if len(l.cases) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "%s:\n\n", l.title)
+			for _, f := range l.cases {
+				fmt.Fprintf(&b, "- %s case %s: passed in %s of %d repeats\n", code(f.Subject), code(f.Case), repeatList(f.PassedIn), f.Runs)
+			}
+			b.WriteString("\n")
+		}
+		if len(r.BecameFlaky) == 0 && len(r.StoppedFlaky) == 0 {
+			b.WriteString("No case became or stopped being flaky.\n\n")
+		}
+	}
+	return b.String()
+}
+
+func repeatsShape(r *Repeats) string {
+	switch {
+	case r.BaseRepeats == 0:
+		return fmt.Sprintf("%d repeats at head", r.HeadRepeats)
+	case r.HeadRepeats == 0:
+		return fmt.Sprintf("%d repeats at base", r.BaseRepeats)
+	case r.BaseRepeats == r.HeadRepeats:
+		return fmt.Sprintf("%d repeats", r.HeadRepeats)
+	}
+	return fmt.Sprintf("%d repeats at base, %d at head", r.BaseRepeats, r.HeadRepeats)
+}
+
+func repeatList(rs []int) string {
+	if len(rs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = fmt.Sprint(r)
+	}
+	return strings.Join(s, ", ")
+}
