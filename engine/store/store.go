@@ -7,7 +7,10 @@
 //
 // Two implementations share the Store interface: FileStore, the on-disk
 // layout upstream's file store uses (default directory .algal), and
-// MemStore, for tests, benchmarks and throwaway runs. Overlay layers a
+// MemStore, for tests, benchmarks and throwaway runs. A FileStore's Batch
+// defers durability to one Commit for many writes (a bench part's
+// receipts); whoever publishes a document naming stored objects commits
+// first (Commit, Committer). Overlay layers a
 // memory store over any other so verification can write without touching
 // the store it reads.
 package store
