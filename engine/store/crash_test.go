@@ -29,13 +29,14 @@ func crashRequest(i int) string {
 
 // TestHelperCrashWriter is not a test: TestKilledWriterLeavesAVerifiableStore
 // re-executes the test binary into it. It writes objects and memo records
-// through a batch, committing every 64, until it has written
-// ASSAY_STORE_CRASH_N of each or is killed.
+// through a batch, committing every 64, from ASSAY_STORE_CRASH_FROM until
+// it has written ASSAY_STORE_CRASH_N of each or is killed.
 func TestHelperCrashWriter(t *testing.T) {
 	root := os.Getenv("ASSAY_STORE_CRASH_DIR")
 	if root == "" {
 		t.Skip("helper process only")
 	}
+	from, _ := strconv.Atoi(os.Getenv("ASSAY_STORE_CRASH_FROM"))
 	n, _ := strconv.Atoi(os.Getenv("ASSAY_STORE_CRASH_N"))
 	fs, err := OpenFileStore(root)
 	if err != nil {
@@ -43,7 +44,7 @@ func TestHelperCrashWriter(t *testing.T) {
 		os.Exit(3)
 	}
 	b := fs.Batch()
-	for i := range n {
+	for i := from; i < from+n; i++ {
 		if _, err := b.Put(Runs, crashObject(i)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(4)
@@ -66,10 +67,10 @@ func TestHelperCrashWriter(t *testing.T) {
 	os.Exit(0)
 }
 
-func crashWriter(t *testing.T, root string, n int) *exec.Cmd {
+func crashWriter(t *testing.T, root string, from, n int) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCrashWriter$")
-	cmd.Env = append(os.Environ(), "ASSAY_STORE_CRASH_DIR="+root, "ASSAY_STORE_CRASH_N="+strconv.Itoa(n))
+	cmd.Env = append(os.Environ(), "ASSAY_STORE_CRASH_DIR="+root, "ASSAY_STORE_CRASH_FROM="+strconv.Itoa(from), "ASSAY_STORE_CRASH_N="+strconv.Itoa(n))
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -117,17 +118,19 @@ func checkVisible(t *testing.T, root string) (objects, memos int) {
 
 // A writer killed (SIGKILL) at random points leaves a store in which every
 // visible object verifies, and a writer that runs to the end afterwards
-// completes and cleans up what the killed ones left.
+// completes and cleans up what the killed ones left. Each round starts
+// further on, so kills land among new writes as well as re-puts of what
+// earlier rounds left.
 func TestKilledWriterLeavesAVerifiableStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns and kills processes")
 	}
 	root := filepath.Join(t.TempDir(), ".algal")
-	const n = 1500
+	const n, rounds, step = 400, 6, 100
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
 	killed := 0
-	for round := range 6 {
-		cmd := crashWriter(t, root, n)
+	for round := range rounds {
+		cmd := crashWriter(t, root, round*step, n)
 		delay := time.Duration(20+rng.IntN(180)) * time.Millisecond
 		time.Sleep(delay)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
@@ -146,12 +149,13 @@ func TestKilledWriterLeavesAVerifiableStore(t *testing.T) {
 	if killed == 0 {
 		t.Fatal("no writer was killed mid-write; the test checked nothing")
 	}
-	if err := crashWriter(t, root, n).Wait(); err != nil {
+	all := (rounds-1)*step + n
+	if err := crashWriter(t, root, 0, all).Wait(); err != nil {
 		t.Fatalf("re-put after the kills: %v", err)
 	}
 	objects, memos := checkVisible(t, root)
-	if objects != n || memos != n {
-		t.Fatalf("after the re-put: %d objects and %d memo records, want %d each", objects, memos, n)
+	if objects != all || memos != all {
+		t.Fatalf("after the re-put: %d objects and %d memo records, want %d each", objects, memos, all)
 	}
 	fs, _ := OpenFileStore(root)
 	if left, busy, err := fs.Leftovers(); err != nil || busy || len(left) != 0 {
