@@ -561,23 +561,42 @@ func (s *scope) decideCell(c *manifest.Cell, p string, in map[string]any, rec *r
 	if d.Route != nil {
 		req["route"] = d.Route.Value
 	}
-	res, f := s.issue(call{path: p, req: req, kind: "decide", attempts: d.Retry, maxOut: mo, effectMs: effectMs(d.Budget),
-		bind: func(raw any) (any, bool, *Failure) {
-			m, msg := bindAnswers(d.Questions, raw)
-			if msg != "" {
-				return nil, false, failf(fault.EffectUnparseable, "cell %q: %s", c.ID, msg)
-			}
-			return m, false, nil
-		}})
-	if f != nil {
+	bound, ok, f := s.issueFor(rec, call{path: p, req: req, kind: "decide", attempts: d.Retry, maxOut: mo, effectMs: effectMs(d.Budget),
+		bind: answerBinder(d.Questions, "cell %q: %s", c.ID)})
+	if !ok {
 		return nil, f
+	}
+	return map[string]any{"out": bound}, nil
+}
+
+// issueFor issues c for the cell whose record is rec and settles the
+// record: an answer records its request digest (the last one wins when a
+// cell issues several), a suspended request suspends the cell. ok is
+// false when the activation must stop there (a failure, or suspension
+// with a nil failure).
+func (s *scope) issueFor(rec *receipt.Cell, c call) (bound any, ok bool, f *Failure) {
+	res, f := s.issue(c)
+	if f != nil {
+		return nil, false, f
 	}
 	if res.suspended {
 		rec.Status = receipt.StatusSuspended
-		return nil, nil
+		return nil, false, nil
 	}
 	rec.EffectDigest = res.digest
-	return map[string]any{"out": res.bound}, nil
+	return res.bound, true, nil
+}
+
+// answerBinder binds a decide-shaped answer to qs; a malformed one is
+// EFFECT_UNPARSEABLE with the message format(id, what is wrong).
+func answerBinder(qs []manifest.Question, format, id string) bindFn {
+	return func(raw any) (any, bool, *Failure) {
+		m, msg := bindAnswers(qs, raw)
+		if msg != "" {
+			return nil, false, failf(fault.EffectUnparseable, format, id, msg)
+		}
+		return m, false, nil
+	}
 }
 
 // toolCalls is the record of an agent's tool log, whose entries the loop

@@ -123,7 +123,7 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec *r
 	if rc.Route != nil {
 		req["route"] = rc.Route.Value
 	}
-	res, f := s.issue(call{path: p, req: req, kind: "recall", attempts: rc.Retry, maxOut: mo, effectMs: effectMs(rc.Budget),
+	bound, ok, f := s.issueFor(rec, call{path: p, req: req, kind: "recall", attempts: rc.Retry, maxOut: mo, effectMs: effectMs(rc.Budget),
 		bind: func(raw any) (any, bool, *Failure) {
 			hits, msg := checkHits(raw, k)
 			if msg != "" {
@@ -131,15 +131,10 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec *r
 			}
 			return hits, false, nil
 		}})
-	if f != nil {
+	if !ok {
 		return nil, f
 	}
-	if res.suspended {
-		rec.Status = receipt.StatusSuspended
-		return nil, nil
-	}
-	rec.EffectDigest = res.digest
-	hits := res.bound.([]any)
+	hits := bound.([]any)
 	if rc.Rerank != nil && len(hits) >= 2 {
 		qs := make([]manifest.Question, len(hits))
 		qv := map[string]any{}
@@ -156,23 +151,12 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in map[string]any, rec *r
 		rreq := effect.Request{"contract": effect.EffectContract, "cellId": c.ID, "kind": "decide",
 			"prompt": fmt.Sprintf(rerankPrompt, c.ID), "context": rctx, "output": answerSchema(qs),
 			"budget": budget, "route": rc.Rerank.Route.Value, "questions": qv}
-		rres, f := s.issue(call{path: p, req: rreq, kind: "decide", attempts: rc.Retry, maxOut: mo, effectMs: effectMs(rc.Budget),
-			bind: func(raw any) (any, bool, *Failure) {
-				m, msg := bindAnswers(qs, raw)
-				if msg != "" {
-					return nil, false, failf(fault.EffectUnparseable, "cell %q: %s", c.ID, msg)
-				}
-				return m, false, nil
-			}})
-		if f != nil {
+		rbound, ok, f := s.issueFor(rec, call{path: p, req: rreq, kind: "decide", attempts: rc.Retry, maxOut: mo, effectMs: effectMs(rc.Budget),
+			bind: answerBinder(qs, "cell %q: %s", c.ID)})
+		if !ok {
 			return nil, f
 		}
-		if rres.suspended {
-			rec.Status = receipt.StatusSuspended
-			return nil, nil
-		}
-		rec.EffectDigest = rres.digest
-		ans := rres.bound.(map[string]any)["answers"].(map[string]any)
+		ans := rbound.(map[string]any)["answers"].(map[string]any)
 		order := make([]int, len(hits))
 		score := make([]float64, len(hits))
 		for i := range hits {
@@ -233,13 +217,7 @@ func (s *scope) compact(c *manifest.Cell, p string, in map[string]any, log []any
 		req["route"] = a.Route.Value
 	}
 	res, f := s.issue(call{path: p, req: req, kind: "decide", attempts: 1, maxOut: mo, effectMs: effectMs(a.Budget),
-		bind: func(raw any) (any, bool, *Failure) {
-			m, msg := bindAnswers(qs, raw)
-			if msg != "" {
-				return nil, false, failf(fault.EffectUnparseable, "cell %q compaction: %s", c.ID, msg)
-			}
-			return m, false, nil
-		}})
+		bind: answerBinder(qs, "cell %q compaction: %s", c.ID)})
 	if f != nil || res.suspended {
 		return nil, res.suspended, f
 	}
