@@ -402,7 +402,7 @@ func TestForgeryIsCaught(t *testing.T) {
 		{"expectation", "systems[cheap].cases[t1].expect", func(v map[string]any) { caseOf(v, 0, 0)["expect"] = map[string]any{"out": "other"} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := deepCopy(rep.Value()).(map[string]any)
+			v := canon.Clone(rep.Value()).(map[string]any)
 			tc.forge(v)
 			delete(v, "digest")
 			d, _ := canon.Digest(v)
@@ -427,7 +427,7 @@ func TestForgeryIsCaught(t *testing.T) {
 	}
 	// Without recomputing the digest, the digest itself is the first
 	// mismatch.
-	v := deepCopy(rep.Value()).(map[string]any)
+	v := canon.Clone(rep.Value()).(map[string]any)
 	sysOf(v, 0)["effectCalls"] = 1.0
 	res, _ := Verify(context.Background(), v, ev)
 	if res.OK || !strings.HasPrefix(res.Mismatches[0], "digest:") {
@@ -463,7 +463,7 @@ func TestParseReportRejects(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := deepCopy(rep.Value()).(map[string]any)
+			v := canon.Clone(rep.Value()).(map[string]any)
 			tc.forge(v)
 			_, err := ParseReport(v)
 			var be *fault.Error
@@ -532,24 +532,6 @@ func sysOf(v map[string]any, i int) map[string]any { return v["systems"].([]any)
 
 func caseOf(v map[string]any, si, ci int) map[string]any {
 	return sysOf(v, si)["cases"].([]any)[ci].(map[string]any)
-}
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = deepCopy(e)
-		}
-		return l
-	}
-	return v
 }
 
 func TestInspect(t *testing.T) {

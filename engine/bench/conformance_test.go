@@ -60,7 +60,7 @@ func TestAxisValuesMustMatchTheDeclaredAxes(t *testing.T) {
 		{"axes dropped", "systems[0]", func(v map[string]any) { delete(v, "axes") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := resealed(deepCopy(rep.Value()).(map[string]any))
+			v := resealed(canon.Clone(rep.Value()).(map[string]any))
 			tc.forge(v)
 			_, err := ParseReport(v)
 			var be *fault.Error
@@ -148,7 +148,7 @@ func TestReceiptArgsBinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := deepCopy(rep.Value()).(map[string]any)
+	v := canon.Clone(rep.Value()).(map[string]any)
 	// cheap answers t1 and t3 both "billing" with identical usage.
 	caseOf(v, 0, 0)["receiptDigest"], caseOf(v, 0, 2)["receiptDigest"] = caseOf(v, 0, 2)["receiptDigest"], caseOf(v, 0, 0)["receiptDigest"]
 	res, err := Verify(context.Background(), resealed(v), ev)
@@ -172,11 +172,11 @@ func TestReceiptOfAnotherManifestIsNotCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := r.receipts[rep.Systems[0].Cases[0].ReceiptDigest]
-	other := deepCopy(orig).(map[string]any)
+	other := canon.Clone(orig).(map[string]any)
 	other["manifestDigest"] = "sha256:" + strings.Repeat("e", 64)
 	d, _ := canon.Digest(other)
 	r.receipts[d] = other
-	v := deepCopy(rep.Value()).(map[string]any)
+	v := canon.Clone(rep.Value()).(map[string]any)
 	caseOf(v, 0, 0)["receiptDigest"] = d
 	res, err := Verify(context.Background(), resealed(v), ev)
 	if err != nil {
@@ -238,7 +238,7 @@ func TestConfigErrorsAreDeterministic(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for range 40 {
-		v := deepCopy(rep.Value()).(map[string]any)
+		v := canon.Clone(rep.Value()).(map[string]any)
 		attr := map[string]any{}
 		for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
 			attr[k] = map[string]any{"calls": -1.0}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/internal/jsontest"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -45,39 +45,13 @@ func TestBuiltinFailureMessages(t *testing.T) {
 	}
 }
 
-func parseJSON(t testing.TB, s string) any {
-	t.Helper()
-	v, err := canon.Parse([]byte(s), 0)
-	if err != nil {
-		t.Fatalf("bad test JSON: %v\n%s", err, s)
-	}
-	return v
-}
+func parseJSON(t testing.TB, s string) any { t.Helper(); return jsontest.Parse(t, s) }
 
-func obj(t testing.TB, s string) map[string]any {
-	t.Helper()
-	return parseJSON(t, s).(map[string]any)
-}
+func obj(t testing.TB, s string) map[string]any { t.Helper(); return jsontest.Object(t, s) }
 
-func enc(v any) string {
-	b, err := canon.Encode(v)
-	if err != nil {
-		return "<" + err.Error() + ">"
-	}
-	return string(b)
-}
+func enc(v any) string { return jsontest.Text(v) }
 
-// want asserts that the canonical JSON of got equals the JSON text w.
-func want(t testing.TB, what string, got any, w string) {
-	t.Helper()
-	exp, err := canon.Canonicalize([]byte(w), 0)
-	if err != nil {
-		t.Fatalf("bad expectation %s: %v", w, err)
-	}
-	if g := enc(got); g != string(exp) {
-		t.Errorf("%s:\n got %s\nwant %s", what, g, exp)
-	}
-}
+func want(t testing.TB, what string, got any, w string) { t.Helper(); jsontest.Want(t, what, got, w) }
 
 // The manifest package types every builtin (ports, cost) and this package
 // implements them: a name on one side only is a fn cell that admits and

@@ -303,21 +303,3 @@ func (c *compiler) lookup(name string) int {
 	}
 	return -1
 }
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case []any:
-		out := make([]any, len(x))
-		for i, c := range x {
-			out[i] = deepCopy(c)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, c := range x {
-			out[k] = deepCopy(c)
-		}
-		return out
-	}
-	return v
-}

@@ -108,7 +108,7 @@ var recordOps = []*opDef{
 			return n.lit, nil
 		},
 		compile: func(_ *compiler, n *node, call []any) (bool, *fault.Error) {
-			n.lit = deepCopy(call[1])
+			n.lit = canon.Clone(call[1])
 			if err := (&walker{}).walk(n.lit, 0); err != nil {
 				n.litErr = err
 			}

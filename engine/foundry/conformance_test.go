@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 )
@@ -15,11 +16,11 @@ import (
 func TestAccountRecordIsComplete(t *testing.T) {
 	rep, _ := sampleReport(t)
 	honest := rep.Budget.Value()
-	if _, err := ParseAccount(deepCopy(honest), ""); err != nil {
+	if _, err := ParseAccount(canon.Clone(honest), ""); err != nil {
 		t.Fatalf("honest account: %v", err)
 	}
 	for _, key := range []string{"contract", "activity", "limits", "runs", "charged", "outcome", "refused"} {
-		v := deepCopy(honest).(map[string]any)
+		v := canon.Clone(honest).(map[string]any)
 		delete(v, key)
 		_, err := ParseAccount(v, "budget")
 		var fe *fault.Error
@@ -29,7 +30,7 @@ func TestAccountRecordIsComplete(t *testing.T) {
 	}
 	// Inside a run and a refusal too.
 	for _, key := range []string{"manifest", "receipt", "ceiling", "charged"} {
-		v := deepCopy(honest).(map[string]any)
+		v := canon.Clone(honest).(map[string]any)
 		delete(v["runs"].([]any)[0].(map[string]any), key)
 		if _, err := ParseAccount(v, ""); err == nil {
 			t.Errorf("run without %q admitted", key)

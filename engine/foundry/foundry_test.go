@@ -727,7 +727,7 @@ func TestForgeryIsCaught(t *testing.T) {
 			if tc.store != nil {
 				tc.store()
 			}
-			v := deepCopy(rep.Value()).(map[string]any)
+			v := canon.Clone(rep.Value()).(map[string]any)
 			tc.forge(v)
 			reseal(v)
 			res, err := Verify(context.Background(), v, f)
@@ -743,7 +743,7 @@ func TestForgeryIsCaught(t *testing.T) {
 			}
 		})
 	}
-	v := deepCopy(rep.Value()).(map[string]any)
+	v := canon.Clone(rep.Value()).(map[string]any)
 	candOf(v, 0)["manifestKey"] = "organism:other"
 	res, _ := Verify(context.Background(), v, f)
 	if res.OK || !strings.HasPrefix(res.Mismatches[0], "digest:") {
@@ -780,7 +780,7 @@ func TestParseReportRejects(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := deepCopy(rep.Value()).(map[string]any)
+			v := canon.Clone(rep.Value()).(map[string]any)
 			tc.forge(v)
 			_, err := ParseReport(v)
 			var fe *fault.Error
@@ -818,7 +818,7 @@ func TestBudgetCompleteAccount(t *testing.T) {
 	}
 	// A charge forged consistently with the totals is caught against the
 	// receipt.
-	v := deepCopy(rep.Value()).(map[string]any)
+	v := canon.Clone(rep.Value()).(map[string]any)
 	bv := v["budget"].(map[string]any)
 	bv["runs"].([]any)[2].(map[string]any)["charged"].(map[string]any)["work"] = 11.0
 	bv["charged"].(map[string]any)["work"] = 91.0
@@ -933,7 +933,7 @@ func TestAccountVerification(t *testing.T) {
 			if tc.store != nil {
 				tc.store()
 			}
-			v := deepCopy(honest).(map[string]any)
+			v := canon.Clone(honest).(map[string]any)
 			tc.forge(v)
 			ver, err := VerifyAccount(context.Background(), v, f)
 			if mismatch, ok := strings.CutPrefix(tc.want, "!"); ok {
@@ -1014,22 +1014,4 @@ func TestUpstreamConfigs(t *testing.T) {
 			}
 		})
 	}
-}
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = deepCopy(e)
-		}
-		return l
-	}
-	return v
 }

@@ -321,7 +321,7 @@ func TestSearchForgeryIsCaught(t *testing.T) {
 		}, true, "result: holdout.cases[hold-e].passed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := deepCopy(rep.Value()).(map[string]any)
+			v := canon.Clone(rep.Value()).(map[string]any)
 			tc.forge(v)
 			if tc.reseal {
 				reseal(v)
@@ -346,7 +346,7 @@ func TestSearchForgeryIsCaught(t *testing.T) {
 		})
 	}
 	// A missing generator receipt is named too.
-	v := deepCopy(rep.Value()).(map[string]any)
+	v := canon.Clone(rep.Value()).(map[string]any)
 	delete(r.receipts, rep.Generations[0].ReceiptDigest)
 	ver, err := VerifySearch(context.Background(), v, r)
 	if err != nil || ver.OK || !strings.Contains(strings.Join(ver.Mismatches, "\n"), "generations[0].receiptDigest") {
@@ -359,7 +359,7 @@ func TestParseSearchReportRejects(t *testing.T) {
 	good := runSearch(t, cfg, r, Options{}).Value()
 	many := make([]any, MaxGenerations+1)
 	for i := range many {
-		g := deepCopy(genOf(good, 0)).(map[string]any)
+		g := canon.Clone(genOf(good, 0)).(map[string]any)
 		g["generation"] = float64(i)
 		many[i] = g
 	}
@@ -384,7 +384,7 @@ func TestParseSearchReportRejects(t *testing.T) {
 		{"result shape", func(v map[string]any) { resultOf(v)["contract"] = SearchContract }, fault.Parse, "result.contract"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := deepCopy(good).(map[string]any)
+			v := canon.Clone(good).(map[string]any)
 			tc.forge(v)
 			_, err := ParseSearchReport(v)
 			assertCode(t, err, tc.code)

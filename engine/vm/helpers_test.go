@@ -7,18 +7,12 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/internal/jsontest"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
 
-func parseJSON(t testing.TB, s string) any {
-	t.Helper()
-	v, err := canon.Parse([]byte(s), 0)
-	if err != nil {
-		t.Fatalf("bad test JSON: %v\n%s", err, s)
-	}
-	return v
-}
+func parseJSON(t testing.TB, s string) any { t.Helper(); return jsontest.Parse(t, s) }
 
 func mustManifest(t testing.TB, s string) *manifest.Manifest {
 	t.Helper()
@@ -29,13 +23,7 @@ func mustManifest(t testing.TB, s string) *manifest.Manifest {
 	return m
 }
 
-func obj(t testing.TB, s string) map[string]any {
-	t.Helper()
-	if s == "" {
-		return map[string]any{}
-	}
-	return parseJSON(t, s).(map[string]any)
-}
+func obj(t testing.TB, s string) map[string]any { t.Helper(); return jsontest.Object(t, s) }
 
 // scriptedHost is a host with one scripted executor over responses.
 func scriptedHost(t testing.TB, st store.Store, responses string) *Host {
@@ -74,25 +62,9 @@ func cell(t testing.TB, rec map[string]any, path string) map[string]any {
 	return c
 }
 
-func enc(v any) string {
-	b, err := canon.Encode(v)
-	if err != nil {
-		return err.Error()
-	}
-	return string(b)
-}
+func enc(v any) string { return jsontest.Text(v) }
 
-// want asserts that the canonical JSON of got equals the JSON text w.
-func want(t testing.TB, what string, got any, w string) {
-	t.Helper()
-	exp, err := canon.Canonicalize([]byte(w), 0)
-	if err != nil {
-		t.Fatalf("bad expectation %s: %v", w, err)
-	}
-	if g := enc(got); g != string(exp) {
-		t.Errorf("%s:\n got %s\nwant %s", what, g, exp)
-	}
-}
+func want(t testing.TB, what string, got any, w string) { t.Helper(); jsontest.Want(t, what, got, w) }
 
 func work(rec map[string]any) map[string]any { return rec["work"].(map[string]any) }
 

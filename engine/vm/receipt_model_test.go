@@ -54,15 +54,7 @@ func TestModelRoundTripCorpora(t *testing.T) {
 			if len(p) == 0 {
 				continue
 			}
-			mut := deepCopy(s.rec).(map[string]any)
-			edit(mut, p, func(parent any, step any) {
-				switch st := step.(type) {
-				case string:
-					parent.(map[string]any)[st] = mutateLeaf(parent.(map[string]any)[st])
-				case int:
-					parent.([]any)[st] = mutateLeaf(parent.([]any)[st])
-				}
-			})
+			mut := mutatedAt(s.rec, p)
 			if roundTrip(t, mut, s.name+" mutated "+renderPath(p)) {
 				tampered++
 			}
@@ -70,12 +62,7 @@ func TestModelRoundTripCorpora(t *testing.T) {
 		var fs [][]any
 		fields(s.rec, nil, &fs)
 		for _, p := range fs {
-			mut := deepCopy(s.rec).(map[string]any)
-			edit(mut, p, func(parent any, step any) {
-				if st, ok := step.(string); ok {
-					delete(parent.(map[string]any), st)
-				}
-			})
+			mut := deletedAt(s.rec, p)
 			if roundTrip(t, mut, s.name+" deleted "+renderPath(p)) {
 				tampered++
 			}
@@ -136,7 +123,7 @@ func TestModelRoundTripEdgeValues(t *testing.T) {
 		},
 	}
 	for name, f := range cases {
-		mut := deepCopy(base).(map[string]any)
+		mut := canon.Clone(base).(map[string]any)
 		f(mut)
 		if err := receipt.Validate(mut); err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/mailbox"
@@ -101,7 +102,7 @@ func TestGateSuspendsThenResumesWithSameRequest(t *testing.T) {
 		t.Fatalf("resumed receipt verifies: %v %v", err, rep.Mismatches)
 	}
 	// A checkpoint that does not verify is refused.
-	bad := deepCopy(cp).(map[string]any)
+	bad := canon.Clone(cp).(map[string]any)
 	bad["outcome"] = "complete"
 	if _, err := Resume(bad, m, host); err == nil {
 		t.Fatal("tampered checkpoint accepted")

@@ -100,24 +100,6 @@ func fields(v any, path []any, out *[][]any) {
 
 func clonePath(p []any) []any { return append([]any(nil), p...) }
 
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = deepCopy(e)
-		}
-		return l
-	}
-	return v
-}
-
 func mutateLeaf(v any) any {
 	switch x := v.(type) {
 	case string:
@@ -134,6 +116,31 @@ func mutateLeaf(v any) any {
 		return []any{"tampered"}
 	}
 	return v
+}
+
+// mutatedAt returns a copy of rec whose leaf at path is mutateLeaf of it.
+func mutatedAt(rec map[string]any, path []any) map[string]any {
+	mut := canon.Clone(rec).(map[string]any)
+	edit(mut, path, func(parent any, step any) {
+		switch st := step.(type) {
+		case string:
+			parent.(map[string]any)[st] = mutateLeaf(parent.(map[string]any)[st])
+		case int:
+			parent.([]any)[st] = mutateLeaf(parent.([]any)[st])
+		}
+	})
+	return mut
+}
+
+// deletedAt returns a copy of rec without the object key at path.
+func deletedAt(rec map[string]any, path []any) map[string]any {
+	mut := canon.Clone(rec).(map[string]any)
+	edit(mut, path, func(parent any, step any) {
+		if st, ok := step.(string); ok {
+			delete(parent.(map[string]any), st)
+		}
+	})
+	return mut
 }
 
 // edit applies f to the parent container of path's last step.
@@ -189,12 +196,7 @@ func TestTamperEveryLeafAndField(t *testing.T) {
 		var fs [][]any
 		fields(s.rec, nil, &fs)
 		for _, p := range fs {
-			mut := deepCopy(s.rec).(map[string]any)
-			edit(mut, p, func(parent any, step any) {
-				if st, ok := step.(string); ok {
-					delete(parent.(map[string]any), st)
-				}
-			})
+			mut := deletedAt(s.rec, p)
 			rejects(t, s, mut, "deleted "+renderPath(p))
 			total++
 		}
@@ -220,15 +222,7 @@ func tamperLeaves(t *testing.T, s sample, world func(p []any) bool) int {
 			continue
 		}
 		for _, reseal := range []bool{false, true} {
-			mut := deepCopy(s.rec).(map[string]any)
-			edit(mut, p, func(parent any, step any) {
-				switch st := step.(type) {
-				case string:
-					parent.(map[string]any)[st] = mutateLeaf(parent.(map[string]any)[st])
-				case int:
-					parent.([]any)[st] = mutateLeaf(parent.([]any)[st])
-				}
-			})
+			mut := mutatedAt(s.rec, p)
 			what := "mutated " + renderPath(p)
 			if reseal {
 				if renderPath(p) == "digest" || world(p) {
@@ -290,15 +284,7 @@ func TestTamperUpstreamReceipts(t *testing.T) {
 		var ls [][]any
 		leaves(rec, nil, &ls)
 		for _, p := range ls {
-			mut := deepCopy(rec).(map[string]any)
-			edit(mut, p, func(parent any, step any) {
-				switch st := step.(type) {
-				case string:
-					parent.(map[string]any)[st] = mutateLeaf(parent.(map[string]any)[st])
-				case int:
-					parent.([]any)[st] = mutateLeaf(parent.([]any)[st])
-				}
-			})
+			mut := mutatedAt(rec, p)
 			rejects(t, s, mut, "mutated "+renderPath(p))
 			n++
 		}
