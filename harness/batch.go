@@ -160,7 +160,9 @@ func RunAll(ctx context.Context, files []string, opts BatchOptions) ([]*Result, 
 		if ctx.Err() != nil {
 			return out, fmt.Errorf("%w before %s; %d workload(s) not run", ErrCancelled, path, len(files)-i)
 		}
-		r := runLoaded(ctx, &Result{Path: path, Workload: ws[i], Err: errs[i]}, opts)
+		r := &Result{Path: path, Workload: ws[i], Err: errs[i]}
+		ws[i] = nil // the result holds it, and only what the run keeps of it
+		r = runLoaded(ctx, r, opts)
 		out = append(out, r)
 		if errors.Is(r.Err, ErrCancelled) || ctx.Err() != nil {
 			return out, fmt.Errorf("%w: %d workload(s) after %s not run", ErrCancelled, len(files)-i-1, r.Name())
@@ -194,7 +196,12 @@ func runLoaded(ctx context.Context, r *Result, opts BatchOptions) *Result {
 		if opts.OnStart != nil {
 			opts.OnStart(r.Workload)
 		}
-		r.Outcome, r.Err = Run(ctx, r.Workload, opts.Options)
+		// The result keeps the workload the run kept (a run in parts
+		// releases its case data), so a batch holds what it prints.
+		r.Outcome, r.Err = run1(ctx, r.Workload, opts.Options, func() { r.Workload = nil })
+		if r.Outcome != nil {
+			r.Workload = r.Outcome.Workload
+		}
 	}
 	if opts.OnDone != nil {
 		opts.OnDone(r)

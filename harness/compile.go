@@ -46,6 +46,9 @@ type Compiled struct {
 	// declared counts the responses each case declares per executor and
 	// cell, for the alignment check after the run.
 	declared map[string]map[string]map[string]int
+	// partIdentity lists each part's config digest (workload-relative
+	// paths), the config member of a run in parts' identity.
+	partIdentity []any
 }
 
 // Compile turns w into its engine config for a run under outRoot
@@ -138,7 +141,14 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 		}
 	}
 
-	written := w.config(func(p string) string { return rel(w.Dir, p) }, ScriptedFile)
+	var written any
+	if w.InParts() {
+		// The parts' configs in the workload's frame, each by digest, so
+		// the identity never holds the whole case list as one value.
+		written = c.partIdentity
+	} else {
+		written = w.config(func(p string) string { return rel(w.Dir, p) }, ScriptedFile)
+	}
 	identity := map[string]any{
 		"kind": string(w.Kind), "name": w.Name, "revision": float64(w.Revision),
 		"config": written, "inputs": inputs,

@@ -321,20 +321,17 @@ func benchCase(s *bench.SystemResult, id string) *bench.CaseResult {
 
 func failingBenchCases(s *bench.SystemResult) string {
 	var parts []string
-	more := 0
 	for _, c := range s.Cases {
-		if !c.Passed {
-			if s.Total > PartCases && len(parts) == maxListedFailures {
-				more++ // an aggregate over parts: the rest are in the part reports
-				continue
-			}
+		if !c.Passed && (s.Total <= PartCases || len(parts) < maxListedFailures) {
 			parts = append(parts, failingBenchCase(c))
 		}
 	}
 	if len(parts) == 0 {
 		return "none"
 	}
-	if more > 0 {
+	if more := int(s.Total-s.Passed) - len(parts); s.Total > PartCases && more > 0 {
+		// An aggregate over parts names its first failures; the part
+		// reports hold the rest.
 		parts = append(parts, fmt.Sprintf("and %d more (the part reports hold them)", more))
 	}
 	return strings.Join(parts, "; ")

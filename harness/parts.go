@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
@@ -131,6 +132,9 @@ func (c *Compiled) compileParts(inputs map[string]any, loader func(string) (*man
 		// workload this large would also be a very large bill.
 		return errAt(w.pos, "systems", "this workload runs in parts (%d cases, %d systems; one part holds at most %d cases and %d systems), and live backends (openai:) are not supported in a run in parts yet; run the live systems in a workload of at most %d cases and %d systems", len(w.Cases), len(w.Systems), PartCases, PartSystems, PartCases, PartSystems)
 	}
+	if w.Repeats > 1 {
+		return errAt(w.pos, "repeats", "this workload runs in parts (%d cases, %d systems; one part holds at most %d cases and %d systems), and repeats are not supported in a run in parts yet; repeat a workload of at most %d cases and %d systems", len(w.Cases), len(w.Systems), PartCases, PartSystems, PartCases, PartSystems)
+	}
 	c.Parts = w.Parts()
 	for _, p := range c.Parts {
 		pw := w.partView(p)
@@ -145,6 +149,11 @@ func (c *Compiled) compileParts(inputs map[string]any, loader func(string) (*man
 		if _, err := bench.ParseConfig(cfg, w.Dir, load); err != nil {
 			return w.partError(p, err)
 		}
+		d, err := canon.Digest(pw.config(func(s string) string { return rel(w.Dir, s) }, p.ScriptedFile))
+		if err != nil {
+			return err
+		}
+		c.partIdentity = append(c.partIdentity, d)
 	}
 	return nil
 }
@@ -206,4 +215,48 @@ func (c *Compiled) partConfig(p Part, load bench.ManifestLoader) (*bench.Config,
 	pw := w.partView(p)
 	cfg := pw.config(func(s string) string { return s }, func(name string) string { return filepath.Join(w.Dir, p.ScriptedFile(name)) })
 	return bench.ParseConfig(cfg, w.Dir, load)
+}
+
+// releaseAnswers drops the per-answer view of the responses (Case.Answers)
+// of a workload in parts once the load's checks have read it: the run needs
+// only Responses, and at 20,000 cases the answers with their positions are
+// a fifth of the loaded workload.
+func (w *Workload) releaseAnswers() {
+	if !w.InParts() {
+		return
+	}
+	for i := range w.Cases {
+		w.Cases[i].Answers = nil
+	}
+}
+
+// releaseCases replaces, once a run in parts has written every part's
+// config and tables, its workload with a copy that keeps of each case only
+// its id, split and position (the alignment check reads the response
+// counts Compile took): the parts run from the files, so the args, expectations and responses
+// of 20,000 cases need not stay in memory for the rest of the run. The
+// loaded workload is left as it was (a host may run it again).
+func (r *run) releaseCases() {
+	if r.c.Parts == nil {
+		return
+	}
+	w := *r.w
+	c := *r.c
+	c.Workload = &w
+	w.Cases = make([]Case, len(r.w.Cases))
+	for i, cs := range r.w.Cases {
+		w.Cases[i] = Case{ID: cs.ID, Split: cs.Split, Pos: cs.Pos}
+	}
+	// Positions of cases were for mapping admission errors, done now.
+	w.positions = map[string]Pos{}
+	for k, p := range r.w.positions {
+		if !strings.HasPrefix(k, "cases[") && !strings.HasPrefix(k, "responses:") {
+			w.positions[k] = p
+		}
+	}
+	r.w, r.c = &w, &c
+	r.o.Workload, r.o.Compiled = &w, &c
+	if r.release != nil {
+		r.release()
+	}
 }

@@ -97,7 +97,7 @@ func (r *run) evaluateParts(ctx context.Context) error {
 // verifyParts verifies the written parts and writes the aggregate they
 // fold into, then the verification.
 func (r *run) verifyParts(ctx context.Context) error {
-	d, err := r.c.deriveParts(ctx, r.dir, r.opts.Store)
+	d, err := r.c.deriveParts(ctx, r.dir, r.opts.Store, deriveOptions{written: true})
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (r *run) verifyParts(ctx context.Context) error {
 // dir (c is the workload compiled as the run was). Derived.Aggregate is
 // what aggregate.json must hold.
 func RederiveParts(ctx context.Context, c *Compiled, dir string, st evidence.Store) (*Derived, error) {
-	d, err := c.deriveParts(ctx, dir, st)
+	d, err := c.deriveParts(ctx, dir, st, deriveOptions{allCases: true})
 	if err != nil {
 		return nil, err
 	}

@@ -26,8 +26,10 @@ import (
 type partsDerivation struct {
 	// Report is the workload-level bench report the gates, summary and
 	// diffs read: every system's sums over its parts, the Pareto set over
-	// them, and each case's verdict (ID, Passed, Outcome; the full result
-	// only for cases a gate outcomes rule names), with no receipts.
+	// them, and case verdicts (ID, Passed, Outcome; the full result only
+	// for cases a gate outcomes rule names), with no receipts: every
+	// case's for a re-derivation, only those gate messages name for a run
+	// (its main job keeps only what it prints).
 	Report *bench.Report
 	// Value is aggregate.json's canonical value.
 	Value        map[string]any
@@ -49,10 +51,15 @@ type aggregator struct {
 	prices  map[string]bench.Price
 	scorer  *evidence.Scorer
 	keep    map[string]map[string]bool // system -> cases kept whole
+	// all keeps every case's verdict (ci/diff compares them across runs);
+	// otherwise a system keeps only the cases gate messages name: those
+	// outcome rules name and its first maxListedFailures failures.
+	all     bool
+	failing map[string]int
 }
 
-func newAggregator(c *Compiled) *aggregator {
-	a := &aggregator{c: c, index: map[string]int{}, keep: map[string]map[string]bool{}}
+func newAggregator(c *Compiled, all bool) *aggregator {
+	a := &aggregator{c: c, index: map[string]int{}, keep: map[string]map[string]bool{}, all: all, failing: map[string]int{}}
 	for i, s := range c.Workload.Systems {
 		a.index[s.ID] = i
 		a.systems = append(a.systems, bench.SystemResult{ID: s.ID, Attribution: map[string]bench.Tally{}})
@@ -101,8 +108,15 @@ func (a *aggregator) add(p Part, rep *bench.Report, v map[string]any) {
 			s.Attribution[k] = t
 		}
 		for _, cr := range ps.Cases {
-			if !a.keep[ps.ID][cr.ID] {
+			switch {
+			case a.keep[ps.ID][cr.ID]:
+			case a.all || !cr.Passed && a.failing[ps.ID] < maxListedFailures:
 				cr = bench.CaseResult{ID: cr.ID, Passed: cr.Passed, Outcome: cr.Outcome}
+			default:
+				continue
+			}
+			if !cr.Passed {
+				a.failing[ps.ID]++
 			}
 			s.Cases = append(s.Cases, cr)
 		}
@@ -161,9 +175,21 @@ func (a *aggregator) finish() (*bench.Report, map[string]any, error) {
 // whose report is missing, does not parse or is not its config's report
 // makes the aggregate underivable: that is an error naming the file. A
 // part that parses but does not verify is a mismatch.
-func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Store) (*partsDerivation, error) {
+// deriveOptions say where a derivation takes each part's config from and
+// what it keeps.
+type deriveOptions struct {
+	// written admits each part's config from the file the run wrote
+	// (a run's own verify phase, whose workload no longer holds its case
+	// data); otherwise it is compiled from the workload (a re-derivation,
+	// which trusts nothing in the directory).
+	written bool
+	// allCases keeps every case's verdict.
+	allCases bool
+}
+
+func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Store, opt deriveOptions) (*partsDerivation, error) {
 	load := manifestCache()
-	a := newAggregator(c)
+	a := newAggregator(c, opt.allCases)
 	out := &Verification{OK: true, Mismatches: []string{}}
 	for _, p := range c.Parts {
 		name := p.ReportFile()
@@ -175,7 +201,12 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		cfg, err := c.partConfig(p, load)
+		var cfg *bench.Config
+		if opt.written {
+			cfg, err = bench.LoadConfig(filepath.Join(dir, p.ConfigFile()))
+		} else {
+			cfg, err = c.partConfig(p, load)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: the part's config does not admit: %v", name, err)
 		}

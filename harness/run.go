@@ -179,6 +179,13 @@ func Assembly(w *Workload) runrecord.Assembly {
 // directory whole. The returned Outcome is non-nil whenever a run record
 // was created; the error says why the run failed or was cancelled.
 func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
+	return run1(ctx, w, opts, nil)
+}
+
+// run1 is Run; release, when set, is called when a run in parts lets go
+// of its loaded workload (releaseCases), for a caller that holds it to
+// drop its reference too.
+func run1(ctx context.Context, w *Workload, opts Options, release func()) (*Outcome, error) {
 	if opts.Runner == nil || opts.Store == nil {
 		return nil, errors.New("harness: Options.Runner and Options.Store are required")
 	}
@@ -209,12 +216,16 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
 		ctx, stop = runrecord.CancelOnSignal(ctx, rec, nil)
 		defer stop()
 	}
-	r := &run{w: w, c: c, opts: opts, dir: stage, rec: rec, o: &Outcome{Workload: w, Compiled: c}}
+	r := &run{w: w, c: c, opts: opts, dir: stage, rec: rec, o: &Outcome{Workload: w, Compiled: c}, release: release}
+	// From here on the run is r: a run in parts swaps in a copy of the
+	// workload without its case data once the parts are compiled
+	// (releaseCases), and nothing may keep the loaded one alive.
+	w, c = nil, nil
 	runErr := r.phases(ctx)
 	if runErr != nil {
 		if runCancelled(ctx, rec) {
 			_ = rec.Cancel()
-			runErr = fmt.Errorf("%w: %s: %v", ErrCancelled, w.Name, runErr)
+			runErr = fmt.Errorf("%w: %s: %v", ErrCancelled, r.w.Name, runErr)
 		}
 		r.o.Err = runErr
 	}
@@ -250,12 +261,12 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
 	}
 	switch d {
 	case rundir.Keep:
-		r.o.Warnings = append(r.o.Warnings, fmt.Sprintf("this run is %s, so it was left in %s; the complete run of the same inputs in %s was kept", r.o.Status, stage, c.RunDir))
+		r.o.Warnings = append(r.o.Warnings, fmt.Sprintf("this run is %s, so it was left in %s; the complete run of the same inputs in %s was kept", r.o.Status, stage, r.c.RunDir))
 	case rundir.Same:
-		r.o.RunDir = c.RunDir
-		r.o.Notes = append(r.o.Notes, fmt.Sprintf("an identical complete run was already in %s (another run of the same inputs finished first); it was kept", c.RunDir))
+		r.o.RunDir = r.c.RunDir
+		r.o.Notes = append(r.o.Notes, fmt.Sprintf("an identical complete run was already in %s (another run of the same inputs finished first); it was kept", r.c.RunDir))
 	default:
-		r.o.RunDir = c.RunDir
+		r.o.RunDir = r.c.RunDir
 	}
 	return r.o, runErr
 }
@@ -336,6 +347,7 @@ type run struct {
 	benchCfg   *bench.Config
 	foundryCfg *foundry.Config
 	live       *live
+	release    func()
 }
 
 // phase runs body as phase n; a failure fails the phase and the run,
@@ -372,6 +384,7 @@ func (r *run) phases(ctx context.Context) error {
 	if err := r.phase(ctx, PhaseCompile, r.compile); err != nil {
 		return err
 	}
+	r.releaseCases()
 	if r.w.Kind == KindBench {
 		if err := r.rec.SkipPhase(PhaseSource); err != nil {
 			return err

@@ -333,6 +333,7 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 	if err := w.checkManifests(); err != nil {
 		return nil, err
 	}
+	w.releaseAnswers()
 	return w, nil
 }
 
