@@ -11,7 +11,7 @@
 // The kind comes from the file name (.bench.yaml or .foundry.yaml, or
 // .yml). Paths are relative to the file.
 // Unknown keys, wrong types, duplicate keys, merge keys, explicit tags
-// (other than !queue on a response), a second YAML document and aliases
+// (other than !queue and !repeats on a response), a second YAML document and aliases
 // expanding past a size bound are rejected, as are references to things
 // that do not exist, each as *fault.Error with file:line:column and the key
 // path; problems the engine finds while admitting the compiled config are
@@ -29,6 +29,7 @@
 //	name: ticket-triage          # id; names the run directory and the record's pipeline
 //	revision: 1                  # bump when case semantics change (record source_revision)
 //	description: free text
+//	repeats: 3                   # run every case 3 times as samples (1..32; docs/repeats.md)
 //	systems:                     # bench only, 1..8
 //	  - id: cheap-single
 //	    manifest: ../fixtures/triage/triage-single.algal.json
@@ -43,6 +44,7 @@
 //	    expect: { queue: billing }
 //	    responses:               # executor -> cell id -> response for this case
 //	      cheap: { route: billing, draft: !queue [first, second], check: !malformed "???" }
+//	      large: { route: !repeats [billing, other, billing] }  # one response per repeat
 //	usage:                       # executor -> cell -> what one answer reports (executors served from cases)
 //	  cheap: { route: { model: small-1, tokensIn: 210, tokensOut: 2 } }
 //	scorer: [eq, [get, outputs, queue], [get, expect, queue]]   # algal.expr.v1 program
@@ -80,10 +82,16 @@
 // {case: pass|fail}}. Foundry: promoted (manifest key),
 // min-validation-rate, min-train-rate, min-holdout-rate (above 0, at most
 // 1; the split must have cases), min-population, outcomes {case:
-// pass|fail} for the promoted candidate. A rule that could only hold
+// pass|fail} for the promoted candidate. Over repeated samples (repeats:
+// k): min-pass-rate {system: r}, min-pass-hat-k {system: {k, rate}},
+// max-flaky {system: n} (foundry: max-flaky n), and outcomes may say
+// flaky; with repeats the other rules read the aggregate (per-repeat
+// means, the pooled Pareto set, the pooled promotion; repeats_gate.go).
+// A rule that could only hold
 // vacuously is rejected when the workload loads: an empty gate, list or
 // map, a system or case the workload does not declare, min-passed 0, a
-// rate of 0. A workload passes when its run completes, its evidence
+// rate of 0, max-flaky or a flaky outcome with one repeat, pass^k with k
+// above the repeats. A workload passes when its run completes, its evidence
 // verifies, a foundry promotes a candidate and every rule holds; a case
 // failure no rule mentions does not fail it.
 //
@@ -108,7 +116,10 @@
 // (budget.json when a foundry exhausts its habitat budget),
 // verification.json, gate.json, summary.md, report.html (package
 // htmlreport: the Pareto plot or the ranking, drawn), _assembly.json and
-// foundry-run.yml. Receipts live in the store. Reports, summary.md and
+// foundry-run.yml. A run with repeats adds report-r02.json ... (each
+// repeat's ordinary report), per-repeat scripted tables where responses
+// differ per repeat, and repeats.json, the aggregate re-derived from them
+// (repeats.go). Receipts live in the store. Reports, summary.md and
 // report.html carry no wall-clock values; only the record does.
 //
 // # Bench runs in parts

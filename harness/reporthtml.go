@@ -1,6 +1,9 @@
 package harness
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/algal-assay/assay/htmlreport"
 )
 
@@ -21,6 +24,17 @@ func ReportHTML(o *Outcome) ([]byte, error) {
 	}
 	for _, g := range o.Gates {
 		run.Gates = append(run.Gates, htmlreport.Gate{Name: g.Rule.Name(), Passed: g.Passed, Message: g.Message})
+	}
+	if a := o.Repeats; a != nil {
+		// A repeated run draws its pooled view: case runs over all
+		// repeats, per-repeat means, the pooled Pareto set or promotion.
+		run.Description = strings.TrimSpace(run.Description + fmt.Sprintf(" Pooled over %d repeats (repeats.json); a case passes when it passed in every repeat.", a.K))
+		if a.Kind == KindBench {
+			return htmlreport.Bench(htmlreport.BenchInput{Run: run, Report: a.PooledBench()})
+		}
+		if pf := a.PooledFoundry(); pf != nil {
+			return htmlreport.Foundry(htmlreport.FoundryInput{Run: run, Report: pf})
+		}
 	}
 	if o.Bench != nil {
 		return htmlreport.Bench(htmlreport.BenchInput{Run: run, Report: o.Bench, Parts: htmlParts(o)})
