@@ -122,13 +122,14 @@ func Parse(data []byte) (*Bundle, error) {
 }
 
 // ReadFile reads and admits a bundle file (regular files only; a FIFO or
-// device is refused before anything is read).
+// device is refused before anything is read). canon.ReadFile parses a
+// large bundle without holding its text beside its value.
 func ReadFile(path string) (*Bundle, error) {
-	data, err := canon.ReadBounded(path, MaxBytes)
+	v, err := canon.ReadFile(path, MaxBytes)
 	if err != nil {
 		return nil, err
 	}
-	b, err := Parse(data)
+	b, err := Decode(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

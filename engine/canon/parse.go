@@ -52,10 +52,17 @@ func Parse(data []byte, maxBytes int) (any, error) {
 	if len(data) > maxBytes {
 		return nil, errAt(fault.BudgetExhausted, -1, "document is %d bytes, over the %d-byte bound", len(data), maxBytes)
 	}
+	return parse(data, nil)
+}
+
+// parse is Parse after the size check. release, when set, is told as the
+// parse moves on how much of data it will not read again (a mapped file
+// hands those pages back).
+func parse(data []byte, release func(upto int)) (any, error) {
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		return nil, errAt(fault.Parse, 0, "leading byte-order mark")
 	}
-	p := parser{data: data}
+	p := parser{data: data, release: release}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -88,9 +95,20 @@ func ParseReader(r io.Reader, maxBytes int) (any, error) {
 // ReadFile admits a bounded input path and parses it. Only regular files are
 // read (a symlink to one is fine); a FIFO, device or directory is rejected
 // before anything is read, so a hostile path can neither block nor stream
-// forever. The size is checked from the descriptor before allocation.
+// forever. The size is checked from the descriptor before allocation. A
+// large file is parsed through a mapping whose parsed pages are released as
+// the parse moves on (readMapped), so its text is never held beside its
+// value.
 func ReadFile(path string, maxBytes int) (any, error) {
-	data, err := ReadBounded(path, maxBytes)
+	f, size, maxBytes, err := openBounded(path, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if canMap && size >= mapFrom {
+		return readMapped(path, f, int(size), maxBytes)
+	}
+	data, err := readOpened(path, f, size, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -130,16 +148,28 @@ func lineColumn(data []byte, off int) (line, col int) {
 // ReadBounded returns the bytes of a regular file of at most maxBytes (zero
 // or negative: MaxDocumentBytes), with the admission rules of ReadFile.
 func ReadBounded(path string, maxBytes int) ([]byte, error) {
+	f, size, maxBytes, err := openBounded(path, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpened(path, f, size, maxBytes)
+}
+
+// openBounded opens a regular file of at most maxBytes (zero or negative:
+// MaxDocumentBytes) for ReadBounded and ReadFile, returning it with its
+// size and the bound in force.
+func openBounded(path string, maxBytes int) (*os.File, int64, int, error) {
 	if maxBytes <= 0 || maxBytes > MaxDocumentBytes {
 		maxBytes = MaxDocumentBytes
 	}
-	fail := func(code, format string, a ...any) ([]byte, error) {
-		return nil, &fault.Error{Code: code, Offset: -1, File: path, Message: fmt.Sprintf(format, a...)}
+	fail := func(code, format string, a ...any) (*os.File, int64, int, error) {
+		return nil, 0, 0, &fault.Error{Code: code, Offset: -1, File: path, Message: fmt.Sprintf(format, a...)}
 	}
 	st, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &fault.Error{Code: fault.IOFailed, Offset: -1, File: path, Message: unwrapPathError(err).Error(), Hint: suggest.File("", path)}
+			return nil, 0, 0, &fault.Error{Code: fault.IOFailed, Offset: -1, File: path, Message: unwrapPathError(err).Error(), Hint: suggest.File("", path)}
 		}
 		return fail(fault.IOFailed, "%v", unwrapPathError(err))
 	}
@@ -152,21 +182,31 @@ func ReadBounded(path string, maxBytes int) ([]byte, error) {
 	if err != nil {
 		return fail(fault.IOFailed, "%v", unwrapPathError(err))
 	}
-	defer f.Close()
 	st, err = f.Stat()
 	if err != nil {
+		f.Close()
 		return fail(fault.IOFailed, "%v", err)
 	}
 	if !st.Mode().IsRegular() {
+		f.Close()
 		return fail(fault.IOFailed, "not a regular file (%s)", st.Mode().Type())
 	}
 	if st.Size() > int64(maxBytes) {
+		f.Close()
 		return fail(fault.BudgetExhausted, "file is %d bytes, over the %d-byte bound", st.Size(), maxBytes)
+	}
+	return f, st.Size(), maxBytes, nil
+}
+
+// readOpened reads the file openBounded opened.
+func readOpened(path string, f *os.File, size int64, maxBytes int) ([]byte, error) {
+	fail := func(code, format string, a ...any) ([]byte, error) {
+		return nil, &fault.Error{Code: code, Offset: -1, File: path, Message: fmt.Sprintf(format, a...)}
 	}
 	// Read into a buffer of the size just checked (one byte more to see
 	// growth): io.ReadAll would grow its buffer step by step and leave
 	// spans of several times the file's size behind it.
-	data := make([]byte, 0, st.Size()+1)
+	data := make([]byte, 0, size+1)
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
@@ -207,6 +247,23 @@ type parser struct {
 	// ints boxes each integer below 65536 once per parse of a large
 	// document (boxedInts covers the smallest for every parse).
 	ints *[1 << 16]any
+	// release, when set, is called with the offset before which the text
+	// is done with, every releaseEvery bytes (see parse).
+	release  func(upto int)
+	released int
+}
+
+// releaseEvery is how far a parse moves between calls of its release.
+const releaseEvery = 4 << 20
+
+// done reports progress to release once the parse has moved far enough.
+// Only the collections' loops call it: between two elements nothing
+// before p.pos is read again, except by countRest, which only reads ahead.
+func (p *parser) done() {
+	if p.release != nil && p.pos-p.released >= releaseEvery {
+		p.released = p.pos
+		p.release(p.pos)
+	}
 }
 
 // Interning bounds: short strings only, and a bounded table, so a document
@@ -374,6 +431,7 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[key] = v
+		p.done()
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, errAt(fault.Parse, start, "unterminated object")
@@ -423,6 +481,7 @@ func (p *parser) array(depth int) (any, error) {
 		} else {
 			p.stack = append(p.stack, v)
 		}
+		p.done()
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, errAt(fault.Parse, start, "unterminated array")
