@@ -23,7 +23,9 @@
 // runs only that workload, and `ginkgo -p` spreads workloads over
 // processes), and holds a spec for the run, one per contender, one for the
 // verification and one per gate rule, each located at the line of the
-// workload file it checks. Only the run, the verification and the gate
+// workload file it checks; a failure and its report entries are located
+// there too (Ginkgo's "In [DeferCleanup (Each)] at: suites/x.bench.yaml:14"
+// and CI annotations), never in this package. Only the run, the verification and the gate
 // decide pass or fail; a case failure no gate rule mentions is reported,
 // not failed. Report entries appear for failures or with -v.
 //
@@ -35,6 +37,7 @@ package assaysuite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -97,6 +100,17 @@ func WorkloadsWith(opts Options, roots ...string) bool {
 	return true
 }
 
+// failAt fails the current spec at loc, a line of a workload file, and
+// returns (the caller's spec then ends). Ginkgo records a failure where
+// ginkgo.Fail is called, which would name this file in "In [It] at:" and in
+// CI annotations; the one public way to fail at another location is a
+// DeferCleanup given that CodeLocation whose callback returns an error,
+// which Ginkgo fails at the cleanup's location as soon as the spec's body
+// returns (In [DeferCleanup (Each)] at: the workload's line).
+func failAt(loc types.CodeLocation, msg string) {
+	ginkgo.DeferCleanup(func() error { return errors.New(msg) }, loc)
+}
+
 // at locates a spec at a line of a workload file.
 func at(file string, line int) types.CodeLocation {
 	if abs, err := filepath.Abs(file); err == nil {
@@ -128,7 +142,7 @@ func describeInvalid(path string, err error) {
 		line = f.Line
 	}
 	ginkgo.Describe(path, fileLabels(path), at(path, 1), func() {
-		ginkgo.It("loads", at(path, line), func() { ginkgo.Fail(err.Error()) })
+		ginkgo.It("loads", at(path, line), func() { failAt(at(path, line), fault.Advised(err)) })
 	})
 }
 
@@ -152,11 +166,12 @@ func (r *workloadRun) runDir() string {
 	return filepath.Join(r.tmp, "runs")
 }
 
-// fail fails the current spec, naming the kept run directory.
-func (r *workloadRun) fail(msg string) {
+// fail fails the current spec at line of the workload file, naming the
+// kept run directory; the spec's body must return after it.
+func (r *workloadRun) fail(line int, msg string) {
 	r.failed = true
-	ginkgo.AddReportEntry("run directory", r.runDir())
-	ginkgo.Fail(fmt.Sprintf("%s\nrun directory (kept): %s", msg, r.runDir()))
+	ginkgo.AddReportEntry("run directory", r.runDir(), at(r.path, line))
+	failAt(at(r.path, line), fmt.Sprintf("%s\nrun directory (kept): %s", msg, r.runDir()))
 }
 
 // completed skips a spec whose subject the run never reached.
@@ -201,32 +216,32 @@ func describeWorkload(path string, w *harness.Workload, opts Options) {
 			o := r.outcome()
 			if o != nil {
 				for _, warn := range o.Warnings {
-					ginkgo.AddReportEntry("warning", warn)
+					ginkgo.AddReportEntry("warning", warn, at(path, w.NamePos().Line))
 				}
 			}
 			if r.result.Err != nil || o == nil || o.Status != "complete" {
-				r.fail(fmt.Sprintf("%s: the run did not complete: %s", path, r.result.JoinReasons()))
+				r.fail(w.NamePos().Line, fmt.Sprintf("%s: the run did not complete: %s", path, r.result.JoinReasons()))
 			}
 		})
 		if w.Kind == harness.KindBench {
 			for _, s := range w.Systems {
 				ginkgo.It("system "+s.ID, ginkgo.Label("system"), at(path, s.Pos.Line), func() {
 					r.completed()
-					describeSystem(r, s.ID)
+					describeSystem(r, s.ID, s.Pos.Line)
 				})
 			}
 		} else {
 			ginkgo.It("promotes a candidate within the habitat budget", ginkgo.Label("candidates"), at(path, w.NamePos().Line), func() {
 				r.completed()
-				describeCandidates(r)
+				describeCandidates(r, w.NamePos().Line)
 			})
 		}
 		ginkgo.It("verifies the report and every receipt", ginkgo.Label("verify"), at(path, w.NamePos().Line), func() {
 			r.completed()
 			v := r.outcome().Verification
-			ginkgo.AddReportEntry("checked receipts", v.CheckedReceipts, ginkgo.ReportEntryVisibilityFailureOrVerbose)
+			ginkgo.AddReportEntry("checked receipts", v.CheckedReceipts, ginkgo.ReportEntryVisibilityFailureOrVerbose, at(path, w.NamePos().Line))
 			if !v.OK {
-				r.fail(fmt.Sprintf("%s: the evidence does not verify:\n%s", path, strings.Join(v.Mismatches, "\n")))
+				r.fail(w.NamePos().Line, fmt.Sprintf("%s: the evidence does not verify:\n%s", path, strings.Join(v.Mismatches, "\n")))
 			}
 		})
 		for i, rule := range w.Gate.Rules {
@@ -234,12 +249,12 @@ func describeWorkload(path string, w *harness.Workload, opts Options) {
 				r.completed()
 				gates := r.outcome().Gates
 				if i >= len(gates) || gates[i].Rule.Name() != rule.Name() {
-					r.fail(fmt.Sprintf("gate rule %q was not judged", rule.Name()))
+					r.fail(rule.Pos.Line, fmt.Sprintf("gate rule %q was not judged", rule.Name()))
 					return
 				}
-				ginkgo.AddReportEntry("verdict", gates[i].Message, ginkgo.ReportEntryVisibilityFailureOrVerbose)
+				ginkgo.AddReportEntry("verdict", gates[i].Message, ginkgo.ReportEntryVisibilityFailureOrVerbose, at(path, rule.Pos.Line))
 				if !gates[i].Passed {
-					r.fail(gates[i].Message)
+					r.fail(rule.Pos.Line, gates[i].Message)
 				}
 			})
 		}
@@ -248,34 +263,34 @@ func describeWorkload(path string, w *harness.Workload, opts Options) {
 
 // describeSystem reports one bench system's measurements and the cases it
 // failed; it fails only when the report lacks the system.
-func describeSystem(r *workloadRun, id string) {
+func describeSystem(r *workloadRun, id string, line int) {
 	rep := r.outcome().Bench
 	for i := range rep.Systems {
 		s := &rep.Systems[i]
 		if s.ID != id {
 			continue
 		}
-		ginkgo.AddReportEntry("passed", fmt.Sprintf("%d/%d", s.Passed, s.Total), ginkgo.ReportEntryVisibilityFailureOrVerbose)
-		ginkgo.AddReportEntry("usage", fmt.Sprintf("%d tokens in, %d out, %s, %d effect calls", s.Usage.TokensIn, s.Usage.TokensOut, bench.FormatCost(s.Usage.Cost), s.EffectCalls), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+		ginkgo.AddReportEntry("passed", fmt.Sprintf("%d/%d", s.Passed, s.Total), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, line))
+		ginkgo.AddReportEntry("usage", fmt.Sprintf("%d tokens in, %d out, %s, %d effect calls", s.Usage.TokensIn, s.Usage.TokensOut, bench.FormatCost(s.Usage.Cost), s.EffectCalls), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, line))
 		for j := range s.Cases {
 			if c := &s.Cases[j]; !c.Passed {
-				ginkgo.AddReportEntry("failed case "+c.ID, fmt.Sprintf("outcome %s; expected %v; got %v; receipt %s", c.Outcome, c.Expect, c.Outputs, c.ReceiptDigest), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+				ginkgo.AddReportEntry("failed case "+c.ID, fmt.Sprintf("outcome %s; expected %v; got %v; receipt %s", c.Outcome, c.Expect, c.Outputs, c.ReceiptDigest), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, line))
 			}
 		}
 		if int(s.Total) != len(rep.Cases) {
-			r.fail(fmt.Sprintf("system %q ran %d of %d cases", id, s.Total, len(rep.Cases)))
+			r.fail(line, fmt.Sprintf("system %q ran %d of %d cases", id, s.Total, len(rep.Cases)))
 		}
 		return
 	}
-	r.fail(fmt.Sprintf("the report has no system %q", id))
+	r.fail(line, fmt.Sprintf("the report has no system %q", id))
 }
 
 // describeCandidates reports each candidate's rates and the promotion; it
 // fails when the habitat budget ran out before a promotion.
-func describeCandidates(r *workloadRun) {
+func describeCandidates(r *workloadRun, line int) {
 	res := r.outcome().Foundry
 	if res.Report == nil {
-		r.fail("the habitat budget was exhausted before a candidate was promoted; see budget.json")
+		r.fail(line, "the habitat budget was exhausted before a candidate was promoted; see budget.json")
 		return
 	}
 	rep := res.Report
@@ -286,7 +301,7 @@ func describeCandidates(r *workloadRun) {
 			mark = " (promoted)"
 		}
 		ginkgo.AddReportEntry("candidate "+c.ManifestKey+mark, fmt.Sprintf("validation %d/%d, train %d/%d, %d agent calls",
-			c.Validation.Passed, c.Validation.Total, c.Train.Passed, c.Train.Total, c.Work.AgentCalls), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+			c.Validation.Passed, c.Validation.Total, c.Train.Passed, c.Train.Total, c.Work.AgentCalls), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, line))
 	}
-	ginkgo.AddReportEntry("holdout", fmt.Sprintf("%d/%d", rep.Holdout.Passed, rep.Holdout.Total), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+	ginkgo.AddReportEntry("holdout", fmt.Sprintf("%d/%d", rep.Holdout.Passed, rep.Holdout.Total), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, line))
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -108,9 +109,16 @@ var _ = assaysuite.Workloads(".")
 	if err == nil {
 		t.Fatalf("a failing gate passed:\n%s", out)
 	}
-	for _, want := range []string{"gate: single passes at least 1 cases", "triage.bench.yaml:14", "run directory (kept):"} {
+	// The failure itself is located at the workload's line, not in
+	// assaysuite.go (Ginkgo's "In [...] at:" and CI annotations use it).
+	workloadFile := filepath.Join(dir, "suites", "triage.bench.yaml")
+	out = regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(out, "")
+	for _, want := range []string{"gate: single passes at least 1 cases", "triage.bench.yaml:14", "run directory (kept):", "at: " + workloadFile + ":14"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "assaysuite.go") {
+		t.Errorf("a failure points into assaysuite.go:\n%s", out)
 	}
 }
