@@ -97,6 +97,8 @@ func LoadConfig(path string) (*Config, error) {
 		if e, ok := fault.As(err); ok && e.Path != "" && e.File == "" {
 			located := *e
 			located.File = path
+			located.Line, located.Column = canon.FieldPosition(path, e.Path, e.Message)
+			located.Message, located.Hint = e.Message+e.Hint, ""
 			return nil, &located
 		}
 		return nil, err

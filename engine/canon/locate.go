@@ -1,6 +1,9 @@
 package canon
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Location is where a field path points in a document's text: byte offsets
 // of the deepest member the path reached (its key's opening quote, and its
@@ -114,3 +117,79 @@ func (p *parser) skip(depth int) bool {
 // LineColumn converts a byte offset into data to a 1-based line and a
 // 1-based column counted in characters, as editors count them.
 func LineColumn(data []byte, off int) (line, col int) { return lineColumn(data, off) }
+
+// FieldSteps splits a field path as Assay's errors write it: names joined
+// by dots and indices in brackets (`systems[0].executors`,
+// `output.labels`), where an index may be followed by the quoted id of
+// what it indexes (`cells[3] "route"`). Anything else (message text) is
+// not a path.
+func FieldSteps(s string) ([]string, bool) {
+	var steps []string
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '[':
+			j := strings.IndexByte(s[i:], ']')
+			if j < 2 {
+				return nil, false
+			}
+			n := s[i+1 : i+j]
+			if _, err := strconv.Atoi(n); err != nil {
+				return nil, false
+			}
+			steps = append(steps, n)
+			i += j + 1
+			if strings.HasPrefix(s[i:], ` "`) {
+				q, err := strconv.QuotedPrefix(s[i+1:])
+				if err != nil {
+					return nil, false
+				}
+				i += 1 + len(q)
+			}
+		case c == '.' && i > 0:
+			i++
+			if i == len(s) || s[i] == '.' || s[i] == '[' {
+				return nil, false
+			}
+		default:
+			j := i
+			for j < len(s) && !strings.ContainsRune(".[] :\"", rune(s[j])) {
+				j++
+			}
+			if j == i {
+				return nil, false
+			}
+			steps = append(steps, s[i:j])
+			i = j
+		}
+	}
+	return steps, len(steps) > 0
+}
+
+// FieldPosition is the line and column in the JSON file at path of the
+// member an error names by its field path and message: the key itself
+// for an `unknown key "k"` message, the value otherwise. It is 0, 0 when
+// the file no longer reads or the field is no path.
+func FieldPosition(path, field, message string) (line, col int) {
+	steps, ok := FieldSteps(field)
+	if !ok {
+		return 0, 0
+	}
+	data, err := ReadBounded(path, 0)
+	if err != nil {
+		return 0, 0
+	}
+	key := false
+	if q, ok := strings.CutPrefix(message, "unknown key "); ok {
+		if p, err := strconv.QuotedPrefix(q); err == nil {
+			if k, err := strconv.Unquote(p); err == nil {
+				steps, key = append(steps, k), true
+			}
+		}
+	}
+	loc := Locate(data, steps...)
+	off := loc.Value
+	if key && loc.Matched == len(steps) {
+		off = loc.Key
+	}
+	return LineColumn(data, off)
+}

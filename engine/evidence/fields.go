@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/suggest"
 )
 
 // MaxIDLen bounds case, system and axis ids.
@@ -33,7 +34,9 @@ func ID(v any, field string) (string, error) {
 // byte order so the message is the same on every run.
 func ClosedKeys(m map[string]any, field string, allowed ...string) error {
 	if k, bad := canon.UnknownKey(m, allowed...); bad {
-		return Fail(fault.Parse, field, "unknown key %q", k)
+		e := Fail(fault.Parse, field, "unknown key %q", k)
+		e.Hint = suggest.DidYouMean(k, allowed)
+		return e
 	}
 	return nil
 }

@@ -128,6 +128,8 @@ func LoadConfig(path string, opts AdmitOptions) (*Config, error) {
 		if e, ok := fault.As(err); ok && e.Path != "" && e.File == "" {
 			located := *e
 			located.File = path
+			located.Line, located.Column = canon.FieldPosition(path, e.Path, e.Message)
+			located.Message, located.Hint = e.Message+e.Hint, ""
 			return nil, &located
 		}
 		return nil, err

@@ -63,7 +63,7 @@ func messagePath(msg string) (steps []string, key bool) {
 		if !ok {
 			break
 		}
-		s, ok := pathSteps(piece)
+		s, ok := canon.FieldSteps(piece)
 		if !ok {
 			break
 		}
@@ -102,50 +102,4 @@ func quotedPrefix(s string) string {
 		return ""
 	}
 	return q
-}
-
-// pathSteps parses one location piece: names joined by dots and indices in
-// brackets (`edges[2].from`, `output.labels`), where an index may be
-// followed by the quoted id of what it indexes (`cells[3] "route"`).
-// Anything else (message text) is not a path.
-func pathSteps(s string) ([]string, bool) {
-	var steps []string
-	for i := 0; i < len(s); {
-		switch c := s[i]; {
-		case c == '[':
-			j := strings.IndexByte(s[i:], ']')
-			if j < 2 {
-				return nil, false
-			}
-			n := s[i+1 : i+j]
-			if _, err := strconv.Atoi(n); err != nil {
-				return nil, false
-			}
-			steps = append(steps, n)
-			i += j + 1
-			if strings.HasPrefix(s[i:], ` "`) {
-				q := quotedPrefix(s[i+1:])
-				if q == "" {
-					return nil, false
-				}
-				i += 1 + len(q)
-			}
-		case c == '.' && i > 0:
-			i++
-			if i == len(s) || s[i] == '.' || s[i] == '[' {
-				return nil, false
-			}
-		default:
-			j := i
-			for j < len(s) && !strings.ContainsRune(".[] :\"", rune(s[j])) {
-				j++
-			}
-			if j == i {
-				return nil, false
-			}
-			steps = append(steps, s[i:j])
-			i = j
-		}
-	}
-	return steps, len(steps) > 0
 }
