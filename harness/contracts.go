@@ -63,16 +63,24 @@ type contender struct {
 func (w *Workload) readManifest(r Ref, path string) (*manifest.Manifest, error) {
 	m, err := manifest.ReadFile(r.Path)
 	if err == nil {
-		if _, cerr := manifest.Compile(m, manifest.Options{}); cerr != nil {
-			if e, ok := fault.As(cerr); ok && staticGraphCodes[e.Code] {
-				err = manifest.LocateFile(r.Path, cerr)
-			}
+		if gerr := graphMistake(m); gerr != nil {
+			err = manifest.LocateFile(r.Path, gerr)
 		}
 	}
 	if err != nil {
 		return nil, errAt(r.Pos, path, "manifest %s is not an admissible algal.organism.v1 manifest: %s", r.Written, expr.Humanize(fault.Advised(err)))
 	}
 	return m, nil
+}
+
+// graphMistake compiles m against the builtin registries and returns the
+// rejection when it is one of staticGraphCodes.
+func graphMistake(m *manifest.Manifest) error {
+	_, err := manifest.Compile(m, manifest.Options{})
+	if e, ok := fault.As(err); ok && staticGraphCodes[e.Code] {
+		return err
+	}
+	return nil
 }
 
 // staticGraphCodes are the compile rejections that depend on the manifest

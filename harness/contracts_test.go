@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/suggest"
 )
 
@@ -310,5 +311,30 @@ func TestGraphMistakesRejectedAtLoad(t *testing.T) {
 				t.Errorf("message %q\nlacks %q", we.Message, tc.want)
 			}
 		})
+	}
+}
+
+// The load-time graph check rejects nothing upstream runs: every upstream
+// example manifest passes it (children and host tools are left to the run).
+func TestUpstreamManifestsPassTheGraphCheck(t *testing.T) {
+	dir := os.Getenv("ASSAY_UPSTREAM_DIR")
+	if dir == "" {
+		t.Skip("ASSAY_UPSTREAM_DIR is not set: the upstream corpus is not here")
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "examples", "*.algal.json"))
+	nested, _ := filepath.Glob(filepath.Join(dir, "examples", "*", "*.algal.json"))
+	files = append(files, nested...)
+	if len(files) < 47 {
+		t.Fatalf("found %d upstream manifests, want at least 47", len(files))
+	}
+	for _, f := range files {
+		m, err := manifest.ReadFile(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if err := graphMistake(m); err != nil {
+			t.Errorf("%s is rejected at load: %v", f, err)
+		}
 	}
 }
