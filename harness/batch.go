@@ -104,6 +104,9 @@ func (r *Result) Code() string {
 func (w *Workload) RunCount() (int, string) {
 	n, shape := w.runCount()
 	if w.Repeats > 1 && n > 0 {
+		if strings.Contains(shape, " + ") {
+			return n * w.Repeats, fmt.Sprintf("%s of %s", plural(w.Repeats, "repeat"), shape)
+		}
 		return n * w.Repeats, fmt.Sprintf("%s x %s", shape, plural(w.Repeats, "repeat"))
 	}
 	return n, shape

@@ -173,9 +173,14 @@ func judgeBenchRepeats(w *Workload, a *Repeats) []GateResult {
 	return out
 }
 
-// meanCount renders total/k exactly to two decimals.
+// meanCount renders total/k exactly: a whole number as such, else to
+// two decimals.
 func meanCount(total int64, k int) string {
-	return big.NewRat(total, int64(k)).FloatString(2)
+	r := big.NewRat(total, int64(k))
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.FloatString(2)
 }
 
 // judgeOutcome judges an outcomes rule over repeats: pass means every

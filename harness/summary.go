@@ -102,6 +102,9 @@ func Summary(o *Outcome) string {
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(w.Description))
 	}
 	fmt.Fprintf(&b, "- run: `%s`\n- inputs: `%s`\n", o.Compiled.Slug, o.Compiled.Identity)
+	if o.Repeats != nil {
+		fmt.Fprintf(&b, "- repeats: %d (the lines below are repeat 1's; the table pools every repeat)\n", o.Repeats.K)
+	}
 	if o.Bench != nil {
 		fmt.Fprintf(&b, "- report: `%s`\n- pareto: %s\n", o.Bench.Digest, strings.Join(o.Bench.Pareto, ", "))
 		b.WriteString(partsSummary(o))

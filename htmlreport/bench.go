@@ -123,6 +123,17 @@ type axes struct {
 	xLabel, yLabel string
 }
 
+// passedMax is the top of the passed axis: the case count, or more when a
+// system counts more case runs than there are cases (the pooled view of a
+// run with repeats counts every repeat's).
+func passedMax(r *bench.Report) float64 {
+	m := int64(len(r.Cases))
+	for _, s := range r.Systems {
+		m = max(m, s.Total)
+	}
+	return float64(m)
+}
+
 func dirWord(up bool) string {
 	if up {
 		return "higher is better"
@@ -136,7 +147,7 @@ func dirWord(up bool) string {
 func chooseAxes(r *bench.Report) axes {
 	passed := func(s *bench.SystemResult) float64 { return float64(s.Passed) }
 	if len(r.Axes) == 0 {
-		a := axes{yName: bench.CriterionPassed, yInt: true, y: passed, yLabel: "cases passed (higher is better)", yMax: float64(len(r.Cases))}
+		a := axes{yName: bench.CriterionPassed, yInt: true, y: passed, yLabel: "cases passed (higher is better)", yMax: passedMax(r)}
 		if r.Prices != nil {
 			a.xName, a.xPrefix, a.xLabel = bench.CriterionCost, "$", "cost in dollars (lower is better)"
 			a.x = func(s *bench.SystemResult) float64 { return s.Usage.Cost }
@@ -162,7 +173,7 @@ func chooseAxes(r *bench.Report) axes {
 		a.yName, a.yLabel = ya.Name, ya.Name+" ("+dirWord(true)+")"
 		a.y = func(s *bench.SystemResult) float64 { return s.AxisValues[ya.Name] }
 	} else {
-		a.yName, a.yInt, a.y, a.yLabel, a.yMax = bench.CriterionPassed, true, passed, "cases passed (not a declared axis)", float64(len(r.Cases))
+		a.yName, a.yInt, a.y, a.yLabel, a.yMax = bench.CriterionPassed, true, passed, "cases passed (not a declared axis)", passedMax(r)
 	}
 	return a
 }
