@@ -100,6 +100,13 @@ func TestIndexIsStrict(t *testing.T) {
 			`{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","workload":"w"}` + "\n",
 		"unknown field": `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","workload":"w","key":"x"}` + "\n",
 		"bad digest":    `{"case":"c","contender":"s","models":[],"receipt":"abc","recordedAt":"t","workload":"w"}` + "\n",
+		// Repeat 1 is written without the field, so "repeat":1 would be a
+		// second spelling of the same entry.
+		"repeat 1 written": `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","repeat":1,"workload":"w"}` + "\n",
+		"repeat 33":        `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","repeat":33,"workload":"w"}` + "\n",
+		"repeat 2.5":       `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","repeat":2.5,"workload":"w"}` + "\n",
+		"repeat twice": `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","repeat":2,"workload":"w"}` + "\n" +
+			`{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","repeat":2,"workload":"w"}` + "\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -168,5 +175,53 @@ func TestRecorderModes(t *testing.T) {
 		if tc.mode == None && !tc.miss && (rec.ConfigurationDigest != cfgDigest || rec.Usage["model"] != "m-1") {
 			t.Errorf("replayed record %+v is not the recorded one", rec)
 		}
+	}
+}
+
+// Two recordings of one case: each repeat is answered by its own, a
+// repeat with none is a miss, and the index says repeat only from 2 on.
+func TestRepeatRecordingsAnswerTheirRepeatOnly(t *testing.T) {
+	a, _ := Open(filepath.Join(t.TempDir(), "receipts"))
+	r1, reqs := receiptFor(t, map[string]string{"x": "billing"})
+	r2, _ := receiptFor(t, map[string]string{"x": "technical"})
+	d1, _ := canon.Digest(r1)
+	d2, _ := canon.Digest(r2)
+	err := a.Apply(Update{Workload: "w", Now: "2026-01-01T00:00:00Z", Requests: reqs,
+		Entries:  []Entry{{Contender: "sys", Case: "case-1", Repeat: 2, Receipt: d2, Models: []string{"m-1"}}, {Contender: "sys", Case: "case-1", Repeat: 1, Receipt: d1, Models: []string{"m-1"}}},
+		Receipts: map[string]map[string]any{d1: r1, d2: r2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, _ := os.ReadFile(filepath.Join(a.Dir(), IndexFile))
+	lines := strings.Split(strings.TrimSpace(string(index)), "\n")
+	if len(lines) != 2 || strings.Contains(lines[0], `"repeat"`) || !strings.Contains(lines[1], `"repeat":2`) {
+		t.Fatalf("index:\n%s", index)
+	}
+	desc := effect.Descriptor{Effects: effect.ModelEffects, ConfigurationDigest: cfgDigest}
+	for rep, want := range map[int]any{1: "billing", 2: "technical", 3: nil} {
+		answers, err := a.RepeatAnswers("w", rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := NewLog()
+		r := NewRecorder("cheap", desc, None, nil, answers, log)
+		r.Repeat = rep
+		rec, err := effect.Execute(context.Background(), r, request("x"), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			if ms := log.Misses(); len(ms) != 1 || ms[0].Repeat != 3 || !strings.Contains(rec.Err.Message, "in repeat 3") {
+				t.Fatalf("repeat 3: %+v, misses %+v", rec, ms)
+			}
+			continue
+		}
+		if rec.Output != want {
+			t.Fatalf("repeat %d answered %v, want %v", rep, rec.Output, want)
+		}
+	}
+	// Answers is repeat 1's table, as for archives written before repeats.
+	if t1, _ := a.Answers("w"); t1.Len() != 1 {
+		t.Fatal("Answers does not read repeat 1")
 	}
 }
