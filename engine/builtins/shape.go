@@ -6,6 +6,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/manifest"
 )
 
 // The document builtins (manifest.compile.v1, context.compact.v1) check
@@ -47,23 +48,10 @@ func shapeID(v any) (string, *fault.Error) {
 	if f != nil {
 		return "", f
 	}
-	if !isKebab(s) {
+	if !manifest.IsID(s) {
 		return "", shapeInvalid("expected lowercase kebab-case id")
 	}
 	return s, nil
-}
-
-func isKebab(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // shapeKeys rejects an object key outside allowed. Keys are visited in

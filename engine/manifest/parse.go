@@ -64,7 +64,7 @@ func ParseValue(v any) (*Manifest, error) {
 		return nil, err
 	}
 	suffix, ok := strings.CutPrefix(key, "organism:")
-	if !ok || !isID(suffix) {
+	if !ok || !IsID(suffix) {
 		return nil, invalid("key", "%q is not organism:<kebab-id>", key)
 	}
 	m.Key = key

@@ -46,8 +46,9 @@ func asText(v any, loc string, max int) (string, error) {
 	return s, nil
 }
 
-// isID reports whether s is a lowercase kebab id of at most 64 units.
-func isID(s string) bool {
+// IsID reports whether s is a lowercase kebab id of at most 64 units
+// (cell ids, and the ids inside documents builtins read).
+func IsID(s string) bool {
 	if s == "" || len(s) > MaxIDLen || s[0] < 'a' || s[0] > 'z' {
 		return false
 	}
@@ -65,7 +66,7 @@ func asID(v any, loc string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !isID(s) {
+	if !IsID(s) {
 		return "", invalid(loc, "%q is not a lowercase kebab-case id", s)
 	}
 	return s, nil
@@ -73,7 +74,7 @@ func asID(v any, loc string) (string, error) {
 
 // nameID checks an object key used as an id (port names, interface names).
 func nameID(s, loc string) error {
-	if !isID(s) {
+	if !IsID(s) {
 		return invalid(loc, "%q is not a lowercase kebab-case id", s)
 	}
 	return nil
