@@ -1,0 +1,57 @@
+package harness
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/runrecord"
+)
+
+// Every receipt the fixture workloads (suites/*.yaml over fixtures/)
+// store decodes into the typed receipt model and encodes back to the same
+// canonical bytes: the fixture corpus of the model's round-trip proof
+// (engine/vm holds the upstream examples and the tamper tables).
+func TestFixtureReceiptsRoundTrip(t *testing.T) {
+	paths, err := Discover(filepath.Join("..", "suites"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, p := range paths {
+		b := newTestBench()
+		o, err := runFixture(t, filepath.Base(p), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Status != runrecord.RunComplete {
+			t.Fatalf("%s: status %s", p, o.Status)
+		}
+		digests, err := b.st.List(store.Runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(digests) == 0 {
+			t.Fatalf("%s stored no receipt", p)
+		}
+		for _, d := range digests {
+			v, _, err := b.st.Get(store.Runs, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := receipt.Decode(v)
+			if err != nil {
+				t.Fatalf("%s: receipt %s: %v", p, d, err)
+			}
+			want, _ := canon.Encode(v)
+			got, err := canon.Encode(r.Value())
+			if err != nil || string(got) != string(want) {
+				t.Errorf("%s: receipt %s re-encodes differently:\n got %.300s\nwant %.300s", p, d, got, want)
+			}
+			total++
+		}
+	}
+	t.Logf("%d fixture receipts round-trip byte for byte", total)
+}
