@@ -26,6 +26,11 @@ type Result struct {
 	Outcome  *Outcome
 	// Err is why the file did not load or why its run failed.
 	Err error
+	// ShardParts, under a shard that holds only some of the workload's
+	// parts, are the parts it ran (1-based) into ShardDir; there is no
+	// verdict until `assay ci merge` assembles the run.
+	ShardParts []int
+	ShardDir   string
 }
 
 // Name is the workload's name, or its file when it did not load.
@@ -37,7 +42,12 @@ func (r *Result) Name() string {
 }
 
 // Passed reports whether the workload loaded, ran and passed.
-func (r *Result) Passed() bool { return r.Err == nil && r.Outcome != nil && r.Outcome.Passed() }
+func (r *Result) Passed() bool {
+	if r.ShardParts != nil {
+		return r.Err == nil
+	}
+	return r.Err == nil && r.Outcome != nil && r.Outcome.Passed()
+}
 
 // Reasons lists, once each, every reason the workload failed: the load or
 // run error, an exhausted habitat budget, each verification mismatch and
@@ -149,6 +159,8 @@ type BatchOptions struct {
 	OnStart func(w *Workload)
 	// OnDone is called with each file's result as it is known.
 	OnDone func(r *Result)
+	// Shard, when set, runs only the shard's parts (shard.go).
+	Shard *Shard
 }
 
 // RunAll is the workload loop `assay run`, the PR check and the Ginkgo
@@ -158,6 +170,9 @@ type BatchOptions struct {
 // run are left out, and the returned error wraps ErrCancelled.
 func RunAll(ctx context.Context, files []string, opts BatchOptions) ([]*Result, error) {
 	ws, errs := LoadAll(files)
+	if opts.Shard != nil {
+		return runShard(ctx, files, ws, errs, opts)
+	}
 	var out []*Result
 	for i, path := range files {
 		if ctx.Err() != nil {

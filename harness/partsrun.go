@@ -73,18 +73,29 @@ func (r *run) evaluateParts(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		cfg, err := bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
+		taken, err := r.takenPart(part)
 		if err != nil {
 			return err
 		}
-		rep, err := bench.Run(ctx, cfg, runner, bench.Options{
-			Concurrency: r.concurrency(),
-			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
-		})
-		if err != nil {
-			return err
+		if taken == nil {
+			if r.opts.Reports != nil {
+				return fmt.Errorf("%s of %s: no shard holds its report", part.Name(), r.w.Name)
+			}
+			cfg, err := bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
+			if err != nil {
+				return err
+			}
+			rep, err := bench.Run(ctx, cfg, runner, bench.Options{
+				Concurrency: r.concurrency(),
+				OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
+			})
+			if err != nil {
+				return err
+			}
+			taken = rep.Value()
 		}
-		if err := r.writeJSON(part.ReportFile(), rep.Value()); err != nil {
+		// The verify phase checks a taken report like a run one.
+		if err := r.writeJSON(part.ReportFile(), taken); err != nil {
 			return err
 		}
 		if err := r.rec.AddLoopArtifact(PhaseEvaluate, it, "part-report", part.ReportFile()); err != nil {

@@ -71,6 +71,9 @@ type Options struct {
 	// Env reads OPENAI_* variables and keys for live backends (nil:
 	// os.LookupEnv).
 	Env openai.Env
+	// Reports, when set, supply the reports of a run in parts' parts
+	// instead of running them (`assay ci merge`; shard.go).
+	Reports Reports
 	// Repeats, when set, overrides the workload's repeats (`--repeats`).
 	Repeats int
 }

@@ -88,6 +88,6 @@ func newCICmd(c *cli) *cobra.Command {
 		Short: "Continuous-integration helpers (the PR check)",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newCIVerifyCmd(c), newCIDiffCmd(c), newCIPRCmd(c), newCICommentCmd(c))
+	cmd.AddCommand(newCIVerifyCmd(c), newCIDiffCmd(c), newCIPRCmd(c), newCICommentCmd(c), newCIMergeCmd(c))
 	return cmd
 }

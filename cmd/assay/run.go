@@ -26,6 +26,7 @@ type runFlags struct {
 	transports                  []string
 	report                      workloadReport
 	live                        liveFlags
+	shard                       string
 }
 
 func (f *runFlags) add(cmd *cobra.Command) {
@@ -78,7 +79,7 @@ func newRunCmd(c *cli) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dirSet = cmd.Flags().Changed("dir")
 			if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
-				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, repeats: f.repeats, strictSplits: f.strictSplits, report: f.report, live: f.live}
+				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, repeats: f.repeats, strictSplits: f.strictSplits, report: f.report, live: f.live, shard: f.shard}
 				if wf.out == "" {
 					wf.out = "runs"
 				}
@@ -100,6 +101,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "workloads: reject foundry workloads whose splits share identical args")
 	addWorkloadReportFlags(cmd.Flags(), &f.report)
 	addLiveFlags(cmd.Flags(), &f.live)
+	addShardFlag(cmd.Flags(), &f.shard)
 	return cmd
 }
 

@@ -31,6 +31,8 @@ type workloadFlags struct {
 	strictSplits bool
 	report       workloadReport
 	live         liveFlags
+	// shard is --shard i/n ("" runs everything).
+	shard string
 }
 
 // workloadReport says where the job's results go besides the human
@@ -50,6 +52,12 @@ func addWorkloadFlags(fs *pflag.FlagSet, f *workloadFlags) {
 	fs.BoolVar(&f.strictSplits, "strict-splits", false, "reject foundry workloads whose splits share identical args")
 	addWorkloadReportFlags(fs, &f.report)
 	addLiveFlags(fs, &f.live)
+	addShardFlag(fs, &f.shard)
+}
+
+// addShardFlag registers --shard.
+func addShardFlag(fs *pflag.FlagSet, shard *string) {
+	fs.StringVar(shard, "shard", "", "workloads: run only shard `i/n` of the batch's parts (merge the shards with `assay ci merge`)")
 }
 
 // addWorkloadReportFlags registers --json and --junit.
@@ -121,6 +129,14 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 		return &fault.Error{Code: harness.CodeWorkload, File: strings.Join(paths, ", "),
 			Message: "no *.bench.yaml or *.foundry.yaml workloads found (run `assay init` for a starter set)"}
 	}
+	var shard *harness.Shard
+	if f.shard != "" {
+		s, err := harness.ParseShard(f.shard)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		shard = &s
+	}
 	wb, err := vm.NewWorkbench(f.dir)
 	if err != nil {
 		return err
@@ -133,6 +149,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 			Record: record, Archive: archiveDir, Repeats: f.repeats,
 		},
 		OnStart: disp.start,
+		Shard:   shard,
 		OnDone: func(r *harness.Result) {
 			disp.finish(r)
 			if !r.Passed() {
@@ -188,6 +205,8 @@ func printSummary(w io.Writer, results []*harness.Result) {
 		switch {
 		case r.Workload == nil:
 			fmt.Fprintf(w, "%s %s (did not load)\n", verdict, r.Path)
+		case r.ShardParts != nil:
+			fmt.Fprintf(w, "%s %s %s (revision %d) part(s) %s of this shard -> %s (merge the shards for its verdict)\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision, joinInts(r.ShardParts), r.ShardDir)
 		case o == nil:
 			fmt.Fprintf(w, "%s %s %s (revision %d) did not run\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision)
 		default:
@@ -369,6 +388,8 @@ func (p *progressDisplay) finish(r *harness.Result) {
 	switch o := r.Outcome; {
 	case r.Workload == nil:
 		p.lineLocked(fmt.Sprintf("%s: FAIL (did not load)", r.Path))
+	case r.ShardParts != nil && r.Err == nil:
+		p.lineLocked(fmt.Sprintf("%s: part(s) %s of this shard done (%s)", r.Workload.Name, joinInts(r.ShardParts), tally(p.last)))
 	case o == nil:
 		p.lineLocked(fmt.Sprintf("%s: FAIL (did not run)", r.Workload.Name))
 	case r.Passed():
@@ -377,4 +398,12 @@ func (p *progressDisplay) finish(r *harness.Result) {
 		p.lineLocked(fmt.Sprintf("%s: FAIL (%s; %s)", r.Workload.Name, o.Status, tally(p.last)))
 	}
 	p.last = harness.Progress{}
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
 }

@@ -1,0 +1,318 @@
+// Package merge assembles the runs of a sharded batch (`assay run --shard
+// i/n` on n machines) into the run directories one machine would have
+// written: `assay ci merge`. It checks that the shards are one batch
+// (their manifests list the same workloads, with the same run slugs and
+// part counts, and every shard 1..n is there) and that every part of every
+// workload came back exactly once; it copies the shards' stores into one;
+// a workload one shard ran whole is checked with ci/verify and copied; a
+// workload whose parts several shards ran is run again from its workload
+// file with every part's report taken from its shard instead of run, so
+// its compile, verify and summarize phases (the aggregate, gate, summary,
+// report.html) are the ones a single run would have, and every taken part
+// is verified against the merged store like a part run here.
+package merge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/algal-assay/assay/ci/verify"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
+)
+
+// CodeShards is the code of a set of shard directories that is not one
+// whole batch.
+const CodeShards = "SHARDS_INVALID"
+
+// Layout of a shard directory: the runs root and the store a shard
+// machine wrote (`assay run --shard i/n --out DIR/runs --dir DIR/.algal`).
+const (
+	ShardRuns  = "runs"
+	ShardStore = ".algal"
+)
+
+// Options configure Merge.
+type Options struct {
+	// Out is the merged runs root.
+	Out string
+	// Store is the merged store (shards' objects are copied into it).
+	Store *vm.Workbench
+	// OnDone is called with each workload's result.
+	OnDone func(*harness.Result)
+}
+
+type shard struct {
+	dir string
+	man *harness.ShardManifest
+}
+
+func fail(format string, a ...any) error {
+	return &fault.Error{Code: CodeShards, Message: fmt.Sprintf(format, a...)}
+}
+
+// Merge merges the shard directories dirs; see the package doc. The
+// results are one per workload, in batch order.
+func Merge(ctx context.Context, dirs []string, opts Options) ([]*harness.Result, error) {
+	if len(dirs) == 0 {
+		return nil, fail("no shard directories given")
+	}
+	shards := make([]shard, 0, len(dirs))
+	for _, d := range dirs {
+		m, err := harness.ReadShardManifest(filepath.Join(d, ShardRuns))
+		if err != nil {
+			return nil, fail("%s is not a shard directory (%s/%s): %v", d, ShardRuns, harness.ShardFile, err)
+		}
+		shards = append(shards, shard{dir: d, man: m})
+	}
+	sort.SliceStable(shards, func(i, j int) bool { return shards[i].man.Shard.I < shards[j].man.Shard.I })
+	n := shards[0].man.Shard.N
+	for i, s := range shards {
+		if s.man.Shard.N != n {
+			return nil, fail("%s is shard %s but %s is shard %s: shards of one batch share n", s.dir, s.man.Shard, shards[0].dir, shards[0].man.Shard)
+		}
+		if i > 0 && shards[i-1].man.Shard.I == s.man.Shard.I {
+			return nil, fail("%s and %s are both shard %s", shards[i-1].dir, s.dir, s.man.Shard)
+		}
+	}
+	if len(shards) != n {
+		var missing []string
+		have := map[int]bool{}
+		for _, s := range shards {
+			have[s.man.Shard.I] = true
+		}
+		for i := 1; i <= n; i++ {
+			if !have[i] {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+			}
+		}
+		return nil, fail("shard(s) %s missing: a merge needs every shard of the batch", strings.Join(missing, ", "))
+	}
+	// Every manifest lists the same batch; each part comes back once.
+	first := shards[0].man.Workloads
+	holders := make([]map[int]string, len(first))
+	for wi, w := range first {
+		holders[wi] = map[int]string{}
+		for _, s := range shards {
+			ws := s.man.Workloads
+			if len(ws) != len(first) || ws[wi].Name != w.Name || ws[wi].Slug != w.Slug || ws[wi].Parts != w.Parts {
+				return nil, fail("%s lists another batch than %s (workload %d: %s %s with %d parts): the shards were not made from the same workloads", s.dir, shards[0].dir, wi+1, w.Name, w.Slug, w.Parts)
+			}
+			for _, p := range ws[wi].Held {
+				if p < 1 || p > w.Parts {
+					return nil, fail("%s holds part %d of %s, which has %d", s.dir, p, w.Name, w.Parts)
+				}
+				if prev, dup := holders[wi][p]; dup {
+					return nil, fail("part %d of %s (%s) is in both %s and %s", p, w.Name, w.Slug, prev, s.dir)
+				}
+				holders[wi][p] = s.dir
+			}
+		}
+		if len(holders[wi]) != w.Parts {
+			var missing []string
+			for p := 1; p <= w.Parts; p++ {
+				if _, ok := holders[wi][p]; !ok {
+					missing = append(missing, fmt.Sprint(p))
+				}
+			}
+			return nil, fail("%s (%s) is missing part(s) %s: no shard holds them", w.Name, w.Slug, strings.Join(missing, ", "))
+		}
+	}
+	for _, s := range shards {
+		if err := copyStore(filepath.Join(s.dir, ShardStore), opts.Store.Store); err != nil {
+			return nil, err
+		}
+	}
+	if err := opts.Store.Commit(); err != nil {
+		return nil, err
+	}
+	var out []*harness.Result
+	for wi, sw := range first {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		r := mergeWorkload(ctx, sw, holders[wi], opts)
+		out = append(out, r)
+		if opts.OnDone != nil {
+			opts.OnDone(r)
+		}
+	}
+	return out, nil
+}
+
+// mergeWorkload assembles one workload's run directory.
+func mergeWorkload(ctx context.Context, sw harness.ShardWorkload, holders map[int]string, opts Options) *harness.Result {
+	res := &harness.Result{Path: sw.Path}
+	w, err := harness.Load(sw.Path)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	res.Workload = w
+	whole := ""
+	for _, d := range holders {
+		if whole == "" || whole == d {
+			whole = d
+		} else {
+			whole = "-"
+		}
+	}
+	if whole != "-" { // one shard ran it whole, as any run
+		res.Outcome, res.Err = copyRun(ctx, w, sw, whole, opts)
+		return res
+	}
+	src := func(file string) (any, bool, error) {
+		var n int
+		if _, err := fmt.Sscanf(file, "part-%04d-report.json", &n); err != nil {
+			return nil, false, nil
+		}
+		d, ok := holders[n]
+		if !ok {
+			return nil, false, nil
+		}
+		path := filepath.Join(d, ShardRuns, sw.Name, sw.Slug, file)
+		v, err := canon.ReadFile(path, 0)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %v", path, err)
+		}
+		return v, true, nil
+	}
+	r := harness.RunWorkload(ctx, sw.Path, w, harness.BatchOptions{Options: harness.Options{
+		Runner: refuse{}, Store: opts.Store, Out: opts.Out, Reports: src,
+	}})
+	if r.Outcome != nil && r.Outcome.Compiled != nil && r.Outcome.Compiled.Slug != sw.Slug {
+		r.Err = errors.Join(r.Err, fail("%s compiles to run %s here, but the shards ran %s: the workload or an input changed since", sw.Path, r.Outcome.Compiled.Slug, sw.Slug))
+	}
+	return r
+}
+
+// copyRun checks a run directory one shard wrote whole and copies it
+// into the merged runs root.
+func copyRun(ctx context.Context, w *harness.Workload, sw harness.ShardWorkload, shardDir string, opts Options) (*harness.Outcome, error) {
+	src := filepath.Join(shardDir, ShardRuns, sw.Name, sw.Slug)
+	ws, err := verify.LoadWorkloads(sw.Path)
+	if err != nil {
+		return nil, err
+	}
+	chk, err := verify.CheckRun(ctx, src, verify.Options{Evidence: opts.Store, Workloads: ws})
+	if err != nil {
+		return nil, err
+	}
+	if !chk.OK {
+		return nil, fail("%s does not verify: %s", src, strings.Join(chk.Mismatches, "; "))
+	}
+	dst := filepath.Join(opts.Out, sw.Name, sw.Slug)
+	if err := copyDir(src, dst); err != nil {
+		return nil, err
+	}
+	o := &harness.Outcome{Workload: w, RunDir: dst, Status: chk.Status}
+	if d := chk.Run.Derived; d != nil {
+		o.Bench, o.Foundry, o.Verification, o.Gates = d.Bench, d.Foundry, d.Verification, d.Gates
+	}
+	if c, err := harness.Compile(w, opts.Out, foundry.AdmitOptions{}); err == nil {
+		o.Compiled = c
+	}
+	return o, nil
+}
+
+// copyDir replaces dst with a copy of the regular files of src, built
+// beside it and renamed into place.
+func copyDir(src, dst string) error {
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".merge-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(tmp, e.Name())); err != nil {
+			return err
+		}
+	}
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// copyStore puts every manifest, value and receipt of the store in dir
+// into dst; each object is read through the store's digest check, so a
+// torn or edited object fails the merge instead of entering the store.
+func copyStore(dir string, dst store.Store) error {
+	if _, err := os.Stat(dir); err != nil {
+		return fail("shard store %s: %v", dir, err)
+	}
+	src, err := store.OpenFileStore(dir)
+	if err != nil {
+		return err
+	}
+	for _, ns := range []store.Namespace{store.Manifests, store.Values, store.Runs} {
+		digests, err := src.List(ns)
+		if err != nil {
+			return err
+		}
+		for _, d := range digests {
+			v, ok, err := src.Get(ns, d)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			got, err := dst.Put(ns, v)
+			if err != nil {
+				return err
+			}
+			if got != d {
+				return fail("shard store %s: %s object %s stores as %s", dir, ns, d, got)
+			}
+		}
+	}
+	return nil
+}
+
+// refuse is the runner of a merge: every part comes from a shard, so
+// anything asking to run is a part no shard holds.
+type refuse struct{}
+
+func (refuse) Open(context.Context, *manifest.Manifest, map[string]string) (evidence.Session, error) {
+	return nil, errors.New("merge: a part no shard holds would have to run here")
+}
