@@ -103,3 +103,38 @@ func TestVerifyRepeatedRun(t *testing.T) {
 		})
 	}
 }
+
+// A workload that declares repeats, run once with --repeats 1, verifies
+// as the single run it is.
+func TestVerifyRepeatsOverriddenToOne(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, _ := filepath.Abs(filepath.Join("..", "..", "fixtures"))
+	body := strings.Replace(strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures)), "revision: 1\n", "revision: 1\nrepeats: 3\n", 1)
+	wlPath := write(t, filepath.Join(dir, "suites", "ticket-triage.bench.yaml"), []byte(body))
+	wb, err := vm.NewWorkbench(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := harness.Load(wlPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := LoadWorkloads(wlPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 3} {
+		o, err := harness.Run(context.Background(), w, harness.Options{Runner: wb, Store: wb, Out: filepath.Join(dir, "runs"), Repeats: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := CheckRun(context.Background(), o.RunDir, Options{Evidence: wb, Workloads: ws})
+		if err != nil || !res.OK || res.Run.Workload.Repeats != k {
+			t.Fatalf("--repeats %d: %v %v", k, err, res.Mismatches)
+		}
+	}
+}

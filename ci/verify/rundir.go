@@ -167,7 +167,14 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 		return res, nil
 	}
 	if storedRepeats == nil {
+		// No aggregate: the workload's own repeats, or one repeat for a
+		// run made with --repeats 1, whichever names this directory.
 		k = w.Repeats
+		if w1, err := w.WithRepeats(1); err == nil && k > 1 {
+			if c1, err := harness.Compile(w1, ".", foundry.AdmitOptions{}); err == nil && c1.Slug == filepath.Base(dir) {
+				k = 1
+			}
+		}
 	}
 	if w, err = w.WithRepeats(k); err != nil {
 		fail("workload %s cannot run the %d repeats %s claims: %v", res.Run.Workload.Path, k, harness.RepeatsFile, err)
