@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,5 +137,41 @@ func TestVerifyRepeatsOverriddenToOne(t *testing.T) {
 		if err != nil || !res.OK || res.Run.Workload.Repeats != k {
 			t.Fatalf("--repeats %d: %v %v", k, err, res.Mismatches)
 		}
+	}
+}
+
+// BenchmarkRepeatedRunDirectory measures what checking a run directory
+// costs per repeat: the ticket-triage suite at 1 and at 3 repeats, side by
+// side (each repeat's report verified and aligned, repeats.json
+// re-derived and compared).
+func BenchmarkRepeatedRunDirectory(b *testing.B) {
+	for _, k := range []int{1, 3} {
+		dir := b.TempDir()
+		wb, err := vm.NewWorkbench(filepath.Join(dir, "store"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		wlPath := filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml")
+		w, err := harness.Load(wlPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		o, err := harness.Run(context.Background(), w, harness.Options{Runner: wb, Store: wb, Out: filepath.Join(dir, "runs"), Repeats: k})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws, err := LoadWorkloads(wlPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts := Options{Evidence: wb, Workloads: ws}
+		b.Run(fmt.Sprintf("repeats-%d", k), func(b *testing.B) {
+			for b.Loop() {
+				res, err := CheckRun(context.Background(), o.RunDir, opts)
+				if err != nil || !res.OK {
+					b.Fatalf("%v %v", err, res.Mismatches)
+				}
+			}
+		})
 	}
 }
