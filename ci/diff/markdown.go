@@ -761,6 +761,9 @@ func replaysMD(d *Diff, o RenderOptions) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d receipts in %s; %d of them ran an organism this change touched.\n", r.Receipts, code(r.Archive), r.Touched)
+	if r.Requests > 0 {
+		fmt.Fprintf(&b, "%d recorded live request bodies (values/) are kept to say what changed when a request cannot be replayed.\n", r.Requests)
+	}
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&b, "%d files skipped (not algal.run.v1 receipts).\n", len(r.Skipped))
 	}

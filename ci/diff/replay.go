@@ -15,6 +15,7 @@ import (
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness/archive"
 )
 
 // ReplayInput says where the archived receipts and the two source trees
@@ -40,7 +41,12 @@ type Replays struct {
 	Archive  string `json:"archive"`
 	Receipts int    `json:"receipts"` // receipts read
 	Touched  int    `json:"touched"`  // receipts whose organism the change touched
-	// Skipped lists archive files that are not algal.run.v1 receipts.
+	// Requests counts the live request bodies of a recording archive
+	// (values/<hex>.json, see harness/archive): not receipts, but not
+	// strangers either, so they are neither replayed nor skipped.
+	Requests int `json:"requests,omitempty"`
+	// Skipped lists archive files that are neither algal.run.v1 receipts
+	// nor verified request bodies.
 	Skipped []string `json:"skipped"`
 	Results []Replay `json:"results"`
 }
@@ -138,10 +144,9 @@ type archived struct {
 	typed *receipt.Receipt
 }
 
-func readArchive(dir string) ([]archived, []string, error) {
-	var recs []archived
-	var skipped []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+func readArchive(dir string) (recs []archived, requests int, skipped []string, err error) {
+	arc, _ := archive.Open(dir) // nil when dir is no store root: then nothing is a request body
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -156,6 +161,10 @@ func readArchive(dir string) ([]archived, []string, error) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
+		if isRequestBody(arc, rel) {
+			requests++
+			return nil
+		}
 		data, err := canon.ReadBounded(p, receipt.MaxBytes)
 		if err != nil {
 			skipped = append(skipped, rel)
@@ -174,18 +183,35 @@ func readArchive(dir string) ([]archived, []string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, &fault.Error{Code: CodeArchive, Message: "receipt archive " + dir, Err: err}
+		return nil, 0, nil, &fault.Error{Code: CodeArchive, Message: "receipt archive " + dir, Err: err}
 	}
-	return recs, skipped, nil
+	return recs, requests, skipped, nil
+}
+
+// isRequestBody reports whether rel is one of a recording archive's live
+// request bodies: values/<hex>.json directly under the archive, holding
+// the object whose request digest names it (the archive verifies that on
+// read). A file there that does not verify is a stranger like any other.
+func isRequestBody(arc *archive.Archive, rel string) bool {
+	hex, ok := strings.CutPrefix(rel, "values/")
+	if arc == nil || !ok || strings.Contains(hex, "/") {
+		return false
+	}
+	hex, ok = strings.CutSuffix(hex, ".json")
+	if !ok {
+		return false
+	}
+	_, isObj, err := arc.Request("sha256:" + hex)
+	return err == nil && isObj
 }
 
 func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
 	out := &Replays{Archive: trim(in.Archive), Skipped: []string{}, Results: []Replay{}}
-	recs, skipped, err := readArchive(in.Archive)
+	recs, requests, skipped, err := readArchive(in.Archive)
 	if err != nil {
 		return nil, err
 	}
-	out.Receipts, out.Skipped = len(recs), append(out.Skipped, skipped...)
+	out.Receipts, out.Requests, out.Skipped = len(recs), requests, append(out.Skipped, skipped...)
 	if len(recs) == 0 {
 		return out, nil
 	}
