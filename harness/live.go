@@ -55,19 +55,82 @@ func (e *ReplayError) Error() string {
 // ErrorCode returns CodeCouldNotReplay.
 func (e *ReplayError) ErrorCode() string { return CodeCouldNotReplay }
 
-// live is one workload run's recording state.
-type live struct {
-	w       *Workload
-	mode    archive.Mode
-	arc     *archive.Archive
-	answers []*archive.Answers // by repeat - 1
-	log     *archive.Log
-	env     openai.Env
+// Recording puts the recording archive in front of the live model
+// backends (openai:) of one run: the executors it builds answer from the
+// archive or from the server as the record mode says; after the run it
+// names what the archive could not answer (ReplayError) and adds what the
+// servers answered (Record). Workload runs and the config commands
+// (`assay bench CONFIG`, `assay foundry CONFIG`) share it, so a recording
+// behaves the same whoever makes it.
+type Recording struct {
+	name     string
+	backends []Backend
+	opts     RecordOptions
+	arc      *archive.Archive
+	answers  []*archive.Answers // by repeat - 1
+	log      *archive.Log
 
-	mu       sync.Mutex
-	backends map[string]*openai.Backend // by backend key (name or model)
-	names    map[string]bool            // executor names that are live
+	// Signatures type the host tools agent cells may call, for the
+	// function tools a backend offers (nil: the manifest's own).
+	Signatures map[string]manifest.Signature
+
+	mu    sync.Mutex
+	live  map[string]*openai.Backend // by backend key (name or model)
+	names map[string]bool            // executor names that are live
 }
+
+// RecordOptions say who answers a run's live backends and where answers
+// are kept.
+type RecordOptions struct {
+	// Mode: none (the default: only the archive), missing or all.
+	Mode archive.Mode
+	// Archive is the archive directory (default archive.DefaultDir).
+	Archive string
+	// Env reads OPENAI_* variables and keys (nil: os.LookupEnv).
+	Env openai.Env
+	// Repeats is how many independent samples of each case the run takes
+	// (a workload's repeats:, default 1); recording i answers repeat i.
+	Repeats int
+}
+
+// NewRecording opens the archive for the run named name (the archive
+// index's workload: a workload's name, or a config file's path), whose
+// openai:<name> specs reach backends (a name not declared there is a
+// model used with defaults).
+func NewRecording(name string, backends []Backend, opts RecordOptions) (*Recording, error) {
+	if opts.Mode == "" {
+		opts.Mode = archive.None
+	}
+	if opts.Env == nil {
+		opts.Env = os.LookupEnv
+	}
+	arc, err := archive.Open(opts.Archive)
+	if err != nil {
+		return nil, err
+	}
+	l := &Recording{name: name, backends: backends, opts: opts, arc: arc, log: archive.NewLog(), live: map[string]*openai.Backend{}, names: map[string]bool{}}
+	if opts.Mode != archive.All {
+		// Recording i answers repeat i only: a repeat replayed from
+		// another's recording would not be a sample of its own.
+		for rep := 1; rep <= max(1, opts.Repeats); rep++ {
+			a, err := arc.RepeatAnswers(name, rep)
+			if err != nil {
+				return nil, err
+			}
+			l.answers = append(l.answers, a)
+		}
+	}
+	return l, nil
+}
+
+// Mode is the record mode.
+func (l *Recording) Mode() archive.Mode { return l.opts.Mode }
+
+// Dir is the archive directory.
+func (l *Recording) Dir() string { return l.arc.Dir() }
+
+// Live is the number of requests that went to a server.
+func (l *Recording) Live() int { return l.log.Live() }
 
 // usesLive reports whether any executor of w is a live backend.
 func (w *Workload) usesLive() bool {
@@ -93,88 +156,81 @@ func (w *Workload) usesLive() bool {
 	return false
 }
 
-// liveConcurrency is the case concurrency live backends can use: twice
-// the sum of their max-concurrency, so that while some cases do their
-// local work (the run itself, storing the receipt) others are already
-// waiting for a request slot, and every slot stays busy.
+// liveConcurrency is the case concurrency the workload's live backends
+// can use (see Recording.Concurrency).
 func (w *Workload) liveConcurrency() int {
+	var specs []string
+	for _, s := range w.Systems {
+		for _, e := range s.Executors {
+			specs = append(specs, e.Spec)
+		}
+	}
+	for _, e := range w.Executors {
+		specs = append(specs, e.Spec)
+	}
+	l := Recording{backends: w.Backends}
+	return l.Concurrency(specs)
+}
+
+// Concurrency is the case concurrency the live backends among specs can
+// use: twice the sum of their max-concurrency, so that while some cases
+// do their local work (the run itself, storing the receipt) others are
+// already waiting for a request slot, and every slot stays busy.
+func (l *Recording) Concurrency(specs []string) int {
 	seen := map[string]bool{}
 	n := 0
-	add := func(spec string) {
+	for _, spec := range specs {
 		if !LiveSpec(spec) {
-			return
+			continue
 		}
 		key := spec[len("openai:"):]
 		if seen[key] {
-			return
+			continue
 		}
 		seen[key] = true
-		c := Backend{Config: openai.Config{Model: key}}
-		if b, ok := w.Backend(key); ok {
-			c = b
-		}
-		if c.Config.MaxConcurrency > 0 {
-			n += c.Config.MaxConcurrency
+		if c := l.config(key); c.MaxConcurrency > 0 {
+			n += c.MaxConcurrency
 		} else {
 			n += openai.DefaultMaxConcurrency
 		}
 	}
-	for _, s := range w.Systems {
-		for _, e := range s.Executors {
-			add(e.Spec)
-		}
-	}
-	for _, e := range w.Executors {
-		add(e.Spec)
-	}
 	return 2 * n
 }
 
-func newLive(w *Workload, opts Options) (*live, error) {
+func newLive(w *Workload, opts Options) (*Recording, error) {
 	if !w.usesLive() {
 		return nil, nil
 	}
-	mode := opts.Record
-	if mode == "" {
-		mode = archive.None
-	}
-	arc, err := archive.Open(opts.Archive)
-	if err != nil {
-		return nil, err
-	}
-	l := &live{w: w, mode: mode, arc: arc, log: archive.NewLog(), env: opts.Env, backends: map[string]*openai.Backend{}, names: map[string]bool{}}
-	if l.env == nil {
-		l.env = os.LookupEnv
-	}
-	if mode != archive.All {
-		// Recording i answers repeat i only: a repeat replayed from
-		// another's recording would not be a sample of its own.
-		for rep := 1; rep <= max(1, w.Repeats); rep++ {
-			a, err := arc.RepeatAnswers(w.Name, rep)
-			if err != nil {
-				return nil, err
-			}
-			l.answers = append(l.answers, a)
-		}
-	}
-	return l, nil
+	return NewRecording(w.Name, w.Backends, RecordOptions{Mode: opts.Record, Archive: opts.Archive, Env: opts.Env, Repeats: w.Repeats})
 }
 
-func (l *live) config(key string) openai.Config {
-	if b, ok := l.w.Backend(key); ok {
-		return b.Config
+func (l *Recording) config(key string) openai.Config {
+	for _, b := range l.backends {
+		if b.Name == key {
+			return b.Config
+		}
 	}
 	return openai.Config{Model: key}
 }
 
-// builder is the evidence.ExecutorBuilder of repeat rep (1-based).
-func (l *live) builder(rep int) evidence.ExecutorBuilder {
+// Build implements evidence.ExecutorBuilder for a run without repeats
+// (Builder(1)).
+func (l *Recording) Build(name, spec string, m *manifest.Manifest) (effect.Executor, bool, error) {
+	return l.build(1, name, spec, m)
+}
+
+// Builder is the evidence.ExecutorBuilder of repeat rep (1-based): an
+// openai:<name> spec becomes a recorder in front of its backend (no
+// backend at all under --record none: nothing may leave the machine),
+// answering from repeat rep's recording; other specs are left to the
+// runner.
+func (l *Recording) Builder(rep int) evidence.ExecutorBuilder {
 	return func(name, spec string, m *manifest.Manifest) (effect.Executor, bool, error) {
 		return l.build(rep, name, spec, m)
 	}
 }
 
-func (l *live) build(rep int, name, spec string, m *manifest.Manifest) (effect.Executor, bool, error) {
+func (l *Recording) build(rep int, name, spec string, m *manifest.Manifest) (effect.Executor, bool, error) {
 	if !LiveSpec(spec) {
 		return nil, false, nil
 	}
@@ -183,26 +239,47 @@ func (l *live) build(rep int, name, spec string, m *manifest.Manifest) (effect.E
 	l.mu.Lock()
 	l.names[name] = true
 	var inner effect.Executor
-	if l.mode != archive.None {
-		b, ok := l.backends[key]
+	if l.opts.Mode != archive.None {
+		b, ok := l.live[key]
 		if !ok {
 			var err error
-			if b, err = openai.New(key, cfg, l.env); err != nil {
+			if b, err = openai.New(key, cfg, l.opts.Env); err != nil {
 				l.mu.Unlock()
 				return nil, false, err
 			}
-			l.backends[key] = b
+			l.live[key] = b
 		}
-		inner = &toolsFor{b: b, tools: openai.ToolsOf(m, nil)}
+		inner = &toolsFor{b: b, tools: openai.ToolsOf(m, l.Signatures)}
 	}
 	l.mu.Unlock()
 	var answers *archive.Answers
 	if rep <= len(l.answers) {
 		answers = l.answers[rep-1]
 	}
-	rec := archive.NewRecorder(name, openai.Descriptor(cfg), l.mode, inner, answers, l.log)
+	rec := archive.NewRecorder(name, openai.Descriptor(cfg), l.opts.Mode, inner, answers, l.log)
 	rec.Repeat = rep
 	return rec, true, nil
+}
+
+// Runner returns r admitting the recorders of repeat rep. A runner that
+// cannot admit them is refused: it would call servers unrecorded.
+func (l *Recording) Runner(r evidence.Runner, rep int) (evidence.Runner, error) {
+	lr, ok := r.(evidence.LiveRunner)
+	if !ok {
+		return nil, errors.New("harness: this run names live backends (openai:), but the runner cannot admit the recording archive in front of them")
+	}
+	return lr.WithExecutors(l.Builder(rep)), nil
+}
+
+// ReplayError is nil when the archive answered every request it was
+// asked; otherwise it names them (display names the run) with command,
+// the one that records only those.
+func (l *Recording) ReplayError(display, command string) *ReplayError {
+	misses := l.log.Misses()
+	if len(misses) == 0 {
+		return nil
+	}
+	return &ReplayError{Workload: display, Archive: l.arc.Dir(), Misses: misses, Command: command}
 }
 
 // toolsFor serves one contender through a shared backend with the
@@ -221,8 +298,7 @@ func (t *toolsFor) Execute(ctx context.Context, req effect.Request) (effect.Resp
 
 // runnerAt returns the runner repeat rep of the evaluate phase uses: the
 // injected one (without its effect memo when the run repeats), admitting
-// the recorders when the workload has live backends. A runner that cannot
-// admit them is refused: it would call servers unrecorded.
+// the recorders when the workload has live backends.
 func (r *run) runnerAt(rep int) (evidence.Runner, error) {
 	base := r.opts.Runner
 	if r.w.Repeats > 1 {
@@ -233,24 +309,12 @@ func (r *run) runnerAt(rep int) (evidence.Runner, error) {
 	if r.live == nil {
 		return base, nil
 	}
-	lr, ok := base.(evidence.LiveRunner)
-	if !ok {
-		return nil, errors.New("harness: this workload names live backends (openai:), but the runner cannot admit the recording archive in front of them")
-	}
-	return lr.WithExecutors(r.live.builder(rep)), nil
+	return r.live.Runner(base, rep)
 }
 
-// checkReplay fails the evaluate phase when the archive could not answer,
-// and counts the live calls whose server reported no token usage.
+// checkReplay fails the evaluate phase when the archive could not answer.
 func (r *run) checkReplay() error {
 	if r.live == nil {
-		return nil
-	}
-	if err := r.countUnknownUsage(); err != nil {
-		return err
-	}
-	misses := r.live.log.Misses()
-	if len(misses) == 0 {
 		return nil
 	}
 	cmd := "assay run " + displayPath(r.w.Path) + " --record missing"
@@ -260,44 +324,48 @@ func (r *run) checkReplay() error {
 	if a := filepath.Clean(r.opts.Archive); r.opts.Archive != "" && filepath.Base(a) != archive.DefaultDir {
 		cmd += " --archive " + r.opts.Archive
 	}
-	r.o.Replay = &ReplayError{Workload: displayPath(r.w.Path), Archive: r.live.arc.Dir(), Misses: misses, Command: cmd}
+	r.o.Replay = r.live.ReplayError(displayPath(r.w.Path), cmd)
+	if r.o.Replay == nil {
+		return nil
+	}
 	return r.o.Replay
 }
 
-// contenderCase is one case run a repeat's report names.
-type contenderCase struct {
-	contender, caseID, receipt string
-	repeat                     int
-}
-
 // reportedCases lists the case runs of every repeat, in repeat order.
-func (r *run) reportedCases() []contenderCase {
-	var out []contenderCase
+func (r *run) reportedCases() []RecordedRun {
+	var out []RecordedRun
 	for i, ev := range r.repeatEvidence() {
 		out = append(out, casesOf(ev.bench, ev.foundry, i+1)...)
 	}
 	return out
 }
 
-func casesOf(b *bench.Report, f *foundry.Result, repeat int) []contenderCase {
-	var out []contenderCase
-	if rep := b; rep != nil {
-		for _, s := range rep.Systems {
+// casesOf lists every run a report of repeat `repeat` cites: each
+// system's cases, each candidate's train and validation cases, the
+// promoted candidate's holdout, and the generator's run when a generator
+// made the population.
+func casesOf(b *bench.Report, f *foundry.Result, repeat int) []RecordedRun {
+	var out []RecordedRun
+	if b != nil {
+		for _, s := range b.Systems {
 			for _, c := range s.Cases {
-				out = append(out, contenderCase{s.ID, c.ID, c.ReceiptDigest, repeat})
+				out = append(out, RecordedRun{s.ID, c.ID, c.ReceiptDigest, repeat})
 			}
 		}
 	}
 	if f != nil && f.Report != nil {
 		rep := f.Report
+		if rep.Lineage != nil {
+			out = append(out, RecordedRun{GeneratorContender, GeneratorContender, rep.Lineage.ReceiptDigest, repeat})
+		}
 		for i, cand := range rep.Candidates {
-			name := fmt.Sprintf("candidate-%02d-%s", i+1, strings.TrimPrefix(cand.ManifestKey, "organism:"))
+			name := candidateContender(i, cand.ManifestKey)
 			for _, c := range cand.Cases {
-				out = append(out, contenderCase{name, c.ID, c.ReceiptDigest, repeat})
+				out = append(out, RecordedRun{name, c.ID, c.ReceiptDigest, repeat})
 			}
 			if cand.ManifestDigest == rep.Promoted {
 				for _, c := range rep.Holdout.Cases {
-					out = append(out, contenderCase{name, c.ID, c.ReceiptDigest, repeat})
+					out = append(out, RecordedRun{name, c.ID, c.ReceiptDigest, repeat})
 				}
 			}
 		}
@@ -305,32 +373,63 @@ func casesOf(b *bench.Report, f *foundry.Result, repeat int) []contenderCase {
 	return out
 }
 
+// GeneratorContender names a foundry generator's run in the archive.
+const GeneratorContender = "generator"
+
+func candidateContender(i int, key string) string {
+	return fmt.Sprintf("candidate-%02d-%s", i+1, strings.TrimPrefix(key, "organism:"))
+}
+
 // recordArchive adds the run's live answers to the archive (--record
 // missing or all). It runs only after the evidence verified, so a
 // cancelled, failed or unverified run never records anything.
 func (r *run) recordArchive() error {
-	if r.live == nil || r.live.mode == archive.None || r.o.Verification == nil || !r.o.Verification.OK {
+	if r.live == nil || r.o.Verification == nil || !r.o.Verification.OK {
 		return nil
 	}
-	u := archive.Update{Workload: r.w.Name, Receipts: map[string]map[string]any{}, Replace: r.live.mode == archive.All}
 	clock := r.opts.Clock
 	if clock == nil {
 		clock = time.Now
 	}
-	u.Now = clock().UTC().Format(time.RFC3339)
-	requests := r.live.log.Requests()
+	return r.live.RecordRuns(r.opts.Store, r.reportedCases(), clock())
+}
+
+// Record adds the live answers of a finished run to the archive under
+// --record missing or all (nothing under none): the receipt of every
+// case run the report (b or f) cites that made a live call, and the body
+// of every live request. Call it only once the report's evidence
+// verified, so that nothing half-answered is recorded.
+func (l *Recording) Record(st evidence.Store, b *bench.Report, f *foundry.Result, now time.Time) error {
+	return l.RecordRuns(st, casesOf(b, f, 1), now)
+}
+
+// RecordedRun is one run a recording may archive: who ran which case in
+// which repeat (1-based), and the storage digest of its receipt.
+type RecordedRun struct {
+	Contender, Case, Receipt string
+	Repeat                   int
+}
+
+// RecordRuns is Record for runs named one by one (`assay run MANIFEST`,
+// a workload's repeats): each run's receipt is archived when it made a
+// live call.
+func (l *Recording) RecordRuns(st evidence.Store, runs []RecordedRun, now time.Time) error {
+	if l.opts.Mode == archive.None {
+		return nil
+	}
+	u := archive.Update{Workload: l.name, Receipts: map[string]map[string]any{}, Replace: l.opts.Mode == archive.All}
+	u.Now = now.UTC().Format(time.RFC3339)
+	requests := l.log.Requests()
 	kept := map[string]bool{}
-	for _, cc := range r.reportedCases() {
-		rec, err := r.opts.Store.Receipt(cc.receipt)
+	for _, run := range runs {
+		rec, err := st.Receipt(run.Receipt)
 		if err != nil {
 			return err
 		}
 		models := map[string]bool{}
 		isLive := false
-		effects, _ := rec["effects"].([]any)
-		for _, x := range effects {
-			e, _ := x.(map[string]any)
-			if ex, _ := e["executor"].(string); !r.live.names[ex] || e["configurationDigest"] == nil {
+		for _, e := range evidence.Effects(rec) {
+			if ex, _ := e["executor"].(string); !l.names[ex] || e["configurationDigest"] == nil {
 				continue
 			}
 			isLive = true
@@ -352,10 +451,10 @@ func (r *run) recordArchive() error {
 			ms = append(ms, m)
 		}
 		slices.Sort(ms)
-		u.Entries = append(u.Entries, archive.Entry{Contender: cc.contender, Case: cc.caseID, Repeat: cc.repeat, Receipt: cc.receipt, Models: ms})
-		u.Receipts[cc.receipt] = rec
+		u.Entries = append(u.Entries, archive.Entry{Contender: run.Contender, Case: run.Case, Repeat: run.Repeat, Receipt: run.Receipt, Models: ms})
+		u.Receipts[run.Receipt] = rec
 	}
-	return r.live.arc.Apply(u)
+	return l.arc.Apply(u)
 }
 
 // startLive sets up recording for a workload with live backends.
@@ -375,49 +474,4 @@ func (r *run) concurrency() int {
 		return r.opts.Concurrency
 	}
 	return max(evidence.DefaultConcurrency(), r.w.liveConcurrency())
-}
-
-// countUnknownUsage fills Outcome.UnknownUsage: per contender, the live
-// calls whose server omitted token counts. Their tokens (and so any cost)
-// are unknown, and tables say so instead of showing the 0 the report's
-// sums carry.
-func (r *run) countUnknownUsage() error {
-	counts := map[string]int{}
-	for _, cc := range r.reportedCases() {
-		rec, err := r.opts.Store.Receipt(cc.receipt)
-		if err != nil {
-			return err
-		}
-		effects, _ := rec["effects"].([]any)
-		for _, x := range effects {
-			e, _ := x.(map[string]any)
-			if ex, _ := e["executor"].(string); !r.live.names[ex] || e["configurationDigest"] == nil || e["output"] == nil && e["error"] != nil {
-				continue
-			}
-			u, _ := e["usage"].(map[string]any)
-			_, in := u["tokensIn"]
-			_, out := u["tokensOut"]
-			if !in || !out {
-				counts[contenderLabel(r.o, cc.contender)]++
-			}
-		}
-	}
-	if len(counts) > 0 {
-		r.o.UnknownUsage = counts
-	}
-	return nil
-}
-
-// contenderLabel maps the archive's contender name to the one the summary
-// table shows (a foundry candidate's manifest key).
-func contenderLabel(o *Outcome, contender string) string {
-	if o.Foundry == nil || o.Foundry.Report == nil {
-		return contender
-	}
-	for i, c := range o.Foundry.Report.Candidates {
-		if fmt.Sprintf("candidate-%02d-%s", i+1, strings.TrimPrefix(c.ManifestKey, "organism:")) == contender {
-			return c.ManifestKey
-		}
-	}
-	return contender
 }

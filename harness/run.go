@@ -349,7 +349,7 @@ type run struct {
 
 	benchCfg   *bench.Config
 	foundryCfg *foundry.Config
-	live       *live
+	live       *Recording
 	release    func()
 }
 

@@ -22,6 +22,7 @@ import (
 // measureFlags are shared by the bench and foundry verbs.
 type measureFlags struct {
 	execFlags
+	live              liveFlags
 	dir, out, modules string
 	concurrency       int
 	strictSplits      bool
@@ -91,6 +92,14 @@ func writeOut(path string, b []byte) error {
 	return nil
 }
 
+// appendSpecs adds the executor specs of m to specs.
+func appendSpecs(specs []string, m map[string]string) []string {
+	for _, s := range m {
+		specs = append(specs, s)
+	}
+	return specs
+}
+
 // verification is what bench and foundry verification print.
 type verification interface {
 	Value() map[string]any
@@ -141,7 +150,9 @@ func newBenchCmd(c *cli) *cobra.Command {
 			"Paths in the config (manifests, scripted:<file>) resolve against the config's directory.\n" +
 			"--responses FILE and --executor-cmd CMD add the executors \"scripted\" and \"command\" to every\n" +
 			"system after its own (they never become a system's default); --tools, --transports and\n" +
-			"--cache-effects apply to every run. Subcommands verify a report offline and render it.",
+			"--cache-effects apply to every run. Live executors (openai:<model>) answer from the archive\n" +
+			"or the server as --record none|missing|all says, exactly as for `assay run` (docs/live.md).\n" +
+			"Subcommands verify a report offline and render it.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wb, err := f.workbench()
@@ -152,14 +163,26 @@ func newBenchCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := bench.Run(cmd.Context(), cfg, wb, bench.Options{Concurrency: f.concurrency})
+			var specs []string
+			for _, s := range cfg.Systems {
+				specs = appendSpecs(specs, s.Executors)
+			}
+			cr, runner, err := f.live.openConfigRun("bench", args[0], appendSpecs(specs, wb.Extra), wb)
 			if err != nil {
+				return err
+			}
+			rep, err := bench.Run(cmd.Context(), cfg, runner, bench.Options{Concurrency: cr.concurrency(f.concurrency)})
+			if err != nil {
+				return err
+			}
+			if err := cr.finish(c, cmd.Context(), wb, rep, nil); err != nil {
 				return err
 			}
 			return c.emit(rep.Value(), f.out)
 		},
 	}
 	f.runFlags(cmd)
+	addLiveFlags(cmd.Flags(), &f.live)
 	verify := c.verifyVerb("verify REPORT", "Recompute every claim of a bench report and replay its receipts offline",
 		func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
 			res, err := bench.Verify(ctx, v, wb)
@@ -190,7 +213,8 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			"generator and every candidate after any executors the config names. With a habitat budget, a\n" +
 			"run that does not fit stops the foundry: the exhausted algal.habitat-budget.v1 account is\n" +
 			"printed instead and the command exits 1. Cases whose args appear in two splits are reported\n" +
-			"on stderr (an error with --strict-splits).",
+			"on stderr (an error with --strict-splits). Live executors (openai:<model>) answer from the\n" +
+			"archive or the server as --record none|missing|all says, exactly as for `assay run`.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wb, err := f.workbench()
@@ -204,8 +228,19 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			for _, w := range cfg.Warnings {
 				fmt.Fprintf(c.stderr, "assay: warning: %s\n", w)
 			}
-			res, err := foundry.Run(cmd.Context(), cfg, wb, foundry.Options{Concurrency: f.concurrency})
+			specs := appendSpecs(nil, cfg.Executors)
+			if cfg.Generator != nil {
+				specs = appendSpecs(specs, cfg.Generator.Executors)
+			}
+			cr, runner, err := f.live.openConfigRun("foundry", args[0], appendSpecs(specs, wb.Extra), wb)
 			if err != nil {
+				return err
+			}
+			res, err := foundry.Run(cmd.Context(), cfg, runner, foundry.Options{Concurrency: cr.concurrency(f.concurrency)})
+			if err != nil {
+				return err
+			}
+			if err := cr.finish(c, cmd.Context(), wb, nil, res); err != nil {
 				return err
 			}
 			if res.Exhausted != nil {
@@ -219,6 +254,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 	}
 	f.runFlags(cmd)
 	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
+	addLiveFlags(cmd.Flags(), &f.live)
 	verifyDoc := func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
 		res, err := foundry.VerifyDocument(ctx, v, wb) // foundry, search or exhausted account
 		if err != nil {

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/engine/effect/openai/openaitest"
+)
+
+// liveConfigs writes a bench config of two systems and a foundry config
+// of two candidates, every one on the triage classifier answered by
+// openai:small-1, and returns their directory.
+func liveConfigs(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../fixtures/triage/triage-single.algal.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	putFile(t, dir, "one.algal.json", string(src))
+	two := strings.Replace(string(src), `"key": "organism:assay-triage-single"`, `"key": "organism:assay-triage-two"`, 1)
+	if two == string(src) {
+		t.Fatal("the fixture's key moved; update the test")
+	}
+	putFile(t, dir, "two.algal.json", two)
+	cases := `[{"id":"a","args":{"ticket":"charged twice"},"expect":{"queue":"billing"}},{"id":"b","args":{"ticket":"refund please"},"expect":{"queue":"billing"}}]`
+	putFile(t, dir, "bench.json", `{"contract":"algal.bench.config.v1","cases":`+cases+`,
+	 "systems":[{"id":"one","manifest":"one.algal.json","executors":{"cheap":"openai:small-1"}},
+	            {"id":"two","manifest":"two.algal.json","executors":{"cheap":"openai:small-1"}}]}`)
+	putFile(t, dir, "foundry.json", `{"contract":"algal.foundry.config.v1",
+	 "candidates":["one.algal.json","two.algal.json"],"executors":{"cheap":"openai:small-1"},
+	 "cases":[{"id":"t","split":"train","args":{"ticket":"charged twice"},"expect":{"queue":"billing"}},
+	          {"id":"v","split":"validation","args":{"ticket":"refund please"},"expect":{"queue":"billing"}},
+	          {"id":"h","split":"holdout","args":{"ticket":"invoice is wrong"},"expect":{"queue":"billing"}}]}`)
+	return dir
+}
+
+// runConfig runs `assay VERB CONFIG` against the archive in dir.
+func runConfig(t *testing.T, dir, verb string, args ...string) (int, string, string) {
+	t.Helper()
+	full := append([]string{verb, filepath.Join(dir, verb+".json"), "--dir", filepath.Join(dir, ".algal"), "--archive", filepath.Join(dir, "receipts")}, args...)
+	code, out, errb := runCLI(t, full...)
+	if strings.Contains(out+errb, cliKey) {
+		t.Errorf("the key is printed:\nstdout:\n%s\nstderr:\n%s", out, errb)
+	}
+	return code, out, errb
+}
+
+// bench and foundry configs record and replay live answers exactly as
+// workload runs do: --record all asks the server every request and
+// archives the answers; --record none (no key, no server) reproduces the
+// report byte for byte; a changed prompt is could-not-replay naming the
+// cell and the command; --record missing asks only the changed requests.
+func TestConfigCommandsRecordAndReplay(t *testing.T) {
+	for _, tc := range []struct {
+		verb string
+		// asked: requests --record all sends; changed: those a prompt
+		// change in two.algal.json makes (two's cases).
+		asked, changed int
+	}{
+		{"bench", 4, 2},
+		// Train and validation for both candidates, the holdout once on
+		// the promoted one (the first in config order on a tie: one).
+		{"foundry", 5, 2},
+	} {
+		t.Run(tc.verb, func(t *testing.T) {
+			t.Setenv("CI", "")
+			fake := openaitest.New(func(int, openaitest.Request) openaitest.Reply { return openaitest.Reply{Value: "billing"} })
+			defer fake.Close()
+			dir := liveConfigs(t)
+
+			t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
+			t.Setenv("OPENAI_API_KEY", cliKey)
+			code, recorded, errb := runConfig(t, dir, tc.verb, "--record", "all")
+			if code != exitOK || fake.Count() != tc.asked {
+				t.Fatalf("--record all: exit %d, %d requests (want %d)\n%s", code, fake.Count(), tc.asked, errb)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "receipts", "index.jsonl")); err != nil {
+				t.Fatalf("nothing archived: %v", err)
+			}
+			noKeyUnder(t, dir)
+
+			// CI: no key, no server, a fresh store.
+			fake.Reset()
+			t.Setenv("OPENAI_API_KEY", "")
+			t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+			if err := os.RemoveAll(filepath.Join(dir, ".algal")); err != nil {
+				t.Fatal(err)
+			}
+			code, replayed, errb := runConfig(t, dir, tc.verb)
+			if code != exitOK || fake.Count() != 0 || replayed != recorded {
+				t.Fatalf("--record none: exit %d, %d requests, same report %v\n%s", code, fake.Count(), replayed == recorded, errb)
+			}
+
+			// A prompt change: nothing leaves the machine, the run names the
+			// cell and the one command that records only those requests.
+			p := filepath.Join(dir, "two.algal.json")
+			src, _ := os.ReadFile(p)
+			putFile(t, dir, "two.algal.json", strings.Replace(string(src), "Route this customer support ticket", "Route this support ticket", 1))
+			code, out, errb := runConfig(t, dir, tc.verb)
+			want := "record only these with: assay " + tc.verb + " " + filepath.Join(dir, tc.verb+".json") + " --record missing"
+			if code != exitNo || fake.Count() != 0 || out != "" || !strings.Contains(errb, "could-not-replay") ||
+				!strings.Contains(errb, `cell "route"`) || !strings.Contains(errb, "differs at prompt") || !strings.Contains(errb, want) {
+				t.Fatalf("changed prompt: exit %d, %d requests, stdout %q\nstderr:\n%s\nwant %q", code, fake.Count(), out, errb, want)
+			}
+
+			// The command it printed asks only the changed requests.
+			t.Setenv("OPENAI_API_KEY", cliKey)
+			t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
+			if code, _, errb := runConfig(t, dir, tc.verb, "--record", "missing"); code != exitOK || fake.Count() != tc.changed {
+				t.Fatalf("--record missing: exit %d, %d requests (want %d)\n%s", code, fake.Count(), tc.changed, errb)
+			}
+			fake.Reset()
+			t.Setenv("OPENAI_API_KEY", "")
+			t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+			if code, _, errb := runConfig(t, dir, tc.verb); code != exitOK || fake.Count() != 0 {
+				t.Fatalf("replay after --record missing: exit %d, %d requests\n%s", code, fake.Count(), errb)
+			}
+			noKeyUnder(t, dir)
+		})
+	}
+}
+
+func TestConfigRecordingIsRefusedInCI(t *testing.T) {
+	t.Setenv("CI", "true")
+	dir := liveConfigs(t)
+	for _, verb := range []string{"bench", "foundry"} {
+		if code, _, errb := runConfig(t, dir, verb, "--record", "all"); code != exitError || !strings.Contains(errb, "CI") {
+			t.Errorf("%s: exit %d, stderr %s", verb, code, errb)
+		}
+	}
+}
