@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/bundle"
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
@@ -22,7 +23,7 @@ func newCallCmd(c *cli) *cobra.Command {
 			"\"error\"}, outputs being the interface outputs. Exit 1 when the run did not complete.\n" +
 			"Executor flags as for run.",
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := bundle.ReadFile(args[0])
 			if err != nil {
 				return err
@@ -48,12 +49,23 @@ func newCallCmd(c *cli) *cobra.Command {
 				}
 				in = evidence.CellArgs(m, in)
 			}
-			host, err := newHost(st, f)
+			mr, err := f.openManifestRun(cmd, args, m)
+			if err != nil {
+				return err
+			}
+			host, err := newHost(st, f, m, mr.recording())
 			if err != nil {
 				return err
 			}
 			rec, err := vm.Run(m, in, host)
 			if err != nil {
+				return err
+			}
+			caseID, err := canon.Digest(in)
+			if err != nil {
+				return err
+			}
+			if err := mr.finish(c, st, rec, f.tools, "call", caseID); err != nil {
 				return err
 			}
 			ref, err := st.Put(store.Runs, rec)
@@ -76,6 +88,7 @@ func newCallCmd(c *cli) *cobra.Command {
 		},
 	}
 	f.add(cmd)
+	addLiveFlags(cmd.Flags(), &f.live)
 	cmd.Flags().BoolVar(&iface, "interface", false, "--args are keyed by the interface's input names")
 	return cmd
 }

@@ -1,14 +1,23 @@
 package main
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/algal-assay/assay/engine/bundle"
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
 	"github.com/spf13/pflag"
 )
 
@@ -17,6 +26,9 @@ import (
 type execFlags struct {
 	responses, executorCmd, tools, transportsFile string
 	cacheEffects                                  bool
+	// named are --executor NAME=SPEC, namedFile --executors FILE.
+	named     []string
+	namedFile string
 }
 
 func (f *execFlags) add(fl *pflag.FlagSet) {
@@ -25,7 +37,77 @@ func (f *execFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE`")
 	fl.StringVar(&f.transportsFile, "transports", "", "transports `FILE`: name -> bundle directory or http(s) URL")
 	fl.BoolVar(&f.cacheEffects, "cache-effects", false, "serve and fill the store's effect memo index")
+	fl.StringArrayVar(&f.named, "executor", nil, "named executor `NAME=SPEC` (openai:<model>, scripted:<file>, cmd:<command>; repeatable); cells reach it by route")
+	fl.StringVar(&f.namedFile, "executors", "", "named executors `FILE`: a JSON object of name to command (upstream's), or to a spec such as openai:<model>")
 }
+
+// maxExecutorsFile bounds the --executors file.
+const maxExecutorsFile = 1 << 20
+
+// namedSpecs reads --executors FILE and --executor NAME=SPEC into name ->
+// spec. A file value that names no spec kind is a command, as upstream's
+// --executors reads it; scripted paths resolve against the file's
+// directory (--executor's against the working directory).
+func (f *execFlags) namedSpecs() (map[string]string, error) {
+	specs := map[string]string{}
+	add := func(name, spec, dir, from string) error {
+		if !executorName.MatchString(name) {
+			return usagef("%s: executor name %q: 1 to 64 letters, digits, dots, hyphens or underscores", from, name)
+		}
+		if name == "scripted" && f.responses != "" || name == "command" && f.executorCmd != "" {
+			return usagef("%s: executor name %q is taken by --responses / --executor-cmd", from, name)
+		}
+		if _, dup := specs[name]; dup {
+			return usagef("%s: executor %q is named twice", from, name)
+		}
+		resolved, err := evidence.ResolveSpec(spec, dir)
+		if err != nil || strings.HasPrefix(resolved, "replay:") {
+			return usagef("%s: executor %q: want openai:<model>, scripted:<file>, cmd:<command>, gateway:<model> or apple, got %q", from, name, spec)
+		}
+		specs[name] = resolved
+		return nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, &fault.Error{Code: "IO_FAILED", Message: err.Error()}
+	}
+	if f.namedFile != "" {
+		v, err := canon.ReadFile(f.namedFile, maxExecutorsFile)
+		if err != nil {
+			return nil, err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, usagef("--executors %s: want a JSON object of executor name to command or spec", f.namedFile)
+		}
+		dir := filepath.Dir(f.namedFile)
+		for _, name := range canon.SortedKeys(m) {
+			spec, ok := m[name].(string)
+			if !ok || spec == "" {
+				return nil, usagef("--executors %s: executor %q: want a command or spec string", f.namedFile, name)
+			}
+			if _, err := evidence.ResolveSpec(spec, dir); err != nil {
+				spec = "cmd:" + spec
+			}
+			if err := add(name, spec, dir, "--executors "+f.namedFile); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, nv := range f.named {
+		name, spec, ok := strings.Cut(nv, "=")
+		if !ok {
+			return nil, usagef("--executor wants NAME=SPEC, got %q", nv)
+		}
+		if err := add(name, spec, wd, "--executor"); err != nil {
+			return nil, err
+		}
+	}
+	return specs, nil
+}
+
+// executorName is the shape of an executor name (as in workloads).
+var executorName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // extraSpecs names the flag executors as workbench specs: they serve every
 // bench system and foundry candidate after the config's own executors.
@@ -41,6 +123,11 @@ func (f *execFlags) extraSpecs() (map[string]string, error) {
 	if f.executorCmd != "" {
 		specs["command"] = "cmd:" + f.executorCmd
 	}
+	named, err := f.namedSpecs()
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(specs, named)
 	return specs, nil
 }
 
@@ -65,10 +152,12 @@ func (f *execFlags) applyTo(wb *vm.Workbench) error {
 	return nil
 }
 
-// executors builds the flag executors for one run: --responses (id
-// "scripted") and --executor-cmd (id "command"), each behind the memo
-// index under --cache-effects.
-func (f *execFlags) executors(mem store.Store) ([]effect.Executor, error) {
+// executors builds the flag executors for one run of m: --responses (id
+// "scripted"), --executor-cmd (id "command") and the named executors in
+// name order, each behind the memo index under --cache-effects. A live
+// named executor (openai:) is built by rec, the recording in front of it;
+// rec is nil when none is live.
+func (f *execFlags) executors(mem store.Store, m *manifest.Manifest, rec *harness.Recording) ([]effect.Executor, error) {
 	var execs []effect.Executor
 	if f.responses != "" {
 		s, err := effect.LoadScripted("scripted", f.responses)
@@ -85,12 +174,42 @@ func (f *execFlags) executors(mem store.Store) ([]effect.Executor, error) {
 		}
 		execs = append(execs, cmd)
 	}
+	named, err := f.namedSpecs()
+	if err != nil {
+		return nil, err
+	}
 	if f.cacheEffects {
 		for i, ex := range execs {
 			cached := effect.NewCached(ex, mem)
 			cached.Accept = vm.AcceptOutput
 			execs[i] = cached
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(named)) {
+		spec := named[name]
+		if harness.LiveSpec(spec) {
+			// The archive is a live backend's memo: it is never put
+			// behind the store's effect memo as well.
+			if rec == nil {
+				return nil, fmt.Errorf("executor %q: a live backend needs its recording", name)
+			}
+			ex, _, err := rec.Build(name, spec, m)
+			if err != nil {
+				return nil, err
+			}
+			execs = append(execs, ex)
+			continue
+		}
+		ex, err := effect.FromSpec(name, spec, "")
+		if err != nil {
+			return nil, err
+		}
+		if f.cacheEffects {
+			cached := effect.NewCached(ex, mem)
+			cached.Accept = vm.AcceptOutput
+			ex = cached
+		}
+		execs = append(execs, ex)
 	}
 	return execs, nil
 }

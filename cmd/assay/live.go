@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,12 +11,16 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -69,16 +74,16 @@ func repoRoot() string {
 // live executors: the same harness.Recording workload runs put in front
 // of their backends, keyed in the archive by the config's path.
 type configRun struct {
-	rec        *harness.Recording
-	display    string // the config as messages and the archive name it
-	invocation string // the command that ran it, without record flags
-	specs      []string
+	rec     *harness.Recording
+	display string // the config as messages and the archive name it
+	command string // the command that records what is missing
+	specs   []string
 }
 
 // openConfigRun checks the record flags and, when any of specs is live
 // (openai:), opens the recording and returns wb's runner admitting it;
 // otherwise the runner is wb itself and the run is nil.
-func (f liveFlags) openConfigRun(verb, config string, specs []string, wb *vm.Workbench) (*configRun, evidence.Runner, error) {
+func (f liveFlags) openConfigRun(cmd *cobra.Command, args []string, specs []string, wb *vm.Workbench) (*configRun, evidence.Runner, error) {
 	mode, dir, err := f.resolve()
 	if err != nil {
 		return nil, nil, err
@@ -86,7 +91,7 @@ func (f liveFlags) openConfigRun(verb, config string, specs []string, wb *vm.Wor
 	if !slices.ContainsFunc(specs, harness.LiveSpec) {
 		return nil, wb, nil
 	}
-	display := harness.DisplayPath(config)
+	display := harness.DisplayPath(args[0])
 	rec, err := harness.NewRecording(display, nil, harness.RecordOptions{Mode: mode, Archive: dir, Env: wb.Getenv})
 	if err != nil {
 		return nil, nil, err
@@ -98,7 +103,47 @@ func (f liveFlags) openConfigRun(verb, config string, specs []string, wb *vm.Wor
 	if err != nil {
 		return nil, nil, err
 	}
-	return &configRun{rec: rec, display: display, invocation: "assay " + verb + " " + display, specs: specs}, runner, nil
+	return &configRun{rec: rec, display: display, command: recordCommand(cmd, args), specs: specs}, runner, nil
+}
+
+// recordCommand is the command line that ran cmd, as a person types it
+// again from the same directory, asking the server only what the archive
+// lacks: the command, its arguments, every flag that was set, and
+// --record missing.
+func recordCommand(cmd *cobra.Command, args []string) string {
+	parts := []string{cmd.CommandPath()}
+	for _, a := range args {
+		parts = append(parts, shellWord(a))
+	}
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		switch {
+		case fl.Name == "record":
+		case fl.Value.Type() == "bool":
+			if fl.Value.String() == "true" {
+				parts = append(parts, "--"+fl.Name)
+			} else {
+				parts = append(parts, "--"+fl.Name+"=false")
+			}
+		default:
+			vals := []string{fl.Value.String()}
+			if sv, ok := fl.Value.(pflag.SliceValue); ok {
+				vals = sv.GetSlice()
+			}
+			for _, v := range vals {
+				parts = append(parts, "--"+fl.Name, shellWord(v))
+			}
+		}
+	})
+	return strings.Join(append(parts, "--record", "missing"), " ")
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything beyond
+// the characters paths and specs usually have.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // concurrency is the asked case concurrency, else enough to keep the
@@ -111,17 +156,15 @@ func (cr *configRun) concurrency(asked int) int {
 }
 
 // finish ends a config run with live executors: could-not-replay when the
-// archive lacked answers (reported on stderr with the command that
-// records them, exit 1); otherwise, under --record missing or all, the
+// archive lacked answers; otherwise, under --record missing or all, the
 // report's evidence is verified offline and only then are the live
 // answers added to the archive.
 func (cr *configRun) finish(c *cli, ctx context.Context, wb *vm.Workbench, b *bench.Report, fr *foundry.Result) error {
 	if cr == nil {
 		return nil
 	}
-	if rerr := cr.rec.ReplayError(cr.display, cr.invocation); rerr != nil {
-		fmt.Fprintf(c.stderr, "assay: %s\n", rerr.Error())
-		return reported(rerr)
+	if err := replayed(c, cr.rec, cr.display, cr.command); err != nil {
+		return err
 	}
 	if cr.rec.Mode() == archive.None || fr != nil && fr.Report == nil {
 		// Nothing to record: a replay, or an exhausted habitat budget,
@@ -144,11 +187,115 @@ func (cr *configRun) finish(c *cli, ctx context.Context, wb *vm.Workbench, b *be
 		ok, problems = v.OK, v.Mismatches
 	}
 	if !ok {
-		return &fault.Error{Code: fault.VerifyFailed, Message: fmt.Sprintf("%s: nothing recorded: the report does not verify: %s", cr.display, strings.Join(problems, "; "))}
+		return notRecorded(cr.display, problems)
 	}
 	if err := cr.rec.Record(wb, b, fr, time.Now()); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "assay: %d live request(s) answered by the server; %s recorded in %s\n", cr.rec.Live(), cr.display, cr.rec.Dir())
+	recorded(c, cr.rec, cr.display)
+	return nil
+}
+
+// replayed reports could-not-replay on stderr, with the command that
+// records the missing answers, and exits 1.
+func replayed(c *cli, rec *harness.Recording, display, command string) error {
+	if rerr := rec.ReplayError(display, command); rerr != nil {
+		fmt.Fprintf(c.stderr, "assay: %s\n", rerr.Error())
+		return reported(rerr)
+	}
+	return nil
+}
+
+func notRecorded(display string, problems []string) error {
+	return &fault.Error{Code: fault.VerifyFailed, Message: fmt.Sprintf("%s: nothing recorded: the evidence does not verify: %s", display, strings.Join(problems, "; "))}
+}
+
+func recorded(c *cli, rec *harness.Recording, display string) {
+	fmt.Fprintf(c.stderr, "assay: %d live request(s) answered by the server; %s recorded in %s\n", rec.Live(), display, rec.Dir())
+}
+
+// manifestRun is one run of a manifest (run, resume, call) whose named
+// executors include live ones: the archive keys its receipts under the
+// manifest's key.
+type manifestRun struct {
+	rec     *harness.Recording
+	m       *manifest.Manifest
+	command string
+}
+
+// openManifestRun checks the record flags and opens the recording when a
+// named executor (--executor, --executors) is live; nil otherwise.
+func (f *runFlags) openManifestRun(cmd *cobra.Command, args []string, m *manifest.Manifest) (*manifestRun, error) {
+	mode, dir, err := f.live.resolve()
+	if err != nil {
+		return nil, err
+	}
+	named, err := f.namedSpecs()
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(slices.Collect(maps.Values(named)), harness.LiveSpec) {
+		return nil, nil
+	}
+	rec, err := harness.NewRecording(m.Key, nil, harness.RecordOptions{Mode: mode, Archive: dir})
+	if err != nil {
+		return nil, err
+	}
+	if f.tools != "" {
+		tools, err := effect.LoadTools(f.tools)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Signatures, err = vm.ToolSignatures(tools); err != nil {
+			return nil, err
+		}
+	}
+	return &manifestRun{rec: rec, m: m, command: recordCommand(cmd, args)}, nil
+}
+
+// recording is the run's recording (nil: no live executor).
+func (mr *manifestRun) recording() *harness.Recording {
+	if mr == nil {
+		return nil
+	}
+	return mr.rec
+}
+
+// finish ends a manifest run: could-not-replay when the archive lacked
+// answers; under --record missing or all, the receipt is replayed offline
+// and, when it holds, archived as contender (run, resume, call) on
+// caseID.
+func (mr *manifestRun) finish(c *cli, st store.Store, receipt map[string]any, tools string, contender, caseID string) error {
+	if mr == nil {
+		return nil
+	}
+	if err := replayed(c, mr.rec, mr.m.Key, mr.command); err != nil {
+		return err
+	}
+	if mr.rec.Mode() == archive.None {
+		return nil
+	}
+	wb := &vm.Workbench{Store: st}
+	if tools != "" {
+		var err error
+		if wb.Tools, err = effect.LoadTools(tools); err != nil {
+			return err
+		}
+	}
+	mismatches, err := wb.Replay(context.Background(), receipt, mr.m)
+	if err != nil {
+		return err
+	}
+	if len(mismatches) > 0 {
+		return notRecorded(mr.m.Key, mismatches)
+	}
+	ref, err := st.Put(store.Runs, receipt)
+	if err != nil {
+		return err
+	}
+	if err := mr.rec.RecordRuns(wb, []harness.RecordedRun{{Contender: contender, Case: caseID, Receipt: ref}}, time.Now()); err != nil {
+		return err
+	}
+	recorded(c, mr.rec, mr.m.Key)
 	return nil
 }

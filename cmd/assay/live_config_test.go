@@ -100,7 +100,8 @@ func TestConfigCommandsRecordAndReplay(t *testing.T) {
 			src, _ := os.ReadFile(p)
 			putFile(t, dir, "two.algal.json", strings.Replace(string(src), "Route this customer support ticket", "Route this support ticket", 1))
 			code, out, errb := runConfig(t, dir, tc.verb)
-			want := "record only these with: assay " + tc.verb + " " + filepath.Join(dir, tc.verb+".json") + " --record missing"
+			want := "record only these with: assay " + tc.verb + " " + filepath.Join(dir, tc.verb+".json") +
+				" --archive " + filepath.Join(dir, "receipts") + " --dir " + filepath.Join(dir, ".algal") + " --record missing\n"
 			if code != exitNo || fake.Count() != 0 || out != "" || !strings.Contains(errb, "could-not-replay") ||
 				!strings.Contains(errb, `cell "route"`) || !strings.Contains(errb, "differs at prompt") || !strings.Contains(errb, want) {
 				t.Fatalf("changed prompt: exit %d, %d requests, stdout %q\nstderr:\n%s\nwant %q", code, fake.Count(), out, errb, want)
@@ -129,6 +130,57 @@ func TestConfigRecordingIsRefusedInCI(t *testing.T) {
 	for _, verb := range []string{"bench", "foundry"} {
 		if code, _, errb := runConfig(t, dir, verb, "--record", "all"); code != exitError || !strings.Contains(errb, "CI") {
 			t.Errorf("%s: exit %d, stderr %s", verb, code, errb)
+		}
+	}
+}
+
+// assay run MANIFEST takes named executors (--executor NAME=SPEC, and
+// upstream's --executors FILE), and a live one records and replays as in
+// workloads, keyed by the manifest and its args.
+func TestRunManifestWithLiveExecutor(t *testing.T) {
+	t.Setenv("CI", "")
+	fake := openaitest.New(func(int, openaitest.Request) openaitest.Reply { return openaitest.Reply{Value: "billing"} })
+	defer fake.Close()
+	dir := liveConfigs(t)
+	args := putFile(t, dir, "args.json", `{"inbox":{"ticket":"charged twice"}}`)
+	execs := putFile(t, dir, "executors.json", `{"cheap":"openai:small-1"}`)
+	runOne := func(extra ...string) (int, string, string) {
+		t.Helper()
+		full := append([]string{"run", filepath.Join(dir, "one.algal.json"), "--args", args, "--archive", filepath.Join(dir, "receipts")}, extra...)
+		code, out, errb := runCLI(t, full...)
+		if strings.Contains(out+errb, cliKey) {
+			t.Errorf("the key is printed:\n%s%s", out, errb)
+		}
+		return code, out, errb
+	}
+	t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
+	t.Setenv("OPENAI_API_KEY", cliKey)
+	code, recorded, errb := runOne("--executor", "cheap=openai:small-1", "--record", "all")
+	if code != exitOK || fake.Count() != 1 || !strings.Contains(recorded, `"outputs":{"out":"billing"}`) {
+		t.Fatalf("--record all: exit %d, %d requests\n%s%s", code, fake.Count(), recorded, errb)
+	}
+	noKeyUnder(t, dir)
+
+	fake.Reset()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	for _, flags := range [][]string{{"--executor", "cheap=openai:small-1"}, {"--executors", execs}} {
+		if code, out, errb := runOne(flags...); code != exitOK || fake.Count() != 0 || out != recorded {
+			t.Fatalf("replay with %v: exit %d, %d requests, same receipt %v\n%s", flags, code, fake.Count(), out == recorded, errb)
+		}
+	}
+
+	other := putFile(t, dir, "other.json", `{"inbox":{"ticket":"refund please"}}`)
+	code, out, errb := runCLI(t, "run", filepath.Join(dir, "one.algal.json"), "--args", other, "--executor", "cheap=openai:small-1", "--archive", filepath.Join(dir, "receipts"))
+	want := "record only these with: assay run " + filepath.Join(dir, "one.algal.json") + " --archive " + filepath.Join(dir, "receipts") +
+		" --args " + other + " --executor cheap=openai:small-1 --record missing\n"
+	if code != exitNo || out != "" || !strings.Contains(errb, "could-not-replay") || !strings.HasSuffix(errb, want) {
+		t.Fatalf("new args: exit %d, stdout %q\nstderr:\n%s\nwant suffix %q", code, out, errb, want)
+	}
+
+	for _, bad := range [][]string{{"--executor", "cheap"}, {"--executor", "che ap=openai:x"}, {"--executor", "cheap=ftp:x"}, {"--executor", "cheap=openai:x", "--executor", "cheap=cmd:true"}} {
+		if code, _, errb := runOne(bad...); code != exitError || !strings.Contains(errb, "--executor") {
+			t.Errorf("%v: exit %d, stderr %s", bad, code, errb)
 		}
 	}
 }

@@ -167,7 +167,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 			for _, s := range cfg.Systems {
 				specs = appendSpecs(specs, s.Executors)
 			}
-			cr, runner, err := f.live.openConfigRun("bench", args[0], appendSpecs(specs, wb.Extra), wb)
+			cr, runner, err := f.live.openConfigRun(cmd, args, appendSpecs(specs, wb.Extra), wb)
 			if err != nil {
 				return err
 			}
@@ -232,7 +232,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			if cfg.Generator != nil {
 				specs = appendSpecs(specs, cfg.Generator.Executors)
 			}
-			cr, runner, err := f.live.openConfigRun("foundry", args[0], appendSpecs(specs, wb.Extra), wb)
+			cr, runner, err := f.live.openConfigRun(cmd, args, appendSpecs(specs, wb.Extra), wb)
 			if err != nil {
 				return err
 			}

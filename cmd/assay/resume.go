@@ -6,8 +6,10 @@ import (
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/mailbox"
+	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +29,7 @@ func newResumeCmd(c *cli) *cobra.Command {
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dirSet = cmd.Flags().Changed("dir")
-			rec, ref, err := c.resume(args, f)
+			rec, ref, err := c.resume(cmd, args, f)
 			if err != nil {
 				return err
 			}
@@ -38,10 +40,11 @@ func newResumeCmd(c *cli) *cobra.Command {
 		},
 	}
 	f.add(cmd)
+	addLiveFlags(cmd.Flags(), &f.live)
 	return cmd
 }
 
-func (c *cli) resume(args []string, f runFlags) (map[string]any, string, error) {
+func (c *cli) resume(cmd *cobra.Command, args []string, f runFlags) (map[string]any, string, error) {
 	st, err := f.openRunStore()
 	if err != nil {
 		return nil, "", err
@@ -60,12 +63,20 @@ func (c *cli) resume(args []string, f runFlags) (map[string]any, string, error) 
 	if _, err := st.Put(store.Manifests, m.Value); err != nil {
 		return nil, "", err
 	}
-	host, err := newHost(st, f)
+	mr, err := f.openManifestRun(cmd, args, m)
+	if err != nil {
+		return nil, "", err
+	}
+	host, err := newHost(st, f, m, mr.recording())
 	if err != nil {
 		return nil, "", err
 	}
 	rec, err := vm.Resume(cp, m, host)
 	if err != nil {
+		return nil, "", err
+	}
+	from, _ := cp["digest"].(string)
+	if err := mr.finish(c, st, rec, f.tools, "resume", "from "+from); err != nil {
 		return nil, "", err
 	}
 	return c.persistReceipt(st, rec, f)
@@ -86,12 +97,12 @@ func (g gateApprovals) Serves(req effect.Request) bool {
 // (--approvals) ahead of the flag executors, the mailbox host tools over
 // the store directory (denied unless the run persists), the --tools
 // registry and configured transports.
-func newHost(st store.Store, f runFlags) (*vm.Host, error) {
+func newHost(st store.Store, f runFlags, m *manifest.Manifest, rec *harness.Recording) (*vm.Host, error) {
 	var execs []effect.Executor
 	if f.approvals != "" {
 		execs = append(execs, gateApprovals{effect.NewApprovals(f.approvals)})
 	}
-	flagExecs, err := f.executors(st)
+	flagExecs, err := f.executors(st, m, rec)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func newRunCmd(c *cli) *cobra.Command {
 				}
 				return runWorkloads(c, args, wf)
 			}
-			rec, ref, err := c.runManifest(args[0], f)
+			rec, ref, err := c.runManifest(cmd, args, f)
 			if err != nil {
 				return err
 			}
@@ -161,10 +161,10 @@ func admitModules(st store.Store, dir string) error {
 
 // runManifest runs one manifest file; ref is the stored receipt's digest
 // when --write persisted it.
-func (c *cli) runManifest(path string, f runFlags) (map[string]any, string, error) {
+func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map[string]any, string, error) {
 	// Every input is read before the store is opened, so a bad input
 	// leaves --dir as it was.
-	m, err := manifest.ReadFile(path)
+	m, err := manifest.ReadFile(cmdArgs[0])
 	if err != nil {
 		return nil, "", err
 	}
@@ -184,7 +184,11 @@ func (c *cli) runManifest(path string, f runFlags) (map[string]any, string, erro
 	if _, err := st.Put(store.Manifests, m.Value); err != nil {
 		return nil, "", err
 	}
-	host, err := newHost(st, f)
+	mr, err := f.openManifestRun(cmd, cmdArgs, m)
+	if err != nil {
+		return nil, "", err
+	}
+	host, err := newHost(st, f, m, mr.recording())
 	if err != nil {
 		return nil, "", err
 	}
@@ -200,6 +204,13 @@ func (c *cli) runManifest(path string, f runFlags) (map[string]any, string, erro
 	}
 	rec, err := vm.Run(m, args, host)
 	if err != nil {
+		return nil, "", err
+	}
+	caseID, err := canon.Digest(args)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := mr.finish(c, st, rec, f.tools, "run", caseID); err != nil {
 		return nil, "", err
 	}
 	return c.persistReceipt(st, rec, f)
