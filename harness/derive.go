@@ -26,6 +26,8 @@ type Derived struct {
 	// repeat's report (nil without repeats); Bench and Foundry are then
 	// repeat 1's.
 	Repeats *Repeats
+	// UnknownUsage is Outcome.UnknownUsage, re-derived.
+	UnknownUsage map[string]int
 }
 
 // GatesPassed reports whether every re-derived rule holds.
@@ -99,6 +101,7 @@ func RederiveRepeats(ctx context.Context, c *Compiled, reports []any, st evidenc
 		out.Mismatches = append(out.Mismatches, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
 	}
 	d.Verification = out
+	d.UnknownUsage = r.o.UnknownUsage
 	d.Gates = Judge(w, d.Bench, d.Foundry, d.Repeats)
 	return d, nil
 }
@@ -136,7 +139,12 @@ func parseEvidence(w *Workload, report any) (repeatEvidence, error) {
 // be read); err is a verification that could not run at all.
 func (r *run) verification(ctx context.Context, v any) (out *Verification, alignErr, err error) {
 	out = &Verification{}
-	tap := newReceiptTap(r.opts.Store)
+	var prices map[string]bench.Price
+	if r.o.Bench != nil {
+		prices = r.o.Bench.Prices
+	}
+	usage := newUsageTap(r.opts.Store, prices)
+	tap := newReceiptTap(usage)
 	if r.w.Kind == KindBench {
 		bv, err := bench.Verify(ctx, v, tap)
 		if err != nil {
@@ -157,6 +165,13 @@ func (r *run) verification(ctx context.Context, v any) (out *Verification, align
 	}
 	if out.Mismatches == nil {
 		out.Mismatches = []string{}
+	}
+	if alignErr == nil {
+		// Every cited receipt was readable: what is unknown about their
+		// usage is restored beside the report's numbers.
+		if r.o.UnknownUsage, err = usage.fill(r.o.Bench, r.o.Foundry); err != nil {
+			return nil, nil, err
+		}
 	}
 	return out, alignErr, nil
 }

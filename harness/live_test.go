@@ -486,8 +486,29 @@ func TestOmittedUsageShowsUnknownNotZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.UnknownUsage["single"] != 4 {
-		t.Fatalf("unknown usage = %v, want 4 calls for single", o.UnknownUsage)
+	for _, sys := range o.Bench.Systems {
+		if sys.ID == "single" && (sys.Usage.UnknownTokens != 4 || sys.Usage.UnknownCost != 4) {
+			t.Fatalf("single: %d calls with unknown tokens, %d with unknown cost; want 4 and 4", sys.Usage.UnknownTokens, sys.Usage.UnknownCost)
+		}
+	}
+	// What is unknown is re-derived from the receipts, as ci verify and
+	// the PR check do: the report itself does not carry it.
+	c, err := Compile(w, s.out, foundry.AdmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := canon.ReadFile(filepath.Join(o.RunDir, ReportFile), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Rederive(context.Background(), c, v, wb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sys := range d.Bench.Systems {
+		if got, want := sys.Usage, o.Bench.Systems[i].Usage; got.UnknownTokens != want.UnknownTokens || got.UnknownCost != want.UnknownCost {
+			t.Errorf("re-derived %s: unknown %d/%d, the run said %d/%d", sys.ID, got.UnknownTokens, got.UnknownCost, want.UnknownTokens, want.UnknownCost)
+		}
 	}
 	tab := SummaryTable(o)
 	for _, row := range tab.Rows {

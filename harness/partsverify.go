@@ -213,7 +213,8 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 		if bad := partMatches(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
 			return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
 		}
-		tap := newReceiptTap(st) // one per part: released with it
+		usage := newUsageTap(st, rep.Prices)
+		tap := newReceiptTap(usage) // one per part: released with it
 		bv, err := bench.Verify(ctx, v, tap)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
@@ -226,6 +227,8 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 		problems, alignErr := sub.alignment(tap)
 		if alignErr != nil {
 			problems = append(problems, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
+		} else if _, err := usage.fill(rep, nil); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
 		}
 		for _, m := range problems {
 			out.Mismatches = append(out.Mismatches, name+": "+m)

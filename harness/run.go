@@ -116,9 +116,11 @@ type Outcome struct {
 	// Repeats aggregates a repeated run's repeats (nil without repeats);
 	// Bench and Foundry are then repeat 1's.
 	Repeats *Repeats
-	// UnknownUsage counts, per system id or candidate key, live calls
-	// whose server reported no token usage: their tokens and cost are
-	// unknown, never 0.
+	// UnknownUsage counts, per foundry candidate key, the calls of its
+	// train and validation cases whose server reported no token usage:
+	// their tokens are unknown, never 0. A bench carries the same in its
+	// tallies (bench.Tally.UnknownTokens, UnknownCost). Both are derived
+	// from the receipts by the verify phase (and by Rederive).
 	UnknownUsage map[string]int
 
 	// partDigests are the part reports' digests of a bench run in parts.

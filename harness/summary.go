@@ -34,13 +34,9 @@ func SummaryTable(o *Outcome) Table {
 			if slices.Contains(o.Bench.Pareto, s.ID) {
 				pareto = "yes"
 			}
-			row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), tokens(o, s.ID, s.Usage.TokensIn+s.Usage.TokensOut), fmt.Sprint(s.EffectCalls), pareto}
+			row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), tokens(int(s.Usage.UnknownTokens), s.Usage.TokensIn+s.Usage.TokensOut), fmt.Sprint(s.EffectCalls), pareto}
 			if hasCost {
-				cost := bench.FormatCost(s.Usage.Cost)
-				if o.UnknownUsage[s.ID] > 0 {
-					cost = "unknown"
-				}
-				row = append(row, cost)
+				row = append(row, CostCell(s.Usage))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -57,7 +53,7 @@ func SummaryTable(o *Outcome) Table {
 				holdout = fmt.Sprintf("%d/%d", r.Holdout.Passed, r.Holdout.Total)
 			}
 			t.Rows = append(t.Rows, []string{c.ManifestKey, promoted, fmt.Sprintf("%d/%d", c.Validation.Passed, c.Validation.Total),
-				fmt.Sprintf("%d/%d", c.Train.Passed, c.Train.Total), holdout, fmt.Sprint(c.Work.AgentCalls), tokens(o, c.ManifestKey, c.Usage.TokensIn+c.Usage.TokensOut)})
+				fmt.Sprintf("%d/%d", c.Train.Passed, c.Train.Total), holdout, fmt.Sprint(c.Work.AgentCalls), tokens(o.UnknownUsage[c.ManifestKey], c.Usage.TokensIn+c.Usage.TokensOut)})
 		}
 		return t
 	}
@@ -67,11 +63,22 @@ func SummaryTable(o *Outcome) Table {
 // tokens is a contender's token total, or "unknown" when some of its live
 // calls reported no usage: a sum over the calls that did would understate
 // it.
-func tokens(o *Outcome, contender string, n int64) string {
-	if k := o.UnknownUsage[contender]; k > 0 {
-		return fmt.Sprintf("unknown (%d calls without usage)", k)
+func tokens(unknown int, n int64) string {
+	if unknown > 0 {
+		return fmt.Sprintf("unknown (%d calls without usage)", unknown)
 	}
 	return fmt.Sprint(n)
+}
+
+// CostCell is a tally's cost as tables show it: dollars, or "unknown"
+// with the number of calls that make it so (a server omitted usage, or
+// the price card has no price for the model), never a sum that pretends
+// those calls were free.
+func CostCell(t bench.Tally) string {
+	if t.CostUnknown() {
+		return fmt.Sprintf("unknown (%d calls unpriced or without usage)", t.UnknownCost)
+	}
+	return bench.FormatCost(t.Cost)
 }
 
 // Markdown renders t as a GitHub table.

@@ -100,17 +100,19 @@ type caseRow struct {
 
 type benchView struct {
 	page
-	Criteria  string
-	Plot      *plotView
-	XName     string
-	YName     string
-	HasCost   bool
-	HasAxes   bool
-	AxisNames []string
-	Systems   []systemRow
-	SystemIDs []string
-	Cases     []caseRow
-	Parts     []Part
+	Criteria string
+	Plot     *plotView
+	XName    string
+	YName    string
+	HasCost  bool
+	HasAxes  bool
+	// UnknownNote explains the unknown cells, "" when there are none.
+	UnknownNote string
+	AxisNames   []string
+	Systems     []systemRow
+	SystemIDs   []string
+	Cases       []caseRow
+	Parts       []Part
 }
 
 // axes is the choice of what the plot's two axes show.
@@ -182,6 +184,53 @@ func chooseAxes(r *bench.Report) axes {
 // the one cost formatter).
 func Money(v float64) string { return bench.FormatCost(v) }
 
+// Unknown is what a cell shows for tokens or a cost the evidence does not
+// know (a server omitted usage, the price card has no price for the
+// model); UnknownNote explains it under the table.
+const (
+	Unknown     = "unknown†"
+	UnknownNote = "† unknown: some calls reported no token usage, or ran a model the price card has no price for; a total over the rest would understate it, so none is shown."
+)
+
+// Cost is a tally's cost: Money, or Unknown when any call's cost is
+// unknown (never the $0.000000 its sum would show).
+func Cost(t bench.Tally) string {
+	if t.CostUnknown() {
+		return Unknown
+	}
+	return Money(t.Cost)
+}
+
+// Tokens is a tally's token total, or Unknown when a call's counts are.
+func Tokens(t bench.Tally) string {
+	if t.UnknownTokens > 0 {
+		return Unknown
+	}
+	return strconv.FormatInt(t.TokensIn+t.TokensOut, 10)
+}
+
+func unknownNote(rs ...*bench.Report) string {
+	for _, r := range rs {
+		if unknownIn(r) {
+			return UnknownNote
+		}
+	}
+	return ""
+}
+
+// unknownIn reports whether any system's tokens or cost shown are unknown.
+func unknownIn(r *bench.Report) bool {
+	if r == nil {
+		return false
+	}
+	for _, s := range r.Systems {
+		if s.Usage.UnknownTokens > 0 || r.Prices != nil && s.Usage.CostUnknown() {
+			return true
+		}
+	}
+	return false
+}
+
 func num(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
 
 func criteriaText(r *bench.Report) string {
@@ -215,12 +264,12 @@ func jsonText(v any) string {
 
 func benchSystemRow(r *bench.Report, s *bench.SystemResult, ax axes) systemRow {
 	row := systemRow{ID: s.ID, Key: s.ManifestKey, Digest: s.ManifestDigest,
-		Passed: fmt.Sprintf("%d/%d", s.Passed, s.Total), Tokens: strconv.FormatInt(s.Usage.TokensIn+s.Usage.TokensOut, 10),
-		Cost: Money(s.Usage.Cost), Calls: strconv.FormatInt(s.EffectCalls, 10),
+		Passed: fmt.Sprintf("%d/%d", s.Passed, s.Total), Tokens: Tokens(s.Usage),
+		Cost: Cost(s.Usage), Calls: strconv.FormatInt(s.EffectCalls, 10),
 		Work:     fmt.Sprintf("%d steps, %d agent calls, %d units", s.Work.Steps, s.Work.AgentCalls, s.Work.Units),
 		Frontier: slices.Contains(r.Pareto, s.ID), X: num(ax.x(s)), Y: num(ax.y(s))}
 	if ax.xPrefix == "$" {
-		row.X = Money(ax.x(s))
+		row.X = Cost(s.Usage) // the plot places it by the report's sum
 	}
 	if !row.Frontier {
 		_, row.DominatedBy = dominatorsText(r, s.ID)
@@ -239,6 +288,11 @@ func benchData(r *bench.Report, ax axes, side string) []datum {
 		xv := num(d.X)
 		if ax.xPrefix == "$" {
 			xv = Money(d.X)
+			if s.Usage.CostUnknown() {
+				// Placed by the report's sum over the calls whose cost is
+				// known; the tip says the total is not that.
+				xv = Unknown + " (plotted at the known part, " + xv + ")"
+			}
 		}
 		d.Tip = fmt.Sprintf("%s: %s %s, %s %s", s.ID, ax.xName, xv, ax.yName, num(d.Y))
 		if side != "" {
@@ -293,6 +347,13 @@ func runPage(run Run, kind string) page {
 	return p
 }
 
+func caseTokens(t bench.Tally) string {
+	if t.UnknownTokens > 0 {
+		return Unknown
+	}
+	return fmt.Sprintf("%d in, %d out", t.TokensIn, t.TokensOut)
+}
+
 func caseMatrix(r *bench.Report) []caseRow {
 	var rows []caseRow
 	for _, c := range r.Cases {
@@ -306,13 +367,17 @@ func caseMatrix(r *bench.Report) []caseRow {
 					continue
 				}
 				cell = cellView{System: s.ID, Case: c.ID, Passed: cr.Passed, Outcome: cr.Outcome, Outputs: jsonText(cr.Outputs),
-					Tokens: fmt.Sprintf("%d in, %d out", cr.Usage.TokensIn, cr.Usage.TokensOut), Cost: Money(cr.Usage.Cost),
+					Tokens: caseTokens(cr.Usage), Cost: Cost(cr.Usage),
 					Calls: strconv.FormatInt(cr.EffectCalls, 10), Receipt: cr.ReceiptDigest,
 					Work: fmt.Sprintf("%d steps, %d agent calls, %d units", cr.Work.Steps, cr.Work.AgentCalls, cr.Work.Units)}
 				var attr []string
 				for _, k := range sortedKeys(cr.Attribution) {
 					t := cr.Attribution[k]
-					attr = append(attr, fmt.Sprintf("%s: %d calls, %d+%d tokens, %s", k, t.Calls, t.TokensIn, t.TokensOut, Money(t.Cost)))
+					tokens := fmt.Sprintf("%d+%d tokens", t.TokensIn, t.TokensOut)
+					if t.UnknownTokens > 0 {
+						tokens = "tokens " + Unknown
+					}
+					attr = append(attr, fmt.Sprintf("%s: %d calls, %s, %s", k, t.Calls, tokens, Cost(t)))
 				}
 				cell.Attribution = listOr(attr, "—")
 				break
@@ -332,7 +397,7 @@ func Bench(in BenchInput) ([]byte, error) {
 	}
 	ax := chooseAxes(r)
 	v := &benchView{page: runPage(in.Run, "bench"), Criteria: criteriaText(r), XName: ax.xName, YName: ax.yName,
-		HasCost: r.Prices != nil, HasAxes: len(r.Axes) > 0}
+		HasCost: r.Prices != nil, HasAxes: len(r.Axes) > 0, UnknownNote: unknownNote(r)}
 	v.Facts = append(v.Facts, fact{"report", r.Digest, true}, fact{"workload digest", r.Workload, true},
 		fact{Name: "Pareto set", Value: listOr(r.Pareto, "none")}, fact{Name: "Pareto criteria", Value: v.Criteria})
 	if r.Scorer != nil {

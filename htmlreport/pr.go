@@ -72,8 +72,10 @@ type prBench struct {
 	Plot    *plotView
 	Systems []prSystemRow
 	HasCost bool
-	Joined  []string
-	Left    []string // "frontier-single: dominated by cheap-single (better on passed, cost)"
+	// UnknownNote explains the unknown cells, "" when there are none.
+	UnknownNote string
+	Joined      []string
+	Left        []string // "frontier-single: dominated by cheap-single (better on passed, cost)"
 }
 
 type prFoundry struct {
@@ -133,7 +135,7 @@ func prBenchView(name string, b, h *bench.Report) *prBench {
 		ref = b
 	}
 	ax := chooseAxes(ref)
-	v := &prBench{HasCost: ref.Prices != nil}
+	v := &prBench{HasCost: ref.Prices != nil, UnknownNote: unknownNote(b, h)}
 	var data []datum
 	if b != nil {
 		data = append(data, benchData(b, ax, "base")...)
@@ -160,7 +162,7 @@ func prBenchView(name string, b, h *bench.Report) *prBench {
 			if s == nil {
 				return "—", "—", "—", "—"
 			}
-			return fmt.Sprintf("%d/%d", s.Passed, s.Total), Money(s.Usage.Cost), strconv.FormatInt(s.EffectCalls, 10), strconv.FormatInt(s.Usage.TokensIn+s.Usage.TokensOut, 10)
+			return fmt.Sprintf("%d/%d", s.Passed, s.Total), Cost(s.Usage), strconv.FormatInt(s.EffectCalls, 10), Tokens(s.Usage)
 		}
 		bp, bc, bk, bt := val(bs)
 		hp, hc, hk, ht := val(hs)

@@ -138,6 +138,12 @@ type SystemStats struct {
 	Cost           float64 `json:"cost"`
 	Calls          int64   `json:"calls"`
 	OnPareto       bool    `json:"onPareto"`
+	// TokensUnknown and CostUnknown count the calls whose tokens (a
+	// server omitted usage) or cost (that, or a model the price card does
+	// not price) are unknown, as re-derived from the receipts: Tokens and
+	// Cost then understate, and the comment shows them as unknown.
+	TokensUnknown int64 `json:"tokensUnknown,omitempty"`
+	CostUnknown   int64 `json:"costUnknown,omitempty"`
 }
 
 // Flip is a case whose outcome differs between the sides.
@@ -468,6 +474,7 @@ func benchStats(s *bench.SystemResult, onPareto bool) *SystemStats {
 		ManifestKey: s.ManifestKey, ManifestDigest: s.ManifestDigest,
 		Passed: s.Passed, Total: s.Total, Tokens: s.Usage.TokensIn + s.Usage.TokensOut,
 		Cost: s.Usage.Cost, Calls: s.EffectCalls, OnPareto: onPareto,
+		TokensUnknown: s.Usage.UnknownTokens, CostUnknown: s.Usage.UnknownCost,
 	}
 }
 
@@ -786,9 +793,14 @@ func regressions(w *Workload) []*Regression {
 		for _, s := range b.Systems {
 			if s.Base != nil && s.Head != nil {
 				add(s.ID, "passed", Rate{s.Base.Passed, s.Base.Total}, Rate{s.Head.Passed, s.Head.Total}, b.Flips)
-				if b.HasCost {
-					grew(s.ID, MetricCost, s.Base.Cost, s.Head.Cost)
-				} else {
+				// An unknown total cannot be said to have grown (nor
+				// not to have): the table shows it as unknown instead.
+				switch {
+				case b.HasCost:
+					if s.Base.CostUnknown == 0 && s.Head.CostUnknown == 0 {
+						grew(s.ID, MetricCost, s.Base.Cost, s.Head.Cost)
+					}
+				case s.Base.TokensUnknown == 0 && s.Head.TokensUnknown == 0:
 					grew(s.ID, MetricTokens, float64(s.Base.Tokens), float64(s.Head.Tokens))
 				}
 				grew(s.ID, MetricCalls, float64(s.Base.Calls), float64(s.Head.Calls))

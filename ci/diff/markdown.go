@@ -349,6 +349,32 @@ func fdelta(b, h float64) string {
 	return "±0"
 }
 
+// tokensText is a side's token total, or unknown (with the note under
+// the table) when a call's counts are.
+func tokensText(s *SystemStats) string {
+	if s.TokensUnknown > 0 {
+		return htmlreport.Unknown
+	}
+	return fmt.Sprint(s.Tokens)
+}
+
+// amountText is a side's cost in dollars, or unknown when a call's cost
+// is: never the 0.000000 a sum without those calls would show.
+func amountText(s *SystemStats) string {
+	if s.CostUnknown > 0 {
+		return htmlreport.Unknown
+	}
+	return bench.FormatDollars(s.Cost)
+}
+
+// unknownOr is the change d, or n/a when either side is unknown.
+func unknownOr(unknownCalls int64, d string) string {
+	if unknownCalls > 0 {
+		return "n/a"
+	}
+	return d
+}
+
 // change renders "b → h (Δ)" or just the value when equal.
 func change(b, h string, d string) string {
 	if b == h {
@@ -401,21 +427,27 @@ func paretoMD(d *Diff) string {
 			b.WriteString("--- | ")
 		}
 		b.WriteString("--- | --- |\n")
+		unknown := false
 		for _, s := range bn.Systems {
 			var passed, tokens, cost, calls, pareto string
+			for _, st := range []*SystemStats{s.Base, s.Head} {
+				if st != nil && (st.TokensUnknown > 0 || bn.HasCost && st.CostUnknown > 0) {
+					unknown = true
+				}
+			}
 			switch {
 			case s.Base == nil:
 				passed = fmt.Sprintf("%d/%d (new)", s.Head.Passed, s.Head.Total)
-				tokens, cost, calls = fmt.Sprint(s.Head.Tokens), bench.FormatDollars(s.Head.Cost), fmt.Sprint(s.Head.Calls)
+				tokens, cost, calls = tokensText(s.Head), amountText(s.Head), fmt.Sprint(s.Head.Calls)
 				pareto = yesNo(s.Head.OnPareto)
 			case s.Head == nil:
 				passed = fmt.Sprintf("%d/%d (removed)", s.Base.Passed, s.Base.Total)
-				tokens, cost, calls = fmt.Sprint(s.Base.Tokens), bench.FormatDollars(s.Base.Cost), fmt.Sprint(s.Base.Calls)
+				tokens, cost, calls = tokensText(s.Base), amountText(s.Base), fmt.Sprint(s.Base.Calls)
 				pareto = "—"
 			default:
 				passed = change(fmt.Sprintf("%d/%d", s.Base.Passed, s.Base.Total), fmt.Sprintf("%d/%d", s.Head.Passed, s.Head.Total), delta(s.Base.Passed, s.Head.Passed))
-				tokens = change(fmt.Sprint(s.Base.Tokens), fmt.Sprint(s.Head.Tokens), delta(s.Base.Tokens, s.Head.Tokens))
-				cost = change(bench.FormatDollars(s.Base.Cost), bench.FormatDollars(s.Head.Cost), fdelta(s.Base.Cost, s.Head.Cost))
+				tokens = change(tokensText(s.Base), tokensText(s.Head), unknownOr(s.Base.TokensUnknown+s.Head.TokensUnknown, delta(s.Base.Tokens, s.Head.Tokens)))
+				cost = change(amountText(s.Base), amountText(s.Head), unknownOr(s.Base.CostUnknown+s.Head.CostUnknown, fdelta(s.Base.Cost, s.Head.Cost)))
 				calls = change(fmt.Sprint(s.Base.Calls), fmt.Sprint(s.Head.Calls), delta(s.Base.Calls, s.Head.Calls))
 				switch s.Pareto {
 				case "joined":
@@ -436,6 +468,9 @@ func paretoMD(d *Diff) string {
 				fmt.Fprintf(&b, "%s | ", cost)
 			}
 			fmt.Fprintf(&b, "%s | %s |\n", calls, pareto)
+		}
+		if unknown {
+			b.WriteString("\n" + htmlreport.UnknownNote + "\n")
 		}
 		var revised []string
 		for _, s := range bn.Systems {

@@ -99,7 +99,7 @@ func (f liveFlags) openConfigRun(cmd *cobra.Command, args []string, specs []stri
 	if rec.Signatures, err = vm.ToolSignatures(wb.Tools); err != nil {
 		return nil, nil, err
 	}
-	runner, err := rec.Runner(wb)
+	runner, err := rec.Runner(wb, 1)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -293,7 +293,7 @@ func (mr *manifestRun) finish(c *cli, st store.Store, receipt map[string]any, to
 	if err != nil {
 		return err
 	}
-	if err := mr.rec.RecordRuns(wb, []harness.RecordedRun{{Contender: contender, Case: caseID, Receipt: ref}}, time.Now()); err != nil {
+	if err := mr.rec.RecordRuns(wb, []harness.RecordedRun{{Contender: contender, Case: caseID, Receipt: ref, Repeat: 1}}, time.Now()); err != nil {
 		return err
 	}
 	recorded(c, mr.rec, mr.m.Key)

@@ -20,6 +20,14 @@ type Work = evidence.Work
 type Tally struct {
 	Calls, TokensIn, TokensOut int64
 	Cost                       float64
+	// UnknownTokens counts the calls whose server reported no token
+	// counts (evidence.TokensUnknown); UnknownCost those calls and the
+	// calls of a model the price card has no price for. The sums above
+	// then understate what was spent, so tables show the tokens or cost
+	// as unknown, never as the 0 they sum to. Reports do not carry them
+	// (upstream's tallies are closed): Measure derives them from the
+	// receipts, and Remeasure restores them on a parsed report.
+	UnknownTokens, UnknownCost int64
 }
 
 func (t *Tally) add(o Tally) {
@@ -27,6 +35,8 @@ func (t *Tally) add(o Tally) {
 	t.TokensIn += o.TokensIn
 	t.TokensOut += o.TokensOut
 	t.Cost += o.Cost
+	t.UnknownTokens += o.UnknownTokens
+	t.UnknownCost += o.UnknownCost
 }
 
 func (t Tally) usageValue() map[string]any {
@@ -212,7 +222,9 @@ func WorkloadDigest(cases []Case) (string, error) {
 // Measure reads a receipt's effect list into effect calls, usage and
 // attribution. The attribution key is the effect's usage.model, else its
 // executor, else "unknown"; costs come from the price card (dollars per
-// million tokens) and sum in effect order.
+// million tokens) and sum in effect order. A call whose tokens are
+// unknown, or that spent tokens on a key the card does not price, is
+// counted in UnknownTokens / UnknownCost.
 func Measure(rec map[string]any, prices map[string]Price) (calls int64, usage Tally, attribution map[string]Tally) {
 	attribution = map[string]Tally{}
 	effects := receipt.Unchecked(rec).Effects()
@@ -226,15 +238,67 @@ func Measure(rec map[string]any, prices map[string]Price) (calls int64, usage Ta
 		}
 		tin, tout := int64(e.TokensIn), int64(e.TokensOut)
 		cost := 0.0
-		if p, ok := prices[key]; ok {
+		p, priced := prices[key]
+		if priced {
 			cost = (float64(tin)*p.Input + float64(tout)*p.Output) / 1e6
 		}
+		one := Tally{TokensIn: tin, TokensOut: tout, Cost: cost}
+		if e.TokensUnknown {
+			one.UnknownTokens, one.UnknownCost = 1, 1
+		} else if prices != nil && !priced && tin+tout > 0 {
+			one.UnknownCost = 1
+		}
+		usage.add(one)
+		one.Calls = 1
 		t := attribution[key]
-		t.add(Tally{Calls: 1, TokensIn: tin, TokensOut: tout, Cost: cost})
+		t.add(one)
 		attribution[key] = t
-		usage.add(Tally{TokensIn: tin, TokensOut: tout, Cost: cost})
 	}
 	return int64(len(effects)), usage, attribution
+}
+
+// CostUnknown reports whether the tally's cost is unknown.
+func (t Tally) CostUnknown() bool { return t.UnknownCost > 0 }
+
+// Remeasure restores the unknown-usage counts of a parsed report (which
+// does not carry them) for every case, attribution entry and system
+// total; measured gives a receipt's Measure usage and attribution by its
+// storage digest. The report's own numbers are left as they are:
+// verification judges those.
+func Remeasure(r *Report, measured func(digest string) (usage Tally, attribution map[string]Tally, err error)) error {
+	for si := range r.Systems {
+		s := &r.Systems[si]
+		var total Tally
+		attr := map[string]Tally{}
+		for ci := range s.Cases {
+			c := &s.Cases[ci]
+			usage, attribution, err := measured(c.ReceiptDigest)
+			if err != nil {
+				return err
+			}
+			c.Usage.UnknownTokens, c.Usage.UnknownCost = usage.UnknownTokens, usage.UnknownCost
+			total.UnknownTokens += usage.UnknownTokens
+			total.UnknownCost += usage.UnknownCost
+			for k, t := range attribution {
+				if a, ok := c.Attribution[k]; ok {
+					a.UnknownTokens, a.UnknownCost = t.UnknownTokens, t.UnknownCost
+					c.Attribution[k] = a
+				}
+				sa := attr[k]
+				sa.UnknownTokens += t.UnknownTokens
+				sa.UnknownCost += t.UnknownCost
+				attr[k] = sa
+			}
+		}
+		s.Usage.UnknownTokens, s.Usage.UnknownCost = total.UnknownTokens, total.UnknownCost
+		for k, t := range attr {
+			if a, ok := s.Attribution[k]; ok {
+				a.UnknownTokens, a.UnknownCost = t.UnknownTokens, t.UnknownCost
+				s.Attribution[k] = a
+			}
+		}
+	}
+	return nil
 }
 
 // axisValues evaluates every axis over a system aggregate.

@@ -53,6 +53,12 @@ func (u Unchecked) Work() Work {
 type EffectUsage struct {
 	Model, Executor     string
 	TokensIn, TokensOut int
+	// TokensUnknown: an answer (not a failure) whose usage names the
+	// model that served it but leaves a count out, as a live server that
+	// omits usage does; its counts are then unknown, not 0. A record with
+	// no usage at all (scripted, command) claims nothing, and a failure
+	// carries no usage.
+	TokensUnknown bool
 }
 
 // Effects lists what each effect record says about its cost, in order;
@@ -70,6 +76,11 @@ func (u Unchecked) Effects() []EffectUsage {
 		eu.Model, _ = usage["model"].(string)
 		eu.Executor, _ = m["executor"].(string)
 		eu.TokensIn, eu.TokensOut = count(usage["tokensIn"]), count(usage["tokensOut"])
+		if _, named := usage["model"].(string); named && (m["error"] == nil || m["output"] != nil) {
+			_, in := usage["tokensIn"]
+			_, out := usage["tokensOut"]
+			eu.TokensUnknown = !in || !out
+		}
 		out = append(out, eu)
 	}
 	return out

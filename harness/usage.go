@@ -1,0 +1,101 @@
+package harness
+
+import (
+	"sync"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/foundry"
+)
+
+// usageTap is the store a verification reads receipts through; it keeps,
+// per receipt, only what the tables need beside the report's numbers:
+// whether the receipt's tokens or cost are unknown (a live server omitted
+// usage, a model has no price). Reports do not carry that (upstream's
+// usage records are closed), so it is re-derived from the receipts
+// whenever a report is, by the run's verify phase and by Rederive alike,
+// without reading any receipt a second time.
+type usageTap struct {
+	evidence.Store
+	prices map[string]bench.Price
+
+	mu   sync.Mutex
+	seen map[string]*measured // nil value: nothing unknown in that receipt
+}
+
+type measured struct {
+	usage       bench.Tally
+	attribution map[string]bench.Tally
+}
+
+func newUsageTap(st evidence.Store, prices map[string]bench.Price) *usageTap {
+	return &usageTap{Store: st, prices: prices, seen: map[string]*measured{}}
+}
+
+// Receipt implements evidence.Store.
+func (t *usageTap) Receipt(digest string) (map[string]any, error) {
+	rec, err := t.Store.Receipt(digest)
+	if err != nil {
+		return nil, err
+	}
+	m := t.measure(rec)
+	t.mu.Lock()
+	t.seen[digest] = m
+	t.mu.Unlock()
+	return rec, nil
+}
+
+func (t *usageTap) measure(rec map[string]any) *measured {
+	_, usage, attribution := bench.Measure(rec, t.prices)
+	if usage.UnknownTokens == 0 && usage.UnknownCost == 0 {
+		return nil
+	}
+	return &measured{usage, attribution}
+}
+
+// measured returns a receipt's unknown counts, reading it only when the
+// verification did not.
+func (t *usageTap) measured(digest string) (bench.Tally, map[string]bench.Tally, error) {
+	t.mu.Lock()
+	m, ok := t.seen[digest]
+	t.mu.Unlock()
+	if !ok {
+		rec, err := t.Store.Receipt(digest)
+		if err != nil {
+			return bench.Tally{}, nil, err
+		}
+		m = t.measure(rec)
+	}
+	if m == nil {
+		return bench.Tally{}, nil, nil
+	}
+	return m.usage, m.attribution, nil
+}
+
+// fill restores the unknown counts of a bench report, and returns, per
+// foundry candidate key, the calls of its train and validation cases
+// whose tokens are unknown (nil when none): the runs its usage sums.
+func (t *usageTap) fill(b *bench.Report, f *foundry.Result) (map[string]int, error) {
+	if b != nil {
+		return nil, bench.Remeasure(b, t.measured)
+	}
+	if f == nil || f.Report == nil {
+		return nil, nil
+	}
+	var counts map[string]int
+	for _, cand := range f.Report.Candidates {
+		for _, c := range cand.Cases {
+			u, _, err := t.measured(c.ReceiptDigest)
+			if err != nil {
+				return nil, err
+			}
+			if u.UnknownTokens > 0 {
+				if counts == nil {
+					counts = map[string]int{}
+				}
+				counts[cand.ManifestKey] += int(u.UnknownTokens)
+			}
+		}
+	}
+	return counts, nil
+}
