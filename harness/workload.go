@@ -288,6 +288,9 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 			if w.Prices, err = d.object(x.value, "prices"); err != nil {
 				return nil, err
 			}
+			if err := checkCachedRates(d, x.value); err != nil {
+				return nil, err
+			}
 			w.positions["prices"] = d.pos(x.value)
 		}
 		if x, ok := f["axes"]; ok {
