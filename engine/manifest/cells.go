@@ -236,7 +236,7 @@ func parsePort(name string, pm map[string]any, loc string, producer, constant bo
 	switch t {
 	case TypeText, TypeJSON, TypeChoice, TypeRef, TypeCap:
 	default:
-		return p, invalid(loc+".type", "unknown port type %q", t)
+		return p, hinted(invalid(loc+".type", "unknown port type %q", t), t, []string{TypeText, TypeJSON, TypeChoice, TypeRef, TypeCap})
 	}
 	p.Type = t
 	for _, flag := range []string{"optional", "many"} {
@@ -362,7 +362,7 @@ func parseOutput(v any, loc string) (Output, error) {
 		}
 		return o, nil
 	}
-	return o, invalid(loc+".kind", "unknown output kind %q", k)
+	return o, hinted(invalid(loc+".kind", "unknown output kind %q", k), k, []string{"text", "json", "choice"})
 }
 
 func parseRoute(v any, loc string) (*Route, error) {
