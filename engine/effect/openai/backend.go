@@ -178,10 +178,13 @@ func (b *Backend) ExecuteWith(ctx context.Context, req effect.Request, tools []T
 	if err != nil {
 		return effect.Response{}, err
 	}
-	defer release()
 	b.calls.Add(1)
 	var raw []byte
 	err = b.client.Post(ctx, "chat/completions", r.Body, &raw)
+	// The slot bounds requests in flight at the server: it is free once
+	// the body is read, so the next request leaves while this answer is
+	// parsed and the run goes on.
+	release()
 	if err != nil {
 		return effect.Response{}, failure(ctx, err)
 	}
