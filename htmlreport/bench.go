@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -371,7 +372,7 @@ func caseMatrix(r *bench.Report) []caseRow {
 					Calls: strconv.FormatInt(cr.EffectCalls, 10), Receipt: cr.ReceiptDigest,
 					Work: fmt.Sprintf("%d steps, %d agent calls, %d units", cr.Work.Steps, cr.Work.AgentCalls, cr.Work.Units)}
 				var attr []string
-				for _, k := range sortedKeys(cr.Attribution) {
+				for _, k := range slices.Sorted(maps.Keys(cr.Attribution)) {
 					t := cr.Attribution[k]
 					tokens := fmt.Sprintf("%d+%d tokens", t.TokensIn, t.TokensOut)
 					if t.UnknownTokens > 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"embed"
 	"html/template"
-	"slices"
 
 	"github.com/algal-assay/assay/engine/canon"
 )
@@ -49,13 +48,4 @@ func short(digest string) string {
 func canonText(v any) (string, error) {
 	b, err := canon.Encode(v)
 	return string(b), err
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -167,26 +168,17 @@ func compareRepeats(b, h *Run) *Repeats {
 		subject, _, _ := strings.Cut(key, "\x00")
 		return FlakyCase{Subject: subject, Case: rc.ID, PassedIn: rc.PassedIn, Runs: rc.Runs}
 	}
-	for _, key := range sortedKeys(hf) {
+	for _, key := range slices.Sorted(maps.Keys(hf)) {
 		if _, was := bf[key]; !was {
 			out.BecameFlaky = append(out.BecameFlaky, fc(key, hf[key]))
 		}
 	}
-	for _, key := range sortedKeys(bf) {
+	for _, key := range slices.Sorted(maps.Keys(bf)) {
 		if _, is := hf[key]; !is {
 			out.StoppedFlaky = append(out.StoppedFlaky, fc(key, bf[key]))
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // withRepeats puts the flakiness section after the promotions when a

@@ -105,7 +105,7 @@ func newSuiteCmd(c *cli) *cobra.Command {
 }
 
 func suiteErr(format string, a ...any) error {
-	return &fault.Error{Code: "PARSE_FAILED", Message: fmt.Sprintf(format, a...)}
+	return fault.New(fault.Parse, format, a...)
 }
 
 // loadSuite reads the top level of dir: every *.algal.json, sorted by
