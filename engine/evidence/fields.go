@@ -225,3 +225,19 @@ func ParseCaseClaim(m map[string]any, at string) (CaseClaim, error) {
 	}
 	return c, nil
 }
+
+// InConfigFile gives a config's own field error (one with a Path and no
+// File) the config file's name and the line:column of that field, so
+// bench and foundry configs report mistakes alike. Errors of the manifests
+// a config names already carry their own file and pass through unchanged.
+func InConfigFile(path string, err error) error {
+	e, ok := fault.As(err)
+	if !ok || e.Path == "" || e.File != "" {
+		return err
+	}
+	located := *e
+	located.File = path
+	located.Line, located.Column = canon.FieldPosition(path, e.Path, e.Message)
+	located.Message, located.Hint = e.Message+e.Hint, ""
+	return &located
+}

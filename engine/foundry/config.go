@@ -123,16 +123,7 @@ func LoadConfig(path string, opts AdmitOptions) (*Config, error) {
 	}
 	cfg, err := ParseConfig(v, filepath.Dir(path), manifest.ReadFile, opts)
 	if err != nil {
-		// A config's own field errors gain the file's name; errors of
-		// the manifests it names already carry theirs.
-		if e, ok := fault.As(err); ok && e.Path != "" && e.File == "" {
-			located := *e
-			located.File = path
-			located.Line, located.Column = canon.FieldPosition(path, e.Path, e.Message)
-			located.Message, located.Hint = e.Message+e.Hint, ""
-			return nil, &located
-		}
-		return nil, err
+		return nil, evidence.InConfigFile(path, err)
 	}
 	return cfg, nil
 }
