@@ -474,15 +474,7 @@ func (f *FileStore) GetEffect(requestDigest, identity string) (map[string]any, b
 
 // PutEffect implements Store. A torn record loses its place to record.
 func (f *FileStore) PutEffect(record map[string]any, identity string) (map[string]any, error) {
-	rd, err := checkMemoRecord(record)
-	if err != nil {
-		return nil, err
-	}
-	b, err := canon.Encode(record)
-	if err != nil {
-		return nil, errf(fault.Parse, "effect", rd, "record is not canonical JSON: %v", err)
-	}
-	key, err := MemoKey(rd, identity)
+	rd, b, key, err := memoEntry(record, identity)
 	if err != nil {
 		return nil, err
 	}

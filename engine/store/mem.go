@@ -111,15 +111,7 @@ func (m *MemStore) GetEffect(requestDigest, identity string) (map[string]any, bo
 
 // PutEffect implements Store.
 func (m *MemStore) PutEffect(record map[string]any, identity string) (map[string]any, error) {
-	rd, err := checkMemoRecord(record)
-	if err != nil {
-		return nil, err
-	}
-	b, err := canon.Encode(record)
-	if err != nil {
-		return nil, errf(fault.Parse, "effect", rd, "record is not canonical JSON: %v", err)
-	}
-	key, err := MemoKey(rd, identity)
+	rd, b, key, err := memoEntry(record, identity)
 	if err != nil {
 		return nil, err
 	}

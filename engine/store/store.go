@@ -134,6 +134,21 @@ func checkDigest(op string, ns Namespace, digest string) (string, error) {
 	return hex, nil
 }
 
+// memoEntry admits record for the memo index and returns what every store
+// files it under: its request digest, its canonical bytes and its memo key.
+func memoEntry(record map[string]any, identity string) (rd string, b []byte, key string, err error) {
+	if rd, err = checkMemoRecord(record); err != nil {
+		return "", nil, "", err
+	}
+	if b, err = canon.Encode(record); err != nil {
+		return "", nil, "", errf(fault.Parse, "effect", rd, "record is not canonical JSON: %v", err)
+	}
+	if key, err = MemoKey(rd, identity); err != nil {
+		return "", nil, "", err
+	}
+	return rd, b, key, nil
+}
+
 // checkMemoRecord admits a record for the memo index: a successful effect
 // record naming its request. Errors are never memoized because a recorded
 // failure may be transient.
