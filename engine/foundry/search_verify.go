@@ -129,17 +129,7 @@ func (vf *verifier) checkGenerationClaims(at string, g *Generation, result *Repo
 			}
 			vf.checkPass(result.Scorer, cat+".cases["+cs.ID+"]", cs)
 		}
-		re := CandidateResult{ManifestDigest: c.ManifestDigest, Cases: c.Cases}
-		re.aggregate()
-		recomputed[i] = re
-		compareScore(vf, cat+".train", c.Train, re.Train)
-		compareScore(vf, cat+".validation", c.Validation, re.Validation)
-		if c.Work != re.Work {
-			vf.bad("%s.work: claimed %s, its cases sum to %s", cat, workText(c.Work), workText(re.Work))
-		}
-		if c.Usage != re.Usage {
-			vf.bad("%s.usage: claimed %s, its cases sum to %s", cat, usageText(c.Usage), usageText(re.Usage))
-		}
+		recomputed[i] = vf.checkSums(cat, c)
 	}
 	if !seen[g.Promoted] {
 		vf.bad("%s.promoted: %s is not a candidate of the generation", at, g.Promoted)

@@ -99,17 +99,7 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 			}
 			vf.checkPass(r.Scorer, at+".cases["+cs.ID+"]", cs)
 		}
-		re := CandidateResult{ManifestDigest: c.ManifestDigest, Cases: c.Cases}
-		re.aggregate()
-		recomputed[i] = re
-		compareScore(vf, at+".train", c.Train, re.Train)
-		compareScore(vf, at+".validation", c.Validation, re.Validation)
-		if c.Work != re.Work {
-			vf.bad("%s.work: claimed %s, its cases sum to %s", at, workText(c.Work), workText(re.Work))
-		}
-		if c.Usage != re.Usage {
-			vf.bad("%s.usage: claimed %s, its cases sum to %s", at, usageText(c.Usage), usageText(re.Usage))
-		}
+		recomputed[i] = vf.checkSums(at, c)
 	}
 	if !seenCand[r.Promoted] {
 		vf.bad("promoted: %s is not a candidate", r.Promoted)
@@ -175,6 +165,23 @@ func promoteValid(cands []CandidateResult) string {
 		}
 	}
 	return Promote(cands)
+}
+
+// checkSums recomputes c's aggregates from its recorded cases, flags each
+// claim (train, validation, work, usage) that differs from its cases' sum
+// and returns the recomputed result.
+func (vf *verifier) checkSums(at string, c *CandidateResult) CandidateResult {
+	re := CandidateResult{ManifestDigest: c.ManifestDigest, Cases: c.Cases}
+	re.aggregate()
+	compareScore(vf, at+".train", c.Train, re.Train)
+	compareScore(vf, at+".validation", c.Validation, re.Validation)
+	if c.Work != re.Work {
+		vf.bad("%s.work: claimed %s, its cases sum to %s", at, workText(c.Work), workText(re.Work))
+	}
+	if c.Usage != re.Usage {
+		vf.bad("%s.usage: claimed %s, its cases sum to %s", at, usageText(c.Usage), usageText(re.Usage))
+	}
+	return re
 }
 
 // checkWorkload: every candidate records the same selection cases as the
