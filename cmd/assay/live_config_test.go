@@ -124,6 +124,36 @@ func TestConfigCommandsRecordAndReplay(t *testing.T) {
 	}
 }
 
+// A server that refuses the key and echoes it back, or answers a body
+// that does not parse and carries it, fails the config commands without
+// the key reaching stdout, stderr (runConfig checks both), the store or
+// the archive.
+func TestConfigServerFailureNeverLeaksTheKey(t *testing.T) {
+	t.Setenv("CI", "")
+	fake := openaitest.New(func(n int, _ openaitest.Request) openaitest.Reply {
+		if n%2 == 0 {
+			return openaitest.Reply{Raw: `{"oops": "` + cliKey + `"`}
+		}
+		return openaitest.Reply{Status: 401, Raw: `{"error":{"message":"Incorrect API key provided: ` + cliKey + `"}}`}
+	})
+	defer fake.Close()
+	t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
+	t.Setenv("OPENAI_API_KEY", cliKey)
+	for _, verb := range []string{"bench", "foundry"} {
+		t.Run(verb, func(t *testing.T) {
+			dir := liveConfigs(t)
+			fake.Reset()
+			// A refused call fails its case; the run itself completes with
+			// a report, as upstream's does.
+			code, out, errb := runConfig(t, dir, verb, "--record", "all")
+			if code != exitOK || fake.Count() == 0 || strings.Contains(out, `"passed":true`) || !strings.Contains(out, `"passed":false`) {
+				t.Fatalf("a server refusing every request: exit %d after %d requests\nstdout:\n%s\nstderr:\n%s", code, fake.Count(), out, errb)
+			}
+			noKeyUnder(t, dir)
+		})
+	}
+}
+
 func TestConfigRecordingIsRefusedInCI(t *testing.T) {
 	t.Setenv("CI", "true")
 	dir := liveConfigs(t)
