@@ -130,12 +130,7 @@ func TestConfigCommandsRecordAndReplay(t *testing.T) {
 // the archive.
 func TestConfigServerFailureNeverLeaksTheKey(t *testing.T) {
 	t.Setenv("CI", "")
-	fake := openaitest.New(func(n int, _ openaitest.Request) openaitest.Reply {
-		if n%2 == 0 {
-			return openaitest.Reply{Raw: `{"oops": "` + cliKey + `"`}
-		}
-		return openaitest.Reply{Status: 401, Raw: `{"error":{"message":"Incorrect API key provided: ` + cliKey + `"}}`}
-	})
+	fake := openaitest.New(keyEchoingFailures)
 	defer fake.Close()
 	t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
 	t.Setenv("OPENAI_API_KEY", cliKey)

@@ -103,14 +103,19 @@ func TestRunCouldNotReplayPrintsTheCommand(t *testing.T) {
 	}
 }
 
+// keyEchoingFailures answers like a server that refuses the key and
+// quotes it back (401), alternating with a body that does not parse and
+// carries it: the worst case for a leak.
+func keyEchoingFailures(n int, _ openaitest.Request) openaitest.Reply {
+	if n%2 == 0 {
+		return openaitest.Reply{Raw: `{"oops": "` + cliKey + `"`}
+	}
+	return openaitest.Reply{Status: 401, Raw: `{"error":{"message":"Incorrect API key provided: ` + cliKey + `"}}`}
+}
+
 func TestRunServerFailureNeverPrintsTheKey(t *testing.T) {
 	t.Setenv("CI", "")
-	fake := openaitest.New(func(n int, _ openaitest.Request) openaitest.Reply {
-		if n%2 == 0 {
-			return openaitest.Reply{Raw: `{"oops": "` + cliKey + `"`}
-		}
-		return openaitest.Reply{Status: 401, Raw: `{"error":{"message":"Incorrect API key provided: ` + cliKey + `"}}`}
-	})
+	fake := openaitest.New(keyEchoingFailures)
 	defer fake.Close()
 	dir := liveWorkload(t, fake.BaseURL())
 	t.Setenv("OPENAI_API_KEY", cliKey)
