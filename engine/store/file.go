@@ -492,10 +492,18 @@ func (f *FileStore) PutEffect(record map[string]any, identity string) (map[strin
 		}
 	}
 	// Someone was first: the retained record wins, and it must be sound.
-	rec, ok, err := readEffect(path, rd)
+	rec, err := f.readRetained(path, rd)
 	if errors.Is(err, errTornEffect) {
 		return f.repairEffect(path, rd, b, record)
 	}
+	return rec, err
+}
+
+// readRetained reads the memo record another writer installed at path.
+// Once a name is linked it is never removed except by a repair, so an
+// absent record here is an I/O failure, not a miss.
+func (f *FileStore) readRetained(path, rd string) (map[string]any, error) {
+	rec, ok, err := readEffect(path, rd)
 	if err != nil {
 		return nil, err
 	}
@@ -536,15 +544,7 @@ func (f *FileStore) repairEffect(path, rd string, b []byte, record map[string]an
 	if installed {
 		return record, nil
 	}
-	rec, ok, err = readEffect(path, rd)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errf(fault.IOFailed, "effect", path, "retained memo record disappeared")
-	}
-	f.retain(path)
-	return rec, nil
+	return f.readRetained(path, rd)
 }
 
 func (f *FileStore) slotPath(name string) (string, error) {
