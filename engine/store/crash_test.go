@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -9,11 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/internal/crashtest"
 )
 
 // crashObject is the i-th object the crash helper writes: about the size
@@ -130,21 +129,23 @@ func TestKilledWriterLeavesAVerifiableStore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
 	killed := 0
 	for round := range rounds {
-		cmd := crashWriter(t, root, round*step, n)
-		delay := time.Duration(20+rng.IntN(180)) * time.Millisecond
-		time.Sleep(delay)
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			t.Fatal(err)
+		// Kill among this round's new writes: round 0 writes n objects,
+		// each later one step more than the rounds before left.
+		before, fresh := 0, n
+		if round > 0 {
+			before, fresh = n+(round-1)*step, step
 		}
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
-			killed++
-		} else if err != nil {
+		target := before + 1 + rng.IntN(fresh-1)
+		cmd := crashWriter(t, root, round*step, n)
+		didKill, err := crashtest.KillAt(cmd, filepath.Join(root, "runs"), target)
+		if err != nil {
 			t.Fatalf("round %d: writer failed: %v", round, err)
 		}
+		if didKill {
+			killed++
+		}
 		objects, memos := checkVisible(t, root)
-		t.Logf("round %d: killed after %v: %d objects, %d memo records visible", round, delay, objects, memos)
+		t.Logf("round %d: killed at >= %d objects: %d objects, %d memo records visible", round, target, objects, memos)
 	}
 	if killed == 0 {
 		t.Fatal("no writer was killed mid-write; the test checked nothing")

@@ -2,17 +2,16 @@ package vm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/internal/crashtest"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -25,7 +24,7 @@ func TestHelperBenchWriter(t *testing.T) {
 		t.Skip("helper process only")
 	}
 	cfg := scaleConfig(t, dir, 4, 200)
-	wb, err := NewWorkbench(filepath.Join(dir, "store"))
+	wb, err := NewWorkbench(os.Getenv("ASSAY_VM_CRASH_STORE"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -41,31 +40,33 @@ func TestHelperBenchWriter(t *testing.T) {
 // through the workbench's batch leaves a store in which every visible
 // object verifies, and the same bench run again afterwards completes and
 // its report verifies against that store.
+//
+// The kill point is a random count of receipts already visible, not a
+// random delay: a quiet machine finishes the bench before a delay would
+// fire. Each round writes a fresh store, since a second run of the same
+// bench into one store writes no new objects.
 func TestKilledBenchLeavesAVerifiableStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns and kills processes")
 	}
 	dir := t.TempDir()
-	root := filepath.Join(dir, "store")
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
 	killed := 0
 	for round := range 4 {
+		root := filepath.Join(dir, fmt.Sprintf("store-%d", round))
+		target := 1 + rng.IntN(400)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBenchWriter$")
-		cmd.Env = append(os.Environ(), "ASSAY_VM_CRASH_DIR="+dir)
+		cmd.Env = append(os.Environ(), "ASSAY_VM_CRASH_DIR="+dir, "ASSAY_VM_CRASH_STORE="+root)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(50+rng.IntN(400)) * time.Millisecond)
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			t.Fatal(err)
-		}
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
-			killed++
-		} else if err != nil {
+		didKill, err := crashtest.KillAt(cmd, filepath.Join(root, "runs"), target)
+		if err != nil {
 			t.Fatalf("round %d: bench failed: %v", round, err)
+		}
+		if didKill {
+			killed++
 		}
 		st, err := store.OpenFileStore(root)
 		if err != nil {
@@ -82,24 +83,24 @@ func TestKilledBenchLeavesAVerifiableStore(t *testing.T) {
 				}
 			}
 			if ns == store.Runs {
-				t.Logf("round %d: %d receipts visible", round, len(refs))
+				t.Logf("round %d: killed at >= %d, %d receipts visible", round, target, len(refs))
 			}
+		}
+		cfg := scaleConfig(t, dir, 4, 200)
+		wb, err := NewWorkbench(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := bench.Run(context.Background(), cfg, wb, bench.Options{})
+		if err != nil {
+			t.Fatalf("round %d: re-run after the kill: %v", round, err)
+		}
+		res, err := bench.Verify(context.Background(), rep.Value(), wb)
+		if err != nil || !res.OK || res.CheckedReceipts != 4*200 {
+			t.Fatalf("round %d: re-run report: %v %+v", round, err, res)
 		}
 	}
 	if killed == 0 {
 		t.Fatal("no bench was killed mid-run; the test checked nothing")
-	}
-	cfg := scaleConfig(t, dir, 4, 200)
-	wb, err := NewWorkbench(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := bench.Run(context.Background(), cfg, wb, bench.Options{})
-	if err != nil {
-		t.Fatalf("re-run after the kills: %v", err)
-	}
-	res, err := bench.Verify(context.Background(), rep.Value(), wb)
-	if err != nil || !res.OK || res.CheckedReceipts != 4*200 {
-		t.Fatalf("re-run report: %v %+v", err, res)
 	}
 }
