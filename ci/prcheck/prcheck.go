@@ -72,6 +72,8 @@ var DefaultPaths = []string{"suites"}
 
 // Options configure a check.
 type Options struct {
+	// Made, when set, diffs runs made beforehand instead of running.
+	Made *MadeRuns
 	// Dir is the repository's working tree, the head side; default ".".
 	Dir string
 	// BaseRef is the git ref of the base; default origin/$GITHUB_BASE_REF.
@@ -118,7 +120,8 @@ type Result struct {
 // is Result.Failed, not an error.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	sides, err := RunSides(ctx, SideOptions{
-		Dir: opts.Dir, BaseRef: opts.BaseRef, Paths: opts.Paths, Archive: opts.Archive,
+		Made: opts.Made,
+		Dir:  opts.Dir, BaseRef: opts.BaseRef, Paths: opts.Paths, Archive: opts.Archive,
 		Concurrency: opts.Concurrency, Log: opts.Log, Record: opts.Record,
 	})
 	if err != nil {
@@ -269,7 +272,17 @@ func writeArtifact(dir string, res *Result) error {
 }
 
 // SideOptions configure RunSides.
+// MadeRuns names evidence made beforehand (e.g. by `assay ci merge` of
+// sharded runs): each side's runs root and the store its runs wrote. The
+// check then runs nothing itself; it still checks the base out for its
+// workloads, re-verifies the head and diffs, exactly as after its own runs.
+type MadeRuns struct {
+	BaseRuns, BaseStore, HeadRuns, HeadStore string
+}
+
 type SideOptions struct {
+	// Made, when set, is used instead of running either side.
+	Made         *MadeRuns
 	Dir, BaseRef string
 	Paths        []string
 	Archive      string
@@ -405,33 +418,40 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	}
 	baseRoot := filepath.Join(baseTree, filepath.FromSlash(prefix))
 
-	s.HeadOut = o.HeadOut
-	if s.HeadOut == "" {
-		s.HeadOut = filepath.Join(tmp, "head-runs")
-	} else if err := os.RemoveAll(s.HeadOut); err != nil {
-		// Stale run directories from an earlier check would be diffed.
-		return nil, &fault.Error{Code: fault.IOFailed, Message: "clear " + s.HeadOut, Err: err}
-	}
-	s.BaseOut = filepath.Join(tmp, "base-runs")
+	baseStore, headStore := filepath.Join(tmp, "base-store"), filepath.Join(tmp, "head-store")
+	var baseProblems, headProblems []string
+	if o.Made != nil {
+		made, err := o.Made.absolute()
+		if err != nil {
+			return nil, err
+		}
+		s.BaseOut, baseStore, s.HeadOut, headStore = made.BaseRuns, made.BaseStore, made.HeadRuns, made.HeadStore
+		fmt.Fprintf(log, "assay ci: base %s (%s), head %s: runs made beforehand\n", o.BaseRef, shortSHA(baseSHA), headLabel)
+	} else {
+		s.HeadOut = o.HeadOut
+		if s.HeadOut == "" {
+			s.HeadOut = filepath.Join(tmp, "head-runs")
+		} else if err := os.RemoveAll(s.HeadOut); err != nil {
+			// Stale run directories from an earlier check would be diffed.
+			return nil, &fault.Error{Code: fault.IOFailed, Message: "clear " + s.HeadOut, Err: err}
+		}
+		s.BaseOut = filepath.Join(tmp, "base-runs")
 
-	fmt.Fprintf(log, "assay ci: base %s (%s)\n", o.BaseRef, shortSHA(baseSHA))
-	baseProblems, err := RunTreeLive(ctx, baseRoot, o.Paths, s.BaseOut, filepath.Join(tmp, "base-store"), o.Concurrency, prefixed(log, "base: "), Live{Record: archive.None, Archive: o.Archive})
-	if err != nil {
-		return nil, err
+		fmt.Fprintf(log, "assay ci: base %s (%s)\n", o.BaseRef, shortSHA(baseSHA))
+		if baseProblems, err = RunTreeLive(ctx, baseRoot, o.Paths, s.BaseOut, baseStore, o.Concurrency, prefixed(log, "base: "), Live{Record: archive.None, Archive: o.Archive}); err != nil {
+			return nil, err
+		}
+		if err := cancelled(ctx); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "assay ci: head %s\n", headLabel)
+		if headProblems, err = RunTreeLive(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "), Live{Record: o.Record, Archive: o.Archive}); err != nil {
+			return nil, err
+		}
+		if err := cancelled(ctx); err != nil {
+			return nil, err
+		}
 	}
-	if err := cancelled(ctx); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "assay ci: head %s\n", headLabel)
-	headStore := filepath.Join(tmp, "head-store")
-	headProblems, err := RunTreeLive(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "), Live{Record: o.Record, Archive: o.Archive})
-	if err != nil {
-		return nil, err
-	}
-	if err := cancelled(ctx); err != nil {
-		return nil, err
-	}
-	baseStore := filepath.Join(tmp, "base-store")
 	baseEv, err := sideEvidence(baseRoot, o.Paths, baseStore)
 	if err != nil {
 		return nil, err
@@ -498,6 +518,26 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	d.Settle()
 	s.Diff = d
 	return s, nil
+}
+
+// absolute resolves every directory, refusing one that is missing: a
+// check over absent evidence would diff nothing and pass.
+func (m *MadeRuns) absolute() (MadeRuns, error) {
+	out := *m
+	for _, d := range []*string{&out.BaseRuns, &out.BaseStore, &out.HeadRuns, &out.HeadStore} {
+		if *d == "" {
+			return out, &fault.Error{Code: CodeInput, Message: "runs made beforehand need all four directories: base runs and store, head runs and store"}
+		}
+		abs, err := filepath.Abs(*d)
+		if err != nil {
+			return out, &fault.Error{Code: CodeInput, Message: "directory " + *d, Err: err}
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return out, &fault.Error{Code: CodeInput, Message: fmt.Sprintf("%s is not a directory of runs or a store", *d)}
+		}
+		*d = abs
+	}
+	return out, nil
 }
 
 // cancelled turns a cancelled context (an interrupt, a cancelled job) into

@@ -20,6 +20,8 @@ type ciPRFlags struct {
 	concurrency                     int
 	post                            bool
 	record                          string
+	// made: runs made beforehand (ci merge of sharded runs).
+	baseRuns, baseStore, headRuns, headStore string
 }
 
 func newCIPRCmd(c *cli) *cobra.Command {
@@ -38,6 +40,12 @@ under runs/. The full report is appended to $GITHUB_STEP_SUMMARY.
 verification, a head gate fails, a head run fails or a head workload does not
 load; the base never fails the check.
 
+With --base-runs, --base-store, --head-runs and --head-store (all four) it runs
+nothing: it diffs runs made beforehand, such as the run directories and stores
+'assay ci merge' assembled from sharded runs, re-verifying the head against
+the working tree's workloads and the base against the base ref's, and writes
+the same artifact.
+
 Nothing is posted unless --post is given: on pull requests from forks the
 check has a read-only token, and the assay-comment workflow posts comment.md
 from the artifact instead.`,
@@ -45,6 +53,9 @@ from the artifact instead.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.concurrency < 0 {
 				return usagef("ci pr: --concurrency must not be negative")
+			}
+			if given := countSet(f.baseRuns, f.baseStore, f.headRuns, f.headStore); given != 0 && given != 4 {
+				return usagef("ci pr: give all of --base-runs, --base-store, --head-runs and --head-store, or none")
 			}
 			return c.ciPR(cmd.Context(), f, args)
 		},
@@ -56,6 +67,10 @@ from the artifact instead.`,
 	fl.StringVar(&f.dir, "repo-dir", ".", "repository working tree `DIR`")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "cases in flight per workload (0: one per CPU, at least two)")
 	fl.StringVar(&f.record, "record", "none", "live backends at the head: none (the archive answers; always in CI), missing or all")
+	fl.StringVar(&f.baseRuns, "base-runs", "", "runs root `DIR` of the base, made beforehand (e.g. by ci merge)")
+	fl.StringVar(&f.baseStore, "base-store", "", "store `DIR` of the --base-runs")
+	fl.StringVar(&f.headRuns, "head-runs", "", "runs root `DIR` of the head, made beforehand (e.g. by ci merge)")
+	fl.StringVar(&f.headStore, "head-store", "", "store `DIR` of the --head-runs")
 	fl.BoolVar(&f.post, "post", false, "also post the comment (same-repository pull requests; needs GITHUB_TOKEN with pull-requests: write)")
 	return cmd
 }
@@ -67,7 +82,12 @@ func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
+	var made *prcheck.MadeRuns
+	if f.headRuns != "" {
+		made = &prcheck.MadeRuns{BaseRuns: f.baseRuns, BaseStore: f.baseStore, HeadRuns: f.headRuns, HeadStore: f.headStore}
+	}
 	res, err := prcheck.Run(ctx, prcheck.Options{
+		Made:   made,
 		Record: record,
 		Dir:    f.dir, BaseRef: f.baseRef, Paths: paths, Archive: f.archive, Artifact: f.artifact,
 		EventPath: os.Getenv("GITHUB_EVENT_PATH"), StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
@@ -94,6 +114,17 @@ func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
 		return reported(fmt.Errorf("the PR check failed: %s", strings.Join(append(append([]string{}, v.Failed...), res.Diff.Problems...), "; ")))
 	}
 	return nil
+}
+
+// countSet counts the non-empty values.
+func countSet(values ...string) int {
+	n := 0
+	for _, v := range values {
+		if v != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // interruptible cancels ctx on SIGINT or SIGTERM (Ctrl-C, a cancelled

@@ -416,3 +416,82 @@ func TestCIPRInterruptRemovesWorktree(t *testing.T) {
 		t.Fatalf("worktree left behind:\n%s", out)
 	}
 }
+
+// Runs made beforehand (as ci merge assembles them from shards) give the
+// same check as runs the check makes itself: the same comment and diff,
+// and an artifact the trusted poster verifies.
+func TestCIPRDiffsRunsMadeBeforehand(t *testing.T) {
+	clearActionsEnv(t)
+	repo := newPRRepo(t)
+	sha := repo.branch(t, "accept-frontier-drop", acceptFrontierDrop)
+	work := t.TempDir()
+	base := filepath.Join(work, "base-tree")
+	repo.git(t, "worktree", "add", "--detach", "--quiet", base, "main")
+	made := map[string]string{}
+	for side, tree := range map[string]string{"base": base, "head": repo.dir} {
+		runs, store := filepath.Join(work, side, "runs"), filepath.Join(work, side, ".algal")
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"run", filepath.Join(tree, "suites"), "--out", runs, "--dir", store}, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("%s run: exit %d\n%s", side, code, stderr.String())
+		}
+		made["--"+side+"-runs"], made["--"+side+"-store"] = runs, store
+	}
+	check := func(art string, extra ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "--concurrency", "2"}, extra...)
+		if code := run(args, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s", args, code, stdout.String(), stderr.String())
+		}
+		comment, err := os.ReadFile(filepath.Join(art, ghci.ArtifactBody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(comment), stderr.String()
+	}
+	own, _ := check(filepath.Join(work, "own"))
+	var flags []string
+	for _, k := range sortedMapKeys(made) {
+		flags = append(flags, k, made[k])
+	}
+	art := filepath.Join(work, "made")
+	fromMade, log := check(art, flags...)
+	if !strings.Contains(log, "runs made beforehand") {
+		t.Errorf("the log does not say the runs were made beforehand:\n%s", log)
+	}
+	if fromMade != own {
+		t.Fatalf("comments differ:\n--- own runs\n%s\n--- made beforehand\n%s", own, fromMade)
+	}
+	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: prMarker, Conclusion: "success", HeadSHA: sha})
+	if err != nil || !posted.Verified || !posted.Passed {
+		t.Fatalf("trusted comment: %v %+v", err, posted)
+	}
+
+	// An empty base (one that could not be merged) is a base with no runs:
+	// the check still runs, and every head workload counts as new.
+	emptyRuns, emptyStore := filepath.Join(work, "empty", "runs"), filepath.Join(work, "empty", ".algal")
+	for _, d := range []string{emptyRuns, emptyStore} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	{
+		var stdout, stderr bytes.Buffer
+		args := []string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", filepath.Join(work, "empty-base"),
+			"--base-runs", emptyRuns, "--base-store", emptyStore, "--head-runs", made["--head-runs"], "--head-store", made["--head-store"]}
+		if code := run(args, nil, &stdout, &stderr); code == exitError {
+			t.Errorf("empty base: exit %d\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+		}
+	}
+
+	// Half the directories is a usage error, a missing one an input error.
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--head-runs", made["--head-runs"]}, nil, &stdout, &stderr); code != exitError || !strings.Contains(stderr.String(), "all of --base-runs") {
+		t.Errorf("three flags missing: exit %d, stderr %s", code, stderr.String())
+	}
+	stderr.Reset()
+	bad := append(append([]string{}, flags...), "--base-store", filepath.Join(work, "nowhere"))
+	if code := run(append([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", filepath.Join(work, "bad")}, bad...), nil, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "nowhere is not a directory") {
+		t.Errorf("missing store: exit %d, stderr %s", code, stderr.String())
+	}
+}
