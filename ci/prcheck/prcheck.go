@@ -271,7 +271,6 @@ func writeArtifact(dir string, res *Result) error {
 	return nil
 }
 
-// SideOptions configure RunSides.
 // MadeRuns names evidence made beforehand (e.g. by `assay ci merge` of
 // sharded runs): each side's runs root and the store its runs wrote. The
 // check then runs nothing itself; it still checks the base out for its
@@ -280,6 +279,7 @@ type MadeRuns struct {
 	BaseRuns, BaseStore, HeadRuns, HeadStore string
 }
 
+// SideOptions configure RunSides.
 type SideOptions struct {
 	// Made, when set, is used instead of running either side.
 	Made         *MadeRuns
