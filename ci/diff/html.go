@@ -53,14 +53,7 @@ func HTML(d *Diff, o RenderOptions) ([]byte, error) {
 		if w.head != nil {
 			pw.HeadBench, pw.HeadFoundry = w.head.Bench, w.head.Foundry
 		}
-		var fl []Flip
-		if w.Bench != nil {
-			fl = w.Bench.Flips
-		}
-		if w.Foundry != nil {
-			fl = w.Foundry.Flips
-		}
-		for _, f := range fl {
+		for _, f := range w.flips() {
 			pw.Flips = append(pw.Flips, htmlreport.PRFlip{Subject: f.Subject, Case: f.Case, Split: f.Split, Base: f.Base, Head: f.Head})
 		}
 		in.Workloads = append(in.Workloads, pw)

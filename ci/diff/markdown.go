@@ -902,14 +902,7 @@ func flipsMD(d *Diff, o RenderOptions) string {
 	total := 0
 	var b strings.Builder
 	for _, w := range d.Workloads {
-		var fl []Flip
-		if w.Bench != nil {
-			fl = w.Bench.Flips
-		}
-		if w.Foundry != nil {
-			fl = w.Foundry.Flips
-		}
-		for _, f := range fl {
+		for _, f := range w.flips() {
 			if total == o.rows()*4 {
 				total++
 				continue
@@ -937,12 +930,19 @@ func flipsMD(d *Diff, o RenderOptions) string {
 func countFlips(d *Diff) int {
 	n := 0
 	for _, w := range d.Workloads {
-		if w.Bench != nil {
-			n += len(w.Bench.Flips)
-		}
-		if w.Foundry != nil {
-			n += len(w.Foundry.Flips)
-		}
+		n += len(w.flips())
 	}
 	return n
+}
+
+// flips are the workload's verdict flips, whichever kind it is.
+func (w *Workload) flips() []Flip {
+	var fl []Flip
+	if w.Bench != nil {
+		fl = append(fl, w.Bench.Flips...)
+	}
+	if w.Foundry != nil {
+		fl = append(fl, w.Foundry.Flips...)
+	}
+	return fl
 }

@@ -11,13 +11,5 @@ const canMap = false
 const mapFrom = bigDocument
 
 func readMapped(path string, f *os.File, size int, maxBytes int) (any, error) {
-	data, err := readOpened(path, f, int64(size), maxBytes)
-	if err != nil {
-		return nil, err
-	}
-	v, err := Parse(data, maxBytes)
-	if err != nil {
-		return nil, InFile(path, data, err)
-	}
-	return v, nil
+	return readHeap(path, f, int64(size), maxBytes)
 }

@@ -108,6 +108,11 @@ func ReadFile(path string, maxBytes int) (any, error) {
 	if canMap && size >= mapFrom {
 		return readMapped(path, f, int(size), maxBytes)
 	}
+	return readHeap(path, f, size, maxBytes)
+}
+
+// readHeap parses the opened file f from a copy of it on the heap.
+func readHeap(path string, f *os.File, size int64, maxBytes int) (any, error) {
 	data, err := readOpened(path, f, size, maxBytes)
 	if err != nil {
 		return nil, err
