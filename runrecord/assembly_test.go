@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func TestAssemblySHA256(t *testing.T) {
@@ -63,7 +65,7 @@ func TestParseAssembly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := ParseAssembly([]byte(tc.doc))
 			if !tc.ok {
-				wantCode(t, err, CodeAssembly)
+				faulttest.Want(t, err, CodeAssembly)
 				return
 			}
 			must(t, err)

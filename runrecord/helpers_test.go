@@ -1,7 +1,6 @@
 package runrecord
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/atomicfile"
-	"github.com/algal-assay/assay/engine/fault"
 )
 
 // stepClock returns a clock that advances one minute per call from a fixed
@@ -45,17 +43,6 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-func wantCode(t *testing.T, err error, code string) {
-	t.Helper()
-	var e *fault.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("want %s error, got %v", code, err)
-	}
-	if e.Code != code {
-		t.Fatalf("want code %s, got %s (%v)", code, e.Code, err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/atomicfile"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 // seedRecord is the seed's example record with real-length shas and the
@@ -248,11 +249,11 @@ func ptr(s string) *string { return &s }
 
 func TestReadRunDirErrors(t *testing.T) {
 	_, err := Read(filepath.Join(t.TempDir(), "nope"), Options{})
-	wantCode(t, err, CodeRunDir)
+	faulttest.Want(t, err, CodeRunDir)
 	f := filepath.Join(t.TempDir(), "file")
 	must(t, os.WriteFile(f, nil, 0o644))
 	_, err = Read(f, Options{})
-	wantCode(t, err, CodeRunDir)
+	faulttest.Want(t, err, CodeRunDir)
 }
 
 func TestReconstructedView(t *testing.T) {

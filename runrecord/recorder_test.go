@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func TestCreateWritesRosterPending(t *testing.T) {
@@ -109,7 +111,7 @@ func TestFullLifecycle(t *testing.T) {
 		t.Fatalf("disk and memory disagree")
 	}
 	// Every update after the run finished is refused; Cancel is a no-op.
-	wantCode(t, rec.StartPhase(1), CodeClosed)
+	faulttest.Want(t, rec.StartPhase(1), CodeClosed)
 	must(t, rec.Cancel())
 	if readBack(t, dir).Status != RunComplete {
 		t.Fatal("a late cancel rewrote a complete run")
@@ -146,7 +148,7 @@ func TestLoopWritesOnlySomeIterations(t *testing.T) {
 			must(t, rec.AddLoopArtifact(6, it, "galaxy-workflow-draft", "galaxy-workflow-draft.gxwf.yml"))
 		}
 	}
-	wantCode(t, rec.AddLoopArtifact(6, 6, "galaxy-workflow-draft", "galaxy-workflow-draft.gxwf.yml"), CodeTransition)
+	faulttest.Want(t, rec.AddLoopArtifact(6, 6, "galaxy-workflow-draft", "galaxy-workflow-draft.gxwf.yml"), CodeTransition)
 	must(t, rec.DonePhase(6))
 	got := readBack(t, dir).Phases[1]
 	var its []int
@@ -170,8 +172,8 @@ func TestFailPhaseFailsRun(t *testing.T) {
 	if got.Status != RunFailed || got.FinishedAt == nil || got.Phases[1].Status != PhaseFailed || got.Phases[2].Status != PhasePending {
 		t.Fatalf("after failure: %+v", got)
 	}
-	wantCode(t, rec.StartPhase(7), CodeClosed)
-	wantCode(t, rec.Complete(), CodeClosed)
+	faulttest.Want(t, rec.StartPhase(7), CodeClosed)
+	faulttest.Want(t, rec.Complete(), CodeClosed)
 	must(t, rec.Cancel()) // no-op
 	if readBack(t, dir).Status != RunFailed {
 		t.Fatal("cancel overwrote failed")
@@ -188,7 +190,7 @@ func TestCancel(t *testing.T) {
 	if got.Status != RunCancelled || got.FinishedAt == nil || got.Phases[0].Status != PhaseRunning {
 		t.Fatalf("after cancel: %+v", got)
 	}
-	wantCode(t, rec.DonePhase(1), CodeClosed)
+	faulttest.Want(t, rec.DonePhase(1), CodeClosed)
 }
 
 func TestTransitionsRefused(t *testing.T) {
@@ -228,7 +230,7 @@ func TestTransitionsRefused(t *testing.T) {
 			}
 			before, err := os.ReadFile(rec.Path())
 			must(t, err)
-			wantCode(t, tc.op(rec), tc.code)
+			faulttest.Want(t, tc.op(rec), tc.code)
 			after, err := os.ReadFile(rec.Path())
 			must(t, err)
 			if !bytes.Equal(before, after) {
@@ -258,7 +260,7 @@ func TestCreateRejectsBadAssembly(t *testing.T) {
 			mutate(&a)
 			dir := t.TempDir()
 			_, err := Create(dir, a, Meta{}, stepClock())
-			wantCode(t, err, CodeAssembly)
+			faulttest.Want(t, err, CodeAssembly)
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 				t.Fatalf("a rejected assembly left files: %v", entries)
 			}
@@ -320,7 +322,7 @@ func TestFailedWriteKeepsState(t *testing.T) {
 	must(t, err)
 	before := rec.Snapshot()
 	must(t, os.RemoveAll(dir))
-	wantCode(t, rec.StartPhase(1), CodeWrite)
+	faulttest.Want(t, rec.StartPhase(1), CodeWrite)
 	if !reflect.DeepEqual(before, rec.Snapshot()) {
 		t.Fatal("a failed write changed the in-memory record")
 	}

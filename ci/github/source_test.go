@@ -1,13 +1,12 @@
 package github
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -19,14 +18,6 @@ func writeFiles(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
-}
-
-func wantCode(t *testing.T, err error, code string) {
-	t.Helper()
-	var e *fault.Error
-	if !errors.As(err, &e) || e.Code != code {
-		t.Fatalf("error %v, want code %s", err, code)
-	}
 }
 
 func TestReadArtifact(t *testing.T) {
@@ -61,7 +52,7 @@ func TestReadArtifact(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := ReadArtifact(writeFiles(t, tc.files))
 			if tc.errCode != "" {
-				wantCode(t, err, tc.errCode)
+				faulttest.Want(t, err, tc.errCode)
 				if !strings.Contains(err.Error(), tc.errText) {
 					t.Fatalf("error %q lacks %q", err, tc.errText)
 				}
@@ -90,7 +81,7 @@ func TestReadArtifactRefusesSymlinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := ReadArtifact(dir)
-		wantCode(t, err, CodeArtifact)
+		faulttest.Want(t, err, CodeArtifact)
 		if !strings.Contains(err.Error(), "symbolic link") {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -122,7 +113,7 @@ func TestParseEvent(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ev, err := ParseEvent([]byte(tc.payload))
 			if tc.bad {
-				wantCode(t, err, CodeEvent)
+				faulttest.Want(t, err, CodeEvent)
 				return
 			}
 			if err != nil {

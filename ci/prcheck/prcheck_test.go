@@ -2,7 +2,6 @@ package prcheck_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/ci/prcheck"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func gitRepo(t *testing.T) string {
@@ -34,14 +34,6 @@ func gitRepo(t *testing.T) string {
 	return dir
 }
 
-func code(err error) string {
-	var c interface{ ErrorCode() string }
-	if errors.As(err, &c) {
-		return c.ErrorCode()
-	}
-	return ""
-}
-
 func TestRunSidesRejects(t *testing.T) {
 	t.Setenv("GITHUB_BASE_REF", "")
 	dir := gitRepo(t)
@@ -62,8 +54,8 @@ func TestRunSidesRejects(t *testing.T) {
 				s.Close()
 				t.Fatal("accepted")
 			}
-			if code(err) != tc.code {
-				t.Fatalf("code %q (%v), want %s", code(err), err, tc.code)
+			if faulttest.Code(err) != tc.code {
+				t.Fatalf("code %q (%v), want %s", faulttest.Code(err), err, tc.code)
 			}
 		})
 	}

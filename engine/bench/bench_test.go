@@ -15,6 +15,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -350,24 +351,16 @@ func TestScorerAndAxes(t *testing.T) {
 	// A scorer returning a number is a config bug that aborts the bench.
 	cfg.Scorer, _ = evidence.CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": 1.0}, "scorer")
 	_, err = Run(context.Background(), cfg, r, Options{})
-	assertCode(t, err, fault.ScorerInvalid)
+	faulttest.Want(t, err, fault.ScorerInvalid)
 
 	// An axis reading an unknown name fails at admission.
 	_, err = parseAxes([]any{map[string]any{"name": "x", "dir": "up", "expr": map[string]any{"contract": "algal.expr.v1", "program": []any{"get", "latency"}}}}, "axes")
-	assertCode(t, err, fault.AxisInvalid)
+	faulttest.Want(t, err, fault.AxisInvalid)
 	// An axis that divides by zero fails when evaluated.
 	cfg.Scorer = nil
 	cfg.Axes, _ = parseAxes([]any{map[string]any{"name": "x", "dir": "up", "expr": map[string]any{"contract": "algal.expr.v1", "program": []any{"div", 1.0, 0.0}}}}, "axes")
 	_, err = Run(context.Background(), cfg, r, Options{})
-	assertCode(t, err, fault.AxisInvalid)
-}
-
-func assertCode(t *testing.T, err error, code string) {
-	t.Helper()
-	var c interface{ ErrorCode() string }
-	if !errors.As(err, &c) || c.ErrorCode() != code {
-		t.Fatalf("want %s, got %v", code, err)
-	}
+	faulttest.Want(t, err, fault.AxisInvalid)
 }
 
 // TestForgeryIsCaught alters one claim at a time, recomputes the report
@@ -520,7 +513,7 @@ func TestParseConfigRejects(t *testing.T) {
 			v := base()
 			tc.edit(v)
 			_, err := ParseConfig(v, "/cfg", load)
-			assertCode(t, err, tc.code)
+			faulttest.Want(t, err, tc.code)
 			if !strings.HasPrefix(err.Error(), tc.field) {
 				t.Fatalf("want a rejection at %s, got %v", tc.field, err)
 			}

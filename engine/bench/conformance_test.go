@@ -11,6 +11,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -81,14 +82,14 @@ func TestAxisNamesAreExactlyTheAggregateFields(t *testing.T) {
 	}
 	for _, name := range []string{"cases", "axisValues", "prices", "digest", "args"} {
 		_, err := parseAxes([]any{axisEnv("a", "up", []any{"get", name})}, "axes")
-		assertCode(t, err, fault.AxisInvalid)
+		faulttest.Want(t, err, fault.AxisInvalid)
 	}
 	// Values of the wrong kind fail only when evaluated.
 	cfg, r, _ := fixture(t)
 	for _, program := range []any{[]any{"get", "id"}, []any{"get", "work"}, true} {
 		cfg.Axes, _ = parseAxes([]any{axisEnv("a", "up", program)}, "axes")
 		_, err := Run(context.Background(), cfg, r, Options{})
-		assertCode(t, err, fault.AxisInvalid)
+		faulttest.Want(t, err, fault.AxisInvalid)
 	}
 }
 
@@ -264,7 +265,7 @@ func TestScorerAbortIsDeterministic(t *testing.T) {
 		r.jitter = true
 		cfg.Scorer, _ = evidence.CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": 1.0}, "scorer")
 		_, err := Run(context.Background(), cfg, r, Options{Concurrency: 8})
-		assertCode(t, err, fault.ScorerInvalid)
+		faulttest.Want(t, err, fault.ScorerInvalid)
 		seen[err.Error()] = true
 	}
 	if len(seen) != 1 || !strings.Contains(strings.Join(slices.Collect(maps.Keys(seen)), ""), `case "t1"`) {

@@ -2,10 +2,10 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 // FuzzParseReport: whatever bytes arrive as a report, parsing never
@@ -26,8 +26,7 @@ func FuzzParseReport(f *testing.F) {
 			return
 		}
 		if _, err := ParseReport(v); err != nil {
-			var c interface{ ErrorCode() string }
-			if !errors.As(err, &c) || c.ErrorCode() == "" {
+			if faulttest.Code(err) == "" {
 				t.Fatalf("rejection without a code: %v", err)
 			}
 		}

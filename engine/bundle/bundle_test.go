@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -31,24 +31,6 @@ func mustManifest(t testing.TB, s string) *manifest.Manifest {
 		t.Fatalf("manifest: %v", err)
 	}
 	return m
-}
-
-func code(err error) string {
-	var c interface{ ErrorCode() string }
-	if errors.As(err, &c) {
-		return c.ErrorCode()
-	}
-	return ""
-}
-
-func wantCode(t testing.TB, err error, want string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("want %s, got success", want)
-	}
-	if got := code(err); got != want {
-		t.Fatalf("want %s, got %s (%v)", want, got, err)
-	}
 }
 
 const leafJSON = `{"contract":"algal.organism.v1","key":"organism:leaf","name":"Leaf",
@@ -133,19 +115,19 @@ func TestPackMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Pack(partial, root.Digest)
-	wantCode(t, err, fault.StoreMiss)
+	faulttest.Want(t, err, fault.StoreMiss)
 	// A missing ref payload fails the pack too.
 	partial = store.NewMemStore()
 	if _, err := partial.Put(store.Manifests, leaf.Value); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Pack(partial, leaf.Digest)
-	wantCode(t, err, fault.StoreMiss)
+	faulttest.Want(t, err, fault.StoreMiss)
 	if !strings.Contains(err.Error(), strings.TrimPrefix(ref, "sha256:")) && !strings.Contains(err.Error(), ref) {
 		t.Fatalf("message should name the ref: %v", err)
 	}
 	_, err = Pack(st, "nope")
-	wantCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 }
 
 func packed(t testing.TB) (map[string]any, *manifest.Manifest, *manifest.Manifest, string) {
@@ -200,7 +182,7 @@ func TestDecodeRejects(t *testing.T) {
 			b, root, leaf, ref := packed(t)
 			c.edit(b, root, leaf, ref)
 			_, err := Decode(b)
-			wantCode(t, err, c.code)
+			faulttest.Want(t, err, c.code)
 		})
 	}
 	// Values may be absent: the closure then holds manifests only.
@@ -221,12 +203,12 @@ func TestParseRejectsBOMAndBadUTF8(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Parse(append([]byte("\ufeff"), data...))
-	wantCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 	bad := strings.Replace(string(data), `"name":"Leaf"`, "\"name\":\"L\xffaf\"", 1)
 	_, err = Parse([]byte(bad))
-	wantCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 	_, err = Parse(make([]byte, MaxBytes+1))
-	wantCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 }
 
 func writeBundle(t testing.TB, dir string, b map[string]any) string {
@@ -254,7 +236,7 @@ func TestDirSource(t *testing.T) {
 	}
 	// Absent bundle: STORE_MISS.
 	_, err = Fetch(ctx, Dir(dir), leaf.Digest)
-	wantCode(t, err, fault.StoreMiss)
+	faulttest.Want(t, err, fault.StoreMiss)
 	// A bundle served under another root's name: DIGEST_MISMATCH.
 	lh, _ := canon.DigestHex(leaf.Digest)
 	rh, _ := canon.DigestHex(root.Digest)
@@ -263,14 +245,14 @@ func TestDirSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Fetch(ctx, Dir(dir), leaf.Digest)
-	wantCode(t, err, fault.DigestMismatch)
+	faulttest.Want(t, err, fault.DigestMismatch)
 	// A tampered file: DIGEST_MISMATCH.
 	tampered := strings.Replace(string(data), `"name":"Leaf"`, `"name":"Lea"`, 1)
 	if err := os.WriteFile(filepath.Join(dir, rh+".bundle.json"), []byte(tampered), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Fetch(ctx, Dir(dir), root.Digest)
-	wantCode(t, err, fault.DigestMismatch)
+	faulttest.Want(t, err, fault.DigestMismatch)
 }
 
 func TestDirSourceRefusesFIFO(t *testing.T) {
@@ -283,19 +265,19 @@ func TestDirSourceRefusesFIFO(t *testing.T) {
 	}
 	// No writer ever opens the FIFO: a blocking read would hang the test.
 	_, err := Fetch(context.Background(), Dir(dir), root.Digest)
-	wantCode(t, err, fault.IOFailed)
+	faulttest.Want(t, err, fault.IOFailed)
 	if !strings.Contains(err.Error(), "regular") {
 		t.Fatalf("message: %v", err)
 	}
 	_, err = ReadFile(p)
-	wantCode(t, err, fault.IOFailed)
+	faulttest.Want(t, err, fault.IOFailed)
 	// A directory under the bundle's name is refused too.
 	os.Remove(p)
 	if err := os.Mkdir(p, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Fetch(context.Background(), Dir(dir), root.Digest)
-	wantCode(t, err, fault.IOFailed)
+	faulttest.Want(t, err, fault.IOFailed)
 }
 
 func TestDirSourceFollowsConfiguredSymlink(t *testing.T) {
@@ -380,7 +362,7 @@ func TestTransportsConfig(t *testing.T) {
 	}
 	for _, c := range bad {
 		_, err := ParseTransports(parse(t, c.json), "")
-		if code(err) != c.code {
+		if faulttest.Code(err) != c.code {
 			t.Errorf("%s: want %s, got %v", c.json, c.code, err)
 		}
 	}
@@ -389,9 +371,9 @@ func TestTransportsConfig(t *testing.T) {
 		many["t"+string(rune('a'+i))] = "d"
 	}
 	_, err = ParseTransports(many, "")
-	wantCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 	_, err = NewSource("d", 600_001_000_000)
-	wantCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 }
 
 func TestResolverAndPrefetch(t *testing.T) {
@@ -411,7 +393,7 @@ func TestResolverAndPrefetch(t *testing.T) {
 	}
 	// Without the transport: STORE_MISS; a local hit never consults it.
 	_, err = Prefetch(context.Background(), store.NewMemStore(), remote, Transports{})
-	wantCode(t, err, fault.StoreMiss)
+	faulttest.Want(t, err, fault.StoreMiss)
 	served, err = Prefetch(context.Background(), st, remote, Transports{})
 	if err != nil || len(served) != 0 {
 		t.Fatalf("local closure: %v %v", err, served)

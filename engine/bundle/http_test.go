@@ -12,6 +12,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func TestHTTPSource(t *testing.T) {
@@ -41,11 +42,11 @@ func TestHTTPSource(t *testing.T) {
 		t.Fatalf("fetch: %v", err)
 	}
 	_, err = Fetch(ctx, src, leaf.Digest)
-	wantCode(t, err, fault.StoreMiss)
+	faulttest.Want(t, err, fault.StoreMiss)
 	_, err = Fetch(ctx, &HTTP{Base: srv.URL + "/broken"}, root.Digest)
-	wantCode(t, err, fault.IOFailed)
+	faulttest.Want(t, err, fault.IOFailed)
 	_, err = Fetch(ctx, &HTTP{Base: srv.URL + "/bom"}, root.Digest)
-	wantCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 }
 
 // streamer writes chunks without a Content-Length (chunked encoding) until
@@ -72,7 +73,7 @@ func TestHTTPStreamPastCapWithoutContentLength(t *testing.T) {
 	defer srv.Close()
 	_, root, _, _ := packed(t)
 	_, err := Fetch(context.Background(), &HTTP{Base: srv.URL}, root.Digest)
-	wantCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 	if !strings.Contains(err.Error(), strconv.Itoa(MaxBytes)) {
 		t.Fatalf("message should name the bound: %v", err)
 	}
@@ -95,7 +96,7 @@ func TestHTTPDeclaredLengthOverCap(t *testing.T) {
 	defer srv.Close()
 	_, root, _, _ := packed(t)
 	_, err := Fetch(context.Background(), &HTTP{Base: srv.URL, Limit: 100}, root.Digest)
-	wantCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 	if !strings.Contains(err.Error(), "declares 101") {
 		t.Fatalf("a declared length over the bound is refused up front: %v", err)
 	}
@@ -123,7 +124,7 @@ func TestHTTPWholeRequestDeadline(t *testing.T) {
 	// Without the deadline this call would wait for the stalled body
 	// forever (release only fires when the test returns).
 	_, err = Fetch(context.Background(), src, root.Digest)
-	wantCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 	if !strings.Contains(err.Error(), "50 ms") {
 		t.Fatalf("message: %v", err)
 	}

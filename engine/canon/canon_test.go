@@ -3,7 +3,6 @@ package canon
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 // sharedContracts locates ../shared/contracts from the module root; the
@@ -47,7 +47,7 @@ func TestSharedCanonicalVectors(t *testing.T) {
 		if strings.HasPrefix(v.Source, "duplicate keys") {
 			// Upstream lets the last duplicate win; Assay rejects them
 			// (docs/divergences.md).
-			assertCode(t, err, fault.Parse)
+			faulttest.Want(t, err, fault.Parse)
 			passed++
 			continue
 		}
@@ -101,17 +101,6 @@ func TestEncodeTable(t *testing.T) {
 	}
 }
 
-func assertCode(t *testing.T, err error, code string) {
-	t.Helper()
-	var ce *fault.Error
-	if !errors.As(err, &ce) {
-		t.Fatalf("want %s error, got %v", code, err)
-	}
-	if ce.Code != code {
-		t.Fatalf("want code %s, got %s (%v)", code, ce.Code, err)
-	}
-}
-
 func TestParseRejects(t *testing.T) {
 	deep := strings.Repeat("[", MaxDepth+2) + strings.Repeat("]", MaxDepth+2)
 	for _, tc := range []struct {
@@ -145,7 +134,7 @@ func TestParseRejects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.in), 0)
-			assertCode(t, err, tc.code)
+			faulttest.Want(t, err, tc.code)
 			if ce := err.(*fault.Error); ce.Offset != tc.offset {
 				t.Errorf("offset %d, want %d (%v)", ce.Offset, tc.offset, err)
 			}
@@ -167,7 +156,7 @@ func TestDepthBoundary(t *testing.T) {
 		deep = []any{deep}
 	}
 	_, err := Encode(deep)
-	assertCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 }
 
 func TestSizeBound(t *testing.T) {
@@ -175,9 +164,9 @@ func TestSizeBound(t *testing.T) {
 		t.Fatalf("5 bytes at bound 5: %v", err)
 	}
 	_, err := Parse([]byte(`"abcd"`), 5)
-	assertCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 	_, err = ParseReader(strings.NewReader(`"abcd"`), 5)
-	assertCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 	v, err := ParseReader(strings.NewReader(`"abc"`), 5)
 	if err != nil || v != "abc" {
 		t.Fatalf("got %v, %v", v, err)
@@ -186,11 +175,11 @@ func TestSizeBound(t *testing.T) {
 
 func TestEncodeRejectsNonJSON(t *testing.T) {
 	_, err := Encode(math.NaN())
-	assertCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 	_, err = Encode(math.Inf(-1))
-	assertCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 	_, err = Encode(map[string]any{"a": 3})
-	assertCode(t, err, fault.Internal)
+	faulttest.Want(t, err, fault.Internal)
 }
 
 func TestDigest(t *testing.T) {
@@ -296,26 +285,26 @@ func TestReadFileAdmission(t *testing.T) {
 		t.Fatalf("symlink to regular file: %v", err)
 	}
 	_, err := ReadFile(dir, 0)
-	assertCode(t, err, fault.IOFailed)
+	faulttest.Want(t, err, fault.IOFailed)
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	_, err = ReadFile(fifo, 0) // must not block
-	assertCode(t, err, fault.IOFailed)
+	faulttest.Want(t, err, fault.IOFailed)
 	if !strings.Contains(err.Error(), fifo) {
 		t.Errorf("error does not name the file: %v", err)
 	}
 	_, err = ReadFile("/dev/null", 0)
-	assertCode(t, err, fault.IOFailed)
+	faulttest.Want(t, err, fault.IOFailed)
 	_, err = ReadFile(reg, 5)
-	assertCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte("\ufeff{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err = ReadFile(bad, 0)
-	assertCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 	if !strings.Contains(err.Error(), "bad.json") {
 		t.Errorf("error does not name the file: %v", err)
 	}
@@ -392,7 +381,7 @@ func TestReadFileSyntaxErrorsCarryLineColumn(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := ReadFile(bad, 0)
-		assertCode(t, err, fault.Parse)
+		faulttest.Want(t, err, fault.Parse)
 		if got := err.Error(); !strings.Contains(got, tc.want) || strings.Contains(got, "byte ") {
 			t.Errorf("%q: error %q, want it to contain %q and no byte offset", tc.doc, got, tc.want)
 		}

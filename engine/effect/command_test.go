@@ -10,6 +10,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func cmdRecord(t *testing.T, line string, req Request, maxEffect time.Duration) Record {
@@ -139,7 +140,7 @@ func TestCommandCannotStart(t *testing.T) {
 	if rec.Err == nil || rec.Err.Code != fault.EffectUnbound || rec.Err.Message != "host executable could not be started" {
 		t.Fatalf("start failure: %+v", rec.Value())
 	}
-	if _, err := NewCommand("x", "", "", 0); code(err) != fault.Parse {
+	if _, err := NewCommand("x", "", "", 0); faulttest.Code(err) != fault.Parse {
 		t.Fatal("empty command line admitted")
 	}
 }
@@ -178,7 +179,7 @@ func TestApprovals(t *testing.T) {
 	if rec, _ := r.Effect(ctx, gate, 0); rec.Err == nil || rec.Err.Code != fault.EffectUnparseable {
 		t.Fatalf("non-label decision: %+v", rec.Value())
 	}
-	if _, err := a.Execute(ctx, request("ship", KindAgent, nil)); code(err) != fault.EffectUnbound {
+	if _, err := a.Execute(ctx, request("ship", KindAgent, nil)); faulttest.Code(err) != fault.EffectUnbound {
 		t.Fatalf("direct non-gate: %v", err)
 	}
 	os.Remove(path)

@@ -9,15 +9,8 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
-
-func code(err error) string {
-	var c interface{ ErrorCode() string }
-	if errors.As(err, &c) {
-		return c.ErrorCode()
-	}
-	return ""
-}
 
 // fake is an executor with a declared descriptor that answers its own id.
 type fake struct {
@@ -213,7 +206,7 @@ func TestRecordShapes(t *testing.T) {
 	}
 
 	host := &fake{id: "h", err: &fault.Error{Code: fault.IOFailed, Message: "disk", Host: true}}
-	if _, err := NewRouter(host).Effect(ctx, req, 0); code(err) != fault.IOFailed {
+	if _, err := NewRouter(host).Effect(ctx, req, 0); faulttest.Code(err) != fault.IOFailed {
 		t.Fatalf("host fault must abort: %v", err)
 	}
 }
@@ -311,7 +304,7 @@ func TestParseRecordRoundTrip(t *testing.T) {
 	}
 	for _, b := range bad {
 		v, _ := canon.Parse([]byte(b), 0)
-		if _, err := ParseRecord(v); code(err) != fault.Parse {
+		if _, err := ParseRecord(v); faulttest.Code(err) != fault.Parse {
 			t.Errorf("accepted %s (%v)", b, err)
 		}
 	}
@@ -336,7 +329,7 @@ func TestFromSpec(t *testing.T) {
 	if rec.Err == nil || rec.Err.Code != fault.EffectUnbound || rec.Executor != "frontier" {
 		t.Fatalf("gateway stub: %+v", rec.Value())
 	}
-	if _, err := FromSpec("x", "python:foo", dir); code(err) != fault.Parse {
+	if _, err := FromSpec("x", "python:foo", dir); faulttest.Code(err) != fault.Parse {
 		t.Fatalf("unknown spec: %v", err)
 	}
 }

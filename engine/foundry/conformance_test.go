@@ -9,6 +9,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 // The closed habitat record carries every field: a complete account
@@ -47,7 +48,7 @@ func TestScorerAbortIsDeterministic(t *testing.T) {
 		f.jitter = true
 		cfg.Scorer, _ = evidence.CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": 1.0}, "scorer")
 		_, err := Run(context.Background(), cfg, f, Options{Concurrency: 8})
-		assertCode(t, err, fault.ScorerInvalid)
+		faulttest.Want(t, err, fault.ScorerInvalid)
 		seen[err.Error()] = true
 	}
 	if len(seen) != 1 {

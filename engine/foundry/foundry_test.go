@@ -17,6 +17,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -436,7 +437,7 @@ func TestScorer(t *testing.T) {
 	}
 	cfg.Scorer, _ = evidence.CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": 1.0}, "scorer")
 	_, err = Run(context.Background(), cfg, f, Options{})
-	assertCode(t, err, fault.ScorerInvalid)
+	faulttest.Want(t, err, fault.ScorerInvalid)
 }
 
 func generatorFixture(t testing.TB, emitted any, field string) (*Config, *fakeRunner) {
@@ -483,7 +484,7 @@ func TestGeneratorPopulation(t *testing.T) {
 			cfg, f := generatorFixture(t, tc.emitted, tc.field)
 			res, err := Run(context.Background(), cfg, f, Options{})
 			if tc.code != "" {
-				assertCode(t, err, tc.code)
+				faulttest.Want(t, err, tc.code)
 				if !strings.HasPrefix(err.Error(), tc.at) {
 					t.Errorf("error %q not at %s", err, tc.at)
 				}
@@ -520,22 +521,14 @@ func TestGeneratorPopulation(t *testing.T) {
 		cfg, f := generatorFixture(t, []any{one}, "")
 		cfg.Candidates = []*manifest.Manifest{candidate(t, "gen-one")}
 		_, err := Run(context.Background(), cfg, f, Options{})
-		assertCode(t, err, fault.Parse)
+		faulttest.Want(t, err, fault.Parse)
 	})
 	t.Run("generator failed", func(t *testing.T) {
 		cfg, f := generatorFixture(t, nil, "")
 		f.behave["organism:gen"].generatorFailed = true
 		_, err := Run(context.Background(), cfg, f, Options{})
-		assertCode(t, err, fault.Parse)
+		faulttest.Want(t, err, fault.Parse)
 	})
-}
-
-func assertCode(t *testing.T, err error, code string) {
-	t.Helper()
-	var c interface{ ErrorCode() string }
-	if !errors.As(err, &c) || c.ErrorCode() != code {
-		t.Fatalf("want %s, got %v", code, err)
-	}
 }
 
 func configValue(cases []any, extra map[string]any) map[string]any {
@@ -576,7 +569,7 @@ func TestLeakage(t *testing.T) {
 		t.Errorf("warnings %q", cfg.Warnings)
 	}
 	_, err = ParseConfig(configValue(leaky, nil), "/cfg", loader(t), AdmitOptions{StrictSplits: true})
-	assertCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 	if !strings.HasPrefix(err.Error(), "cases[h1].args") {
 		t.Errorf("strict error %v", err)
 	}
@@ -633,7 +626,7 @@ func TestParseConfig(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig(tc.v, "/cfg", loader(t), AdmitOptions{})
-			assertCode(t, err, tc.code)
+			faulttest.Want(t, err, tc.code)
 			if !strings.HasPrefix(err.Error(), tc.at) {
 				t.Errorf("want a rejection at %s, got %v", tc.at, err)
 			}

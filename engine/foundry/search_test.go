@@ -10,6 +10,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -210,25 +211,25 @@ func TestSearchRunRejections(t *testing.T) {
 		// Generation 1: 32 new proposals beside the survivor.
 		r.outputs = []any{[]any{candidateValue(t, "weak")}, many}
 		_, err := RunSearch(context.Background(), cfg, r, Options{})
-		assertCode(t, err, fault.BudgetExhausted)
+		faulttest.Want(t, err, fault.BudgetExhausted)
 	})
 	t.Run("generator failed", func(t *testing.T) {
 		cfg, r := searchFixture(t, 2)
 		r.behave["organism:evolver"].generatorFailed = true
 		_, err := RunSearch(context.Background(), cfg, r, Options{})
-		assertCode(t, err, fault.Parse)
+		faulttest.Want(t, err, fault.Parse)
 	})
 	t.Run("not a search config", func(t *testing.T) {
 		cfg, r := searchFixture(t, 2)
 		cfg.Search = nil
 		_, err := RunSearch(context.Background(), cfg, r, Options{})
-		assertCode(t, err, fault.Parse)
+		faulttest.Want(t, err, fault.Parse)
 	})
 	t.Run("budget", func(t *testing.T) {
 		cfg, r := searchFixture(t, 2)
 		cfg.Budget = &Limits{Work: 1, Attempts: 1, Runs: 1}
 		_, err := RunSearch(context.Background(), cfg, r, Options{})
-		assertCode(t, err, fault.Parse)
+		faulttest.Want(t, err, fault.Parse)
 	})
 }
 
@@ -387,7 +388,7 @@ func TestParseSearchReportRejects(t *testing.T) {
 			v := canon.Clone(good).(map[string]any)
 			tc.forge(v)
 			_, err := ParseSearchReport(v)
-			assertCode(t, err, tc.code)
+			faulttest.Want(t, err, tc.code)
 			if fe, ok := err.(*fault.Error); !ok || fe.Path != tc.field {
 				t.Errorf("field %v, want %q", err, tc.field)
 			}
@@ -427,7 +428,7 @@ func TestSearchConfig(t *testing.T) {
 	}
 	// Outside search mode the block is refused, as upstream does.
 	_, err = ParseConfig(base(nil), dir, load, AdmitOptions{})
-	assertCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 	if !strings.Contains(err.Error(), "foundry search") {
 		t.Errorf("message %q", err)
 	}
@@ -456,7 +457,7 @@ func TestSearchConfig(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig(tc.v, dir, load, AdmitOptions{Search: true})
-			assertCode(t, err, fault.Parse)
+			faulttest.Want(t, err, fault.Parse)
 			if fe, ok := err.(*fault.Error); !ok || fe.Path != tc.field {
 				t.Errorf("field %v, want %q", err, tc.field)
 			}

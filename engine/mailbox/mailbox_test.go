@@ -2,7 +2,6 @@ package mailbox
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,22 +12,8 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
-
-func code(err error) string {
-	var c interface{ ErrorCode() string }
-	if errors.As(err, &c) {
-		return c.ErrorCode()
-	}
-	return ""
-}
-
-func wantCode(t testing.TB, err error, want string) {
-	t.Helper()
-	if got := code(err); got != want {
-		t.Fatalf("want %s, got %q (%v)", want, got, err)
-	}
-}
 
 func key(t testing.TB) string {
 	k, err := NewKey()
@@ -55,10 +40,10 @@ func TestCreateSendReceive(t *testing.T) {
 		t.Fatalf("re-create: %v %+v", err, again)
 	}
 	_, err = svc.Create("inbox", 5, 100)
-	wantCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 	// Receive on empty: suspended, with the handle as wake evidence.
 	_, _, err = svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, fault.EffectSuspended)
+	faulttest.Want(t, err, fault.EffectSuspended)
 	if w := err.(*fault.Error).Wake; len(w) != 1 || w[0] != c.ReceiveHandle {
 		t.Fatalf("wake: %v", w)
 	}
@@ -86,14 +71,14 @@ func TestCreateSendReceive(t *testing.T) {
 		}
 	}
 	_, _, err = svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, fault.EffectSuspended)
+	faulttest.Want(t, err, fault.EffectSuspended)
 	// Handles are class-checked.
 	_, _, err = svc.Send(c.ReceiveHandle, 1.0, key(t))
-	wantCode(t, err, fault.TypeMismatch)
+	faulttest.Want(t, err, fault.TypeMismatch)
 	_, _, err = svc.Receive("cap:mailbox-receive:sha256:" + strings.Repeat("0", 64))
-	wantCode(t, err, fault.CapabilityDenied)
+	faulttest.Want(t, err, fault.CapabilityDenied)
 	_, _, err = svc.Receive("not-a-handle")
-	wantCode(t, err, fault.TypeMismatch)
+	faulttest.Want(t, err, fault.TypeMismatch)
 }
 
 func TestIdempotentSendDeliveredOnce(t *testing.T) {
@@ -110,7 +95,7 @@ func TestIdempotentSendDeliveredOnce(t *testing.T) {
 	}
 	// The same key with another message is a conflict, not a delivery.
 	_, _, err = svc.Send(c.SendHandle, "other", k)
-	wantCode(t, err, fault.DigestMismatch)
+	faulttest.Want(t, err, fault.DigestMismatch)
 	if n, _ := svc.Pending(c.ReceiveHandle); n != 1 {
 		t.Fatalf("pending %d, want 1", n)
 	}
@@ -124,19 +109,19 @@ func TestIdempotentSendDeliveredOnce(t *testing.T) {
 		t.Fatalf("retry after receive: %v %v", err, dup3)
 	}
 	_, _, err = svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, fault.EffectSuspended)
+	faulttest.Want(t, err, fault.EffectSuspended)
 	_, _, err = svc.Send(c.SendHandle, "x", "sha256:nope")
-	wantCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 }
 
 func TestBounds(t *testing.T) {
 	svc := Open(t.TempDir())
 	for _, b := range [][2]int{{0, 10}, {1025, 10}, {1, 0}, {1, 250_001}} {
 		_, err := svc.Create("box", b[0], b[1])
-		wantCode(t, err, fault.BudgetExhausted)
+		faulttest.Want(t, err, fault.BudgetExhausted)
 	}
 	_, err := svc.Create("Bad Name", 1, 1)
-	wantCode(t, err, fault.Parse)
+	faulttest.Want(t, err, fault.Parse)
 	if _, err := svc.Create("edge", 1024, 250_000); err != nil {
 		t.Fatalf("upper bounds are admitted: %v", err)
 	}
@@ -146,12 +131,12 @@ func TestBounds(t *testing.T) {
 		t.Fatalf("10 canonical bytes fit: %v", err)
 	}
 	_, _, err = svc.Send(c.SendHandle, "123456789", key(t))
-	wantCode(t, err, fault.BudgetExhausted)
+	faulttest.Want(t, err, fault.BudgetExhausted)
 	if _, _, err := svc.Send(c.SendHandle, 1.0, key(t)); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = svc.Send(c.SendHandle, 2.0, key(t))
-	wantCode(t, err, fault.MailboxFull)
+	faulttest.Want(t, err, fault.MailboxFull)
 	// Receiving frees a slot.
 	if _, _, err := svc.Receive(c.ReceiveHandle); err != nil {
 		t.Fatal(err)
@@ -171,19 +156,19 @@ func TestRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := svc.Send(c.SendHandle, "m2", key(t))
-	wantCode(t, err, fault.CapabilityDenied)
+	faulttest.Want(t, err, fault.CapabilityDenied)
 	// The other handle keeps working.
 	if _, _, err := svc.Receive(c.ReceiveHandle); err != nil {
 		t.Fatalf("receive after send revoke: %v", err)
 	}
-	wantCode(t, svc.Revoke(c.SendHandle), fault.CapabilityDenied)
+	faulttest.Want(t, svc.Revoke(c.SendHandle), fault.CapabilityDenied)
 	// Re-creating never mints fresh authority over a revoked handle.
 	again, err := svc.Create("rv", 4, 100)
 	if err != nil || again.SendHandle != c.SendHandle {
 		t.Fatalf("re-create: %v", err)
 	}
 	_, _, err = svc.Send(again.SendHandle, "m3", key(t))
-	wantCode(t, err, fault.CapabilityDenied)
+	faulttest.Want(t, err, fault.CapabilityDenied)
 }
 
 func TestTamperedStateIsRefused(t *testing.T) {
@@ -201,7 +186,7 @@ func TestTamperedStateIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, fault.DigestMismatch)
+	faulttest.Want(t, err, fault.DigestMismatch)
 	// A FIFO planted as the capability record is refused, not waited on.
 	_, hx, _ := ParseHandle(c.SendHandle, Send)
 	capPath := filepath.Join(root, "capabilities", hx+".json")
@@ -210,7 +195,7 @@ func TestTamperedStateIsRefused(t *testing.T) {
 		t.Skip(err)
 	}
 	_, _, err = svc.Send(c.SendHandle, "x", key(t))
-	wantCode(t, err, fault.IOFailed)
+	faulttest.Want(t, err, fault.IOFailed)
 }
 
 func TestConcurrentSendsWithOneKey(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 // pendingMarker returns the pending marker path for key, or "".
@@ -53,7 +54,7 @@ func TestRetryCompletesInterruptedSend(t *testing.T) {
 		t.Fatalf("retry after receive: %v %v", err, dup)
 	}
 	_, _, err = svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, fault.EffectSuspended)
+	faulttest.Want(t, err, fault.EffectSuspended)
 }
 
 // Pending and consumed evidence for one delivery (a receive interrupted
@@ -76,7 +77,7 @@ func TestReceiveRefusesUncertainDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := svc.Receive(c.ReceiveHandle)
-	wantCode(t, err, fault.IOFailed)
+	faulttest.Want(t, err, fault.IOFailed)
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatal("refusal must leave the recovery evidence in place")
 	}
@@ -95,7 +96,7 @@ func TestSendRefusesMarkerWithoutClaim(t *testing.T) {
 	hex, _ := canon.DigestHex(k)
 	os.Remove(filepath.Join(root, "mailboxes", "orphan", "messages", hex+".json"))
 	_, _, err := svc.Send(c.SendHandle, "x", k)
-	wantCode(t, err, fault.DigestMismatch)
+	faulttest.Want(t, err, fault.DigestMismatch)
 }
 
 // Delivery order stays first in, first out even when retained message

@@ -6,14 +6,8 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
-
-func codeOf(err error) string {
-	if e, ok := err.(interface{ ErrorCode() string }); ok {
-		return e.ErrorCode()
-	}
-	return ""
-}
 
 // FuzzParse: admission never panics, every rejection carries a contract
 // code, and an admitted manifest's normalized form normalizes to itself.
@@ -41,7 +35,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(data)
 		if err != nil {
-			if codeOf(err) == "" {
+			if faulttest.Code(err) == "" {
 				t.Fatalf("uncoded rejection %T: %v", err, err)
 			}
 			return
@@ -50,7 +44,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil || again.Digest != m.Digest {
 			t.Fatalf("normalized form does not re-admit to itself: %v", err)
 		}
-		if _, err := Compile(m, Options{Resolver: MapResolver{}}); err != nil && codeOf(err) == "" {
+		if _, err := Compile(m, Options{Resolver: MapResolver{}}); err != nil && faulttest.Code(err) == "" {
 			t.Fatalf("uncoded compile rejection %T: %v", err, err)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func mustParse(t testing.TB, src string) *Manifest {
@@ -223,8 +224,7 @@ func TestFileAdmission(t *testing.T) {
 		{dir, "IO_FAILED"}, {fifo, "IO_FAILED"}, {big, "BUDGET_EXHAUSTED"}, {bom, "PARSE_FAILED"}, {bad, "PARSE_FAILED"},
 	} {
 		_, err := ReadFile(c.path)
-		e, ok := err.(interface{ ErrorCode() string })
-		if !ok || e.ErrorCode() != c.code {
+		if faulttest.Code(err) != c.code {
 			t.Errorf("%s: got %v, want %s", filepath.Base(c.path), err, c.code)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func TestBatchWritesAreVisibleAndCommitClearsThem(t *testing.T) {
@@ -116,7 +117,7 @@ func TestBatchTornObjectsAreDetectedAndRewritten(t *testing.T) {
 		if err := os.WriteFile(path, torn, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := b.Get(Runs, d); code(err) != fault.DigestMismatch {
+		if _, _, err := b.Get(Runs, d); faulttest.Code(err) != fault.DigestMismatch {
 			t.Fatalf("%s: get: %v", name, err)
 		}
 		if got, err := b.Put(Runs, v); err != nil || got != d {

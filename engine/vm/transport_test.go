@@ -1,7 +1,6 @@
 package vm
 
 import (
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -33,14 +33,6 @@ func bundleDir(t *testing.T, child *manifest.Manifest) (string, []byte) {
 		t.Fatal(err)
 	}
 	return dir, data
-}
-
-func errCode(err error) string {
-	var c interface{ ErrorCode() string }
-	if errors.As(err, &c) {
-		return c.ErrorCode()
-	}
-	return ""
 }
 
 func TestTransports(t *testing.T) {
@@ -119,7 +111,7 @@ func TestTransports(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.host.Store = store.NewMemStore()
 			_, err := Run(m, args, c.host)
-			if errCode(err) != c.code {
+			if faulttest.Code(err) != c.code {
 				t.Fatalf("want %s, got %v", c.code, err)
 			}
 			if ok, _ := c.host.Store.Has(store.Manifests, child.Digest); ok {
@@ -145,7 +137,7 @@ func TestTransports(t *testing.T) {
 		src, _ := bundle.NewSource(srv.URL+"/missing", 0)
 		_, err := Run(m, args, &Host{Store: store.NewMemStore(), Transports: map[string]string{"far": srv.URL + "/bundles"},
 			Sources: bundle.Transports{"far": src}})
-		if errCode(err) != "STORE_MISS" {
+		if faulttest.Code(err) != "STORE_MISS" {
 			t.Fatalf("override: %v", err)
 		}
 	})
@@ -154,7 +146,7 @@ func TestTransports(t *testing.T) {
 		rec := runAndVerify(t, m, `{"in":{"q":"hi"}}`, &Host{Store: st, Transports: map[string]string{"far": dir}})
 		// Against a store without the closure, the replay cannot fetch it.
 		_, err := Verify(rec, m, VerifyOptions{Store: store.NewMemStore()})
-		if errCode(err) != "STORE_MISS" {
+		if faulttest.Code(err) != "STORE_MISS" {
 			t.Fatalf("verify fetched over a transport? %v", err)
 		}
 	})
