@@ -89,19 +89,36 @@ func (r *run) executorsAt(specs map[string]string, rep int) map[string]string {
 	return out
 }
 
-// benchRepeats runs every repeat of a bench, one after another (each
-// runs its cases concurrently), each on fresh sessions.
+// benchRepeats runs every repeat of a bench (each runs its cases
+// concurrently).
 func (r *run) benchRepeats(ctx context.Context, p *progress) ([]*bench.Report, error) {
-	reps := make([]*bench.Report, r.repeats())
+	return runRepeats(r, func(rep int, runner evidence.Runner) (*bench.Report, error) {
+		return bench.Run(ctx, r.benchConfigAt(rep), runner, bench.Options{
+			Concurrency: r.concurrency(),
+			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
+		})
+	}, AggregateBench)
+}
+
+// foundryRepeats runs every repeat of a foundry: each promotes on its own
+// evidence and runs its holdout once, on its own winner.
+func (r *run) foundryRepeats(ctx context.Context, opts foundry.Options) ([]*foundry.Result, error) {
+	return runRepeats(r, func(rep int, runner evidence.Runner) (*foundry.Result, error) {
+		return foundry.Run(ctx, r.foundryConfigAt(rep), runner, opts)
+	}, AggregateFoundry)
+}
+
+// runRepeats runs every repeat, one after another, each on fresh sessions
+// (runnerAt), and keeps their aggregate when there are several. A
+// failure names its repeat only when there is more than one.
+func runRepeats[T any](r *run, runOne func(rep int, runner evidence.Runner) (T, error), aggregate func(name string, reps []T) (*Repeats, error)) ([]T, error) {
+	reps := make([]T, r.repeats())
 	for i := range reps {
 		runner, err := r.runnerAt(i + 1)
 		if err != nil {
 			return nil, err
 		}
-		rep, err := bench.Run(ctx, r.benchConfigAt(i+1), runner, bench.Options{
-			Concurrency: r.concurrency(),
-			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
-		})
+		rep, err := runOne(i+1, runner)
 		if err != nil {
 			if len(reps) > 1 {
 				return nil, fmt.Errorf("repeat %d: %w", i+1, err)
@@ -111,41 +128,13 @@ func (r *run) benchRepeats(ctx context.Context, p *progress) ([]*bench.Report, e
 		reps[i] = rep
 	}
 	if len(reps) > 1 {
-		a, err := AggregateBench(r.w.Name, reps)
+		a, err := aggregate(r.w.Name, reps)
 		if err != nil {
 			return nil, err
 		}
 		r.o.Repeats = a
 	}
 	return reps, nil
-}
-
-// foundryRepeats runs every repeat of a foundry: each promotes on its own
-// evidence and runs its holdout once, on its own winner.
-func (r *run) foundryRepeats(ctx context.Context, opts foundry.Options) ([]*foundry.Result, error) {
-	res := make([]*foundry.Result, r.repeats())
-	for i := range res {
-		runner, err := r.runnerAt(i + 1)
-		if err != nil {
-			return nil, err
-		}
-		out, err := foundry.Run(ctx, r.foundryConfigAt(i+1), runner, opts)
-		if err != nil {
-			if len(res) > 1 {
-				return nil, fmt.Errorf("repeat %d: %w", i+1, err)
-			}
-			return nil, err
-		}
-		res[i] = out
-	}
-	if len(res) > 1 {
-		a, err := AggregateFoundry(r.w.Name, res)
-		if err != nil {
-			return nil, err
-		}
-		r.o.Repeats = a
-	}
-	return res, nil
 }
 
 // writeRepeatReports writes repeats 2..k's reports (or exhausted
