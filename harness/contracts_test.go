@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -95,7 +94,7 @@ func TestMalformedTagKeepsTheAnswer(t *testing.T) {
 	if len(a) != 1 || !a[0].Malformed || a[0].Value != "postive" || w.Cases[0].Responses["cheap"]["route"][0] != "postive" {
 		t.Fatalf("answers %+v", a)
 	}
-	o := runTiny(t, w)
+	o, _ := runOnTestBench(t, w, 0)
 	if !o.Passed() || o.Bench.Systems[0].Cases[0].Passed {
 		t.Fatalf("the malformed answer must fail its case and the gate that expects it (passed %v)", o.Passed())
 	}
@@ -231,17 +230,6 @@ func TestCaseBoundPointsAtTheCasesKey(t *testing.T) {
 		!strings.Contains(we.Message, "split the cases across two or more workloads") || strings.Contains(we.Message, "BUDGET") {
 		t.Errorf("message %q", we.Message)
 	}
-}
-
-// runTiny runs w on the test bench.
-func runTiny(t *testing.T, w *Workload) *Outcome {
-	t.Helper()
-	b := newTestBench()
-	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
 }
 
 // TestManifestExpressionErrorsReadAsSentences: an expression mistake inside

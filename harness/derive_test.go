@@ -14,33 +14,12 @@ import (
 // every fixture run writes, from report.json (or budget.json), the
 // workload and the store alone.
 func TestRederiveMatchesWhatTheRunWrote(t *testing.T) {
-	paths, err := Discover(filepath.Join("..", "suites"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			b := newTestBench()
-			o, err := runFixture(t, filepath.Base(p), b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rederiveAndCompare(t, o, b)
-		})
-	}
+	runEveryFixture(t, func(t *testing.T, o *Outcome, b *testBench) { rederiveAndCompare(t, o, b) })
 	t.Run("exhausted budget", func(t *testing.T) {
 		p := copyFixture(t, "intent-select.foundry.yaml", func(s string) string {
 			return s + "budget: { work: 1000000, attempts: 64, runs: 3 }\n"
 		})
-		w, err := Load(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := newTestBench()
-		o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		o, b := runWorkloadFile(t, p, 0)
 		if o.Foundry.Report != nil {
 			t.Fatal("the budget was not exhausted")
 		}

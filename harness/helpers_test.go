@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/evidence"
@@ -123,4 +125,51 @@ func (b *testBench) Replay(_ context.Context, rec map[string]any, m *manifest.Ma
 		return nil, err
 	}
 	return rep.Mismatches, nil
+}
+
+// runEveryFixture runs each fixture workload under suites/ on a fresh
+// test bench, in a subtest named after its file, and hands check the
+// outcome and the bench that stored its receipts.
+func runEveryFixture(t *testing.T, check func(t *testing.T, o *Outcome, b *testBench)) {
+	t.Helper()
+	paths, err := Discover(filepath.Join("..", "suites"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) < 4 {
+		t.Fatalf("want at least 4 fixture workloads, found %v", paths)
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			b := newTestBench()
+			o, err := runFixture(t, filepath.Base(p), b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, o, b)
+		})
+	}
+}
+
+// runOnTestBench runs w on a fresh test bench into a temporary directory
+// (concurrency 0 is the default).
+func runOnTestBench(t *testing.T, w *Workload, concurrency int) (*Outcome, *testBench) {
+	t.Helper()
+	b := newTestBench()
+	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: concurrency})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, b
+}
+
+// runWorkloadFile loads the workload at path and runs it on a fresh test
+// bench.
+func runWorkloadFile(t *testing.T, path string, concurrency int) (*Outcome, *testBench) {
+	t.Helper()
+	w, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runOnTestBench(t, w, concurrency)
 }

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -15,26 +14,17 @@ import (
 // canonical bytes: the fixture corpus of the model's round-trip proof
 // (engine/vm holds the upstream examples and the tamper tables).
 func TestFixtureReceiptsRoundTrip(t *testing.T) {
-	paths, err := Discover(filepath.Join("..", "suites"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	total := 0
-	for _, p := range paths {
-		b := newTestBench()
-		o, err := runFixture(t, filepath.Base(p), b)
-		if err != nil {
-			t.Fatal(err)
-		}
+	runEveryFixture(t, func(t *testing.T, o *Outcome, b *testBench) {
 		if o.Status != runrecord.RunComplete {
-			t.Fatalf("%s: status %s", p, o.Status)
+			t.Fatalf("status %s", o.Status)
 		}
 		digests, err := b.st.List(store.Runs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(digests) == 0 {
-			t.Fatalf("%s stored no receipt", p)
+			t.Fatal("stored no receipt")
 		}
 		for _, d := range digests {
 			v, _, err := b.st.Get(store.Runs, d)
@@ -43,15 +33,15 @@ func TestFixtureReceiptsRoundTrip(t *testing.T) {
 			}
 			r, err := receipt.Decode(v)
 			if err != nil {
-				t.Fatalf("%s: receipt %s: %v", p, d, err)
+				t.Fatalf("receipt %s: %v", d, err)
 			}
 			want, _ := canon.Encode(v)
 			got, err := canon.Encode(r.Value())
 			if err != nil || string(got) != string(want) {
-				t.Errorf("%s: receipt %s re-encodes differently:\n got %.300s\nwant %.300s", p, d, got, want)
+				t.Errorf("receipt %s re-encodes differently:\n got %.300s\nwant %.300s", d, got, want)
 			}
 			total++
 		}
-	}
+	})
 	t.Logf("%d fixture receipts round-trip byte for byte", total)
 }

@@ -72,16 +72,25 @@ func writeFlaky(t *testing.T, gate string) string {
 
 func runFlaky(t *testing.T, gate string, concurrency int) (*Outcome, *testBench) {
 	t.Helper()
-	w, err := Load(writeFlaky(t, gate))
-	if err != nil {
-		t.Fatal(err)
+	return runWorkloadFile(t, writeFlaky(t, gate), concurrency)
+}
+
+// storedRepeatReports reads a repeated run's repeats.json and every
+// repeat's report (or budget account) from its run directory.
+func storedRepeatReports(t *testing.T, dir string) (stored any, reports []any) {
+	t.Helper()
+	k, stored, err := StoredRepeats(dir)
+	if err != nil || k != 3 {
+		t.Fatalf("stored repeats %d: %v", k, err)
 	}
-	b := newTestBench()
-	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: concurrency})
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range RepeatReportFiles(dir, k) {
+		v, err := canon.ReadFile(filepath.Join(dir, f), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reports = append(reports, v)
 	}
-	return o, b
+	return stored, reports
 }
 
 func TestRepeatsEstimatesFromScriptedAnswers(t *testing.T) {
@@ -312,18 +321,7 @@ func TestRepeatsAreByteIdenticalAtAnyConcurrency(t *testing.T) {
 
 func TestRepeatsRederiveAndForgery(t *testing.T) {
 	o, b := runFlaky(t, "gate: { max-flaky: { frontier: 1 } }\n", 2)
-	k, stored, err := StoredRepeats(o.RunDir)
-	if err != nil || k != 3 {
-		t.Fatalf("stored repeats %d: %v", k, err)
-	}
-	var reports []any
-	for _, f := range RepeatReportFiles(o.RunDir, k) {
-		v, err := canon.ReadFile(filepath.Join(o.RunDir, f), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reports = append(reports, v)
-	}
+	stored, reports := storedRepeatReports(t, o.RunDir)
 	d, err := RederiveRepeats(context.Background(), o.Compiled, reports, b)
 	if err != nil {
 		t.Fatal(err)
@@ -361,50 +359,32 @@ func TestRepeatsRederiveAndForgery(t *testing.T) {
 	}
 }
 
-// flakyFoundry is intent-select with a cascade that is unsure about
+// flakyFoundry writes intent-select with a cascade that is unsure about
 // va-feature in repeat 2 and escalates to a large model that gets it
 // wrong: the cascade wins repeats 1 and 3, the large model repeat 2
 // (tied on validation 2/3, fewer agent calls), and the pooled evidence
-// promotes the cascade (validation 8/9 against 6/9).
-func flakyFoundry(t *testing.T, gate string) *Workload {
+// promotes the cascade (validation 8/9 against 6/9); it returns the path.
+func flakyFoundry(t *testing.T, gate string) string {
 	t.Helper()
-	src, err := os.ReadFile(suitePath("intent-select.foundry.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtures, _ := filepath.Abs(filepath.Join("..", "fixtures"))
-	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
-	body = strings.Replace(body, "revision: 1\n", "revision: 1\nrepeats: 3\n", 1)
-	old := "      small: { intent: other, screen: other }\n      large: { intent: how-to }\n"
-	if !strings.Contains(body, old) {
-		t.Fatal("intent-select changed: va-feature's responses are not where this test expects them")
-	}
-	body = strings.Replace(body, old, "      small: { intent: other, screen: !repeats [other, unsure, other] }\n      large: { intent: how-to, escalate: !repeats [!queue [], how-to, !queue []] }\n", 1)
-	body = body[:strings.Index(body, "gate:")] + gate
-	path := filepath.Join(t.TempDir(), "intent-select.foundry.yaml")
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	w, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
+	return copyFixture(t, "intent-select.foundry.yaml", func(body string) string {
+		body = strings.Replace(body, "revision: 1\n", "revision: 1\nrepeats: 3\n", 1)
+		old := "      small: { intent: other, screen: other }\n      large: { intent: how-to }\n"
+		if !strings.Contains(body, old) {
+			t.Fatal("intent-select changed: va-feature's responses are not where this test expects them")
+		}
+		body = strings.Replace(body, old, "      small: { intent: other, screen: !repeats [other, unsure, other] }\n      large: { intent: how-to, escalate: !repeats [!queue [], how-to, !queue []] }\n", 1)
+		return body[:strings.Index(body, "gate:")] + gate
+	})
 }
 
 func TestRepeatsFoundryPromotesOnPooledValidation(t *testing.T) {
-	w := flakyFoundry(t, `gate:
+	o, b := runWorkloadFile(t, flakyFoundry(t, `gate:
   promoted: organism:assay-intent-cascade
   min-validation-rate: 1
   min-holdout-rate: 1
   max-flaky: 1
   outcomes: { va-feature: flaky, ho-paste-freeze: pass }
-`)
-	b := newTestBench()
-	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
+`), 4)
 	if !o.Verification.OK {
 		t.Fatalf("verification: %v", o.Verification.Mismatches)
 	}
@@ -448,18 +428,7 @@ func TestRepeatsFoundryPromotesOnPooledValidation(t *testing.T) {
 	}
 
 	// Re-derived from the files, the aggregate is the one written.
-	k, stored, err := StoredRepeats(o.RunDir)
-	if err != nil || k != 3 {
-		t.Fatal(k, err)
-	}
-	var reports []any
-	for _, f := range RepeatReportFiles(o.RunDir, k) {
-		v, err := canon.ReadFile(filepath.Join(o.RunDir, f), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reports = append(reports, v)
-	}
+	stored, reports := storedRepeatReports(t, o.RunDir)
 	d, err := RederiveRepeats(context.Background(), o.Compiled, reports, b)
 	if err != nil || !d.Verification.OK {
 		t.Fatalf("%v %v", err, d.Verification)

@@ -25,38 +25,23 @@ func runFixture(t *testing.T, name string, b *testBench) (*Outcome, error) {
 }
 
 func TestRunEveryFixturePasses(t *testing.T) {
-	paths, err := Discover(filepath.Join("..", "suites"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) < 4 {
-		t.Fatalf("want at least 4 fixture workloads, found %v", paths)
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			b := newTestBench()
-			o, err := runFixture(t, filepath.Base(p), b)
-			if err != nil {
-				t.Fatal(err)
+	runEveryFixture(t, func(t *testing.T, o *Outcome, _ *testBench) {
+		if o.Status != runrecord.RunComplete {
+			t.Fatalf("status %s", o.Status)
+		}
+		if !o.Verification.OK {
+			t.Fatalf("verification: %v", o.Verification.Mismatches)
+		}
+		for _, g := range o.Gates {
+			if !g.Passed {
+				t.Errorf("gate %s: %s", g.Rule.Name(), g.Message)
 			}
-			if o.Status != runrecord.RunComplete {
-				t.Fatalf("status %s", o.Status)
-			}
-			if !o.Verification.OK {
-				t.Fatalf("verification: %v", o.Verification.Mismatches)
-			}
-			for _, g := range o.Gates {
-				if !g.Passed {
-					t.Errorf("gate %s: %s", g.Rule.Name(), g.Message)
-				}
-			}
-			if !o.Passed() {
-				t.Error("outcome does not pass")
-			}
-			t.Log("\n" + SummaryTable(o).Markdown())
-		})
-	}
-	_ = os.Remove
+		}
+		if !o.Passed() {
+			t.Error("outcome does not pass")
+		}
+		t.Log("\n" + SummaryTable(o).Markdown())
+	})
 }
 
 func TestRunDirectoryAndRecord(t *testing.T) {
@@ -367,15 +352,7 @@ func TestExhaustedBudgetDoesNotPass(t *testing.T) {
 		s = s[:strings.Index(s, "\ngate:")] + "\n"
 		return s + "budget: { work: 1000000, attempts: 64, runs: 3 }\n"
 	})
-	w, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := newTestBench()
-	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, _ := runWorkloadFile(t, p, 0)
 	if o.Foundry == nil || o.Foundry.Report != nil {
 		t.Fatal("the budget was not exhausted; tighten the fixture")
 	}
