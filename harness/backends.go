@@ -36,12 +36,9 @@ var backendKeys = []string{"api", "model", "base-url", "api-key-env", "temperatu
 // parseBackends reads the backends block, checking every key where it
 // was written.
 func (w *Workload) parseBackends(d *decoder, n *yaml.Node) error {
-	f, order, err := d.mapping(n, "backends", nil, nil)
+	f, order, err := d.entries(n, "backends", "needs at least one backend (or leave the block out)")
 	if err != nil {
 		return err
-	}
-	if len(order) == 0 {
-		return d.fail(n, "backends", "needs at least one backend (or leave the block out)")
 	}
 	for _, name := range order {
 		at := join("backends", name)

@@ -108,12 +108,9 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 	}
 	perSystem := func(key string, n *yaml.Node) error {
 		at := "gate." + key
-		sf, sorder, err := d.mapping(n, at, nil, nil)
+		sf, sorder, err := d.entries(n, at, "names no system; write {system: n} or remove the rule")
 		if err != nil {
 			return err
-		}
-		if len(sorder) == 0 {
-			return d.fail(n, at, "names no system; write {system: n} or remove the rule")
 		}
 		for _, sys := range sorder {
 			// min-passed 0 always holds and above the case count never
@@ -136,12 +133,9 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 		return nil
 	}
 	outcomes := func(n *yaml.Node, at, system string) error {
-		cf, corder, err := d.mapping(n, at, nil, nil)
+		cf, corder, err := d.entries(n, at, "names no case; write {case: pass|fail} or remove it")
 		if err != nil {
 			return err
-		}
-		if len(corder) == 0 {
-			return d.fail(n, at, "names no case; write {case: pass|fail} or remove it")
 		}
 		for _, c := range corder {
 			v, err := d.str(cf[c].value, at+"."+c)
@@ -199,12 +193,9 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 				}
 				continue
 			}
-			sf, sorder, err := d.mapping(v, "gate.outcomes", nil, nil)
+			sf, sorder, err := d.entries(v, "gate.outcomes", "names no system; write {system: {case: pass|fail}} or remove the rule")
 			if err != nil {
 				return err
-			}
-			if len(sorder) == 0 {
-				return d.fail(v, "gate.outcomes", "names no system; write {system: {case: pass|fail}} or remove the rule")
 			}
 			for _, sys := range sorder {
 				if err := outcomes(sf[sys].value, "gate.outcomes."+sys, sys); err != nil {

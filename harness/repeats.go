@@ -192,12 +192,9 @@ func (w *Workload) parseRepeatRule(d *decoder, key string, n *yaml.Node) error {
 		w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, Number: float64(v), Pos: d.pos(n)})
 		return nil
 	}
-	sf, sorder, err := d.mapping(n, at, nil, nil)
+	sf, sorder, err := d.entries(n, at, "names no system; write {system: ...} or remove the rule")
 	if err != nil {
 		return err
-	}
-	if len(sorder) == 0 {
-		return d.fail(n, at, "names no system; write {system: ...} or remove the rule")
 	}
 	rate := func(n *yaml.Node, at string) (float64, error) {
 		v, err := d.number(n, at)

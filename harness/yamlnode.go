@@ -246,6 +246,20 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed, required []string)
 	return out, order, nil
 }
 
+// entries is mapping for a block of named entries (systems, cases,
+// backends: any key) that must name at least one; empty is the message
+// when it names none.
+func (d *decoder) entries(n *yaml.Node, path, empty string) (map[string]field, []string, error) {
+	f, order, err := d.mapping(n, path, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(order) == 0 {
+		return nil, nil, d.fail(n, path, "%s", empty)
+	}
+	return f, order, nil
+}
+
 func describeNode(n *yaml.Node) string {
 	n = resolve(n)
 	if n == nil {
