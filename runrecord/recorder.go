@@ -97,7 +97,7 @@ func (r *Recorder) StartPhase(n int) error {
 // AddArtifact appends one artifacts row for a file a running phase wrote
 // (id is the artifact id, file its basename in the run directory).
 func (r *Recorder) AddArtifact(n int, id, file string) error {
-	return r.addArtifact(n, id, file, 0)
+	return r.AddArtifacts(n, 0, []Artifact{{ID: id, File: file}})
 }
 
 // NextIteration starts the next iteration of a running phase: iterations
@@ -123,7 +123,7 @@ func (r *Recorder) AddLoopArtifact(n, iteration int, id, file string) error {
 	if iteration <= 0 {
 		return errf(CodeTransition, r.path, "phase %d: iteration %d is not positive", n, iteration)
 	}
-	return r.addArtifact(n, id, file, iteration)
+	return r.AddArtifacts(n, iteration, []Artifact{{ID: id, File: file}})
 }
 
 // AddArtifacts appends several artifacts rows (each row's ID and File)
@@ -135,32 +135,18 @@ func (r *Recorder) AddArtifacts(n, iteration int, rows []Artifact) error {
 		if p.Status != PhaseRunning {
 			return errf(CodeTransition, r.path, "phase %d is %s; only a running phase writes artifacts", n, p.Status)
 		}
+		for _, a := range rows {
+			if a.ID == "" || !plainBasename(a.File) {
+				return errf(CodeTransition, r.path, "phase %d: artifact id %q / file %q: need an id and a plain file name", n, a.ID, a.File)
+			}
+		}
 		if iteration < 0 || iteration > p.Iterations {
 			return errf(CodeTransition, r.path, "phase %d: iteration %d not started (iterations is %d)", n, iteration, p.Iterations)
 		}
 		now := r.now()
 		for _, a := range rows {
-			if a.ID == "" || !plainBasename(a.File) {
-				return errf(CodeTransition, r.path, "phase %d: artifact id %q / file %q: need an id and a plain file name", n, a.ID, a.File)
-			}
 			p.Artifacts = append(p.Artifacts, Artifact{ID: a.ID, File: a.File, At: now, Iteration: iteration})
 		}
-		return nil
-	})
-}
-
-func (r *Recorder) addArtifact(n int, id, file string, iteration int) error {
-	return r.update(n, func(rec *Record, p *Phase, _ AssemblyPhase) error {
-		if p.Status != PhaseRunning {
-			return errf(CodeTransition, r.path, "phase %d is %s; only a running phase writes artifacts", n, p.Status)
-		}
-		if id == "" || !plainBasename(file) {
-			return errf(CodeTransition, r.path, "phase %d: artifact id %q / file %q: need an id and a plain file name", n, id, file)
-		}
-		if iteration > p.Iterations {
-			return errf(CodeTransition, r.path, "phase %d: iteration %d not started (iterations is %d)", n, iteration, p.Iterations)
-		}
-		p.Artifacts = append(p.Artifacts, Artifact{ID: id, File: file, At: r.now(), Iteration: iteration})
 		return nil
 	})
 }
