@@ -7,7 +7,7 @@
 //		"testing"
 //
 //		"github.com/algal-assay/assay/suites/assaysuite"
-//		"github.com/onsi/ginkgo/v2"
+//		. "github.com/onsi/ginkgo/v2"
 //		. "github.com/onsi/gomega"
 //	)
 //

@@ -1,6 +1,9 @@
 package assaysuite_test
 
 import (
+	"go/doc/comment"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +42,26 @@ func offlineGo(t *testing.T, dir string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// docSuite is the suite file the package doc shows another repository
+// writing: its one code block.
+func docSuite(t *testing.T) string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "assaysuite.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for _, b := range new(comment.Parser).Parse(f.Doc.Text()).Content {
+		if c, ok := b.(*comment.Code); ok {
+			code = append(code, c.Text)
+		}
+	}
+	if len(code) != 1 {
+		t.Fatalf("the package doc shows %d code blocks, want the one suite file", len(code))
+	}
+	return code[0]
 }
 
 // Another repository's suite is the few lines the package doc shows; this
@@ -81,23 +104,7 @@ gate:
 		"go.sum":                      string(sums),
 		"organisms/triage.algal.json": string(organism),
 		"suites/triage.bench.yaml":    workload,
-		"suites/suite_test.go": `package suites
-
-import (
-	"testing"
-
-	"github.com/algal-assay/assay/suites/assaysuite"
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-)
-
-func TestWorkloads(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "workloads")
-}
-
-var _ = assaysuite.Workloads(".")
-`,
+		"suites/suite_test.go":        docSuite(t),
 	})
 	out, err := offlineGo(t, dir, "test", "./suites/...")
 	if err != nil || !strings.Contains(out, "ok  \texample.com/triage/suites") {
