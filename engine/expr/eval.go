@@ -194,14 +194,7 @@ func Run(program any, env map[string]any, fuel int) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if fuel < 0 || fuel > MaxFuel {
-		return nil, 0, errBounds(fuelWhat, MaxFuel)
-	}
-	v, burn, e := p.eval(env, fuel)
-	if e != nil {
-		return nil, burn, e
-	}
-	return v, burn, nil
+	return p.evalBudget(env, fuel)
 }
 
 func (p *Program) eval(env map[string]any, fuel int) (any, int, *fault.Error) {

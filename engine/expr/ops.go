@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -85,14 +86,7 @@ var opTable = func() map[string]*opDef {
 }()
 
 // Ops lists every op name of the language, sorted.
-func Ops() []string {
-	names := make([]string, 0, len(opTable))
-	for k := range opTable {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}
+func Ops() []string { return slices.Sorted(maps.Keys(opTable)) }
 
 // OpInfo describes one op for a reference: name, family, arity, fuel and
 // an example with the value and burn it produces.

@@ -58,25 +58,7 @@ var listOps = []*opDef{
 		name: "concat", min: 1, max: variadic, cost: "+ the total element count",
 		summary: "The lists joined end to end.", example: `["concat", ["list", 1], ["list", 2, 3]]`,
 		evalArgs: func(m *machine, n *node, args []any, _ int) (any, *fault.Error) {
-			total := 0
-			for i, v := range args {
-				l, ok := v.([]any)
-				if !ok {
-					return nil, errType(n.opName, i, "list", kindOf(v))
-				}
-				total += len(l)
-			}
-			if err := m.charge(total); err != nil {
-				return nil, err
-			}
-			if total > MaxListLen {
-				return nil, errBounds("list-len", MaxListLen)
-			}
-			out := make([]any, 0, total)
-			for _, v := range args {
-				out = append(out, v.([]any)...)
-			}
-			return out, nil
+			return m.joinLists(n, args)
 		},
 	},
 	{
@@ -241,25 +223,7 @@ var listOps = []*opDef{
 			if err != nil {
 				return nil, err
 			}
-			total := 0
-			for i, v := range l {
-				inner, ok := v.([]any)
-				if !ok {
-					return nil, errType(n.opName, i, "list", kindOf(v))
-				}
-				total += len(inner)
-			}
-			if err := m.charge(total); err != nil {
-				return nil, err
-			}
-			if total > MaxListLen {
-				return nil, errBounds("list-len", MaxListLen)
-			}
-			out := make([]any, 0, total)
-			for _, v := range l {
-				out = append(out, v.([]any)...)
-			}
-			return out, nil
+			return m.joinLists(n, l)
 		},
 	},
 	{
@@ -301,6 +265,31 @@ var listOps = []*opDef{
 			return m.sortValues(l), nil
 		},
 	},
+}
+
+// joinLists is concat (of its arguments) and flat (of its list's
+// elements): each of lists must be a list, named by its position in a
+// type error; the charge is the total element count.
+func (m *machine) joinLists(n *node, lists []any) (any, *fault.Error) {
+	total := 0
+	for i, v := range lists {
+		l, ok := v.([]any)
+		if !ok {
+			return nil, errType(n.opName, i, "list", kindOf(v))
+		}
+		total += len(l)
+	}
+	if err := m.charge(total); err != nil {
+		return nil, err
+	}
+	if total > MaxListLen {
+		return nil, errBounds("list-len", MaxListLen)
+	}
+	out := make([]any, 0, total)
+	for _, v := range lists {
+		out = append(out, v.([]any)...)
+	}
+	return out, nil
 }
 
 // listCount reads take/drop's list and count, the count clamped to the

@@ -74,11 +74,7 @@ var textOps = []*opDef{
 		summary: "[split, s, sep]: the parts of s between non-overlapping seps; an empty sep fails EXPR_ARG.",
 		example: `["split", "a,b,,c", ","]`,
 		eval: func(m *machine, n *node) (any, *fault.Error) {
-			s, err := m.str(n.args[0], n.opName, 0)
-			if err != nil {
-				return nil, err
-			}
-			sep, err := m.str(n.args[1], n.opName, 1)
+			s, sep, err := m.twoStrings(n)
 			if err != nil {
 				return nil, err
 			}
@@ -208,11 +204,7 @@ func (m *machine) transform(n *node, f func(string) string) (any, *fault.Error) 
 
 // search is scontains/starts/ends: two strings, charged the first's bytes.
 func (m *machine) search(n *node, f func(s, sub string) bool) (any, *fault.Error) {
-	s, err := m.str(n.args[0], n.opName, 0)
-	if err != nil {
-		return nil, err
-	}
-	sub, err := m.str(n.args[1], n.opName, 1)
+	s, sub, err := m.twoStrings(n)
 	if err != nil {
 		return nil, err
 	}
@@ -220,6 +212,18 @@ func (m *machine) search(n *node, f func(s, sub string) bool) (any, *fault.Error
 		return nil, err
 	}
 	return f(s, sub), nil
+}
+
+// twoStrings reads split and search's operands, argument 0 evaluated and
+// checked before argument 1 runs.
+func (m *machine) twoStrings(n *node) (a, b string, err *fault.Error) {
+	if a, err = m.str(n.args[0], n.opName, 0); err != nil {
+		return "", "", err
+	}
+	if b, err = m.str(n.args[1], n.opName, 1); err != nil {
+		return "", "", err
+	}
+	return a, b, nil
 }
 
 // asciiMap shifts ASCII letters in [lo, hi] by delta; every other byte,

@@ -35,26 +35,37 @@ func numLen(f float64) int {
 	return len(canon.FormatNumber(buf[:0], f))
 }
 
-// strLen is the canonical byte length of s including its quotes. Eight
-// bytes are tested at a time for the three byte classes that escape
-// (controls below 0x20, '"' and '\\'); only a word holding one is counted
-// byte by byte, so plain text costs about one step per word.
+// strLen is the canonical byte length of s including its quotes.
 func strLen(s string) int {
-	n := 2 + len(s)
+	n, _ := scanString(s)
+	return n
+}
+
+// scanString returns strLen(s) and whether s holds a byte of 0x80 or
+// above (so whether its UTF-8 needs checking). Eight bytes are tested at
+// a time for the three byte classes that escape (controls below 0x20,
+// '"' and '\\'); only a word holding one is counted byte by byte, so
+// plain text costs about one step per word.
+func scanString(s string) (n int, nonASCII bool) {
+	n = 2 + len(s)
+	var high uint64
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		w := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		high |= w
 		if !mayEscape(w) {
 			continue
 		}
 		n += escapeExtra(s[i : i+8])
 	}
 	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+		c := s[i]
+		high |= uint64(c)
+		if c < 0x20 || c == '"' || c == '\\' {
 			n += escapeExtra(s[i : i+1])
 		}
 	}
-	return n
+	return n, high&highs != 0
 }
 
 const (
@@ -316,44 +327,38 @@ type admitter struct {
 // for a non-JSON value. Once the size passes the limit it stops early
 // (the caller reports the size bound, so the depth no longer matters).
 //
-// This is the hot part of Eval for envs of nested records, so containers
-// handle scalar children inline and stop iterating a map once len(m)
-// entries were seen (the iterator would otherwise scan the rest of the
-// map's slots just to find its end).
+// This is the hot part of Eval for envs of nested records, so a scalar
+// is handled here without a further call, and containers stop iterating
+// a map once len(m) entries were seen (the iterator would otherwise scan
+// the rest of the map's slots just to find its end).
 func (a *admitter) visit(v any) (depth int, ok bool) {
 	switch x := v.(type) {
 	case map[string]any:
 		return a.object(x)
 	case []any:
 		return a.list(x)
-	}
-	return 0, a.scalar(v)
-}
-
-func (a *admitter) scalar(v any) bool {
-	switch x := v.(type) {
 	case string:
 		n, ok := strSize(x)
 		a.size += n
 		a.overKind = a.overKind || len(x) > MaxStringBytes
-		return ok
+		return 0, ok
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
+			return 0, false
 		}
 		a.size += numLen(x)
-		return true
+		return 0, true
 	case bool:
 		a.size += 5
 		if x {
 			a.size--
 		}
-		return true
+		return 0, true
 	case nil:
 		a.size += 4
-		return true
+		return 0, true
 	}
-	return false
+	return 0, false
 }
 
 func (a *admitter) list(x []any) (depth int, ok bool) {
@@ -367,15 +372,7 @@ func (a *admitter) list(x []any) (depth int, ok bool) {
 		if a.size > a.limit {
 			break
 		}
-		var d int
-		switch y := c.(type) {
-		case map[string]any:
-			d, ok = a.object(y)
-		case []any:
-			d, ok = a.list(y)
-		default:
-			ok = a.scalar(c)
-		}
+		d, ok := a.visit(c)
 		if !ok {
 			return 0, false
 		}
@@ -401,15 +398,7 @@ func (a *admitter) object(x map[string]any) (depth int, ok bool) {
 		a.overKind = a.overKind || len(k) > MaxStringBytes
 		a.size += ks + 1
 		if a.size <= a.limit {
-			var d int
-			switch y := c.(type) {
-			case map[string]any:
-				d, ok = a.object(y)
-			case []any:
-				d, ok = a.list(y)
-			default:
-				ok = a.scalar(c)
-			}
+			d, ok := a.visit(c)
 			if !ok {
 				return 0, false
 			}
@@ -423,28 +412,11 @@ func (a *admitter) object(x map[string]any) (depth int, ok bool) {
 	return depth + 1, true
 }
 
-// strSize is strLen plus the UTF-8 validity check in one pass for ASCII
-// text; only text with a non-ASCII byte is scanned again for validity.
+// strSize is strLen plus the UTF-8 validity check; only text with a
+// non-ASCII byte is scanned again for validity.
 func strSize(s string) (n int, ok bool) {
-	n = 2 + len(s)
-	var high byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		high |= c
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		switch c {
-		case '"', '\\', '\b', '\t', '\n', '\f', '\r':
-			n++
-		default:
-			n += 5
-		}
-	}
-	if high >= 0x80 && !utf8.ValidString(s) {
-		return n, false
-	}
-	return n, true
+	n, nonASCII := scanString(s)
+	return n, !nonASCII || utf8.ValidString(s)
 }
 
 // equal is structural equality: numbers by value (1 == 1.0, -0 == 0),
