@@ -365,6 +365,24 @@ func parseOutput(v any, loc string) (Output, error) {
 	return o, hinted(invalid(loc+".kind", "unknown output kind %q", k), k, []string{"text", "json", "choice"})
 }
 
+// parseViewRoute reads what an effect request of an agent-style or decide
+// cell is built from: its view (normalized into norm) and optional route.
+func parseViewRoute(raw, norm map[string]any) (View, *Route, error) {
+	rv, hasView := raw["view"]
+	view, viewValue, err := parseView(rv, hasView)
+	if err != nil {
+		return view, nil, err
+	}
+	norm["view"] = viewValue
+	var route *Route
+	if r, ok := raw["route"]; ok {
+		if route, err = parseRoute(r, "route"); err != nil {
+			return view, nil, err
+		}
+	}
+	return view, route, nil
+}
+
 func parseRoute(v any, loc string) (*Route, error) {
 	m, err := asObject(v, loc)
 	if err != nil {
@@ -408,41 +426,19 @@ func parseBudget(v any, kind Kind) (Budget, error) {
 	if err != nil {
 		return b, err
 	}
+	context := intField{"maxContextBytes", 1, MaxValueBytes, &b.MaxContextBytes}
+	output := intField{"maxOutputBytes", 1, MaxValueBytes, &b.MaxOutputBytes}
+	turns := intField{"maxTurns", 1, MaxTurns, &b.MaxTurns}
+	effect := intField{"maxEffectMs", 1, MaxEffectMs, &b.MaxEffectMs}
+	fields := []intField{context, output, turns, effect}
 	switch kind {
 	case KindTool:
-		err = onlyKeys(m, "budget", "maxEffectMs")
+		fields = []intField{effect}
 	case KindDecide, KindRecall:
-		err = onlyKeys(m, "budget", "maxContextBytes", "maxOutputBytes", "maxEffectMs")
-	default:
-		err = onlyKeys(m, "budget", "maxContextBytes", "maxOutputBytes", "maxTurns", "maxEffectMs")
+		fields = []intField{context, output, effect}
 	}
-	if err != nil {
-		return b, err
-	}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		max := MaxValueBytes
-		switch k {
-		case "maxTurns":
-			max = MaxTurns
-		case "maxEffectMs":
-			max = MaxEffectMs
-		}
-		n, err := asInt(m[k], "budget."+k, 1, max)
-		if err != nil {
-			return b, err
-		}
-		switch k {
-		case "maxContextBytes":
-			b.MaxContextBytes = n
-		case "maxOutputBytes":
-			b.MaxOutputBytes = n
-		case "maxTurns":
-			b.MaxTurns = n
-		case "maxEffectMs":
-			b.MaxEffectMs = n
-		}
-	}
-	return b, nil
+	err = parseInts(m, "budget", fields)
+	return b, err
 }
 
 // parseView normalizes an agent-style view: inputs defaults to "*", cell
@@ -568,16 +564,8 @@ func fillAgent(c *Cell, raw, norm map[string]any) error {
 	if c.Kind != KindAgent && a.Output.Kind != "choice" {
 		return invalid("output.kind", "%s cells require a choice output", c.Kind)
 	}
-	var viewValue map[string]any
-	rv, hasView := raw["view"]
-	if a.View, viewValue, err = parseView(rv, hasView); err != nil {
+	if a.View, a.Route, err = parseViewRoute(raw, norm); err != nil {
 		return err
-	}
-	norm["view"] = viewValue
-	if r, ok := raw["route"]; ok {
-		if a.Route, err = parseRoute(r, "route"); err != nil {
-			return err
-		}
 	}
 	if t, ok := raw["tools"]; ok {
 		if c.Kind == KindGate {
@@ -682,16 +670,8 @@ func fillDecide(c *Cell, raw, norm map[string]any) error {
 	if d.Questions, d.QuestionsValue, err = parseQuestions(raw["questions"], "questions"); err != nil {
 		return err
 	}
-	var viewValue map[string]any
-	rv, hasView := raw["view"]
-	if d.View, viewValue, err = parseView(rv, hasView); err != nil {
+	if d.View, d.Route, err = parseViewRoute(raw, norm); err != nil {
 		return err
-	}
-	norm["view"] = viewValue
-	if r, ok := raw["route"]; ok {
-		if d.Route, err = parseRoute(r, "route"); err != nil {
-			return err
-		}
 	}
 	if r, ok := raw["retry"]; ok {
 		if d.Retry, err = parseRetry(r); err != nil {

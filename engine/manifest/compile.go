@@ -468,21 +468,13 @@ func checkEdges(out *Compiled) error {
 	out.Edges = make([]CompiledEdge, len(m.Edges))
 	for i, e := range m.Edges {
 		loc := fmt.Sprintf("edges[%d]", i)
-		fi, ok := m.byID[e.From.Cell]
-		if !ok {
-			return hinted(fail(fault.ManifestInvalid, loc+".from", "unknown producer cell %q", e.From.Cell), e.From.Cell, m.cellIDs(""))
+		fi, producer, err := edgeEnd(out, loc, e.From, false)
+		if err != nil {
+			return err
 		}
-		producer, ok := out.Signatures[fi].Output(e.From.Port)
-		if !ok {
-			return hinted(fail(fault.ManifestInvalid, loc+".from", "cell %q has no output port %q", e.From.Cell, e.From.Port), e.From.Port, portNames(out.Signatures[fi].Outputs))
-		}
-		ti, ok := m.byID[e.To.Cell]
-		if !ok {
-			return hinted(fail(fault.ManifestInvalid, loc+".to", "unknown consumer cell %q", e.To.Cell), e.To.Cell, m.cellIDs(""))
-		}
-		consumer, ok := out.Signatures[ti].Input(e.To.Port)
-		if !ok {
-			return hinted(fail(fault.ManifestInvalid, loc+".to", "cell %q has no input port %q", e.To.Cell, e.To.Port), e.To.Port, portNames(out.Signatures[ti].Inputs))
+		ti, consumer, err := edgeEnd(out, loc, e.To, true)
+		if err != nil {
+			return err
 		}
 		if e.OnFail {
 			if consumer.Type != TypeJSON {
@@ -523,6 +515,28 @@ func checkEdges(out *Compiled) error {
 		out.Edges[i] = CompiledEdge{Edge: e, FromIndex: fi, ToIndex: ti, Producer: producer, Consumer: consumer}
 	}
 	return nil
+}
+
+// edgeEnd resolves one end of the edge at loc: its cell, then its port
+// among that cell's outputs (the producer end) or inputs (the consumer end).
+func edgeEnd(out *Compiled, loc string, end Endpoint, consumer bool) (int, Port, error) {
+	field, role, side := loc+".from", "producer", "output"
+	if consumer {
+		field, role, side = loc+".to", "consumer", "input"
+	}
+	i, ok := out.Manifest.byID[end.Cell]
+	if !ok {
+		return 0, Port{}, hinted(fail(fault.ManifestInvalid, field, "unknown %s cell %q", role, end.Cell), end.Cell, out.Manifest.cellIDs(""))
+	}
+	ports := out.Signatures[i].Outputs
+	if consumer {
+		ports = out.Signatures[i].Inputs
+	}
+	p, ok := findPort(ports, end.Port)
+	if !ok {
+		return 0, Port{}, hinted(fail(fault.ManifestInvalid, field, "cell %q has no %s port %q", end.Cell, side, end.Port), end.Port, portNames(ports))
+	}
+	return i, p, nil
 }
 
 // order computes the topological order, earliest declared cell first among

@@ -2,8 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -155,42 +153,21 @@ func canonicalSize(v any) (int, error) {
 	return len(b), nil
 }
 
-var budgetRanges = map[string][2]int{
-	"maxSteps": {1, 1024}, "maxAgentCalls": {0, 64}, "maxWork": {1, 100_000_000},
-	"maxContextBytes": {1, MaxValueBytes}, "maxOutputBytes": {1, MaxValueBytes}, "maxDepth": {0, 8},
-}
-
 func parseBudgets(v any) (Budgets, error) {
 	b := DefaultBudgets()
 	raw, err := asObject(v, "budgets")
 	if err != nil {
 		return b, err
 	}
-	if err := onlyKeys(raw, "budgets", "maxSteps", "maxAgentCalls", "maxWork", "maxContextBytes", "maxOutputBytes", "maxDepth"); err != nil {
-		return b, err
-	}
-	for _, k := range slices.Sorted(maps.Keys(raw)) {
-		r := budgetRanges[k]
-		n, err := asInt(raw[k], "budgets."+k, r[0], r[1])
-		if err != nil {
-			return b, err
-		}
-		switch k {
-		case "maxSteps":
-			b.MaxSteps = n
-		case "maxAgentCalls":
-			b.MaxAgentCalls = n
-		case "maxWork":
-			b.MaxWork = n
-		case "maxContextBytes":
-			b.MaxContextBytes = n
-		case "maxOutputBytes":
-			b.MaxOutputBytes = n
-		case "maxDepth":
-			b.MaxDepth = n
-		}
-	}
-	return b, nil
+	err = parseInts(raw, "budgets", []intField{
+		{"maxSteps", 1, 1024, &b.MaxSteps},
+		{"maxAgentCalls", 0, 64, &b.MaxAgentCalls},
+		{"maxWork", 1, 100_000_000, &b.MaxWork},
+		{"maxContextBytes", 1, MaxValueBytes, &b.MaxContextBytes},
+		{"maxOutputBytes", 1, MaxValueBytes, &b.MaxOutputBytes},
+		{"maxDepth", 0, 8, &b.MaxDepth},
+	})
+	return b, err
 }
 
 func parseInterface(v any) (*Interface, map[string]any, error) {

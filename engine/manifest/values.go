@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/algal-assay/assay/engine/canon"
 )
@@ -119,6 +121,36 @@ func asInt(v any, loc string, min, max int) (int, error) {
 		return 0, invalid(loc, "integer %v out of bounds %d..%d", f, min, max)
 	}
 	return int(f), nil
+}
+
+// intField is one integer field of a closed object of bounds (the
+// manifest's budgets, a cell's budget): its key, range and destination.
+type intField struct {
+	key    string
+	lo, hi int
+	dst    *int
+}
+
+// parseInts reads m, whose keys must be among fields (named in the order
+// given when one is unknown), into the fields' destinations, key by key
+// in sorted order so that the first bad key named is stable.
+func parseInts(m map[string]any, loc string, fields []intField) error {
+	keys := make([]string, len(fields))
+	for i, f := range fields {
+		keys[i] = f.key
+	}
+	if err := onlyKeys(m, loc, keys...); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		f := fields[slices.Index(keys, k)]
+		n, err := asInt(m[k], loc+"."+k, f.lo, f.hi)
+		if err != nil {
+			return err
+		}
+		*f.dst = n
+	}
+	return nil
 }
 
 func asBool(v any, loc string) (bool, error) {
