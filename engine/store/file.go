@@ -270,15 +270,9 @@ func syncFile(path string) {
 
 // Put implements Store.
 func (f *FileStore) Put(ns Namespace, v any) (string, error) {
-	if err := checkNamespace(ns); err != nil {
-		return "", err
-	}
-	b, err := canon.Encode(v)
+	b, err := encodeObject(ns, v)
 	if err != nil {
-		return "", errf(fault.Parse, "put", string(ns), "value is not canonical JSON: %v", err)
-	}
-	if len(b) > MaxObjectBytes {
-		return "", errf(fault.BudgetExhausted, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
+		return "", err
 	}
 	return f.putCanonical(ns, b)
 }

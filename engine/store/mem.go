@@ -31,15 +31,9 @@ func NewMemStore() *MemStore {
 
 // Put implements Store.
 func (m *MemStore) Put(ns Namespace, v any) (string, error) {
-	if err := checkNamespace(ns); err != nil {
-		return "", err
-	}
-	b, err := canon.Encode(v)
+	b, err := encodeObject(ns, v)
 	if err != nil {
-		return "", errf(fault.Parse, "put", string(ns), "value is not canonical JSON: %v", err)
-	}
-	if len(b) > MaxObjectBytes {
-		return "", errf(fault.BudgetExhausted, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
+		return "", err
 	}
 	d := canon.DigestBytes(b)
 	m.mu.RLock()

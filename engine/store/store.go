@@ -191,6 +191,22 @@ func checkSlotName(name string) error {
 	return nil
 }
 
+// encodeObject admits v for Put in namespace ns: its canonical bytes,
+// within MaxObjectBytes.
+func encodeObject(ns Namespace, v any) ([]byte, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	b, err := canon.Encode(v)
+	if err != nil {
+		return nil, errf(fault.Parse, "put", string(ns), "value is not canonical JSON: %v", err)
+	}
+	if len(b) > MaxObjectBytes {
+		return nil, errf(fault.BudgetExhausted, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
+	}
+	return b, nil
+}
+
 func encodeSlot(name string, v any) ([]byte, error) {
 	if err := checkSlotName(name); err != nil {
 		return nil, err
