@@ -15,6 +15,7 @@ import (
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/effect/openai"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/harness/archive"
@@ -24,9 +25,11 @@ import (
 // could not answer under --record none.
 const CodeCouldNotReplay = "COULD_NOT_REPLAY"
 
-// ReplayError ends a run whose live backends were asked something the
-// archive holds no answer for. It names every such request and the one
-// command that records exactly those.
+// ReplayError is what ends a run whose live backends were asked something
+// the archive holds no answer for: every such request and the one command
+// that records exactly those. The run fails with a *fault.Error of code
+// CodeCouldNotReplay that wraps it (errors.As reaches it) and prints as it
+// does.
 type ReplayError struct {
 	Workload string
 	Archive  string
@@ -52,8 +55,11 @@ func (e *ReplayError) Error() string {
 	return b.String()
 }
 
-// ErrorCode returns CodeCouldNotReplay.
-func (e *ReplayError) ErrorCode() string { return CodeCouldNotReplay }
+// couldNotReplay is the coded error of a run the archive could not
+// answer: its text is e's alone.
+func couldNotReplay(e *ReplayError) *fault.Error {
+	return &fault.Error{Code: CodeCouldNotReplay, Err: e}
+}
 
 // Recording puts the recording archive in front of the live model
 // backends (openai:) of one run: the executors it builds answer from the
@@ -272,9 +278,18 @@ func (l *Recording) Runner(r evidence.Runner, rep int) (evidence.Runner, error) 
 }
 
 // ReplayError is nil when the archive answered every request it was
-// asked; otherwise it names them (display names the run) with command,
-// the one that records only those.
-func (l *Recording) ReplayError(display, command string) *ReplayError {
+// asked; otherwise it is the could-not-replay error (CodeCouldNotReplay)
+// naming them (display names the run) with command, the one that records
+// only those.
+func (l *Recording) ReplayError(display, command string) *fault.Error {
+	if e := l.unanswered(display, command); e != nil {
+		return couldNotReplay(e)
+	}
+	return nil
+}
+
+// unanswered names the requests the archive could not answer, or is nil.
+func (l *Recording) unanswered(display, command string) *ReplayError {
 	misses := l.log.Misses()
 	if len(misses) == 0 {
 		return nil
@@ -324,11 +339,11 @@ func (r *run) checkReplay() error {
 	if a := filepath.Clean(r.opts.Archive); r.opts.Archive != "" && filepath.Base(a) != archive.DefaultDir {
 		cmd += " --archive " + r.opts.Archive
 	}
-	r.o.Replay = r.live.ReplayError(displayPath(r.w.Path), cmd)
+	r.o.Replay = r.live.unanswered(displayPath(r.w.Path), cmd)
 	if r.o.Replay == nil {
 		return nil
 	}
-	return r.o.Replay
+	return couldNotReplay(r.o.Replay)
 }
 
 // reportedCases lists the case runs of every repeat, in repeat order.

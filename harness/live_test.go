@@ -343,6 +343,10 @@ func TestLivePromptChangeNamesCellAndRecordsOnlyIt(t *testing.T) {
 	if o.Replay == nil || o.Replay != re {
 		t.Errorf("Outcome.Replay not set")
 	}
+	// One coded error: CodeCouldNotReplay, printing the misses' text alone.
+	if fault.CodeOf(o.Err) != CodeCouldNotReplay || o.Err.Error() != msg {
+		t.Errorf("could-not-replay error: code %q, text %q, want %s and the misses' text", fault.CodeOf(o.Err), o.Err.Error(), CodeCouldNotReplay)
+	}
 
 	// --record missing asks only for the changed requests.
 	_, outs = runLive(t, s, archive.Missing, env)
