@@ -86,10 +86,7 @@ cases:
 func TestMalformedTagKeepsTheAnswer(t *testing.T) {
 	body := strings.Replace(goodBench, "route: billing", "route: !malformed postive", 1) +
 		"gate:\n  outcomes: { one: { a: fail } }\n"
-	w, err := Load(writeWorkload(t, "tiny.bench.yaml", body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, writeWorkload(t, "tiny.bench.yaml", body))
 	a := w.Cases[0].Answers
 	if len(a) != 1 || !a[0].Malformed || a[0].Value != "postive" || w.Cases[0].Responses["cheap"]["route"][0] != "postive" {
 		t.Fatalf("answers %+v", a)

@@ -167,9 +167,16 @@ func runOnTestBench(t *testing.T, w *Workload, concurrency int) (*Outcome, *test
 // bench.
 func runWorkloadFile(t *testing.T, path string, concurrency int) (*Outcome, *testBench) {
 	t.Helper()
+	return runOnTestBench(t, loadWorkload(t, path), concurrency)
+}
+
+// loadWorkload loads the workload at path; the test stops if it does not
+// load.
+func loadWorkload(t testing.TB, path string) *Workload {
+	t.Helper()
 	w, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runOnTestBench(t, w, concurrency)
+	return w
 }

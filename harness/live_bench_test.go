@@ -84,10 +84,7 @@ func BenchmarkLiveBench(b *testing.B) {
 			fake.Latency = 50 * time.Millisecond
 			defer fake.Close()
 			path := writeWideBench(b, fake.BaseURL(), 256, 3, conc)
-			w, err := Load(path)
-			if err != nil {
-				b.Fatal(err)
-			}
+			w := loadWorkload(b, path)
 			var elapsed, evaluate time.Duration
 			for i := 0; i < b.N; i++ {
 				dir := b.TempDir()

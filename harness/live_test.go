@@ -179,10 +179,7 @@ func runLive(t *testing.T, s liveSetup, mode archive.Mode, env map[string]string
 	reports := map[string][]byte{}
 	var outs []*Outcome
 	for _, name := range []string{"live-triage.bench.yaml", "live-intent.foundry.yaml"} {
-		w, err := Load(filepath.Join(s.root, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := loadWorkload(t, filepath.Join(s.root, name))
 		o, err := Run(context.Background(), w, Options{
 			Runner: wb, Store: wb, Out: s.out, Record: mode, Archive: s.archive,
 			Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
@@ -452,10 +449,7 @@ func TestLiveCancelRecordsNothing(t *testing.T) {
 	fake.Latency = 10 * time.Second
 	defer fake.Close()
 	s := writeLiveWorkloads(t, fake.BaseURL())
-	w, err := Load(filepath.Join(s.root, "live-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, filepath.Join(s.root, "live-triage.bench.yaml"))
 	wb, err := vm.NewWorkbench(s.store)
 	if err != nil {
 		t.Fatal(err)
@@ -499,10 +493,7 @@ func TestOmittedUsageShowsUnknownNotZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	wb, _ := vm.NewWorkbench(s.store)
-	w, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, path)
 	o, err := Run(context.Background(), w, Options{Runner: wb, Store: wb, Out: s.out, Record: archive.All, Archive: s.archive,
 		Env: func(string) (string, bool) { return "", false }})
 	if err != nil {
@@ -549,10 +540,7 @@ func TestBackendConfigDecidesTheRunDirectory(t *testing.T) {
 	s := writeLiveWorkloads(t, "http://127.0.0.1:1/v1")
 	path := filepath.Join(s.root, "live-triage.bench.yaml")
 	slug := func() string {
-		w, err := Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := loadWorkload(t, path)
 		c, err := Compile(w, s.out, foundry.AdmitOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -51,10 +51,7 @@ func runRepeatedLive(t *testing.T, s liveSetup, repeats, concurrency int, mode a
 		t.Fatal(err)
 	}
 	wb.CacheEffects = true // a repeated run must not consult it
-	w, err := Load(filepath.Join(s.root, "live-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, filepath.Join(s.root, "live-triage.bench.yaml"))
 	o, err := Run(context.Background(), w, Options{
 		Runner: wb, Store: wb, Out: s.out, Record: mode, Archive: s.archive, Concurrency: concurrency, Repeats: repeats,
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },

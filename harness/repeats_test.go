@@ -270,10 +270,7 @@ func TestRepeatsLoadRejectsVacuousRules(t *testing.T) {
 }
 
 func TestRepeatsFlagOverridesAndChecks(t *testing.T) {
-	w, err := Load(writeFlaky(t, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, writeFlaky(t, ""))
 	if _, err := w.WithRepeats(2); err == nil || !strings.Contains(err.Error(), "--repeats 2") {
 		t.Fatalf("--repeats 2 against 3-entry !repeats lists: %v", err)
 	}

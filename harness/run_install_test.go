@@ -20,10 +20,7 @@ import (
 // calls plant with the staging directory the run is writing.
 func plantOnFirstCase(t *testing.T, plant func(stage string)) (*Outcome, error) {
 	t.Helper()
-	w, err := Load(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	b := newTestBench()
 	var once sync.Once
@@ -100,10 +97,7 @@ func TestDiskFullArtifactEndsFailed(t *testing.T) {
 // installs one after the other under the run directory's lock, and every
 // one after the first finds an identical complete run, says so and passes.
 func TestConcurrentRunsOfOneSlug(t *testing.T) {
-	w, err := Load(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	const n = 4
 	outcomes := make([]*Outcome, n)
@@ -150,10 +144,7 @@ func TestConcurrentRunsOfOneSlug(t *testing.T) {
 // A writer that holds a run directory's lock past rundir.LockWait is
 // reported by name, with a coded error, and nothing is written.
 func TestHeldRunLockIsReported(t *testing.T) {
-	w, err := Load(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	c, err := Compile(w, out, foundry.AdmitOptions{})
 	if err != nil {

@@ -17,10 +17,7 @@ func suitePath(name string) string { return filepath.Join("..", "suites", name) 
 
 func runFixture(t *testing.T, name string, b *testBench) (*Outcome, error) {
 	t.Helper()
-	w, err := Load(suitePath(name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath(name))
 	return Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 2})
 }
 
@@ -46,10 +43,7 @@ func TestRunEveryFixturePasses(t *testing.T) {
 
 func TestRunDirectoryAndRecord(t *testing.T) {
 	b := newTestBench()
-	w, err := Load(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: out})
 	if err != nil {
@@ -193,10 +187,7 @@ func TestRunCancelled(t *testing.T) {
 		}
 		return nil
 	}
-	w, err := Load(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	o, err := Run(ctx, w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 1})
 	if !errors.Is(err, ErrCancelled) {
 		t.Fatalf("err %v", err)
@@ -225,10 +216,7 @@ func TestRunCancelledBySignal(t *testing.T) {
 		}
 		return nil
 	}
-	w, err := Load(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 1, HandleSignals: true})
 	if !errors.Is(err, ErrCancelled) {
 		t.Fatalf("err %v", err)
@@ -274,10 +262,7 @@ func recordStatus(t *testing.T, dir string) string {
 // for a failed or cancelled one: the good run stays in place and the
 // unfinished one is left beside it, named in the outcome.
 func TestUnfinishedRerunKeepsCompleteRun(t *testing.T) {
-	w, err := Load(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	b := newTestBench()
 	good, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: out})
@@ -321,10 +306,7 @@ func TestUnfinishedRerunKeepsCompleteRun(t *testing.T) {
 // A failed run replaces an earlier failed run: only a complete run is
 // protected.
 func TestFailedRerunReplacesFailedRun(t *testing.T) {
-	w, err := Load(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	var dirs []string
 	for i := 0; i < 2; i++ {
@@ -366,10 +348,7 @@ func TestExhaustedBudgetDoesNotPass(t *testing.T) {
 // run is cancelled all the same.
 func TestCancelledRecordMeansCancelledRun(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Load(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	rec, err := runrecord.Create(dir, Assembly(w), runrecord.Meta{RunSlug: "s"}, nil)
 	if err != nil {
 		t.Fatal(err)

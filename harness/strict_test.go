@@ -79,10 +79,7 @@ cases:
 func TestAliasesStillWork(t *testing.T) {
 	body := strings.Replace(goodBench, `args: { ticket: "x" }`, `args: &args { ticket: "x" }`, 1) +
 		"  - id: b\n    args: *args\n    expect: { queue: billing }\n    responses:\n      cheap: { route: billing }\n"
-	w, err := Load(writeWorkload(t, "tiny.bench.yaml", body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := loadWorkload(t, writeWorkload(t, "tiny.bench.yaml", body))
 	if len(w.Cases) != 2 || w.Cases[1].Args["ticket"] != "x" {
 		t.Fatalf("cases %+v", w.Cases)
 	}
