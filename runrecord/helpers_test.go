@@ -39,6 +39,16 @@ func paperAssembly() Assembly {
 	}
 }
 
+// paperRecorder creates a record of paperAssembly on the step clock in a
+// fresh directory, and returns its recorder and the directory.
+func paperRecorder(t *testing.T) (*Recorder, string) {
+	t.Helper()
+	dir := t.TempDir()
+	rec, err := Create(dir, paperAssembly(), Meta{}, stepClock())
+	must(t, err)
+	return rec, dir
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {

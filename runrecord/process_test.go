@@ -138,9 +138,7 @@ func TestSIGINTCancels(t *testing.T) {
 // TestCancelOnSignalInProcess exercises the handler path in this process
 // with SIGUSR1, and checks that stop without a signal leaves the run alone.
 func TestCancelOnSignalInProcess(t *testing.T) {
-	dir := t.TempDir()
-	rec, err := Create(dir, paperAssembly(), Meta{}, stepClock())
-	must(t, err)
+	rec, dir := paperRecorder(t)
 	ctx, stop := CancelOnSignal(context.Background(), rec, nil, syscall.SIGUSR1)
 	must(t, syscall.Kill(os.Getpid(), syscall.SIGUSR1))
 	select {
@@ -153,9 +151,7 @@ func TestCancelOnSignalInProcess(t *testing.T) {
 		t.Fatalf("status %s", got.Status)
 	}
 
-	dir2 := t.TempDir()
-	rec2, err := Create(dir2, paperAssembly(), Meta{}, stepClock())
-	must(t, err)
+	rec2, dir2 := paperRecorder(t)
 	_, stop2 := CancelOnSignal(context.Background(), rec2, nil, syscall.SIGUSR1)
 	stop2()
 	if got := readBack(t, dir2); got.Status != RunRunning {

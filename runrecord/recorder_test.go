@@ -136,9 +136,7 @@ func slicesIndex(ws []FileWriter, file string) int {
 }
 
 func TestLoopWritesOnlySomeIterations(t *testing.T) {
-	dir := t.TempDir()
-	rec, err := Create(dir, paperAssembly(), Meta{}, stepClock())
-	must(t, err)
+	rec, dir := paperRecorder(t)
 	must(t, rec.SkipPhase(1))
 	must(t, rec.StartPhase(6))
 	for i := 1; i <= 5; i++ {
@@ -161,9 +159,7 @@ func TestLoopWritesOnlySomeIterations(t *testing.T) {
 }
 
 func TestFailPhaseFailsRun(t *testing.T) {
-	dir := t.TempDir()
-	rec, err := Create(dir, paperAssembly(), Meta{}, stepClock())
-	must(t, err)
+	rec, dir := paperRecorder(t)
 	must(t, rec.StartPhase(1))
 	must(t, rec.DonePhase(1))
 	must(t, rec.StartPhase(6))
@@ -181,9 +177,7 @@ func TestFailPhaseFailsRun(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	dir := t.TempDir()
-	rec, err := Create(dir, paperAssembly(), Meta{}, stepClock())
-	must(t, err)
+	rec, dir := paperRecorder(t)
 	must(t, rec.StartPhase(1))
 	must(t, rec.Cancel())
 	got := readBack(t, dir)
@@ -222,9 +216,7 @@ func TestTransitionsRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			rec, err := Create(dir, paperAssembly(), Meta{}, stepClock())
-			must(t, err)
+			rec, _ := paperRecorder(t)
 			if tc.prep != nil {
 				must(t, tc.prep(rec))
 			}
