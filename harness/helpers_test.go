@@ -2,27 +2,24 @@ package harness
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 
-	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 )
 
-// testBench stands in for the lead's VM-backed workbench: it runs
-// organisms on the real VM over a memory store, with executors built from
-// the config's specs, and serves the store for verification. Hooks let a
-// test fail or cancel a run part-way.
+// testBench is the VM-backed workbench the CLI runs on (vm.Workbench over
+// a memory store), with hooks that let a test fail or cancel a run
+// part-way and count the receipts verification reads. It holds the
+// workbench rather than embedding it, so a run sees only the runner and
+// store methods (no WithoutMemo or WithExecutors that would bypass the
+// hooks).
 type testBench struct {
-	st store.Store
+	wb *vm.Workbench
 
 	mu   sync.Mutex
 	runs int
@@ -33,38 +30,23 @@ type testBench struct {
 	receiptReads map[string]int
 }
 
-func newTestBench() *testBench { return &testBench{st: store.NewMemStore()} }
-
-type testSession struct {
-	b       *testBench
-	m       *manifest.Manifest
-	router  *effect.Router
-	ordered bool
+func newTestBench() *testBench {
+	return &testBench{wb: &vm.Workbench{Store: store.NewMemStore()}}
 }
 
-func (b *testBench) Open(_ context.Context, m *manifest.Manifest, specs map[string]string) (evidence.Session, error) {
-	if _, err := b.st.Put(store.Manifests, m.Value); err != nil {
+// testSession is one contender's workbench session behind the hooks.
+type testSession struct {
+	evidence.Session
+	b *testBench
+}
+
+func (b *testBench) Open(ctx context.Context, m *manifest.Manifest, specs map[string]string) (evidence.Session, error) {
+	s, err := b.wb.Open(ctx, m, specs)
+	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(specs))
-	for n := range specs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	var execs []effect.Executor
-	ordered := false
-	for _, n := range names {
-		ex, err := effect.FromSpec(n, specs[n], "")
-		if err != nil {
-			return nil, err
-		}
-		ordered = ordered || strings.HasPrefix(specs[n], "scripted:")
-		execs = append(execs, ex)
-	}
-	return &testSession{b: b, m: m, router: effect.NewRouter(execs...), ordered: ordered}, nil
+	return &testSession{Session: s, b: b}, nil
 }
-
-func (s *testSession) Ordered() bool { return s.ordered }
 
 func (s *testSession) Run(ctx context.Context, args map[string]any) (map[string]any, string, error) {
 	s.b.mu.Lock()
@@ -79,24 +61,10 @@ func (s *testSession) Run(ctx context.Context, args map[string]any) (map[string]
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	rec, err := vm.Run(s.m, args, &vm.Host{Store: s.b.st, Router: s.router, Context: ctx})
-	if err != nil {
-		return nil, "", err
-	}
-	d, err := s.b.st.Put(store.Runs, rec)
-	return rec, d, err
+	return s.Session.Run(ctx, args)
 }
 
-func (b *testBench) Manifest(d string) (*manifest.Manifest, error) {
-	v, ok, err := b.st.Get(store.Manifests, d)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("manifest %s not in the store", d)
-	}
-	return manifest.ParseValue(v)
-}
+func (b *testBench) Manifest(d string) (*manifest.Manifest, error) { return b.wb.Manifest(d) }
 
 func (b *testBench) Receipt(d string) (map[string]any, error) {
 	b.mu.Lock()
@@ -105,26 +73,11 @@ func (b *testBench) Receipt(d string) (map[string]any, error) {
 	}
 	b.receiptReads[d]++
 	b.mu.Unlock()
-	v, ok, err := b.st.Get(store.Runs, d)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("receipt %s not in the store", d)
-	}
-	rec, isObj := v.(map[string]any)
-	if !isObj {
-		return nil, errors.New("receipt is not an object")
-	}
-	return rec, nil
+	return b.wb.Receipt(d)
 }
 
-func (b *testBench) Replay(_ context.Context, rec map[string]any, m *manifest.Manifest) ([]string, error) {
-	rep, err := vm.Verify(rec, m, vm.VerifyOptions{Store: b.st})
-	if err != nil {
-		return nil, err
-	}
-	return rep.Mismatches, nil
+func (b *testBench) Replay(ctx context.Context, rec map[string]any, m *manifest.Manifest) ([]string, error) {
+	return b.wb.Replay(ctx, rec, m)
 }
 
 // runEveryFixture runs each fixture workload under suites/ on a fresh

@@ -19,7 +19,7 @@ func TestFixtureReceiptsRoundTrip(t *testing.T) {
 		if o.Status != runrecord.RunComplete {
 			t.Fatalf("status %s", o.Status)
 		}
-		digests, err := b.st.List(store.Runs)
+		digests, err := b.wb.Store.List(store.Runs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +27,7 @@ func TestFixtureReceiptsRoundTrip(t *testing.T) {
 			t.Fatal("stored no receipt")
 		}
 		for _, d := range digests {
-			v, _, err := b.st.Get(store.Runs, d)
+			v, _, err := b.wb.Store.Get(store.Runs, d)
 			if err != nil {
 				t.Fatal(err)
 			}
