@@ -127,22 +127,9 @@ type Outcome struct {
 	partDigests []string
 }
 
-// Verification is the verify phase's result, written to verification.json.
-type Verification struct {
-	OK              bool
-	Digest          string
-	CheckedReceipts int
-	Mismatches      []string
-}
-
-// Value is the canonical JSON form.
-func (v *Verification) Value() map[string]any {
-	ms := make([]any, len(v.Mismatches))
-	for i, m := range v.Mismatches {
-		ms[i] = m
-	}
-	return map[string]any{"ok": v.OK, "digest": v.Digest, "checkedReceipts": float64(v.CheckedReceipts), "mismatches": ms}
-}
+// Verification is the verify phase's result, written to verification.json:
+// the engine's verification of the report (its Outcome is never set here).
+type Verification = evidence.Verification
 
 // Passed reports whether the workload passed: the run completed, the
 // evidence verified, a foundry promoted a candidate (an exhausted habitat

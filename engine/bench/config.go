@@ -79,9 +79,9 @@ type Config struct {
 	Axes    []Axis
 }
 
-// AxisNames are the names an axis program may read: a system aggregate
+// axisNames are the names an axis program may read: a system aggregate
 // without its case list.
-var AxisNames = []string{"id", "manifestKey", "manifestDigest", "passed", "total", "effectCalls", "work", "usage", "attribution"}
+var axisNames = []string{"id", "manifestKey", "manifestDigest", "passed", "total", "effectCalls", "work", "usage", "attribution"}
 
 // LoadConfig reads and admits a config file; manifest and scripted paths
 // are relative to the file's directory.
@@ -117,59 +117,11 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 	if cfg.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
 		return nil, err
 	}
-	rawSystems, err := evidence.List(raw["systems"], "systems", 1, MaxSystems)
-	if err != nil {
-		return nil, err
-	}
 	seen := map[string]bool{}
-	for i, rs := range rawSystems {
-		field := fmt.Sprintf("systems[%d]", i)
-		s, err := evidence.Object(rs, field)
-		if err != nil {
-			return nil, err
-		}
-		if err := evidence.ClosedKeys(s, field, "id", "manifest", "executors"); err != nil {
-			return nil, err
-		}
-		id, err := evidence.ID(s["id"], field+".id")
-		if err != nil {
-			return nil, err
-		}
-		if seen[id] {
-			return nil, fail(fault.Parse, field+".id", "duplicate system id %q", id)
-		}
-		seen[id] = true
-		path, ok := s["manifest"].(string)
-		if !ok || path == "" {
-			return nil, fail(fault.Parse, field+".manifest", "must be a path")
-		}
-		m, err := load(evidence.Resolve(dir, path))
-		if err != nil {
-			return nil, err
-		}
-		if m.Interface == nil {
-			return nil, fail(fault.Parse, field+".manifest", "system %q manifest must declare an interface", id)
-		}
-		execs, err := evidence.Object(s["executors"], field+".executors")
-		if err != nil {
-			return nil, err
-		}
-		if len(execs) == 0 {
-			return nil, fail(fault.Parse, field+".executors", "system %q needs at least one executor", id)
-		}
-		resolved := make(map[string]string, len(execs))
-		// Sorted, so the first bad entry named is the same on every run.
-		for _, name := range canon.SortedKeys(execs) {
-			at := fmt.Sprintf("%s.executors[%q]", field, name)
-			str, ok := execs[name].(string)
-			if name == "" || len(name) > MaxIDLen || !ok {
-				return nil, fail(fault.Parse, at, "must be a non-empty spec string under a name of at most %d characters", MaxIDLen)
-			}
-			if resolved[name], err = evidence.ResolveSpec(str, dir); err != nil {
-				return nil, fail(fault.Parse, at, "%v", err)
-			}
-		}
-		cfg.Systems = append(cfg.Systems, System{ID: id, Manifest: m, Executors: resolved})
+	if cfg.Systems, err = evidence.Entries(raw["systems"], "systems", 1, MaxSystems, func(v any, field string) (System, error) {
+		return parseSystemConfig(v, field, dir, load, seen)
+	}); err != nil {
+		return nil, err
 	}
 	if p, ok := raw["prices"]; ok && p != nil {
 		if cfg.Prices, err = parsePrices(p, "prices"); err != nil {
@@ -192,6 +144,54 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 	return cfg, nil
 }
 
+// parseSystemConfig admits one systems entry; seen holds the ids of the
+// entries before it.
+func parseSystemConfig(v any, field, dir string, load ManifestLoader, seen map[string]bool) (System, error) {
+	s, err := evidence.Closed(v, field, "id", "manifest", "executors")
+	if err != nil {
+		return System{}, err
+	}
+	id, err := evidence.ID(s["id"], field+".id")
+	if err != nil {
+		return System{}, err
+	}
+	if seen[id] {
+		return System{}, fail(fault.Parse, field+".id", "duplicate system id %q", id)
+	}
+	seen[id] = true
+	path, ok := s["manifest"].(string)
+	if !ok || path == "" {
+		return System{}, fail(fault.Parse, field+".manifest", "must be a path")
+	}
+	m, err := load(evidence.Resolve(dir, path))
+	if err != nil {
+		return System{}, err
+	}
+	if m.Interface == nil {
+		return System{}, fail(fault.Parse, field+".manifest", "system %q manifest must declare an interface", id)
+	}
+	execs, err := evidence.Object(s["executors"], field+".executors")
+	if err != nil {
+		return System{}, err
+	}
+	if len(execs) == 0 {
+		return System{}, fail(fault.Parse, field+".executors", "system %q needs at least one executor", id)
+	}
+	resolved := make(map[string]string, len(execs))
+	// Sorted, so the first bad entry named is the same on every run.
+	for _, name := range canon.SortedKeys(execs) {
+		at := fmt.Sprintf("%s.executors[%q]", field, name)
+		str, ok := execs[name].(string)
+		if name == "" || len(name) > MaxIDLen || !ok {
+			return System{}, fail(fault.Parse, at, "must be a non-empty spec string under a name of at most %d characters", MaxIDLen)
+		}
+		if resolved[name], err = evidence.ResolveSpec(str, dir); err != nil {
+			return System{}, fail(fault.Parse, at, "%v", err)
+		}
+	}
+	return System{ID: id, Manifest: m, Executors: resolved}, nil
+}
+
 func parseCases(v any, field string) ([]Case, error) {
 	raw, err := evidence.ParseCases(v, field, MaxCases)
 	if err != nil {
@@ -205,35 +205,23 @@ func parseCases(v any, field string) ([]Case, error) {
 }
 
 func parsePrices(v any, field string) (map[string]Price, error) {
-	raw, err := evidence.Object(v, field)
+	return evidence.Keyed(v, field, "price", parsePrice)
+}
+
+func parsePrice(v any, at string) (Price, error) {
+	p, err := evidence.Closed(v, at, "input", "output")
 	if err != nil {
-		return nil, err
+		return Price{}, err
 	}
-	prices := make(map[string]Price, len(raw))
-	for _, key := range canon.SortedKeys(raw) {
-		rp := raw[key]
-		at := fmt.Sprintf("%s[%q]", field, key)
-		if key == "" || len(key) > 256 {
-			return nil, fail(fault.Parse, at, "price keys are 1 to 256 characters")
-		}
-		p, err := evidence.Object(rp, at)
-		if err != nil {
-			return nil, err
-		}
-		if err := evidence.ClosedKeys(p, at, "input", "output"); err != nil {
-			return nil, err
-		}
-		in, err := evidence.NonNegative(p["input"], at+".input")
-		if err != nil {
-			return nil, err
-		}
-		out, err := evidence.NonNegative(p["output"], at+".output")
-		if err != nil {
-			return nil, err
-		}
-		prices[key] = Price{Input: in, Output: out}
+	in, err := evidence.NonNegative(p["input"], at+".input")
+	if err != nil {
+		return Price{}, err
 	}
-	return prices, nil
+	out, err := evidence.NonNegative(p["output"], at+".output")
+	if err != nil {
+		return Price{}, err
+	}
+	return Price{Input: in, Output: out}, nil
 }
 
 func parseAxes(v any, field string) ([]Axis, error) {
@@ -245,11 +233,8 @@ func parseAxes(v any, field string) ([]Axis, error) {
 	seen := map[string]bool{}
 	for i, ra := range raw {
 		at := fmt.Sprintf("%s[%d]", field, i)
-		a, err := evidence.Object(ra, at)
+		a, err := evidence.Closed(ra, at, "name", "dir", "expr")
 		if err != nil {
-			return nil, err
-		}
-		if err := evidence.ClosedKeys(a, at, "name", "dir", "expr"); err != nil {
 			return nil, err
 		}
 		name, err := evidence.ID(a["name"], at+".name")
@@ -264,7 +249,7 @@ func parseAxes(v any, field string) ([]Axis, error) {
 		if dir != "up" && dir != "down" {
 			return nil, fail(fault.Parse, at+".dir", `must be "up" or "down"`)
 		}
-		env, prog, err := evidence.CompileEnvelope(a["expr"], at+".expr", AxisNames, fault.AxisInvalid)
+		env, prog, err := evidence.CompileEnvelope(a["expr"], at+".expr", axisNames, fault.AxisInvalid)
 		if err != nil {
 			return nil, err
 		}

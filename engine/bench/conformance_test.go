@@ -75,7 +75,7 @@ func TestAxisValuesMustMatchTheDeclaredAxes(t *testing.T) {
 // Axis programs see exactly the aggregate record: the case list and the
 // axis values themselves are not among the names.
 func TestAxisNamesAreExactlyTheAggregateFields(t *testing.T) {
-	for _, name := range AxisNames {
+	for _, name := range axisNames {
 		if _, err := parseAxes([]any{axisEnv("a", "up", []any{"get", name})}, "axes"); err != nil {
 			t.Errorf("aggregate field %s rejected: %v", name, err)
 		}

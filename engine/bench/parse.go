@@ -1,9 +1,6 @@
 package bench
 
 import (
-	"fmt"
-
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 )
@@ -47,41 +44,36 @@ func ParseReport(v any) (*Report, error) {
 			return nil, err
 		}
 	}
-	rawSystems, err := evidence.List(raw["systems"], "systems", 1, MaxSystems)
-	if err != nil {
-		return nil, err
-	}
 	ids := map[string]bool{}
-	for i, rs := range rawSystems {
-		s, err := parseSystem(rs, fmt.Sprintf("systems[%d]", i), r.Axes)
+	if r.Systems, err = evidence.Entries(raw["systems"], "systems", 1, MaxSystems, func(v any, at string) (SystemResult, error) {
+		s, err := parseSystem(v, at, r.Axes)
 		if err != nil {
-			return nil, err
+			return SystemResult{}, err
 		}
 		if ids[s.ID] {
-			return nil, fail(fault.Parse, fmt.Sprintf("systems[%d].id", i), "duplicate system id %q", s.ID)
+			return SystemResult{}, fail(fault.Parse, at+".id", "duplicate system id %q", s.ID)
 		}
 		ids[s.ID] = true
-		r.Systems = append(r.Systems, *s)
-	}
-	rawPareto, err := evidence.List(raw["pareto"], "pareto", 0, MaxSystems)
-	if err != nil {
+		return *s, nil
+	}); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	for i, p := range rawPareto {
-		at := fmt.Sprintf("pareto[%d]", i)
-		id, err := evidence.ID(p, at)
+	if r.Pareto, err = evidence.Entries(raw["pareto"], "pareto", 0, MaxSystems, func(v any, at string) (string, error) {
+		id, err := evidence.ID(v, at)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		if !ids[id] {
-			return nil, fail(fault.Parse, at, "names unknown system %q", id)
+			return "", fail(fault.Parse, at, "names unknown system %q", id)
 		}
 		if seen[id] {
-			return nil, fail(fault.Parse, at, "names system %q twice", id)
+			return "", fail(fault.Parse, at, "names system %q twice", id)
 		}
 		seen[id] = true
-		r.Pareto = append(r.Pareto, id)
+		return id, nil
+	}); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -117,22 +109,7 @@ func parseTally(v any, field string, withCalls bool) (Tally, error) {
 }
 
 func parseAttribution(v any, field string) (map[string]Tally, error) {
-	m, err := evidence.Object(v, field)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]Tally, len(m))
-	for _, k := range canon.SortedKeys(m) {
-		e := m[k]
-		at := fmt.Sprintf("%s[%q]", field, k)
-		if k == "" || len(k) > 256 {
-			return nil, fail(fault.Parse, at, "attribution keys are 1 to 256 characters")
-		}
-		if out[k], err = parseTally(e, at, true); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return evidence.Keyed(v, field, "attribution", func(v any, at string) (Tally, error) { return parseTally(v, at, true) })
 }
 
 func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
@@ -197,42 +174,31 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 			s.AxisValues[a.Name] = f
 		}
 	}
-	rawCases, err := evidence.List(m["cases"], at+".cases", 1, MaxCases)
-	if err != nil {
+	if s.Cases, err = evidence.Entries(m["cases"], at+".cases", 1, MaxCases, parseCaseResult); err != nil {
 		return nil, err
-	}
-	for i, rc := range rawCases {
-		c, err := parseCaseResult(rc, fmt.Sprintf("%s.cases[%d]", at, i))
-		if err != nil {
-			return nil, err
-		}
-		s.Cases = append(s.Cases, *c)
 	}
 	return s, nil
 }
 
-func parseCaseResult(v any, at string) (*CaseResult, error) {
-	m, err := evidence.Object(v, at)
+func parseCaseResult(v any, at string) (CaseResult, error) {
+	m, err := evidence.Closed(v, at, "id", "passed", "outcome", "outputs", "expect", "receiptDigest", "effectCalls", "work", "usage", "attribution")
 	if err != nil {
-		return nil, err
-	}
-	if err := evidence.ClosedKeys(m, at, "id", "passed", "outcome", "outputs", "expect", "receiptDigest", "effectCalls", "work", "usage", "attribution"); err != nil {
-		return nil, err
+		return CaseResult{}, err
 	}
 	cl, err := evidence.ParseCaseClaim(m, at)
 	if err != nil {
-		return nil, err
+		return CaseResult{}, err
 	}
-	c := &CaseResult{ID: cl.ID, Passed: cl.Passed, Outcome: cl.Outcome, Outputs: cl.Outputs, Expect: cl.Expect,
+	c := CaseResult{ID: cl.ID, Passed: cl.Passed, Outcome: cl.Outcome, Outputs: cl.Outputs, Expect: cl.Expect,
 		ReceiptDigest: cl.ReceiptDigest, Work: cl.Work}
 	if c.EffectCalls, err = evidence.CountField(m["effectCalls"], at+".effectCalls"); err != nil {
-		return nil, err
+		return CaseResult{}, err
 	}
 	if c.Usage, err = parseTally(m["usage"], at+".usage", false); err != nil {
-		return nil, err
+		return CaseResult{}, err
 	}
 	if c.Attribution, err = parseAttribution(m["attribution"], at+".attribution"); err != nil {
-		return nil, err
+		return CaseResult{}, err
 	}
 	return c, nil
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strings"
 
@@ -12,21 +11,7 @@ import (
 )
 
 // Verification is the outcome of Verify.
-type Verification struct {
-	OK              bool     `json:"ok"`
-	Digest          string   `json:"digest"`
-	CheckedReceipts int      `json:"checkedReceipts"`
-	Mismatches      []string `json:"mismatches"`
-}
-
-// Value returns the verification as a canonical JSON value.
-func (v *Verification) Value() map[string]any {
-	ms := make([]any, len(v.Mismatches))
-	for i, m := range v.Mismatches {
-		ms[i] = m
-	}
-	return map[string]any{"ok": v.OK, "digest": v.Digest, "checkedReceipts": float64(v.CheckedReceipts), "mismatches": ms}
-}
+type Verification = evidence.Verification
 
 // Verify checks a report value: strict parse, recomputed digests, every
 // pass claim (under the recorded scorer), every aggregate, the axis values
@@ -40,18 +25,9 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 		return nil, err
 	}
 	out := &Verification{Digest: r.Digest}
-	bad := func(format string, a ...any) { out.Mismatches = append(out.Mismatches, fmt.Sprintf(format, a...)) }
-
-	body := map[string]any{}
-	for k, x := range v.(map[string]any) {
-		if k != "digest" {
-			body[k] = x
-		}
-	}
-	if d, err := canon.Digest(body); err != nil {
+	bad := out.Bad
+	if err := out.CheckDigest(v.(map[string]any)); err != nil {
 		return nil, err
-	} else if d != r.Digest {
-		bad("digest: claimed %s, computed %s", r.Digest, d)
 	}
 	if w, err := WorkloadDigest(r.Cases); err != nil {
 		return nil, err

@@ -192,12 +192,12 @@ type Scorer struct {
 	prog     *expr.Program
 }
 
-// ScorerNames are the names a scorer program may read.
-var ScorerNames = []string{"args", "expect", "outputs"}
+// scorerNames are the names a scorer program may read.
+var scorerNames = []string{"args", "expect", "outputs"}
 
 // CompileScorer admits a scorer envelope; field names it in errors.
 func CompileScorer(v any, field string) (*Scorer, error) {
-	env, prog, err := CompileEnvelope(v, field, ScorerNames, fault.ScorerInvalid)
+	env, prog, err := CompileEnvelope(v, field, scorerNames, fault.ScorerInvalid)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func (s *Scorer) Judge(caseID string, args, expect map[string]any, outcome strin
 	}
 	v, _, err := s.prog.Eval(map[string]any{"args": args, "expect": expect, "outputs": outputs}, ScorerFuel)
 	if err != nil {
-		return false, &fault.Error{Code: fault.ScorerInvalid, Path: "scorer", Message: fmt.Sprintf("case %q: %s", caseID, expr.Describe(err, ScorerNames...))}
+		return false, &fault.Error{Code: fault.ScorerInvalid, Path: "scorer", Message: fmt.Sprintf("case %q: %s", caseID, expr.Describe(err, scorerNames...))}
 	}
 	b, ok := v.(bool)
 	if !ok {

@@ -75,6 +75,47 @@ func List(v any, field string, min, max int) ([]any, error) {
 	return l, nil
 }
 
+// Entries reads a list of min to max entries (as List does) and parses
+// entry i with parse, which names it field[i] in its errors. An empty list
+// gives a nil slice.
+func Entries[T any](v any, field string, min, max int, parse func(v any, at string) (T, error)) ([]T, error) {
+	raw, err := List(v, field, min, max)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for i, e := range raw {
+		x, err := parse(e, fmt.Sprintf("%s[%d]", field, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// Keyed reads an object whose keys are 1 to 256 bytes (what names them in
+// the message: "price keys are ...") and parses the value under key k with
+// parse, which names it field["k"]. Keys are read in byte order, so the
+// first bad entry named is the same on every run.
+func Keyed[T any](v any, field, what string, parse func(v any, at string) (T, error)) (map[string]T, error) {
+	m, err := Object(v, field)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]T, len(m))
+	for _, k := range canon.SortedKeys(m) {
+		at := fmt.Sprintf("%s[%q]", field, k)
+		if k == "" || len(k) > 256 {
+			return nil, Fail(fault.Parse, at, "%s keys are 1 to 256 characters", what)
+		}
+		if out[k], err = parse(m[k], at); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // Text reads a non-empty string of at most max bytes.
 func Text(v any, field string, max int) (string, error) {
 	s, ok := v.(string)

@@ -186,7 +186,7 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 			if err != nil {
 				return nil, err
 			}
-			m, err := load(resolve(dir, path))
+			m, err := load(evidence.Resolve(dir, path))
 			if err != nil {
 				return nil, err
 			}
@@ -214,13 +214,6 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 		}
 	}
 	return cfg, nil
-}
-
-func resolve(dir, path string) string {
-	if filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(dir, path)
 }
 
 func parseExecutors(v any, field, dir string) (map[string]string, error) {
@@ -271,7 +264,7 @@ func parseGenerator(v any, dir string, load ManifestLoader) (*Generator, error) 
 			return nil, err
 		}
 	}
-	if g.Manifest, err = load(resolve(dir, path)); err != nil {
+	if g.Manifest, err = load(evidence.Resolve(dir, path)); err != nil {
 		return nil, err
 	}
 	m := g.Manifest

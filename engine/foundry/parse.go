@@ -1,8 +1,6 @@
 package foundry
 
 import (
-	"fmt"
-
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 )
@@ -55,16 +53,8 @@ func ParseReport(v any) (*Report, error) {
 			return nil, err
 		}
 	}
-	rawCands, err := evidence.List(raw["candidates"], "candidates", 1, MaxCandidates)
-	if err != nil {
+	if r.Candidates, err = evidence.Entries(raw["candidates"], "candidates", 1, MaxCandidates, parseCandidate); err != nil {
 		return nil, err
-	}
-	for i, rc := range rawCands {
-		c, err := parseCandidate(rc, fmt.Sprintf("candidates[%d]", i))
-		if err != nil {
-			return nil, err
-		}
-		r.Candidates = append(r.Candidates, *c)
 	}
 	h, err := evidence.Closed(raw["holdout"], "holdout", "passed", "total", "cases")
 	if err != nil {
@@ -73,16 +63,8 @@ func ParseReport(v any) (*Report, error) {
 	if r.Holdout.Score, err = parseScore(h, "holdout"); err != nil {
 		return nil, err
 	}
-	rawHold, err := evidence.List(h["cases"], "holdout.cases", 1, MaxCases)
-	if err != nil {
+	if r.Holdout.Cases, err = evidence.Entries(h["cases"], "holdout.cases", 1, MaxCases, parseCaseResult); err != nil {
 		return nil, err
-	}
-	for i, rc := range rawHold {
-		c, err := parseCaseResult(rc, fmt.Sprintf("holdout.cases[%d]", i))
-		if err != nil {
-			return nil, err
-		}
-		r.Holdout.Cases = append(r.Holdout.Cases, *c)
 	}
 	return r, nil
 }
@@ -117,17 +99,17 @@ func parseUsage(v any, field string) (Usage, error) {
 	return u, nil
 }
 
-func parseCandidate(v any, at string) (*CandidateResult, error) {
+func parseCandidate(v any, at string) (CandidateResult, error) {
 	m, err := evidence.Closed(v, at, "manifestDigest", "manifestKey", "train", "validation", "work", "usage", "cases")
 	if err != nil {
-		return nil, err
+		return CandidateResult{}, err
 	}
-	c := &CandidateResult{}
+	var c CandidateResult
 	if c.ManifestDigest, err = evidence.DigestField(m["manifestDigest"], at+".manifestDigest"); err != nil {
-		return nil, err
+		return CandidateResult{}, err
 	}
 	if c.ManifestKey, err = evidence.Text(m["manifestKey"], at+".manifestKey", 256); err != nil {
-		return nil, err
+		return CandidateResult{}, err
 	}
 	for _, s := range []struct {
 		key string
@@ -135,53 +117,45 @@ func parseCandidate(v any, at string) (*CandidateResult, error) {
 	}{{"train", &c.Train}, {"validation", &c.Validation}} {
 		sm, err := evidence.Closed(m[s.key], at+"."+s.key, "passed", "total")
 		if err != nil {
-			return nil, err
+			return CandidateResult{}, err
 		}
 		if *s.dst, err = parseScore(sm, at+"."+s.key); err != nil {
-			return nil, err
+			return CandidateResult{}, err
 		}
 	}
 	if c.Work, err = evidence.ParseWork(m["work"], at+".work"); err != nil {
-		return nil, err
+		return CandidateResult{}, err
 	}
 	if c.Usage, err = parseUsage(m["usage"], at+".usage"); err != nil {
-		return nil, err
+		return CandidateResult{}, err
 	}
-	rawCases, err := evidence.List(m["cases"], at+".cases", 1, MaxCases)
-	if err != nil {
-		return nil, err
-	}
-	for i, rc := range rawCases {
-		cs, err := parseCaseResult(rc, fmt.Sprintf("%s.cases[%d]", at, i))
-		if err != nil {
-			return nil, err
-		}
-		c.Cases = append(c.Cases, *cs)
+	if c.Cases, err = evidence.Entries(m["cases"], at+".cases", 1, MaxCases, parseCaseResult); err != nil {
+		return CandidateResult{}, err
 	}
 	return c, nil
 }
 
-func parseCaseResult(v any, at string) (*CaseResult, error) {
+func parseCaseResult(v any, at string) (CaseResult, error) {
 	m, err := evidence.Closed(v, at, "id", "split", "passed", "outcome", "args", "outputs", "expect", "receiptDigest", "work", "usage")
 	if err != nil {
-		return nil, err
+		return CaseResult{}, err
 	}
 	cl, err := evidence.ParseCaseClaim(m, at)
 	if err != nil {
-		return nil, err
+		return CaseResult{}, err
 	}
-	c := &CaseResult{ID: cl.ID, Passed: cl.Passed, Outcome: cl.Outcome, Outputs: cl.Outputs, Expect: cl.Expect,
+	c := CaseResult{ID: cl.ID, Passed: cl.Passed, Outcome: cl.Outcome, Outputs: cl.Outputs, Expect: cl.Expect,
 		ReceiptDigest: cl.ReceiptDigest, Work: cl.Work}
 	switch c.Split, _ = m["split"].(string); c.Split {
 	case SplitTrain, SplitValidation, SplitHoldout:
 	default:
-		return nil, fail(fault.Parse, at+".split", "must be train, validation or holdout")
+		return CaseResult{}, fail(fault.Parse, at+".split", "must be train, validation or holdout")
 	}
 	if c.Args, err = evidence.Object(m["args"], at+".args"); err != nil {
-		return nil, err
+		return CaseResult{}, err
 	}
 	if c.Usage, err = parseUsage(m["usage"], at+".usage"); err != nil {
-		return nil, err
+		return CaseResult{}, err
 	}
 	return c, nil
 }

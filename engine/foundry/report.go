@@ -145,11 +145,7 @@ type Report struct {
 // Value returns the report as a canonical JSON value, digest included when
 // set.
 func (r *Report) Value() map[string]any {
-	v := r.body()
-	if r.Digest != "" {
-		v["digest"] = r.Digest
-	}
-	return v
+	return evidence.WithDigest(r.body(), r.Digest)
 }
 
 func (r *Report) body() map[string]any {

@@ -50,11 +50,7 @@ type SearchReport struct {
 // Value returns the report as a canonical JSON value, digest included when
 // set.
 func (s *SearchReport) Value() map[string]any {
-	v := s.body()
-	if s.Digest != "" {
-		v["digest"] = s.Digest
-	}
-	return v
+	return evidence.WithDigest(s.body(), s.Digest)
 }
 
 func (s *SearchReport) body() map[string]any {

@@ -75,27 +75,11 @@ func parseGeneration(v any, i int) (*Generation, error) {
 	if g.Promoted, err = evidence.DigestField(m["promoted"], at+".promoted"); err != nil {
 		return nil, err
 	}
-	proposed, err := evidence.List(m["proposed"], at+".proposed", 1, MaxCandidates)
-	if err != nil {
+	if g.Proposed, err = evidence.Entries(m["proposed"], at+".proposed", 1, MaxCandidates, evidence.DigestField); err != nil {
 		return nil, err
 	}
-	for k, p := range proposed {
-		d, err := evidence.DigestField(p, fmt.Sprintf("%s.proposed[%d]", at, k))
-		if err != nil {
-			return nil, err
-		}
-		g.Proposed = append(g.Proposed, d)
-	}
-	cands, err := evidence.List(m["candidates"], at+".candidates", 1, MaxCandidates)
-	if err != nil {
+	if g.Candidates, err = evidence.Entries(m["candidates"], at+".candidates", 1, MaxCandidates, parseCandidate); err != nil {
 		return nil, err
-	}
-	for k, rc := range cands {
-		c, err := parseCandidate(rc, fmt.Sprintf("%s.candidates[%d]", at, k))
-		if err != nil {
-			return nil, err
-		}
-		g.Candidates = append(g.Candidates, *c)
 	}
 	return g, nil
 }

@@ -43,16 +43,8 @@ func VerifySearch(ctx context.Context, v any, ev evidence.Store) (*Verification,
 	}
 	raw := v.(map[string]any)
 	vf := &verifier{ctx: ctx, ev: ev, out: &Verification{Digest: s.Digest}}
-	body := make(map[string]any, len(raw))
-	for k, x := range raw {
-		if k != "digest" {
-			body[k] = x
-		}
-	}
-	if d, err := canon.Digest(body); err != nil {
+	if err := vf.out.CheckDigest(raw); err != nil {
 		return nil, err
-	} else if d != s.Digest {
-		vf.bad("digest: claimed %s, computed %s", s.Digest, d)
 	}
 
 	res, err := Verify(ctx, raw["result"], ev)

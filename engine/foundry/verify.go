@@ -9,29 +9,9 @@ import (
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
-// Verification is the outcome of Verify or VerifyAccount.
-type Verification struct {
-	OK     bool
-	Digest string
-	// Outcome is the account outcome (complete or exhausted) when an
-	// account was verified on its own; empty for a report.
-	Outcome         string
-	CheckedReceipts int
-	Mismatches      []string
-}
-
-// Value returns the verification as a canonical JSON value.
-func (v *Verification) Value() map[string]any {
-	ms := make([]any, len(v.Mismatches))
-	for i, m := range v.Mismatches {
-		ms[i] = m
-	}
-	out := map[string]any{"ok": v.OK, "digest": v.Digest, "checkedReceipts": float64(v.CheckedReceipts), "mismatches": ms}
-	if v.Outcome != "" {
-		out["outcome"] = v.Outcome
-	}
-	return out
-}
+// Verification is the outcome of Verify or VerifyAccount; its Outcome is
+// set only when an account was verified on its own.
+type Verification = evidence.Verification
 
 // VerifyFile verifies either file a foundry run may leave: a report, or
 // the exhausted habitat account written instead of one.
@@ -48,9 +28,7 @@ type verifier struct {
 	out *Verification
 }
 
-func (vf *verifier) bad(format string, a ...any) {
-	vf.out.Mismatches = append(vf.out.Mismatches, fmt.Sprintf(format, a...))
-}
+func (vf *verifier) bad(format string, a ...any) { vf.out.Bad(format, a...) }
 
 // Verify checks a report value: strict parse, the recomputed digest, every
 // pass claim under the recorded scorer, every aggregate, the promotion,
@@ -67,16 +45,8 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 		return nil, err
 	}
 	vf := &verifier{ctx: ctx, ev: ev, out: &Verification{Digest: r.Digest}}
-	body := map[string]any{}
-	for k, x := range v.(map[string]any) {
-		if k != "digest" {
-			body[k] = x
-		}
-	}
-	if d, err := canon.Digest(body); err != nil {
+	if err := vf.out.CheckDigest(v.(map[string]any)); err != nil {
 		return nil, err
-	} else if d != r.Digest {
-		vf.bad("digest: claimed %s, computed %s", r.Digest, d)
 	}
 
 	// Claims that follow from the recorded cases alone.
