@@ -18,10 +18,7 @@ const echoChild = `{"contract":"algal.organism.v1","key":"organism:echo-child","
 
 func TestOrganismCell(t *testing.T) {
 	st := store.NewMemStore()
-	tri := mustManifest(t, triageJSON)
-	if _, err := st.Put(store.Manifests, tri.Value); err != nil {
-		t.Fatal(err)
-	}
+	tri := storedManifest(t, st, triageJSON)
 	m := mustManifest(t, organism("inbox",
 		`{"id":"in","kind":"input","outputs":{"t":"text"}},{"id":"tri","kind":"organism","manifest":"`+tri.Digest+`"}`,
 		edge("in", "t", "tri", "ticket")))
@@ -54,16 +51,7 @@ func TestOrganismCell(t *testing.T) {
 
 func TestRepeatCell(t *testing.T) {
 	st := store.NewMemStore()
-	inner := mustManifest(t, `{"contract":"algal.organism.v1","key":"organism:round","name":"R",
-	 "interface":{"inputs":{"draft":{"cell":"in","port":"draft"}},"outputs":{"draft":{"cell":"editor","port":"out"},"verdict":{"cell":"critic","port":"out"}}},
-	 "cells":[{"id":"in","kind":"input","outputs":{"draft":"text"}},
-	  {"id":"editor","kind":"agent","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"text"}},
-	  {"id":"critic","kind":"classifier","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"choice","labels":["revise","ship"]}}],
-	 "edges":[{"from":{"cell":"in","port":"draft"},"to":{"cell":"editor","port":"draft"}},
-	  {"from":{"cell":"editor","port":"out"},"to":{"cell":"critic","port":"draft"}}]}`)
-	if _, err := st.Put(store.Manifests, inner.Value); err != nil {
-		t.Fatal(err)
-	}
+	inner := storedManifest(t, st, roundJSON)
 	m := mustManifest(t, organism("refine",
 		`{"id":"in","kind":"input","outputs":{"d":"text"}},
 		 {"id":"loop","kind":"repeat","manifest":"`+inner.Digest+`","maxRounds":4,"carry":{"draft":"draft"},"until":{"output":"verdict","equals":"ship"}}`,
@@ -86,10 +74,7 @@ func TestRepeatCell(t *testing.T) {
 
 func TestEachCell(t *testing.T) {
 	st := store.NewMemStore()
-	child := mustManifest(t, echoChild)
-	if _, err := st.Put(store.Manifests, child.Value); err != nil {
-		t.Fatal(err)
-	}
+	child := storedManifest(t, st, echoChild)
 	m := mustManifest(t, organism("map",
 		`{"id":"in","kind":"input","outputs":{"qs":"json"}},
 		 {"id":"map","kind":"each","manifest":"`+child.Digest+`","over":"q","maxItems":3},
@@ -135,10 +120,7 @@ func TestSpawnCell(t *testing.T) {
 // the inner path.
 func TestEachItemCheckedByChild(t *testing.T) {
 	st := store.NewMemStore()
-	child := mustManifest(t, echoChild)
-	if _, err := st.Put(store.Manifests, child.Value); err != nil {
-		t.Fatal(err)
-	}
+	child := storedManifest(t, st, echoChild)
 	m := mustManifest(t, organism("each-typed",
 		`{"id":"in","kind":"input","outputs":{"qs":"json"}},
 		 {"id":"map","kind":"each","manifest":"`+child.Digest+`","over":"q","maxItems":4}`,
@@ -157,10 +139,7 @@ func TestEachItemCheckedByChild(t *testing.T) {
 // prefix as the run failure path (loop/r0 for a repeat round).
 func TestDepthFailurePathIsNestedPrefix(t *testing.T) {
 	st := store.NewMemStore()
-	child := mustManifest(t, echoChild)
-	if _, err := st.Put(store.Manifests, child.Value); err != nil {
-		t.Fatal(err)
-	}
+	child := storedManifest(t, st, echoChild)
 	m := mustManifest(t, organism("deep",
 		`{"id":"in","kind":"input","outputs":{"q":"text"}},
 		 {"id":"loop","kind":"repeat","manifest":"`+child.Digest+`","maxRounds":2}`,

@@ -12,10 +12,7 @@ import (
 )
 
 func TestMaxEffectMsAndContextBound(t *testing.T) {
-	m := mustManifest(t, organism("slow",
-		`{"id":"in","kind":"input","outputs":{"t":"text"}},
-		 {"id":"a","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"},"budget":{"maxEffectMs":20}}`,
-		edge("in", "t", "a", "t")))
+	m := oneAgent(t, "slow", `"budget":{"maxEffectMs":20}`)
 	slow := &fixedExec{id: "slow", fn: nil}
 	slow.fn = func(effect.Request) (effect.Response, error) {
 		time.Sleep(200 * time.Millisecond)
@@ -34,10 +31,7 @@ func TestMaxEffectMsAndContextBound(t *testing.T) {
 		t.Fatal("maxEffectMs leaked into the request")
 	}
 
-	tight := mustManifest(t, organism("tight",
-		`{"id":"in","kind":"input","outputs":{"t":"text"}},
-		 {"id":"a","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"},"budget":{"maxContextBytes":20}}`,
-		edge("in", "t", "a", "t")))
+	tight := oneAgent(t, "tight", `"budget":{"maxContextBytes":20}`)
 	rec = runAndVerify(t, tight, `{"in":{"t":"a long enough input"}}`, scriptedHost(t, store.NewMemStore(), `{"a":"x"}`))
 	n := contextBytes(t, `{"inputs":{"t":"a long enough input"},"turn":0}`)
 	want(t, "context bound", rec["failure"], `{"code":"BUDGET_EXHAUSTED","message":"context view `+itoa(n)+`B exceeds maxContextBytes 20B","path":"a"}`)
@@ -77,10 +71,7 @@ func TestViewContext(t *testing.T) {
 }
 
 func TestForeignErrorCodeIsRecordedAsEffectFailed(t *testing.T) {
-	m := mustManifest(t, organism("foreign",
-		`{"id":"in","kind":"input","outputs":{"t":"text"}},
-		 {"id":"a","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"}}`,
-		edge("in", "t", "a", "t")))
+	m := oneAgent(t, "foreign", "")
 	odd := &fixedExec{id: "odd", fn: func(effect.Request) (effect.Response, error) {
 		return effect.Response{}, &fault.Error{Code: "QUOTA", Message: "slow down"}
 	}}

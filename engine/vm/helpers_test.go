@@ -23,6 +23,17 @@ func mustManifest(t testing.TB, s string) *manifest.Manifest {
 	return m
 }
 
+// storedManifest admits s and puts it in st, as a child manifest the
+// organism under test embeds.
+func storedManifest(t testing.TB, st store.Store, s string) *manifest.Manifest {
+	t.Helper()
+	m := mustManifest(t, s)
+	if _, err := st.Put(store.Manifests, m.Value); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func obj(t testing.TB, s string) map[string]any { t.Helper(); return jsontest.Object(t, s) }
 
 // scriptedHost is a host with one scripted executor over responses.
@@ -122,6 +133,16 @@ const triageJSON = `{"contract":"algal.organism.v1","key":"organism:triage","nam
   {"from":{"cell":"as-feature","port":"value"},"to":{"cell":"result","port":"b"}},
   {"from":{"cell":"as-question","port":"value"},"to":{"cell":"result","port":"c"}}]}`
 
+// roundJSON is one refinement round (an editor drafts, a critic says
+// revise or ship): the body repeat cells run.
+const roundJSON = `{"contract":"algal.organism.v1","key":"organism:round","name":"R",
+ "interface":{"inputs":{"draft":{"cell":"in","port":"draft"}},"outputs":{"draft":{"cell":"editor","port":"out"},"verdict":{"cell":"critic","port":"out"}}},
+ "cells":[{"id":"in","kind":"input","outputs":{"draft":"text"}},
+  {"id":"editor","kind":"agent","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"text"}},
+  {"id":"critic","kind":"classifier","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"choice","labels":["revise","ship"]}}],
+ "edges":[{"from":{"cell":"in","port":"draft"},"to":{"cell":"editor","port":"draft"}},
+  {"from":{"cell":"editor","port":"out"},"to":{"cell":"critic","port":"draft"}}]}`
+
 // organism builds a manifest from cells and edges JSON fragments.
 func organism(key, cells, edges string, extra ...string) string {
 	var b strings.Builder
@@ -131,6 +152,17 @@ func organism(key, cells, edges string, extra ...string) string {
 	}
 	b.WriteString("}")
 	return b.String()
+}
+
+// oneAgent is an organism whose input t feeds one text agent a; fields
+// are a's further JSON fields (`"budget":{...}`), or empty.
+func oneAgent(t testing.TB, key, fields string) *manifest.Manifest {
+	t.Helper()
+	a := `{"id":"a","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"}`
+	if fields != "" {
+		a += "," + fields
+	}
+	return mustManifest(t, organism(key, `{"id":"in","kind":"input","outputs":{"t":"text"}},`+a+"}", edge("in", "t", "a", "t")))
 }
 
 func edge(from, fport, to, tport string, rest ...string) string {

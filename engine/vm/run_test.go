@@ -12,10 +12,7 @@ import (
 )
 
 func TestEventLogBound(t *testing.T) {
-	m := mustManifest(t, organism("loop",
-		`{"id":"in","kind":"input","outputs":{"t":"text"}},
-		 {"id":"a","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"},"retry":{"attempts":8}}`,
-		edge("in", "t", "a", "t")))
+	m := oneAgent(t, "loop", `"retry":{"attempts":8}`)
 	rec := runAndVerify(t, m, `{"in":{"t":"x"}}`, scriptedHost(t, store.NewMemStore(), `{"a":[1,2,3,"ok"]}`))
 	if len(rec["events"].([]any)) != 1+2+4+1 {
 		t.Fatalf("events: %s", enc(rec["events"]))

@@ -111,10 +111,7 @@ func TestGateSuspendsThenResumesWithSameRequest(t *testing.T) {
 
 func TestNestedSuspensionSuspendsEnclosingCell(t *testing.T) {
 	st := store.NewMemStore()
-	child := mustManifest(t, gateJSON)
-	if _, err := st.Put(store.Manifests, child.Value); err != nil {
-		t.Fatal(err)
-	}
+	child := storedManifest(t, st, gateJSON)
 	m := mustManifest(t, organism("outer",
 		`{"id":"in","kind":"input","outputs":{"d":"text"}},{"id":"wrap","kind":"organism","manifest":"`+child.Digest+`"},
 		 {"id":"after","kind":"fn","fn":"echo.v1"}`,

@@ -20,25 +20,13 @@ func nestedSamples(t *testing.T) []sample {
 		out = append(out, sample{name, m, rec, host.Store})
 	}
 	st := store.NewMemStore()
-	tri := mustManifest(t, triageJSON)
-	if _, err := st.Put(store.Manifests, tri.Value); err != nil {
-		t.Fatal(err)
-	}
+	tri := storedManifest(t, st, triageJSON)
 	add("organism", organism("inbox",
 		`{"id":"in","kind":"input","outputs":{"t":"text"}},{"id":"tri","kind":"organism","manifest":"`+tri.Digest+`"}`,
 		edge("in", "t", "tri", "ticket")), `{"in":{"t":"crash"}}`, scriptedHost(t, st, `{"route":"bug"}`))
 
 	st = store.NewMemStore()
-	round := mustManifest(t, `{"contract":"algal.organism.v1","key":"organism:round","name":"R",
-	 "interface":{"inputs":{"draft":{"cell":"in","port":"draft"}},"outputs":{"draft":{"cell":"editor","port":"out"},"verdict":{"cell":"critic","port":"out"}}},
-	 "cells":[{"id":"in","kind":"input","outputs":{"draft":"text"}},
-	  {"id":"editor","kind":"agent","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"text"}},
-	  {"id":"critic","kind":"classifier","prompt":"p","inputs":{"draft":"text"},"output":{"kind":"choice","labels":["revise","ship"]}}],
-	 "edges":[{"from":{"cell":"in","port":"draft"},"to":{"cell":"editor","port":"draft"}},
-	  {"from":{"cell":"editor","port":"out"},"to":{"cell":"critic","port":"draft"}}]}`)
-	if _, err := st.Put(store.Manifests, round.Value); err != nil {
-		t.Fatal(err)
-	}
+	round := storedManifest(t, st, roundJSON)
 	add("repeat", organism("refine",
 		`{"id":"in","kind":"input","outputs":{"d":"text"}},
 		 {"id":"loop","kind":"repeat","manifest":"`+round.Digest+`","maxRounds":3,"carry":{"draft":"draft"},"until":{"output":"verdict","equals":"ship"}}`,
@@ -63,10 +51,7 @@ func nestedSamples(t *testing.T) []sample {
 		`{"in":{"q":"x"}}`, scriptedHost(t, st, `{"writer":`+echoChild+`}`))
 
 	st = store.NewMemStore()
-	gated := mustManifest(t, gateJSON)
-	if _, err := st.Put(store.Manifests, gated.Value); err != nil {
-		t.Fatal(err)
-	}
+	gated := storedManifest(t, st, gateJSON)
 	add("nested-suspended", organism("outer",
 		`{"id":"in","kind":"input","outputs":{"d":"text"}},{"id":"wrap","kind":"organism","manifest":"`+gated.Digest+`"}`,
 		edge("in", "d", "wrap", "diff")), `{"in":{"d":"+1"}}`, approvalsHost(t, st, filepath.Join(t.TempDir(), "none.json")))

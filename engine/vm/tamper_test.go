@@ -46,10 +46,7 @@ func samples(t *testing.T) []sample {
 		edge("in", "t", "route", "t")+","+edge("route", "out", "chk", "value")+","+edge("in", "t", "chk", "expect")+","+
 			edge("chk", "value", "h", "value", `"on":"fail"`)), `{"in":{"t":"x"}}`, `{"route":"b"}`, nil)
 	st := store.NewMemStore()
-	child := mustManifest(t, echoChild)
-	if _, err := st.Put(store.Manifests, child.Value); err != nil {
-		t.Fatal(err)
-	}
+	child := storedManifest(t, st, echoChild)
 	add("each", organism("map",
 		`{"id":"in","kind":"input","outputs":{"qs":"json"}},
 		 {"id":"map","kind":"each","manifest":"`+child.Digest+`","over":"q","maxItems":3}`,

@@ -281,10 +281,7 @@ func TestBudgets(t *testing.T) {
 		t.Fatal("maxAgentCalls is an activation error a fail edge can catch")
 	}
 	// Output over maxOutputBytes counts as a failed attempt and adds no units.
-	big := mustManifest(t, organism("big",
-		`{"id":"in","kind":"input","outputs":{"t":"text"}},
-		 {"id":"a","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"},"budget":{"maxOutputBytes":8}}`,
-		edge("in", "t", "a", "t")))
+	big := oneAgent(t, "big", `"budget":{"maxOutputBytes":8}`)
 	rec = runAndVerify(t, big, `{"in":{"t":"x"}}`, scriptedHost(t, store.NewMemStore(), `{"a":"far too long"}`))
 	want(t, "maxOutputBytes", rec["failure"], `{"code":"BUDGET_EXHAUSTED","message":"effect output 14B exceeds maxOutputBytes 8B","path":"a"}`)
 	ctx := contextBytes(t, `{"inputs":{"t":"x"},"turn":0}`)
