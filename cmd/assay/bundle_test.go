@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,34 +8,10 @@ import (
 	"testing"
 )
 
-func decodeObject(t *testing.T, s string) map[string]any {
-	t.Helper()
-	var v map[string]any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("not a JSON object: %v\n%s", err, s)
-	}
-	return v
-}
-
-func stderrCode(t *testing.T, stderr string) string {
-	t.Helper()
-	e, _ := decodeObject(t, stderr)["error"].(map[string]any)
-	c, _ := e["code"].(string)
-	return c
-}
-
 const cliChild = `{"contract":"algal.organism.v1","key":"organism:echo-child","name":"E",
  "interface":{"inputs":{"q":{"cell":"src","port":"v"}},"outputs":{"out":{"cell":"echo","port":"value"}}},
  "cells":[{"id":"src","kind":"input","outputs":{"v":"text"}},{"id":"echo","kind":"fn","fn":"echo.v1"}],
  "edges":[{"from":{"cell":"src","port":"v"},"to":{"cell":"echo","port":"value"}}]}`
-
-func checkedDigest(t *testing.T, path string) string {
-	code, out, errb := runCLI(t, "check", path)
-	if code != 0 {
-		t.Fatalf("check: %s", errb)
-	}
-	return decodeObject(t, out)["digest"].(string)
-}
 
 func TestBundlePackUnpackAndTransports(t *testing.T) {
 	dir := t.TempDir()

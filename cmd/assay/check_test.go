@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -18,29 +17,29 @@ const checkChild = `{"contract":"algal.organism.v1","key":"organism:child","name
 // runCheck runs `assay check ARGS` in-process and decodes its stdout.
 func runCheck(t *testing.T, args ...string) (int, map[string]any, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(append([]string{"check"}, args...), strings.NewReader(""), &out, &errb)
+	code, out, errb := runCLI(t, append([]string{"check"}, args...)...)
 	var v map[string]any
 	// A manifest that is not admitted is an error: its JSON is on stderr.
-	doc := out.Bytes()
+	doc := out
 	if len(doc) == 0 {
-		doc = errb.Bytes()
+		doc = errb
 	}
 	if len(doc) > 0 {
-		if err := json.Unmarshal(doc, &v); err != nil {
+		if err := json.Unmarshal([]byte(doc), &v); err != nil {
 			t.Fatalf("output is not JSON: %q", doc)
 		}
 	}
-	return code, v, errb.String()
+	return code, v, errb
 }
 
-func write(t *testing.T, dir, name, body string) string {
+// checkedDigest is the digest `assay check` prints for the manifest at path.
+func checkedDigest(t *testing.T, path string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
+	code, out, errb := runCLI(t, "check", path)
+	if code != 0 {
+		t.Fatalf("check: %s", errb)
 	}
-	return p
+	return decodeObject(t, out)["digest"].(string)
 }
 
 func TestCheckAdmitsAndResolvesModules(t *testing.T) {
@@ -49,7 +48,7 @@ func TestCheckAdmitsAndResolvesModules(t *testing.T) {
 	if err := os.Mkdir(mods, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	child := write(t, mods, "child.algal.json", checkChild)
+	child := putFile(t, mods, "child.algal.json", checkChild)
 	code, v, _ := runCheck(t, child)
 	if code != 0 || v["ok"] != true || v["key"] != "organism:child" || v["cells"] != 2.0 {
 		t.Fatalf("child: exit %d %v", code, v)
@@ -58,7 +57,7 @@ func TestCheckAdmitsAndResolvesModules(t *testing.T) {
 	if !strings.HasPrefix(digest, "sha256:") || len(digest) != 71 {
 		t.Fatalf("digest %q", digest)
 	}
-	parent := write(t, dir, "parent.algal.json", `{"contract":"algal.organism.v1","key":"organism:parent","name":"P",
+	parent := putFile(t, dir, "parent.algal.json", `{"contract":"algal.organism.v1","key":"organism:parent","name":"P",
 	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"sub","kind":"organism","manifest":"`+digest+`"}],
 	 "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"sub","port":"q"}}]}`)
 
@@ -81,7 +80,7 @@ func TestCheckRejections(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	big := write(t, dir, "big.algal.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"`+strings.Repeat("x", 1<<20)+`","cells":[]}`)
+	big := putFile(t, dir, "big.algal.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"`+strings.Repeat("x", 1<<20)+`","cells":[]}`)
 	cases := []struct {
 		name, path, code, contains string
 	}{
@@ -89,14 +88,14 @@ func TestCheckRejections(t *testing.T) {
 		{"fifo", fifo, "IO_FAILED", "not a regular file"},
 		{"missing", filepath.Join(dir, "nope.json"), "IO_FAILED", "nope.json"},
 		{"over 1 MiB", big, "BUDGET_EXHAUSTED", "bound"},
-		{"bom", write(t, dir, "bom.json", "\uFEFF"+checkChild), "PARSE_FAILED", "byte-order mark"},
-		{"bad utf8", write(t, dir, "utf8.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"`+"\xff"+`","cells":[]}`), "PARSE_FAILED", "UTF-8"},
-		{"duplicate key", write(t, dir, "dup.json", `{"key":"organism:a","key":"organism:b"}`), "PARSE_FAILED", "duplicate"},
-		{"duplicate label", write(t, dir, "label.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"B","cells":[
+		{"bom", putFile(t, dir, "bom.json", "\uFEFF"+checkChild), "PARSE_FAILED", "byte-order mark"},
+		{"bad utf8", putFile(t, dir, "utf8.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"`+"\xff"+`","cells":[]}`), "PARSE_FAILED", "UTF-8"},
+		{"duplicate key", putFile(t, dir, "dup.json", `{"key":"organism:a","key":"organism:b"}`), "PARSE_FAILED", "duplicate"},
+		{"duplicate label", putFile(t, dir, "label.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"B","cells":[
 			{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"x","kind":"store"},{"id":"y","kind":"store"},
 			{"id":"route","kind":"classifier","inputs":{"q":"text"},"prompt":"p","output":{"kind":"choice","labels":["bug","bug"]}}]}`),
 			"PARSE_FAILED", `cells[3] "route": output.labels: duplicate label "bug"`},
-		{"cycle", write(t, dir, "cycle.json", `{"contract":"algal.organism.v1","key":"organism:c","name":"C",
+		{"cycle", putFile(t, dir, "cycle.json", `{"contract":"algal.organism.v1","key":"organism:c","name":"C",
 			"cells":[{"id":"a","kind":"fn","fn":"echo.v1"},{"id":"b","kind":"fn","fn":"echo.v1"}],
 			"edges":[{"from":{"cell":"a","port":"value"},"to":{"cell":"b","port":"value"}},{"from":{"cell":"b","port":"value"},"to":{"cell":"a","port":"value"}}]}`),
 			"GRAPH_CYCLE", "cycle"},
@@ -117,7 +116,7 @@ func TestCheckRejections(t *testing.T) {
 
 func TestCheckSymlinkAndStdin(t *testing.T) {
 	dir := t.TempDir()
-	target := write(t, dir, "child.algal.json", checkChild)
+	target := putFile(t, dir, "child.algal.json", checkChild)
 	link := filepath.Join(dir, "link.algal.json")
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
@@ -126,12 +125,12 @@ func TestCheckSymlinkAndStdin(t *testing.T) {
 	if code != 0 || v["ok"] != true {
 		t.Fatalf("symlink: exit %d %v", code, v)
 	}
-	var out bytes.Buffer
-	if code := run([]string{"check", "-"}, strings.NewReader(checkChild), &out, &bytes.Buffer{}); code != 0 {
-		t.Fatalf("stdin: exit %d %s", code, out.String())
+	code, out, _ := runCLIInput(t, checkChild, "check", "-")
+	if code != 0 {
+		t.Fatalf("stdin: exit %d %s", code, out)
 	}
 	var w map[string]any
-	if err := json.Unmarshal(out.Bytes(), &w); err != nil {
+	if err := json.Unmarshal([]byte(out), &w); err != nil {
 		t.Fatal(err)
 	}
 	if w["digest"] != v["digest"] {
@@ -140,11 +139,10 @@ func TestCheckSymlinkAndStdin(t *testing.T) {
 }
 
 func TestCheckUsage(t *testing.T) {
-	var out, errb bytes.Buffer
-	if code := run([]string{"check"}, strings.NewReader(""), &out, &errb); code != 2 {
+	if code, _, _ := runCLI(t, "check"); code != 2 {
 		t.Fatalf("no args: exit %d", code)
 	}
-	if code := run([]string{"check", "a", "--modules"}, strings.NewReader(""), &out, &errb); code != 2 {
+	if code, _, _ := runCLI(t, "check", "a", "--modules"); code != 2 {
 		t.Fatalf("flag without value: exit %d", code)
 	}
 }

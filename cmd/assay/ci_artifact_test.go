@@ -226,15 +226,13 @@ func TestArtifactVerifiesAlone(t *testing.T) {
 	clearActionsEnv(t)
 	art := builtArtifact(t)
 	t.Chdir(t.TempDir()) // no repository, no .algal
-	var out, errb bytes.Buffer
-	if code := run([]string{"ci", "verify", art}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "all 8 files verified") ||
-		!strings.Contains(out.String(), "ticket-triage-r1-") || !strings.Contains(out.String(), "gate re-derived: fails") {
-		t.Fatalf("ci verify: exit %d\n%s%s", code, out.String(), errb.String())
+	if code, out, errb := runCLI(t, "ci", "verify", art); code != 0 || !strings.Contains(out, "all 8 files verified") ||
+		!strings.Contains(out, "ticket-triage-r1-") || !strings.Contains(out, "gate re-derived: fails") {
+		t.Fatalf("ci verify: exit %d\n%s%s", code, out, errb)
 	}
-	out.Reset()
-	if code := run([]string{"ci", "diff", "--artifact", art}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "**❌ Fail**") ||
-		!strings.Contains(out.String(), "cheap-single passes at least 5 cases") {
-		t.Fatalf("ci diff: exit %d\n%s%s", code, out.String(), errb.String())
+	if code, out, errb := runCLI(t, "ci", "diff", "--artifact", art); code != 0 || !strings.Contains(out, "**❌ Fail**") ||
+		!strings.Contains(out, "cheap-single passes at least 5 cases") {
+		t.Fatalf("ci diff: exit %d\n%s%s", code, out, errb)
 	}
 }
 
@@ -247,28 +245,24 @@ func TestArtifactTamperCaughtEverywhere(t *testing.T) {
 			art := builtArtifact(t)
 			tc.apply(t, art)
 
-			var out, errb bytes.Buffer
-			code := run([]string{"ci", "verify", art}, nil, &out, &errb)
+			code, out, errb := runCLI(t, "ci", "verify", art)
 			if code != 1 {
-				t.Fatalf("ci verify: exit %d\n%s%s", code, out.String(), errb.String())
+				t.Fatalf("ci verify: exit %d\n%s%s", code, out, errb)
 			}
-			verifyJSON := &bytes.Buffer{}
-			run([]string{"ci", "verify", "--json", art}, nil, verifyJSON, io.Discard)
+			_, verifyJSON, _ := runCLI(t, "ci", "verify", "--json", art)
 			for _, w := range tc.want {
 				jw, _ := json.Marshal(w)
-				if !strings.Contains(verifyJSON.String(), strings.Trim(string(jw), `"`)) {
-					t.Errorf("ci verify does not say %q:\n%s", w, verifyJSON.String())
+				if !strings.Contains(verifyJSON, strings.Trim(string(jw), `"`)) {
+					t.Errorf("ci verify does not say %q:\n%s", w, verifyJSON)
 				}
 			}
 
-			out.Reset()
-			errb.Reset()
-			if code := run([]string{"ci", "diff", "--artifact", art}, nil, &out, &errb); code != 1 {
-				t.Fatalf("ci diff: exit %d\n%s%s", code, out.String(), errb.String())
+			if code, out, errb = runCLI(t, "ci", "diff", "--artifact", art); code != 1 {
+				t.Fatalf("ci diff: exit %d\n%s%s", code, out, errb)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(errb.String(), w) {
-					t.Errorf("ci diff does not say %q:\n%s", w, errb.String())
+				if !strings.Contains(errb, w) {
+					t.Errorf("ci diff does not say %q:\n%s", w, errb)
 				}
 			}
 
@@ -381,9 +375,8 @@ func TestPosterCatchesWorkloadNotCommitted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(run, "gate.json"), append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if code := run2(t, &out, "ci", "verify", art); code != 0 {
-		t.Fatalf("the forgery must verify on its own (that is the point): exit %d\n%s", code, out.String())
+	if code, out, errb := runCLI(t, "ci", "verify", art); code != 0 {
+		t.Fatalf("the forgery must verify on its own (that is the point): exit %d\n%s%s", code, out, errb)
 	}
 	body := postFromArtifact(t, art)
 	if !strings.Contains(body, "**❌ Fail**") || strings.Contains(body, "✅") ||
@@ -411,12 +404,4 @@ func mustOpen(t *testing.T, dir string) *artifact.Artifact {
 		t.Fatal(err)
 	}
 	return a
-}
-
-func run2(t *testing.T, out *bytes.Buffer, args ...string) int {
-	t.Helper()
-	var errb bytes.Buffer
-	code := run(args, nil, out, &errb)
-	out.Write(errb.Bytes())
-	return code
 }

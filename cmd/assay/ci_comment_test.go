@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -69,18 +67,7 @@ func (fx *ciFixture) write(t *testing.T, name, content string) string {
 func (fx *ciFixture) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	fx.env.apply(t)
-	var out, errb bytes.Buffer
-	code := run(append([]string{"ci", "comment"}, args...), strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-func decodeResult(t *testing.T, stdout string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
-		t.Fatalf("stdout %q: %v", stdout, err)
-	}
-	return m
+	return runCLI(t, append([]string{"ci", "comment"}, args...)...)
 }
 
 func TestCICommentCreatesThenUpdates(t *testing.T) {
@@ -90,7 +77,7 @@ func TestCICommentCreatesThenUpdates(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	res := decodeResult(t, out)
+	res := decodeObject(t, out)
 	if res["action"] != "created" || res["pr"] != float64(7) || res["repo"] != "acme/widgets" {
 		t.Fatalf("result %v", res)
 	}
@@ -104,7 +91,7 @@ func TestCICommentCreatesThenUpdates(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if res := decodeResult(t, out); res["action"] != "updated" || res["url"] != comments[0].URL(fx.fake) {
+	if res := decodeObject(t, out); res["action"] != "updated" || res["url"] != comments[0].URL(fx.fake) {
 		t.Fatalf("result %v", res)
 	}
 	comments = fx.fake.Comments(7)
@@ -148,7 +135,7 @@ func TestCICommentMarkerOnLaterPage(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if res := decodeResult(t, out); res["action"] != "updated" {
+	if res := decodeObject(t, out); res["action"] != "updated" {
 		t.Fatalf("result %v", res)
 	}
 	comments := fx.fake.Comments(7)
@@ -264,7 +251,7 @@ func TestCICommentFromArtifact(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if res := decodeResult(t, out); res["action"] != "created" || res["pr"] != float64(12) {
+	if res := decodeObject(t, out); res["action"] != "created" || res["pr"] != float64(12) {
 		t.Fatalf("result %v", res)
 	}
 	if c := fx.fake.Comments(12); len(c) != 1 || !strings.HasPrefix(c[0].Body, prMarker+"\n## Assay PR check\n") || !strings.Contains(c[0].Body, "## Pareto sets") {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -77,20 +75,16 @@ func TestCIPRPostRedactsEchoedToken(t *testing.T) {
 	defer fake.Close()
 	fake.EchoAuth("list")
 	work := t.TempDir()
-	event := filepath.Join(work, "event.json")
-	if err := os.WriteFile(event, []byte(`{"number":42,"pull_request":{"number":42,"head":{"sha":"`+sha+`"}},"repository":{"full_name":"acme/widgets"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	event := putFile(t, work, "event.json", `{"number":42,"pull_request":{"number":42,"head":{"sha":"`+sha+`"}},"repository":{"full_name":"acme/widgets"}}`)
 	t.Setenv("GITHUB_EVENT_PATH", event)
 	t.Setenv("GITHUB_TOKEN", secretToken)
 	t.Setenv("GITHUB_API_URL", fake.URL)
 	t.Setenv("GITHUB_REPOSITORY", "acme/widgets")
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", filepath.Join(work, "art"), "--post", "suites/ticket-triage.bench.yaml"}, nil, &stdout, &stderr)
-	if code == 0 || !strings.Contains(stderr.String(), "[REDACTED]") {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	code, stdout, stderr := runCLI(t, "ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", filepath.Join(work, "art"), "--post", "suites/ticket-triage.bench.yaml")
+	if code == 0 || !strings.Contains(stderr, "[REDACTED]") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
-	if strings.Contains(stdout.String()+stderr.String(), secretToken) {
-		t.Fatalf("the token was printed:\nstdout %s\nstderr %s", stdout.String(), stderr.String())
+	if strings.Contains(stdout+stderr, secretToken) {
+		t.Fatalf("the token was printed:\nstdout %s\nstderr %s", stdout, stderr)
 	}
 }

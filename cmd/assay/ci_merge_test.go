@@ -11,29 +11,6 @@ import (
 	"github.com/algal-assay/assay/harness/synth"
 )
 
-// assayAt runs this test binary as `assay args...` in dir and returns its
-// exit code and combined output.
-func assayAt(t *testing.T, dir string, args ...string) (int, string) {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ASSAY_TEST_AS_CLI=1")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, out.String()
-}
-
 // runDirFiles reads every file of the one run directory of workload name
 // under root, the record aside (it carries wall-clock times).
 func runDirFiles(t *testing.T, root, name string) map[string][]byte {
@@ -80,20 +57,15 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 			t.Fatalf("whole run at concurrency %s: exit %d\n%s", c, code, out)
 		}
 	}
-	exe, _ := os.Executable()
 	var procs []*exec.Cmd
 	var outs []*bytes.Buffer
 	for i := 1; i <= 4; i++ {
 		s := "s" + string(rune('0'+i))
-		cmd := exec.Command(exe, "run", "suites", "--shard", string(rune('0'+i))+"/4", "--out", s+"/runs", "--dir", s+"/.algal")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "ASSAY_TEST_AS_CLI=1")
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
+		cmd, b := assayProcess(t, dir, "run", "suites", "--shard", string(rune('0'+i))+"/4", "--out", s+"/runs", "--dir", s+"/.algal")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		procs, outs = append(procs, cmd), append(outs, &b)
+		procs, outs = append(procs, cmd), append(outs, b)
 	}
 	for i, p := range procs {
 		if err := p.Wait(); err != nil {

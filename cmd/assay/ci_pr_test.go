@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,34 +33,12 @@ func newPRRepo(t *testing.T) *prRepo {
 	}
 	r := &prRepo{dir: t.TempDir()}
 	for _, d := range []string{"suites", "fixtures"} {
-		copyDirTo(t, filepath.Join("..", "..", d), filepath.Join(r.dir, d))
+		copyDir(t, filepath.Join("..", "..", d), filepath.Join(r.dir, d))
 	}
 	r.git(t, "init", "--quiet", "--initial-branch=main")
 	r.git(t, "add", ".")
 	r.git(t, "commit", "--quiet", "-m", "base fixtures")
 	return r
-}
-
-func copyDirTo(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if e.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func (r *prRepo) git(t *testing.T, args ...string) string {
@@ -78,7 +57,7 @@ func (r *prRepo) git(t *testing.T, args ...string) string {
 func (r *prRepo) branch(t *testing.T, name string, edits map[string][][2]string) string {
 	t.Helper()
 	r.git(t, "checkout", "--quiet", "-B", name, "main")
-	for _, file := range sortedMapKeys(edits) {
+	for _, file := range slices.Sorted(maps.Keys(edits)) {
 		p := filepath.Join(r.dir, file)
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -97,21 +76,6 @@ func (r *prRepo) branch(t *testing.T, name string, edits map[string][][2]string)
 	}
 	r.git(t, "commit", "--quiet", "-am", name)
 	return r.git(t, "rev-parse", "HEAD")
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := range keys {
-		for j := i + 1; j < len(keys); j++ {
-			if keys[j] < keys[i] {
-				keys[i], keys[j] = keys[j], keys[i]
-			}
-		}
-	}
-	return keys
 }
 
 // clearActionsEnv keeps a run inside a real Actions job from leaking in.
@@ -149,10 +113,7 @@ func TestCIPRGatesHold(t *testing.T) {
 	repo := newPRRepo(t)
 	sha := repo.branch(t, "accept-frontier-drop", acceptFrontierDrop)
 	work := t.TempDir()
-	event := filepath.Join(work, "event.json")
-	if err := os.WriteFile(event, []byte(`{"action":"synchronize","number":42,"pull_request":{"number":42,"head":{"sha":"`+sha+`"}},"repository":{"full_name":"acme/widgets"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	event := putFile(t, work, "event.json", `{"action":"synchronize","number":42,"pull_request":{"number":42,"head":{"sha":"`+sha+`"}},"repository":{"full_name":"acme/widgets"}}`)
 	summary := filepath.Join(work, "summary.md")
 	t.Setenv("GITHUB_EVENT_PATH", event)
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
@@ -161,18 +122,17 @@ func TestCIPRGatesHold(t *testing.T) {
 	t.Setenv("GITHUB_RUN_ID", "7")
 	art := filepath.Join(work, "out", "assay-pr-check")
 
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "--concurrency", "2"}, nil, &stdout, &stderr)
+	code, stdout, stderr := runCLI(t, "ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "--concurrency", "2")
 	if code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	var res struct {
 		Passed  bool     `json:"passed"`
 		Changed []string `json:"changed"`
 		PR      int      `json:"pr"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || !res.Passed || res.PR != 42 || strings.Join(res.Changed, ",") != "ticket-triage" {
-		t.Fatalf("stdout %s (%v)", stdout.String(), err)
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || !res.Passed || res.PR != 42 || strings.Join(res.Changed, ",") != "ticket-triage" {
+		t.Fatalf("stdout %s (%v)", stdout, err)
 	}
 
 	// The artifact is what the comment workflow reads: it must pass
@@ -229,9 +189,8 @@ func TestCIPRGatesHold(t *testing.T) {
 	// and no repository.
 	elsewhere := t.TempDir()
 	t.Chdir(elsewhere)
-	var vout, verr bytes.Buffer
-	if code := run([]string{"ci", "verify", art}, nil, &vout, &verr); code != 0 || !strings.Contains(vout.String(), "all 8 files verified") {
-		t.Fatalf("ci verify of the artifact: exit %d\n%s%s", code, vout.String(), verr.String())
+	if code, vout, verr := runCLI(t, "ci", "verify", art); code != 0 || !strings.Contains(vout, "all 8 files verified") {
+		t.Fatalf("ci verify of the artifact: exit %d\n%s%s", code, vout, verr)
 	}
 
 	var d diff.Diff
@@ -263,12 +222,10 @@ func TestCIPRHeadGateFails(t *testing.T) {
 	// Inside the working tree, as the workflow has it; run twice, so an
 	// earlier artifact is there too.
 	art := filepath.Join(repo.dir, "out", "assay-pr-check")
-	var stdout, stderr bytes.Buffer
 	for range 2 {
-		stdout.Reset()
-		code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "suites/intent-select.foundry.yaml"}, nil, &stdout, &stderr)
+		code, stdout, stderr := runCLI(t, "ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "suites/intent-select.foundry.yaml")
 		if code != 1 {
-			t.Fatalf("exit %d, want 1\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+			t.Fatalf("exit %d, want 1\nstdout: %s\nstderr: %s", code, stdout, stderr)
 		}
 	}
 	// The artifact copies sources, never outputs: no earlier artifact in
@@ -284,10 +241,9 @@ func TestCIPRHeadGateFails(t *testing.T) {
 	// Diffed from inside the work tree, messages still name files as the
 	// repository has them.
 	t.Chdir(repo.dir)
-	stdout.Reset()
-	if code := run([]string{"ci", "diff", "--artifact", filepath.Join("out", "assay-pr-check")}, nil, &stdout, &stderr); code != 0 ||
-		!strings.Contains(stdout.String(), "the gate at suites/intent-select.foundry.yaml:") || strings.Contains(stdout.String(), "assay-pr-check") {
-		t.Fatalf("ci diff --artifact: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	if code, stdout, stderr := runCLI(t, "ci", "diff", "--artifact", filepath.Join("out", "assay-pr-check")); code != 0 ||
+		!strings.Contains(stdout, "the gate at suites/intent-select.foundry.yaml:") || strings.Contains(stdout, "assay-pr-check") {
+		t.Fatalf("ci diff --artifact: exit %d\n%s%s", code, stdout, stderr)
 	}
 	body, err := os.ReadFile(filepath.Join(art, ghci.ArtifactBody))
 	if err != nil {
@@ -308,10 +264,9 @@ func TestCIPRHeadGateFails(t *testing.T) {
 
 func TestCIPRNeedsBaseRef(t *testing.T) {
 	clearActionsEnv(t)
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"ci", "pr", "--artifact", filepath.Join(t.TempDir(), "a")}, nil, &stdout, &stderr); code != exitError ||
-		!strings.Contains(stderr.String(), "no base ref") {
-		t.Fatalf("exit %d, stderr %s", code, stderr.String())
+	if code, _, stderr := runCLI(t, "ci", "pr", "--artifact", filepath.Join(t.TempDir(), "a")); code != exitError ||
+		!strings.Contains(stderr, "no base ref") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
 }
 
@@ -320,9 +275,8 @@ func TestCIDiff(t *testing.T) {
 	repo := newPRRepo(t)
 	repo.branch(t, "accept-frontier-drop", acceptFrontierDrop)
 	out := filepath.Join(t.TempDir(), "diff.json")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"ci", "diff", "--base-ref", "main", "--repo-dir", repo.dir, "--format", "json", "--out", out, "suites/ticket-triage.bench.yaml"}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	if code, _, stderr := runCLI(t, "ci", "diff", "--base-ref", "main", "--repo-dir", repo.dir, "--format", "json", "--out", out, "suites/ticket-triage.bench.yaml"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var d diff.Diff
 	data, err := os.ReadFile(out)
@@ -336,18 +290,16 @@ func TestCIDiff(t *testing.T) {
 
 	// Two runs roots given directly: the same runs diff to no change.
 	runs := t.TempDir()
-	stdout.Reset()
-	stderr.Reset()
-	if code := run([]string{"run", "--dir", filepath.Join(runs, "store"), "--out", filepath.Join(runs, "runs"), filepath.Join("..", "..", "suites", "invoice-extraction.bench.yaml")}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("assay run: exit %d: %s", code, stderr.String())
+	if code, _, stderr := runCLI(t, "run", "--dir", filepath.Join(runs, "store"), "--out", filepath.Join(runs, "runs"), filepath.Join("..", "..", "suites", "invoice-extraction.bench.yaml")); code != 0 {
+		t.Fatalf("assay run: exit %d: %s", code, stderr)
 	}
-	stdout.Reset()
-	if code := run([]string{"ci", "diff", "--base", filepath.Join(runs, "runs"), "--head", filepath.Join(runs, "runs"), "--archive", "-",
-		"--dir", filepath.Join(runs, "store"), "--head-tree", filepath.Join("..", "..", "suites")}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	code, stdout, stderr := runCLI(t, "ci", "diff", "--base", filepath.Join(runs, "runs"), "--head", filepath.Join(runs, "runs"), "--archive", "-",
+		"--dir", filepath.Join(runs, "store"), "--head-tree", filepath.Join("..", "..", "suites"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout.String(), "No workload's results changed.") || !strings.Contains(stdout.String(), "Pareto set: extract-reviewed, extract-once") {
-		t.Fatalf("markdown:\n%s", stdout.String())
+	if !strings.Contains(stdout, "No workload's results changed.") || !strings.Contains(stdout, "Pareto set: extract-reviewed, extract-once") {
+		t.Fatalf("markdown:\n%s", stdout)
 	}
 }
 
@@ -359,9 +311,8 @@ func TestCIDiffUsage(t *testing.T) {
 		{"ci", "diff", "--base", "a", "--head", "b", "--format", "yaml"},
 		{"ci", "diff", "--base", "a", "--head", "b", "suites"},
 	} {
-		var stdout, stderr bytes.Buffer
-		if code := run(args, nil, &stdout, &stderr); code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
+		if code, _, stderr := runCLI(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
 		}
 	}
 }
@@ -430,28 +381,27 @@ func TestCIPRDiffsRunsMadeBeforehand(t *testing.T) {
 	made := map[string]string{}
 	for side, tree := range map[string]string{"base": base, "head": repo.dir} {
 		runs, store := filepath.Join(work, side, "runs"), filepath.Join(work, side, ".algal")
-		var stdout, stderr bytes.Buffer
-		if code := run([]string{"run", filepath.Join(tree, "suites"), "--out", runs, "--dir", store}, nil, &stdout, &stderr); code != 0 {
-			t.Fatalf("%s run: exit %d\n%s", side, code, stderr.String())
+		if code, _, stderr := runCLI(t, "run", filepath.Join(tree, "suites"), "--out", runs, "--dir", store); code != 0 {
+			t.Fatalf("%s run: exit %d\n%s", side, code, stderr)
 		}
 		made["--"+side+"-runs"], made["--"+side+"-store"] = runs, store
 	}
 	check := func(art string, extra ...string) (string, string) {
 		t.Helper()
-		var stdout, stderr bytes.Buffer
 		args := append([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", art, "--concurrency", "2"}, extra...)
-		if code := run(args, nil, &stdout, &stderr); code != 0 {
-			t.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s", args, code, stdout.String(), stderr.String())
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s", args, code, stdout, stderr)
 		}
 		comment, err := os.ReadFile(filepath.Join(art, ghci.ArtifactBody))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return string(comment), stderr.String()
+		return string(comment), stderr
 	}
 	own, _ := check(filepath.Join(work, "own"))
 	var flags []string
-	for _, k := range sortedMapKeys(made) {
+	for _, k := range slices.Sorted(maps.Keys(made)) {
 		flags = append(flags, k, made[k])
 	}
 	art := filepath.Join(work, "made")
@@ -475,23 +425,17 @@ func TestCIPRDiffsRunsMadeBeforehand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	{
-		var stdout, stderr bytes.Buffer
-		args := []string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", filepath.Join(work, "empty-base"),
-			"--base-runs", emptyRuns, "--base-store", emptyStore, "--head-runs", made["--head-runs"], "--head-store", made["--head-store"]}
-		if code := run(args, nil, &stdout, &stderr); code == exitError {
-			t.Errorf("empty base: exit %d\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
-		}
+	if code, stdout, stderr := runCLI(t, "ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", filepath.Join(work, "empty-base"),
+		"--base-runs", emptyRuns, "--base-store", emptyStore, "--head-runs", made["--head-runs"], "--head-store", made["--head-store"]); code == exitError {
+		t.Errorf("empty base: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 
 	// Half the directories is a usage error, a missing one an input error.
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--head-runs", made["--head-runs"]}, nil, &stdout, &stderr); code != exitError || !strings.Contains(stderr.String(), "all of --base-runs") {
-		t.Errorf("three flags missing: exit %d, stderr %s", code, stderr.String())
+	if code, _, stderr := runCLI(t, "ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--head-runs", made["--head-runs"]); code != exitError || !strings.Contains(stderr, "all of --base-runs") {
+		t.Errorf("three flags missing: exit %d, stderr %s", code, stderr)
 	}
-	stderr.Reset()
 	bad := append(append([]string{}, flags...), "--base-store", filepath.Join(work, "nowhere"))
-	if code := run(append([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", filepath.Join(work, "bad")}, bad...), nil, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "nowhere is not a directory") {
-		t.Errorf("missing store: exit %d, stderr %s", code, stderr.String())
+	if code, _, stderr := runCLI(t, append([]string{"ci", "pr", "--base-ref", "main", "--repo-dir", repo.dir, "--artifact", filepath.Join(work, "bad")}, bad...)...); code == 0 || !strings.Contains(stderr, "nowhere is not a directory") {
+		t.Errorf("missing store: exit %d, stderr %s", code, stderr)
 	}
 }

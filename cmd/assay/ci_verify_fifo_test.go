@@ -54,9 +54,7 @@ func TestCIVerifyListsInterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(stage, "foundry-run.yml"), []byte(strings.Replace(string(rec), "status: complete", "status: running", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	putFile(t, stage, "foundry-run.yml", strings.Replace(string(rec), "status: complete", "status: running", 1))
 	t.Chdir(filepath.Join(art, "head", "tree"))
 	code, out, errOut := runCLI(t, "ci", "verify", "--dir", filepath.Join(art, "head", "store"), runs)
 	if code != exitOK || !strings.Contains(out, "note "+stage+"  interrupted  staging directory of a run that never finished (record status running)") ||

@@ -13,8 +13,6 @@ import (
 func verifyTree(t *testing.T) (root, st, tampered string) {
 	t.Helper()
 	root = t.TempDir()
-	m := putFile(t, root, "triage.algal.json", runTriage)
-	resp := putFile(t, root, "responses.json", `{"route":"bug"}`)
 	st = filepath.Join(root, "store")
 	ev := filepath.Join(root, "evidence")
 	if err := os.Mkdir(ev, 0o755); err != nil {
@@ -22,11 +20,8 @@ func verifyTree(t *testing.T) (root, st, tampered string) {
 	}
 	var last string
 	for _, name := range []string{"one", "two"} {
-		args := putFile(t, root, name+".args.json", `{"ticket":{"text":"`+name+`"}}`)
 		last = filepath.Join(ev, name+".receipt.json")
-		if code, _, stderr := runCLI(t, "run", m, "--args", args, "--responses", resp, "--dir", st, "--out", last); code != 0 {
-			t.Fatalf("run: %s", stderr)
-		}
+		recordTriage(t, root, name, st, last)
 	}
 	b, _ := os.ReadFile(last)
 	forged := strings.Replace(string(b), `"out":"bug"`, `"out":"feature"`, 1)

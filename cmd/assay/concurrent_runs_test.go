@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,49 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// assayProcess prepares this test binary to run as `assay args...` in dir
+// (TestMain runs the CLI under ASSAY_TEST_AS_CLI=1), its stdout and stderr
+// both collected in out.
+func assayProcess(t testing.TB, dir string, args ...string) (cmd *exec.Cmd, out *bytes.Buffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ASSAY_TEST_AS_CLI=1")
+	out = &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	return cmd, out
+}
+
+// exitCode is the exit status behind a finished command's error: 0 for
+// nil, -1 when the process did not exit on its own.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// assayAt runs this test binary as `assay args...` in dir and returns its
+// exit code and combined output.
+func assayAt(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd, out := assayProcess(t, dir, args...)
+	err := cmd.Run()
+	code := exitCode(err)
+	if code < 0 {
+		t.Fatal(err)
+	}
+	return code, out.String()
+}
+
 // Four `assay run` processes of the default workloads at once, on one runs
 // root and one store, again and again: every process exits 0 or reports
 // the run lock, no staging directory is left, and every stored object is
@@ -46,10 +90,6 @@ func TestConcurrentRunsOfTheDefaultWorkloads(t *testing.T) {
 		}
 		iterations = n
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -63,20 +103,11 @@ func TestConcurrentRunsOfTheDefaultWorkloads(t *testing.T) {
 		results := make([]string, procs)
 		codes := make([]int, procs)
 		for p := range procs {
+			cmd, buf := assayProcess(t, repo, "run", "--out", out, "--dir", store, "--concurrency", "2")
 			wg.Go(func() {
-				cmd := exec.Command(exe, "run", "--out", out, "--dir", store, "--concurrency", "2")
-				cmd.Dir = repo
-				cmd.Env = append(os.Environ(), "ASSAY_TEST_AS_CLI=1")
-				var buf bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &buf, &buf
 				err := cmd.Run()
 				results[p] = buf.String()
-				if err != nil {
-					codes[p] = -1
-					if ee, ok := err.(*exec.ExitError); ok {
-						codes[p] = ee.ExitCode()
-					}
-				}
+				codes[p] = exitCode(err)
 			})
 		}
 		wg.Wait()

@@ -11,11 +11,24 @@ import (
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
-func runExpr(t *testing.T, args ...string) (code int, stdout, stderr string) {
+// exprCase is one expr command line and its exit code and whole stdout.
+type exprCase struct {
+	name string
+	args []string
+	code int
+	out  string
+}
+
+func runExprCases(t *testing.T, cases []exprCase) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, c.args...)
+			if code != c.code || strings.TrimSpace(out) != c.out {
+				t.Fatalf("exit %d out %s err %s\nwant exit %d out %s", code, out, errs, c.code, c.out)
+			}
+		})
+	}
 }
 
 func TestExprEval(t *testing.T) {
@@ -28,12 +41,7 @@ func TestExprEval(t *testing.T) {
 	if err := os.WriteFile(env, []byte(`{"xs":[1,2,3]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name string
-		args []string
-		code int
-		out  string
-	}{
+	runExprCases(t, []exprCase{
 		{"inline value", []string{"expr", "eval", "--program", `["add",1,2]`}, 0, `{"burn":4,"value":3}`},
 		{"files", []string{"expr", "eval", "--program", "@" + prog, "--env", "@" + env}, 0, `{"burn":40,"value":6}`},
 		{"inline env", []string{"expr", "eval", "--program", `["get","x","k"]`, "--env", `{"x":{"k":"v"}}`}, 0, `{"burn":6,"value":"v"}`},
@@ -47,46 +55,31 @@ func TestExprEval(t *testing.T) {
 			`{"burn":0,"error":{"code":"EXPR_OP","message":"{\"code\":\"EXPR_OP\",\"op\":\"bogus\"}"}}`},
 		{"static unbound", []string{"expr", "eval", "--program", `["get","y"]`, "--env", `{"x":1}`}, 1,
 			`{"burn":0,"error":{"code":"EXPR_PATH","message":"{\"code\":\"EXPR_PATH\",\"op\":\"get\",\"what\":\"unbound name \\\"y\\\"\"}"}}`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			code, out, errs := runExpr(t, c.args...)
-			if code != c.code || strings.TrimSpace(out) != c.out {
-				t.Fatalf("exit %d out %s err %s\nwant exit %d out %s", code, out, errs, c.code, c.out)
-			}
-		})
-	}
+	})
 }
 
 func TestExprEvalRejectsBadInput(t *testing.T) {
-	code, out, _ := runExpr(t, "expr", "eval", "--program", `["add",1`)
+	code, out, _ := runCLI(t, "expr", "eval", "--program", `["add",1`)
 	if code != 1 || !strings.Contains(out, `"code":"EXPR_PARSE"`) || !strings.Contains(out, `"burn":0`) {
 		t.Fatalf("bad JSON: exit %d out %s", code, out)
 	}
-	code, out, _ = runExpr(t, "expr", "eval", "--program", `1`, "--env", `[1]`)
+	code, out, _ = runCLI(t, "expr", "eval", "--program", `1`, "--env", `[1]`)
 	if code != 1 || !strings.Contains(out, "--env must be a JSON object") {
 		t.Fatalf("non-object env: exit %d out %s", code, out)
 	}
-	code, out, _ = runExpr(t, "expr", "eval", "--program", `@/nonexistent/p.json`)
+	code, out, _ = runCLI(t, "expr", "eval", "--program", `@/nonexistent/p.json`)
 	if code != 1 || !strings.Contains(out, `"code":"EXPR_PARSE"`) {
 		t.Fatalf("missing file: exit %d out %s", code, out)
 	}
-	if code, _, _ := runExpr(t, "expr", "eval"); code != 2 {
+	if code, _, _ := runCLI(t, "expr", "eval"); code != 2 {
 		t.Fatalf("missing --program: exit %d, want 2", code)
 	}
 }
 
 func TestExprCheck(t *testing.T) {
 	dir := t.TempDir()
-	names := filepath.Join(dir, "names.json")
-	if err := os.WriteFile(names, []byte(`["a",7,"b"]`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name string
-		args []string
-		code int
-		out  string
-	}{
+	names := putFile(t, dir, "names.json", `["a",7,"b"]`)
+	runExprCases(t, []exprCase{
 		{"ok with names", []string{"expr", "check", "--program", `["add",["get","a"],["get","b"]]`, "--names", "a,b"}, 0, `{"ok":true}`},
 		{"names file", []string{"expr", "check", "--program", `["add",["get","a"],["get","b"]]`, "--names", "@" + names}, 0, `{"ok":true}`},
 		{"unbound", []string{"expr", "check", "--program", `["get","c"]`, "--names", "a,b"}, 1,
@@ -94,18 +87,11 @@ func TestExprCheck(t *testing.T) {
 		{"arity", []string{"expr", "check", "--program", `["if",true]`}, 1,
 			`{"error":{"code":"EXPR_ARITY","message":"{\"code\":\"EXPR_ARITY\",\"got\":1,\"op\":\"if\",\"want\":\"3..3\"}"}}`},
 		{"binder in scope", []string{"expr", "check", "--program", `["map",["quote",[1]],"x",["get","x"]]`}, 0, `{"ok":true}`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			code, out, errs := runExpr(t, c.args...)
-			if code != c.code || strings.TrimSpace(out) != c.out {
-				t.Fatalf("exit %d out %s err %s\nwant exit %d out %s", code, out, errs, c.code, c.out)
-			}
-		})
-	}
+	})
 }
 
 func TestExprHelpNamesDefaultFuel(t *testing.T) {
-	code, out, _ := runExpr(t, "expr", "eval", "--help")
+	code, out, _ := runCLI(t, "expr", "eval", "--help")
 	if code != 0 || !strings.Contains(out, "10000") || !strings.Contains(out, "1000000") {
 		t.Fatalf("help: exit %d out %s", code, out)
 	}
@@ -128,7 +114,7 @@ func TestExprArgumentsBoundedBeforeParsing(t *testing.T) {
 		{"expr", "eval", "--program", strings.Repeat("[", maxProgramText+1)},
 		{"expr", "check", "--program", "@" + huge},
 	} {
-		code, out, _ := runExpr(t, args...)
+		code, out, _ := runCLI(t, args...)
 		if args[1] == "check" {
 			want = strings.Replace(strings.TrimPrefix(want, `{"burn":0,`), `"error"`, `{"error"`, 1)
 		}
@@ -140,15 +126,12 @@ func TestExprArgumentsBoundedBeforeParsing(t *testing.T) {
 	if err := os.WriteFile(bigEnv, bytes.Repeat([]byte("{"), maxEnvText+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := runExpr(t, "expr", "eval", "--program", "1", "--env", "@"+bigEnv); code != 1 ||
+	if code, out, _ := runCLI(t, "expr", "eval", "--program", "1", "--env", "@"+bigEnv); code != 1 ||
 		!strings.Contains(out, `\"max\":262144,\"what\":\"env-bytes\"`) {
 		t.Errorf("env over its bound: exit %d out %s", code, out)
 	}
-	padded := filepath.Join(dir, "padded.json")
-	if err := os.WriteFile(padded, []byte(strings.Repeat(" ", 100_000)+`["add",1,2]`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, _ := runExpr(t, "expr", "eval", "--program", "@"+padded); code != 0 || out != `{"burn":4,"value":3}`+"\n" {
+	padded := putFile(t, dir, "padded.json", strings.Repeat(" ", 100_000)+`["add",1,2]`)
+	if code, out, _ := runCLI(t, "expr", "eval", "--program", "@"+padded); code != 0 || out != `{"burn":4,"value":3}`+"\n" {
 		t.Errorf("padded program: exit %d out %s", code, out)
 	}
 }
@@ -158,7 +141,7 @@ var updateDocs = flag.Bool("update", false, "rewrite generated docs (docs/expr.m
 // TestExprDocsInSync keeps docs/expr.md equal to what the op table
 // generates; -update rewrites it.
 func TestExprDocsInSync(t *testing.T) {
-	code, out, errOut := runExpr(t, "expr", "ops", "--markdown")
+	code, out, errOut := runCLI(t, "expr", "ops", "--markdown")
 	if code != 0 {
 		t.Fatalf("expr ops --markdown: exit %d: %s", code, errOut)
 	}
@@ -181,7 +164,7 @@ func TestExprDocsInSync(t *testing.T) {
 // TestExprOps: the table names every op with its arity, fuel and the
 // example's result; --json is the same reference as canonical JSON.
 func TestExprOps(t *testing.T) {
-	code, out, _ := runExpr(t, "expr", "ops")
+	code, out, _ := runCLI(t, "expr", "ops")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -197,7 +180,7 @@ func TestExprOps(t *testing.T) {
 	if n := strings.Count(out, "\n  "); n != 61+6 { // 61 ops and 6 family headers
 		t.Errorf("table has %d op and header rows, want 67", n)
 	}
-	code, out, _ = runExpr(t, "--json", "expr", "ops")
+	code, out, _ = runCLI(t, "--json", "expr", "ops")
 	if code != 0 || !strings.HasPrefix(out, `[{"arity":"1..","baseCost":2,"burn":5,"example":"[\"add\", 1, 2, 3.5]","family":"Numbers"`) ||
 		strings.Count(out, `"name":`) != 61 {
 		t.Errorf("--json: exit %d, out %.200s", code, out)
@@ -215,7 +198,7 @@ func TestManifestExprErrorsReadAsSentences(t *testing.T) {
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runExpr(t, "check", path)
+	code, _, stderr := runCLI(t, "check", path)
 	want := `cells[0] \"rate\": expr.program: unknown op \"eqq\" (did you mean \"eq\"?)"},"ok":false}`
 	if code != 2 || !strings.Contains(stderr, `{"error":{"code":"PARSE_FAILED"`) || !strings.HasSuffix(strings.TrimSpace(stderr), want) {
 		t.Errorf("exit %d, stderr %s; want PARSE_FAILED ending %s", code, stderr, want)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,9 +35,9 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "My Organisms")
-	var out, errb bytes.Buffer
-	if code := run([]string{"init", dir, "--replace", repo}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("init: exit %d\n%s%s", code, out.String(), errb.String())
+	code, out, errb := runCLI(t, "init", dir, "--replace", repo)
+	if code != exitOK {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errb)
 	}
 	for _, f := range []string{
 		"go.mod", ".gitignore",
@@ -49,7 +48,7 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
 			t.Errorf("init did not write %s", f)
 		}
-		if !strings.Contains(out.String(), "  "+f+"\n") {
+		if !strings.Contains(out, "  "+f+"\n") {
 			t.Errorf("init's listing lacks %s", f)
 		}
 	}
@@ -63,20 +62,16 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 
 	// assay run passes on the scaffold as written.
 	t.Chdir(dir)
-	out.Reset()
-	errb.Reset()
-	if code := run([]string{"run"}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("assay run on the scaffold: exit %d\n%s%s", code, out.String(), errb.String())
+	if code, out, errb = runCLI(t, "run"); code != exitOK {
+		t.Fatalf("assay run on the scaffold: exit %d\n%s%s", code, out, errb)
 	}
-	if !strings.Contains(out.String(), "all 2 workloads passed") {
-		t.Errorf("assay run:\n%s", out.String())
+	if !strings.Contains(out, "all 2 workloads passed") {
+		t.Errorf("assay run:\n%s", out)
 	}
 
 	// A second init refuses to replace anything.
-	out.Reset()
-	errb.Reset()
-	if code := run([]string{"init", dir}, nil, &out, &errb); code != exitError || !strings.Contains(errb.String(), "init would replace .github/workflows/assay-comment.yml") {
-		t.Errorf("second init: exit %d %s", code, errb.String())
+	if code, _, errb = runCLI(t, "init", dir); code != exitError || !strings.Contains(errb, "init would replace .github/workflows/assay-comment.yml") {
+		t.Errorf("second init: exit %d %s", code, errb)
 	}
 
 	if testing.Short() {
@@ -116,23 +111,21 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 // says how to add Assay.
 func TestInitInAnExistingModule(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/mine\n\ngo 1.26\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out, errb bytes.Buffer
-	if code := run([]string{"init", dir}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("exit %d %s", code, errb.String())
+	putFile(t, dir, "go.mod", "module example.com/mine\n\ngo 1.26\n")
+	code, out, errb := runCLI(t, "init", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d %s", code, errb)
 	}
 	if mod, _ := os.ReadFile(filepath.Join(dir, "go.mod")); string(mod) != "module example.com/mine\n\ngo 1.26\n" {
 		t.Errorf("go.mod changed:\n%s", mod)
 	}
-	if !strings.Contains(out.String(), "go get -tool github.com/algal-assay/assay/cmd/assay") {
-		t.Errorf("no go get -tool hint:\n%s", out.String())
+	if !strings.Contains(out, "go get -tool github.com/algal-assay/assay/cmd/assay") {
+		t.Errorf("no go get -tool hint:\n%s", out)
 	}
-	if code := run([]string{"init", t.TempDir(), "--module", "x", "--replace", dir}, nil, &out, &errb); code != exitOK {
+	if code, _, _ := runCLI(t, "init", t.TempDir(), "--module", "x", "--replace", dir); code != exitOK {
 		t.Errorf("flags for a new go.mod: exit %d", code)
 	}
-	if code := run([]string{"init", dir, "--module", "x"}, nil, &out, &errb); code != exitError {
+	if code, _, _ := runCLI(t, "init", dir, "--module", "x"); code != exitError {
 		t.Errorf("--module with an existing go.mod: exit %d", code)
 	}
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,10 +48,7 @@ func largeInputs(t testing.TB, dir string, size int) map[string]string {
 		f.Close()
 		out[name] = p
 	}
-	p := filepath.Join(dir, "string.json")
-	if err := os.WriteFile(p, []byte(`{"s":"`+strings.Repeat("abcdefgh", size/8)+`"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := putFile(t, dir, "string.json", `{"s":"`+strings.Repeat("abcdefgh", size/8)+`"}`)
 	out["string"] = p
 	return out
 }
@@ -67,16 +62,11 @@ func peakRSS(t testing.TB, args ...string) int64 {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("no /proc/self/status on this system")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	hwm := filepath.Join(t.TempDir(), "hwm")
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), "ASSAY_TEST_AS_CLI=1", "ASSAY_TEST_HWM_FILE="+hwm)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = nil, &stderr
-	_ = cmd.Run() // the verbs other than canon reject these documents, after reading them
+	cmd, stderr := assayProcess(t, "", args...)
+	cmd.Env = append(cmd.Env, "ASSAY_TEST_HWM_FILE="+hwm)
+	cmd.Stdout = nil // canon prints the whole document back
+	_ = cmd.Run()    // the verbs other than canon reject these documents, after reading them
 	b, err := os.ReadFile(hwm)
 	if err != nil {
 		t.Fatalf("%v reported no peak RSS: %v\n%s", args, err, stderr.String())
@@ -117,10 +107,7 @@ func TestLargeInputPeakRSS(t *testing.T) {
 	const size = 16 << 20
 	dir := t.TempDir()
 	inputs := largeInputs(t, dir, size)
-	tiny := filepath.Join(dir, "tiny.json")
-	if err := os.WriteFile(tiny, []byte(`[{"a":1}]`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tiny := putFile(t, dir, "tiny.json", `[{"a":1}]`)
 	bound := map[string]float64{"records": 8, "numbers": 8, "string": 8}
 	for _, shape := range []string{"records", "numbers", "string"} {
 		for _, verb := range largeInputVerbs[:2] {

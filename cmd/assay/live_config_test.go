@@ -40,12 +40,7 @@ func liveConfigs(t *testing.T) string {
 // runConfig runs `assay VERB CONFIG` against the archive in dir.
 func runConfig(t *testing.T, dir, verb string, args ...string) (int, string, string) {
 	t.Helper()
-	full := append([]string{verb, filepath.Join(dir, verb+".json"), "--dir", filepath.Join(dir, ".algal"), "--archive", filepath.Join(dir, "receipts")}, args...)
-	code, out, errb := runCLI(t, full...)
-	if strings.Contains(out+errb, cliKey) {
-		t.Errorf("the key is printed:\nstdout:\n%s\nstderr:\n%s", out, errb)
-	}
-	return code, out, errb
+	return runKeyless(t, append([]string{verb, filepath.Join(dir, verb+".json"), "--dir", filepath.Join(dir, ".algal"), "--archive", filepath.Join(dir, "receipts")}, args...)...)
 }
 
 // bench and foundry configs record and replay live answers exactly as
@@ -171,12 +166,7 @@ func TestRunManifestWithLiveExecutor(t *testing.T) {
 	execs := putFile(t, dir, "executors.json", `{"cheap":"openai:small-1"}`)
 	runOne := func(extra ...string) (int, string, string) {
 		t.Helper()
-		full := append([]string{"run", filepath.Join(dir, "one.algal.json"), "--args", args, "--archive", filepath.Join(dir, "receipts")}, extra...)
-		code, out, errb := runCLI(t, full...)
-		if strings.Contains(out+errb, cliKey) {
-			t.Errorf("the key is printed:\n%s%s", out, errb)
-		}
-		return code, out, errb
+		return runKeyless(t, append([]string{"run", filepath.Join(dir, "one.algal.json"), "--args", args, "--archive", filepath.Join(dir, "receipts")}, extra...)...)
 	}
 	t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
 	t.Setenv("OPENAI_API_KEY", cliKey)

@@ -30,9 +30,7 @@ func liveWorkload(t *testing.T, base string) string {
 		"cases:\n  - { id: a, args: { ticket: \"charged twice\" }, expect: { queue: billing } }\n" +
 		"  - { id: b, args: { ticket: \"refund please\" }, expect: { queue: billing } }\n" +
 		"gate:\n  min-passed: { one: 2 }\n"
-	if err := os.WriteFile(filepath.Join(dir, "live-cli.bench.yaml"), []byte(y), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	putFile(t, dir, "live-cli.bench.yaml", y)
 	return dir
 }
 
@@ -52,16 +50,21 @@ func noKeyUnder(t *testing.T, roots ...string) {
 	}
 }
 
+// runKeyless runs `assay args...` in-process and fails the test if
+// stdout or stderr carries the key.
+func runKeyless(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	code, out, errb := runCLI(t, args...)
+	if strings.Contains(out+errb, cliKey) {
+		t.Errorf("the key is printed:\nstdout:\n%s\nstderr:\n%s", out, errb)
+	}
+	return code, out, errb
+}
+
 func liveRun(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
 	full := append([]string{"run", "--dir", filepath.Join(dir, ".algal"), "--out", filepath.Join(dir, "runs"), "--archive", filepath.Join(dir, "receipts")}, args...)
-	full = append(full, filepath.Join(dir, "live-cli.bench.yaml"))
-	code := run(full, nil, &out, &errb)
-	if strings.Contains(out.String()+errb.String(), cliKey) {
-		t.Errorf("the key is printed:\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
-	}
-	return code, out.String(), errb.String()
+	return runKeyless(t, append(full, filepath.Join(dir, "live-cli.bench.yaml"))...)
 }
 
 func TestRunRecordsLiveAnswersAndReplaysWithoutKey(t *testing.T) {

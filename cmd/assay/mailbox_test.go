@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,11 +100,8 @@ func TestMailboxCLIReceiveAndList(t *testing.T) {
 	if code, out, _ := runCLI(t, "mailbox", "receive", recv, "--dir", st); code != exitNo || decodeObject(t, out)["empty"] != true {
 		t.Fatalf("empty receive: exit %d %s", code, out)
 	}
-	var in bytes.Buffer
-	in.WriteString(`{"job":1}`)
-	var sout, serr bytes.Buffer
-	if code := run([]string{"mailbox", "send", box["send"].(string), "-", "--dir", st}, &in, &sout, &serr); code != 0 {
-		t.Fatalf("send from stdin: exit %d %s", code, serr.String())
+	if code, _, serr := runCLIInput(t, `{"job":1}`, "mailbox", "send", box["send"].(string), "-", "--dir", st); code != 0 {
+		t.Fatalf("send from stdin: exit %d %s", code, serr)
 	}
 	_, out, _ = runCLI(t, "mailbox", "list", "--dir", st)
 	boxes := decodeObject(t, out)["mailboxes"].([]any)

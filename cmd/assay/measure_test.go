@@ -14,13 +14,18 @@ const echoOrganism = `{"contract":"algal.organism.v1","key":"organism:%s","name"
   {"id":"out","kind":"expr","inputs":{"v":"json"},"expr":{"contract":"algal.expr.v1","program":%s},"output":{"kind":"json","schema":{"type":"string"}}}],
  "edges":[{"from":{"cell":"src","port":"value"},"to":{"cell":"out","port":"v"}}]}`
 
+// echoManifest is echoOrganism keyed and named key, its expr cell
+// running prog.
+func echoManifest(key, prog string) string {
+	return strings.Replace(strings.Replace(strings.Replace(echoOrganism, "%s", key, 1), "%s", key, 1), "%s", prog, 1)
+}
+
 // measureDir writes two small organisms (an echo and a constant), a bench
 // config and a foundry config over them.
 func measureDir(t *testing.T) string {
 	dir := t.TempDir()
 	for _, o := range []struct{ key, prog string }{{"echo", `["get","v"]`}, {"constant", `"alpha"`}} {
-		body := strings.Replace(strings.Replace(strings.Replace(echoOrganism, "%s", o.key, 1), "%s", o.key, 1), "%s", o.prog, 1)
-		putFile(t, dir, o.key+".algal.json", body)
+		putFile(t, dir, o.key+".algal.json", echoManifest(o.key, o.prog))
 	}
 	cases := `[{"id":"a","args":{"q":"alpha"},"expect":{"answer":"alpha"}},{"id":"b","args":{"q":"beta"},"expect":{"answer":"beta"}}]`
 	putFile(t, dir, "bench.json", `{"contract":"algal.bench.config.v1","cases":`+cases+`,

@@ -53,12 +53,3 @@ func TestReadableOutputOnATerminal(t *testing.T) {
 		}
 	}
 }
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}

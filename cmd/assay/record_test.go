@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,9 +53,7 @@ func completedRun(t *testing.T) (string, string) {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "draft.yml"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	putFile(t, dir, "draft.yml", "x")
 	return dir, filepath.Join(dir, runrecord.AssemblyFile)
 }
 
@@ -110,14 +107,13 @@ func TestRecordShowText(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := run(tc.args, strings.NewReader(""), &out, &errb)
+			code, out, errb := runCLI(t, tc.args...)
 			if code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out.String(), errb.String())
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errb)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out.String())
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
 				}
 			}
 		})
@@ -126,22 +122,22 @@ func TestRecordShowText(t *testing.T) {
 
 func TestRecordShowJSON(t *testing.T) {
 	dir, assembly := completedRun(t)
-	var out, errb bytes.Buffer
-	if code := run([]string{"record", "show", "--json", "--assembly", assembly, dir}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb.String())
+	code, out, errb := runCLI(t, "record", "show", "--json", "--assembly", assembly, dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
 	}
-	v, err := canon.Parse(bytes.TrimSuffix(out.Bytes(), []byte("\n")), 0)
+	v, err := canon.Parse([]byte(strings.TrimSuffix(out, "\n")), 0)
 	if err != nil {
-		t.Fatalf("not strict JSON: %v\n%s", err, out.String())
+		t.Fatalf("not strict JSON: %v\n%s", err, out)
 	}
 	again, err := canon.Encode(v)
-	if err != nil || string(again)+"\n" != out.String() {
-		t.Fatalf("output is not canonical JSON:\n%s", out.String())
+	if err != nil || string(again)+"\n" != out {
+		t.Fatalf("output is not canonical JSON:\n%s", out)
 	}
 	m := v.(map[string]any)
 	rec := m["record"].(map[string]any)
 	if m["state"] != "record" || rec["status"] != "complete" || m["assembly_check"].(map[string]any)["check"] != "match" {
-		t.Fatalf("view: %s", out.String())
+		t.Fatalf("view: %s", out)
 	}
 	phases := rec["phases"].([]any)
 	loop := phases[1].(map[string]any)
@@ -169,9 +165,7 @@ func TestRecordShowBrokenRecords(t *testing.T) {
 		for _, asJSON := range []bool{false, true} {
 			t.Run(tc.name, func(t *testing.T) {
 				dir := t.TempDir()
-				if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte("x"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				putFile(t, dir, "summary.md", "x")
 				if tc.body != nil {
 					if err := os.WriteFile(filepath.Join(dir, runrecord.RecordFile), []byte(*tc.body), 0o644); err != nil {
 						t.Fatal(err)
@@ -181,25 +175,25 @@ func TestRecordShowBrokenRecords(t *testing.T) {
 				if asJSON {
 					args = append(args, "--json")
 				}
-				var out, errb bytes.Buffer
-				if code := run(args, nil, &out, &errb); code != exitNo {
-					t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+				code, out, errb := runCLI(t, args...)
+				if code != exitNo {
+					t.Fatalf("exit %d\n%s%s", code, out, errb)
 				}
 				if asJSON {
-					v, err := canon.Parse(bytes.TrimSpace(out.Bytes()), 0)
+					v, err := canon.Parse([]byte(strings.TrimSpace(out)), 0)
 					if err != nil {
 						t.Fatal(err)
 					}
 					m := v.(map[string]any)
 					rc := m["reconstructed"].(map[string]any)
 					if m["state"] != tc.state || m["problem"] == nil || rc["label"] != "reconstructed" || rc["pipeline"] != nil {
-						t.Fatalf("view: %s", out.String())
+						t.Fatalf("view: %s", out)
 					}
 					return
 				}
 				for _, w := range []string{"record: " + tc.state + ":", "reconstructed view", "pipeline: unknown", "summary.md: writer unknown"} {
-					if !strings.Contains(out.String(), w) {
-						t.Errorf("stdout lacks %q:\n%s", w, out.String())
+					if !strings.Contains(out, w) {
+						t.Errorf("stdout lacks %q:\n%s", w, out)
 					}
 				}
 			})
@@ -214,16 +208,8 @@ func strPtr(s string) *string { return &s }
 // (drift).
 func TestRecordShowChecksTodaysWorkload(t *testing.T) {
 	tmp := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtures, _ := filepath.Abs(filepath.Join("..", "..", "fixtures"))
-	body := strings.ReplaceAll(string(src), "../fixtures", fixtures)
-	workload := filepath.Join(tmp, "ticket-triage.bench.yaml")
-	if err := os.WriteFile(workload, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	workload := triageBenchIn(t, tmp)
+	body := readFile(t, workload)
 	runs := filepath.Join(tmp, "runs")
 	if code, _, errs := runCLI(t, "run", workload, "--dir", filepath.Join(tmp, "store"), "--out", runs); code != 0 {
 		t.Fatalf("run: exit %d %s", code, errs)
@@ -252,9 +238,7 @@ func TestRecordShowChecksTodaysWorkload(t *testing.T) {
 func TestRecordShowGateAndModified(t *testing.T) {
 	dir, _ := completedRun(t)
 	gate := `{"passed":false,"rules":[{"passed":true},{"passed":false},{"passed":true}],"workload":"w"}`
-	if err := os.WriteFile(filepath.Join(dir, "gate.json"), []byte(gate), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	putFile(t, dir, "gate.json", gate)
 	rec, err := os.ReadFile(filepath.Join(dir, runrecord.RecordFile))
 	if err != nil {
 		t.Fatal(err)
@@ -264,16 +248,16 @@ func TestRecordShowGateAndModified(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, runrecord.RecordFile), rec, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	if code := run([]string{"record", "show", dir}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb.String())
+	code, out, errb := runCLI(t, "record", "show", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
 	}
 	for _, want := range []string{
 		"status: complete (gate FAILED, 2 of 3 rules hold)\n",
 		"foundry_head: " + head + " (modified: the working tree had uncommitted changes",
 	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,23 +12,15 @@ import (
 func replayFixture(t *testing.T) (dir, receiptPath, st string) {
 	t.Helper()
 	dir = t.TempDir()
-	m := putFile(t, dir, "triage.algal.json", runTriage)
-	args := putFile(t, dir, "args.json", `{"ticket":{"text":"it crashes"}}`)
-	resp := putFile(t, dir, "responses.json", `{"route":"bug"}`)
 	st = filepath.Join(dir, "store")
 	receiptPath = filepath.Join(dir, "receipt.json")
-	if code, _, stderr := runCLI(t, "run", m, "--args", args, "--responses", resp, "--dir", st, "--out", receiptPath); code != 0 {
-		t.Fatalf("run: %s", stderr)
-	}
+	recordTriage(t, dir, "it crashes", st, receiptPath)
 	return dir, receiptPath, st
 }
 
 func decodeComparison(t *testing.T, stdout string) map[string]any {
 	t.Helper()
-	var v map[string]any
-	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
-		t.Fatalf("comparison is not JSON: %v\n%s", err, stdout)
-	}
+	v := decodeObject(t, stdout)
 	if v["contract"] != "algal.replay-comparison.v1" {
 		t.Fatalf("contract: %s", stdout)
 	}

@@ -18,14 +18,27 @@ const runTriage = `{"contract":"algal.organism.v1","key":"organism:triage","name
   {"from":{"cell":"route","port":"out"},"to":{"cell":"as-bug","port":"tag"},"guard":{"equals":"bug"}},
   {"from":{"cell":"ticket","port":"text"},"to":{"cell":"as-bug","port":"value"}}]}`
 
+// The helpers every CLI test shares: run the command in-process, write its
+// input files, read its JSON answers. (assayProcess, beside TestMain, runs
+// it as a process of its own.)
+
+// runCLI runs `assay args...` in-process with an empty stdin and returns
+// the exit code, stdout and stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runCLIInput(t, "", args...)
+}
+
+// runCLIInput is runCLI with stdin.
+func runCLIInput(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errb)
+	code := run(args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
-func putFile(t *testing.T, dir, name, body string) string {
+// putFile writes body to dir/name and returns the path.
+func putFile(t testing.TB, dir, name, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -34,17 +47,52 @@ func putFile(t *testing.T, dir, name, body string) string {
 	return p
 }
 
-func TestRunAndVerify(t *testing.T) {
-	dir := t.TempDir()
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func decodeObject(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("not a JSON object: %v\n%s", err, s)
+	}
+	return v
+}
+
+// stderrCode is the code of the one JSON error a verb printed on stderr.
+func stderrCode(t *testing.T, stderr string) string {
+	t.Helper()
+	e, _ := decodeObject(t, stderr)["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+// recordTriage runs runTriage, its classifier scripted to answer "bug", on
+// one ticket, persisting into the store st and writing the receipt to out;
+// it returns the manifest's path (dir/triage.algal.json) and stdout.
+func recordTriage(t *testing.T, dir, ticket, st, out string) (string, string) {
+	t.Helper()
 	m := putFile(t, dir, "triage.algal.json", runTriage)
-	args := putFile(t, dir, "args.json", `{"ticket":{"text":"it crashes"}}`)
+	args := putFile(t, dir, "args.json", `{"ticket":{"text":"`+ticket+`"}}`)
 	resp := putFile(t, dir, "responses.json", `{"route":"bug"}`)
-	st := filepath.Join(dir, "store")
-	out := filepath.Join(dir, "receipt.json")
 	code, stdout, stderr := runCLI(t, "run", m, "--args", args, "--responses", resp, "--dir", st, "--out", out)
 	if code != 0 {
 		t.Fatalf("run exit %d: %s", code, stderr)
 	}
+	return m, stdout
+}
+
+func TestRunAndVerify(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "store")
+	out := filepath.Join(dir, "receipt.json")
+	m, stdout := recordTriage(t, dir, "it crashes", st, out)
 	var rec map[string]any
 	if err := json.Unmarshal([]byte(stdout), &rec); err != nil {
 		t.Fatalf("receipt is not JSON: %v", err)
@@ -61,7 +109,7 @@ func TestRunAndVerify(t *testing.T) {
 	}
 	// Verify with the manifest, and without it (resolved from the store).
 	for _, a := range [][]string{{"verify", out, m}, {"verify", out, "--dir", st}} {
-		code, stdout, stderr = runCLI(t, a...)
+		code, stdout, stderr := runCLI(t, a...)
 		if v := decodeObject(t, stdout); code != 0 || v["ok"] != true || v["outcome"] != "complete" || !strings.HasPrefix(v["digest"].(string), "sha256:") || len(v["mismatches"].([]any)) != 0 {
 			t.Fatalf("%v: exit %d %s %s", a, code, stdout, stderr)
 		}
@@ -69,7 +117,7 @@ func TestRunAndVerify(t *testing.T) {
 	// A tampered receipt fails with named mismatches and exit 1.
 	b, _ := os.ReadFile(out)
 	bad := putFile(t, dir, "bad.json", strings.Replace(string(b), `"work":110`, `"work":111`, 1))
-	code, stdout, _ = runCLI(t, "verify", bad, m)
+	code, stdout, _ := runCLI(t, "verify", bad, m)
 	if code != 1 {
 		t.Fatalf("tampered receipt exit %d", code)
 	}
@@ -143,21 +191,14 @@ func TestRunModulesAndVerifyFromStore(t *testing.T) {
 	 "interface":{"inputs":{"q":{"cell":"in","port":"q"}},"outputs":{"a":{"cell":"up","port":"value"}}},
 	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"up","kind":"fn","fn":"uppercase.v1"}],
 	 "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"up","port":"value"}}]}`)
-	code, stdout, stderr := runCLI(t, "check", filepath.Join(mods, "child.algal.json"))
-	if code != 0 {
-		t.Fatalf("check: %s", stderr)
-	}
-	var chk map[string]any
-	if err := json.Unmarshal([]byte(stdout), &chk); err != nil {
-		t.Fatal(err)
-	}
+	child := checkedDigest(t, filepath.Join(mods, "child.algal.json"))
 	parent := putFile(t, dir, "parent.algal.json", `{"contract":"algal.organism.v1","key":"organism:parent","name":"P",
-	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"sub","kind":"organism","manifest":"`+chk["digest"].(string)+`"}],
+	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"sub","kind":"organism","manifest":"`+child+`"}],
 	 "edges":[{"from":{"cell":"in","port":"q"},"to":{"cell":"sub","port":"q"}}]}`)
 	args := putFile(t, dir, "args.json", `{"in":{"q":"hi"}}`)
 	st := filepath.Join(dir, "store")
 	out := filepath.Join(dir, "r.json")
-	code, stdout, stderr = runCLI(t, "run", parent, "--modules", mods, "--args", args, "--dir", st, "--out", out)
+	code, stdout, stderr := runCLI(t, "run", parent, "--modules", mods, "--args", args, "--dir", st, "--out", out)
 	if code != 0 || !strings.Contains(stdout, `"sub/up":{"outputs":{"value":"HI"}`) {
 		t.Fatalf("run: %d %s %s", code, stdout, stderr)
 	}

@@ -23,10 +23,7 @@ const evolverOrganism = `{"contract":"algal.organism.v1","key":"organism:evolver
 // organism first and an echo second, and a search config over it.
 func searchDir(t *testing.T) string {
 	dir := t.TempDir()
-	organism := func(key, prog string) json.RawMessage {
-		body := strings.Replace(strings.Replace(strings.Replace(echoOrganism, "%s", key, 1), "%s", key, 1), "%s", prog, 1)
-		return json.RawMessage(body)
-	}
+	organism := func(key, prog string) json.RawMessage { return json.RawMessage(echoManifest(key, prog)) }
 	answers, err := json.Marshal(map[string]any{"writer": []any{
 		map[string]any{"list": []any{organism("constant", `"alpha"`)}},
 		map[string]any{"list": []any{organism("echo", `["get","v"]`)}},

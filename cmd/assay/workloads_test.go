@@ -18,10 +18,9 @@ import (
 
 func TestWorkloadsRunFixtures(t *testing.T) {
 	tmp := t.TempDir()
-	var out, errb bytes.Buffer
-	code := run([]string{"workloads", "run", "--dir", filepath.Join(tmp, "store"), "--out", filepath.Join(tmp, "runs"), "--concurrency", "2", "../../suites"}, nil, &out, &errb)
+	code, out, errb := runCLI(t, "workloads", "run", "--dir", filepath.Join(tmp, "store"), "--out", filepath.Join(tmp, "runs"), "--concurrency", "2", "../../suites")
 	if code != exitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errb)
 	}
 	for _, want := range []string{
 		"PASS bench ticket-triage (revision 1) 18 runs (3 systems x 6 cases) -> ",
@@ -30,13 +29,13 @@ func TestWorkloadsRunFixtures(t *testing.T) {
 		"frontier-single", "organism:assay-intent-cascade",
 		"all 4 workloads passed",
 	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errb.String(), "ticket-triage: running 18 runs (3 systems x 6 cases)") ||
-		!strings.Contains(errb.String(), "ticket-triage: pass (complete; 18/18 runs, 16 passed, 2 failed)") {
-		t.Errorf("plain progress lines missing:\n%s", errb.String())
+	if !strings.Contains(errb, "ticket-triage: running 18 runs (3 systems x 6 cases)") ||
+		!strings.Contains(errb, "ticket-triage: pass (complete; 18/18 runs, 16 passed, 2 failed)") {
+		t.Errorf("plain progress lines missing:\n%s", errb)
 	}
 	runs, _ := filepath.Glob(filepath.Join(tmp, "runs", "*", "*", "foundry-run.yml"))
 	if len(runs) != 4 {
@@ -44,30 +43,36 @@ func TestWorkloadsRunFixtures(t *testing.T) {
 	}
 }
 
-func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
-	src, err := os.ReadFile("../../suites/ticket-triage.bench.yaml")
+// triageBenchIn copies suites/ticket-triage.bench.yaml into dir, its
+// fixture paths made absolute and each OLD, NEW pair of edits applied
+// once, and returns the copy's path.
+func triageBenchIn(t *testing.T, dir string, edits ...string) string {
+	t.Helper()
+	fixtures, err := filepath.Abs(filepath.Join("..", "..", "fixtures"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixtures, _ := filepath.Abs("../../fixtures")
-	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
-	body = strings.Replace(body, "cheap-single: 4", "cheap-single: 5", 1)
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "ticket-triage.bench.yaml"), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
+	body := strings.ReplaceAll(readFile(t, filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml")), "../fixtures", filepath.ToSlash(fixtures))
+	for i := 0; i+1 < len(edits); i += 2 {
+		body = strings.Replace(body, edits[i], edits[i+1], 1)
 	}
-	var out, errb bytes.Buffer
-	code := run([]string{"workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), dir}, nil, &out, &errb)
+	return putFile(t, dir, "ticket-triage.bench.yaml", body)
+}
+
+func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
+	dir := t.TempDir()
+	triageBenchIn(t, dir, "cheap-single: 4", "cheap-single: 5")
+	code, out, errb := runCLI(t, "workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), dir)
 	if code != exitNo {
-		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	reason := `gate cheap-single passes at least 5 cases: system "cheap-single" passed 4 of 6 cases`
-	if strings.Count(out.String(), reason) != 1 || !strings.Contains(out.String(), "  FAIL "+reason) {
-		t.Errorf("stdout must give the reason once:\n%s", out.String())
+	if strings.Count(out, reason) != 1 || !strings.Contains(out, "  FAIL "+reason) {
+		t.Errorf("stdout must give the reason once:\n%s", out)
 	}
 	// stderr: one JSON error for the one failure.
 	var jsonLines []string
-	for _, l := range strings.Split(errb.String(), "\n") {
+	for _, l := range strings.Split(errb, "\n") {
 		if strings.HasPrefix(l, "{") {
 			jsonLines = append(jsonLines, l)
 		}
@@ -79,26 +84,21 @@ func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
 
 func TestWorkloadsRunRejectsBadYAML(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "x.bench.yaml")
-	if err := os.WriteFile(p, []byte("name: x\nrevision: 1\nsystem: []\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out, errb bytes.Buffer
-	code := run([]string{"workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), p}, nil, &out, &errb)
-	if code != exitNo || !strings.Contains(errb.String(), `{"error":{"code":"WORKLOAD_INVALID","message":"`+p+`:3:1: system: unknown key \"system\" (did you mean \"systems\"?)`) {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+	p := putFile(t, dir, "x.bench.yaml", "name: x\nrevision: 1\nsystem: []\n")
+	code, out, errb := runCLI(t, "workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), p)
+	if code != exitNo || !strings.Contains(errb, `{"error":{"code":"WORKLOAD_INVALID","message":"`+p+`:3:1: system: unknown key \"system\" (did you mean \"systems\"?)`) {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errb)
 	}
 	// The summary on stdout says why too, for logs that keep only stdout.
-	if !strings.Contains(out.String(), "FAIL "+p+" (did not load)\n  FAIL "+p+":3:1: system: unknown key") {
-		t.Fatalf("stdout lacks the reason:\n%s", out.String())
+	if !strings.Contains(out, "FAIL "+p+" (did not load)\n  FAIL "+p+":3:1: system: unknown key") {
+		t.Fatalf("stdout lacks the reason:\n%s", out)
 	}
 }
 
 func TestWorkloadsRunNothingFound(t *testing.T) {
-	var out, errb bytes.Buffer
-	code := run([]string{"workloads", "run", t.TempDir()}, nil, &out, &errb)
-	if code != exitError || !strings.Contains(errb.String(), "WORKLOAD_INVALID") {
-		t.Fatalf("exit %d: %s", code, errb.String())
+	code, _, errb := runCLI(t, "workloads", "run", t.TempDir())
+	if code != exitError || !strings.Contains(errb, "WORKLOAD_INVALID") {
+		t.Fatalf("exit %d: %s", code, errb)
 	}
 }
 
@@ -142,25 +142,13 @@ func TestPrintSummaryShowsWarnings(t *testing.T) {
 // --json replaces the summary with one document; --junit writes a report
 // naming each failed check and the run directory.
 func TestWorkloadsRunJSONAndJUnit(t *testing.T) {
-	src, err := os.ReadFile("../../suites/ticket-triage.bench.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtures, _ := filepath.Abs("../../fixtures")
-	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
-	body = strings.Replace(body, "cheap-single: 4", "cheap-single: 5", 1)
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "ticket-triage.bench.yaml"), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "broken.bench.yml"), []byte("name: broken\nrevision: 1\nsystem: []\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	triageBenchIn(t, dir, "cheap-single: 4", "cheap-single: 5")
+	putFile(t, dir, "broken.bench.yml", "name: broken\nrevision: 1\nsystem: []\n")
 	junit := filepath.Join(dir, "junit.xml")
-	var out, errb bytes.Buffer
-	code := run([]string{"run", "--dir", filepath.Join(dir, "store"), "--out", filepath.Join(dir, "runs"), "--json", "--junit", junit, dir}, nil, &out, &errb)
+	code, out, errb := runCLI(t, "run", "--dir", filepath.Join(dir, "store"), "--out", filepath.Join(dir, "runs"), "--json", "--junit", junit, dir)
 	if code != exitNo {
-		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	var doc struct {
 		Passed        bool
@@ -173,8 +161,8 @@ func TestWorkloadsRunJSONAndJUnit(t *testing.T) {
 			Table                    *struct{ Header []string }
 		}
 	}
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out.String())
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
 	}
 	if doc.Passed || doc.Total != 2 || doc.Failed != 2 || len(doc.Workloads) != 2 {
 		t.Fatalf("%+v", doc)
@@ -208,22 +196,21 @@ func TestWorkloadsRunJSONAndJUnit(t *testing.T) {
 // The cost column prints fixed precision, never a float's long tail.
 func TestSummaryCostHasFixedPrecision(t *testing.T) {
 	tmp := t.TempDir()
-	var out, errb bytes.Buffer
-	if code := run([]string{"run", "--dir", filepath.Join(tmp, "s"), "--out", filepath.Join(tmp, "r"), "../../suites/ticket-triage.bench.yaml"}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	code, out, errb := runCLI(t, "run", "--dir", filepath.Join(tmp, "s"), "--out", filepath.Join(tmp, "r"), "../../suites/ticket-triage.bench.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
-	if !regexp.MustCompile(`cheap-single +4/6 +\d+ +\d+ +yes +\$0\.\d{6}\n`).MatchString(out.String()) {
-		t.Errorf("cost column:\n%s", out.String())
+	if !regexp.MustCompile(`cheap-single +4/6 +\d+ +\d+ +yes +\$0\.\d{6}\n`).MatchString(out) {
+		t.Errorf("cost column:\n%s", out)
 	}
 }
 
 // Without a suites/ directory, `assay run` says what to do.
 func TestRunWithoutSuitesSaysWhatToDo(t *testing.T) {
 	t.Chdir(t.TempDir())
-	var out, errb bytes.Buffer
-	code := run([]string{"run"}, nil, &out, &errb)
-	if code != exitError || !strings.Contains(errb.String(), "no suites/ directory here") || !strings.Contains(errb.String(), "assay init") {
-		t.Fatalf("exit %d: %s", code, errb.String())
+	code, _, errb := runCLI(t, "run")
+	if code != exitError || !strings.Contains(errb, "no suites/ directory here") || !strings.Contains(errb, "assay init") {
+		t.Fatalf("exit %d: %s", code, errb)
 	}
 }
 
