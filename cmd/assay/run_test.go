@@ -47,7 +47,7 @@ func putFile(t testing.TB, dir, name, body string) string {
 	return p
 }
 
-func readFile(t testing.TB, path string) string {
+func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
