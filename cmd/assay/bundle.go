@@ -58,7 +58,7 @@ func newBundleCmd(c *cli) *cobra.Command {
 				return err
 			}
 			if err := atomicfile.Write(out, data); err != nil {
-				return &fault.Error{Code: "IO_FAILED", Message: err.Error()}
+				return &fault.Error{Code: fault.IOFailed, Message: err.Error()}
 			}
 			return c.printCanonical(bundleSummary(b, out))
 		},
@@ -118,12 +118,8 @@ func newPackCmd(c *cli) *cobra.Command {
 			"(exactly the canonical bytes). A file already there with other bytes is DIGEST_MISMATCH.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			base, err := store.OpenFileStore(dir)
+			_, st, err := overlayStore(dir, modules)
 			if err != nil {
-				return err
-			}
-			st := store.NewOverlay(base)
-			if err := admitModules(st, modules); err != nil {
 				return err
 			}
 			m, err := manifest.ReadFile(args[0])
@@ -181,7 +177,7 @@ func newUnpackCmd(c *cli) *cobra.Command {
 // upstream's transports look up, and returns the path.
 func writeBundleInto(dir string, b *bundle.Bundle) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", &fault.Error{Code: "IO_FAILED", Message: err.Error()}
+		return "", &fault.Error{Code: fault.IOFailed, Message: err.Error()}
 	}
 	path := filepath.Join(dir, strings.TrimPrefix(b.Root, "sha256:")+".bundle.json")
 	return path, writeBundleFile(path, b)
@@ -197,7 +193,7 @@ func writeBundleFile(path string, b *bundle.Bundle) error {
 	}
 	if old, err := os.ReadFile(path); err == nil {
 		if !bytes.Equal(old, data) {
-			return &fault.Error{Code: "DIGEST_MISMATCH", Message: path + ": an existing bundle file holds other bytes"}
+			return &fault.Error{Code: fault.DigestMismatch, Message: path + ": an existing bundle file holds other bytes"}
 		}
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/bundle"
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
@@ -49,23 +48,10 @@ func newCallCmd(c *cli) *cobra.Command {
 				}
 				in = evidence.CellArgs(m, in)
 			}
-			mr, err := f.openManifestRun(cmd, args, m)
+			rec, err := c.runHosted(cmd, args, f, st, m, "call", func(host *vm.Host) (map[string]any, string, error) {
+				return runCase(m, in, host)
+			})
 			if err != nil {
-				return err
-			}
-			host, err := newHost(st, f, m, mr.recording())
-			if err != nil {
-				return err
-			}
-			rec, err := vm.Run(m, in, host)
-			if err != nil {
-				return err
-			}
-			caseID, err := canon.Digest(in)
-			if err != nil {
-				return err
-			}
-			if err := mr.finish(c, st, rec, f.tools, "call", caseID); err != nil {
 				return err
 			}
 			ref, err := st.Put(store.Runs, rec)

@@ -16,7 +16,7 @@ func newCanonCmd(c *cli) *cobra.Command {
 		Short: "Print the canonical form of a JSON document (or, with --digest, its sha256 digest)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			v, err := c.readJSON(args[0])
+			v, err := c.readJSON(args[0], 0)
 			if err != nil {
 				return err
 			}
@@ -62,13 +62,14 @@ func newDigestCmd(c *cli) *cobra.Command {
 	}
 }
 
-// readJSON reads one strict JSON document from a bounded regular file, or
-// from standard input when path is "-".
-func (c *cli) readJSON(path string) (any, error) {
+// readJSON reads one strict JSON document of at most maxBytes (0: the
+// canon default) from a regular file, or from standard input when path is
+// "-".
+func (c *cli) readJSON(path string, maxBytes int) (any, error) {
 	if path == "-" {
-		return canon.ParseReader(c.stdin, 0)
+		return canon.ParseReader(c.stdin, maxBytes)
 	}
-	return canon.ReadFile(path, 0)
+	return canon.ReadFile(path, maxBytes)
 }
 
 // readAll is readJSON's byte-level sibling for verbs that parse themselves.

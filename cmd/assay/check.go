@@ -9,6 +9,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // checkFlags are check's flags, upstream's spelling.
@@ -41,21 +42,27 @@ func newCheckCmd(c *cli) *cobra.Command {
 			return c.emit(map[string]any{"ok": true, "manifestDigest": m.Digest, "digest": m.Digest, "key": m.Key, "cells": float64(n)}, "")
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.modules, "modules", "", "`DIR` of *.algal.json child manifests")
-	fl.StringVar(&f.transports, "transports", "", "transports `FILE`: fetch children named with via on a local miss")
-	fl.StringVar(&f.dir, "dir", store.DefaultDir, "file store `DIR` children resolve from (read only)")
-	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` typing tool cells")
+	f.add(cmd.Flags())
 	return cmd
 }
 
+// addStore declares where the children of an admitted manifest resolve
+// from: --modules and --dir.
+func (f *checkFlags) addStore(fl *pflag.FlagSet) {
+	fl.StringVar(&f.modules, "modules", "", "`DIR` of *.algal.json child manifests")
+	fl.StringVar(&f.dir, "dir", store.DefaultDir, "file store `DIR` children resolve from (read only)")
+}
+
+// add declares check's flags: addStore's, --transports and --tools.
+func (f *checkFlags) add(fl *pflag.FlagSet) {
+	f.addStore(fl)
+	fl.StringVar(&f.transports, "transports", "", "transports `FILE`: fetch children named with via on a local miss")
+	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` typing tool cells")
+}
+
 func (c *cli) admitManifest(path string, f checkFlags) (*manifest.Manifest, *manifest.Compiled, error) {
-	base, err := store.OpenFileStore(f.dir)
+	_, st, err := overlayStore(f.dir, f.modules)
 	if err != nil {
-		return nil, nil, err
-	}
-	st := store.NewOverlay(base)
-	if err := admitModules(st, f.modules); err != nil {
 		return nil, nil, err
 	}
 	var m *manifest.Manifest
@@ -79,14 +86,8 @@ func (c *cli) admitManifest(path string, f checkFlags) (*manifest.Manifest, *man
 		}
 	}
 	opts := manifest.Options{Resolver: r}
-	if f.tools != "" {
-		reg, err := effect.LoadTools(f.tools)
-		if err != nil {
-			return nil, nil, err
-		}
-		if opts.Tools, err = vm.ToolSignatures(reg); err != nil {
-			return nil, nil, err
-		}
+	if opts.Tools, err = toolSignatures(f.tools); err != nil {
+		return nil, nil, err
 	}
 	compiled, err := manifest.Compile(m, opts)
 	if err != nil {
@@ -96,4 +97,17 @@ func (c *cli) admitManifest(path string, f checkFlags) (*manifest.Manifest, *man
 		return nil, nil, err
 	}
 	return m, compiled, nil
+}
+
+// toolSignatures types every tool of the host tool registry file at path
+// (none when path is empty).
+func toolSignatures(path string) (map[string]manifest.Signature, error) {
+	if path == "" {
+		return nil, nil
+	}
+	reg, err := effect.LoadTools(path)
+	if err != nil {
+		return nil, err
+	}
+	return vm.ToolSignatures(reg)
 }

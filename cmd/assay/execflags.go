@@ -69,7 +69,7 @@ func (f *execFlags) namedSpecs() (map[string]string, error) {
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, &fault.Error{Code: "IO_FAILED", Message: err.Error()}
+		return nil, &fault.Error{Code: fault.IOFailed, Message: err.Error()}
 	}
 	if f.namedFile != "" {
 		v, err := canon.ReadFile(f.namedFile, maxExecutorsFile)
@@ -116,7 +116,7 @@ func (f *execFlags) extraSpecs() (map[string]string, error) {
 	if f.responses != "" {
 		p, err := filepath.Abs(f.responses)
 		if err != nil {
-			return nil, &fault.Error{Code: "IO_FAILED", Message: err.Error()}
+			return nil, &fault.Error{Code: fault.IOFailed, Message: err.Error()}
 		}
 		specs["scripted"] = "scripted:" + p
 	}

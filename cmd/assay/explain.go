@@ -31,11 +31,7 @@ func newExplainCmd(c *cli) *cobra.Command {
 			return c.emit(map[string]any{"manifestDigest": m.Digest, "cells": cells, "edges": edges}, "")
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.modules, "modules", "", "`DIR` of *.algal.json child manifests")
-	fl.StringVar(&f.transports, "transports", "", "transports `FILE`: fetch children named with via on a local miss")
-	fl.StringVar(&f.dir, "dir", ".algal", "file store `DIR` children resolve from (read only)")
-	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` typing tool cells")
+	f.add(cmd.Flags())
 	return cmd
 }
 

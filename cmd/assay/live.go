@@ -241,14 +241,8 @@ func (f *runFlags) openManifestRun(cmd *cobra.Command, args []string, m *manifes
 	if err != nil {
 		return nil, err
 	}
-	if f.tools != "" {
-		tools, err := effect.LoadTools(f.tools)
-		if err != nil {
-			return nil, err
-		}
-		if rec.Signatures, err = vm.ToolSignatures(tools); err != nil {
-			return nil, err
-		}
+	if rec.Signatures, err = toolSignatures(f.tools); err != nil {
+		return nil, err
 	}
 	return &manifestRun{rec: rec, m: m, command: recordCommand(cmd, args)}, nil
 }

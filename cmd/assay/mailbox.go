@@ -69,7 +69,7 @@ func newMailboxCmd(c *cli) *cobra.Command {
 			case len(args) == 2 && literal != "":
 				return usagef("mailbox send: give FILE or --value, not both")
 			case len(args) == 2:
-				v, err = c.readMessage(args[1])
+				v, err = c.readJSON(args[1], mailbox.MaxMessageBytes+1)
 			case literal != "":
 				v, err = canon.Parse([]byte(literal), mailbox.MaxMessageBytes+1)
 			default:
@@ -153,13 +153,4 @@ func newMailboxCmd(c *cli) *cobra.Command {
 	}
 	cmd.AddCommand(create, send, receive, list, revoke)
 	return cmd
-}
-
-// readMessage reads a message file ("-": stdin) of at most the mailbox
-// message bound.
-func (c *cli) readMessage(path string) (any, error) {
-	if path == "-" {
-		return canon.ParseReader(c.stdin, mailbox.MaxMessageBytes+1)
-	}
-	return canon.ReadFile(path, mailbox.MaxMessageBytes+1)
 }

@@ -87,7 +87,7 @@ func (c *cli) emit(v any, out string) error {
 // writeOut writes an --out file atomically.
 func writeOut(path string, b []byte) error {
 	if err := atomicfile.Write(path, b); err != nil {
-		return &fault.Error{Code: "IO_FAILED", Message: fmt.Sprintf("%s: %v", path, err)}
+		return &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("%s: %v", path, err)}
 	}
 	return nil
 }
@@ -415,7 +415,7 @@ func readReport(path string) (any, error) {
 				return canon.ReadFile(p, 0)
 			}
 		}
-		return nil, &fault.Error{Code: "IO_FAILED", Message: fmt.Sprintf("%s: a run directory holds %s (or %s); neither is there", path, harness.ReportFile, harness.BudgetFile)}
+		return nil, &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("%s: a run directory holds %s (or %s); neither is there", path, harness.ReportFile, harness.BudgetFile)}
 	}
 	return canon.ReadFile(path, 0)
 }

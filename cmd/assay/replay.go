@@ -64,14 +64,10 @@ func newReplayCmd(c *cli) *cobra.Command {
 }
 
 func (c *cli) replay(path string, f replayFlags) error {
-	st, err := store.OpenFileStore(f.dir)
-	if err != nil {
-		return err
-	}
 	// Modules go into an overlay so that only --write ever changes the
 	// store.
-	view := store.NewOverlay(st)
-	if err := admitModules(view, f.modules); err != nil {
+	st, view, err := overlayStore(f.dir, f.modules)
+	if err != nil {
 		return err
 	}
 	rec, err := readReceipt(path)
@@ -95,14 +91,8 @@ func (c *cli) replay(path string, f replayFlags) error {
 		}
 		opts.Executors = append(opts.Executors, s)
 	}
-	if f.tools != "" {
-		tools, err := effect.LoadTools(f.tools)
-		if err != nil {
-			return err
-		}
-		if opts.ToolSignatures, err = vm.ToolSignatures(tools); err != nil {
-			return err
-		}
+	if opts.ToolSignatures, err = toolSignatures(f.tools); err != nil {
+		return err
 	}
 	if f.transports != "" {
 		t, err := bundle.LoadTransports(f.transports)

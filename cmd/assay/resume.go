@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/mailbox"
@@ -33,10 +31,7 @@ func newResumeCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if ref != "" {
-				fmt.Fprintf(c.stderr, "receipt %s\n", ref)
-			}
-			return c.emitRun(rec, f.out)
+			return c.emitRun(rec, ref, f.out)
 		},
 	}
 	f.add(cmd)
@@ -63,23 +58,38 @@ func (c *cli) resume(cmd *cobra.Command, args []string, f runFlags) (map[string]
 	if _, err := st.Put(store.Manifests, m.Value); err != nil {
 		return nil, "", err
 	}
-	mr, err := f.openManifestRun(cmd, args, m)
+	rec, err := c.runHosted(cmd, args, f, st, m, "resume", func(host *vm.Host) (map[string]any, string, error) {
+		rec, err := vm.Resume(cp, m, host)
+		from, _ := cp["digest"].(string)
+		return rec, "from " + from, err
+	})
 	if err != nil {
-		return nil, "", err
-	}
-	host, err := newHost(st, f, m, mr.recording())
-	if err != nil {
-		return nil, "", err
-	}
-	rec, err := vm.Resume(cp, m, host)
-	if err != nil {
-		return nil, "", err
-	}
-	from, _ := cp["digest"].(string)
-	if err := mr.finish(c, st, rec, f.tools, "resume", "from "+from); err != nil {
 		return nil, "", err
 	}
 	return c.persistReceipt(st, rec, f)
+}
+
+// runHosted runs m on the host f builds over st (newHost): start runs it
+// (vm.Run or vm.Resume) and names its case, and a recording of live
+// answers is finished as verb's (run, resume, call).
+func (c *cli) runHosted(cmd *cobra.Command, args []string, f runFlags, st store.Store, m *manifest.Manifest, verb string,
+	start func(host *vm.Host) (rec map[string]any, caseID string, err error)) (map[string]any, error) {
+	mr, err := f.openManifestRun(cmd, args, m)
+	if err != nil {
+		return nil, err
+	}
+	host, err := newHost(st, f, m, mr.recording())
+	if err != nil {
+		return nil, err
+	}
+	rec, caseID, err := start(host)
+	if err != nil {
+		return nil, err
+	}
+	if err := mr.finish(c, st, rec, f.tools, verb, caseID); err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
 // gateApprovals admits the approvals executor for gate requests ahead of

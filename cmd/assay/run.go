@@ -89,10 +89,7 @@ func newRunCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if ref != "" {
-				fmt.Fprintf(c.stderr, "receipt %s\n", ref)
-			}
-			return c.emitRun(rec, f.out)
+			return c.emitRun(rec, ref, f.out)
 		},
 	}
 	f.add(cmd)
@@ -105,9 +102,13 @@ func newRunCmd(c *cli) *cobra.Command {
 	return cmd
 }
 
-// emitRun prints a receipt (and writes it with --out); a receipt whose
+// emitRun prints a receipt (and writes it with --out), after the digest it
+// is stored under on stderr when --write gave one (ref); a receipt whose
 // outcome is not complete exits 1, as upstream's CLI does.
-func (c *cli) emitRun(rec map[string]any, out string) error {
+func (c *cli) emitRun(rec map[string]any, ref, out string) error {
+	if ref != "" {
+		fmt.Fprintf(c.stderr, "receipt %s\n", ref)
+	}
 	if err := c.emit(rec, out); err != nil {
 		return err
 	}
@@ -126,7 +127,7 @@ func readReceipt(path string) (map[string]any, error) {
 	}
 	rec, ok := v.(map[string]any)
 	if !ok {
-		return nil, &fault.Error{Code: "PARSE_FAILED", Message: path + ": receipt must be an object"}
+		return nil, &fault.Error{Code: fault.Parse, Message: path + ": receipt must be an object"}
 	}
 	return rec, nil
 }
@@ -134,19 +135,13 @@ func readReceipt(path string) (map[string]any, error) {
 // readArgs reads a run-arguments file ("-": standard input): a JSON
 // object of at most receipt.MaxArgsBytes.
 func (c *cli) readArgs(path string) (map[string]any, error) {
-	var v any
-	var err error
-	if path == "-" {
-		v, err = canon.ParseReader(c.stdin, receipt.MaxArgsBytes)
-	} else {
-		v, err = canon.ReadFile(path, receipt.MaxArgsBytes)
-	}
+	v, err := c.readJSON(path, receipt.MaxArgsBytes)
 	if err != nil {
 		return nil, err
 	}
 	a, ok := v.(map[string]any)
 	if !ok {
-		return nil, &fault.Error{Code: "PARSE_FAILED", Message: path + ": args must be an object"}
+		return nil, &fault.Error{Code: fault.Parse, Message: path + ": args must be an object"}
 	}
 	return a, nil
 }
@@ -157,6 +152,20 @@ func admitModules(st store.Store, dir string) error {
 		return nil
 	}
 	return vm.AdmitModules(st, dir)
+}
+
+// overlayStore opens the file store under dir and an overlay over it
+// holding the modules: what is put into the overlay never reaches dir.
+func overlayStore(dir, modules string) (*store.FileStore, *store.Overlay, error) {
+	base, err := store.OpenFileStore(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	view := store.NewOverlay(base)
+	if err := admitModules(view, modules); err != nil {
+		return nil, nil, err
+	}
+	return base, view, nil
 }
 
 // runManifest runs one manifest file; ref is the stored receipt's digest
@@ -184,24 +193,27 @@ func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map
 	if _, err := st.Put(store.Manifests, m.Value); err != nil {
 		return nil, "", err
 	}
-	mr, err := f.openManifestRun(cmd, cmdArgs, m)
+	rec, err := c.runHosted(cmd, cmdArgs, f, st, m, "run", func(host *vm.Host) (map[string]any, string, error) {
+		for _, t := range f.transports {
+			name, dir, ok := strings.Cut(t, "=")
+			if !ok || name == "" || dir == "" || strings.Contains(dir, "://") {
+				return nil, "", usagef("--transport wants NAME=DIR (a local bundle directory), got %q", t)
+			}
+			if host.Transports == nil {
+				host.Transports = map[string]string{}
+			}
+			host.Transports[name] = dir
+		}
+		return runCase(m, args, host)
+	})
 	if err != nil {
 		return nil, "", err
 	}
-	host, err := newHost(st, f, m, mr.recording())
-	if err != nil {
-		return nil, "", err
-	}
-	for _, t := range f.transports {
-		name, dir, ok := strings.Cut(t, "=")
-		if !ok || name == "" || dir == "" || strings.Contains(dir, "://") {
-			return nil, "", usagef("--transport wants NAME=DIR (a local bundle directory), got %q", t)
-		}
-		if host.Transports == nil {
-			host.Transports = map[string]string{}
-		}
-		host.Transports[name] = dir
-	}
+	return c.persistReceipt(st, rec, f)
+}
+
+// runCase runs m on args and names the case by the digest of its args.
+func runCase(m *manifest.Manifest, args map[string]any, host *vm.Host) (map[string]any, string, error) {
 	rec, err := vm.Run(m, args, host)
 	if err != nil {
 		return nil, "", err
@@ -210,10 +222,7 @@ func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map
 	if err != nil {
 		return nil, "", err
 	}
-	if err := mr.finish(c, st, rec, f.tools, "run", caseID); err != nil {
-		return nil, "", err
-	}
-	return c.persistReceipt(st, rec, f)
+	return rec, caseID, nil
 }
 
 // persistReceipt stores a receipt when the run persists; the digest is

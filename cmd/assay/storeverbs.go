@@ -24,6 +24,18 @@ func storeDirFlag(cmd *cobra.Command, dir *string) {
 	cmd.PersistentFlags().StringVar(dir, "dir", store.DefaultDir, "file store `DIR`")
 }
 
+// withStore is the RunE of a verb that reads or writes the file store
+// under --dir: it opens the store, then runs body.
+func withStore(dir *string, body func(st *store.FileStore, args []string) error) func(*cobra.Command, []string) error {
+	return func(_ *cobra.Command, args []string) error {
+		st, err := store.OpenFileStore(*dir)
+		if err != nil {
+			return err
+		}
+		return body(st, args)
+	}
+}
+
 func newStoreCmd(c *cli) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
@@ -36,13 +48,7 @@ func newStoreCmd(c *cli) *cobra.Command {
 		Short: "Store a JSON value (at most 262144 bytes) and print {\"ref\":\"sha256:...\"}",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			var v any
-			var err error
-			if args[0] == "-" {
-				v, err = canon.ParseReader(c.stdin, maxPutBytes)
-			} else {
-				v, err = canon.ReadFile(args[0], maxPutBytes)
-			}
+			v, err := c.readJSON(args[0], maxPutBytes)
 			if err != nil {
 				return err
 			}
@@ -61,11 +67,7 @@ func newStoreCmd(c *cli) *cobra.Command {
 		Use:   "get DIGEST",
 		Short: "Print a stored value (verified against its digest)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			st, err := store.OpenFileStore(dir)
-			if err != nil {
-				return err
-			}
+		RunE: withStore(&dir, func(st *store.FileStore, args []string) error {
 			v, ok, err := st.Get(store.Values, args[0])
 			if err != nil {
 				return err
@@ -74,23 +76,19 @@ func newStoreCmd(c *cli) *cobra.Command {
 				return fault.New(fault.StoreMiss, "value not in store")
 			}
 			return c.emit(v, "")
-		},
+		}),
 	}
 	has := &cobra.Command{
 		Use:   "has DIGEST",
 		Short: "Print {\"ref\",\"ok\"}: whether the store holds the value",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			st, err := store.OpenFileStore(dir)
-			if err != nil {
-				return err
-			}
+		RunE: withStore(&dir, func(st *store.FileStore, args []string) error {
 			ok, err := st.Has(store.Values, args[0])
 			if err != nil {
 				return err
 			}
 			return c.emit(map[string]any{"ref": args[0], "ok": ok}, "")
-		},
+		}),
 	}
 	cmd.AddCommand(put, get, has)
 	return cmd
@@ -98,7 +96,7 @@ func newStoreCmd(c *cli) *cobra.Command {
 
 // listed reads every object of a namespace for a listing; an unreadable
 // object is listed with its error, as upstream lists it.
-func listed(st *store.FileStore, ns store.Namespace, row func(digest string, v any) map[string]any) ([]map[string]any, error) {
+func listed(st *store.FileStore, ns store.Namespace, row func(digest string, v map[string]any) map[string]any) ([]map[string]any, error) {
 	digests, err := st.List(ns)
 	if err != nil {
 		return nil, err
@@ -110,7 +108,8 @@ func listed(st *store.FileStore, ns store.Namespace, row func(digest string, v a
 			out = append(out, map[string]any{"digest": d, "error": fault.MessageOf(err)})
 			continue
 		}
-		out = append(out, row(d, v))
+		m, _ := v.(map[string]any)
+		out = append(out, row(d, m))
 	}
 	return out, nil
 }
@@ -129,57 +128,42 @@ func sortedRows(rows []map[string]any, field string) []any {
 	return out
 }
 
-func newRunsCmd(c *cli) *cobra.Command {
+// newListingCmd builds a verb that lists one namespace of the store under
+// --dir: {"dir", NAMESPACE: [row of every object]}, sorted by the row's
+// sortBy text then digest.
+func newListingCmd(c *cli, short, sortBy string, ns store.Namespace, row func(digest string, v map[string]any) map[string]any) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
-		Use:   "runs",
-		Short: "List the receipts stored under --dir",
-		Long:  "Prints {\"dir\",\"runs\":[{digest,manifestKey,outcome,effects}]}, sorted by manifest key then digest.",
+		Use:   string(ns),
+		Short: short,
 		Args:  cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			st, err := store.OpenFileStore(dir)
+		RunE: withStore(&dir, func(st *store.FileStore, _ []string) error {
+			rows, err := listed(st, ns, row)
 			if err != nil {
 				return err
 			}
-			rows, err := listed(st, store.Runs, func(d string, v any) map[string]any {
-				r, _ := v.(map[string]any)
-				effects, _ := r["effects"].([]any)
-				return map[string]any{"digest": d, "manifestKey": r["manifestKey"], "outcome": r["outcome"], "effects": float64(len(effects))}
-			})
-			if err != nil {
-				return err
-			}
-			return c.emit(map[string]any{"dir": filepath.Join(dir, "runs"), "runs": sortedRows(rows, "manifestKey")}, "")
-		},
+			return c.emit(map[string]any{"dir": filepath.Join(dir, string(ns)), string(ns): sortedRows(rows, sortBy)}, "")
+		}),
 	}
 	storeDirFlag(cmd, &dir)
 	return cmd
 }
 
+func newRunsCmd(c *cli) *cobra.Command {
+	cmd := newListingCmd(c, "List the receipts stored under --dir", "manifestKey", store.Runs, func(d string, r map[string]any) map[string]any {
+		effects, _ := r["effects"].([]any)
+		return map[string]any{"digest": d, "manifestKey": r["manifestKey"], "outcome": r["outcome"], "effects": float64(len(effects))}
+	})
+	cmd.Long = "Prints {\"dir\",\"runs\":[{digest,manifestKey,outcome,effects}]}, sorted by manifest key then digest."
+	return cmd
+}
+
 func newManifestsCmd(c *cli) *cobra.Command {
-	var dir string
-	cmd := &cobra.Command{
-		Use:   "manifests",
-		Short: "List the manifests stored under --dir (spawned children included)",
-		Long:  "Prints {\"dir\",\"manifests\":[{digest,key,name,cells}]}, sorted by key then digest.",
-		Args:  cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			st, err := store.OpenFileStore(dir)
-			if err != nil {
-				return err
-			}
-			rows, err := listed(st, store.Manifests, func(d string, v any) map[string]any {
-				m, _ := v.(map[string]any)
-				cells, _ := m["cells"].([]any)
-				return map[string]any{"digest": d, "key": m["key"], "name": m["name"], "cells": float64(len(cells))}
-			})
-			if err != nil {
-				return err
-			}
-			return c.emit(map[string]any{"dir": filepath.Join(dir, "manifests"), "manifests": sortedRows(rows, "key")}, "")
-		},
-	}
-	storeDirFlag(cmd, &dir)
+	cmd := newListingCmd(c, "List the manifests stored under --dir (spawned children included)", "key", store.Manifests, func(d string, m map[string]any) map[string]any {
+		cells, _ := m["cells"].([]any)
+		return map[string]any{"digest": d, "key": m["key"], "name": m["name"], "cells": float64(len(cells))}
+	})
+	cmd.Long = "Prints {\"dir\",\"manifests\":[{digest,key,name,cells}]}, sorted by key then digest."
 	return cmd
 }
 
@@ -189,11 +173,7 @@ func newManifestCmd(c *cli) *cobra.Command {
 		Use:   "manifest DIGEST",
 		Short: "Print a stored manifest",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			st, err := store.OpenFileStore(dir)
-			if err != nil {
-				return err
-			}
+		RunE: withStore(&dir, func(st *store.FileStore, args []string) error {
 			v, ok, err := st.Get(store.Manifests, args[0])
 			if err != nil {
 				return err
@@ -202,7 +182,7 @@ func newManifestCmd(c *cli) *cobra.Command {
 				return fault.New(fault.StoreMiss, "manifest %s not found", args[0])
 			}
 			return c.emit(v, "")
-		},
+		}),
 	}
 	storeDirFlag(cmd, &dir)
 	return cmd
@@ -215,11 +195,7 @@ func newSlotsCmd(c *cli) *cobra.Command {
 		Short: "List the durable slots under --dir",
 		Long:  "Prints {\"dir\",\"slots\":[{name,value}]}, sorted by name.",
 		Args:  cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			st, err := store.OpenFileStore(dir)
-			if err != nil {
-				return err
-			}
+		RunE: withStore(&dir, func(st *store.FileStore, _ []string) error {
 			slotDir := filepath.Join(dir, "slots")
 			entries, err := os.ReadDir(slotDir)
 			if err != nil && !os.IsNotExist(err) {
@@ -242,7 +218,7 @@ func newSlotsCmd(c *cli) *cobra.Command {
 				slots = append(slots, map[string]any{"name": n, "value": v})
 			}
 			return c.emit(map[string]any{"dir": slotDir, "slots": slots}, "")
-		},
+		}),
 	}
 	storeDirFlag(cmd, &dir)
 	return cmd
@@ -259,11 +235,7 @@ func newSlotCmd(c *cli) *cobra.Command {
 		Use:   "get NAME",
 		Short: "Print a slot's value",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			st, err := store.OpenFileStore(dir)
-			if err != nil {
-				return err
-			}
+		RunE: withStore(&dir, func(st *store.FileStore, args []string) error {
 			v, ok, err := st.GetSlot(args[0])
 			if err != nil {
 				return err
@@ -272,7 +244,7 @@ func newSlotCmd(c *cli) *cobra.Command {
 				return fault.New(fault.StoreMiss, "slot %q is empty", args[0])
 			}
 			return c.emit(v, "")
-		},
+		}),
 	}
 	set := &cobra.Command{
 		Use:   "set NAME FILE",

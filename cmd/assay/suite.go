@@ -113,7 +113,7 @@ func suiteErr(format string, a ...any) error {
 func loadSuite(dir string) ([]suiteExample, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, &fault.Error{Code: "IO_FAILED", Message: err.Error()}
+		return nil, &fault.Error{Code: fault.IOFailed, Message: err.Error()}
 	}
 	var names []string
 	for _, e := range entries {
@@ -126,7 +126,7 @@ func loadSuite(dir string) ([]suiteExample, error) {
 		return nil, suiteErr("suite found no examples in %s", dir)
 	}
 	if len(names) > maxSuiteExamples {
-		return nil, &fault.Error{Code: "BUDGET_EXHAUSTED", Message: fmt.Sprintf("suite: %d examples in %s, more than %d", len(names), dir, maxSuiteExamples)}
+		return nil, &fault.Error{Code: fault.BudgetExhausted, Message: fmt.Sprintf("suite: %d examples in %s, more than %d", len(names), dir, maxSuiteExamples)}
 	}
 	var out []suiteExample
 	for _, n := range names {
@@ -187,7 +187,7 @@ func suiteTransports(dir, id string) (map[string]string, error) {
 		return nil, err
 	}
 	if len(raw) > maxSuiteTransport {
-		return nil, &fault.Error{Code: "BUDGET_EXHAUSTED", Message: fmt.Sprintf("suite `%s`: more than %d transports", id, maxSuiteTransport)}
+		return nil, &fault.Error{Code: fault.BudgetExhausted, Message: fmt.Sprintf("suite `%s`: more than %d transports", id, maxSuiteTransport)}
 	}
 	out := map[string]string{}
 	for name, v := range raw {
@@ -196,7 +196,7 @@ func suiteTransports(dir, id string) (map[string]string, error) {
 			return nil, suiteErr("suite `%s`: transport %q must be a directory path", id, name)
 		}
 		if strings.Contains(s, "://") {
-			return nil, &fault.Error{Code: "EFFECT_UNBOUND", Message: "native transports currently require local bundle directories"}
+			return nil, &fault.Error{Code: fault.EffectUnbound, Message: "native transports currently require local bundle directories"}
 		}
 		if !filepath.IsAbs(s) {
 			s = filepath.Join(filepath.Dir(filepath.Clean(dir)), s)

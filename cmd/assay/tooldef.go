@@ -55,8 +55,7 @@ func newToolDefCmd(c *cli) *cobra.Command {
 			return c.emit(map[string]any{"type": "function", "function": map[string]any{"name": name, "description": desc, "parameters": schema}}, "")
 		},
 	}
-	cmd.Flags().StringVar(&f.modules, "modules", "", "`DIR` of *.algal.json child manifests")
-	cmd.Flags().StringVar(&f.dir, "dir", ".algal", "file store `DIR` children resolve from (read only)")
+	f.addStore(cmd.Flags())
 	cmd.Flags().StringVar(&format, "format", "openai", "openai or anthropic")
 	return cmd
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/bundle"
-	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
@@ -27,14 +26,10 @@ func newVerifyCmd(c *cli) *cobra.Command {
 			"--tools FILE types the host tools whose recorded effects replay.",
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			base, err := store.OpenFileStore(dir)
-			if err != nil {
-				return err
-			}
 			// Modules and fetched closures go into an overlay, so
 			// verification never writes the store it reads.
-			st := store.NewOverlay(base)
-			if err := admitModules(st, modules); err != nil {
+			_, st, err := overlayStore(dir, modules)
+			if err != nil {
 				return err
 			}
 			rec, err := readReceipt(args[0])
@@ -55,14 +50,8 @@ func newVerifyCmd(c *cli) *cobra.Command {
 				}
 			}
 			opts := vm.VerifyOptions{Store: st}
-			if tools != "" {
-				reg, err := effect.LoadTools(tools)
-				if err != nil {
-					return err
-				}
-				if opts.ToolSignatures, err = vm.ToolSignatures(reg); err != nil {
-					return err
-				}
+			if opts.ToolSignatures, err = toolSignatures(tools); err != nil {
+				return err
 			}
 			rep, err := vm.Verify(rec, m, opts)
 			if err != nil {
