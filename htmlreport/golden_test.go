@@ -18,7 +18,7 @@ import (
 // golden files are what a user finds in a run directory. The test package
 // may import harness; the package itself imports only engine.
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.html from the current output")
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // workloads are the suites' workloads, one golden file each: two benches
 // (cost on x; a reviewed extraction) and two foundries (listed candidates;
@@ -77,7 +77,7 @@ func TestGoldenReports(t *testing.T) {
 		if !ok {
 			t.Fatalf("no run of %s under suites/", name)
 		}
-		path := filepath.Join("testdata", name+".golden.html")
+		path := filepath.Join("testdata", name+".golden")
 		if *update {
 			if err := os.WriteFile(path, got, 0o644); err != nil {
 				t.Fatal(err)
@@ -108,7 +108,7 @@ func TestReportsIgnoreConcurrency(t *testing.T) {
 // A page is self-contained: nothing it shows is fetched.
 func TestReportsLoadNothing(t *testing.T) {
 	pages := serialPages(t)
-	pr, err := os.ReadFile(filepath.Join("testdata", "pr.golden.html"))
+	pr, err := os.ReadFile(filepath.Join("testdata", "pr.golden"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,7 +202,7 @@ func TestGoldenPRHTML(t *testing.T) {
 	if err != nil || string(again) != string(page) {
 		t.Fatalf("pr.html differs between two renderings of one diff (err %v)", err)
 	}
-	path := filepath.Join("..", "..", "htmlreport", "testdata", "pr.golden.html")
+	path := filepath.Join("..", "..", "htmlreport", "testdata", "pr.golden")
 	if *update {
 		if err := os.WriteFile(path, page, 0o644); err != nil {
 			t.Fatal(err)
