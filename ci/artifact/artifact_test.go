@@ -22,7 +22,9 @@ func build(t *testing.T) (art string, src artifact.Source) {
 	root := t.TempDir()
 	tree := filepath.Join(root, "tree")
 	for _, d := range []string{"suites", "fixtures"} {
-		copyTree(t, filepath.Join("..", "..", d), filepath.Join(tree, d))
+		if err := os.CopyFS(filepath.Join(tree, d), os.DirFS(filepath.Join("..", "..", d))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	src = artifact.Source{Runs: filepath.Join(root, "runs"), Store: filepath.Join(root, "store"), Tree: tree}
 	problems, err := prcheck.RunTree(context.Background(), tree, []string{"suites/invoice-extraction.bench.yaml"}, src.Runs, src.Store, 2, io.Discard)
@@ -41,27 +43,6 @@ func build(t *testing.T) (art string, src artifact.Source) {
 		t.Fatal(err)
 	}
 	return art, src
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func objects(t *testing.T, dir string) []string {

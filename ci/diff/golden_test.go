@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,26 +34,7 @@ func copyTree(t testing.TB, dirs ...string) string {
 
 func copyDirs(dst string, dirs ...string) error {
 	for _, d := range dirs {
-		src := filepath.Join(repoRoot, d)
-		err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(repoRoot, p)
-			target := filepath.Join(dst, rel)
-			if e.IsDir() {
-				return os.MkdirAll(target, 0o755)
-			}
-			if !e.Type().IsRegular() {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, 0o644)
-		})
-		if err != nil {
+		if err := os.CopyFS(filepath.Join(dst, d), os.DirFS(filepath.Join(repoRoot, d))); err != nil {
 			return err
 		}
 	}
@@ -260,23 +240,7 @@ func TestGoldenPromotionChange(t *testing.T) {
 func TestGoldenOrganismReplay(t *testing.T) {
 	bt, bs := base(t)
 	ht := copyTree(t, "suites", "fixtures")
-	archive := filepath.Join(ht, "receipts")
-	if err := os.MkdirAll(archive, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := filepath.Glob(filepath.Join(bt, ".store", "runs", "*.json"))
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("no base receipts: %v", err)
-	}
-	for _, r := range recs {
-		data, err := os.ReadFile(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(archive, filepath.Base(r)), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	n := archiveBase(t, bt, ht)
 	// A new escalation prompt: receipts that escalated asked the old
 	// question, which the record cannot answer for the new one.
 	mutate(t, ht, "fixtures/triage/triage-escalating.algal.json", "A first pass could not route this support ticket.", "A first pass could not route this ticket; read it closely.")
@@ -284,7 +248,7 @@ func TestGoldenOrganismReplay(t *testing.T) {
 	d := compute(t, bt, bs, ht, hs, true)
 
 	r := d.Replays
-	if r == nil || r.Receipts != len(recs) || r.Touched == 0 || len(r.Results) != r.Touched {
+	if r == nil || r.Receipts != n || r.Touched == 0 || len(r.Results) != r.Touched {
 		t.Fatalf("replays: %+v", r)
 	}
 	verdicts := map[string]int{}

@@ -72,50 +72,35 @@ func contenderSamples(r *Run) (int, []harness.RepeatContender) {
 		return r.Repeats.K, r.Repeats.Contenders
 	}
 	var out []harness.RepeatContender
-	add := func(id string, passed []bool, ids []string) {
-		c := harness.RepeatContender{ID: id}
-		for i, p := range passed {
-			rc := harness.RepeatCase{ID: ids[i], Runs: 1}
-			c.Samples++
-			if p {
-				rc.PassedIn = []int{1}
-				c.Passes++
-			}
-			c.Cases = append(c.Cases, rc)
-		}
-		out = append(out, c)
-	}
 	if r.Bench != nil {
 		for _, s := range r.Bench.Systems {
-			passed, ids := benchCases(s.Cases)
-			add(s.ID, passed, ids)
+			out = append(out, oneSample(s.ID, s.Cases, func(x bench.CaseResult) (string, bool) { return x.ID, x.Passed }))
 		}
 	}
 	if r.Foundry != nil {
 		for _, c := range r.Foundry.Candidates {
-			passed, ids := foundryCases(c.Cases)
-			add(c.ManifestKey, passed, ids)
+			out = append(out, oneSample(c.ManifestKey, c.Cases, func(x foundry.CaseResult) (string, bool) { return x.ID, x.Passed }))
 		}
 	}
 	return 1, out
 }
 
-func benchCases(cs []bench.CaseResult) ([]bool, []string) {
-	var p []bool
-	var ids []string
-	for _, c := range cs {
-		p, ids = append(p, c.Passed), append(ids, c.ID)
+// oneSample is a contender of a run without repeats: each of its cases,
+// a bench's or a foundry's (outcome names each kind's id and verdict),
+// run once.
+func oneSample[C any](id string, cases []C, outcome func(C) (string, bool)) harness.RepeatContender {
+	c := harness.RepeatContender{ID: id}
+	for _, x := range cases {
+		caseID, passed := outcome(x)
+		rc := harness.RepeatCase{ID: caseID, Runs: 1}
+		c.Samples++
+		if passed {
+			rc.PassedIn = []int{1}
+			c.Passes++
+		}
+		c.Cases = append(c.Cases, rc)
 	}
-	return p, ids
-}
-
-func foundryCases(cs []foundry.CaseResult) ([]bool, []string) {
-	var p []bool
-	var ids []string
-	for _, c := range cs {
-		p, ids = append(p, c.Passed), append(ids, c.ID)
-	}
-	return p, ids
+	return c
 }
 
 func repeatStats(k int, c *harness.RepeatContender) *RepeatStats {
