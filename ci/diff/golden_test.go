@@ -16,7 +16,7 @@ import (
 	"github.com/algal-assay/assay/harness"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.md from the current output")
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.md and ../../htmlreport/testdata/pr.golden from the current output")
 
 // repoRoot is the module root, two levels above this package.
 const repoRoot = "../.."
@@ -145,9 +145,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// checkGolden compares got with testdata/name.golden.md.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden.md")
+	checkGoldenFile(t, filepath.Join("testdata", name+".golden.md"), got)
+}
+
+// checkGoldenFile compares got with the golden file at path, or rewrites
+// the file under -update.
+func checkGoldenFile(t *testing.T, path, got string) {
+	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -165,17 +172,56 @@ func checkGolden(t *testing.T, name, got string) {
 
 const pointer = "Full report: the job summary; data: the `assay-pr-check` artifact."
 
-func compute(t *testing.T, bt string, bs *diff.Set, ht string, hs *diff.Set, replay bool) *diff.Diff {
+// archiveBase copies the base run's receipts into tree/receipts, as a
+// repository that commits its receipts would hold them.
+func archiveBase(t *testing.T, bt, tree string) int {
 	t.Helper()
+	archive := filepath.Join(tree, "receipts")
+	if err := os.MkdirAll(archive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := filepath.Glob(filepath.Join(bt, ".store", "runs", "*.json"))
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("no base receipts: %v", err)
+	}
+	for _, r := range recs {
+		data, err := os.ReadFile(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(archive, filepath.Base(r)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(recs)
+}
+
+// edit is one change to the head tree's fixtures: old, which must stand
+// in file exactly once, becomes new.
+type edit struct{ file, old, new string }
+
+// headDiff diffs the base run against a head tree: a fresh copy of the
+// repository's suites and fixtures with edits applied, then run. With
+// replay, the head tree first archives the base's receipts (as a
+// repository that commits its receipts would) and the diff replays those
+// the edits touch; archived is how many receipts that is.
+func headDiff(t *testing.T, replay bool, edits ...edit) (d *diff.Diff, archived int) {
+	t.Helper()
+	bt, bs := base(t)
+	ht := copyTree(t, "suites", "fixtures")
 	opts := diff.Options{BaseLabel: "base", HeadLabel: "head", Trim: []string{bt, ht}}
 	if replay {
+		archived = archiveBase(t, bt, ht)
 		opts.Replay = &diff.ReplayInput{Archive: filepath.Join(ht, "receipts"), BaseTree: bt, HeadTree: ht}
 	}
-	d, err := diff.Compute(bs, hs, opts)
+	for _, e := range edits {
+		mutate(t, ht, e.file, e.old, e.new)
+	}
+	d, err := diff.Compute(bs, runTree(t, ht), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d
+	return d, archived
 }
 
 // The frontier model now misroutes three tickets: frontier-single drops to
@@ -183,14 +229,11 @@ func compute(t *testing.T, bt string, bs *diff.Set, ht string, hs *diff.Set, rep
 // cost, as many calls) and leaves the Pareto set; the head's gates on
 // frontier-single fail.
 func TestGoldenParetoChange(t *testing.T) {
-	bt, bs := base(t)
-	ht := copyTree(t, "suites", "fixtures")
 	const f = "suites/ticket-triage.bench.yaml"
-	mutate(t, ht, f, "frontier: { route: technical }", "frontier: { route: billing }")
-	mutate(t, ht, f, "frontier: { route: account }", "frontier: { route: billing }")
-	mutate(t, ht, f, "frontier: { route: technical, escalate: technical }", "frontier: { route: billing, escalate: technical }")
-	hs := runTree(t, ht)
-	d := compute(t, bt, bs, ht, hs, false)
+	d, _ := headDiff(t, false,
+		edit{f, "frontier: { route: technical }", "frontier: { route: billing }"},
+		edit{f, "frontier: { route: account }", "frontier: { route: billing }"},
+		edit{f, "frontier: { route: technical, escalate: technical }", "frontier: { route: billing, escalate: technical }"})
 
 	tt := find(t, d, "ticket-triage")
 	if tt.Status != diff.StatusChanged || strings.Join(tt.Bench.Left, ",") != "frontier-single" ||
@@ -212,13 +255,10 @@ func TestGoldenParetoChange(t *testing.T) {
 // cascade's escalation misreads one: the large model is promoted instead of
 // the cascade.
 func TestGoldenPromotionChange(t *testing.T) {
-	bt, bs := base(t)
-	ht := copyTree(t, "suites", "fixtures")
 	const f = "suites/intent-select.foundry.yaml"
-	mutate(t, ht, f, "large: { intent: refund, escalate: refund }", "large: { intent: refund, escalate: bug }")
-	mutate(t, ht, f, "screen: other }\n      large: { intent: how-to }", "screen: other }\n      large: { intent: other }")
-	hs := runTree(t, ht)
-	d := compute(t, bt, bs, ht, hs, false)
+	d, _ := headDiff(t, false,
+		edit{f, "large: { intent: refund, escalate: refund }", "large: { intent: refund, escalate: bug }"},
+		edit{f, "screen: other }\n      large: { intent: how-to }", "screen: other }\n      large: { intent: other }"})
 
 	is := find(t, d, "intent-select")
 	fd := is.Foundry
@@ -238,14 +278,10 @@ func TestGoldenPromotionChange(t *testing.T) {
 // replayed against the head manifest; receipts of untouched organisms are
 // only counted.
 func TestGoldenOrganismReplay(t *testing.T) {
-	bt, bs := base(t)
-	ht := copyTree(t, "suites", "fixtures")
-	n := archiveBase(t, bt, ht)
-	// A new escalation prompt: receipts that escalated asked the old
-	// question, which the record cannot answer for the new one.
-	mutate(t, ht, "fixtures/triage/triage-escalating.algal.json", "A first pass could not route this support ticket.", "A first pass could not route this ticket; read it closely.")
-	hs := runTree(t, ht)
-	d := compute(t, bt, bs, ht, hs, true)
+	d, n := headDiff(t, true,
+		// A new escalation prompt: receipts that escalated asked the old
+		// question, which the record cannot answer for the new one.
+		edit{"fixtures/triage/triage-escalating.algal.json", "A first pass could not route this support ticket.", "A first pass could not route this ticket; read it closely."})
 
 	r := d.Replays
 	if r == nil || r.Receipts != n || r.Touched == 0 || len(r.Results) != r.Touched {

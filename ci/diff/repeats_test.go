@@ -24,12 +24,7 @@ func TestRepeatsBecameAndStoppedFlaky(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w *diff.Workload
-	for _, x := range d.Workloads {
-		if x.Name == "ticket-triage" {
-			w = x
-		}
-	}
+	w := find(t, d, "ticket-triage")
 	r := w.Repeats
 	if r == nil || r.BaseRepeats != 3 || r.HeadRepeats != 3 {
 		t.Fatalf("repeats diff %+v", r)

@@ -1,7 +1,6 @@
 package diff_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,30 +14,6 @@ import (
 // behaviour and which only their work accounting, what got more
 // expensive, and which holdout cases fail now.
 
-// archiveBase copies the base run's receipts into tree/receipts, as a
-// repository that commits its receipts would hold them.
-func archiveBase(t *testing.T, bt, tree string) int {
-	t.Helper()
-	archive := filepath.Join(tree, "receipts")
-	if err := os.MkdirAll(archive, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := filepath.Glob(filepath.Join(bt, ".store", "runs", "*.json"))
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("no base receipts: %v", err)
-	}
-	for _, r := range recs {
-		data, err := os.ReadFile(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(archive, filepath.Base(r)), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return len(recs)
-}
-
 var why = diff.RenderOptions{Pointer: pointer, Command: "assay ci pr --base-ref main",
 	BlobBase: "https://github.com/example/assay-demo/blob/0123456789abcdef0123456789abcdef01234567/",
 	Drawn:    "`pr.html` in the `assay-pr-check` artifact of [the check run](https://github.com/example/assay-demo/actions/runs/42)"}
@@ -49,16 +24,13 @@ var why = diff.RenderOptions{Pointer: pointer, Command: "assay ci pr --base-ref 
 // one-character shorter wrong answer) promotes large. Large then misses a
 // holdout case the cascade passed.
 func TestGoldenWorkTieBreak(t *testing.T) {
-	bt, bs := base(t)
-	ht := copyTree(t, "suites", "fixtures")
 	const f = "suites/intent-select.foundry.yaml"
-	mutate(t, ht, f, "small: { intent: how-to, screen: how-to }\n      large: { intent: how-to }", "small: { intent: refund, screen: how-to }\n      large: { intent: other }")
-	mutate(t, ht, f, "small: { intent: bug, screen: unsure }", "small: { intent: refund, screen: unsure }")
-	mutate(t, ht, f, "small: { intent: other, screen: other }\n      large: { intent: how-to }", "small: { intent: other, screen: how-to }\n      large: { intent: other }")
-	mutate(t, ht, f, "small: { intent: how-to, screen: unsure }\n      large: { intent: bug, escalate: bug }\n  - id: ho-rebilled", "small: { intent: bug, screen: unsure }\n      large: { intent: bug, escalate: bug }\n  - id: ho-rebilled")
-	mutate(t, ht, f, "large: { intent: bug, escalate: bug }\n\ngate", "large: { intent: how-to, escalate: bug }\n\ngate")
-	hs := runTree(t, ht)
-	d := compute(t, bt, bs, ht, hs, false)
+	d, _ := headDiff(t, false,
+		edit{f, "small: { intent: how-to, screen: how-to }\n      large: { intent: how-to }", "small: { intent: refund, screen: how-to }\n      large: { intent: other }"},
+		edit{f, "small: { intent: bug, screen: unsure }", "small: { intent: refund, screen: unsure }"},
+		edit{f, "small: { intent: other, screen: other }\n      large: { intent: how-to }", "small: { intent: other, screen: how-to }\n      large: { intent: other }"},
+		edit{f, "small: { intent: how-to, screen: unsure }\n      large: { intent: bug, escalate: bug }\n  - id: ho-rebilled", "small: { intent: bug, screen: unsure }\n      large: { intent: bug, escalate: bug }\n  - id: ho-rebilled"},
+		edit{f, "large: { intent: bug, escalate: bug }\n\ngate", "large: { intent: how-to, escalate: bug }\n\ngate"})
 
 	fd := find(t, d, "intent-select").Foundry
 	if !fd.PromotedChanged || fd.Head.Key != "organism:assay-intent-large" {
@@ -91,15 +63,11 @@ func TestGoldenWorkTieBreak(t *testing.T) {
 // the intent cascade's guard tests for a label the screen never gives (it
 // never escalates: a behaviour divergence).
 func TestGoldenWorkOnlyReplay(t *testing.T) {
-	bt, bs := base(t)
-	ht := copyTree(t, "suites", "fixtures")
-	n := archiveBase(t, bt, ht)
-	mutate(t, ht, "fixtures/triage/triage-escalating.algal.json", `"guard": { "equals": "unsure" }`,
-		`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "unsure"] } }`)
-	mutate(t, ht, "fixtures/intent/intent-cascade.algal.json", "\"guard\": {\n        \"equals\": \"unsure\"\n      }",
-		`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "Unsure"] } }`)
-	hs := runTree(t, ht)
-	d := compute(t, bt, bs, ht, hs, true)
+	d, n := headDiff(t, true,
+		edit{"fixtures/triage/triage-escalating.algal.json", `"guard": { "equals": "unsure" }`,
+			`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "unsure"] } }`},
+		edit{"fixtures/intent/intent-cascade.algal.json", "\"guard\": {\n        \"equals\": \"unsure\"\n      }",
+			`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "Unsure"] } }`})
 
 	r := d.Replays
 	if r == nil || r.Receipts != n {
@@ -132,12 +100,9 @@ func TestGoldenWorkOnlyReplay(t *testing.T) {
 // calls the frontier once more: same passes, higher cost and more calls,
 // which the gate's call ceiling catches.
 func TestGoldenCostRegression(t *testing.T) {
-	bt, bs := base(t)
-	ht := copyTree(t, "suites", "fixtures")
-	mutate(t, ht, "suites/ticket-triage.bench.yaml", "cheap: { route: account, screen: account }\n      frontier: { route: account }",
-		"cheap: { route: account, screen: unsure }\n      frontier: { route: account, escalate: account }")
-	hs := runTree(t, ht)
-	d := compute(t, bt, bs, ht, hs, false)
+	d, _ := headDiff(t, false,
+		edit{"suites/ticket-triage.bench.yaml", "cheap: { route: account, screen: account }\n      frontier: { route: account }",
+			"cheap: { route: account, screen: unsure }\n      frontier: { route: account, escalate: account }"})
 
 	var got []string
 	for _, r := range d.Regressions {
@@ -171,22 +136,18 @@ func TestGoldenCostRegression(t *testing.T) {
 // pr.html of a Pareto change and a promotion change at once: the golden
 // file the browser test in htmlreport loads.
 func TestGoldenPRHTML(t *testing.T) {
-	bt, bs := base(t)
-	ht := copyTree(t, "suites", "fixtures")
-	archiveBase(t, bt, ht)
 	const tt = "suites/ticket-triage.bench.yaml"
-	mutate(t, ht, tt, "frontier: { route: technical }", "frontier: { route: billing }")
-	mutate(t, ht, tt, "frontier: { route: account }", "frontier: { route: billing }")
-	mutate(t, ht, tt, "frontier: { route: technical, escalate: technical }", "frontier: { route: billing, escalate: technical }")
-	mutate(t, ht, tt, "cheap: { route: account, screen: account }", "cheap: { route: account, screen: unsure }")
-	mutate(t, ht, tt, "frontier: { route: billing }\n  - id: wrong-totals", "frontier: { route: billing, escalate: account }\n  - id: wrong-totals")
 	const is = "suites/intent-select.foundry.yaml"
-	mutate(t, ht, is, "large: { intent: refund, escalate: refund }", "large: { intent: refund, escalate: bug }")
-	mutate(t, ht, is, "screen: other }\n      large: { intent: how-to }", "screen: other }\n      large: { intent: other }")
-	mutate(t, ht, "fixtures/triage/triage-escalating.algal.json", `"guard": { "equals": "unsure" }`,
-		`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "unsure"] } }`)
-	hs := runTree(t, ht)
-	d := compute(t, bt, bs, ht, hs, true)
+	d, _ := headDiff(t, true,
+		edit{tt, "frontier: { route: technical }", "frontier: { route: billing }"},
+		edit{tt, "frontier: { route: account }", "frontier: { route: billing }"},
+		edit{tt, "frontier: { route: technical, escalate: technical }", "frontier: { route: billing, escalate: technical }"},
+		edit{tt, "cheap: { route: account, screen: account }", "cheap: { route: account, screen: unsure }"},
+		edit{tt, "frontier: { route: billing }\n  - id: wrong-totals", "frontier: { route: billing, escalate: account }\n  - id: wrong-totals"},
+		edit{is, "large: { intent: refund, escalate: refund }", "large: { intent: refund, escalate: bug }"},
+		edit{is, "screen: other }\n      large: { intent: how-to }", "screen: other }\n      large: { intent: other }"},
+		edit{"fixtures/triage/triage-escalating.algal.json", `"guard": { "equals": "unsure" }`,
+			`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "unsure"] } }`})
 	// The job summary carries the comment's content and the plot, as a
 	// table.
 	summary := ghci.Compose("", diff.SummarySections(d, why), 1<<30, "")
@@ -202,18 +163,5 @@ func TestGoldenPRHTML(t *testing.T) {
 	if err != nil || string(again) != string(page) {
 		t.Fatalf("pr.html differs between two renderings of one diff (err %v)", err)
 	}
-	path := filepath.Join("..", "..", "htmlreport", "testdata", "pr.golden")
-	if *update {
-		if err := os.WriteFile(path, page, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./ci/diff -run PRHTML -update writes it)", err)
-	}
-	if string(want) != string(page) {
-		t.Errorf("pr.html differs from %s (go test ./ci/diff -run PRHTML -update rewrites it)", path)
-	}
+	checkGoldenFile(t, filepath.Join("..", "..", "htmlreport", "testdata", "pr.golden"), string(page))
 }
