@@ -13,28 +13,29 @@ import (
 	"github.com/algal-assay/assay/harness"
 )
 
-// repeatedRun runs the ticket-triage suite three times over (--repeats 3)
-// and returns its run directory and the options that check it.
-func repeatedRun(t *testing.T) (string, Options) {
-	t.Helper()
-	dir := t.TempDir()
+// triageRun runs the ticket-triage suite on a fresh store, repeats times
+// over (--repeats; 0 keeps the workload's own), and returns its run
+// directory and the options that check it.
+func triageRun(tb testing.TB, repeats int) (string, Options) {
+	tb.Helper()
+	dir := tb.TempDir()
 	storeDir := filepath.Join(dir, "store")
 	wb, err := vm.NewWorkbench(storeDir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	wlPath := filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml")
 	w, err := harness.Load(wlPath)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	o, err := harness.Run(context.Background(), w, harness.Options{Runner: wb, Store: wb, Out: filepath.Join(dir, "runs"), Repeats: 3})
+	o, err := harness.Run(context.Background(), w, harness.Options{Runner: wb, Store: wb, Out: filepath.Join(dir, "runs"), Repeats: repeats})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ws, err := LoadWorkloads(wlPath)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return o.RunDir, Options{Evidence: wb, StoreDir: storeDir, Workloads: ws}
 }
@@ -51,7 +52,7 @@ func editJSON(t *testing.T, path string, edit func(m map[string]any)) {
 }
 
 func TestVerifyRepeatedRun(t *testing.T) {
-	dir, opts := repeatedRun(t)
+	dir, opts := triageRun(t, 3)
 	res, err := CheckRun(context.Background(), dir, opts)
 	if err != nil || !res.OK {
 		t.Fatalf("an honest repeated run: %v %v", err, res.Mismatches)
@@ -92,7 +93,7 @@ func TestVerifyRepeatedRun(t *testing.T) {
 		}, "report-r02.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir, opts := repeatedRun(t)
+			dir, opts := triageRun(t, 3)
 			tc.edit(t, dir)
 			res, err := CheckRun(context.Background(), dir, opts)
 			if err != nil {
@@ -146,28 +147,10 @@ func TestVerifyRepeatsOverriddenToOne(t *testing.T) {
 // re-derived and compared).
 func BenchmarkRepeatedRunDirectory(b *testing.B) {
 	for _, k := range []int{1, 3} {
-		dir := b.TempDir()
-		wb, err := vm.NewWorkbench(filepath.Join(dir, "store"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		wlPath := filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml")
-		w, err := harness.Load(wlPath)
-		if err != nil {
-			b.Fatal(err)
-		}
-		o, err := harness.Run(context.Background(), w, harness.Options{Runner: wb, Store: wb, Out: filepath.Join(dir, "runs"), Repeats: k})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ws, err := LoadWorkloads(wlPath)
-		if err != nil {
-			b.Fatal(err)
-		}
-		opts := Options{Evidence: wb, Workloads: ws}
+		runDir, opts := triageRun(b, k)
 		b.Run(fmt.Sprintf("repeats-%d", k), func(b *testing.B) {
 			for b.Loop() {
-				res, err := CheckRun(context.Background(), o.RunDir, opts)
+				res, err := CheckRun(context.Background(), runDir, opts)
 				if err != nil || !res.OK {
 					b.Fatalf("%v %v", err, res.Mismatches)
 				}
