@@ -486,11 +486,18 @@ func paretoMD(d *Diff) string {
 		}
 		b.WriteString("\n")
 	}
+	return closeSection(&b, n, "bench", unchanged)
+}
+
+// closeSection ends the Pareto or the promotion section, which held n
+// workloads of its kind: a section without any says so instead, and the
+// unchanged ones are named together on its last line.
+func closeSection(b *strings.Builder, n int, kind string, unchanged []string) string {
 	if n == 0 {
-		return "No bench workloads.\n"
+		return "No " + kind + " workloads.\n"
 	}
 	if len(unchanged) > 0 {
-		fmt.Fprintf(&b, "Unchanged: %s.\n", strings.Join(unchanged, "; "))
+		fmt.Fprintf(b, "Unchanged: %s.\n", strings.Join(unchanged, "; "))
 	}
 	return b.String()
 }
@@ -690,13 +697,7 @@ func promotionsMD(d *Diff) string {
 		}
 		b.WriteString("\n")
 	}
-	if n == 0 {
-		return "No foundry workloads.\n"
-	}
-	if len(unchanged) > 0 {
-		fmt.Fprintf(&b, "Unchanged: %s.\n", strings.Join(unchanged, "; "))
-	}
-	return b.String()
+	return closeSection(&b, n, "foundry", unchanged)
 }
 
 // rankingChanged reports whether the promotion order or a deciding
