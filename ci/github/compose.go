@@ -220,21 +220,16 @@ func cutSection(r string, budget int) string {
 	}
 	var st blockState
 	bestEnd, bestClosers := -1, ""
-	used := 0
-	rest := r
-	for rest != "" {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line = rest[:i+1]
-		}
-		rest = rest[len(line):]
+	used, end := 0, 0
+	for line := range strings.Lines(r) {
+		end += len(line)
 		st.feed(line)
 		used += Length(line)
 		if used > budget {
 			break
 		}
 		if c := st.closers(); used+Length(c) <= budget {
-			bestEnd, bestClosers = len(r)-len(rest), c
+			bestEnd, bestClosers = end, c
 		}
 	}
 	if bestEnd < 0 {
@@ -328,13 +323,7 @@ func SplitSections(md string) []Section {
 		body.Reset()
 	}
 	var st blockState
-	rest := md
-	for rest != "" {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line = rest[:i+1]
-		}
-		rest = rest[len(line):]
+	for line := range strings.Lines(md) {
 		if !st.open() && strings.HasPrefix(line, "## ") {
 			flush()
 			title := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[3:]), "#"))
