@@ -77,6 +77,20 @@ func (r *run) evaluateParts(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		id := "part-report"
+		if taken == nil && r.resume != nil {
+			cfg, err := bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
+			if err != nil {
+				return err
+			}
+			if taken, err = r.resume.take(ctx, r.c, part, cfg, r.opts.Store); err != nil {
+				return err
+			}
+			if taken != nil {
+				id = ReusedPartReport
+				p.reusedPart(taken)
+			}
+		}
 		if taken == nil {
 			if r.opts.Reports != nil {
 				return fmt.Errorf("%s of %s: no shard holds its report", part.Name(), r.w.Name)
@@ -98,11 +112,36 @@ func (r *run) evaluateParts(ctx context.Context) error {
 		if err := r.writeJSON(part.ReportFile(), taken); err != nil {
 			return err
 		}
-		if err := r.rec.AddLoopArtifact(PhaseEvaluate, it, "part-report", part.ReportFile()); err != nil {
+		if err := r.rec.AddLoopArtifact(PhaseEvaluate, it, id, part.ReportFile()); err != nil {
 			return err
 		}
 	}
+	if s := r.resume; s != nil && len(s.res.Reused)+len(s.res.Rejected) > 0 {
+		r.o.Resume = &s.res
+		r.o.Notes = append(r.o.Notes, s.res.Note(len(r.c.Parts)))
+	}
+	if r.stage != nil {
+		// Every part's report is in this stage now; a removal that fails
+		// leaves a leftover the next run claims or removes.
+		_ = r.stage.DropClaimed()
+	}
 	return nil
+}
+
+// reusedPart counts a reused part's case runs as done.
+func (p *progress) reusedPart(report map[string]any) {
+	systems, _ := report["systems"].([]any)
+	for _, s := range systems {
+		cases, _ := s.(map[string]any)["cases"].([]any)
+		for _, c := range cases {
+			passed, _ := c.(map[string]any)["passed"].(bool)
+			p.mu.Lock()
+			p.reused++
+			p.mu.Unlock()
+			p.judged(passed)
+			p.tick()
+		}
+	}
 }
 
 // verifyParts verifies the written parts and writes the aggregate they

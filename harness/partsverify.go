@@ -210,29 +210,12 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 		if err != nil {
 			return nil, fmt.Errorf("%s: the part's config does not admit: %v", name, err)
 		}
-		if bad := partMatches(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
-			return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
-		}
-		usage := newUsageTap(st, rep.Prices)
-		tap := newReceiptTap(usage) // one per part: released with it
-		bv, err := bench.Verify(ctx, v, tap)
+		checked, mismatches, err := c.checkPart(ctx, p, rep, v, cfg, st)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return nil, err
 		}
-		out.CheckedReceipts += bv.CheckedReceipts
-		for _, m := range bv.Mismatches {
-			out.Mismatches = append(out.Mismatches, name+": "+m)
-		}
-		sub := &run{w: c.Workload, c: c, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: c, Bench: rep}}
-		problems, alignErr := sub.alignment(tap)
-		if alignErr != nil {
-			problems = append(problems, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
-		} else if _, err := usage.fill(rep, nil); err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		for _, m := range problems {
-			out.Mismatches = append(out.Mismatches, name+": "+m)
-		}
+		out.CheckedReceipts += checked
+		out.Mismatches = append(out.Mismatches, mismatches...)
 		a.add(p, rep, v.(map[string]any))
 	}
 	rep, value, err := a.finish()
@@ -246,6 +229,38 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 		digests[i] = p.(map[string]any)["digest"].(string)
 	}
 	return &partsDerivation{Report: rep, Value: value, Verification: out, Digests: digests}, nil
+}
+
+// checkPart checks one part's report (rep, parsed from v) as the verify
+// phase does: it is the report of the part's config cfg, it verifies
+// against the store st, and its cases consumed the responses they
+// declared. checked counts the receipts replayed; mismatches name the
+// report file. An error means the report is not the part's at all.
+func (c *Compiled) checkPart(ctx context.Context, p Part, rep *bench.Report, v any, cfg *bench.Config, st evidence.Store) (checked int, mismatches []string, err error) {
+	name := p.ReportFile()
+	if bad := partMatches(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
+		return 0, nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
+	}
+	usage := newUsageTap(st, rep.Prices)
+	tap := newReceiptTap(usage) // one per part: released with it
+	bv, err := bench.Verify(ctx, v, tap)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s: %v", name, err)
+	}
+	for _, m := range bv.Mismatches {
+		mismatches = append(mismatches, name+": "+m)
+	}
+	sub := &run{w: c.Workload, c: c, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: c, Bench: rep}}
+	problems, alignErr := sub.alignment(tap)
+	if alignErr != nil {
+		problems = append(problems, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
+	} else if _, err := usage.fill(rep, nil); err != nil {
+		return 0, nil, fmt.Errorf("%s: %v", name, err)
+	}
+	for _, m := range problems {
+		mismatches = append(mismatches, name+": "+m)
+	}
+	return bv.CheckedReceipts, mismatches, nil
 }
 
 // partMatches says how a part's report differs from what its config

@@ -76,6 +76,10 @@ type Options struct {
 	Reports Reports
 	// Repeats, when set, overrides the workload's repeats (`--repeats`).
 	Repeats int
+	// Fresh runs every part of a bench run in parts, ignoring the finished
+	// parts an unfinished run of the same inputs left (partsresume.go);
+	// their staging directories are removed as any leftover.
+	Fresh bool
 }
 
 // Progress reports runs done: one run is one contender (system or
@@ -86,6 +90,9 @@ type Progress struct {
 	Workload       string
 	Done, Total    int
 	Passed, Failed int
+	// Reused counts the runs of Done taken from the finished parts of an
+	// unfinished earlier run rather than run (partsresume.go).
+	Reused int
 }
 
 // Outcome is everything a run produced.
@@ -122,6 +129,10 @@ type Outcome struct {
 	// tallies (bench.Tally.UnknownTokens, UnknownCost). Both are derived
 	// from the receipts by the verify phase (and by Rederive).
 	UnknownUsage map[string]int
+
+	// Resume says which parts of a bench run in parts were taken from an
+	// unfinished earlier run (nil when none was found).
+	Resume *Resume
 
 	// partDigests are the part reports' digests of a bench run in parts.
 	partDigests []string
@@ -193,11 +204,25 @@ func run1(ctx context.Context, w *Workload, opts Options, release func()) (*Outc
 	if err != nil {
 		return nil, err
 	}
-	st, err := rundir.Begin(ctx, c.RunDir)
+	resume := c.Parts != nil && !opts.Fresh && opts.Reports == nil
+	begin := rundir.Begin
+	if resume {
+		begin = rundir.Claim
+	}
+	st, err := begin(ctx, c.RunDir)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Release()
+	var from *resumeFrom
+	if resume {
+		dirs := st.Claimed
+		if _, err := os.Stat(c.RunDir); err == nil && !completeRun(c.RunDir) {
+			// A cancelled or failed run installed where no complete one was.
+			dirs = append(dirs, c.RunDir)
+		}
+		from = newResumeFrom(dirs)
+	}
 	stage := st.Dir
 	rec, err := runrecord.Create(stage, Assembly(w), runrecord.Meta{RunSlug: c.Slug, FoundryHead: runrecord.FoundryHead(ctx, w.Path), FoundryModified: runrecord.FoundryModified(ctx, w.Path, out)}, opts.Clock)
 	if err != nil {
@@ -208,7 +233,7 @@ func run1(ctx context.Context, w *Workload, opts Options, release func()) (*Outc
 		ctx, stop = runrecord.CancelOnSignal(ctx, rec, nil)
 		defer stop()
 	}
-	r := &run{w: w, c: c, opts: opts, dir: stage, rec: rec, o: &Outcome{Workload: w, Compiled: c}, release: release}
+	r := &run{w: w, c: c, opts: opts, dir: stage, rec: rec, o: &Outcome{Workload: w, Compiled: c}, release: release, stage: st, resume: from}
 	// From here on the run is r: a run in parts swaps in a copy of the
 	// workload without its case data once the parts are compiled
 	// (releaseCases), and nothing may keep the loaded one alive.
@@ -340,6 +365,8 @@ type run struct {
 	foundryCfg *foundry.Config
 	live       *Recording
 	release    func()
+	stage      *rundir.Stage
+	resume     *resumeFrom
 }
 
 // phase runs body as phase n; a failure fails the phase and the run,
@@ -452,6 +479,7 @@ type progress struct {
 	mu             sync.Mutex
 	done, total    int
 	passed, failed int
+	reused         int
 	name           string
 	f              func(Progress)
 }
@@ -473,7 +501,7 @@ func (p *progress) tick() {
 	}
 	p.mu.Lock()
 	p.done++
-	ev := Progress{Workload: p.name, Done: p.done, Total: p.total, Passed: p.passed, Failed: p.failed}
+	ev := Progress{Workload: p.name, Done: p.done, Total: p.total, Passed: p.passed, Failed: p.failed, Reused: p.reused}
 	if ev.Total != 0 && ev.Done > ev.Total {
 		ev.Total = 0
 	}

@@ -22,7 +22,12 @@
 // What a killed run leaves (staging directories whose owner lock is free,
 // replaced directories, the .S.old-* directories of earlier versions) is
 // recovered or removed by the next Begin in the same parent, and listed by
-// Leftovers for `assay ci verify`.
+// Leftovers for `assay ci verify`. A writer that can finish what a killed
+// run of the same slug started (a bench run in parts reusing its finished
+// parts) begins with Claim instead: the dead staging directories of its
+// slug are not removed but claimed, their owner locks taken by the new
+// stage, so that no other writer removes them while their files are read;
+// DropClaimed removes them once what they held has been carried over.
 package rundir
 
 import (
@@ -31,6 +36,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,8 +85,12 @@ var LockWait = 30 * time.Second
 type Stage struct {
 	// Dir is the staging directory; Final the run directory it becomes.
 	Dir, Final string
-	owner      *flock.Flock
-	done       bool
+	// Claimed are the staging directories killed runs of Final left, held
+	// by this stage (Claim), most recently written first.
+	Claimed []string
+	owner   *flock.Flock
+	claims  []*flock.Flock
+	done    bool
 }
 
 func runLockPath(final string) string {
@@ -151,6 +161,20 @@ func lockRun(ctx context.Context, final string) (*runLock, error) {
 // creates .S.partial-XXXX and takes its owner lock, which the Stage holds
 // until Install or Release.
 func Begin(ctx context.Context, final string) (*Stage, error) {
+	return begin(ctx, final, false)
+}
+
+// Claim is Begin for a writer that reuses what a killed run of final left:
+// the staging directories of final whose owner is gone are kept and held
+// by the new stage (Stage.Claimed) instead of removed. Their files are
+// whatever a killed process left (torn, or edited since): the caller
+// trusts none of them without checking. Release lets go of them (the next
+// Begin removes or claims them); DropClaimed removes them.
+func Claim(ctx context.Context, final string) (*Stage, error) {
+	return begin(ctx, final, true)
+}
+
+func begin(ctx context.Context, final string, claim bool) (*Stage, error) {
 	parent := filepath.Dir(final)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, ioErr(parent, err)
@@ -160,29 +184,115 @@ func Begin(ctx context.Context, final string) (*Stage, error) {
 		return nil, err
 	}
 	defer run.unlock()
+	var claimed []string
+	var claims []*flock.Flock
+	if claim {
+		// Under the run lock: no other writer of final claims or removes
+		// a dead staging directory meanwhile.
+		claimed, claims = claimDead(final)
+	}
+	releaseClaims := func() {
+		for _, l := range claims {
+			_ = l.Unlock()
+		}
+	}
 	if err := recoverSlug(final); err != nil {
+		releaseClaims()
 		return nil, err
 	}
 	cleanOthers(parent, filepath.Base(final))
 	dir, err := os.MkdirTemp(parent, "."+filepath.Base(final)+StagingInfix)
 	if err != nil {
+		releaseClaims()
 		return nil, ioErr(parent, err)
 	}
 	// MkdirTemp makes the directory private; the run directory it becomes
 	// is as readable as its parent.
 	if err := os.Chmod(dir, 0o755); err != nil {
+		releaseClaims()
 		_ = os.RemoveAll(dir)
 		return nil, ioErr(dir, err)
 	}
 	owner := flock.New(dir+LockSuffix, flock.SetPermissions(0o644))
 	if ok, err := owner.TryLock(); err != nil || !ok {
+		releaseClaims()
 		_ = os.RemoveAll(dir)
 		if err == nil {
 			err = errors.New("owner lock of a new staging directory is held")
 		}
 		return nil, ioErr(dir+LockSuffix, err)
 	}
-	return &Stage{Dir: dir, Final: final, owner: owner}, nil
+	return &Stage{Dir: dir, Final: final, Claimed: claimed, owner: owner, claims: claims}, nil
+}
+
+// claimDead takes the owner lock of every staging directory of final
+// whose owner is gone; the caller holds final's run lock. The directories
+// come most recently written first: the last killed run got furthest.
+func claimDead(final string) ([]string, []*flock.Flock) {
+	parent, slug := filepath.Dir(final), filepath.Base(final)
+	entries, err := listEntries(parent)
+	if err != nil {
+		return nil, nil
+	}
+	type held struct {
+		dir  string
+		l    *flock.Flock
+		when time.Time
+	}
+	var hs []held
+	for _, e := range entries {
+		if e.slug != slug || e.kind != kindStaging {
+			continue
+		}
+		p := filepath.Join(parent, e.name)
+		info, err := os.Lstat(p)
+		if err != nil || !info.IsDir() {
+			continue
+		}
+		l := flock.New(p+LockSuffix, flock.SetPermissions(0o644))
+		if ok, err := l.TryLock(); err != nil || !ok {
+			continue // its owner lives
+		}
+		hs = append(hs, held{p, l, info.ModTime()})
+	}
+	slices.SortStableFunc(hs, func(a, b held) int {
+		if c := b.when.Compare(a.when); c != 0 {
+			return c
+		}
+		return strings.Compare(a.dir, b.dir)
+	})
+	dirs := make([]string, len(hs))
+	locks := make([]*flock.Flock, len(hs))
+	for i, h := range hs {
+		dirs[i], locks[i] = h.dir, h.l
+	}
+	return dirs, locks
+}
+
+// DropClaimed removes the claimed staging directories (their useful files
+// are in the stage now) and their owner locks.
+func (s *Stage) DropClaimed() error {
+	var errs []error
+	for i, dir := range s.Claimed {
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, ioErr(dir, err))
+			_ = s.claims[i].Unlock()
+			continue
+		}
+		_ = os.Remove(dir + LockSuffix)
+		_ = s.claims[i].Unlock()
+	}
+	s.Claimed, s.claims = nil, nil
+	return errors.Join(errs...)
+}
+
+// releaseClaimed lets go of the claimed directories, leaving them for the
+// next writer.
+func (s *Stage) releaseClaimed() {
+	for _, l := range s.claims {
+		_ = l.Unlock()
+	}
+	s.Claimed, s.claims = nil, nil
 }
 
 // Decision is what Install does with a finished stage, decided while the
@@ -248,6 +358,7 @@ func (s *Stage) Install(ctx context.Context, decide func(final string) Decision)
 // Release gives up the stage without installing it: the staging directory
 // stays, named, until the next Begin in its parent removes it.
 func (s *Stage) Release() {
+	s.releaseClaimed()
 	if s.done {
 		return
 	}
@@ -258,6 +369,7 @@ func (s *Stage) Release() {
 // drop releases the stage and removes its owner lock file (the staging
 // directory is gone).
 func (s *Stage) drop() {
+	s.releaseClaimed()
 	s.done = true
 	_ = os.Remove(s.Dir + LockSuffix)
 	_ = s.owner.Unlock()

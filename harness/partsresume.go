@@ -1,0 +1,164 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
+)
+
+// Resuming a bench run in parts. A run killed (SIGKILL, a crash, a power
+// cut) leaves its staging directory .<slug>.partial-* beside the run
+// directory, holding the reports of the parts it finished; a cancelled or
+// failed run leaves them in its staging directory or in the run directory
+// it installed. A later run of the same workload lands in the same slug
+// (the slug digests the config and every input, so the same slug means
+// the same case list, systems, part list and part configs) and takes
+// those reports instead of running their parts again, unless
+// Options.Fresh.
+//
+// Nothing a killed run left is trusted: its record, configs and tables are
+// ignored, and a report is taken only if it is byte for byte what a run
+// writes (canonical JSON of the report it parses to) and passes the check
+// the verify phase makes of every part (checkPart, as for a part taken
+// from a shard): it is the report of the part's config as this run
+// compiled it, every receipt it names is in the store and replays to it,
+// and its cases consumed exactly the responses they declared. A torn,
+// edited or foreign report is run again. The verify phase then checks the
+// taken report again with every other part, so a resumed run directory is
+// the one an uninterrupted run writes, byte for byte, the record aside
+// (which names each reused part's report "reused-part-report").
+//
+// Staging directories are claimed under the run directory's lock
+// (rundir.Claim): a second run of the same slug started meanwhile neither
+// removes nor claims them, and runs its parts itself. Once every part's
+// report is in the new stage the claimed directories are removed; a run
+// killed before that leaves both, and the next run claims both.
+
+// ReusedPartReport is the record's artifact id of a part report taken
+// from an earlier, unfinished run instead of run again.
+const ReusedPartReport = "reused-part-report"
+
+// Resume says what a resumed run in parts took from the runs before it.
+type Resume struct {
+	// From are the directories searched for finished part reports, in the
+	// order searched.
+	From []string
+	// Reused are the parts (1-based) whose reports were taken; Ran the
+	// parts run here.
+	Reused, Ran []int
+	// Rejected says, per report found but not taken, why (torn, edited,
+	// not verifying): each of those parts ran again.
+	Rejected []string
+}
+
+// Note is the line a host prints about the resume.
+func (r *Resume) Note(parts int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "resumed an unfinished run: %d of %d parts reused (each verified against the store and its part config), %d run", len(r.Reused), parts, len(r.Ran))
+	if n := len(r.Rejected); n > 0 {
+		fmt.Fprintf(&b, "; %d leftover part report(s) did not verify and their parts ran again (%s)", n, r.Rejected[0])
+		if n > 1 {
+			b.WriteString(", ...")
+		}
+	}
+	b.WriteString("; --fresh runs every part")
+	return b.String()
+}
+
+// resumeFrom is where a run's finished part reports may be found.
+type resumeFrom struct {
+	dirs []string
+	res  Resume
+}
+
+func newResumeFrom(dirs []string) *resumeFrom {
+	if len(dirs) == 0 {
+		return nil
+	}
+	return &resumeFrom{dirs: dirs, res: Resume{From: dirs}}
+}
+
+// take returns part's report from the first directory holding one that
+// checks, or nil. cfg is the part's config as this run admitted it.
+func (s *resumeFrom) take(ctx context.Context, c *Compiled, p Part, cfg *bench.Config, st evidence.Store) (map[string]any, error) {
+	for _, dir := range s.dirs {
+		path := filepath.Join(dir, p.ReportFile())
+		v, why, err := checkLeftover(ctx, c, p, path, cfg, st)
+		if err != nil {
+			return nil, err
+		}
+		if why == "" {
+			s.res.Reused = append(s.res.Reused, p.N)
+			return v, nil
+		}
+		if why != "missing" {
+			s.res.Rejected = append(s.res.Rejected, why)
+		}
+	}
+	s.res.Ran = append(s.res.Ran, p.N)
+	return nil, nil
+}
+
+// checkLeftover reads the report at path and checks it; why is "" when it
+// may be taken, "missing" when there is none, else the reason it may not.
+// err is only a cancelled context.
+func checkLeftover(ctx context.Context, c *Compiled, p Part, path string, cfg *bench.Config, st evidence.Store) (map[string]any, string, error) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, "missing", nil
+	}
+	b, err := canon.ReadBounded(path, 0)
+	if err != nil {
+		return nil, named(path, err), nil
+	}
+	v, err := canon.Parse(b, 0)
+	if err != nil {
+		return nil, named(path, canon.InFile(path, b, err)), nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, path + ": not a JSON object", nil
+	}
+	rep, err := bench.ParseReport(v)
+	if err != nil {
+		return nil, named(path, err), nil
+	}
+	// Exactly the bytes a run writes for the report it parses to: no
+	// field a verification would pass over.
+	want, err := canon.Encode(rep.Value())
+	if err != nil || !bytes.Equal(append(want, '\n'), b) {
+		return nil, path + ": not the canonical report its fields make", nil
+	}
+	_, mismatches, err := c.checkPart(ctx, p, rep, v, cfg, st)
+	if ctx.Err() != nil {
+		return nil, "", ctx.Err()
+	}
+	if err != nil {
+		return nil, named(path, err), nil
+	}
+	if len(mismatches) > 0 {
+		// A mismatch starts with the report's basename.
+		return nil, filepath.Dir(path) + string(filepath.Separator) + mismatches[0], nil
+	}
+	return m, "", nil
+}
+
+// named is err's message, led by path unless it names it already.
+func named(path string, err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, path) {
+		return msg
+	}
+	if base := filepath.Base(path); strings.HasPrefix(msg, base+":") || strings.HasPrefix(msg, base+" ") {
+		return filepath.Dir(path) + string(filepath.Separator) + msg
+	}
+	return path + ": " + msg
+}
