@@ -244,3 +244,77 @@ func TestSwapHelper(t *testing.T) {
 	_, _ = s.Install(context.Background(), replace)
 	t.Fatalf("the swap never reached %s", point)
 }
+
+// Claim keeps the staging directories of the slug whose owner is gone,
+// most recently written first, and holds them: a Begin of the same slug
+// meanwhile neither removes them nor claims them again, a live writer's
+// staging directory is never claimed, Release leaves them for the next
+// writer, and DropClaimed removes them with their lock files.
+func TestClaimHoldsWhatKilledRunsLeft(t *testing.T) {
+	ctx := context.Background()
+	final := filepath.Join(t.TempDir(), "w", "slug")
+	parent := filepath.Dir(final)
+	live, err := Begin(ctx, final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	older, newer := filepath.Join(parent, ".slug.partial-older"), filepath.Join(parent, ".slug.partial-newer")
+	for i, d := range []string{older, newer} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		when := time.Now().Add(time.Duration(i-2) * time.Minute)
+		if err := os.Chtimes(d, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An orphaned owner lock beside the older one, as a killed run leaves.
+	if err := os.WriteFile(older+LockSuffix, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Claim(ctx, final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Claimed, []string{newer, older}) {
+		t.Fatalf("claimed %v, want the newer then the older leftover", s.Claimed)
+	}
+	other, err := Claim(ctx, final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(other.Claimed) != 0 {
+		t.Fatalf("a second writer claimed %v", other.Claimed)
+	}
+	for _, d := range []string{older, newer, live.Dir} {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("%s was removed while held: %v", d, err)
+		}
+	}
+	if left, err := Leftovers(parent); err != nil || slices.Contains(left, older) || slices.Contains(left, newer) {
+		t.Fatalf("leftovers %v (%v) list a claimed directory", left, err)
+	}
+	other.Release()
+	live.Release()
+
+	s.Release() // lets go: the next writer finds them again
+	s, err = Claim(ctx, final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Claimed) != 5 { // the two, and the three stages released above
+		t.Fatalf("after a release, claimed %v", s.Claimed)
+	}
+	if err := s.DropClaimed(); err != nil {
+		t.Fatal(err)
+	}
+	if got := hidden(t, parent); len(got) != 2 || !slices.Contains(got, filepath.Base(s.Dir)) {
+		t.Fatalf("after DropClaimed %v remain, want only the stage and its lock", got)
+	}
+	if d, err := s.Install(ctx, replace); err != nil || d != Replace {
+		t.Fatalf("install: %v %v", d, err)
+	}
+	if got := hidden(t, parent); len(got) != 0 {
+		t.Fatalf("after install %v remain", got)
+	}
+}
