@@ -27,6 +27,7 @@ type runFlags struct {
 	report                      workloadReport
 	live                        liveFlags
 	shard                       string
+	fresh                       bool
 }
 
 func (f *runFlags) add(cmd *cobra.Command) {
@@ -79,7 +80,7 @@ func newRunCmd(c *cli) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dirSet = cmd.Flags().Changed("dir")
 			if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
-				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, repeats: f.repeats, strictSplits: f.strictSplits, report: f.report, live: f.live, shard: f.shard}
+				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, repeats: f.repeats, strictSplits: f.strictSplits, report: f.report, live: f.live, shard: f.shard, fresh: f.fresh}
 				if wf.out == "" {
 					wf.out = "runs"
 				}
@@ -99,6 +100,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	addWorkloadReportFlags(cmd.Flags(), &f.report)
 	addLiveFlags(cmd.Flags(), &f.live)
 	addShardFlag(cmd.Flags(), &f.shard)
+	addFreshFlag(cmd.Flags(), &f.fresh)
 	return cmd
 }
 

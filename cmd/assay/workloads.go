@@ -33,6 +33,8 @@ type workloadFlags struct {
 	live         liveFlags
 	// shard is --shard i/n ("" runs everything).
 	shard string
+	// fresh is --fresh: no reuse of an unfinished run's finished parts.
+	fresh bool
 }
 
 // workloadReport says where the job's results go besides the human
@@ -53,6 +55,12 @@ func addWorkloadFlags(fs *pflag.FlagSet, f *workloadFlags) {
 	addWorkloadReportFlags(fs, &f.report)
 	addLiveFlags(fs, &f.live)
 	addShardFlag(fs, &f.shard)
+	addFreshFlag(fs, &f.fresh)
+}
+
+// addFreshFlag registers --fresh.
+func addFreshFlag(fs *pflag.FlagSet, fresh *bool) {
+	fs.BoolVar(fresh, "fresh", false, "workloads: run every part of a bench in parts, ignoring the finished parts an interrupted run of the same inputs left (by default each is verified and reused)")
 }
 
 // addShardFlag registers --shard.
@@ -146,7 +154,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 		Options: harness.Options{
 			Runner: wb, Store: wb, Out: f.out, Concurrency: f.concurrency,
 			StrictSplits: f.strictSplits, HandleSignals: true, OnProgress: disp.update,
-			Record: record, Archive: archiveDir, Repeats: f.repeats,
+			Record: record, Archive: archiveDir, Repeats: f.repeats, Fresh: f.fresh,
 		},
 		OnStart: disp.start,
 		Shard:   shard,
@@ -297,6 +305,9 @@ func tally(ev harness.Progress) string {
 	runs := fmt.Sprintf("%d runs", ev.Done)
 	if ev.Total > 0 {
 		runs = fmt.Sprintf("%d/%d runs", ev.Done, ev.Total)
+	}
+	if ev.Reused > 0 {
+		runs += fmt.Sprintf(" (%d reused from an interrupted run)", ev.Reused)
 	}
 	return fmt.Sprintf("%s, %d passed, %d failed", runs, ev.Passed, ev.Failed)
 }

@@ -33,6 +33,15 @@ type jsonWorkload struct {
 	Verified        *bool      `json:"verified,omitempty"`
 	CheckedReceipts int        `json:"checkedReceipts,omitempty"`
 	Table           *jsonTable `json:"table,omitempty"`
+	// Resumed says which parts of a bench in parts an interrupted run's
+	// reports supplied.
+	Resumed *jsonResumed `json:"resumed,omitempty"`
+}
+
+type jsonResumed struct {
+	ReusedParts []int    `json:"reusedParts"`
+	RanParts    []int    `json:"ranParts"`
+	Rejected    []string `json:"rejected"`
 }
 
 type jsonTable struct {
@@ -67,6 +76,9 @@ func resultJSON(r *harness.Result) jsonWorkload {
 		}
 		if t := harness.SummaryTable(o); len(t.Header) > 0 {
 			j.Table = &jsonTable{Header: t.Header, Rows: t.Rows}
+		}
+		if rs := o.Resume; rs != nil {
+			j.Resumed = &jsonResumed{ReusedParts: append([]int{}, rs.Reused...), RanParts: append([]int{}, rs.Ran...), Rejected: append([]string{}, rs.Rejected...)}
 		}
 	}
 	return j

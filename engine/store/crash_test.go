@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/internal/crashtest"
+	"github.com/algal-assay/assay/engine/crashtest"
 )
 
 // crashObject is the i-th object the crash helper writes: about the size

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/bench"
-	"github.com/algal-assay/assay/engine/internal/crashtest"
+	"github.com/algal-assay/assay/engine/crashtest"
 	"github.com/algal-assay/assay/engine/store"
 )
 

@@ -1,9 +1,11 @@
 // Package crashtest kills a child process at a chosen point of its
 // progress, for the tests that check what a SIGKILL leaves on disk.
 //
-// The point is a count of entries visible in a directory, not a delay: a
-// fast or quiet machine finishes the child's work before a delay fires, and
-// the test then kills nothing.
+// The point is a count of things visible on disk (entries in a directory,
+// files of a kind), not a delay: a fast or quiet machine finishes the
+// child's work before a delay fires, and the test then kills nothing. The
+// package is not internal so that the harness and CLI crash tests use the
+// same loop as the engine's; nothing outside tests imports it.
 package crashtest
 
 import (
@@ -19,6 +21,15 @@ import (
 // signal; err is any other way it ended badly (nil when it ran to the end
 // before reaching target).
 func KillAt(cmd *exec.Cmd, dir string, target int) (killed bool, err error) {
+	return KillWhen(cmd, func() int {
+		names, _ := os.ReadDir(dir)
+		return len(names)
+	}, target)
+}
+
+// KillWhen is KillAt for any count: it sends SIGKILL as soon as visible()
+// reaches target (visible is polled every millisecond).
+func KillWhen(cmd *exec.Cmd, visible func() int, target int) (killed bool, err error) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	tick := time.NewTicker(time.Millisecond)
@@ -28,7 +39,7 @@ func KillAt(cmd *exec.Cmd, dir string, target int) (killed bool, err error) {
 		case err = <-done:
 			return signalled(err)
 		case <-tick.C:
-			if names, _ := os.ReadDir(dir); len(names) >= target {
+			if visible() >= target {
 				if kerr := cmd.Process.Signal(syscall.SIGKILL); kerr != nil && !errors.Is(kerr, os.ErrProcessDone) {
 					return false, errors.Join(kerr, <-done)
 				}
