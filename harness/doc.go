@@ -111,7 +111,8 @@
 // not say how it ended (a full disk) is never installed; either stays in
 // its staging directory (Outcome.RunDir names it). A hard-killed run
 // leaves its staging directory; the next run in the same directory removes
-// it once its owner lock says the owner is gone. Files: config.json, scripted-*.json, one
+// it once its owner lock says the owner is gone (a bench run in parts first
+// reuses the finished parts it holds; see below). Files: config.json, scripted-*.json, one
 // system-<id>.json or candidate-NN-<key>.json per contender, report.json
 // (budget.json when a foundry exhausts its habitat budget),
 // verification.json, gate.json, summary.md, report.html (package
@@ -139,6 +140,16 @@
 // verified parts and re-derived by `ci verify`. Gates, summary.md and
 // report.html read the aggregate. A foundry holds at most 256 cases: its
 // single promotion cannot be split.
+//
+// A bench run in parts that was killed, cancelled or failed part-way is
+// resumed by the next run of the same inputs (partsresume.go): the part
+// reports its staging directory (or the unfinished run directory it
+// installed) holds are taken if they are canonical and pass the verify
+// phase's check of a part against the store and the part's config, and
+// only the other parts run. The run directory is the one an uninterrupted
+// run writes, byte for byte, the record aside (it names each reused report
+// reused-part-report); Outcome.Resume and a note say what was reused, and
+// Options.Fresh runs every part.
 //
 // # Phase roster
 //
