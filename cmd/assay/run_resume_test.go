@@ -74,14 +74,8 @@ func verifyStore(t *testing.T, dir string) int {
 // startAssay starts this test binary as `assay args...` in dir.
 func startAssay(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ASSAY_TEST_AS_CLI=1")
-	cmd.Stderr = os.Stderr
+	cmd, _ := assayProcess(t, dir, args...)
+	cmd.Stdout, cmd.Stderr = nil, os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
