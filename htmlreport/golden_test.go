@@ -2,13 +2,13 @@ package htmlreport_test
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/golden"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 )
@@ -17,8 +17,6 @@ import (
 // workloads through the harness (which writes report.html itself), so the
 // golden files are what a user finds in a run directory. The test package
 // may import harness; the package itself imports only engine.
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // workloads are the suites' workloads, one golden file each: two benches
 // (cost on x; a reviewed extraction) and two foundries (listed candidates;
@@ -77,20 +75,7 @@ func TestGoldenReports(t *testing.T) {
 		if !ok {
 			t.Fatalf("no run of %s under suites/", name)
 		}
-		path := filepath.Join("testdata", name+".golden")
-		if *update {
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test ./htmlreport -update writes it)", err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("%s: report.html differs from %s (go test ./htmlreport -update rewrites it)", name, path)
-		}
+		golden.Check(t, filepath.Join("testdata", name+".golden"), got)
 	}
 }
 

@@ -12,11 +12,10 @@ import (
 
 	"github.com/algal-assay/assay/ci/diff"
 	"github.com/algal-assay/assay/ci/verify"
+	"github.com/algal-assay/assay/engine/golden"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.md and ../../htmlreport/testdata/pr.golden from the current output")
 
 // repoRoot is the module root, two levels above this package.
 const repoRoot = "../.."
@@ -148,26 +147,7 @@ func TestMain(m *testing.M) {
 // checkGolden compares got with testdata/name.golden.md.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	checkGoldenFile(t, filepath.Join("testdata", name+".golden.md"), got)
-}
-
-// checkGoldenFile compares got with the golden file at path, or rewrites
-// the file under -update.
-func checkGoldenFile(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./ci/diff -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test ./ci/diff -update rewrites it)\n--- got ---\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", name+".golden.md"), []byte(got))
 }
 
 const pointer = "Full report: the job summary; data: the `assay-pr-check` artifact."

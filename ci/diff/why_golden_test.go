@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/ci/diff"
 	ghci "github.com/algal-assay/assay/ci/github"
+	"github.com/algal-assay/assay/engine/golden"
 )
 
 // Golden comments for what a reviewer asks first: why a system left the
@@ -163,5 +164,5 @@ func TestGoldenPRHTML(t *testing.T) {
 	if err != nil || string(again) != string(page) {
 		t.Fatalf("pr.html differs between two renderings of one diff (err %v)", err)
 	}
-	checkGoldenFile(t, filepath.Join("..", "..", "htmlreport", "testdata", "pr.golden"), string(page))
+	golden.Check(t, filepath.Join("..", "..", "htmlreport", "testdata", "pr.golden"), page)
 }

@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/golden"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -136,8 +136,6 @@ func TestExprArgumentsBoundedBeforeParsing(t *testing.T) {
 	}
 }
 
-var updateDocs = flag.Bool("update", false, "rewrite generated docs (docs/expr.md) instead of comparing")
-
 // TestExprDocsInSync keeps docs/expr.md equal to what the op table
 // generates; -update rewrites it.
 func TestExprDocsInSync(t *testing.T) {
@@ -145,20 +143,7 @@ func TestExprDocsInSync(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("expr ops --markdown: exit %d: %s", code, errOut)
 	}
-	path := filepath.Join("..", "..", "docs", "expr.md")
-	if *updateDocs {
-		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	have, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(have) != out {
-		t.Errorf("docs/expr.md is stale: run go test ./cmd/assay -run TestExprDocsInSync -update")
-	}
+	golden.Check(t, filepath.Join("..", "..", "docs", "expr.md"), []byte(out))
 }
 
 // TestExprOps: the table names every op with its arity, fuel and the

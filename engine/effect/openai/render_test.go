@@ -3,15 +3,12 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/render")
 
 func budget() map[string]any {
 	return map[string]any{"maxContextBytes": float64(65536), "maxOutputBytes": float64(1000)}
@@ -102,22 +99,7 @@ func TestRenderGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			pretty.WriteByte('\n')
-			path := filepath.Join("testdata", "render", tc.name+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestRenderGolden -update to create it)", err)
-			}
-			if !bytes.Equal(pretty.Bytes(), want) {
-				t.Errorf("rendering changed; got\n%s\nwant\n%s", pretty.Bytes(), want)
-			}
+			golden.Check(t, filepath.Join("testdata", "render", tc.name+".json"), pretty.Bytes())
 		})
 	}
 }
