@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -16,6 +14,7 @@ import (
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/internal/reporttest"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -278,25 +277,16 @@ func TestDominatedBy(t *testing.T) {
 }
 
 func TestConcurrencyDoesNotChangeTheReport(t *testing.T) {
-	var first []byte
-	for _, n := range []int{1, 4, 32} {
+	reporttest.SameAtEveryConcurrency(t, []int{1, 4, 32}, func(n int) ([]byte, error) {
 		cfg, r, _ := fixture(t)
 		r.jitter = true
 		r.ordered["cheap"] = true
 		rep, err := Run(context.Background(), cfg, r, Options{Concurrency: n})
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		b, err := rep.Encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if first == nil {
-			first = b
-		} else if !bytes.Equal(first, b) {
-			t.Fatalf("concurrency %d changed the report", n)
-		}
-	}
+		return rep.Encode()
+	})
 }
 
 func TestOrderedSessionsRunInCaseOrder(t *testing.T) {
@@ -434,37 +424,22 @@ func TestParseReportRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name  string
-		field string
-		forge func(v map[string]any)
-	}{
-		{"unknown top key", "report", func(v map[string]any) { v["extra"] = 1.0 }},
-		{"unknown case key", "systems[0].cases[0]", func(v map[string]any) { caseOf(v, 0, 0)["note"] = "x" }},
-		{"negative count", "systems[0].effectCalls", func(v map[string]any) { sysOf(v, 0)["effectCalls"] = -1.0 }},
-		{"fractional count", "systems[0].work.units", func(v map[string]any) { sysOf(v, 0)["work"].(map[string]any)["units"] = 1.5 }},
-		{"suspended outcome", "systems[0].cases[0].outcome", func(v map[string]any) { caseOf(v, 0, 0)["outcome"] = "suspended" }},
-		{"bad digest", "systems[0].cases[0].receiptDigest", func(v map[string]any) { caseOf(v, 0, 0)["receiptDigest"] = "sha256:abc" }},
-		{"axis values without axes", "systems[0]", func(v map[string]any) { sysOf(v, 0)["axisValues"] = map[string]any{} }},
-		{"pareto names unknown", "pareto[0]", func(v map[string]any) { v["pareto"] = []any{"nobody"} }},
-		{"too many systems", "systems", func(v map[string]any) {
-			l := v["systems"].([]any)
-			for len(l) <= MaxSystems {
-				l = append(l, l[0])
-			}
-			v["systems"] = l
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v := canon.Clone(rep.Value()).(map[string]any)
-			tc.forge(v)
-			_, err := ParseReport(v)
-			var be *fault.Error
-			if !errors.As(err, &be) || !strings.HasPrefix(be.Path, tc.field) {
-				t.Fatalf("want rejection at %s, got %v", tc.field, err)
-			}
-		})
-	}
+	rejects := reporttest.ParseRejects(t, rep.Value(), ParseReport)
+	rejects("unknown top key", "report", func(v map[string]any) { v["extra"] = 1.0 })
+	rejects("unknown case key", "systems[0].cases[0]", func(v map[string]any) { caseOf(v, 0, 0)["note"] = "x" })
+	rejects("negative count", "systems[0].effectCalls", func(v map[string]any) { sysOf(v, 0)["effectCalls"] = -1.0 })
+	rejects("fractional count", "systems[0].work.units", func(v map[string]any) { sysOf(v, 0)["work"].(map[string]any)["units"] = 1.5 })
+	rejects("suspended outcome", "systems[0].cases[0].outcome", func(v map[string]any) { caseOf(v, 0, 0)["outcome"] = "suspended" })
+	rejects("bad digest", "systems[0].cases[0].receiptDigest", func(v map[string]any) { caseOf(v, 0, 0)["receiptDigest"] = "sha256:abc" })
+	rejects("axis values without axes", "systems[0]", func(v map[string]any) { sysOf(v, 0)["axisValues"] = map[string]any{} })
+	rejects("pareto names unknown", "pareto[0]", func(v map[string]any) { v["pareto"] = []any{"nobody"} })
+	rejects("too many systems", "systems", func(v map[string]any) {
+		l := v["systems"].([]any)
+		for len(l) <= MaxSystems {
+			l = append(l, l[0])
+		}
+		v["systems"] = l
+	})
 }
 
 func TestParseConfigRejects(t *testing.T) {

@@ -3,7 +3,6 @@ package foundry
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/internal/reporttest"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -357,24 +357,15 @@ func TestHoldoutRunsOnlyOnTheWinner(t *testing.T) {
 }
 
 func TestConcurrencyDoesNotChangeTheReport(t *testing.T) {
-	var first []byte
-	for _, n := range []int{1, 4, 32} {
+	reporttest.SameAtEveryConcurrency(t, []int{1, 4, 32}, func(n int) ([]byte, error) {
 		cfg, f := fixture(t,
 			spec{"one", behavior{answer: wrongOn("beta"), calls: 2, units: 50, tokIn: 7, tokOut: 3}},
 			spec{"two", behavior{ordered: true, calls: 1, units: 900, tokIn: 100, tokOut: 1}},
 			spec{"three", behavior{fail: true}},
 		)
 		f.jitter = true
-		b, err := run(t, cfg, f, Options{Concurrency: n}).Encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if first == nil {
-			first = b
-		} else if !bytes.Equal(first, b) {
-			t.Fatalf("concurrency %d changed the report", n)
-		}
-	}
+		return run(t, cfg, f, Options{Concurrency: n}).Encode()
+	})
 }
 
 func TestOrderedSessionKeepsCaseOrder(t *testing.T) {
@@ -746,42 +737,28 @@ func TestForgeryIsCaught(t *testing.T) {
 
 func TestParseReportRejects(t *testing.T) {
 	rep, _ := sampleReport(t)
-	for _, tc := range []struct {
-		name, field string
-		forge       func(v map[string]any)
-	}{
-		{"unknown top key", "report", func(v map[string]any) { v["extra"] = 1.0 }},
-		{"missing key", "report", func(v map[string]any) { delete(v, "holdout") }},
-		{"unknown case key", "candidates[0].cases[0]", func(v map[string]any) { caseOf(v, 0, 0)["effectCalls"] = 1.0 }},
-		{"cost in usage", "candidates[0].usage", func(v map[string]any) { candOf(v, 0)["usage"].(map[string]any)["cost"] = 0.0 }},
-		{"zero total", "candidates[0].train", func(v map[string]any) { candOf(v, 0)["train"] = map[string]any{"passed": 0.0, "total": 0.0} }},
-		{"passed over total", "holdout", func(v map[string]any) { v["holdout"].(map[string]any)["passed"] = 2.0 }},
-		{"count bound", "candidates[0].work.units", func(v map[string]any) { candOf(v, 0)["work"].(map[string]any)["units"] = 5e9 }},
-		{"split", "holdout.cases[0].split", func(v map[string]any) { holdOf(v, 0)["split"] = "test" }},
-		{"suspended", "candidates[0].cases[0].outcome", func(v map[string]any) { caseOf(v, 0, 0)["outcome"] = "suspended" }},
-		{"promoted", "promoted", func(v map[string]any) { v["promoted"] = "organism:x" }},
-		{"lineage", "lineage", func(v map[string]any) { v["lineage"] = map[string]any{"generatorDigest": v["promoted"]} }},
-		{"budget arithmetic", "budget.charged", func(v map[string]any) {
-			v["budget"].(map[string]any)["charged"].(map[string]any)["work"] = 1.0
-		}},
-		{"too many candidates", "candidates", func(v map[string]any) {
-			l := v["candidates"].([]any)
-			for len(l) <= MaxCandidates {
-				l = append(l, l[0])
-			}
-			v["candidates"] = l
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v := canon.Clone(rep.Value()).(map[string]any)
-			tc.forge(v)
-			_, err := ParseReport(v)
-			var fe *fault.Error
-			if !errors.As(err, &fe) || !strings.HasPrefix(fe.Path, tc.field) {
-				t.Fatalf("want rejection at %s, got %v", tc.field, err)
-			}
-		})
-	}
+	rejects := reporttest.ParseRejects(t, rep.Value(), ParseReport)
+	rejects("unknown top key", "report", func(v map[string]any) { v["extra"] = 1.0 })
+	rejects("missing key", "report", func(v map[string]any) { delete(v, "holdout") })
+	rejects("unknown case key", "candidates[0].cases[0]", func(v map[string]any) { caseOf(v, 0, 0)["effectCalls"] = 1.0 })
+	rejects("cost in usage", "candidates[0].usage", func(v map[string]any) { candOf(v, 0)["usage"].(map[string]any)["cost"] = 0.0 })
+	rejects("zero total", "candidates[0].train", func(v map[string]any) { candOf(v, 0)["train"] = map[string]any{"passed": 0.0, "total": 0.0} })
+	rejects("passed over total", "holdout", func(v map[string]any) { v["holdout"].(map[string]any)["passed"] = 2.0 })
+	rejects("count bound", "candidates[0].work.units", func(v map[string]any) { candOf(v, 0)["work"].(map[string]any)["units"] = 5e9 })
+	rejects("split", "holdout.cases[0].split", func(v map[string]any) { holdOf(v, 0)["split"] = "test" })
+	rejects("suspended", "candidates[0].cases[0].outcome", func(v map[string]any) { caseOf(v, 0, 0)["outcome"] = "suspended" })
+	rejects("promoted", "promoted", func(v map[string]any) { v["promoted"] = "organism:x" })
+	rejects("lineage", "lineage", func(v map[string]any) { v["lineage"] = map[string]any{"generatorDigest": v["promoted"]} })
+	rejects("budget arithmetic", "budget.charged", func(v map[string]any) {
+		v["budget"].(map[string]any)["charged"].(map[string]any)["work"] = 1.0
+	})
+	rejects("too many candidates", "candidates", func(v map[string]any) {
+		l := v["candidates"].([]any)
+		for len(l) <= MaxCandidates {
+			l = append(l, l[0])
+		}
+		v["candidates"] = l
+	})
 }
 
 func TestBudgetCompleteAccount(t *testing.T) {
@@ -938,10 +915,7 @@ func TestAccountVerification(t *testing.T) {
 				}
 				return
 			}
-			var fe *fault.Error
-			if !errors.As(err, &fe) || !strings.HasPrefix(fe.Path, tc.want) {
-				t.Fatalf("want rejection at %s, got %v", tc.want, err)
-			}
+			reporttest.RejectedAt(t, err, tc.want)
 		})
 	}
 }
