@@ -10,7 +10,6 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/vm"
 )
 
 // Exit codes shared by every verb, as upstream's CLI documents them.
@@ -36,16 +35,10 @@ type cli struct {
 }
 
 // codeOf returns the contract code an error carries (PARSE_FAILED,
-// DIGEST_MISMATCH, EXPR_TYPE, ...): a coded error's or a cell failure's.
+// DIGEST_MISMATCH, EXPR_TYPE, ...).
 func codeOf(err error) (string, bool) {
-	if c := fault.CodeOf(err); c != "" {
-		return c, true
-	}
-	var f *vm.Failure
-	if errors.As(err, &f) {
-		return f.Code, true
-	}
-	return "", false
+	c := fault.CodeOf(err)
+	return c, c != ""
 }
 
 // rejection is a "no" the verb already reported on stdout (a failed run's

@@ -114,9 +114,4 @@ func canonDigest(v any) (string, *fault.Error) {
 
 // coded keeps an error's contract code (INTERNAL when it has none) with
 // its full text, as the run engine records any activation error.
-func coded(err error) *fault.Error {
-	if c := fault.CodeOf(err); c != "" {
-		return &fault.Error{Code: c, Message: err.Error()}
-	}
-	return &fault.Error{Code: fault.Internal, Message: err.Error()}
-}
+func coded(err error) *fault.Error { return fault.Flat(err, fault.Internal) }

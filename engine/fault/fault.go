@@ -237,3 +237,15 @@ func Advised(err error) string {
 	}
 	return err.Error()
 }
+
+// Flat returns err as a bare coded error: the code of the first *Error in
+// its chain (fallback when there is none) and err's whole text, location
+// and cause included, as the message. It is how an error raised inside an
+// activation becomes the code and message a receipt records.
+func Flat(err error, fallback string) *Error {
+	code := CodeOf(err)
+	if code == "" {
+		code = fallback
+	}
+	return &Error{Code: code, Message: err.Error()}
+}

@@ -73,3 +73,21 @@ func TestReceiptCodesAreClosed(t *testing.T) {
 		t.Fatal("ReceiptCodes hands out shared storage")
 	}
 }
+
+func TestFlatKeepsCodeAndWholeText(t *testing.T) {
+	located := &Error{Code: StoreMiss, File: "manifests/x", Message: "gone"}
+	for _, tc := range []struct {
+		err        error
+		code, text string
+	}{
+		{New(FnFailed, "bad"), FnFailed, "bad"},
+		{located, StoreMiss, "manifests/x: gone"},
+		{fmt.Errorf("loading: %w", located), StoreMiss, "loading: manifests/x: gone"},
+		{errors.New("plain"), Internal, "plain"},
+	} {
+		f := Flat(tc.err, Internal)
+		if f.Code != tc.code || f.Message != tc.text || f.Located() {
+			t.Errorf("Flat(%v) = %+v, want %s %q bare", tc.err, f, tc.code, tc.text)
+		}
+	}
+}

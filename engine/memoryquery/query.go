@@ -158,12 +158,7 @@ func digest(v any) (string, *fault.Error) {
 	return d, nil
 }
 
-func codedError(err error) *fault.Error {
-	if c := fault.CodeOf(err); c != "" {
-		return &fault.Error{Code: c, Message: err.Error()}
-	}
-	return invalid("%v", err)
-}
+func codedError(err error) *fault.Error { return fault.Flat(err, fault.Parse) }
 
 // Query evaluates program over snapshot. The result is a JSON value
 // (float64 numbers) whose "work" field is the evaluation's work.

@@ -18,7 +18,7 @@ func (r *runner) dispatch(req effect.Request, digest string, effectMs int) (rec 
 	}
 	rec, err := r.host.Router.Effect(r.ctx, req, time.Duration(effectMs)*time.Millisecond)
 	if err != nil {
-		r.hostFault(&fault.Error{Code: asFailure(err).Code, Message: err.Error()})
+		r.hostFault(fault.Flat(err, fault.Internal))
 		return effect.Record{}, false
 	}
 	return rec, true

@@ -15,7 +15,6 @@ package vm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -239,14 +238,10 @@ func mergeArgs(base, override map[string]any) (map[string]any, error) {
 }
 
 // CodedMessage renders err as "CODE: message" when it carries a contract
-// code (a coded error or a cell failure), and as its message otherwise.
+// code, and as its message otherwise.
 func CodedMessage(err error) string {
 	if c := fault.CodeOf(err); c != "" {
 		return c + ": " + err.Error()
-	}
-	var f *Failure
-	if errors.As(err, &f) {
-		return f.Code + ": " + err.Error()
 	}
 	return err.Error()
 }

@@ -53,7 +53,7 @@ func (rv resolver) ResolveManifest(digest, via string) (any, error) {
 	}
 	if !ok && via != "" {
 		if f := rv.r.fetchBundle(digest, via); f != nil {
-			return nil, f
+			return nil, &failureError{f}
 		}
 		rv.r.fetched[digest] = via
 		v, _, err = rv.r.host.Store.Get(store.Manifests, digest)

@@ -151,3 +151,26 @@ func TestTransports(t *testing.T) {
 		}
 	})
 }
+
+// A child no transport serves stops admission: Run's error prints the
+// failure as "CODE: message" under its code. A spawned manifest embedding
+// it fails the spawn cell with the message alone, as any cell failure.
+func TestFetchFailureText(t *testing.T) {
+	child := mustManifest(t, echoChild)
+	embed := organism("far-organism", `{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"svc","kind":"organism","manifest":"`+child.Digest+`","via":"far"}`,
+		edge("in", "q", "svc", "q"))
+	_, err := Run(mustManifest(t, embed), obj(t, `{"in":{"q":"hi"}}`), &Host{Store: store.NewMemStore()})
+	if faulttest.Code(err) != "STORE_MISS" || err.Error() != "STORE_MISS: transport far is not configured" {
+		t.Fatalf("admission: %q (code %q)", err, faulttest.Code(err))
+	}
+	spawner := mustManifest(t, organism("spawner",
+		`{"id":"in","kind":"input","outputs":{"q":"text"}},
+		 {"id":"writer","kind":"agent","prompt":"p","inputs":{"q":"text"},"output":{"kind":"json","schema":{"type":"object"}}},
+		 {"id":"run","kind":"spawn"}`,
+		edge("in", "q", "writer", "q")+","+edge("writer", "out", "run", "manifest")))
+	rec, err := Run(spawner, obj(t, `{"in":{"q":"x"}}`), scriptedHost(t, store.NewMemStore(), `{"writer":`+embed+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(t, "spawn failure", cell(t, rec, "run")["failure"], `{"code":"STORE_MISS","message":"transport far is not configured"}`)
+}

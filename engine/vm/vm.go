@@ -42,33 +42,44 @@ const (
 
 // Failure is a cell or run failure: a contract code and a message. It is
 // what a failed cell record carries and what an on:"fail" edge delivers.
+//
+// It is a value, not an error: a receipt records a failure as exactly
+// these two fields, so a located *fault.Error (a store key, a byte
+// offset) is flattened into its whole text once, by asFailure, and no
+// location can be dropped on the way to a record. Errors are *fault.Error
+// everywhere; the one place a Failure must travel as an error (a child
+// manifest the resolver could not fetch, out through manifest.Compile) it
+// rides a failureError.
 type Failure struct {
 	Code    string
 	Message string
 }
 
-func (f *Failure) Error() string { return f.Code + ": " + f.Message }
-
-// ErrorCode returns the contract code.
-func (f *Failure) ErrorCode() string { return f.Code }
-
 func failf(code, format string, a ...any) *Failure {
 	return &Failure{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
+// failureError carries a cell failure through an API that returns errors.
+// It prints "CODE: message" and unwraps to the *fault.Error of that code,
+// and asFailure gives the Failure back unchanged, so a spawned child's
+// fetch failure is recorded as the cell would have recorded it.
+type failureError struct{ f *Failure }
+
+func (e *failureError) Error() string { return e.f.Code + ": " + e.f.Message }
+
+func (e *failureError) Unwrap() error { return &fault.Error{Code: e.f.Code, Message: e.f.Message} }
+
 // asFailure maps any error raised inside an activation to a cell failure,
-// keeping a contract code when the error has one.
+// keeping a contract code when the error has one. A bare coded error (an
+// effect failure) prints its message alone; a located one keeps its
+// location in the message.
 func asFailure(err error) *Failure {
-	var f *Failure
-	if errors.As(err, &f) {
-		return f
+	var fe *failureError
+	if errors.As(err, &fe) {
+		return fe.f
 	}
-	// A bare coded error (an effect failure) prints its message alone; a
-	// located one (a store key, a byte offset) keeps its location.
-	if c := fault.CodeOf(err); c != "" {
-		return &Failure{Code: c, Message: err.Error()}
-	}
-	return &Failure{Code: fault.Internal, Message: err.Error()}
+	f := fault.Flat(err, fault.Internal)
+	return &Failure{Code: f.Code, Message: f.Message}
 }
 
 // Host is what a run may use. The zero value of every optional field is
