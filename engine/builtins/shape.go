@@ -6,7 +6,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/manifest"
 )
 
 // The document builtins (manifest.compile.v1, context.compact.v1) check
@@ -48,7 +47,7 @@ func shapeID(v any) (string, *fault.Error) {
 	if f != nil {
 		return "", f
 	}
-	if !manifest.IsID(s) {
+	if !canon.IsID(s) {
 		return "", shapeInvalid("expected lowercase kebab-case id")
 	}
 	return s, nil

@@ -54,7 +54,7 @@ func ParseTransports(v any, base string) (Transports, error) {
 	}
 	out := Transports{}
 	for _, name := range canon.SortedKeys(m) {
-		if !safeID(name) {
+		if !canon.IsID(name) {
 			return nil, errf(fault.Parse, "transport name %q must be a lowercase id", name)
 		}
 		spec, timeout, err := entry(name, m[name])
@@ -111,19 +111,6 @@ func Of(specs map[string]string) (Transports, error) {
 		out[name] = src
 	}
 	return out, nil
-}
-
-func safeID(s string) bool {
-	if s == "" || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
-			return false
-		}
-	}
-	return true
 }
 
 // Resolver resolves child manifests from a store and, only on a local

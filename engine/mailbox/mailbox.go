@@ -99,7 +99,7 @@ func (s *Service) Root() string { return s.root }
 // the hex of its digest. want "" accepts either mailbox class.
 func ParseHandle(handle, want string) (class, hexDigest string, err error) {
 	parts := strings.Split(handle, ":")
-	if len(parts) != 4 || parts[0] != "cap" || parts[2] != "sha256" || !safeID(parts[1]) {
+	if len(parts) != 4 || parts[0] != "cap" || parts[2] != "sha256" || !canon.IsID(parts[1]) {
 		return "", "", errf(fault.TypeMismatch, "invalid capability handle")
 	}
 	if _, ok := canon.DigestHex("sha256:" + parts[3]); !ok {
@@ -109,19 +109,6 @@ func ParseHandle(handle, want string) (class, hexDigest string, err error) {
 		return "", "", errf(fault.TypeMismatch, "capability carries %s, expected %s", parts[1], want)
 	}
 	return parts[1], parts[3], nil
-}
-
-func safeID(s string) bool {
-	if s == "" || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
-			return false
-		}
-	}
-	return true
 }
 
 func descriptor(class, mailbox, nonce string) map[string]any {
@@ -299,7 +286,7 @@ func parseConfig(m map[string]any) (Config, error) {
 	var ok1, ok2 bool
 	c.MaxMessages, ok1 = intField(m, "maxMessages")
 	c.MaxMessageBytes, ok2 = intField(m, "maxMessageBytes")
-	if !safeID(c.Name) || !ok1 || !ok2 || c.MaxMessages < 1 || c.MaxMessages > MaxPending ||
+	if !canon.IsID(c.Name) || !ok1 || !ok2 || c.MaxMessages < 1 || c.MaxMessages > MaxPending ||
 		c.MaxMessageBytes < 1 || c.MaxMessageBytes > MaxMessageBytes {
 		return c, errf(fault.Parse, "mailbox configuration fields are out of bounds")
 	}
@@ -336,7 +323,7 @@ func (s *Service) inspect(name string) (Config, bool, error) {
 // match exactly (different bounds are refused). maxMessages is 1..1024,
 // maxMessageBytes 1..250000.
 func (s *Service) Create(name string, maxMessages, maxMessageBytes int) (Config, error) {
-	if !safeID(name) {
+	if !canon.IsID(name) {
 		return Config{}, errf(fault.Parse, "mailbox name %q must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)", name)
 	}
 	if maxMessages < 1 || maxMessages > MaxPending || maxMessageBytes < 1 || maxMessageBytes > MaxMessageBytes {
@@ -438,7 +425,7 @@ func (s *Service) resolve(handle, class string) (Config, map[string]any, error) 
 	}
 	mb, _ := rec["mailbox"].(string)
 	nonce, _ := rec["nonce"].(string)
-	if rec["contract"] != CapabilityContract || rec["capability"] != class || rec["handle"] != handle || !safeID(mb) {
+	if rec["contract"] != CapabilityContract || rec["capability"] != class || rec["handle"] != handle || !canon.IsID(mb) {
 		return Config{}, nil, errf(fault.DigestMismatch, "capability record does not match its handle")
 	}
 	if h, err := handleOf(class, mb, nonce); err != nil || h != handle {
@@ -748,7 +735,7 @@ func (s *Service) List() ([]Listed, error) {
 	}
 	var out []Listed
 	for _, e := range entries {
-		if !e.IsDir() || !safeID(e.Name()) {
+		if !e.IsDir() || !canon.IsID(e.Name()) {
 			continue
 		}
 		c, ok, err := s.inspect(e.Name())

@@ -62,7 +62,7 @@ func ParseValue(v any) (*Manifest, error) {
 		return nil, err
 	}
 	suffix, ok := strings.CutPrefix(key, "organism:")
-	if !ok || !IsID(suffix) {
+	if !ok || !canon.IsID(suffix) {
 		return nil, invalid("key", "%q is not organism:<kebab-id>", key)
 	}
 	m.Key = key

@@ -1,6 +1,9 @@
 package manifest
 
-import "github.com/algal-assay/assay/engine/expr"
+import (
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/expr"
+)
 
 // Contract is the manifest contract literal.
 const Contract = "algal.organism.v1"
@@ -14,7 +17,7 @@ const (
 	MaxCells           = 64
 	MaxEdges           = 256
 	MaxPorts           = 32
-	MaxIDLen           = 64
+	MaxIDLen           = canon.MaxIDLen
 	MaxNameLen         = 120
 	MaxNoteLen         = 2000
 	MaxPromptLen       = 8192

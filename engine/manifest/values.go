@@ -48,27 +48,12 @@ func asText(v any, loc string, max int) (string, error) {
 	return s, nil
 }
 
-// IsID reports whether s is a lowercase kebab id of at most 64 units
-// (cell ids, and the ids inside documents builtins read).
-func IsID(s string) bool {
-	if s == "" || len(s) > MaxIDLen || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 func asID(v any, loc string) (string, error) {
 	s, err := asText(v, loc, MaxIDLen)
 	if err != nil {
 		return "", err
 	}
-	if !IsID(s) {
+	if !canon.IsID(s) {
 		return "", invalid(loc, "%q is not a lowercase kebab-case id", s)
 	}
 	return s, nil
@@ -76,7 +61,7 @@ func asID(v any, loc string) (string, error) {
 
 // nameID checks an object key used as an id (port names, interface names).
 func nameID(s, loc string) error {
-	if !IsID(s) {
+	if !canon.IsID(s) {
 		return invalid(loc, "%q is not a lowercase kebab-case id", s)
 	}
 	return nil

@@ -179,20 +179,12 @@ func checkMemoRecord(record map[string]any) (string, error) {
 // checkSlotName admits a slot name: a lowercase kebab id of at most 64
 // bytes, which also keeps it a safe file name.
 func checkSlotName(name string) error {
-	if len(name) == 0 || len(name) > 64 || name[0] < 'a' || name[0] > 'z' {
+	if !canon.IsID(name) {
 		return errf(fault.Parse, "slot", name, "slot name must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)")
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
-			return errf(fault.Parse, "slot", name, "slot name must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)")
-		}
 	}
 	return nil
 }
 
-// encodeObject admits v for Put in namespace ns: its canonical bytes,
-// within MaxObjectBytes.
 func encodeObject(ns Namespace, v any) ([]byte, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
