@@ -13,9 +13,6 @@ const (
 	ReceiveTool = "mailbox.receive.v1"
 )
 
-// ToolNames lists the standard-library tools a Tools executor serves.
-var ToolNames = []string{ReceiveTool, SendTool}
-
 // Tools serves mailbox.send.v1 and mailbox.receive.v1 tool requests
 // (algal.tool-effect.v1) from a Service. It plugs into an effect.Router as
 // a request-aware record source: the router consults it for tool requests
@@ -48,7 +45,7 @@ func (t *Tools) Execute(context.Context, effect.Request) (effect.Response, error
 
 // HostTools lists the tools this executor serves (the VM types them with
 // the reserved signatures).
-func (t *Tools) HostTools() []string { return ToolNames }
+func (t *Tools) HostTools() []string { return []string{ReceiveTool, SendTool} }
 
 // Serves implements effect.Admitter: mailbox tool requests only.
 func (t *Tools) Serves(req effect.Request) bool {

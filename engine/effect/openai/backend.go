@@ -18,9 +18,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// Effects are the kinds the backend serves.
-var Effects = []string{effect.KindAgent, effect.KindClassifier, effect.KindDecide}
-
 // MaxResponseBytes bounds a response body.
 const MaxResponseBytes = 16 << 20
 
@@ -143,7 +140,9 @@ func (b *Backend) Describe() effect.Descriptor { return Descriptor(b.cfg) }
 // a recording archive answering in its place declares the same.
 func Descriptor(c Config) effect.Descriptor {
 	d := c.Digest()
-	return effect.Descriptor{Effects: Effects, ConfigurationDigest: d, CacheIdentity: "openai:" + d}
+	// The kinds the backend serves: a fresh slice per descriptor.
+	kinds := []string{effect.KindAgent, effect.KindClassifier, effect.KindDecide}
+	return effect.Descriptor{Effects: kinds, ConfigurationDigest: d, CacheIdentity: "openai:" + d}
 }
 
 // Execute implements effect.Executor with the Tools catalog.
