@@ -201,9 +201,15 @@ func decodeStrings(v any) ([]string, *fault.Error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(l))
+	return decodeEach(l, decodeString)
+}
+
+// decodeEach decodes every element of l, stopping at the first failure.
+func decodeEach[T any](l []any, decode func(any) (T, *fault.Error)) ([]T, *fault.Error) {
+	out := make([]T, len(l))
 	for i, x := range l {
-		if out[i], err = decodeString(x); err != nil {
+		var err *fault.Error
+		if out[i], err = decode(x); err != nil {
 			return nil, err
 		}
 	}
@@ -282,12 +288,7 @@ func decodeRule(v any) (Rule, *fault.Error) {
 			if l, err = decodeSeq(x); err != nil {
 				return err
 			}
-			r.Body = make([]Literal, len(l))
-			for i, b := range l {
-				if r.Body[i], err = decodeLiteral(b); err != nil {
-					return err
-				}
-			}
+			r.Body, err = decodeEach(l, decodeLiteral)
 		}
 		return err
 	})
@@ -295,7 +296,7 @@ func decodeRule(v any) (Rule, *fault.Error) {
 }
 
 func decodeLimits(v any) (Limits, *fault.Error) {
-	l := DefaultLimits
+	l := DefaultLimits()
 	err := record(v, "Limits", limitFields, true, func(name string, x any) *fault.Error {
 		n, err := decodeUsize(x)
 		if err != nil {

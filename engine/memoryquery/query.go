@@ -60,14 +60,17 @@ type Limits struct {
 	MaxOutputBytes int
 }
 
-// DefaultLimits are both the defaults and the ceilings.
-var DefaultLimits = Limits{
-	MaxWork:        250_000,
-	MaxRounds:      32,
-	MaxDerived:     4096,
-	MaxBindings:    4096,
-	MaxRows:        256,
-	MaxOutputBytes: 262_144,
+// DefaultLimits returns the limits that are both the defaults and the
+// ceilings (a fresh value each call, so no caller can move them).
+func DefaultLimits() Limits {
+	return Limits{
+		MaxWork:        250_000,
+		MaxRounds:      32,
+		MaxDerived:     4096,
+		MaxBindings:    4096,
+		MaxRows:        256,
+		MaxOutputBytes: 262_144,
+	}
 }
 
 // Literal is relation(terms...). A term is a JSON primitive or a variable
@@ -217,27 +220,23 @@ func query(snapshot, program any) (map[string]any, *fault.Error) {
 	if err != nil {
 		return nil, err
 	}
-	facts := make([]Fact, len(rawFacts))
-	for i, f := range rawFacts {
-		if facts[i], err = decodeFact(f); err != nil {
-			return nil, err
-		}
+	facts, err := decodeEach(rawFacts, decodeFact)
+	if err != nil {
+		return nil, err
 	}
 	rawRules, err := boundedList(prog["rules"], MaxRules)
 	if err != nil {
 		return nil, err
 	}
-	rules := make([]Rule, len(rawRules))
-	for i, r := range rawRules {
-		if rules[i], err = decodeRule(r); err != nil {
-			return nil, err
-		}
+	rules, err := decodeEach(rawRules, decodeRule)
+	if err != nil {
+		return nil, err
 	}
 	wanted, err := decodeLiteral(prog["query"])
 	if err != nil {
 		return nil, err
 	}
-	limits := DefaultLimits
+	limits := DefaultLimits()
 	if raw, ok := prog["limits"]; ok {
 		if limits, err = decodeLimits(raw); err != nil {
 			return nil, err
@@ -613,8 +612,9 @@ func instantiate(lit Literal, b binding) []any {
 
 func checkLimits(l Limits) *fault.Error {
 	// Byte order of the field names, the order the reference checks them.
+	ceilings := DefaultLimits()
 	for _, name := range []string{"maxBindings", "maxDerived", "maxOutputBytes", "maxRounds", "maxRows", "maxWork"} {
-		n, ceiling := *l.field(name), *DefaultLimits.field(name)
+		n, ceiling := *l.field(name), *ceilings.field(name)
 		if n == 0 || n > ceiling {
 			return invalid("invalid memory limit %s", name)
 		}
