@@ -11,22 +11,14 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/internal/jsontest"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
 
-func parse(t testing.TB, s string) any {
-	t.Helper()
-	v, err := canon.Parse([]byte(s), 0)
-	if err != nil {
-		t.Fatalf("bad test JSON: %v", err)
-	}
-	return v
-}
-
 func mustManifest(t testing.TB, s string) *manifest.Manifest {
 	t.Helper()
-	m, err := manifest.ParseValue(parse(t, s))
+	m, err := manifest.ParseValue(jsontest.Parse(t, s))
 	if err != nil {
 		t.Fatalf("manifest: %v", err)
 	}
@@ -138,7 +130,7 @@ func packed(t testing.TB) (map[string]any, *manifest.Manifest, *manifest.Manifes
 	}
 	// Work on a private copy of the JSON.
 	data, _ := canon.Encode(b.Value())
-	return parse(t, string(data)).(map[string]any), root, leaf, ref
+	return jsontest.Parse(t, string(data)).(map[string]any), root, leaf, ref
 }
 
 func TestDecodeRejects(t *testing.T) {
@@ -361,7 +353,7 @@ func TestTransportsConfig(t *testing.T) {
 		{`{"a":7}`, fault.Parse},
 	}
 	for _, c := range bad {
-		_, err := ParseTransports(parse(t, c.json), "")
+		_, err := ParseTransports(jsontest.Parse(t, c.json), "")
 		if faulttest.Code(err) != c.code {
 			t.Errorf("%s: want %s, got %v", c.json, c.code, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/internal/jsontest"
 )
 
 func mustParse(t testing.TB, src string) *Manifest {
@@ -20,15 +21,6 @@ func mustParse(t testing.TB, src string) *Manifest {
 		t.Fatalf("parse: %v", err)
 	}
 	return m
-}
-
-func canonical(t testing.TB, v any) string {
-	t.Helper()
-	b, err := canon.Encode(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // The remote-inner manifest as an author writes it; upstream's bundle
@@ -74,15 +66,15 @@ func TestNormalizationDefaults(t *testing.T) {
 	  {"id":"e","kind":"expr","inputs":{},"expr":{"contract":"algal.expr.v1","program":1},"output":{"kind":"json","schema":{}}}
 	 ]}`)
 	cases := []struct{ what, got, want string }{
-		{"budgets", canonical(t, m.Value["budgets"]), `{"maxAgentCalls":16,"maxContextBytes":65536,"maxDepth":4,"maxOutputBytes":65536,"maxSteps":9,"maxWork":1000000}`},
-		{"edges", canonical(t, m.Value["edges"]), `[]`},
-		{"interface", canonical(t, m.Value["interface"]), `{"inputs":{},"outputs":{}}`},
-		{"input ports", canonical(t, m.Cells[0].Value["outputs"]), `{"j":{"optional":false,"type":"json"},"q":{"type":"text"}}`},
-		{"agent", canonical(t, m.Cells[1].Value), `{"id":"a","kind":"agent","output":{"kind":"text"},"prompt":"p","view":{"inputs":"*"}}`},
-		{"classifier view", canonical(t, m.Cells[2].Value["view"]), `{"cells":[{"cell":"in"},{"cell":"in2","ports":["q"]}],"inputs":["q"]}`},
-		{"recall keeps inputs, no k/embedder", canonical(t, m.Cells[3].Value), `{"id":"m","inputs":{},"kind":"recall","query":{"contract":"algal.expr.v1","program":"topic"}}`},
-		{"decide view", canonical(t, m.Cells[4].Value), `{"id":"d","kind":"decide","questions":{"k":{"instructions":"i","type":"noul"}},"view":{"inputs":"*"}}`},
-		{"expr drops empty inputs", canonical(t, m.Cells[5].Value), `{"expr":{"contract":"algal.expr.v1","program":1},"id":"e","kind":"expr","output":{"kind":"json","schema":{}}}`},
+		{"budgets", jsontest.Canonical(t, m.Value["budgets"]), `{"maxAgentCalls":16,"maxContextBytes":65536,"maxDepth":4,"maxOutputBytes":65536,"maxSteps":9,"maxWork":1000000}`},
+		{"edges", jsontest.Canonical(t, m.Value["edges"]), `[]`},
+		{"interface", jsontest.Canonical(t, m.Value["interface"]), `{"inputs":{},"outputs":{}}`},
+		{"input ports", jsontest.Canonical(t, m.Cells[0].Value["outputs"]), `{"j":{"optional":false,"type":"json"},"q":{"type":"text"}}`},
+		{"agent", jsontest.Canonical(t, m.Cells[1].Value), `{"id":"a","kind":"agent","output":{"kind":"text"},"prompt":"p","view":{"inputs":"*"}}`},
+		{"classifier view", jsontest.Canonical(t, m.Cells[2].Value["view"]), `{"cells":[{"cell":"in"},{"cell":"in2","ports":["q"]}],"inputs":["q"]}`},
+		{"recall keeps inputs, no k/embedder", jsontest.Canonical(t, m.Cells[3].Value), `{"id":"m","inputs":{},"kind":"recall","query":{"contract":"algal.expr.v1","program":"topic"}}`},
+		{"decide view", jsontest.Canonical(t, m.Cells[4].Value), `{"id":"d","kind":"decide","questions":{"k":{"instructions":"i","type":"noul"}},"view":{"inputs":"*"}}`},
+		{"expr drops empty inputs", jsontest.Canonical(t, m.Cells[5].Value), `{"expr":{"contract":"algal.expr.v1","program":1},"id":"e","kind":"expr","output":{"kind":"json","schema":{}}}`},
 	}
 	for _, c := range cases {
 		if c.got != c.want {

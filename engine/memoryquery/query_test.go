@@ -5,41 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/internal/jsontest"
 )
-
-func parse(t testing.TB, s string) any {
-	t.Helper()
-	v, err := canon.Parse([]byte(s), 0)
-	if err != nil {
-		t.Fatalf("bad test JSON: %v\n%.200s", err, s)
-	}
-	return v
-}
-
-func enc(t testing.TB, v any) string {
-	t.Helper()
-	b, err := canon.Encode(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func dig(t testing.TB, v any) string {
-	t.Helper()
-	d, err := canon.Digest(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
 
 // fixture is the native unit tests' dependency graph: app -> parser ->
 // lexer, with "affects" as its transitive closure.
 func fixture(t testing.TB) (snapshot, program string) {
-	src := dig(t, "observed dependencies")
+	src := jsontest.Digest(t, "observed dependencies")
 	snapshot = `{"contract":"algal.memory.v1","facts":[
 	 {"relation":"depends","tuple":["app","parser"],"sources":["` + src + `"]},
 	 {"relation":"depends","tuple":["parser","lexer"],"sources":["` + src + `"]}]}`
@@ -56,7 +29,7 @@ func withLimits(program, limits string) string {
 
 func run(t testing.TB, snapshot, program string) (map[string]any, error) {
 	t.Helper()
-	return Query(parse(t, snapshot), parse(t, program))
+	return Query(jsontest.Parse(t, snapshot), jsontest.Parse(t, program))
 }
 
 func mustRun(t testing.TB, snapshot, program string) map[string]any {
@@ -73,11 +46,11 @@ func TestFixtureResult(t *testing.T) {
 	r := mustRun(t, snapshot, program)
 	rows := r["rows"].([]any)
 	if len(rows) != 2 {
-		t.Fatalf("rows: %s", enc(t, rows))
+		t.Fatalf("rows: %s", jsontest.Canonical(t, rows))
 	}
 	// Rows in byte order of their canonical tuples.
-	if enc(t, rows[0].(map[string]any)["tuple"]) != `["app","lexer"]` || enc(t, rows[1].(map[string]any)["tuple"]) != `["app","parser"]` {
-		t.Fatalf("row order: %s", enc(t, rows))
+	if jsontest.Canonical(t, rows[0].(map[string]any)["tuple"]) != `["app","lexer"]` || jsontest.Canonical(t, rows[1].(map[string]any)["tuple"]) != `["app","parser"]` {
+		t.Fatalf("row order: %s", jsontest.Canonical(t, rows))
 	}
 	// Hand count (hash join): round 1 direct 2 scans + 2 heads, round 2
 	// direct 4, transitive 2 + 2 indexed + 1 probed + 1 head, round 3
@@ -91,8 +64,8 @@ func TestFixtureResult(t *testing.T) {
 	}
 	for _, k := range []string{"contract", "complete", "witnessPolicy", "snapshot", "program"} {
 		want := map[string]string{"contract": `"algal.query-result.v1"`, "complete": `true`, "witnessPolicy": `"first-canonical-derivation"`,
-			"snapshot": `"` + dig(t, parse(t, snapshot)) + `"`, "program": `"` + dig(t, parse(t, program)) + `"`}[k]
-		if g := enc(t, r[k]); g != want {
+			"snapshot": `"` + jsontest.Digest(t, jsontest.Parse(t, snapshot)) + `"`, "program": `"` + jsontest.Digest(t, jsontest.Parse(t, program)) + `"`}[k]
+		if g := jsontest.Canonical(t, r[k]); g != want {
 			t.Errorf("%s: %s, want %s", k, g, want)
 		}
 	}
@@ -105,9 +78,9 @@ func TestFixtureResult(t *testing.T) {
 			t.Fatalf("row proof %s missing", p)
 		}
 	}
-	facts := parse(t, snapshot).(map[string]any)["facts"].([]any)
+	facts := jsontest.Parse(t, snapshot).(map[string]any)["facts"].([]any)
 	for id, p := range proofs {
-		if dig(t, p) != id {
+		if jsontest.Digest(t, p) != id {
 			t.Fatalf("proof %s is not keyed by its digest", id)
 		}
 		pm := p.(map[string]any)
@@ -115,12 +88,12 @@ func TestFixtureResult(t *testing.T) {
 		case "fact":
 			found := false
 			for _, f := range facts {
-				if dig(t, f) == pm["fact"] {
+				if jsontest.Digest(t, f) == pm["fact"] {
 					found = true
 				}
 			}
 			if !found {
-				t.Fatalf("fact proof names no fact: %s", enc(t, pm))
+				t.Fatalf("fact proof names no fact: %s", jsontest.Canonical(t, pm))
 			}
 		case "rule":
 			for _, q := range pm["premises"].([]any) {
@@ -131,14 +104,14 @@ func TestFixtureResult(t *testing.T) {
 		}
 	}
 	// Deterministic: same bytes again; object key order is irrelevant.
-	again := mustRun(t, `{"facts":`+enc(t, facts)+`,"contract":"algal.memory.v1"}`, program)
-	if enc(t, again) != enc(t, r) {
+	again := mustRun(t, `{"facts":`+jsontest.Canonical(t, facts)+`,"contract":"algal.memory.v1"}`, program)
+	if jsontest.Canonical(t, again) != jsontest.Canonical(t, r) {
 		t.Fatal("result depends on key order")
 	}
 	// Fact order changes only the snapshot digest.
-	swapped := `{"contract":"algal.memory.v1","facts":[` + enc(t, facts[1]) + `,` + enc(t, facts[0]) + `]}`
+	swapped := `{"contract":"algal.memory.v1","facts":[` + jsontest.Canonical(t, facts[1]) + `,` + jsontest.Canonical(t, facts[0]) + `]}`
 	third := mustRun(t, swapped, program)
-	if enc(t, third["rows"]) != enc(t, r["rows"]) || enc(t, third["proofs"]) != enc(t, r["proofs"]) || third["work"] != r["work"] || third["snapshot"] == r["snapshot"] {
+	if jsontest.Canonical(t, third["rows"]) != jsontest.Canonical(t, r["rows"]) || jsontest.Canonical(t, third["proofs"]) != jsontest.Canonical(t, r["proofs"]) || third["work"] != r["work"] || third["snapshot"] == r["snapshot"] {
 		t.Fatal("fact order must not change derivations")
 	}
 }
@@ -147,16 +120,16 @@ func TestFixtureResult(t *testing.T) {
 // accepts a record as an array); the fact digest is of the object form.
 func TestPositionalRecords(t *testing.T) {
 	snapshot, program := fixture(t)
-	src := dig(t, "observed dependencies")
+	src := jsontest.Digest(t, "observed dependencies")
 	positional := `{"contract":"algal.memory.v1","facts":[["depends",["app","parser"],["` + src + `"]],["depends",["parser","lexer"],["` + src + `"]]]}`
 	a, b := mustRun(t, snapshot, program), mustRun(t, positional, program)
-	if enc(t, a["proofs"]) != enc(t, b["proofs"]) || enc(t, a["rows"]) != enc(t, b["rows"]) {
+	if jsontest.Canonical(t, a["proofs"]) != jsontest.Canonical(t, b["proofs"]) || jsontest.Canonical(t, a["rows"]) != jsontest.Canonical(t, b["rows"]) {
 		t.Fatal("positional facts must derive the same proofs")
 	}
 }
 
 func TestMultiHopProofDAG(t *testing.T) {
-	src := dig(t, "edges")
+	src := jsontest.Digest(t, "edges")
 	edge := func(a, b string) string {
 		return `{"relation":"edge","tuple":["` + a + `","` + b + `"],"sources":["` + src + `"]}`
 	}
@@ -168,7 +141,7 @@ func TestMultiHopProofDAG(t *testing.T) {
 	r := mustRun(t, snapshot, program)
 	var tuples []string
 	for _, row := range r["rows"].([]any) {
-		tuples = append(tuples, enc(t, row.(map[string]any)["tuple"]))
+		tuples = append(tuples, jsontest.Canonical(t, row.(map[string]any)["tuple"]))
 	}
 	if strings.Join(tuples, " ") != `["a","b"] ["a","c"] ["a","d"]` {
 		t.Fatalf("rows %v", tuples)
@@ -197,29 +170,29 @@ func TestMultiHopProofDAG(t *testing.T) {
 }
 
 func TestDuplicateFactsKeepFirstCanonical(t *testing.T) {
-	one := `{"relation":"f","tuple":["x"],"sources":["` + dig(t, "one") + `"]}`
-	two := `{"relation":"f","tuple":["x"],"sources":["` + dig(t, "two") + `"]}`
+	one := `{"relation":"f","tuple":["x"],"sources":["` + jsontest.Digest(t, "one") + `"]}`
+	two := `{"relation":"f","tuple":["x"],"sources":["` + jsontest.Digest(t, "two") + `"]}`
 	r := mustRun(t, `{"contract":"algal.memory.v1","facts":[`+two+`,`+one+`]}`,
 		`{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[{"var":"v"}]}}`)
 	winner := one
-	if dig(t, parse(t, two)) < dig(t, parse(t, one)) {
+	if jsontest.Digest(t, jsontest.Parse(t, two)) < jsontest.Digest(t, jsontest.Parse(t, one)) {
 		winner = two
 	}
 	if r["baseFacts"] != 1.0 {
 		t.Fatalf("base %v", r["baseFacts"])
 	}
 	for _, p := range r["proofs"].(map[string]any) {
-		w := parse(t, winner).(map[string]any)
-		if enc(t, p) != enc(t, map[string]any{"kind": "fact", "fact": dig(t, w), "sources": w["sources"]}) {
-			t.Fatalf("proof %s, winner %s", enc(t, p), winner)
+		w := jsontest.Parse(t, winner).(map[string]any)
+		if jsontest.Canonical(t, p) != jsontest.Canonical(t, map[string]any{"kind": "fact", "fact": jsontest.Digest(t, w), "sources": w["sources"]}) {
+			t.Fatalf("proof %s, winner %s", jsontest.Canonical(t, p), winner)
 		}
 	}
 }
 
 func TestEmptyAnswerIsComplete(t *testing.T) {
 	r := mustRun(t, `{"contract":"algal.memory.v1","facts":[]}`, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[{"var":"v"}]}}`)
-	if enc(t, r["rows"]) != `[]` || enc(t, r["proofs"]) != `{}` || r["complete"] != true || r["work"] != 0.0 || r["rounds"] != 1.0 {
-		t.Fatalf("empty: %s", enc(t, r))
+	if jsontest.Canonical(t, r["rows"]) != `[]` || jsontest.Canonical(t, r["proofs"]) != `{}` || r["complete"] != true || r["work"] != 0.0 || r["rounds"] != 1.0 {
+		t.Fatalf("empty: %s", jsontest.Canonical(t, r))
 	}
 }
 
@@ -227,7 +200,7 @@ func TestEmptyAnswerIsComplete(t *testing.T) {
 func TestLimitBounds(t *testing.T) {
 	snapshot, program := fixture(t)
 	full := mustRun(t, snapshot, program)
-	size := len(enc(t, full))
+	size := len(jsontest.Canonical(t, full))
 	// maxBindings: the largest join yields 3 bindings (round-3 affects scan, the query).
 	cases := []struct {
 		name string
@@ -261,7 +234,7 @@ func TestLimitBounds(t *testing.T) {
 
 func TestRejections(t *testing.T) {
 	snapshot, program := fixture(t)
-	src := dig(t, "s")
+	src := jsontest.Digest(t, "s")
 	facts := func(fs ...string) string {
 		return `{"contract":"algal.memory.v1","facts":[` + strings.Join(fs, ",") + `]}`
 	}
@@ -391,7 +364,7 @@ func TestNumbersInMessages(t *testing.T) {
 
 func BenchmarkFixture(b *testing.B) {
 	snapshot, program := fixture(b)
-	s, p := parse(b, snapshot), parse(b, program)
+	s, p := jsontest.Parse(b, snapshot), jsontest.Parse(b, program)
 	for b.Loop() {
 		if _, err := Query(s, p); err != nil {
 			b.Fatal(err)

@@ -2,6 +2,8 @@ package store
 
 import (
 	"testing"
+
+	"github.com/algal-assay/assay/engine/internal/jsontest"
 )
 
 // A caller that keeps mutating a value after handing it to the store must
@@ -27,7 +29,7 @@ func TestStoredContentDoesNotAliasCaller(t *testing.T) {
 				t.Fatalf("stored object changed under its digest: %v", m)
 			}
 
-			rd := mustDigest(t, "req-"+name)
+			rd := jsontest.Digest(t, "req-"+name)
 			rec := map[string]any{"requestDigest": rd, "executor": "e", "output": map[string]any{"x": "first"}}
 			if _, err := s.PutEffect(rec, "id"); err != nil {
 				t.Fatal(err)

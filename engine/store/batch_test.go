@@ -13,6 +13,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/internal/jsontest"
 )
 
 func TestBatchWritesAreVisibleAndCommitClearsThem(t *testing.T) {
@@ -30,7 +31,7 @@ func TestBatchWritesAreVisibleAndCommitClearsThem(t *testing.T) {
 		}
 		digests = append(digests, d)
 	}
-	rd := mustDigest(t, "req")
+	rd := jsontest.Digest(t, "req")
 	if _, err := b.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": "o"}, "e"); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestBatchTornObjectsAreDetectedAndRewritten(t *testing.T) {
 func TestTornMemoRecordIsAMissAndIsReplaced(t *testing.T) {
 	root := t.TempDir()
 	fs, _ := OpenFileStore(root)
-	rd := mustDigest(t, "req")
+	rd := jsontest.Digest(t, "req")
 	if _, err := fs.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": "first"}, "e"); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/internal/jsontest"
 )
 
 func impls(t *testing.T) map[string]func() Store {
@@ -28,14 +29,6 @@ func impls(t *testing.T) map[string]func() Store {
 	}
 }
 
-func mustDigest(t testing.TB, v any) string {
-	d, err := canon.Digest(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 func TestPutGetRoundTrip(t *testing.T) {
 	for name, mk := range impls(t) {
 		t.Run(name, func(t *testing.T) {
@@ -46,14 +39,14 @@ func TestPutGetRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := mustDigest(t, v); d != want {
+				if want := jsontest.Digest(t, v); d != want {
 					t.Fatalf("digest %s, want %s", d, want)
 				}
 				got, ok, err := s.Get(ns, d)
 				if err != nil || !ok {
 					t.Fatalf("get: ok=%v err=%v", ok, err)
 				}
-				if mustDigest(t, got) != d {
+				if jsontest.Digest(t, got) != d {
 					t.Fatalf("got a different value back: %v", got)
 				}
 				if has, err := s.Has(ns, d); err != nil || !has {
@@ -64,7 +57,7 @@ func TestPutGetRoundTrip(t *testing.T) {
 					t.Fatalf("second put: %s %v", d2, err)
 				}
 			}
-			missing := mustDigest(t, "absent")
+			missing := jsontest.Digest(t, "absent")
 			if _, ok, err := s.Get(Values, missing); ok || err != nil {
 				t.Fatalf("miss: ok=%v err=%v", ok, err)
 			}
@@ -78,7 +71,7 @@ func TestPutGetRoundTrip(t *testing.T) {
 				t.Fatalf("bad namespace: %v", err)
 			}
 			list, err := s.List(Values)
-			if err != nil || len(list) != 1 || list[0] != mustDigest(t, v) {
+			if err != nil || len(list) != 1 || list[0] != jsontest.Digest(t, v) {
 				t.Fatalf("list %v %v", list, err)
 			}
 		})
@@ -214,7 +207,7 @@ func checkSingleValidObject(t *testing.T, root string, v any) {
 		t.Fatalf("want exactly one file, got %v", names)
 	}
 	s, _ := OpenFileStore(root)
-	if _, ok, err := s.Get(Values, mustDigest(t, v)); err != nil || !ok {
+	if _, ok, err := s.Get(Values, jsontest.Digest(t, v)); err != nil || !ok {
 		t.Fatalf("object unreadable: %v", err)
 	}
 }
@@ -232,7 +225,7 @@ func TestHelperProcess(t *testing.T) {
 		os.Exit(3)
 	}
 	who := os.Getenv("ASSAY_STORE_HELPER_WHO")
-	rd := mustDigest(t, "request")
+	rd := jsontest.Digest(t, "request")
 	for range 200 {
 		if _, err := s.Put(Values, map[string]any{"blob": strings.Repeat("q", 50_000)}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -268,7 +261,7 @@ func TestTwoProcessesWriteOneObject(t *testing.T) {
 	}
 	checkSingleValidObject(t, root, map[string]any{"blob": strings.Repeat("q", 50_000)})
 	s, _ := OpenFileStore(root)
-	rec, ok, err := s.GetEffect(mustDigest(t, "request"), "x")
+	rec, ok, err := s.GetEffect(jsontest.Digest(t, "request"), "x")
 	if err != nil || !ok {
 		t.Fatalf("memo: %v", err)
 	}
@@ -285,7 +278,7 @@ func TestMemoFirstWins(t *testing.T) {
 	for name, mk := range impls(t) {
 		t.Run(name, func(t *testing.T) {
 			s := mk()
-			rd := mustDigest(t, map[string]any{"contract": "algal.effect.v1", "cellId": "route"})
+			rd := jsontest.Digest(t, map[string]any{"contract": "algal.effect.v1", "cellId": "route"})
 			first := map[string]any{"requestDigest": rd, "executor": "scripted", "output": "bug"}
 			second := map[string]any{"requestDigest": rd, "executor": "scripted", "output": "feature"}
 			if _, ok, err := s.GetEffect(rd, "id"); ok || err != nil {
@@ -322,7 +315,7 @@ func TestMemoFirstWins(t *testing.T) {
 func TestMemoConcurrentFirstWins(t *testing.T) {
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
-	rd := mustDigest(t, "req")
+	rd := jsontest.Digest(t, "req")
 	var wg sync.WaitGroup
 	winners := make([]any, 16)
 	for i := range 16 {
@@ -348,13 +341,13 @@ func TestMemoConcurrentFirstWins(t *testing.T) {
 func TestMemoTamperedRecord(t *testing.T) {
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
-	rd := mustDigest(t, "req")
+	rd := jsontest.Digest(t, "req")
 	if _, err := s.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": 1.0}, "e"); err != nil {
 		t.Fatal(err)
 	}
 	key, _ := MemoKey(rd, "e")
 	hex, _ := canon.DigestHex(key)
-	other := mustDigest(t, "other")
+	other := jsontest.Digest(t, "other")
 	if err := os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"e","output":1,"requestDigest":"`+other+`"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -370,12 +363,12 @@ func TestMemoTamperedRecord(t *testing.T) {
 }
 
 func TestMemoKey(t *testing.T) {
-	rd := mustDigest(t, "req")
+	rd := jsontest.Digest(t, "req")
 	k, err := MemoKey(rd, "scripted")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := mustDigest(t, map[string]any{"contract": "algal.effect-cache.v1", "executor": "scripted", "requestDigest": rd})
+	want := jsontest.Digest(t, map[string]any{"contract": "algal.effect-cache.v1", "executor": "scripted", "requestDigest": rd})
 	if k != want {
 		t.Fatalf("memo key %s want %s", k, want)
 	}
@@ -399,7 +392,7 @@ func TestSlots(t *testing.T) {
 					t.Fatal(err)
 				}
 				got, ok, err := s.GetSlot("count")
-				if err != nil || !ok || mustDigest(t, got) != mustDigest(t, v) {
+				if err != nil || !ok || jsontest.Digest(t, got) != jsontest.Digest(t, v) {
 					t.Fatalf("slot read %v, want %v (%v)", got, v, err)
 				}
 			}
@@ -461,7 +454,7 @@ func TestOverlayLeavesBaseUntouched(t *testing.T) {
 	if err := base.SetSlot("s", "base"); err != nil {
 		t.Fatal(err)
 	}
-	rd := mustDigest(t, "r")
+	rd := jsontest.Digest(t, "r")
 	if _, err := base.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": "base"}, "e"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Package jsontest holds the JSON value helpers the engine's tests share:
 // parse a JSON text into a value (failing the test on bad test data),
-// render a value as canonical text, and assert that a value is a given
-// JSON text canonically.
+// render a value as canonical text or its digest, and assert that a value
+// is a given JSON text canonically.
 package jsontest
 
 import (
@@ -40,6 +40,28 @@ func Text(v any) string {
 		return err.Error()
 	}
 	return string(b)
+}
+
+// Canonical is v's canonical JSON; a value with no canonical form fails
+// the test.
+func Canonical(t testing.TB, v any) string {
+	t.Helper()
+	b, err := canon.Encode(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Digest is v's canonical digest; a value with no canonical form fails the
+// test.
+func Digest(t testing.TB, v any) string {
+	t.Helper()
+	d, err := canon.Digest(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // Want asserts that the canonical JSON of got equals the JSON text want.
