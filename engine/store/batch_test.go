@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -152,33 +151,15 @@ func TestTornMemoRecordIsAMissAndIsReplaced(t *testing.T) {
 	}
 	// Concurrent writers repairing the record agree on one winner.
 	b := fs.Batch()
-	var wg sync.WaitGroup
-	winners := make([]any, 16)
-	for i := range winners {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var s Store = fs
-			if i%2 == 1 {
-				s = b
-			}
-			rec, err := s.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": fmt.Sprint("w", i)}, "e")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			winners[i] = rec["output"]
-		}()
-	}
-	wg.Wait()
-	for _, w := range winners {
-		if w != winners[0] {
-			t.Fatalf("repairs disagree on the retained record: %v", winners)
+	winner := memoRace(t, rd, func(i int) (Store, any) {
+		if i%2 == 1 {
+			return b, fmt.Sprint("w", i)
 		}
-	}
+		return fs, fmt.Sprint("w", i)
+	})
 	rec, ok, err := fs.GetEffect(rd, "e")
-	if err != nil || !ok || rec["output"] != winners[0] {
-		t.Fatalf("after repair: %v %v %v (winners %v)", rec, ok, err, winners[0])
+	if err != nil || !ok || rec["output"] != winner {
+		t.Fatalf("after repair: %v %v %v (winner %v)", rec, ok, err, winner)
 	}
 	if err := b.Commit(); err != nil {
 		t.Fatal(err)

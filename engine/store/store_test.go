@@ -316,19 +316,27 @@ func TestMemoConcurrentFirstWins(t *testing.T) {
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	rd := jsontest.Digest(t, "req")
+	memoRace(t, rd, func(i int) (Store, any) { return s, float64(i) })
+}
+
+// memoRace has 16 writers put a memo record for rd under executor "e" at
+// once, writer i through the store and with the output writer(i) gives,
+// and returns the output every writer got back: the first record filed
+// wins for all of them.
+func memoRace(t *testing.T, rd string, writer func(i int) (Store, any)) any {
+	t.Helper()
 	var wg sync.WaitGroup
 	winners := make([]any, 16)
-	for i := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := s.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": float64(i)}, "e")
+	for i := range winners {
+		s, out := writer(i)
+		wg.Go(func() {
+			r, err := s.PutEffect(map[string]any{"requestDigest": rd, "executor": "e", "output": out}, "e")
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			winners[i] = r["output"]
-		}()
+		})
 	}
 	wg.Wait()
 	for _, w := range winners {
@@ -336,6 +344,7 @@ func TestMemoConcurrentFirstWins(t *testing.T) {
 			t.Fatalf("writers saw different winners: %v", winners)
 		}
 	}
+	return winners[0]
 }
 
 func TestMemoTamperedRecord(t *testing.T) {
