@@ -488,19 +488,11 @@ func (s *Service) Send(handle string, value any, key string) (id string, duplica
 	if !ok {
 		return "", false, errf(fault.Parse, "idempotency key must be a sha256 digest token")
 	}
-	c, _, err := s.resolve(handle, Send)
-	if err != nil {
-		return "", false, err
-	}
-	dir := s.mailboxDir(c.Name)
-	unlock, err := lock(filepath.Join(dir, ".lock"))
+	c, dir, unlock, err := s.lockMailbox(handle, Send)
 	if err != nil {
 		return "", false, err
 	}
 	defer unlock()
-	if c, _, err = s.resolve(handle, Send); err != nil {
-		return "", false, err
-	}
 	b, err := canon.Encode(value)
 	if err != nil {
 		return "", false, errf(fault.Parse, "message is not canonical JSON: %v", err)
@@ -645,23 +637,35 @@ func (s *Service) pending(c Config) ([]string, error) {
 	return out, nil
 }
 
-// Receive takes the oldest pending message: it checks the claim against
-// its delivery marker, writes the consumed marker and removes the pending
-// one. An empty mailbox is EFFECT_SUSPENDED with the handle as wake.
-func (s *Service) Receive(handle string) (id string, message any, err error) {
-	c, _, err := s.resolve(handle, Receive)
+// lockMailbox resolves handle, takes its mailbox's lock and resolves the
+// handle again under it (a revoke may have landed in between): it returns
+// the mailbox as the lock holder sees it, its directory and the unlock.
+func (s *Service) lockMailbox(handle, class string) (Config, string, func(), error) {
+	c, _, err := s.resolve(handle, class)
 	if err != nil {
-		return "", nil, err
+		return Config{}, "", nil, err
 	}
 	dir := s.mailboxDir(c.Name)
 	unlock, err := lock(filepath.Join(dir, ".lock"))
 	if err != nil {
+		return Config{}, "", nil, err
+	}
+	if c, _, err = s.resolve(handle, class); err != nil {
+		unlock()
+		return Config{}, "", nil, err
+	}
+	return c, dir, unlock, nil
+}
+
+// Receive takes the oldest pending message: it checks the claim against
+// its delivery marker, writes the consumed marker and removes the pending
+// one. An empty mailbox is EFFECT_SUSPENDED with the handle as wake.
+func (s *Service) Receive(handle string) (id string, message any, err error) {
+	c, dir, unlock, err := s.lockMailbox(handle, Receive)
+	if err != nil {
 		return "", nil, err
 	}
 	defer unlock()
-	if c, _, err = s.resolve(handle, Receive); err != nil {
-		return "", nil, err
-	}
 	pending, err := s.pending(c)
 	if err != nil {
 		return "", nil, err
