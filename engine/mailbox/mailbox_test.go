@@ -172,13 +172,8 @@ func TestRevoke(t *testing.T) {
 }
 
 func TestTamperedStateIsRefused(t *testing.T) {
-	root := t.TempDir()
-	svc := Open(root)
-	c, _ := svc.Create("tb", 4, 100)
-	k := key(t)
-	if _, _, err := svc.Send(c.SendHandle, "orig", k); err != nil {
-		t.Fatal(err)
-	}
+	svc, c, k, _ := sentOne(t, "tb", "orig")
+	root := svc.root
 	hex, _ := canon.DigestHex(k)
 	claim := filepath.Join(root, "mailboxes", "tb", "messages", hex+".json")
 	data, _ := os.ReadFile(claim)

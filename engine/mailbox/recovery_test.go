@@ -11,6 +11,22 @@ import (
 	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
+// sentOne opens a service in a fresh directory, creates mailbox box (4
+// messages of at most 100 bytes) and sends value into it under a new key.
+func sentOne(t *testing.T, box string, value any) (svc *Service, c Config, k, id string) {
+	t.Helper()
+	svc = Open(t.TempDir())
+	c, err := svc.Create(box, 4, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k = key(t)
+	if id, _, err = svc.Send(c.SendHandle, value, k); err != nil {
+		t.Fatal(err)
+	}
+	return svc, c, k, id
+}
+
 // pendingMarker returns the pending marker path for key, or "".
 func pendingMarker(t *testing.T, root, box, key string) string {
 	t.Helper()
@@ -28,14 +44,8 @@ func pendingMarker(t *testing.T, root, box, key string) string {
 // marker is completed by a retry with the same idempotency key: the retry
 // is the same delivery, and it must actually arrive.
 func TestRetryCompletesInterruptedSend(t *testing.T) {
-	root := t.TempDir()
-	svc := Open(root)
-	c, _ := svc.Create("crash", 4, 100)
-	k := key(t)
-	id, _, err := svc.Send(c.SendHandle, "hello", k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, c, k, id := sentOne(t, "crash", "hello")
+	root := svc.root
 	marker := pendingMarker(t, root, "crash", k)
 	if marker == "" {
 		t.Fatal("no pending marker after send")
@@ -61,13 +71,8 @@ func TestRetryCompletesInterruptedSend(t *testing.T) {
 // between its two steps) is uncertain: receive fails closed instead of
 // delivering the message a second time.
 func TestReceiveRefusesUncertainDelivery(t *testing.T) {
-	root := t.TempDir()
-	svc := Open(root)
-	c, _ := svc.Create("half", 4, 100)
-	k := key(t)
-	if _, _, err := svc.Send(c.SendHandle, "once", k); err != nil {
-		t.Fatal(err)
-	}
+	svc, c, k, _ := sentOne(t, "half", "once")
+	root := svc.root
 	marker := pendingMarker(t, root, "half", k)
 	saved, _ := os.ReadFile(marker)
 	if _, _, err := svc.Receive(c.ReceiveHandle); err != nil {
@@ -86,13 +91,8 @@ func TestReceiveRefusesUncertainDelivery(t *testing.T) {
 // A delivery marker without its message claim is foreign state: a send
 // with that key refuses rather than claiming over it.
 func TestSendRefusesMarkerWithoutClaim(t *testing.T) {
-	root := t.TempDir()
-	svc := Open(root)
-	c, _ := svc.Create("orphan", 4, 100)
-	k := key(t)
-	if _, _, err := svc.Send(c.SendHandle, "x", k); err != nil {
-		t.Fatal(err)
-	}
+	svc, c, k, _ := sentOne(t, "orphan", "x")
+	root := svc.root
 	hex, _ := canon.DigestHex(k)
 	os.Remove(filepath.Join(root, "mailboxes", "orphan", "messages", hex+".json"))
 	_, _, err := svc.Send(c.SendHandle, "x", k)
