@@ -16,6 +16,16 @@ import (
 	"time"
 )
 
+// Child is the test binary run again for the one test named test (a
+// helper that does its work when env says so), with env added to the
+// environment and its stderr the parent's; the caller starts it.
+func Child(test string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
 // KillAt waits for the started cmd, sending it SIGKILL as soon as dir
 // holds at least target entries. It reports whether the child died of that
 // signal; err is any other way it ended badly (nil when it ran to the end

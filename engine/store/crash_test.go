@@ -68,9 +68,7 @@ func TestHelperCrashWriter(t *testing.T) {
 
 func crashWriter(t *testing.T, root string, from, n int) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCrashWriter$")
-	cmd.Env = append(os.Environ(), "ASSAY_STORE_CRASH_DIR="+root, "ASSAY_STORE_CRASH_FROM="+strconv.Itoa(from), "ASSAY_STORE_CRASH_N="+strconv.Itoa(n))
-	cmd.Stderr = os.Stderr
+	cmd := crashtest.Child("TestHelperCrashWriter", "ASSAY_STORE_CRASH_DIR="+root, "ASSAY_STORE_CRASH_FROM="+strconv.Itoa(from), "ASSAY_STORE_CRASH_N="+strconv.Itoa(n))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/crashtest"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/internal/jsontest"
@@ -246,9 +247,7 @@ func TestTwoProcessesWriteOneObject(t *testing.T) {
 	root := t.TempDir()
 	var cmds []*exec.Cmd
 	for _, who := range []string{"a", "b"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-		cmd.Env = append(os.Environ(), "ASSAY_STORE_HELPER_DIR="+root, "ASSAY_STORE_HELPER_WHO="+who)
-		cmd.Stderr = os.Stderr
+		cmd := crashtest.Child("TestHelperProcess", "ASSAY_STORE_HELPER_DIR="+root, "ASSAY_STORE_HELPER_WHO="+who)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

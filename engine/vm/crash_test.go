@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -55,9 +54,7 @@ func TestKilledBenchLeavesAVerifiableStore(t *testing.T) {
 	for round := range 4 {
 		root := filepath.Join(dir, fmt.Sprintf("store-%d", round))
 		target := 1 + rng.IntN(400)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBenchWriter$")
-		cmd.Env = append(os.Environ(), "ASSAY_VM_CRASH_DIR="+dir, "ASSAY_VM_CRASH_STORE="+root)
-		cmd.Stderr = os.Stderr
+		cmd := crashtest.Child("TestHelperBenchWriter", "ASSAY_VM_CRASH_DIR="+dir, "ASSAY_VM_CRASH_STORE="+root)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
