@@ -200,24 +200,18 @@ func redactURL(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-func envName(s string) bool {
-	if s == "" || len(s) > 128 {
-		return false
-	}
-	for _, r := range s {
-		if !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
-			return false
-		}
-	}
-	return true
-}
+func envName(s string) bool { return asciiName(s, '_') }
 
-func headerName(s string) bool {
+func headerName(s string) bool { return asciiName(s, '-') }
+
+// asciiName reports whether s is 1 to 128 ASCII letters, digits and sep
+// ('_' in an environment variable name, '-' in a header name).
+func asciiName(s string, sep rune) bool {
 	if s == "" || len(s) > 128 {
 		return false
 	}
 	for _, r := range s {
-		if !(r == '-' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
+		if !(r == sep || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
 			return false
 		}
 	}
