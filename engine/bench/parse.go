@@ -181,11 +181,7 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 }
 
 func parseCaseResult(v any, at string) (CaseResult, error) {
-	m, err := evidence.Closed(v, at, "id", "passed", "outcome", "outputs", "expect", "receiptDigest", "effectCalls", "work", "usage", "attribution")
-	if err != nil {
-		return CaseResult{}, err
-	}
-	cl, err := evidence.ParseCaseClaim(m, at)
+	m, cl, err := evidence.ParseCaseRecord(v, at, "id", "passed", "outcome", "outputs", "expect", "receiptDigest", "effectCalls", "work", "usage", "attribution")
 	if err != nil {
 		return CaseResult{}, err
 	}

@@ -234,10 +234,25 @@ type CaseClaim struct {
 	Work          Work
 }
 
-// ParseCaseClaim reads the fields every case record carries from m (whose
-// key set the caller has already closed); at names the record in errors.
+// ParseCaseRecord reads a case record: an object whose keys are among
+// keys (the claim's and the report's own), with the fields every case
+// record carries. It returns the object for the report's own fields; at
+// names the record in errors.
+func ParseCaseRecord(v any, at string, keys ...string) (map[string]any, CaseClaim, error) {
+	m, err := Closed(v, at, keys...)
+	if err != nil {
+		return nil, CaseClaim{}, err
+	}
+	c, err := parseCaseClaim(m, at)
+	if err != nil {
+		return nil, CaseClaim{}, err
+	}
+	return m, c, nil
+}
+
+// parseCaseClaim reads the fields every case record carries from m.
 // A suspended run cannot be a claim: only complete, failed and stuck are.
-func ParseCaseClaim(m map[string]any, at string) (CaseClaim, error) {
+func parseCaseClaim(m map[string]any, at string) (CaseClaim, error) {
 	var c CaseClaim
 	var err error
 	if c.ID, err = ID(m["id"], at+".id"); err != nil {

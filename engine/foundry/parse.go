@@ -10,23 +10,13 @@ import (
 // splits, outcomes and counts, valid scores, and a budget account whose
 // arithmetic holds. It checks shape only; Verify checks the claims.
 func ParseReport(v any) (*Report, error) {
-	raw, err := evidence.Object(v, "report")
+	raw, digest, err := openReport(v, ReportContract,
+		[]string{"contract", "candidates", "promoted", "holdout", "scorer", "lineage", "budget", "digest"},
+		[]string{"contract", "candidates", "promoted", "holdout", "digest"})
 	if err != nil {
 		return nil, err
 	}
-	if err := evidence.ClosedKeys(raw, "report", "contract", "candidates", "promoted", "holdout", "scorer", "lineage", "budget", "digest"); err != nil {
-		return nil, err
-	}
-	if err := requireKeys(raw, "report", "contract", "candidates", "promoted", "holdout", "digest"); err != nil {
-		return nil, err
-	}
-	if raw["contract"] != ReportContract {
-		return nil, fail(fault.Parse, "contract", "must be %s", ReportContract)
-	}
-	r := &Report{}
-	if r.Digest, err = evidence.DigestField(raw["digest"], "digest"); err != nil {
-		return nil, err
-	}
+	r := &Report{Digest: digest}
 	if r.Promoted, err = evidence.DigestField(raw["promoted"], "promoted"); err != nil {
 		return nil, err
 	}
@@ -67,6 +57,27 @@ func ParseReport(v any) (*Report, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// openReport reads the top level of a foundry or search report: its keys
+// among allowed, every one of required present, its contract, and its
+// digest.
+func openReport(v any, contract string, allowed, required []string) (map[string]any, string, error) {
+	raw, err := evidence.Closed(v, "report", allowed...)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := requireKeys(raw, "report", required...); err != nil {
+		return nil, "", err
+	}
+	if raw["contract"] != contract {
+		return nil, "", fail(fault.Parse, "contract", "must be %s", contract)
+	}
+	digest, err := evidence.DigestField(raw["digest"], "digest")
+	if err != nil {
+		return nil, "", err
+	}
+	return raw, digest, nil
 }
 
 func parseScore(m map[string]any, field string) (Score, error) {
@@ -136,11 +147,7 @@ func parseCandidate(v any, at string) (CandidateResult, error) {
 }
 
 func parseCaseResult(v any, at string) (CaseResult, error) {
-	m, err := evidence.Closed(v, at, "id", "split", "passed", "outcome", "args", "outputs", "expect", "receiptDigest", "work", "usage")
-	if err != nil {
-		return CaseResult{}, err
-	}
-	cl, err := evidence.ParseCaseClaim(m, at)
+	m, cl, err := evidence.ParseCaseRecord(v, at, "id", "split", "passed", "outcome", "args", "outputs", "expect", "receiptDigest", "work", "usage")
 	if err != nil {
 		return CaseResult{}, err
 	}

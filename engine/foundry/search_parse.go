@@ -14,20 +14,12 @@ import (
 // parses as an algal.foundry.v1 report. It checks shape only;
 // VerifySearch checks the claims.
 func ParseSearchReport(v any) (*SearchReport, error) {
-	raw, err := evidence.Closed(v, "report", "contract", "generatorDigest", "generations", "result", "digest")
+	keys := []string{"contract", "generatorDigest", "generations", "result", "digest"}
+	raw, digest, err := openReport(v, SearchContract, keys, keys)
 	if err != nil {
 		return nil, err
 	}
-	if err := requireKeys(raw, "report", "contract", "generatorDigest", "generations", "result", "digest"); err != nil {
-		return nil, err
-	}
-	if raw["contract"] != SearchContract {
-		return nil, fail(fault.Parse, "contract", "must be %s", SearchContract)
-	}
-	s := &SearchReport{}
-	if s.Digest, err = evidence.DigestField(raw["digest"], "digest"); err != nil {
-		return nil, err
-	}
+	s := &SearchReport{Digest: digest}
 	if s.GeneratorDigest, err = evidence.DigestField(raw["generatorDigest"], "generatorDigest"); err != nil {
 		return nil, err
 	}

@@ -119,6 +119,15 @@ func Seal(r map[string]any) (string, error) {
 // the digest of the full receipt including its own digest field.
 func StorageRef(r map[string]any) (string, error) { return canon.Digest(r) }
 
+// object reads a JSON object whose keys are among allowed.
+func object(v any, loc string, allowed []string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, invalid(loc, "must be an object")
+	}
+	return m, closed(m, allowed, loc)
+}
+
 func closed(m map[string]any, allowed []string, loc string) error {
 	if k, bad := canon.UnknownKey(m, allowed...); bad {
 		return invalid(loc, "unknown key %q", k)
@@ -142,6 +151,19 @@ func text(m map[string]any, key, loc string, max int, required bool) (string, bo
 		return "", false, invalid(loc, "%q exceeds %d characters", key, max)
 	}
 	return s, true, nil
+}
+
+// array reads the array under key, of at most max entries (what names
+// them in the message: "more than 4096 records").
+func array(m map[string]any, key string, max int, what string) ([]any, error) {
+	l, ok := m[key].([]any)
+	if !ok {
+		return nil, invalid(key, "must be an array")
+	}
+	if len(l) > max {
+		return nil, invalid(key, "more than %d %s", max, what)
+	}
+	return l, nil
 }
 
 func integer(m map[string]any, key, loc string, required bool) (int, bool, error) {
@@ -175,15 +197,12 @@ func digestField(m map[string]any, key, loc string, required bool) error {
 // failure messages only by the receipt size (MaxBytes), since the runtime
 // writes activation errors into them uncut.
 func failureRecord(v any, loc string, withPath bool, maxMessage int) error {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return invalid(loc, "must be an object")
-	}
 	allowed := []string{"code", "message"}
 	if withPath {
 		allowed = append(allowed, "path")
 	}
-	if err := closed(m, allowed, loc); err != nil {
+	m, err := object(v, loc, allowed)
+	if err != nil {
 		return err
 	}
 	code, _, err := text(m, "code", loc, 0, true)
@@ -282,35 +301,26 @@ func Validate(v any) error {
 			return err
 		}
 	}
-	effects, ok := r["effects"].([]any)
-	if !ok {
-		return invalid("effects", "must be an array")
-	}
-	if len(effects) > MaxEffects {
-		return invalid("effects", "more than %d records", MaxEffects)
+	effects, err := array(r, "effects", MaxEffects, "records")
+	if err != nil {
+		return err
 	}
 	for i, e := range effects {
 		if err := validateEffect(e, fmt.Sprintf("effects[%d]", i)); err != nil {
 			return err
 		}
 	}
-	events, ok := r["events"].([]any)
-	if !ok {
-		return invalid("events", "must be an array")
-	}
-	if len(events) > MaxEvents {
-		return invalid("events", "more than %d events", MaxEvents)
+	events, err := array(r, "events", MaxEvents, "events")
+	if err != nil {
+		return err
 	}
 	for i, e := range events {
 		if err := validateEvent(e, i, fmt.Sprintf("events[%d]", i)); err != nil {
 			return err
 		}
 	}
-	work, ok := r["work"].(map[string]any)
-	if !ok {
-		return invalid("work", "must be an object")
-	}
-	if err := closed(work, []string{"steps", "agentCalls", "units"}, "work"); err != nil {
+	work, err := object(r["work"], "work", []string{"steps", "agentCalls", "units"})
+	if err != nil {
 		return err
 	}
 	for _, k := range []string{"steps", "agentCalls", "units"} {
@@ -335,11 +345,8 @@ func Validate(v any) error {
 }
 
 func validateCell(v any, loc string) error {
-	c, ok := v.(map[string]any)
-	if !ok {
-		return invalid(loc, "must be an object")
-	}
-	if err := closed(c, CellKeys, loc); err != nil {
+	c, err := object(v, loc, CellKeys)
+	if err != nil {
 		return err
 	}
 	status, _, err := text(c, "status", loc, 0, true)
@@ -445,11 +452,8 @@ func validateCell(v any, loc string) error {
 }
 
 func validateEffect(v any, loc string) error {
-	e, ok := v.(map[string]any)
-	if !ok {
-		return invalid(loc, "must be an object")
-	}
-	if err := closed(e, EffectKeys, loc); err != nil {
+	e, err := object(v, loc, EffectKeys)
+	if err != nil {
 		return err
 	}
 	if err := digestField(e, "requestDigest", loc, true); err != nil {
@@ -505,11 +509,8 @@ func validateEffect(v any, loc string) error {
 }
 
 func validateEvent(v any, seq int, loc string) error {
-	e, ok := v.(map[string]any)
-	if !ok {
-		return invalid(loc, "must be an object")
-	}
-	if err := closed(e, EventKeys, loc); err != nil {
+	e, err := object(v, loc, EventKeys)
+	if err != nil {
 		return err
 	}
 	n, _, err := integer(e, "seq", loc, true)

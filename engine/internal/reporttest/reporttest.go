@@ -1,16 +1,18 @@
 // Package reporttest is test support for the reports bench and foundry
 // write and verify: a strict parser's rejection table over forged copies
-// of a valid report, and the check that a report's bytes do not depend on
+// of a valid report, the check that verification names a forged claim,
+// and the check that a report's bytes do not depend on
 // how many cases run at once.
 package reporttest
 
 import (
 	"bytes"
-	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 )
 
@@ -34,8 +36,7 @@ func ParseRejects[T any](t *testing.T, valid map[string]any, parse func(any) (T,
 // field.
 func RejectedAt(t testing.TB, err error, field string) {
 	t.Helper()
-	var fe *fault.Error
-	if !errors.As(err, &fe) || !strings.HasPrefix(fe.Path, field) {
+	if fe, ok := fault.As(err); !ok || !strings.HasPrefix(fe.Path, field) {
 		t.Fatalf("want rejection at %s, got %v", field, err)
 	}
 }
@@ -55,5 +56,21 @@ func SameAtEveryConcurrency(t testing.TB, ns []int, encode func(n int) ([]byte, 
 		} else if !bytes.Equal(first, b) {
 			t.Fatalf("concurrency %d changed the report", n)
 		}
+	}
+}
+
+// Caught fails t unless verification ran (err is nil), rejected the report
+// and holds a mismatch that names want: names(mismatch, want) is true
+// (strings.HasPrefix, strings.Contains).
+func Caught(t testing.TB, v *evidence.Verification, err error, want string, names func(s, want string) bool) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.OK {
+		t.Fatal("forgery verified")
+	}
+	if !slices.ContainsFunc(v.Mismatches, func(m string) bool { return names(m, want) }) {
+		t.Errorf("no mismatch names %s: %q", want, v.Mismatches)
 	}
 }
