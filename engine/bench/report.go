@@ -131,21 +131,12 @@ func (s *SystemResult) aggregate() {
 		s.EffectCalls += c.EffectCalls
 		s.Work.Add(c.Work)
 		s.Usage.add(c.Usage)
-		for _, k := range sortedTallyKeys(c.Attribution) {
+		for _, k := range canon.SortedKeys(c.Attribution) {
 			t := s.Attribution[k]
 			t.add(c.Attribution[k])
 			s.Attribution[k] = t
 		}
 	}
-}
-
-func sortedTallyKeys(m map[string]Tally) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, canon.CompareKeys)
-	return keys
 }
 
 // Report is an algal.bench.v1 report.

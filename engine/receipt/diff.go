@@ -27,7 +27,7 @@ func Diff(a, b map[string]any) []string {
 	}
 	ca, _ := a["cells"].(map[string]any)
 	cb, _ := b["cells"].(map[string]any)
-	ka, kb := sortedPaths(ca), sortedPaths(cb)
+	ka, kb := canon.SortedKeys(ca), canon.SortedKeys(cb)
 	if !slices.Equal(ka, kb) {
 		out = append(out, fmt.Sprintf("cells: %s vs %s", strings.Join(ka, ","), strings.Join(kb, ",")))
 	}
@@ -218,13 +218,4 @@ func same(a, b map[string]any, key string) bool {
 		return false
 	}
 	return !okA || equal(x, y)
-}
-
-func sortedPaths(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.SortFunc(ks, canon.CompareKeys)
-	return ks
 }
