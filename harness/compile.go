@@ -94,7 +94,10 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 			}
 		}
 	}
-	c.declared = declaredCalls(w, 1)
+	if !w.InParts() {
+		// A run in parts counts a part's cases when it checks the part.
+		c.declared = declaredCalls(w, 1)
+	}
 	// File-based scripted tables must be JSON objects; their content is
 	// part of the identity.
 	checkTables := func(execs []Executor) error {
@@ -271,7 +274,7 @@ func (w *Workload) config(path func(string) string, table func(string) string) m
 	}
 	cases := make([]any, 0, len(w.Cases))
 	for _, c := range w.Cases {
-		cv := map[string]any{"id": c.ID, "args": c.Args, "expect": c.Expect}
+		cv := map[string]any{"id": c.ID, "args": c.Args(), "expect": c.Expect()}
 		if w.Kind == KindFoundry {
 			cv["split"] = c.Split
 		}
@@ -363,6 +366,9 @@ func (w *Workload) engineError(ee *fault.Error) *fault.Error {
 	probe := field
 	for probe != "" {
 		if p, ok := w.positions[probe]; ok {
+			return errAt(p, field, "%s (%s)", ee.Message, ee.Code)
+		}
+		if p, ok := w.casePosition(probe); ok {
 			return errAt(p, field, "%s (%s)", ee.Message, ee.Code)
 		}
 		cut := max(strings.LastIndex(probe, "."), strings.LastIndex(probe, "["))

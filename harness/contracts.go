@@ -134,17 +134,27 @@ func (w *Workload) contenders() ([]contender, error) {
 // checkManifests reads the workload's manifests and checks routes and
 // scripted answers against them.
 func (w *Workload) checkManifests() error {
-	cs, err := w.contenders()
-	if err != nil {
+	l := w.loading
+	if l.contendersErr != nil {
+		return l.contendersErr
+	}
+	if err := w.checkRoutes(l.contenders); err != nil {
 		return err
 	}
-	if err := w.checkRoutes(cs); err != nil {
+	if err := w.checkPromoted(l.contenders); err != nil {
 		return err
 	}
-	if err := w.checkPromoted(cs); err != nil {
-		return err
-	}
-	return w.checkAnswers(cs)
+	return l.answersErr
+}
+
+// loadState is what Parse carries while it reads the cases: the
+// contenders (read before the cases, as everything they depend on is
+// written before cases:) and the first answer found to break its cell's
+// contract.
+type loadState struct {
+	contenders    []contender
+	contendersErr error
+	answersErr    error
 }
 
 // checkPromoted rejects a promoted rule naming no candidate's key, which
@@ -331,55 +341,65 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// checkAnswers checks every scripted answer against the output contract of
-// the cell it is written for, in every known manifest whose contender the
-// executor serves.
-func (w *Workload) checkAnswers(cs []contender) error {
-	for _, c := range w.Cases {
-		for _, a := range c.Answers {
-			at := fmt.Sprintf("cases[%s].responses.%s.%s", c.ID, a.Executor, a.Cell)
-			if a.Index > 0 || len(c.Responses[a.Executor][a.Cell]) > 1 {
-				at = index(at, a.Index)
+// checkCaseAnswers checks a case's scripted answers, as it is read,
+// against the output contract of the cell each is written for, in every
+// known manifest whose contender the executor serves. The first error
+// found is kept, not returned: a workload reports its case and reference
+// mistakes before its manifests' (checkManifests), and answers are
+// checked last among those, so what the error would have been is known
+// without holding every case's answers until then.
+func (w *Workload) checkCaseAnswers(c *Case, responses map[string]map[string][]any, answers []Answer) {
+	l := w.loading
+	if l == nil || l.contendersErr != nil || l.answersErr != nil {
+		return
+	}
+	l.answersErr = w.answersProblem(l.contenders, c, responses, answers)
+}
+
+func (w *Workload) answersProblem(cs []contender, c *Case, responses map[string]map[string][]any, answers []Answer) error {
+	for _, a := range answers {
+		at := fmt.Sprintf("cases[%s].responses.%s.%s", c.ID, a.Executor, a.Cell)
+		if a.Index > 0 || len(responses[a.Executor][a.Cell]) > 1 {
+			at = index(at, a.Index)
+		}
+		satisfied, broken, seen := 0, false, false
+		var cells []string
+		for _, ct := range cs {
+			if !servedBy(ct, a.Executor) {
+				continue
 			}
-			satisfied, broken, seen := 0, false, false
-			var cells []string
-			for _, ct := range cs {
-				if !servedBy(ct, a.Executor) {
-					continue
-				}
-				for _, cell := range ct.manifest.Cells {
-					if _, ok := effectRoute(cell); ok {
-						cells = append(cells, cell.ID)
-					}
-				}
-				cell, ok := ct.manifest.Cell(a.Cell)
-				if !ok {
-					continue
-				}
-				seen = true
-				if cell.Agent == nil {
-					continue
-				}
-				why := answerProblem(cell, a.Value)
-				switch {
-				case why == "":
-					satisfied++
-				case !a.Malformed:
-					return errAt(a.Pos, at, "%s, so the answer can never satisfy cell %q of %s; fix the answer, or tag it %s if it is meant to break the contract",
-						why, a.Cell, ct.file, MalformedTag)
-				default:
-					broken = true
+			for _, cell := range ct.manifest.Cells {
+				if _, ok := effectRoute(cell); ok {
+					cells = append(cells, cell.ID)
 				}
 			}
-			if a.Malformed && !broken && satisfied > 0 {
-				return errAt(a.Pos, at, "is tagged %s but satisfies the output contract of cell %q; remove the tag", MalformedTag, a.Cell)
+			cell, ok := ct.manifest.Cell(a.Cell)
+			if !ok {
+				continue
 			}
-			if !seen && w.Generator == nil && len(cells) > 0 {
-				slices.Sort(cells)
-				cells = slices.Compact(cells)
-				return errAt(a.Pos, at, "no manifest executor %q serves has a cell %q%s (its cells that call executors: %s)",
-					a.Executor, a.Cell, suggest.DidYouMean(a.Cell, cells), strings.Join(cells, ", "))
+			seen = true
+			if cell.Agent == nil {
+				continue
 			}
+			why := answerProblem(cell, a.Value)
+			switch {
+			case why == "":
+				satisfied++
+			case !a.Malformed:
+				return errAt(a.Pos, at, "%s, so the answer can never satisfy cell %q of %s; fix the answer, or tag it %s if it is meant to break the contract",
+					why, a.Cell, ct.file, MalformedTag)
+			default:
+				broken = true
+			}
+		}
+		if a.Malformed && !broken && satisfied > 0 {
+			return errAt(a.Pos, at, "is tagged %s but satisfies the output contract of cell %q; remove the tag", MalformedTag, a.Cell)
+		}
+		if !seen && w.Generator == nil && len(cells) > 0 {
+			slices.Sort(cells)
+			cells = slices.Compact(cells)
+			return errAt(a.Pos, at, "no manifest executor %q serves has a cell %q%s (its cells that call executors: %s)",
+				a.Executor, a.Cell, suggest.DidYouMean(a.Cell, cells), strings.Join(cells, ", "))
 		}
 	}
 	return nil

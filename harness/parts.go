@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
@@ -217,25 +216,12 @@ func (c *Compiled) partConfig(p Part, load bench.ManifestLoader) (*bench.Config,
 	return bench.ParseConfig(cfg, w.Dir, load)
 }
 
-// releaseAnswers drops the per-answer view of the responses (Case.Answers)
-// of a workload in parts once the load's checks have read it: the run needs
-// only Responses, and at 20,000 cases the answers with their positions are
-// a fifth of the loaded workload.
-func (w *Workload) releaseAnswers() {
-	if !w.InParts() {
-		return
-	}
-	for i := range w.Cases {
-		w.Cases[i].Answers = nil
-	}
-}
-
 // releaseCases replaces, once a run in parts has written every part's
 // config and tables, its workload with a copy that keeps of each case only
-// its id, split and position (the alignment check reads the response
-// counts Compile took): the parts run from the files, so the args, expectations and responses
-// of 20,000 cases need not stay in memory for the rest of the run. The
-// loaded workload is left as it was (a host may run it again).
+// its id, split, position and responses (the alignment check counts
+// them, a part at a time): the parts run from the files, so the args and
+// expectations of 20,000 cases need not stay in memory for the rest of the
+// run. The loaded workload is left as it was (a host may run it again).
 func (r *run) releaseCases() {
 	if r.c.Parts == nil {
 		return
@@ -245,14 +231,7 @@ func (r *run) releaseCases() {
 	c.Workload = &w
 	w.Cases = make([]Case, len(r.w.Cases))
 	for i, cs := range r.w.Cases {
-		w.Cases[i] = Case{ID: cs.ID, Split: cs.Split, Pos: cs.Pos}
-	}
-	// Positions of cases were for mapping admission errors, done now.
-	w.positions = map[string]Pos{}
-	for k, p := range r.w.positions {
-		if !strings.HasPrefix(k, "cases[") && !strings.HasPrefix(k, "responses:") {
-			w.positions[k] = p
-		}
+		w.Cases[i] = cs.withoutArgs()
 	}
 	r.w, r.c = &w, &c
 	r.o.Workload, r.o.Compiled = &w, &c

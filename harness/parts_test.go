@@ -116,7 +116,7 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 	}
 	// The run keeps only the cases its gate messages name (the outcomes
 	// rule's, and the first failures of each system).
-	if o.Bench.Digest != agg.(map[string]any)["digest"] || len(o.Bench.Systems[0].Cases) != maxListedFailures+1 || len(o.Workload.Cases[0].Args) != 0 {
+	if o.Bench.Digest != agg.(map[string]any)["digest"] || len(o.Bench.Systems[0].Cases) != maxListedFailures+1 || o.Workload.Cases[0].Args() != nil || o.Workload.Cases[0].Responses() == nil {
 		t.Errorf("outcome report: digest %s, %d cases", o.Bench.Digest, len(o.Bench.Systems[0].Cases))
 	}
 	if len(o.Gates) != 3 {

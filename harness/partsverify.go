@@ -250,7 +250,9 @@ func (c *Compiled) checkPart(ctx context.Context, p Part, rep *bench.Report, v a
 	for _, m := range bv.Mismatches {
 		mismatches = append(mismatches, name+": "+m)
 	}
-	sub := &run{w: c.Workload, c: c, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: c, Bench: rep}}
+	pc := *c
+	pc.declared = declaredCalls(c.Workload.partView(p), 1)
+	sub := &run{w: c.Workload, c: &pc, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: &pc, Bench: rep}}
 	problems, alignErr := sub.alignment(tap)
 	if alignErr != nil {
 		problems = append(problems, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))

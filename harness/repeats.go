@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -106,12 +105,9 @@ func (w *Workload) scriptedRepeats(name string) int {
 
 // responsesAt is the case's responses in repeat rep (1-based).
 func (c Case) responsesAt(rep int) map[string]map[string][]any {
+	out := c.Responses()
 	if rep == 1 || len(c.PerRepeat) == 0 {
-		return c.Responses
-	}
-	out := make(map[string]map[string][]any, len(c.Responses))
-	for ex, cells := range c.Responses {
-		out[ex] = maps.Clone(cells)
+		return out
 	}
 	for _, rr := range c.PerRepeat {
 		if rep <= len(rr.Values) {

@@ -80,7 +80,7 @@ func TestAliasesStillWork(t *testing.T) {
 	body := strings.Replace(goodBench, `args: { ticket: "x" }`, `args: &args { ticket: "x" }`, 1) +
 		"  - id: b\n    args: *args\n    expect: { queue: billing }\n    responses:\n      cheap: { route: billing }\n"
 	w := loadWorkload(t, writeWorkload(t, "tiny.bench.yaml", body))
-	if len(w.Cases) != 2 || w.Cases[1].Args["ticket"] != "x" {
+	if len(w.Cases) != 2 || w.Cases[1].Args()["ticket"] != "x" {
 		t.Fatalf("cases %+v", w.Cases)
 	}
 }

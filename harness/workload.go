@@ -96,10 +96,13 @@ type Workload struct {
 	Gate   Gate
 
 	// positions maps config paths (as the engine names fields) to where
-	// they were written, so engine rejections point into the YAML.
+	// they were written, so engine rejections point into the YAML (a
+	// case's own positions are in the case: casePosition).
 	positions map[string]Pos
-	pos       Pos
-	namePos   Pos // where name: was written, for duplicate-name errors
+	// loading is what Parse needs while it reads the cases.
+	loading *loadState
+	pos     Pos
+	namePos Pos // where name: was written, for duplicate-name errors
 }
 
 // Ref is a path written in a workload, resolved, with its position.
@@ -147,22 +150,17 @@ type Generator struct {
 	Pos       Pos
 }
 
-// Case is one workload case.
+// Case is one workload case. Its args, expectation and responses are
+// held packed (workload_case.go) and decoded by Args, Expect and
+// Responses.
 type Case struct {
-	ID     string
-	Split  string // foundry only
-	Args   map[string]any
-	Expect map[string]any
-	// Responses: executor -> cell -> the values served to that cell's
-	// calls in this case, in call order.
-	Responses map[string]map[string][]any
-	// Answers are the same responses one by one, in written order, with
-	// their positions and !malformed marks.
-	Answers []Answer
+	ID    string
+	Split string // foundry only
 	// PerRepeat are the responses tagged !repeats: for those cells,
 	// Responses holds repeat 1's values.
 	PerRepeat []RepeatResponse
 	Pos       Pos
+	data      caseData
 }
 
 // Load reads and checks a workload file. The kind comes from the suffix
@@ -316,6 +314,12 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 		w.positions["scorer"] = d.pos(x.value)
 	}
 	w.positions["cases"] = d.pos(f["cases"].key)
+	// Every contender is declared by now: each case's answers are checked
+	// against their cells' contracts as the case is read, so no case's
+	// answers outlive it (checkAnswers says why the first error waits).
+	w.loading = &loadState{}
+	w.loading.contenders, w.loading.contendersErr = w.contenders()
+	defer func() { w.loading = nil }()
 	if err := w.parseCases(d, f["cases"].value, "cases"); err != nil {
 		return nil, err
 	}
@@ -336,7 +340,6 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 	if err := w.checkManifests(); err != nil {
 		return nil, err
 	}
-	w.releaseAnswers()
 	return w, nil
 }
 
@@ -689,10 +692,12 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 			return Case{}, d.fail(x.value, at+".split", "must be train, validation or holdout")
 		}
 	}
-	if c.Args, err = d.object(f["args"].value, at+".args"); err != nil {
+	args, err := d.object(f["args"].value, at+".args")
+	if err != nil {
 		return Case{}, err
 	}
-	if c.Expect, err = d.object(f["expect"].value, at+".expect"); err != nil {
+	expect, err := d.object(f["expect"].value, at+".expect")
+	if err != nil {
 		return Case{}, err
 	}
 	if x, ok := f["note"]; ok {
@@ -700,15 +705,20 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 			return Case{}, err
 		}
 	}
+	var responses map[string]map[string][]any
 	if x, ok := f["responses"]; ok {
-		if c.Responses, c.Answers, c.PerRepeat, err = d.responses(x.value, at+".responses"); err != nil {
+		var answers []Answer
+		if responses, answers, c.PerRepeat, err = d.responses(x.value, at+".responses"); err != nil {
 			return Case{}, err
 		}
-		w.positions["responses:"+c.ID] = d.pos(x.value)
+		c.data.respAt = toLineCol(d.pos(x.value))
+		w.checkCaseAnswers(&c, responses, answers)
 	}
-	w.positions["cases["+c.ID+"]"] = c.Pos
-	w.positions["cases["+c.ID+"].args"] = d.pos(f["args"].value)
-	w.positions["cases["+c.ID+"].expect"] = d.pos(f["expect"].value)
+	c.data.argsAt = toLineCol(d.pos(f["args"].value))
+	c.data.expectAt = toLineCol(d.pos(f["expect"].value))
+	if err := c.pack(args, expect, responses); err != nil {
+		return Case{}, d.fail(n, at, "%v", err)
+	}
 	return c, nil
 }
 
@@ -856,11 +866,15 @@ func (w *Workload) checkReferences() error {
 			return errAt(c.Pos, "cases", "case id %q is used twice (first at %s)", c.ID, p)
 		}
 		seen[c.ID] = c.Pos
-		for _, ex := range slices.Sorted(maps.Keys(c.Responses)) {
-			if !execs[ex] {
-				return errAt(w.positions["responses:"+c.ID], "cases["+c.ID+"].responses."+ex,
-					"no executor named %q is declared %q, so nothing would serve these responses%s", ex, CasesExecutor, suggest.DidYouMean(ex, slices.Sorted(maps.Keys(execs))))
+		var unserved string
+		c.eachResponse(func(ex, _ string, _ [][]byte) {
+			if unserved == "" && !execs[ex] {
+				unserved = ex
 			}
+		})
+		if ex := unserved; ex != "" {
+			return errAt(c.at(c.data.respAt), "cases["+c.ID+"].responses."+ex,
+				"no executor named %q is declared %q, so nothing would serve these responses%s", ex, CasesExecutor, suggest.DidYouMean(ex, slices.Sorted(maps.Keys(execs))))
 		}
 	}
 	for _, ex := range slices.Sorted(maps.Keys(w.Usage)) {
