@@ -131,12 +131,26 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 	if err != nil || c.Slug != o.Compiled.Slug {
 		t.Fatalf("recompiled: %v", err)
 	}
-	d, err := RederiveParts(context.Background(), c, o.RunDir, b)
+	d, err := RederiveParts(context.Background(), c, o.RunDir, b, EveryVerdict)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !sameJSON(d.Aggregate, agg) || !d.Verification.OK || len(d.Bench.Systems[0].Cases) != 600 {
 		t.Errorf("re-derived aggregate differs or does not verify: %v", d.Verification.Mismatches)
+	}
+	// Keeping only the verdicts gate messages name re-derives the same
+	// aggregate and gate, holding as few cases as the run did.
+	g, err := RederiveParts(context.Background(), c, o.RunDir, b, GateVerdicts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameJSON(g.Aggregate, agg) || !g.Verification.OK || len(g.Bench.Systems[0].Cases) != maxListedFailures+1 || len(g.Gates) != len(d.Gates) {
+		t.Fatalf("gate-verdicts re-derivation: %d cases, %d gates, %v", len(g.Bench.Systems[0].Cases), len(g.Gates), g.Verification.Mismatches)
+	}
+	for i := range g.Gates {
+		if g.Gates[i].Passed != d.Gates[i].Passed || g.Gates[i].Message != d.Gates[i].Message {
+			t.Errorf("gate %d: %v %q, with every verdict %v %q", i, g.Gates[i].Passed, g.Gates[i].Message, d.Gates[i].Passed, d.Gates[i].Message)
+		}
 	}
 }
 

@@ -165,12 +165,27 @@ func (r *run) verifyParts(ctx context.Context) error {
 	return r.rec.AddArtifact(PhaseVerify, "verification", VerificationFile)
 }
 
+// Verdicts says which case verdicts the report of a re-derived run in
+// parts keeps (Derived.Bench): its sums, Pareto set and gate verdicts are
+// the same either way.
+type Verdicts int
+
+const (
+	// EveryVerdict keeps every case's verdict (ID, passed, outcome), for a
+	// host that compares runs case by case (ci diff).
+	EveryVerdict Verdicts = iota
+	// GateVerdicts keeps, as the run itself does, only the verdicts its
+	// gate messages name, so a verification's memory stays flat in the
+	// number of cases.
+	GateVerdicts
+)
+
 // RederiveParts is Rederive for a bench run in parts: the verification,
 // the aggregate and the gate verdicts, re-derived from the part reports in
-// dir (c is the workload compiled as the run was). Derived.Aggregate is
-// what aggregate.json must hold.
-func RederiveParts(ctx context.Context, c *Compiled, dir string, st evidence.Store) (*Derived, error) {
-	d, err := c.deriveParts(ctx, dir, st, deriveOptions{allCases: true})
+// dir (c is the workload compiled as the run was), keeping the case
+// verdicts keep says. Derived.Aggregate is what aggregate.json must hold.
+func RederiveParts(ctx context.Context, c *Compiled, dir string, st evidence.Store, keep Verdicts) (*Derived, error) {
+	d, err := c.deriveParts(ctx, dir, st, deriveOptions{allCases: keep == EveryVerdict})
 	if err != nil {
 		return nil, err
 	}

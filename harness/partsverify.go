@@ -46,7 +46,7 @@ type aggregator struct {
 	chunks  []any // the case-list digest of each chunk, in order
 	cases   []bench.Case
 	parts   []any
-	report  map[string]any // the first part's report value: prices, scorer, axes
+	report  map[string]any // the first part report's prices, scorer and axes values
 	axes    []bench.Axis
 	prices  map[string]bench.Price
 	scorer  *evidence.Scorer
@@ -78,7 +78,15 @@ func newAggregator(c *Compiled, all bool) *aggregator {
 // add folds one verified part report (v is its value as read).
 func (a *aggregator) add(p Part, rep *bench.Report, v map[string]any) {
 	if a.report == nil {
-		a.report, a.axes, a.prices, a.scorer = v, rep.Axes, rep.Prices, rep.Scorer
+		// Only these members: the rest of the value (every case of the
+		// part) is released with the part.
+		a.report = map[string]any{}
+		for _, k := range []string{"prices", "scorer", "axes"} {
+			if x, ok := v[k]; ok {
+				a.report[k] = x
+			}
+		}
+		a.axes, a.prices, a.scorer = rep.Axes, rep.Prices, rep.Scorer
 	}
 	if p.SystemFrom == 0 {
 		a.chunks = append(a.chunks, rep.Workload)

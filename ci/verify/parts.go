@@ -73,7 +73,11 @@ func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *
 			}
 		}
 	}
-	d, err := harness.RederiveParts(ctx, c, dir, opts.Evidence)
+	keep := harness.GateVerdicts
+	if opts.everyVerdict {
+		keep = harness.EveryVerdict
+	}
+	d, err := harness.RederiveParts(ctx, c, dir, opts.Evidence, keep)
 	if err != nil {
 		fail("%s cannot be re-derived from the parts: %v", harness.AggregateFile, err)
 		return nil

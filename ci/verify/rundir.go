@@ -46,8 +46,11 @@ func isRunDir(dir string) bool {
 	return false
 }
 
-// CheckRun verifies one run directory (see checkRun).
+// CheckRun verifies one run directory (see checkRun). Its Run.Derived
+// keeps every case verdict, of a run in parts too, for hosts that compare
+// runs case by case.
 func CheckRun(ctx context.Context, dir string, opts Options) (Result, error) {
+	opts.everyVerdict = true
 	return checkRun(ctx, dir, opts)
 }
 

@@ -165,6 +165,11 @@ type Options struct {
 	// Workloads are what run directories are re-derived against; a run
 	// whose workload is not among them fails.
 	Workloads *Workloads
+
+	// everyVerdict keeps every case verdict of a run in parts in
+	// RunCheck.Derived (CheckRun's callers compare runs case by case);
+	// Verify keeps only what its gate verdicts need.
+	everyVerdict bool
 }
 
 // Report is the outcome of Verify.
