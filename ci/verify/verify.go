@@ -420,16 +420,12 @@ func check(ctx context.Context, res *Result, v any, ev *vm.Workbench) error {
 			return nil
 		}
 		res.Mismatches = append(res.Mismatches, mm...)
-	case KindBench:
-		ver, err := bench.Verify(ctx, v, ev)
-		if err != nil {
-			fail(err)
-			return nil
+	case KindBench, KindFoundry, KindBudget, KindSearch:
+		verify := foundry.VerifyDocument
+		if res.Kind == KindBench {
+			verify = bench.Verify
 		}
-		res.Digest = ver.Digest
-		res.Mismatches = append(res.Mismatches, ver.Mismatches...)
-	case KindFoundry, KindBudget, KindSearch:
-		ver, err := foundry.VerifyDocument(ctx, v, ev)
+		ver, err := verify(ctx, v, ev)
 		if err != nil {
 			fail(err)
 			return nil
