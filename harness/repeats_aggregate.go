@@ -369,7 +369,7 @@ func (a *Repeats) Value() map[string]any {
 	v := map[string]any{"contract": RepeatsContract, "workload": a.Workload, "kind": string(a.Kind),
 		"repeats": float64(a.K), "reports": reports, "contenders": cs}
 	if a.Kind == KindBench {
-		v["pareto"] = anyStrings(a.Pareto)
+		v["pareto"] = canon.Strings(a.Pareto)
 		return v
 	}
 	v["promoted"] = nil
@@ -395,7 +395,7 @@ func (a *Repeats) contenderValue(c *RepeatContender) map[string]any {
 		ests[k-1] = map[string]any{"k": float64(k), "passAtK": c.PassAtK(k).Value(), "passHatK": c.PassHatK(k).Value()}
 	}
 	v := map[string]any{"id": c.ID, "manifestDigest": c.ManifestDigest, "samples": float64(c.Samples), "passes": float64(c.Passes),
-		"passRate": c.PassRate().Value(), "estimates": ests, "flaky": anyStrings(c.Flaky()), "cases": casesValue(c.Cases)}
+		"passRate": c.PassRate().Value(), "estimates": ests, "flaky": canon.Strings(c.Flaky()), "cases": casesValue(c.Cases)}
 	if a.Kind == KindBench {
 		v["tokensIn"], v["tokensOut"], v["effectCalls"], v["cost"] = float64(c.TokensIn), float64(c.TokensOut), float64(c.EffectCalls), c.Cost
 		if c.AxisValues != nil {
@@ -431,14 +431,6 @@ func casesValue(cases []RepeatCase) []any {
 			cv["split"] = c.Split
 		}
 		out[i] = cv
-	}
-	return out
-}
-
-func anyStrings(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
 	}
 	return out
 }

@@ -1,5 +1,7 @@
 package runrecord
 
+import "github.com/algal-assay/assay/engine/canon"
+
 // Value renders the view as a plain JSON value (nil, bool, float64, string,
 // []any, map[string]any) for canon.Encode. Absent facts are null rather than
 // omitted, so consumers can rely on the shape.
@@ -9,7 +11,7 @@ func (v *View) Value() map[string]any {
 		"state":    string(v.State),
 		"problem":  nil,
 		"record":   nil,
-		"warnings": stringList(v.Warnings),
+		"warnings": canon.Strings(v.Warnings),
 		// Filled below when known; null otherwise.
 		"pipeline_check": nil,
 		"assembly_check": nil,
@@ -45,9 +47,9 @@ func (v *View) Value() map[string]any {
 			"label":           "reconstructed",
 			"pipeline":        optStr(r.Pipeline),
 			"pipeline_source": optStr(r.PipelineSource),
-			"candidates":      stringList(r.Candidates),
+			"candidates":      canon.Strings(r.Candidates),
 			"files":           files,
-			"notes":           stringList(r.Notes),
+			"notes":           canon.Strings(r.Notes),
 		}
 	}
 	return out
@@ -104,12 +106,4 @@ func optInt(i int) any {
 		return nil
 	}
 	return float64(i)
-}
-
-func stringList(ss []string) []any {
-	out := make([]any, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, s)
-	}
-	return out
 }

@@ -154,7 +154,7 @@ func Write(ctx context.Context, dir string, base, head Source, paths []string, a
 			return err
 		}
 	}
-	marker := map[string]any{"layout": Layout, "paths": anyList(paths), "archive": a.Archive, "head_commit": a.HeadCommit}
+	marker := map[string]any{"layout": Layout, "paths": canon.Strings(paths), "archive": a.Archive, "head_commit": a.HeadCommit}
 	b, err := canon.Encode(marker)
 	if err != nil {
 		return err
@@ -163,14 +163,6 @@ func Write(ctx context.Context, dir string, base, head Source, paths []string, a
 		return &Error{Code: CodeIO, Message: "artifact " + dir, Err: err}
 	}
 	return nil
-}
-
-func anyList(s []string) []any {
-	out := make([]any, len(s))
-	for i, x := range s {
-		out[i] = x
-	}
-	return out
 }
 
 // writeSide copies one side: its run directories (hidden leftovers
