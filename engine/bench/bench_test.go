@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -498,6 +500,71 @@ func TestInspect(t *testing.T) {
 	for _, want := range []string{"pareto axes: passed ↑, total tokens ↓, effect calls ↓", "frontier  4/4", "#1", "t4: passed by frontier, wasteful; failed by cheap", "scorer: exact match"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// replayFails is fakeEvidence whose replay of the named receipts fails.
+type replayFails struct {
+	*fakeEvidence
+	fail map[string]error
+}
+
+func (e replayFails) Replay(_ context.Context, rec map[string]any, _ *manifest.Manifest) ([]string, error) {
+	d, _ := canon.Digest(rec)
+	return nil, e.fail[d]
+}
+
+// Verify checks cases on a pool of one worker per CPU: a report forged in
+// several systems and cases verifies to the same mismatches, in report
+// order, with one worker or eight, and a failing replay is the
+// lowest-placed one however the workers finish.
+func TestVerifyIsTheSameWhateverTheConcurrency(t *testing.T) {
+	cfg, r, ev := fixture(t)
+	rep, err := Run(context.Background(), cfg, r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := canon.Clone(rep.Value()).(map[string]any)
+	caseOf(v, 0, 3)["passed"] = true
+	caseOf(v, 1, 1)["usage"].(map[string]any)["tokensIn"] = 1.0
+	caseOf(v, 2, 0)["receiptDigest"] = rep.Systems[1].Cases[0].ReceiptDigest
+	sysOf(v, 2)["passed"] = 1.0
+	delete(v, "digest")
+	d, _ := canon.Digest(v)
+	v["digest"] = d
+	var want []string
+	for _, procs := range []int{1, 8, 1, 8} {
+		prev := runtime.GOMAXPROCS(procs)
+		res, err := Verify(context.Background(), v, ev)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = res.Mismatches
+			if len(want) < 4 || !strings.HasPrefix(want[0], "systems[cheap].passed") || !strings.HasPrefix(want[len(want)-1], "systems[wasteful].cases") {
+				t.Fatalf("mismatches not in report order: %q", want)
+			}
+			continue
+		}
+		if !slices.Equal(res.Mismatches, want) {
+			t.Fatalf("GOMAXPROCS %d: mismatches\n%q\nwant\n%q", procs, res.Mismatches, want)
+		}
+	}
+
+	first, second := errors.New("replay of frontier t2 failed"), errors.New("replay of wasteful t4 failed")
+	failing := replayFails{ev, map[string]error{}}
+	for _, c := range []struct {
+		si, ci int
+		err    error
+	}{{1, 1, first}, {2, 3, second}} {
+		d, _ := canon.Digest(r.receipts[rep.Systems[c.si].Cases[c.ci].ReceiptDigest])
+		failing.fail[d] = c.err
+	}
+	for range 20 {
+		if _, err := Verify(context.Background(), rep.Value(), failing); !errors.Is(err, first) {
+			t.Fatalf("want the lowest-placed failure %v, got %v", first, err)
 		}
 	}
 }

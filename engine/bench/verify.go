@@ -2,12 +2,14 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/manifest"
+	"golang.org/x/sync/errgroup"
 )
 
 // Verification is the outcome of Verify.
@@ -18,7 +20,8 @@ type Verification = evidence.Verification
 // and the Pareto set; then each case against its stored receipt (the
 // claimed manifest, args, outcome, outputs, work and usage) and an offline
 // replay of that receipt. A malformed report is an error; a report that
-// parses but does not hold is a Verification with mismatches.
+// parses but does not hold is a Verification with mismatches. Cases are
+// checked concurrently, so ev must be safe for concurrent use.
 func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error) {
 	r, err := ParseReport(v)
 	if err != nil {
@@ -35,9 +38,17 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 		bad("workload: claimed %s, computed %s", r.Workload, w)
 	}
 
+	// A system's own checks run here, in order; its cases are checked
+	// afterwards on a bounded pool, each case keeping its mismatches in its
+	// own slot, and everything is joined in report order, so the
+	// verification (and the error, the lowest-placed one) is the same
+	// whatever the concurrency.
+	systemBad := make([][]string, len(r.Systems))
+	var checks []caseCheck
 	for si := range r.Systems {
 		s := &r.Systems[si]
 		at := "systems[" + s.ID + "]"
+		bad := func(format string, a ...any) { systemBad[si] = append(systemBad[si], fmt.Sprintf(format, a...)) }
 		// Aggregates must follow from the recorded cases.
 		re := SystemResult{ID: s.ID, ManifestDigest: s.ManifestDigest, ManifestKey: s.ManifestKey, Cases: s.Cases}
 		re.aggregate()
@@ -68,15 +79,19 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 			bad("%s: manifest %s declares no interface", at, s.ManifestDigest)
 			continue
 		}
-		for ci := range s.Cases {
-			if ci >= len(r.Cases) {
-				break
-			}
-			n, err := verifyCase(ctx, r, m, r.Cases[ci], &s.Cases[ci], at, ev, bad)
-			if err != nil {
-				return nil, err
-			}
-			out.CheckedReceipts += n
+		for ci := range min(len(s.Cases), len(r.Cases)) {
+			checks = append(checks, caseCheck{si: si, m: m, want: r.Cases[ci], c: &s.Cases[ci], at: at})
+		}
+	}
+	if err := runChecks(ctx, r, checks, ev); err != nil {
+		return nil, err
+	}
+	next := 0
+	for si := range r.Systems {
+		out.Mismatches = append(out.Mismatches, systemBad[si]...)
+		for ; next < len(checks) && checks[next].si == si; next++ {
+			out.Mismatches = append(out.Mismatches, checks[next].found...)
+			out.CheckedReceipts += checks[next].receipts
 		}
 	}
 	if want := Pareto(r.Systems, r.Prices, r.Axes); strings.Join(want, ",") != strings.Join(r.Pareto, ",") {
@@ -84,6 +99,41 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 	}
 	out.OK = len(out.Mismatches) == 0
 	return out, nil
+}
+
+// caseCheck is one case claim to check and what checking it found.
+type caseCheck struct {
+	si       int
+	m        *manifest.Manifest
+	want     Case
+	c        *CaseResult
+	at       string
+	found    []string
+	receipts int
+}
+
+// runChecks checks the cases on a pool of evidence.DefaultConcurrency()
+// workers (ev must be safe for concurrent use, as a workbench is). A
+// failure is the lowest-placed one, as a one-at-a-time check would return.
+func runChecks(ctx context.Context, r *Report, checks []caseCheck, ev evidence.Store) error {
+	var abort evidence.Abort
+	var g errgroup.Group
+	g.SetLimit(evidence.DefaultConcurrency())
+	for i := range checks {
+		g.Go(func() error {
+			if abort.Skip(i) {
+				return nil
+			}
+			k := &checks[i]
+			bad := func(format string, a ...any) { k.found = append(k.found, fmt.Sprintf(format, a...)) }
+			n, err := verifyCase(ctx, r, k.m, k.want, k.c, k.at, ev, bad)
+			k.receipts = n
+			abort.Record(i, err)
+			return nil
+		})
+	}
+	_ = g.Wait() // workers return nil; a failure travels through abort
+	return abort.Err()
 }
 
 func compareAggregate(at string, s, re *SystemResult, bad func(string, ...any)) {
