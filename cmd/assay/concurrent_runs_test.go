@@ -22,7 +22,11 @@ import (
 // (script_test.go) exec it as `assay` the same way.
 func TestMain(m *testing.M) {
 	if os.Getenv("ASSAY_TEST_AS_CLI") == "1" {
+		stop := startProfile(os.Getenv("ASSAY_TEST_CPUPROFILE"), os.Getenv("ASSAY_TEST_TRACE"))
+		stopDemand := sampleDemand(os.Getenv("ASSAY_TEST_DEMAND"))
 		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		stopDemand()
+		stop()
 		if f := os.Getenv("ASSAY_TEST_HWM_FILE"); f != "" {
 			reportHWM(f)
 		}

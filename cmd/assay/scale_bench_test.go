@@ -6,6 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/metrics"
+	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +18,10 @@ import (
 )
 
 // scaleRun runs this binary as `assay args...` in dir and returns its peak
-// RSS (VmHWM, as peakRSS reads it), wall time and CPU time (user+system).
-func scaleRun(b *testing.B, dir string, args ...string) (rss int64, wall, cpu time.Duration) {
+// RSS (VmHWM, as peakRSS reads it), wall time and user and system CPU
+// time. ASSAY_SCALE_PROFILE=DIR writes the child's CPU profile and goroutine
+// demand (sampleDemand) there, named after label.
+func scaleRun(b *testing.B, dir, label string, args ...string) (rss int64, wall, user, sys time.Duration) {
 	b.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -26,6 +31,9 @@ func scaleRun(b *testing.B, dir string, args ...string) (rss int64, wall, cpu ti
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ASSAY_TEST_AS_CLI=1", "ASSAY_TEST_HWM_FILE="+hwm)
+	if p := os.Getenv("ASSAY_SCALE_PROFILE"); p != "" {
+		cmd.Env = append(cmd.Env, "ASSAY_TEST_CPUPROFILE="+filepath.Join(p, label+".prof"), "ASSAY_TEST_DEMAND="+filepath.Join(p, label+".demand"))
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -33,7 +41,6 @@ func scaleRun(b *testing.B, dir string, args ...string) (rss int64, wall, cpu ti
 		b.Fatalf("%v: %v\n%s", args, err, out.String())
 	}
 	wall = time.Since(start)
-	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	kb, err := os.ReadFile(hwm)
 	if err != nil {
 		b.Fatal(err)
@@ -42,18 +49,30 @@ func scaleRun(b *testing.B, dir string, args ...string) (rss int64, wall, cpu ti
 	if err != nil {
 		b.Fatal(err)
 	}
-	return n * 1024, wall, cpu
+	return n * 1024, wall, cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime()
 }
 
 // BenchmarkScaleRun measures `assay run` (its verify phase included) and
 // then `assay ci verify` of the run directory on one synthetic triage bench
-// of systems x cases, fresh store each time: peak RSS, wall and CPU
-// seconds (issue 19; BENCHMARKS.md "Scale"). ASSAY_SCALE=8x20000 picks one
-// size.
+// of systems x cases, fresh store each time: peak RSS, wall seconds, and
+// CPU seconds (user+system) with the system share apart (issue 19;
+// BENCHMARKS.md "Scale"). ASSAY_SCALE=8x20000 picks one size.
+//
+// Nothing is deleted until every size has run: the machine's ext4 root
+// has no journal, and there a new inode skips every inode freed in the
+// last 30 seconds one by one, so creating receipts right after removing a
+// big store costs up to 15 times the system time (measured here: 6,000
+// files took 3.5 s of system time after a 40,000-file tree was removed,
+// 0.2 s 35 s later).
 func BenchmarkScaleRun(b *testing.B) {
 	sizes := []string{"3x1000", "3x5000", "3x20000", "8x1000", "8x5000", "8x20000"}
 	if s := os.Getenv("ASSAY_SCALE"); s != "" {
 		sizes = strings.Split(s, ",")
+	}
+	root := b.TempDir()
+	triage, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "triage"))
+	if err != nil {
+		b.Fatal(err)
 	}
 	for _, size := range sizes {
 		var systems, cases int
@@ -61,24 +80,114 @@ func BenchmarkScaleRun(b *testing.B) {
 			b.Fatalf("ASSAY_SCALE %q: want SYSTEMSxCASES", size)
 		}
 		b.Run(size, func(b *testing.B) {
-			dir := b.TempDir()
-			if _, err := synth.Write(filepath.Join(dir, "suites"), synth.Spec{Systems: systems, Cases: cases, Triage: filepath.Join("..", "..", "fixtures", "triage"), Gate: true}); err != nil {
-				b.Fatal(err)
-			}
 			var rss, vrss int64
-			var wall, cpu, vwall, vcpu time.Duration
+			var wall, user, sys, vwall, vuser, vsys time.Duration
+			iter := 0
 			for b.Loop() {
-				os.RemoveAll(filepath.Join(dir, "runs"))
-				os.RemoveAll(filepath.Join(dir, ".algal"))
-				rss, wall, cpu = scaleRun(b, dir, "run", "suites", "--dir", ".algal", "--out", "runs")
-				vrss, vwall, vcpu = scaleRun(b, dir, "ci", "verify", "runs", "--dir", ".algal", "--workloads", "suites")
+				iter++
+				dir := filepath.Join(root, size, strconv.Itoa(iter))
+				if _, err := synth.Write(filepath.Join(dir, "suites"), synth.Spec{Systems: systems, Cases: cases, Triage: triage, Gate: true}); err != nil {
+					b.Fatal(err)
+				}
+				rss, wall, user, sys = scaleRun(b, dir, size+"-run", "run", "suites", "--dir", ".algal", "--out", "runs")
+				vrss, vwall, vuser, vsys = scaleRun(b, dir, size+"-verify", "ci", "verify", "runs", "--dir", ".algal", "--workloads", "suites")
 			}
 			b.ReportMetric(float64(rss>>20), "run-MiB")
 			b.ReportMetric(wall.Seconds(), "run-s")
-			b.ReportMetric(cpu.Seconds(), "run-cpu-s")
+			b.ReportMetric((user + sys).Seconds(), "run-cpu-s")
+			b.ReportMetric(sys.Seconds(), "run-sys-s")
 			b.ReportMetric(float64(vrss>>20), "verify-MiB")
 			b.ReportMetric(vwall.Seconds(), "verify-s")
-			b.ReportMetric(vcpu.Seconds(), "verify-cpu-s")
+			b.ReportMetric((vuser + vsys).Seconds(), "verify-cpu-s")
+			b.ReportMetric(vsys.Seconds(), "verify-sys-s")
 		})
+	}
+}
+
+// startProfile starts a CPU profile and an execution trace of the command
+// the test binary runs as (ASSAY_TEST_CPUPROFILE, ASSAY_TEST_TRACE: file
+// paths, empty for none), so a scale run can be profiled as the process it
+// is; the returned func stops both.
+func startProfile(cpu, tr string) (stop func()) {
+	var stops []func()
+	if cpu != "" {
+		if f, err := os.Create(cpu); err == nil && pprof.StartCPUProfile(f) == nil {
+			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+		}
+	}
+	if tr != "" {
+		if f, err := os.Create(tr); err == nil && trace.Start(f) == nil {
+			stops = append(stops, func() { trace.Stop(); f.Close() })
+		}
+	}
+	return func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+}
+
+// sampleDemand samples, every millisecond, how many goroutines want a CPU
+// (running or runnable, or in a system call) and on stop writes to path
+// the share of samples by demand and, per tenth of a second, the mean
+// demand: a phase whose demand stays under 2 leaves a core of a 2-core
+// machine idle however quiet the machine is. A goroutine parked in a
+// system call for the whole run (os/signal's loop) is not demand: the
+// fewest seen in one sample is taken off.
+func sampleDemand(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	samples := []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}, {Name: "/sched/goroutines/not-in-go:goroutines"}}
+	type point struct {
+		at           time.Duration
+		inGo, inCall int
+	}
+	var points []point
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			metrics.Read(samples)
+			// The sampler itself is running.
+			points = append(points, point{time.Since(start), int(samples[0].Value.Uint64()+samples[1].Value.Uint64()) - 1, int(samples[2].Value.Uint64())})
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		if len(points) == 0 {
+			return
+		}
+		parked := points[0].inCall
+		for _, p := range points {
+			parked = min(parked, p.inCall)
+		}
+		var hist [4]int
+		var out strings.Builder
+		slot, sum, n := 0, 0, 0
+		for _, p := range points {
+			d := max(0, p.inGo+p.inCall-parked)
+			hist[min(d, 3)]++
+			if s := int(p.at / (100 * time.Millisecond)); s != slot {
+				if n > 0 {
+					fmt.Fprintf(&out, "%6.1f %.2f\n", float64(slot)/10, float64(sum)/float64(n))
+				}
+				slot, sum, n = s, 0, 0
+			}
+			sum += d
+			n++
+		}
+		pc := func(i int) float64 { return 100 * float64(hist[i]) / float64(len(points)) }
+		fmt.Fprintf(&out, "demand 0: %.1f%%  1: %.1f%%  2: %.1f%%  3+: %.1f%%\n", pc(0), pc(1), pc(2), pc(3))
+		_ = os.WriteFile(path, []byte(out.String()), 0o644)
 	}
 }
