@@ -38,6 +38,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/canon"
@@ -223,16 +224,24 @@ func writeSide(ctx context.Context, dst Side, src Source, paths []string, archiv
 }
 
 // recording is a store that remembers which immutable objects were read
-// ("<namespace>/<hex>.json").
+// ("<namespace>/<hex>.json"). Verification reads cases concurrently
+// (bench.Verify), so the set is guarded.
 type recording struct {
 	store.Store
+	mu   sync.Mutex
 	read map[string]bool
+}
+
+func (r *recording) note(ns store.Namespace, digest string) {
+	r.mu.Lock()
+	r.read[string(ns)+"/"+strings.TrimPrefix(digest, "sha256:")+".json"] = true
+	r.mu.Unlock()
 }
 
 func (r *recording) Get(ns store.Namespace, digest string) (any, bool, error) {
 	v, ok, err := r.Store.Get(ns, digest)
 	if ok && err == nil {
-		r.read[string(ns)+"/"+strings.TrimPrefix(digest, "sha256:")+".json"] = true
+		r.note(ns, digest)
 	}
 	return v, ok, err
 }
@@ -240,7 +249,7 @@ func (r *recording) Get(ns store.Namespace, digest string) (any, bool, error) {
 func (r *recording) Has(ns store.Namespace, digest string) (bool, error) {
 	ok, err := r.Store.Has(ns, digest)
 	if ok && err == nil {
-		r.read[string(ns)+"/"+strings.TrimPrefix(digest, "sha256:")+".json"] = true
+		r.note(ns, digest)
 	}
 	return ok, err
 }
