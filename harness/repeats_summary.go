@@ -31,10 +31,7 @@ func RepeatsTable(o *Outcome) Table {
 			if slices.Contains(a.Pareto, c.ID) {
 				pareto = "yes"
 			}
-			tok := meanCount(c.TokensIn+c.TokensOut, k)
-			if n := o.UnknownUsage[c.ID]; n > 0 {
-				tok = fmt.Sprintf("unknown (%d calls without usage)", n)
-			}
+			tok := tokens(o.UnknownUsage[c.ID], meanCount(c.TokensIn+c.TokensOut, k))
 			row := []string{c.ID, fmt.Sprintf("%d/%d", c.Passes, c.Samples), c.PassRate().String(), c.PassHatK(k).String(), c.PassAtK(k).String(),
 				flakyCell(c.Flaky()), tok, meanCount(c.EffectCalls, k), pareto}
 			if hasCost {

@@ -34,7 +34,7 @@ func SummaryTable(o *Outcome) Table {
 			if slices.Contains(o.Bench.Pareto, s.ID) {
 				pareto = "yes"
 			}
-			row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), tokens(int(s.Usage.UnknownTokens), s.Usage.TokensIn+s.Usage.TokensOut), fmt.Sprint(s.EffectCalls), pareto}
+			row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), tokens(int(s.Usage.UnknownTokens), fmt.Sprint(s.Usage.TokensIn+s.Usage.TokensOut)), fmt.Sprint(s.EffectCalls), pareto}
 			if hasCost {
 				row = append(row, CostCell(s.Usage))
 			}
@@ -53,21 +53,21 @@ func SummaryTable(o *Outcome) Table {
 				holdout = fmt.Sprintf("%d/%d", r.Holdout.Passed, r.Holdout.Total)
 			}
 			t.Rows = append(t.Rows, []string{c.ManifestKey, promoted, fmt.Sprintf("%d/%d", c.Validation.Passed, c.Validation.Total),
-				fmt.Sprintf("%d/%d", c.Train.Passed, c.Train.Total), holdout, fmt.Sprint(c.Work.AgentCalls), tokens(o.UnknownUsage[c.ManifestKey], c.Usage.TokensIn+c.Usage.TokensOut)})
+				fmt.Sprintf("%d/%d", c.Train.Passed, c.Train.Total), holdout, fmt.Sprint(c.Work.AgentCalls), tokens(o.UnknownUsage[c.ManifestKey], fmt.Sprint(c.Usage.TokensIn+c.Usage.TokensOut))})
 		}
 		return t
 	}
 	return Table{}
 }
 
-// tokens is a contender's token total, or "unknown" when some of its live
-// calls reported no usage: a sum over the calls that did would understate
-// it.
-func tokens(unknown int, n int64) string {
+// tokens is a contender's token cell (known, its total or mean), or
+// "unknown" when some of its live calls reported no usage: a sum over the
+// calls that did would understate it.
+func tokens(unknown int, known string) string {
 	if unknown > 0 {
 		return fmt.Sprintf("unknown (%d calls without usage)", unknown)
 	}
-	return fmt.Sprint(n)
+	return known
 }
 
 // CostCell is a tally's cost as tables show it: dollars, or "unknown"
