@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -197,31 +196,17 @@ func TestCompiledQueuesFollowCaseOrder(t *testing.T) {
 // fail and say which system, how many cases, which case and where the rule
 // lives.
 func TestBrokenFixtureGateMessage(t *testing.T) {
-	src, err := os.ReadFile(suitePath("ticket-triage.bench.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtures, _ := filepath.Abs(filepath.Join("..", "fixtures"))
-	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
 	old := `args: { ticket: "I was charged twice for my March invoice, please refund one." }
     expect: { queue: billing }`
-	if !strings.Contains(body, old) {
-		t.Fatal("fixture changed; update the test")
-	}
-	body = strings.Replace(body, old, strings.Replace(old, "queue: billing", "queue: account", 1), 1)
-	p := filepath.Join(t.TempDir(), "ticket-triage.bench.yaml")
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	w, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := newTestBench()
-	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var body string
+	p := copyFixture(t, "ticket-triage.bench.yaml", func(src string) string {
+		if !strings.Contains(src, old) {
+			t.Fatal("fixture changed; update the test")
+		}
+		body = strings.Replace(src, old, strings.Replace(old, "queue: billing", "queue: account", 1), 1)
+		return body
+	})
+	o, _ := runWorkloadFile(t, p, 0)
 	if o.Passed() || !o.Verification.OK {
 		t.Fatalf("a broken expectation must fail the gate, not the evidence (verified %v)", o.Verification.OK)
 	}
@@ -256,23 +241,10 @@ func TestBrokenFixtureGateMessage(t *testing.T) {
 // A case that declares a response for a call it never makes shifts the
 // queue onto the next case; verification must say so.
 func TestMisdeclaredResponsesFailVerification(t *testing.T) {
-	src, _ := os.ReadFile(suitePath("ticket-triage.bench.yaml"))
-	fixtures, _ := filepath.Abs(filepath.Join("..", "fixtures"))
-	body := strings.ReplaceAll(string(src), "../fixtures", filepath.ToSlash(fixtures))
-	body = strings.Replace(body, "frontier: { route: billing }", "frontier: { route: billing, escalate: billing }", 1)
-	p := filepath.Join(t.TempDir(), "ticket-triage.bench.yaml")
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	w, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := newTestBench()
-	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := copyFixture(t, "ticket-triage.bench.yaml", func(src string) string {
+		return strings.Replace(src, "frontier: { route: billing }", "frontier: { route: billing, escalate: billing }", 1)
+	})
+	o, _ := runWorkloadFile(t, p, 0)
 	if o.Verification.OK {
 		t.Fatal("misaligned responses verified")
 	}
