@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -94,12 +93,9 @@ func TestBundlePackUnpackAndTransports(t *testing.T) {
 		t.Fatalf("unpack tampered: %d %s", code, errb)
 	}
 	// A FIFO given as the bundle path is refused without blocking.
-	fifo := filepath.Join(dir, "fifo.bundle.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err == nil {
-		code, _, errb = runCLI(t, "bundle", "unpack", fifo, "--dir", filepath.Join(dir, "x"))
-		if code != exitError || stderrCode(t, errb) != "IO_FAILED" {
-			t.Fatalf("fifo: %d %s", code, errb)
-		}
+	code, _, errb = runCLI(t, "bundle", "unpack", putFIFO(t, dir, "fifo.bundle.json"), "--dir", filepath.Join(dir, "x"))
+	if code != exitError || stderrCode(t, errb) != "IO_FAILED" {
+		t.Fatalf("fifo: %d %s", code, errb)
 	}
 	// pack of a manifest whose child is absent: STORE_MISS.
 	code, _, errb = runCLI(t, "bundle", "pack", parent, "--dir", filepath.Join(dir, "bare"))
@@ -109,17 +105,14 @@ func TestBundlePackUnpackAndTransports(t *testing.T) {
 }
 
 func TestUpstreamBundleUnpacksAndRootRuns(t *testing.T) {
-	up := os.Getenv("ASSAY_UPSTREAM_DIR")
-	if up == "" {
-		t.Skip("ASSAY_UPSTREAM_DIR unset: the upstream bundle is not available")
-	}
+	ex := upstreamExamples(t, "the upstream bundle")
 	dir := t.TempDir()
 	st := filepath.Join(dir, "store")
-	entries, _ := os.ReadDir(filepath.Join(up, "examples", "bundles"))
+	entries, _ := os.ReadDir(filepath.Join(ex, "bundles"))
 	if len(entries) == 0 {
 		t.Fatal("no upstream bundle")
 	}
-	bfile := filepath.Join(up, "examples", "bundles", entries[0].Name())
+	bfile := filepath.Join(ex, "bundles", entries[0].Name())
 	code, out, errb := runCLI(t, "bundle", "unpack", bfile, "--dir", st)
 	if code != 0 {
 		t.Fatalf("unpack: %s", errb)
@@ -138,9 +131,9 @@ func TestUpstreamBundleUnpacksAndRootRuns(t *testing.T) {
 		t.Fatalf("root run: %s", out)
 	}
 	// The remote example reaches it over the upstream bundles directory.
-	tr := putFile(t, dir, "transports.json", `{"bundles":"`+filepath.Join(up, "examples", "bundles")+`"}`)
+	tr := putFile(t, dir, "transports.json", `{"bundles":"`+filepath.Join(ex, "bundles")+`"}`)
 	rargs := putFile(t, dir, "rargs.json", `{"q":{"text":"hi"}}`)
-	code, out, errb = runCLI(t, "run", filepath.Join(up, "examples", "remote.algal.json"), "--args", rargs,
+	code, out, errb = runCLI(t, "run", filepath.Join(ex, "remote.algal.json"), "--args", rargs,
 		"--responses", resp, "--transports", tr)
 	if code != 0 || decodeObject(t, out)["outcome"] != "complete" {
 		t.Fatalf("remote: %s %s", out, errb)

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -45,9 +44,6 @@ func checkedDigest(t *testing.T, path string) string {
 func TestCheckAdmitsAndResolvesModules(t *testing.T) {
 	dir := t.TempDir()
 	mods := filepath.Join(dir, "mods")
-	if err := os.Mkdir(mods, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	child := putFile(t, mods, "child.algal.json", checkChild)
 	code, v, _ := runCheck(t, child)
 	if code != 0 || v["ok"] != true || v["key"] != "organism:child" || v["cells"] != 2.0 {
@@ -76,10 +72,7 @@ func TestCheckAdmitsAndResolvesModules(t *testing.T) {
 
 func TestCheckRejections(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.algal.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifo := putFIFO(t, dir, "fifo.algal.json")
 	big := putFile(t, dir, "big.algal.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"`+strings.Repeat("x", 1<<20)+`","cells":[]}`)
 	cases := []struct {
 		name, path, code, contains string

@@ -54,14 +54,7 @@ func newCIFixture(t *testing.T) *ciFixture {
 
 func (fx *ciFixture) write(t *testing.T, name, content string) string {
 	t.Helper()
-	p := filepath.Join(fx.dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return putFile(t, fx.dir, name, content)
 }
 
 func (fx *ciFixture) run(t *testing.T, args ...string) (int, string, string) {

@@ -42,6 +42,26 @@ func (f *measureFlags) runFlags(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 0, "cases in flight (default: one per CPU, at least 2); the report does not depend on it")
 }
 
+// foundryFlags are runFlags and --strict-splits, the flags of a verb that
+// runs a foundry config.
+func (f *measureFlags) foundryFlags(cmd *cobra.Command) {
+	f.runFlags(cmd)
+	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
+}
+
+// loadFoundryConfig admits a foundry config and prints its warnings (split
+// leakage) on stderr.
+func (c *cli) loadFoundryConfig(path string, opts foundry.AdmitOptions) (*foundry.Config, error) {
+	cfg, err := foundry.LoadConfig(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(c.stderr, "assay: warning: %s\n", w)
+	}
+	return cfg, nil
+}
+
 // verifyFlags are the flags of a verb that verifies evidence offline.
 func (f *measureFlags) verifyFlags(cmd *cobra.Command) {
 	f.storeFlags(cmd)
@@ -221,12 +241,9 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := foundry.LoadConfig(args[0], foundry.AdmitOptions{StrictSplits: f.strictSplits})
+			cfg, err := c.loadFoundryConfig(args[0], foundry.AdmitOptions{StrictSplits: f.strictSplits})
 			if err != nil {
 				return err
-			}
-			for _, w := range cfg.Warnings {
-				fmt.Fprintf(c.stderr, "assay: warning: %s\n", w)
 			}
 			specs := appendSpecs(nil, cfg.Executors)
 			if cfg.Generator != nil {
@@ -252,8 +269,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			return c.emit(res.Report.Value(), f.out)
 		},
 	}
-	f.runFlags(cmd)
-	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
+	f.foundryFlags(cmd)
 	addLiveFlags(cmd.Flags(), &f.live)
 	verifyDoc := func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
 		res, err := foundry.VerifyDocument(ctx, v, wb) // foundry, search or exhausted account

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/engine/canon"
 )
 
 const echoOrganism = `{"contract":"algal.organism.v1","key":"organism:%s","name":"%s",
@@ -13,6 +16,13 @@ const echoOrganism = `{"contract":"algal.organism.v1","key":"organism:%s","name"
  "cells":[{"id":"src","kind":"input","outputs":{"value":"json"}},
   {"id":"out","kind":"expr","inputs":{"v":"json"},"expr":{"contract":"algal.expr.v1","program":%s},"output":{"kind":"json","schema":{"type":"string"}}}],
  "edges":[{"from":{"cell":"src","port":"value"},"to":{"cell":"out","port":"v"}}]}`
+
+// echoSplits are one train, one validation and one holdout case that the
+// echo organism passes and the constant one ("alpha") passes only in
+// train.
+const echoSplits = `{"id":"t","split":"train","args":{"q":"alpha"},"expect":{"answer":"alpha"}},
+	          {"id":"v","split":"validation","args":{"q":"beta"},"expect":{"answer":"beta"}},
+	          {"id":"h","split":"holdout","args":{"q":"gamma"},"expect":{"answer":"gamma"}}`
 
 // echoManifest is echoOrganism keyed and named key, its expr cell
 // running prog.
@@ -33,9 +43,7 @@ func measureDir(t *testing.T) string {
 	            {"id":"constant","manifest":"constant.algal.json","executors":{"none":"cmd:false"}}]}`)
 	putFile(t, dir, "foundry.json", `{"contract":"algal.foundry.config.v1",
 	 "candidates":["constant.algal.json","echo.algal.json"],
-	 "cases":[{"id":"t","split":"train","args":{"q":"alpha"},"expect":{"answer":"alpha"}},
-	          {"id":"v","split":"validation","args":{"q":"beta"},"expect":{"answer":"beta"}},
-	          {"id":"h","split":"holdout","args":{"q":"gamma"},"expect":{"answer":"gamma"}},
+	 "cases":[`+echoSplits+`,
 	          {"id":"leak","split":"holdout","args":{"q":"alpha"},"expect":{"answer":"alpha"}}]}`)
 	return dir
 }
@@ -65,11 +73,7 @@ func TestBenchVerbs(t *testing.T) {
 		t.Fatalf("inspect exit %d:\n%s", code, out)
 	}
 	// inspect also takes a workload run directory, reading its report.json.
-	runDir := filepath.Join(dir, "run-dir")
-	if err := os.Mkdir(runDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	putFile(t, runDir, "report.json", readFile(t, report))
+	runDir := filepath.Dir(putFile(t, dir, "run-dir/report.json", readFile(t, report)))
 	if code, out, _ := runCLI(t, "bench", "inspect", runDir); code != 0 || !strings.Contains(out, "echo      2/2") {
 		t.Fatalf("inspect of a run directory: exit %d:\n%s", code, out)
 	}
@@ -130,5 +134,93 @@ func TestFoundryVerbs(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "foundry", filepath.Join(dir, "foundry.json"), "--dir", st, "--strict-splits"); code != exitError || !strings.Contains(errs, "PARSE_FAILED") {
 		t.Fatalf("strict splits: exit %d %s", code, errs)
+	}
+}
+
+// Every bench and foundry config of upstream's corpus, named from another
+// directory: its manifest and scripted: paths resolve against the config's
+// own directory, once. A config runs (exit 0, or 1 for an exhausted budget),
+// or, where the saved corpus lacks a file, fails IO_FAILED naming that
+// file at its real place (or TOOL_UNKNOWN for the invest lookup tool, whose
+// registry the corpus lacks); no path is ever joined twice.
+func TestEveryUpstreamConfigFromAnotherDirectory(t *testing.T) {
+	examples, err := filepath.Abs(upstreamExamples(t, "the upstream example corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var configs []string
+	err = filepath.WalkDir(examples, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".config.json") {
+			configs = append(configs, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(configs)
+	if len(configs) < 14 {
+		t.Fatalf("only %d configs under %s", len(configs), examples)
+	}
+	ran := 0
+	for _, cfg := range configs {
+		name, _ := filepath.Rel(examples, cfg)
+		t.Run(name, func(t *testing.T) {
+			work := t.TempDir()
+			t.Chdir(work)
+			rel, err := filepath.Rel(work, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := canon.ReadFile(cfg, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := v.(map[string]any)
+			// Children named by digest (bench-item under bench-batch-each)
+			// come from the examples, as upstream's tests admit them.
+			args := []string{"bench", rel, "--modules", filepath.Dir(cfg)}
+			if doc["contract"] == "algal.foundry.config.v1" {
+				args = []string{"foundry", rel}
+				if _, ok := doc["search"]; ok {
+					args = []string{"foundry", "search", rel}
+				}
+				if _, ok := doc["generator"]; ok {
+					resp := filepath.Join(filepath.Dir(cfg), "foundry-generator.responses.json")
+					if _, ok := doc["search"]; ok {
+						resp = filepath.Join(filepath.Dir(cfg), "evolving-generator.responses.json")
+					}
+					args = append(args, "--responses", resp)
+				}
+			}
+			code, _, errb := runCLI(t, append(args, "--dir", filepath.Join(work, "store"))...)
+			if strings.Contains(errb, "examples/examples") || strings.Contains(errb, "invest/invest") {
+				t.Fatalf("a path was joined twice: %s", errb)
+			}
+			switch code {
+			case 0, 1:
+				ran++
+			case 2:
+				e, _ := decodeObject(t, errb)["error"].(map[string]any)
+				msg, _ := e["message"].(string)
+				if e["code"] == "TOOL_UNKNOWN" && strings.Contains(msg, "ledger.charges.v1") {
+					// The corpus has no registry serving the invest lookup tool.
+					return
+				}
+				missing, _, _ := strings.Cut(msg, ": ")
+				if e["code"] != "IO_FAILED" || filepath.Dir(missing) != filepath.Dir(rel) {
+					t.Fatalf("exit 2 but not a missing file beside the config: %s", errb)
+				}
+				if _, err := os.Stat(missing); !os.IsNotExist(err) {
+					t.Fatalf("%s names %s, which exists", errb, missing)
+				}
+			default:
+				t.Fatalf("exit %d: %s", code, errb)
+			}
+		})
+	}
+	t.Logf("%d of %d configs ran from another directory; the rest name a file the saved corpus lacks", ran, len(configs))
+	if ran < 7 {
+		t.Errorf("only %d configs ran", ran)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,11 +21,7 @@ func TestReadableOutputOnATerminal(t *testing.T) {
 		t.Fatalf("run: %s", errb)
 	}
 	tampered := putFile(t, dir, "bad.json", strings.Replace(readFile(t, rec), `"hi"`, `"HI"`, 1))
-	ex := filepath.Join(dir, "ex")
-	if err := os.Mkdir(ex, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	putFile(t, dir, "ex/echo.algal.json", readFile(t, m))
+	ex := filepath.Dir(putFile(t, dir, "ex/echo.algal.json", readFile(t, m)))
 	putFile(t, dir, "ex/echo.args.json", `{"in":{"q":"hi"}}`)
 
 	saved := isTerminal

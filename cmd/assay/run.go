@@ -127,11 +127,17 @@ func readReceipt(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, ok := v.(map[string]any)
+	return jsonObject(v, path, "receipt")
+}
+
+// jsonObject is the document read from path when it is a JSON object;
+// anything else fails PARSE_FAILED naming path and what it had to be.
+func jsonObject(v any, path, what string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &fault.Error{Code: fault.Parse, Message: path + ": receipt must be an object"}
+		return nil, &fault.Error{Code: fault.Parse, Message: path + ": " + what + " must be an object"}
 	}
-	return rec, nil
+	return m, nil
 }
 
 // readArgs reads a run-arguments file ("-": standard input): a JSON
@@ -141,11 +147,7 @@ func (c *cli) readArgs(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, ok := v.(map[string]any)
-	if !ok {
-		return nil, &fault.Error{Code: fault.Parse, Message: path + ": args must be an object"}
-	}
-	return a, nil
+	return jsonObject(v, path, "args")
 }
 
 // admitModules puts every *.algal.json in dir (if any) into st.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -37,11 +38,38 @@ func runCLIInput(t *testing.T, stdin string, args ...string) (int, string, strin
 	return code, out.String(), errb.String()
 }
 
-// putFile writes body to dir/name and returns the path.
+// putFile writes body to dir/name, making the directories it needs, and
+// returns the path.
 func putFile(t testing.TB, dir, name, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// upstreamExamples is upstream's examples directory under
+// $ASSAY_UPSTREAM_DIR; without it the test skips, saying that what is
+// not available.
+func upstreamExamples(t *testing.T, what string) string {
+	t.Helper()
+	up := os.Getenv("ASSAY_UPSTREAM_DIR")
+	if up == "" {
+		t.Skip("ASSAY_UPSTREAM_DIR unset: " + what + " is not available")
+	}
+	return filepath.Join(up, "examples")
+}
+
+// putFIFO makes the named pipe dir/name and returns its path: an input
+// that blocks whoever opens it for reading.
+func putFIFO(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -184,9 +212,6 @@ func TestRunRejections(t *testing.T) {
 func TestRunModulesAndVerifyFromStore(t *testing.T) {
 	dir := t.TempDir()
 	mods := filepath.Join(dir, "mods")
-	if err := os.Mkdir(mods, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	putFile(t, mods, "child.algal.json", `{"contract":"algal.organism.v1","key":"organism:child","name":"C",
 	 "interface":{"inputs":{"q":{"cell":"in","port":"q"}},"outputs":{"a":{"cell":"up","port":"value"}}},
 	 "cells":[{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"up","kind":"fn","fn":"uppercase.v1"}],
@@ -209,12 +234,8 @@ func TestRunModulesAndVerifyFromStore(t *testing.T) {
 }
 
 func TestRunTransport(t *testing.T) {
-	up := os.Getenv("ASSAY_UPSTREAM_DIR")
-	if up == "" {
-		t.Skip("ASSAY_UPSTREAM_DIR unset: upstream remote example not available")
-	}
+	ex := upstreamExamples(t, "upstream's remote example")
 	dir := t.TempDir()
-	ex := filepath.Join(up, "examples")
 	args := putFile(t, dir, "args.json", `{"q":{"text":"hello"}}`)
 	resp := putFile(t, dir, "resp.json", `{"answer":"hi"}`)
 	code, stdout, stderr := runCLI(t, "run", filepath.Join(ex, "remote.algal.json"), "--args", args, "--responses", resp,

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/spf13/cobra"
 )
@@ -27,12 +25,9 @@ func (c *cli) foundrySearchVerb() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := foundry.LoadConfig(args[0], foundry.AdmitOptions{Search: true, StrictSplits: f.strictSplits})
+			cfg, err := c.loadFoundryConfig(args[0], foundry.AdmitOptions{Search: true, StrictSplits: f.strictSplits})
 			if err != nil {
 				return err
-			}
-			for _, w := range cfg.Warnings {
-				fmt.Fprintf(c.stderr, "assay: warning: %s\n", w)
 			}
 			rep, err := foundry.RunSearch(cmd.Context(), cfg, wb, foundry.Options{Concurrency: f.concurrency})
 			if err != nil {
@@ -41,7 +36,6 @@ func (c *cli) foundrySearchVerb() *cobra.Command {
 			return c.emit(rep.Value(), f.out)
 		},
 	}
-	f.runFlags(cmd)
-	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
+	f.foundryFlags(cmd)
 	return cmd
 }

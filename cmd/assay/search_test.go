@@ -37,9 +37,7 @@ func searchDir(t *testing.T) string {
 	 "generator":{"manifest":"evolver.algal.json","args":{"task":"echo the value"},"output":"proposals","field":"list"},
 	 "executors":{"scripted":"scripted:answers.json"},
 	 "search":{"maxGenerations":2,"feedbackInput":"feedback"},
-	 "cases":[{"id":"t","split":"train","args":{"q":"alpha"},"expect":{"answer":"alpha"}},
-	          {"id":"v","split":"validation","args":{"q":"beta"},"expect":{"answer":"beta"}},
-	          {"id":"h","split":"holdout","args":{"q":"gamma"},"expect":{"answer":"gamma"}}]}`)
+	 "cases":[`+echoSplits+`]}`)
 	return dir
 }
 
