@@ -55,25 +55,14 @@ func benchDocs() []struct {
 func BenchmarkDigest(b *testing.B) {
 	for _, d := range benchDocs() {
 		size, _ := Encode(d.doc)
-		b.Run("assay/"+d.name, func(b *testing.B) {
-			b.SetBytes(int64(len(size)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Digest(d.doc); err != nil {
-					b.Fatal(err)
-				}
-			}
+		throughput(b, "assay/"+d.name, len(size), func() error {
+			_, err := Digest(d.doc)
+			return err
 		})
-		b.Run("encodingjson/"+d.name, func(b *testing.B) {
-			b.SetBytes(int64(len(size)))
-			b.ReportAllocs()
-			for b.Loop() {
-				out, err := json.Marshal(d.doc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				_ = sha256.Sum256(out)
-			}
+		throughput(b, "encodingjson/"+d.name, len(size), func() error {
+			out, err := json.Marshal(d.doc)
+			_ = sha256.Sum256(out)
+			return err
 		})
 	}
 }
@@ -83,24 +72,27 @@ func BenchmarkDigest(b *testing.B) {
 func BenchmarkParse(b *testing.B) {
 	for _, d := range benchDocs() {
 		data, _ := Encode(d.doc)
-		b.Run("assay/"+d.name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Parse(data, 0); err != nil {
-					b.Fatal(err)
-				}
-			}
+		throughput(b, "assay/"+d.name, len(data), func() error {
+			_, err := Parse(data, 0)
+			return err
 		})
-		b.Run("encodingjson/"+d.name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				var v any
-				if err := json.Unmarshal(data, &v); err != nil {
-					b.Fatal(err)
-				}
-			}
+		throughput(b, "encodingjson/"+d.name, len(data), func() error {
+			var v any
+			return json.Unmarshal(data, &v)
 		})
 	}
+}
+
+// throughput runs op as the sub-benchmark name, each op handling size
+// bytes; an error fails the benchmark.
+func throughput(b *testing.B, name string, size int, op func() error) {
+	b.Run(name, func(b *testing.B) {
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := op(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
