@@ -49,30 +49,14 @@ var recordOps = []*opDef{
 		summary: "The map's keys in canonical order (array indexes first, then UTF-16 order).",
 		example: `["keys", {"b": 1, "a": 2, "10": 3}]`,
 		eval: func(m *machine, n *node) (any, *fault.Error) {
-			_, keys, err := m.sortedMap(n)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]any, len(keys))
-			for i, k := range keys {
-				out[i] = k
-			}
-			return out, nil
+			return m.sortedMap(n, func(_ map[string]any, k string) any { return k })
 		},
 	},
 	{
 		name: "values", min: 1, max: 1,
 		summary: "The map's values in the canonical order of their keys.", example: `["values", {"b": 1, "a": 2}]`,
 		eval: func(m *machine, n *node) (any, *fault.Error) {
-			o, keys, err := m.sortedMap(n)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]any, len(keys))
-			for i, k := range keys {
-				out[i] = o[k]
-			}
-			return out, nil
+			return m.sortedMap(n, func(o map[string]any, k string) any { return o[k] })
 		},
 	},
 	{
@@ -117,11 +101,17 @@ var recordOps = []*opDef{
 	},
 }
 
-// sortedMap reads keys/values' map argument and its keys in canonical order.
-func (m *machine) sortedMap(n *node) (map[string]any, []string, *fault.Error) {
+// sortedMap is keys and values: the map argument's entries in the
+// canonical order of their keys, each entry given by pick.
+func (m *machine) sortedMap(n *node, pick func(o map[string]any, k string) any) (any, *fault.Error) {
 	o, err := m.obj(n.args[0], n.opName, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return o, canon.SortedKeys(o), nil
+	keys := canon.SortedKeys(o)
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		out[i] = pick(o, k)
+	}
+	return out, nil
 }
