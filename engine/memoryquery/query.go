@@ -446,18 +446,10 @@ func query(snapshot, program any) (map[string]any, *fault.Error) {
 	for p := range needed {
 		outProofs[p] = proofs[p]
 	}
-	sd, err := digest(snapshot)
-	if err != nil {
-		return nil, err
-	}
-	pd, err := digest(program)
-	if err != nil {
-		return nil, err
-	}
 	result := map[string]any{
 		"contract":      ResultContract,
-		"snapshot":      sd,
-		"program":       pd,
+		"snapshot":      canon.DigestBytes([]byte(sn)), // the bytes admitted above
+		"program":       canon.DigestBytes([]byte(pn)),
 		"complete":      true,
 		"witnessPolicy": WitnessPolicy,
 		"rows":          outRows,
