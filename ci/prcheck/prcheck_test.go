@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/ci/prcheck"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 func gitRepo(t *testing.T) string {
@@ -54,8 +54,8 @@ func TestRunSidesRejects(t *testing.T) {
 				s.Close()
 				t.Fatal("accepted")
 			}
-			if faulttest.Code(err) != tc.code {
-				t.Fatalf("code %q (%v), want %s", faulttest.Code(err), err, tc.code)
+			if fault.CodeOf(err) != tc.code {
+				t.Fatalf("code %q (%v), want %s", fault.CodeOf(err), err, tc.code)
 			}
 		})
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // FuzzParseReport: whatever bytes arrive as a report, parsing never
@@ -26,7 +26,7 @@ func FuzzParseReport(f *testing.F) {
 			return
 		}
 		if _, err := ParseReport(v); err != nil {
-			if faulttest.Code(err) == "" {
+			if fault.CodeOf(err) == "" {
 				t.Fatalf("rejection without a code: %v", err)
 			}
 		}

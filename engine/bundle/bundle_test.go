@@ -354,7 +354,7 @@ func TestTransportsConfig(t *testing.T) {
 	}
 	for _, c := range bad {
 		_, err := ParseTransports(jsontest.Parse(t, c.json), "")
-		if faulttest.Code(err) != c.code {
+		if fault.CodeOf(err) != c.code {
 			t.Errorf("%s: want %s, got %v", c.json, c.code, err)
 		}
 	}

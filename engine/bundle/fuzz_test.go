@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -20,7 +20,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		got, err := Parse(in)
 		if err != nil {
-			if faulttest.Code(err) == "" {
+			if fault.CodeOf(err) == "" {
 				t.Fatalf("error without a contract code: %v", err)
 			}
 			return

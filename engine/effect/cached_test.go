@@ -8,7 +8,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -147,7 +146,7 @@ func TestCachedStoreFaultAborts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"gpt","output":"x","requestDigest":"sha256:`+hex+`"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewRouter(NewCached(inner, s)).Effect(context.Background(), req, 0); faulttest.Code(err) != fault.DigestMismatch {
+	if _, err := NewRouter(NewCached(inner, s)).Effect(context.Background(), req, 0); fault.CodeOf(err) != fault.DigestMismatch {
 		t.Fatalf("corrupt memo must abort as a host fault: %v", err)
 	}
 }

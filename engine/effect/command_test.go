@@ -10,7 +10,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func cmdRecord(t *testing.T, line string, req Request, maxEffect time.Duration) Record {
@@ -140,7 +139,7 @@ func TestCommandCannotStart(t *testing.T) {
 	if rec.Err == nil || rec.Err.Code != fault.EffectUnbound || rec.Err.Message != "host executable could not be started" {
 		t.Fatalf("start failure: %+v", rec.Value())
 	}
-	if _, err := NewCommand("x", "", "", 0); faulttest.Code(err) != fault.Parse {
+	if _, err := NewCommand("x", "", "", 0); fault.CodeOf(err) != fault.Parse {
 		t.Fatal("empty command line admitted")
 	}
 }
@@ -179,7 +178,7 @@ func TestApprovals(t *testing.T) {
 	if rec, _ := r.Effect(ctx, gate, 0); rec.Err == nil || rec.Err.Code != fault.EffectUnparseable {
 		t.Fatalf("non-label decision: %+v", rec.Value())
 	}
-	if _, err := a.Execute(ctx, request("ship", KindAgent, nil)); faulttest.Code(err) != fault.EffectUnbound {
+	if _, err := a.Execute(ctx, request("ship", KindAgent, nil)); fault.CodeOf(err) != fault.EffectUnbound {
 		t.Fatalf("direct non-gate: %v", err)
 	}
 	os.Remove(path)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -167,13 +166,13 @@ func TestLoadReplayFromStore(t *testing.T) {
 	}
 	// a tool miss with nothing live is a hard, explained EFFECT_UNBOUND
 	_, err = r.Tool(ctx, tool, "", 0)
-	if faulttest.Code(err) != fault.EffectUnbound || !strings.Contains(err.Error(), "lookup.v1") {
+	if fault.CodeOf(err) != fault.EffectUnbound || !strings.Contains(err.Error(), "lookup.v1") {
 		t.Fatalf("tool miss: %v", err)
 	}
 	// tampered receipt: the store refuses it
 	bad, _ := store.OpenFileStore(t.TempDir())
 	_, _ = bad.Put(store.Runs, map[string]any{"effects": []any{map[string]any{"requestDigest": "nope"}}})
-	if _, err := LoadReplay(bad); faulttest.Code(err) != fault.Parse {
+	if _, err := LoadReplay(bad); fault.CodeOf(err) != fault.Parse {
 		t.Fatalf("malformed receipt: %v", err)
 	}
 }

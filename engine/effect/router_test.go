@@ -9,7 +9,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 // fake is an executor with a declared descriptor that answers its own id.
@@ -206,7 +205,7 @@ func TestRecordShapes(t *testing.T) {
 	}
 
 	host := &fake{id: "h", err: &fault.Error{Code: fault.IOFailed, Message: "disk", Host: true}}
-	if _, err := NewRouter(host).Effect(ctx, req, 0); faulttest.Code(err) != fault.IOFailed {
+	if _, err := NewRouter(host).Effect(ctx, req, 0); fault.CodeOf(err) != fault.IOFailed {
 		t.Fatalf("host fault must abort: %v", err)
 	}
 }
@@ -304,7 +303,7 @@ func TestParseRecordRoundTrip(t *testing.T) {
 	}
 	for _, b := range bad {
 		v, _ := canon.Parse([]byte(b), 0)
-		if _, err := ParseRecord(v); faulttest.Code(err) != fault.Parse {
+		if _, err := ParseRecord(v); fault.CodeOf(err) != fault.Parse {
 			t.Errorf("accepted %s (%v)", b, err)
 		}
 	}
@@ -329,7 +328,7 @@ func TestFromSpec(t *testing.T) {
 	if rec.Err == nil || rec.Err.Code != fault.EffectUnbound || rec.Executor != "frontier" {
 		t.Fatalf("gateway stub: %+v", rec.Value())
 	}
-	if _, err := FromSpec("x", "python:foo", dir); faulttest.Code(err) != fault.Parse {
+	if _, err := FromSpec("x", "python:foo", dir); fault.CodeOf(err) != fault.Parse {
 		t.Fatalf("unknown spec: %v", err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func writeFile(t testing.TB, path, text string) {
@@ -121,13 +120,13 @@ func TestScriptedIdentityAndUsage(t *testing.T) {
 func TestLoadScripted(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "list.json"), `["a"]`)
-	if _, err := LoadScripted("scripted", filepath.Join(dir, "list.json")); faulttest.Code(err) != fault.Parse {
+	if _, err := LoadScripted("scripted", filepath.Join(dir, "list.json")); fault.CodeOf(err) != fault.Parse {
 		t.Fatalf("non-object: %v", err)
 	}
-	if _, err := LoadScripted("scripted", filepath.Join(dir, "missing.json")); faulttest.Code(err) != fault.IOFailed {
+	if _, err := LoadScripted("scripted", filepath.Join(dir, "missing.json")); fault.CodeOf(err) != fault.IOFailed {
 		t.Fatalf("missing file: %v", err)
 	}
-	if _, err := NewScripted("scripted", map[string]any{"c": strings.Repeat("x", MaxScriptedBytes)}); faulttest.Code(err) != fault.BudgetExhausted {
+	if _, err := NewScripted("scripted", map[string]any{"c": strings.Repeat("x", MaxScriptedBytes)}); fault.CodeOf(err) != fault.BudgetExhausted {
 		t.Fatalf("oversized: %v", err)
 	}
 }
@@ -201,7 +200,7 @@ func TestScriptedUsageKey(t *testing.T) {
 		map[string]any{"route": map[string]any{"model": ""}},
 		map[string]any{"route": map[string]any{"cost": 1.0}},
 	} {
-		if _, err := NewScripted("cheap", map[string]any{UsageKey: bad}); faulttest.Code(err) != fault.Parse {
+		if _, err := NewScripted("cheap", map[string]any{UsageKey: bad}); fault.CodeOf(err) != fault.Parse {
 			t.Errorf("%v admitted: %v", bad, err)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func toolRequest(name string, inputs map[string]any) Request {
@@ -70,7 +69,7 @@ func TestToolsRegistry(t *testing.T) {
 	if rec.Err == nil || rec.Err.Code != fault.EffectSuspended || !rec.NotRetryable {
 		t.Fatalf("suspending tool: %+v", rec.Value())
 	}
-	if _, err := r.Tool(ctx, toolRequest("nope.v1", map[string]any{}), "", 0); faulttest.Code(err) != fault.EffectUnbound {
+	if _, err := r.Tool(ctx, toolRequest("nope.v1", map[string]any{}), "", 0); fault.CodeOf(err) != fault.EffectUnbound {
 		t.Fatalf("unknown tool: %v", err)
 	}
 

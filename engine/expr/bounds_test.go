@@ -7,7 +7,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 )
 
 func nest(n int, inner any, wrap func(any) any) any {
@@ -257,7 +256,7 @@ func TestErrorRendering(t *testing.T) {
 	if Canonical(err) != want || err.Error() != want {
 		t.Fatalf("canonical %q, want %q", Canonical(err), want)
 	}
-	if faulttest.Code(err) != CodeType {
+	if fault.CodeOf(err) != CodeType {
 		t.Fatalf("ErrorCode missing: %v", err)
 	}
 	if b, _ := canon.Encode(ErrorJSON(err.(*fault.Error))); string(b) != want {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/fault"
 )
 
 // FuzzParse: admission never panics, every rejection carries a contract
@@ -35,7 +35,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(data)
 		if err != nil {
-			if faulttest.Code(err) == "" {
+			if fault.CodeOf(err) == "" {
 				t.Fatalf("uncoded rejection %T: %v", err, err)
 			}
 			return
@@ -44,7 +44,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil || again.Digest != m.Digest {
 			t.Fatalf("normalized form does not re-admit to itself: %v", err)
 		}
-		if _, err := Compile(m, Options{Resolver: MapResolver{}}); err != nil && faulttest.Code(err) == "" {
+		if _, err := Compile(m, Options{Resolver: MapResolver{}}); err != nil && fault.CodeOf(err) == "" {
 			t.Fatalf("uncoded compile rejection %T: %v", err, err)
 		}
 	})

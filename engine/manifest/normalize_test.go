@@ -10,7 +10,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/internal/jsontest"
 )
 
@@ -216,7 +215,7 @@ func TestFileAdmission(t *testing.T) {
 		{dir, "IO_FAILED"}, {fifo, "IO_FAILED"}, {big, "BUDGET_EXHAUSTED"}, {bom, "PARSE_FAILED"}, {bad, "PARSE_FAILED"},
 	} {
 		_, err := ReadFile(c.path)
-		if faulttest.Code(err) != c.code {
+		if fault.CodeOf(err) != c.code {
 			t.Errorf("%s: got %v, want %s", filepath.Base(c.path), err, c.code)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/internal/jsontest"
 )
 
@@ -117,7 +116,7 @@ func TestBatchTornObjectsAreDetectedAndRewritten(t *testing.T) {
 		if err := os.WriteFile(path, torn, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := b.Get(Runs, d); faulttest.Code(err) != fault.DigestMismatch {
+		if _, _, err := b.Get(Runs, d); fault.CodeOf(err) != fault.DigestMismatch {
 			t.Fatalf("%s: get: %v", name, err)
 		}
 		if got, err := b.Put(Runs, v); err != nil || got != d {

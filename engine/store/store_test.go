@@ -12,7 +12,6 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/crashtest"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/internal/jsontest"
 )
 
@@ -62,13 +61,13 @@ func TestPutGetRoundTrip(t *testing.T) {
 			if _, ok, err := s.Get(Values, missing); ok || err != nil {
 				t.Fatalf("miss: ok=%v err=%v", ok, err)
 			}
-			if _, err := Load(s, Manifests, missing); faulttest.Code(err) != fault.StoreMiss {
+			if _, err := Load(s, Manifests, missing); fault.CodeOf(err) != fault.StoreMiss {
 				t.Fatalf("Load miss: %v", err)
 			}
-			if _, _, err := s.Get(Values, "sha256:XYZ"); faulttest.Code(err) != fault.Parse {
+			if _, _, err := s.Get(Values, "sha256:XYZ"); fault.CodeOf(err) != fault.Parse {
 				t.Fatalf("bad key: %v", err)
 			}
-			if _, err := s.Put("secrets", v); faulttest.Code(err) != fault.Parse {
+			if _, err := s.Put("secrets", v); fault.CodeOf(err) != fault.Parse {
 				t.Fatalf("bad namespace: %v", err)
 			}
 			list, err := s.List(Values)
@@ -119,7 +118,7 @@ func TestTamperIsDigestMismatchAndPutRepairs(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tampered), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.Get(Values, d); faulttest.Code(err) != fault.DigestMismatch {
+		if _, _, err := s.Get(Values, d); fault.CodeOf(err) != fault.DigestMismatch {
 			t.Fatalf("tampered %q: got %v", tampered, err)
 		}
 		// The next put of the object replaces the bad copy with the bytes
@@ -150,7 +149,7 @@ func TestSymlinksRefused(t *testing.T) {
 	if err := os.Symlink(outside, path); err != nil {
 		t.Skip("no symlinks here")
 	}
-	if _, _, err := s.Get(Values, d); faulttest.Code(err) != fault.IOFailed {
+	if _, _, err := s.Get(Values, d); fault.CodeOf(err) != fault.IOFailed {
 		t.Fatalf("symlinked object: %v", err)
 	}
 	// a symlinked namespace directory
@@ -158,7 +157,7 @@ func TestSymlinksRefused(t *testing.T) {
 	if err := os.Symlink(other, filepath.Join(root, "manifests")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Put(Manifests, "m"); faulttest.Code(err) != fault.IOFailed {
+	if _, err := s.Put(Manifests, "m"); fault.CodeOf(err) != fault.IOFailed {
 		t.Fatalf("symlinked namespace: %v", err)
 	}
 	// a symlinked root
@@ -166,7 +165,7 @@ func TestSymlinksRefused(t *testing.T) {
 	if err := os.Symlink(root, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenFileStore(link); faulttest.Code(err) != fault.IOFailed {
+	if _, err := OpenFileStore(link); fault.CodeOf(err) != fault.IOFailed {
 		t.Fatalf("symlinked root: %v", err)
 	}
 }
@@ -301,7 +300,7 @@ func TestMemoFirstWins(t *testing.T) {
 			}
 			// failures never enter the memo
 			bad := map[string]any{"requestDigest": rd, "executor": "scripted", "error": map[string]any{"code": "EFFECT_FAILED", "message": "x"}}
-			if _, err := s.PutEffect(bad, "fresh"); faulttest.Code(err) != fault.Parse {
+			if _, err := s.PutEffect(bad, "fresh"); fault.CodeOf(err) != fault.Parse {
 				t.Fatalf("error record: %v", err)
 			}
 			if _, ok, _ := s.GetEffect(rd, "fresh"); ok {
@@ -359,13 +358,13 @@ func TestMemoTamperedRecord(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"e","output":1,"requestDigest":"`+other+`"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.GetEffect(rd, "e"); faulttest.Code(err) != fault.DigestMismatch {
+	if _, _, err := s.GetEffect(rd, "e"); fault.CodeOf(err) != fault.DigestMismatch {
 		t.Fatalf("foreign memo record: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(root, "effects", hex+".json"), []byte(`{"executor":"e","error":{},"requestDigest":"`+rd+`"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.GetEffect(rd, "e"); faulttest.Code(err) != fault.DigestMismatch {
+	if _, _, err := s.GetEffect(rd, "e"); fault.CodeOf(err) != fault.DigestMismatch {
 		t.Fatalf("malformed memo record: %v", err)
 	}
 }
@@ -383,7 +382,7 @@ func TestMemoKey(t *testing.T) {
 	if k, _ := MemoKey(rd, ""); k != rd {
 		t.Fatalf("empty identity keys by request digest, got %s", k)
 	}
-	if _, err := MemoKey("nope", "x"); faulttest.Code(err) != fault.Parse {
+	if _, err := MemoKey("nope", "x"); fault.CodeOf(err) != fault.Parse {
 		t.Fatalf("bad digest: %v", err)
 	}
 }
@@ -405,11 +404,11 @@ func TestSlots(t *testing.T) {
 				}
 			}
 			for _, bad := range []string{"", "Count", "../x", "a/b", "1a", strings.Repeat("a", 65)} {
-				if err := s.SetSlot(bad, 1.0); faulttest.Code(err) != fault.Parse {
+				if err := s.SetSlot(bad, 1.0); fault.CodeOf(err) != fault.Parse {
 					t.Fatalf("slot name %q: %v", bad, err)
 				}
 			}
-			if err := s.SetSlot("big", strings.Repeat("x", MaxSlotBytes)); faulttest.Code(err) != fault.BudgetExhausted {
+			if err := s.SetSlot("big", strings.Repeat("x", MaxSlotBytes)); fault.CodeOf(err) != fault.BudgetExhausted {
 				t.Fatalf("oversized slot: %v", err)
 			}
 		})

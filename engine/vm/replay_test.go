@@ -8,7 +8,6 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
@@ -241,7 +240,7 @@ func TestReplayRefusesTamperedReceipt(t *testing.T) {
 	forged := parseJSON(t, enc(rec)).(map[string]any)
 	forged["args"] = obj(t, `{"q":{"ask":"bye"}}`)
 	_, err := CompareValue(forged, parseJSON(t, replayManifest(replayCells, replayEdges)), ReplayOptions{Store: st})
-	if faulttest.Code(err) != "DIGEST_MISMATCH" {
+	if fault.CodeOf(err) != "DIGEST_MISMATCH" {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 )
@@ -111,7 +111,7 @@ func TestTransports(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.host.Store = store.NewMemStore()
 			_, err := Run(m, args, c.host)
-			if faulttest.Code(err) != c.code {
+			if fault.CodeOf(err) != c.code {
 				t.Fatalf("want %s, got %v", c.code, err)
 			}
 			if ok, _ := c.host.Store.Has(store.Manifests, child.Digest); ok {
@@ -137,7 +137,7 @@ func TestTransports(t *testing.T) {
 		src, _ := bundle.NewSource(srv.URL+"/missing", 0)
 		_, err := Run(m, args, &Host{Store: store.NewMemStore(), Transports: map[string]string{"far": srv.URL + "/bundles"},
 			Sources: bundle.Transports{"far": src}})
-		if faulttest.Code(err) != "STORE_MISS" {
+		if fault.CodeOf(err) != "STORE_MISS" {
 			t.Fatalf("override: %v", err)
 		}
 	})
@@ -146,7 +146,7 @@ func TestTransports(t *testing.T) {
 		rec := runAndVerify(t, m, `{"in":{"q":"hi"}}`, &Host{Store: st, Transports: map[string]string{"far": dir}})
 		// Against a store without the closure, the replay cannot fetch it.
 		_, err := Verify(rec, m, VerifyOptions{Store: store.NewMemStore()})
-		if faulttest.Code(err) != "STORE_MISS" {
+		if fault.CodeOf(err) != "STORE_MISS" {
 			t.Fatalf("verify fetched over a transport? %v", err)
 		}
 	})
@@ -160,8 +160,8 @@ func TestFetchFailureText(t *testing.T) {
 	embed := organism("far-organism", `{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"svc","kind":"organism","manifest":"`+child.Digest+`","via":"far"}`,
 		edge("in", "q", "svc", "q"))
 	_, err := Run(mustManifest(t, embed), obj(t, `{"in":{"q":"hi"}}`), &Host{Store: store.NewMemStore()})
-	if faulttest.Code(err) != "STORE_MISS" || err.Error() != "STORE_MISS: transport far is not configured" {
-		t.Fatalf("admission: %q (code %q)", err, faulttest.Code(err))
+	if fault.CodeOf(err) != "STORE_MISS" || err.Error() != "STORE_MISS: transport far is not configured" {
+		t.Fatalf("admission: %q (code %q)", err, fault.CodeOf(err))
 	}
 	spawner := mustManifest(t, organism("spawner",
 		`{"id":"in","kind":"input","outputs":{"q":"text"}},
