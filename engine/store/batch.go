@@ -41,7 +41,9 @@ func Commit(s Store) error {
 // it or leave its name holding torn bytes; reads detect those by the
 // digest check and the next Put replaces them. A Batch is safe for
 // concurrent use, and it stays usable after Commit: each Commit covers the
-// writes since the previous one.
+// writes since the previous one. It holds the store's writers' lock from
+// its first write to its Commit (leftovers.go), so meanwhile no writer
+// anywhere removes temporary files and Leftovers reports the store busy.
 type Batch struct {
 	*FileStore
 }
@@ -49,12 +51,14 @@ type Batch struct {
 // Batch returns a batch over the same directory (and the same cleanup of
 // killed writers' temporary files).
 func (f *FileStore) Batch() *Batch {
-	return &Batch{FileStore: &FileStore{root: f.root, clean: f.clean, pend: &pending{}}}
+	return &Batch{FileStore: &FileStore{root: f.root, clean: f.clean, pend: &pending{}, hold: &batchHold{}}}
 }
 
 // Commit implements Committer. On failure the writes stay pending, so a
-// later Commit retries them.
+// later Commit retries them. Either way the batch lets go of the writers'
+// lock (leftovers.go) unless a write is still in flight.
 func (b *Batch) Commit() error {
+	defer b.hold.drop()
 	paths := b.pend.take()
 	if len(paths) == 0 {
 		return nil

@@ -32,10 +32,12 @@ const DefaultDir = ".algal"
 // <namespace>/<hex>.json: a fanned-out .algal would no longer verify under
 // upstream's CLI.
 //
-// Immutable objects are published by hard-linking a temporary file from
-// the same directory into place, so of two writers (threads or processes)
-// exactly one installs the object while the other finds it and checks it.
-// A FileStore syncs each object before it links it and its directory
+// Immutable objects are published by moving a temporary file from the
+// same directory into place with a rename that refuses to replace
+// (renameat2 RENAME_NOREPLACE on Linux), or by hard-linking it where that
+// is unavailable, so of two writers (threads or processes) exactly one
+// installs the object while the other finds it and checks it.
+// A FileStore syncs each object before it publishes it and its directory
 // after, so a Put that returned is durable; a Batch (batch.go) defers both
 // to one barrier at Commit. Either way a name that a crash left holding
 // torn bytes can never pass for its object: every read re-hashes, and the
@@ -50,6 +52,8 @@ type FileStore struct {
 	// pend collects what a Batch wrote since its last Commit; nil makes
 	// every write durable before it returns.
 	pend *pending
+	// hold is a Batch's hold of the writers' lock (nil: one per publish).
+	hold *batchHold
 }
 
 // OpenFileStore opens (without creating) the store rooted at dir; the
@@ -194,7 +198,12 @@ func (f *FileStore) publish(op, path string, data []byte, replace bool) (install
 		return false, errf(fault.IOFailed, op, dir, "%v", unwrap(err))
 	}
 	tmpName := tmp.Name()
-	defer os.Remove(tmpName) // after a link or a failure; a no-op after rename
+	moved := false
+	defer func() {
+		if !moved {
+			os.Remove(tmpName) // after a link or a failure
+		}
+	}()
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
@@ -213,19 +222,15 @@ func (f *FileStore) publish(op, path string, data []byte, replace bool) (install
 		if err := os.Rename(tmpName, path); err != nil {
 			return false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 		}
-	} else if err := os.Link(tmpName, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return false, nil
+		moved = true
+	} else {
+		var installed bool
+		installed, moved, err = installNew(tmpName, path)
+		if err != nil {
+			return false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 		}
-		// A file system without hard links: fall back to a rename that
-		// only proceeds when the name is still free. The window between
-		// the check and the rename can only let an identical CAS object, or
-		// a competing memo record, replace a just-published one.
-		if _, serr := os.Lstat(path); serr == nil {
+		if !installed {
 			return false, nil
-		}
-		if rerr := os.Rename(tmpName, path); rerr != nil {
-			return false, errf(fault.IOFailed, op, path, "%v", unwrap(rerr))
 		}
 	}
 	if f.pend != nil {
@@ -233,6 +238,29 @@ func (f *FileStore) publish(op, path string, data []byte, replace bool) (install
 		return true, nil
 	}
 	syncDir(dir)
+	return true, nil
+}
+
+// linkNew is the portable no-replace publish: a hard link, which fails
+// when the name exists, leaving tmp for the caller to remove.
+func linkNew(tmp, path string) (installed bool, err error) {
+	err = os.Link(tmp, path)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	// A file system without hard links: fall back to a rename that only
+	// proceeds when the name is still free. The window between the check
+	// and the rename can only let an identical CAS object, or a competing
+	// memo record, replace a just-published one.
+	if _, serr := os.Lstat(path); serr == nil {
+		return false, nil
+	}
+	if rerr := os.Rename(tmp, path); rerr != nil {
+		return false, rerr
+	}
 	return true, nil
 }
 
@@ -494,7 +522,7 @@ func (f *FileStore) PutEffect(record map[string]any, identity string) (map[strin
 }
 
 // readRetained reads the memo record another writer installed at path.
-// Once a name is linked it is never removed except by a repair, so an
+// Once a name is published it is never removed except by a repair, so an
 // absent record here is an I/O failure, not a miss.
 func (f *FileStore) readRetained(path, rd string) (map[string]any, error) {
 	rec, ok, err := readEffect(path, rd)
@@ -510,10 +538,10 @@ func (f *FileStore) readRetained(path, rd string) (map[string]any, error) {
 
 // repairEffect replaces a torn memo record with record unless another
 // writer already did. Repairs take the store's repair lock in turn, and
-// the torn name is removed before record is linked as in a first write, so
-// every writer still agrees on one retained record: a plain writer that
-// links between the removal and this link wins, as it would have on an
-// empty index.
+// the torn name is removed before record is published as in a first
+// write, so every writer still agrees on one retained record: a plain
+// writer that publishes between the removal and this publish wins, as it
+// would have on an empty index.
 func (f *FileStore) repairEffect(path, rd string, b []byte, record map[string]any) (map[string]any, error) {
 	l := flock.New(filepath.Join(f.root, RepairLock), flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
 	if err := l.Lock(); err != nil {

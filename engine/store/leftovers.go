@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/gofrs/flock"
@@ -18,9 +19,11 @@ import (
 const TempPrefix = ".tmp-"
 
 // WritersLock is the file at the store root every write holds a shared
-// OS lock (flock) on while its temporary file exists. The lock dies with
-// its process, so whoever can take it exclusively knows no write is in
-// flight anywhere, and every temporary file is a killed writer's.
+// OS lock (flock) on while its temporary file exists; a Batch takes it at
+// its first write and keeps it until Commit, so a bench part pays for one
+// lock, not one per object. The lock dies with its process, so whoever can
+// take it exclusively knows no write is in flight anywhere, and every
+// temporary file is a killed writer's.
 const WritersLock = ".writers.lock"
 
 // RepairLock is the file at the store root a writer holds an exclusive
@@ -28,8 +31,9 @@ const WritersLock = ".writers.lock"
 // record take turns and agree on the record that is retained.
 const RepairLock = ".repair.lock"
 
-// writing holds the writers' lock for one publish; the first write of a
-// FileStore first removes killed writers' temporary files.
+// writing holds the writers' lock for one publish (a batch's hold covers
+// it); the first write of a FileStore first removes killed writers'
+// temporary files.
 func (f *FileStore) writing(op string) (release func(), err error) {
 	if err := noLink(f.root); err != nil {
 		return nil, err
@@ -38,17 +42,73 @@ func (f *FileStore) writing(op string) (release func(), err error) {
 		return nil, errf(fault.IOFailed, op, f.root, "%v", unwrap(err))
 	}
 	f.clean.Do(f.removeTemps)
-	l := flock.New(filepath.Join(f.root, WritersLock), flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
+	if f.hold != nil {
+		return f.hold.enter(op, f.root)
+	}
+	l := writersLock(f.root)
 	if err := l.RLock(); err != nil {
 		return nil, errf(fault.IOFailed, op, l.Path(), "%v", unwrap(err))
 	}
 	return func() { _ = l.Unlock() }, nil
 }
 
+func writersLock(root string) *flock.Flock {
+	return flock.New(filepath.Join(root, WritersLock), flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
+}
+
+// batchHold is a batch's shared hold of the writers' lock: taken by the
+// first publish, kept across the ones after it, and dropped at Commit once
+// no publish is in flight (one still writing keeps it to the next Commit,
+// since its temporary file must not look like a killed writer's). A batch
+// dropped without a Commit releases it when its process exits, or when
+// the collector finalizes the lock's file.
+type batchHold struct {
+	mu       sync.Mutex
+	lock     *flock.Flock
+	inFlight int
+}
+
+func (h *batchHold) enter(op, root string) (release func(), err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lock == nil {
+		l := writersLock(root)
+		if err := l.RLock(); err != nil {
+			return nil, errf(fault.IOFailed, op, l.Path(), "%v", unwrap(err))
+		}
+		h.lock = l
+	}
+	h.inFlight++
+	return h.leave, nil
+}
+
+func (h *batchHold) leave() {
+	h.mu.Lock()
+	h.inFlight--
+	h.mu.Unlock()
+}
+
+// drop releases the hold when no publish is in flight.
+func (h *batchHold) drop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lock != nil && h.inFlight == 0 {
+		_ = h.lock.Unlock()
+		h.lock = nil
+	}
+}
+
+// held reports whether the batch holds the writers' lock.
+func (h *batchHold) held() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lock != nil
+}
+
 // removeTemps removes every temporary file when no write is in flight
 // (best effort: a store in use by another process is cleaned later).
 func (f *FileStore) removeTemps() {
-	l := flock.New(filepath.Join(f.root, WritersLock), flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
+	l := writersLock(f.root)
 	if ok, err := l.TryLock(); err != nil || !ok {
 		return
 	}

@@ -73,3 +73,78 @@ func TestLeftoversWritesNothing(t *testing.T) {
 		t.Fatalf("Leftovers created the lock file: %v", err)
 	}
 }
+
+// A batch takes the writers' lock once, at its first write, and keeps it
+// until Commit: until then no other writer may take a temporary file for a
+// killed writer's; after Commit the store is idle again, and the batch
+// takes the lock again at its next write.
+func TestBatchHoldsTheWritersLockUntilCommit(t *testing.T) {
+	root := t.TempDir()
+	fs, _ := OpenFileStore(root)
+	b := fs.Batch()
+	if b.hold.held() {
+		t.Fatal("a batch that wrote nothing holds the lock")
+	}
+	for i := range 3 {
+		if _, err := b.Put(Values, map[string]any{"n": float64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, _ := OpenFileStore(root)
+	if left, busy, err := other.Leftovers(); err != nil || !busy || left != nil {
+		t.Fatalf("Leftovers while a batch is uncommitted = %v busy %v (%v), want busy", left, busy, err)
+	}
+	stale := filepath.Join(root, string(Values), TempPrefix+"654321")
+	if err := os.WriteFile(stale, []byte(`{"half":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Another store's first write cleans only when nobody writes.
+	if _, err := other.Put(Values, map[string]any{"o": 1.0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatal("a temporary file was removed while a batch held the writers' lock")
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b.hold.held() {
+		t.Fatal("Commit kept the writers' lock")
+	}
+	if left, busy, err := other.Leftovers(); err != nil || busy || !slices.Equal(left, []string{stale}) {
+		t.Fatalf("Leftovers after Commit = %v busy %v (%v), want [%s]", left, busy, err, stale)
+	}
+	if _, err := b.Put(Values, map[string]any{"n": 9.0}); err != nil {
+		t.Fatal(err)
+	}
+	if !b.hold.held() {
+		t.Fatal("a write after Commit did not take the lock again")
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Commit while a write is still in flight keeps the lock for it: that
+// write's temporary file must not look like a killed writer's.
+func TestBatchCommitKeepsTheLockForAWriteInFlight(t *testing.T) {
+	fs, _ := OpenFileStore(t.TempDir())
+	b := fs.Batch()
+	release, err := b.writing("put")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if !b.hold.held() {
+		t.Fatal("Commit released the lock under a write in flight")
+	}
+	release()
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b.hold.held() {
+		t.Fatal("the next Commit kept the lock")
+	}
+}
