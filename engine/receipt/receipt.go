@@ -115,6 +115,19 @@ func Seal(r map[string]any) (string, error) {
 	return d, nil
 }
 
+// SealEncoded is Seal that also returns the sealed receipt's canonical
+// bytes (what the runs namespace stores), from the one encoding the
+// digest needs.
+func SealEncoded(r map[string]any) (digest string, canonical []byte, err error) {
+	delete(r, "digest")
+	canonical, digest, err = canon.EncodeSealed(r, "digest", canon.DigestBytes)
+	if err != nil {
+		return "", nil, err
+	}
+	r["digest"] = digest
+	return digest, canonical, nil
+}
+
 // StorageRef is the key a receipt is stored under in the runs namespace:
 // the digest of the full receipt including its own digest field.
 func StorageRef(r map[string]any) (string, error) { return canon.Digest(r) }

@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"bytes"
 	"reflect"
 	"strings"
 	"testing"
@@ -186,5 +187,26 @@ func TestParseRejectsDuplicatesAndTrailing(t *testing.T) {
 	dup := strings.Replace(string(b), `{"args"`, `{"args":{},"args"`, 1)
 	if _, err := Parse([]byte(dup)); err == nil {
 		t.Fatal("duplicate key accepted")
+	}
+}
+
+// SealEncoded seals as Seal does and returns exactly the canonical bytes
+// of the sealed receipt, whatever digest the receipt held before.
+func TestSealEncodedIsSealThenEncode(t *testing.T) {
+	r := sample(t)
+	r["digest"] = "sha256:" + strings.Repeat("0", 64) // stale: replaced
+	d, b, err := SealEncoded(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(r); err != nil || r["digest"] != d {
+		t.Fatalf("sealed receipt does not check: %v (%v vs %s)", err, r["digest"], d)
+	}
+	want, _ := canon.Encode(r)
+	if !bytes.Equal(b, want) {
+		t.Fatalf("bytes differ from the sealed receipt's encoding:\n%s\n%s", b, want)
+	}
+	if ref, _ := StorageRef(r); canon.DigestBytes(b) != ref {
+		t.Fatal("the bytes do not hash to the storage reference")
 	}
 }

@@ -305,6 +305,14 @@ func (f *FileStore) Put(ns Namespace, v any) (string, error) {
 	return f.putCanonical(ns, b)
 }
 
+// PutEncoded implements EncodedPutter.
+func (f *FileStore) PutEncoded(ns Namespace, canonical []byte) (string, error) {
+	if err := admitEncoded(ns, canonical); err != nil {
+		return "", err
+	}
+	return f.putCanonical(ns, canonical)
+}
+
 func (f *FileStore) putCanonical(ns Namespace, b []byte) (string, error) {
 	d := canon.DigestBytes(b)
 	path, err := f.objectPath("put", ns, d)

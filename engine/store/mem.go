@@ -35,6 +35,18 @@ func (m *MemStore) Put(ns Namespace, v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return m.putCanonical(ns, b)
+}
+
+// PutEncoded implements EncodedPutter.
+func (m *MemStore) PutEncoded(ns Namespace, canonical []byte) (string, error) {
+	if err := admitEncoded(ns, canonical); err != nil {
+		return "", err
+	}
+	return m.putCanonical(ns, canonical)
+}
+
+func (m *MemStore) putCanonical(ns Namespace, b []byte) (string, error) {
 	d := canon.DigestBytes(b)
 	m.mu.RLock()
 	_, present := m.objects[ns][d]

@@ -18,6 +18,11 @@ func NewOverlay(base Store) *Overlay {
 // Put implements Store; the object lands in the memory layer only.
 func (o *Overlay) Put(ns Namespace, v any) (string, error) { return o.top.Put(ns, v) }
 
+// PutEncoded implements EncodedPutter, in the memory layer only.
+func (o *Overlay) PutEncoded(ns Namespace, canonical []byte) (string, error) {
+	return o.top.PutEncoded(ns, canonical)
+}
+
 // Get implements Store.
 func (o *Overlay) Get(ns Namespace, digest string) (any, bool, error) {
 	if v, ok, err := o.top.Get(ns, digest); err != nil || ok {

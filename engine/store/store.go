@@ -80,6 +80,25 @@ type Store interface {
 	SetSlot(name string, v any) error
 }
 
+// EncodedPutter is a store that takes an object together with its
+// canonical bytes, so a caller that already encoded the object (a sealed
+// receipt) spares Put a second encoding.
+type EncodedPutter interface {
+	// PutEncoded is Put of the value whose canonical bytes (exactly what
+	// canon.Encode gives) are canonical: they are stored and named as
+	// they are.
+	PutEncoded(ns Namespace, canonical []byte) (string, error)
+}
+
+// PutEncoded stores v, whose canonical bytes the caller holds, through
+// s's PutEncoded where it has one and its Put otherwise.
+func PutEncoded(s Store, ns Namespace, v any, canonical []byte) (string, error) {
+	if p, ok := s.(EncodedPutter); ok {
+		return p.PutEncoded(ns, canonical)
+	}
+	return s.Put(ns, v)
+}
+
 func errf(code, op, path, format string, a ...any) *fault.Error {
 	return &fault.Error{Code: code, Op: "store " + op, File: path, Message: fmt.Sprintf(format, a...)}
 }
@@ -193,10 +212,23 @@ func encodeObject(ns Namespace, v any) ([]byte, error) {
 	if err != nil {
 		return nil, errf(fault.Parse, "put", string(ns), "value is not canonical JSON: %v", err)
 	}
-	if len(b) > MaxObjectBytes {
-		return nil, errf(fault.BudgetExhausted, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
+	return b, checkObjectSize(ns, b)
+}
+
+// admitEncoded admits an object's canonical bytes as encodeObject would
+// have produced them.
+func admitEncoded(ns Namespace, b []byte) error {
+	if err := checkNamespace(ns); err != nil {
+		return err
 	}
-	return b, nil
+	return checkObjectSize(ns, b)
+}
+
+func checkObjectSize(ns Namespace, b []byte) error {
+	if len(b) > MaxObjectBytes {
+		return errf(fault.BudgetExhausted, "put", string(ns), "object is %d bytes, over the %d-byte bound", len(b), MaxObjectBytes)
+	}
+	return nil
 }
 
 func encodeSlot(name string, v any) ([]byte, error) {

@@ -303,10 +303,11 @@ func (c *Comparison) replay(orig *receipt.Receipt, m *manifest.Manifest, args ma
 			Detail: detail("wired input " + key + " has no recorded or supplied value")})
 	}
 
-	typed, revised, err := run(m, args, host)
+	p, err := runChecked(m, args, host)
 	if err != nil {
 		return nil, err
 	}
+	typed, revised := p.typed, p.rec
 	c.Revised = revised
 	c.RevisedOutcome = typed.Outcome
 	c.RevisedReceipt = typed.Digest

@@ -188,13 +188,43 @@ func (r *runner) fail(f *Failure, path string) {
 // faults (malformed args, event log overflow); every run-level outcome,
 // failed included, is a receipt.
 func Run(m *manifest.Manifest, args map[string]any, host *Host) (map[string]any, error) {
-	_, rec, err := run(m, args, host)
-	return rec, err
+	p, err := runChecked(m, args, host)
+	if err != nil {
+		return nil, err
+	}
+	return p.rec, nil
 }
 
-// run is Run returning the receipt both as the typed model and as the
-// sealed canonical value.
-func run(m *manifest.Manifest, args map[string]any, host *Host) (*receipt.Receipt, map[string]any, error) {
+// produced is a run's receipt as the typed model, as the sealed value and
+// as that value's canonical bytes (what the runs namespace stores).
+type produced struct {
+	typed     *receipt.Receipt
+	rec       map[string]any
+	canonical []byte
+}
+
+// runChecked is run with the produced receipt validated.
+func runChecked(m *manifest.Manifest, args map[string]any, host *Host) (*produced, error) {
+	p, err := run(m, args, host)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.validate()
+}
+
+// validate holds a produced receipt to the validation a checked one
+// passes.
+func (p *produced) validate() error {
+	if err := receipt.Validate(p.rec); err != nil {
+		return &fault.Error{Code: fault.Internal, Message: "produced " + err.Error()}
+	}
+	return nil
+}
+
+// run executes m and seals the receipt without validating it: Verify
+// skips the validation when the receipt is the recorded one, already
+// validated, byte for byte; every other caller goes through runChecked.
+func run(m *manifest.Manifest, args map[string]any, host *Host) (*produced, error) {
 	if host == nil {
 		host = &Host{}
 	}
@@ -210,15 +240,15 @@ func run(m *manifest.Manifest, args map[string]any, host *Host) (*receipt.Receip
 	for _, k := range canon.SortedKeys(args) {
 		ports, ok := args[k].(map[string]any)
 		if !ok {
-			return nil, nil, &fault.Error{Code: fault.Parse, Message: fmt.Sprintf("args.%s must be an object of ports", k)}
+			return nil, &fault.Error{Code: fault.Parse, Message: fmt.Sprintf("args.%s must be an object of ports", k)}
 		}
 		feed[k] = ports
 	}
 	var err error
 	if b, err := canon.Encode(args); err != nil {
-		return nil, nil, &fault.Error{Code: fault.Parse, Message: "args are not canonical JSON"}
+		return nil, &fault.Error{Code: fault.Parse, Message: "args are not canonical JSON"}
 	} else if len(b) > receipt.MaxArgsBytes {
-		return nil, nil, &fault.Error{Code: fault.BudgetExhausted, Message: "run argument bytes"}
+		return nil, &fault.Error{Code: fault.BudgetExhausted, Message: "run argument bytes"}
 	}
 	ctx := host.Context
 	if ctx == nil {
@@ -227,14 +257,14 @@ func run(m *manifest.Manifest, args map[string]any, host *Host) (*receipt.Receip
 	r := &runner{host: host, ctx: ctx, root: m, budgets: m.Budgets, cells: map[string]*receipt.Cell{},
 		sigs: map[string]*cellSig{}, fetched: map[string]string{}}
 	if r.tools, err = toolSignatures(host); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := r.admit(m); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	outcome, err := r.execute(m, feed)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	typed := &receipt.Receipt{
 		Contract:       receipt.Contract,
@@ -250,16 +280,12 @@ func run(m *manifest.Manifest, args map[string]any, host *Host) (*receipt.Receip
 		Failure:        r.failure,
 	}
 	rec := typed.Value()
-	d, err := receipt.Seal(rec)
+	d, canonical, err := receipt.SealEncoded(rec)
 	if err != nil {
-		return nil, nil, &fault.Error{Code: fault.Internal, Message: "receipt is not canonical JSON: " + err.Error()}
+		return nil, &fault.Error{Code: fault.Internal, Message: "receipt is not canonical JSON: " + err.Error()}
 	}
 	typed.Digest = d
-	// A produced receipt must pass the same validation a checked one does.
-	if err := receipt.Validate(rec); err != nil {
-		return nil, nil, &fault.Error{Code: fault.Internal, Message: "produced " + err.Error()}
-	}
-	return typed, rec, nil
+	return &produced{typed: typed, rec: rec, canonical: canonical}, nil
 }
 
 func (r *runner) execute(m *manifest.Manifest, feed map[string]map[string]any) (string, error) {

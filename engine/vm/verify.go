@@ -3,6 +3,7 @@ package vm
 import (
 	"fmt"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
@@ -70,24 +71,36 @@ func Verify(rec map[string]any, m *manifest.Manifest, opts VerifyOptions) (*Repo
 	router := effect.NewRouter(replay)
 	host := &Host{Store: store.NewOverlay(base), Router: router, Fns: opts.Fns, Signatures: opts.Signatures,
 		recorded: recorded.Cells, toolSigs: recordedHostTools(opts.ToolSignatures, recorded.Effects)}
-	typed, got, err := run(m, recorded.Args, host)
+	p, err := run(m, recorded.Args, host)
 	if err != nil {
 		return nil, err
 	}
+	typed, got := p.typed, p.rec
 	// The runtime stamp is not copied from the checked receipt (upstream
 	// copies it): this engine writes one fixed stamp, so a receipt
 	// claiming another runtime is a mismatch even when re-sealed.
-	// Equal canonical content is the common case: the recorded digest must
-	// match both the record's own content and the replay's digest. Only a
-	// divergence pays for the field-by-field diff.
-	if own, err := receipt.Digest(rec); err == nil && own == recorded.Digest && own == typed.Digest {
+	//
+	// The common case: the replay is the recorded receipt, digest field
+	// included. Then the recorded digest is the replay's, which is the
+	// digest of the replay's content and so of the record's own, and the
+	// replay (the validated record, byte for byte) needs no validation of
+	// its own: canon.Equal proves all of that without encoding the record.
+	if recorded.Digest == typed.Digest && canon.Equal(rec, got) {
+		return &Report{OK: true, Digest: typed.Digest, Outcome: typed.Outcome}, nil
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	own, ownErr := receipt.Digest(rec)
+	if ownErr == nil && own == recorded.Digest && own == typed.Digest {
 		return &Report{OK: true, Digest: own, Outcome: typed.Outcome}, nil
 	}
+	// Only a divergence pays for the field-by-field diff. Diff reports
+	// named fields only (its catch-all fires only when no named check
+	// did), so an edit that left the recorded digest stale is also named
+	// as such, in the native verifier's words.
 	mm := receipt.Diff(rec, got)
-	// Diff reports named fields only (its catch-all fires only when no
-	// named check did), so an edit that left the recorded digest stale is
-	// also named as such, in the native verifier's words.
-	if own, err := receipt.Digest(rec); err != nil || own != recorded.Digest {
+	if ownErr != nil || own != recorded.Digest {
 		mm = append(mm, "receipt or manifest digest mismatch")
 	}
 	return &Report{OK: len(mm) == 0, Digest: typed.Digest, Outcome: typed.Outcome, Mismatches: mm}, nil

@@ -200,15 +200,16 @@ func (s *session) Ordered() bool { return s.ordered }
 // the store's reference to it.
 func (s *session) Run(ctx context.Context, args map[string]any) (map[string]any, string, error) {
 	host := &Host{Store: s.w.Store, Router: s.router, Transports: s.w.Transports, Sources: s.w.Sources, Context: ctx}
-	rec, err := Run(s.m, args, host)
+	p, err := runChecked(s.m, args, host)
 	if err != nil {
 		return nil, "", err
 	}
-	ref, err := s.w.Store.Put(store.Runs, rec)
+	// The bytes sealing encoded are the ones stored: no second encoding.
+	ref, err := store.PutEncoded(s.w.Store, store.Runs, p.rec, p.canonical)
 	if err != nil {
 		return nil, "", err
 	}
-	return rec, ref, nil
+	return p.rec, ref, nil
 }
 
 // Manifest implements evidence.Store.
