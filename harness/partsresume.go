@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,10 +33,13 @@ import (
 // from a shard): it is the report of the part's config as this run
 // compiled it, every receipt it names is in the store and replays to it,
 // and its cases consumed exactly the responses they declared. A torn,
-// edited or foreign report is run again. The verify phase then checks the
-// taken report again with every other part, so a resumed run directory is
-// the one an uninterrupted run writes, byte for byte, the record aside
-// (which names each reused part's report "reused-part-report").
+// edited or foreign report is run again. The run writes a taken report's
+// bytes as they were checked, and its verify phase takes the check's
+// result for those bytes instead of checking them twice (verifiedPart
+// says why that holds) and folds it with every other part, so a resumed
+// run directory is the one an uninterrupted run writes, byte for byte,
+// the record aside (which names each reused part's report
+// "reused-part-report").
 //
 // Staging directories are claimed under the run directory's lock
 // (rundir.Claim): a second run of the same slug started meanwhile neither
@@ -78,27 +82,38 @@ func (r *Resume) Note(parts int) string {
 type resumeFrom struct {
 	dirs []string
 	res  Resume
+	// verified are the taken parts' pre-check results, by part number,
+	// for the verify phase (verifiedPart).
+	verified map[int]*verifiedPart
 }
 
 func newResumeFrom(dirs []string) *resumeFrom {
 	if len(dirs) == 0 {
 		return nil
 	}
-	return &resumeFrom{dirs: dirs, res: Resume{From: dirs}}
+	return &resumeFrom{dirs: dirs, res: Resume{From: dirs}, verified: map[int]*verifiedPart{}}
+}
+
+// leftover is a part report taken from an unfinished run: its value and
+// the bytes checked, which the run writes as they are.
+type leftover struct {
+	value map[string]any
+	raw   []byte
 }
 
 // take returns part's report from the first directory holding one that
 // checks, or nil. cfg is the part's config as this run admitted it.
-func (s *resumeFrom) take(ctx context.Context, c *Compiled, p Part, cfg *bench.Config, st evidence.Store) (map[string]any, error) {
+func (s *resumeFrom) take(ctx context.Context, c *Compiled, p Part, cfg *bench.Config, st evidence.Store) (*leftover, error) {
 	for _, dir := range s.dirs {
 		path := filepath.Join(dir, p.ReportFile())
-		v, why, err := checkLeftover(ctx, c, p, path, cfg, st)
+		l, vp, why, err := checkLeftover(ctx, c, p, path, cfg, st)
 		if err != nil {
 			return nil, err
 		}
 		if why == "" {
 			s.res.Reused = append(s.res.Reused, p.N)
-			return v, nil
+			s.verified[p.N] = vp
+			return l, nil
 		}
 		if why != "missing" {
 			s.res.Rejected = append(s.res.Rejected, why)
@@ -111,44 +126,44 @@ func (s *resumeFrom) take(ctx context.Context, c *Compiled, p Part, cfg *bench.C
 // checkLeftover reads the report at path and checks it; why is "" when it
 // may be taken, "missing" when there is none, else the reason it may not.
 // err is only a cancelled context.
-func checkLeftover(ctx context.Context, c *Compiled, p Part, path string, cfg *bench.Config, st evidence.Store) (map[string]any, string, error) {
+func checkLeftover(ctx context.Context, c *Compiled, p Part, path string, cfg *bench.Config, st evidence.Store) (*leftover, *verifiedPart, string, error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, "missing", nil
+		return nil, nil, "missing", nil
 	}
 	b, err := canon.ReadBounded(path, 0)
 	if err != nil {
-		return nil, named(path, err), nil
+		return nil, nil, named(path, err), nil
 	}
 	v, err := canon.Parse(b, 0)
 	if err != nil {
-		return nil, named(path, canon.InFile(path, b, err)), nil
+		return nil, nil, named(path, canon.InFile(path, b, err)), nil
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, path + ": not a JSON object", nil
+		return nil, nil, path + ": not a JSON object", nil
 	}
 	rep, err := bench.ParseReport(v)
 	if err != nil {
-		return nil, named(path, err), nil
+		return nil, nil, named(path, err), nil
 	}
 	// Exactly the bytes a run writes for the report it parses to: no
 	// field a verification would pass over.
 	want, err := canon.Encode(rep.Value())
 	if err != nil || !bytes.Equal(append(want, '\n'), b) {
-		return nil, path + ": not the canonical report its fields make", nil
+		return nil, nil, path + ": not the canonical report its fields make", nil
 	}
-	_, mismatches, err := c.checkPart(ctx, p, rep, v, cfg, st)
+	pc, err := c.checkPart(ctx, p, rep, v, cfg, st)
 	if ctx.Err() != nil {
-		return nil, "", ctx.Err()
+		return nil, nil, "", ctx.Err()
 	}
 	if err != nil {
-		return nil, named(path, err), nil
+		return nil, nil, named(path, err), nil
 	}
-	if len(mismatches) > 0 {
+	if len(pc.mismatches) > 0 {
 		// A mismatch starts with the report's basename.
-		return nil, filepath.Dir(path) + string(filepath.Separator) + mismatches[0], nil
+		return nil, nil, filepath.Dir(path) + string(filepath.Separator) + pc.mismatches[0], nil
 	}
-	return m, "", nil
+	return &leftover{value: m, raw: b}, &verifiedPart{sum: sha256.Sum256(b), checked: pc.checked, unknown: pc.unknown}, "", nil
 }
 
 // named is err's message, led by path unless it names it already.

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -145,9 +147,12 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b.runs = 0
+	b.runs, b.receiptReads = 0, nil
+	var mu sync.Mutex
 	var last Progress
 	o, err := Run(ctx, w, Options{Runner: b, Store: b, Out: out, Concurrency: 4, OnProgress: func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
 		if p.Done > last.Done {
 			last = p
 		}
@@ -173,6 +178,15 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 		t.Errorf("last progress %+v, want %d reused of %d done", last, wantReused, last.Total)
 	}
 	sameFiles(t, "resumed run", runFiles(t, final), want)
+	// A reused part is verified once, before it is taken: the verify
+	// phase takes that check's result for the bytes it checked.
+	for _, n := range []int{3, 5} {
+		for _, d := range reportReceipts(t, want[parts[n-1].ReportFile()]) {
+			if k := b.receiptReads[d]; k != 1 {
+				t.Fatalf("part %d: receipt %s read %d times, want once", n, d, k)
+			}
+		}
+	}
 	ids := recordIDs(t, final)
 	for _, p := range parts {
 		id := "part-report"
@@ -244,4 +258,86 @@ func TestResumeAfterAFailedRun(t *testing.T) {
 		t.Fatalf("resume %+v after %d case runs", o.Resume, b.runs)
 	}
 	sameFiles(t, "resumed run", runFiles(t, o.RunDir), runFiles(t, whole.RunDir))
+}
+
+// reportReceipts lists the receipt digests a bench report's cases name.
+func reportReceipts(t *testing.T, report []byte) []string {
+	t.Helper()
+	v, err := canon.Parse(report, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := bench.ParseReport(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range rep.Systems {
+		for _, c := range s.Cases {
+			out = append(out, c.ReceiptDigest)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("a report naming no receipts")
+	}
+	return out
+}
+
+// The verify phase takes the resume check's result for a reused part only
+// for the bytes that check read: the same bytes fold without a receipt
+// read and to the aggregate a full check gives; other bytes (an edit made
+// after the check) are checked in full, and a forged verdict is caught.
+func TestVerifyTakesTheResumeCheckOnlyForTheBytesItChecked(t *testing.T) {
+	w := synthWorkload(t, 3, 600, true) // 3 parts
+	b := newTestBench()
+	ctx := context.Background()
+	o, err := Run(ctx, w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 2})
+	if err != nil || !o.Passed() {
+		t.Fatalf("run: %v %v", err, o.Verification)
+	}
+	c, p := o.Compiled, o.Compiled.Parts[1]
+	cfg, err := bench.LoadConfig(filepath.Join(o.RunDir, p.ConfigFile()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(o.RunDir, p.ReportFile())
+	_, vp, why, err := checkLeftover(ctx, c, p, path, cfg, b)
+	if err != nil || why != "" || vp.checked != 3*256 {
+		t.Fatalf("the pre-check: %v %q %+v", err, why, vp)
+	}
+	full, err := c.deriveParts(ctx, o.RunDir, b, deriveOptions{written: true})
+	if err != nil || !full.Verification.OK {
+		t.Fatalf("full derivation: %v", err)
+	}
+	b.receiptReads = nil
+	d, err := c.deriveParts(ctx, o.RunDir, b, deriveOptions{written: true, verified: map[int]*verifiedPart{p.N: vp}})
+	if err != nil || !d.Verification.OK || d.Verification.CheckedReceipts != full.Verification.CheckedReceipts || !sameJSON(d.Value, full.Value) {
+		t.Fatalf("derivation with the pre-check: %v %+v", err, d.Verification)
+	}
+	report, _ := os.ReadFile(path)
+	for _, r := range reportReceipts(t, report) {
+		if b.receiptReads[r] != 0 {
+			t.Fatalf("receipt %s of the pre-checked part read again", r)
+		}
+	}
+
+	// The same report with one verdict flipped, its digest recomputed.
+	v, _ := canon.Parse(report, 0)
+	m := v.(map[string]any)
+	cs := m["systems"].([]any)[0].(map[string]any)["cases"].([]any)[0].(map[string]any)
+	cs["passed"] = !cs["passed"].(bool)
+	delete(m, "digest")
+	dg, _ := canon.Digest(m)
+	m["digest"] = dg
+	forged, _ := canon.Encode(m)
+	if err := os.WriteFile(path, append(forged, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err = c.deriveParts(ctx, o.RunDir, b, deriveOptions{written: true, verified: map[int]*verifiedPart{p.N: vp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Verification.OK || len(d.Verification.Mismatches) == 0 || !strings.HasPrefix(d.Verification.Mismatches[0], p.ReportFile()+": ") {
+		t.Fatalf("a report edited after the pre-check verified: %+v", d.Verification)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/evidence"
@@ -60,61 +61,53 @@ func (r *run) compileParts() error {
 	return nil
 }
 
-// evaluateParts runs the parts in order, each admitted from the config
-// the compile phase wrote, exactly as `assay bench run` would admit it.
+// partsAhead is how many parts of a run in parts may be in flight at
+// once (running, or done and waiting for the parts before them to be
+// written): enough for the next part to fill the slots the current one's
+// tail leaves idle, and a constant, so memory stays flat.
+const partsAhead = 3
+
+// evaluateParts runs the parts, each admitted from the config the compile
+// phase wrote, exactly as `assay bench run` would admit it. Consecutive
+// parts overlap: up to partsAhead run at once on one pool of
+// r.concurrency() slots, an earlier part served first (bench.Slots), so
+// the tail of a part whose last system runs alone leaves no slot idle.
+// Everything else happens in part order, once the part is done: its
+// iteration, its report, its record row. So the run directory, the store
+// and the record are those of one part after another, and a part that
+// fails ends the run with its error once the parts before it are written,
+// as it would one part at a time; the parts after it are cancelled and
+// dropped.
 func (r *run) evaluateParts(ctx context.Context) error {
 	p := &progress{name: r.w.Name, f: r.opts.OnProgress, total: len(r.w.Systems) * len(r.w.Cases)}
 	runner, err := r.runnerAt(1)
 	if err != nil {
 		return err
 	}
-	for _, part := range r.c.Parts {
-		it, err := r.rec.NextIteration(PhaseEvaluate)
-		if err != nil {
-			return err
-		}
-		taken, err := r.takenPart(part)
-		if err != nil {
-			return err
-		}
-		id := "part-report"
-		if taken == nil && r.resume != nil {
-			cfg, err := bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
-			if err != nil {
+	n := r.concurrency()
+	if n <= 0 {
+		n = evidence.DefaultConcurrency()
+	}
+	f := &partFlight{r: r, p: p, runner: commitsInTurn{Runner: runner, mu: &sync.Mutex{}}, slots: bench.NewSlots(n), ahead: partsAhead}
+	if n == 1 {
+		f.ahead = 1 // one case at a time is one part at a time
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer f.wg.Wait()
+	defer cancel()
+	var queue []*partJob
+	for i := 0; ; i++ {
+		more := i < len(r.c.Parts) && !f.stopped()
+		for len(queue) > 0 && (len(queue) >= f.ahead || !more) {
+			if err := f.finish(queue[0]); err != nil {
 				return err
 			}
-			if taken, err = r.resume.take(ctx, r.c, part, cfg, r.opts.Store); err != nil {
-				return err
-			}
-			if taken != nil {
-				id = ReusedPartReport
-				p.reusedPart(taken)
-			}
+			queue = queue[1:]
 		}
-		if taken == nil {
-			if r.opts.Reports != nil {
-				return fmt.Errorf("%s of %s: no shard holds its report", part.Name(), r.w.Name)
-			}
-			cfg, err := bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
-			if err != nil {
-				return err
-			}
-			rep, err := bench.Run(ctx, cfg, runner, bench.Options{
-				Concurrency: r.concurrency(),
-				OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
-			})
-			if err != nil {
-				return err
-			}
-			taken = rep.Value()
+		if !more {
+			break
 		}
-		// The verify phase checks a taken report like a run one.
-		if err := r.writeJSON(part.ReportFile(), taken); err != nil {
-			return err
-		}
-		if err := r.rec.AddLoopArtifact(PhaseEvaluate, it, id, part.ReportFile()); err != nil {
-			return err
-		}
+		queue = append(queue, f.start(ctx, r.c.Parts[i]))
 	}
 	if s := r.resume; s != nil && len(s.res.Reused)+len(s.res.Rejected) > 0 {
 		r.o.Resume = &s.res
@@ -126,6 +119,150 @@ func (r *run) evaluateParts(ctx context.Context) error {
 		_ = r.stage.DropClaimed()
 	}
 	return nil
+}
+
+// partFlight is the parts of a run in flight.
+type partFlight struct {
+	r      *run
+	p      *progress
+	runner evidence.Runner
+	slots  *bench.Slots
+	ahead  int
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	jobs   []*partJob // started, in part order
+	failed bool
+}
+
+// partJob is one part in flight: taken (from a shard or an unfinished
+// run) when started, or running until done is closed.
+type partJob struct {
+	part   Part
+	id     string // the record's artifact id of its report
+	report map[string]any
+	raw    []byte // a reused report's bytes as checked
+	err    error
+	done   chan struct{}
+	cancel context.CancelFunc
+}
+
+// stopped says a part has failed: no later part starts.
+func (f *partFlight) stopped() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
+}
+
+// fail records job's failure and cancels the parts after it, whose
+// results a run stopping at job would never see.
+func (f *partFlight) fail(job *partJob, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	job.err, f.failed = err, true
+	for _, j := range f.jobs {
+		if j.part.N > job.part.N {
+			j.cancel()
+		}
+	}
+}
+
+// start takes part's report or starts running it.
+func (f *partFlight) start(ctx context.Context, part Part) *partJob {
+	r := f.r
+	jctx, cancel := context.WithCancel(ctx)
+	job := &partJob{part: part, id: "part-report", done: make(chan struct{}), cancel: cancel}
+	f.mu.Lock()
+	f.jobs = append(f.jobs, job)
+	f.mu.Unlock()
+	var err error
+	job.report, err = r.takenPart(part)
+	if err == nil && job.report == nil && r.resume != nil {
+		var cfg *bench.Config
+		if cfg, err = bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile())); err == nil {
+			var l *leftover
+			if l, err = r.resume.take(ctx, r.c, part, cfg, r.opts.Store); l != nil {
+				job.report, job.raw, job.id = l.value, l.raw, ReusedPartReport
+			}
+		}
+	}
+	if err == nil && job.report == nil && r.opts.Reports != nil {
+		err = fmt.Errorf("%s of %s: no shard holds its report", part.Name(), r.w.Name)
+	}
+	if err != nil || job.report != nil {
+		if err != nil {
+			f.fail(job, err)
+		}
+		close(job.done)
+		return job
+	}
+	cfg, err := bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
+	if err != nil {
+		f.fail(job, err)
+		close(job.done)
+		return job
+	}
+	f.wg.Go(func() {
+		defer close(job.done)
+		rep, err := bench.Run(jctx, cfg, f.runner, bench.Options{
+			Concurrency: r.concurrency(), Slots: f.slots, Rank: part.N,
+			OnResult: func(_, _ string, passed bool) { f.p.judged(passed); f.p.tick() },
+		})
+		if err != nil {
+			f.fail(job, err)
+			return
+		}
+		job.report = rep.Value()
+	})
+	return job
+}
+
+// finish waits for job and writes its report, or returns its error.
+func (f *partFlight) finish(job *partJob) error {
+	r := f.r
+	it, err := r.rec.NextIteration(PhaseEvaluate)
+	if err != nil {
+		return err
+	}
+	<-job.done
+	job.cancel()
+	if job.err != nil {
+		return job.err
+	}
+	if job.raw != nil {
+		// The bytes the resume check verified, which the verify phase
+		// takes as verified only while they are these.
+		f.p.reusedPart(job.report)
+		err = r.write(job.part.ReportFile(), job.raw)
+	} else {
+		// The verify phase checks a taken report like a run one.
+		err = r.writeJSON(job.part.ReportFile(), job.report)
+	}
+	if err != nil {
+		return err
+	}
+	job.report, job.raw = nil, nil
+	return r.rec.AddLoopArtifact(PhaseEvaluate, it, job.id, job.part.ReportFile())
+}
+
+// commitsInTurn is a runner whose Commits run one at a time. The parts in
+// flight share one store batch, whose Commit takes the writes pending so
+// far and then syncs them: two at once, a part's Commit could find its
+// writes taken by the other's, still syncing (or about to fail and put
+// them back), and return before they are durable, and its report would
+// be written first. In turn, a Commit starts after every earlier one
+// ended, when each write before it has been synced by one that succeeded,
+// or put back by one that failed and so taken by this one.
+type commitsInTurn struct {
+	evidence.Runner
+	mu *sync.Mutex
+}
+
+// Commit implements evidence.Committer.
+func (c commitsInTurn) Commit() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return evidence.Commit(c.Runner)
 }
 
 // reusedPart counts a reused part's case runs as done.
@@ -147,7 +284,11 @@ func (p *progress) reusedPart(report map[string]any) {
 // verifyParts verifies the written parts and writes the aggregate they
 // fold into, then the verification.
 func (r *run) verifyParts(ctx context.Context) error {
-	d, err := r.c.deriveParts(ctx, r.dir, r.opts.Store, deriveOptions{written: true})
+	opt := deriveOptions{written: true}
+	if r.resume != nil {
+		opt.verified = r.resume.verified
+	}
+	d, err := r.c.deriveParts(ctx, r.dir, r.opts.Store, opt)
 	if err != nil {
 		return err
 	}

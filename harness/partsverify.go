@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -193,6 +194,41 @@ type deriveOptions struct {
 	written bool
 	// allCases keeps every case's verdict.
 	allCases bool
+	// verified are the parts, by number, whose reports this run took
+	// from an unfinished run after checking them (resumeFrom.take).
+	verified map[int]*verifiedPart
+}
+
+// verifiedPart is what the resume pre-check of a reused part found: the
+// SHA-256 of the report bytes it checked, the receipts it replayed, and
+// the usage it measured that a report does not carry.
+//
+// The verify phase's check of a part (checkPart) depends on nothing but
+// the report's bytes, the part's config file and the store. When the
+// bytes it reads from the run directory are the very bytes the pre-check
+// checked (the same digest), its config is the file this run's compile
+// phase wrote, from which both read it (the verify phase trusts that file
+// for every part), and the store is the one both read, whose objects are
+// content-addressed and checked against their digest on every read, then
+// checking again can only repeat the pre-check: the pre-check's result is
+// the verify phase's. Any other bytes (an edit after the take) are
+// checked in full. Nothing read from a file is taken on trust: the
+// result kept is what this process computed from the receipts.
+type verifiedPart struct {
+	sum     [sha256.Size]byte
+	checked int
+	// unknown holds, by receipt digest, the usage of the part's receipts
+	// whose tokens or cost are unknown; every other receipt of the
+	// part's cases has none (the pre-check measured each of them).
+	unknown map[string]*measured
+}
+
+// measured is bench.Remeasure's view of the kept usage.
+func (v *verifiedPart) measured(digest string) (bench.Tally, map[string]bench.Tally, error) {
+	if m := v.unknown[digest]; m != nil {
+		return m.usage, m.attribution, nil
+	}
+	return bench.Tally{}, nil, nil
 }
 
 func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Store, opt deriveOptions) (*partsDerivation, error) {
@@ -201,13 +237,24 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 	out := &Verification{OK: true, Mismatches: []string{}}
 	for _, p := range c.Parts {
 		name := p.ReportFile()
-		v, err := canon.ReadFile(filepath.Join(dir, name), 0)
+		vp := opt.verified[p.N]
+		v, sum, err := readPartReport(filepath.Join(dir, name), vp != nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
 		rep, err := bench.ParseReport(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		if vp != nil && sum == vp.sum {
+			// The bytes the resume pre-check verified (verifiedPart says
+			// why its result stands).
+			if err := bench.Remeasure(rep, vp.measured); err != nil {
+				return nil, fmt.Errorf("%s: %v", name, err)
+			}
+			out.CheckedReceipts += vp.checked
+			a.add(p, rep, v.(map[string]any))
+			continue
 		}
 		var cfg *bench.Config
 		if opt.written {
@@ -218,12 +265,12 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 		if err != nil {
 			return nil, fmt.Errorf("%s: the part's config does not admit: %v", name, err)
 		}
-		checked, mismatches, err := c.checkPart(ctx, p, rep, v, cfg, st)
+		pc, err := c.checkPart(ctx, p, rep, v, cfg, st)
 		if err != nil {
 			return nil, err
 		}
-		out.CheckedReceipts += checked
-		out.Mismatches = append(out.Mismatches, mismatches...)
+		out.CheckedReceipts += pc.checked
+		out.Mismatches = append(out.Mismatches, pc.mismatches...)
 		a.add(p, rep, v.(map[string]any))
 	}
 	rep, value, err := a.finish()
@@ -239,22 +286,51 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 	return &partsDerivation{Report: rep, Value: value, Verification: out, Digests: digests}, nil
 }
 
+// readPartReport reads and parses a part report; with sum it also gives
+// the SHA-256 of the bytes parsed (read onto the heap, not mapped).
+func readPartReport(path string, sum bool) (any, [sha256.Size]byte, error) {
+	if !sum {
+		v, err := canon.ReadFile(path, 0)
+		return v, [sha256.Size]byte{}, err
+	}
+	b, err := canon.ReadBounded(path, 0)
+	if err != nil {
+		return nil, [sha256.Size]byte{}, err
+	}
+	v, err := canon.Parse(b, 0)
+	if err != nil {
+		return nil, [sha256.Size]byte{}, canon.InFile(path, b, err)
+	}
+	return v, sha256.Sum256(b), nil
+}
+
+// partCheck is what checkPart found.
+type partCheck struct {
+	// checked counts the receipts replayed; mismatches name the report
+	// file.
+	checked    int
+	mismatches []string
+	// unknown is the usage the check measured of the receipts whose
+	// tokens or cost are unknown, by digest.
+	unknown map[string]*measured
+}
+
 // checkPart checks one part's report (rep, parsed from v) as the verify
 // phase does: it is the report of the part's config cfg, it verifies
 // against the store st, and its cases consumed the responses they
-// declared. checked counts the receipts replayed; mismatches name the
-// report file. An error means the report is not the part's at all.
-func (c *Compiled) checkPart(ctx context.Context, p Part, rep *bench.Report, v any, cfg *bench.Config, st evidence.Store) (checked int, mismatches []string, err error) {
+// declared. An error means the report is not the part's at all.
+func (c *Compiled) checkPart(ctx context.Context, p Part, rep *bench.Report, v any, cfg *bench.Config, st evidence.Store) (*partCheck, error) {
 	name := p.ReportFile()
 	if bad := partMatches(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
-		return 0, nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
+		return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
 	}
 	usage := newUsageTap(st, rep.Prices)
 	tap := newReceiptTap(usage) // one per part: released with it
 	bv, err := bench.Verify(ctx, v, tap)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	var mismatches []string
 	for _, m := range bv.Mismatches {
 		mismatches = append(mismatches, name+": "+m)
 	}
@@ -265,12 +341,12 @@ func (c *Compiled) checkPart(ctx context.Context, p Part, rep *bench.Report, v a
 	if alignErr != nil {
 		problems = append(problems, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
 	} else if _, err := usage.fill(rep, nil); err != nil {
-		return 0, nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	for _, m := range problems {
 		mismatches = append(mismatches, name+": "+m)
 	}
-	return bv.CheckedReceipts, mismatches, nil
+	return &partCheck{checked: bv.CheckedReceipts, mismatches: mismatches, unknown: usage.unknown()}, nil
 }
 
 // partMatches says how a part's report differs from what its config

@@ -65,11 +65,31 @@ func (t *usageTap) measured(digest string) (bench.Tally, map[string]bench.Tally,
 			return bench.Tally{}, nil, err
 		}
 		m = t.measure(rec)
+		t.mu.Lock()
+		t.seen[digest] = m
+		t.mu.Unlock()
 	}
 	if m == nil {
 		return bench.Tally{}, nil, nil
 	}
 	return m.usage, m.attribution, nil
+}
+
+// unknown is the measured usage of every receipt seen whose tokens or
+// cost are unknown, by digest.
+func (t *usageTap) unknown() map[string]*measured {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out map[string]*measured
+	for d, m := range t.seen {
+		if m != nil {
+			if out == nil {
+				out = map[string]*measured{}
+			}
+			out[d] = m
+		}
+	}
+	return out
 }
 
 // fill restores the unknown counts of a bench report, and returns, per

@@ -48,6 +48,8 @@ type fakeRunner struct {
 	answers  map[string]answerer
 	ordered  map[string]bool
 	jitter   bool
+	// running and peak count the cases in flight.
+	running, peak int
 }
 
 func newFakeRunner() *fakeRunner {
@@ -68,6 +70,15 @@ func (f *fakeRunner) Open(_ context.Context, m *manifest.Manifest, execs map[str
 func (s *fakeSession) Ordered() bool { return s.r.ordered[s.id] }
 
 func (s *fakeSession) Run(_ context.Context, args map[string]any) (map[string]any, string, error) {
+	s.r.mu.Lock()
+	s.r.running++
+	s.r.peak = max(s.r.peak, s.r.running)
+	s.r.mu.Unlock()
+	defer func() {
+		s.r.mu.Lock()
+		s.r.running--
+		s.r.mu.Unlock()
+	}()
 	if s.r.jitter {
 		time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
 	}

@@ -19,6 +19,12 @@ type Options struct {
 	// OnResult, when set, is called like OnCase with whether the case
 	// passed (progress tallies).
 	OnResult func(system, caseID string, passed bool)
+	// Slots, when set, are shared with other runs in flight: each case
+	// takes one while it runs, so the runs together hold at most as many
+	// cases as there are slots, whatever each one's Concurrency. Rank
+	// orders this run among them (lower first).
+	Slots *Slots
+	Rank  int
 }
 
 // Run measures every system on every case and returns the report. Cases
@@ -53,9 +59,19 @@ func Run(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options)
 			return nil
 		}
 		sys, c := &cfg.Systems[si], cfg.Cases[ci]
+		if opts.Slots != nil {
+			opts.Slots.acquire(opts.Rank)
+			if abort.Skip(at) { // failed meanwhile
+				opts.Slots.release()
+				return nil
+			}
+		}
 		receipt, digest, err := sessions[si].Run(ctx, evidence.CellArgs(sys.Manifest, c.Args))
 		if err == nil {
 			r.Systems[si].Cases[ci], err = caseResult(cfg.Scorer, cfg.Prices, sys.Manifest, c, receipt, digest)
+		}
+		if opts.Slots != nil {
+			opts.Slots.release()
 		}
 		abort.Record(at, err)
 		if err == nil && opts.OnCase != nil {
