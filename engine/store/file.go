@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -145,10 +146,13 @@ func readRegular(op, path string, max int) ([]byte, bool, error) {
 	if st.Size() > int64(max) {
 		return nil, false, errf(fault.BudgetExhausted, op, path, "file is %d bytes, over the %d-byte bound", st.Size(), max)
 	}
-	b, err := io.ReadAll(io.LimitReader(fd, int64(max)+1))
-	if err != nil {
+	// Sized from the stat, so an object's bytes land in one allocation
+	// (io.ReadAll would grow its buffer from 512 bytes).
+	buf := bytes.NewBuffer(make([]byte, 0, int(st.Size())+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(fd, int64(max)+1)); err != nil {
 		return nil, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 	}
+	b := buf.Bytes()
 	if len(b) > max {
 		return nil, false, errf(fault.BudgetExhausted, op, path, "file grew past the %d-byte bound", max)
 	}
