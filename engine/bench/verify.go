@@ -158,14 +158,16 @@ func compareAggregate(at string, s, re *SystemResult, bad func(string, ...any)) 
 }
 
 // verifyCase checks one case claim against the workload and its receipt and
-// replays the receipt; it returns how many receipts it replayed.
+// replays the receipt; it returns how many receipts it replayed. Values
+// are compared with canon.Equal, which is evidence.Same (equal canonical
+// bytes) without encoding either side.
 func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case, c *CaseResult, sysAt string, ev evidence.Store, bad func(string, ...any)) (int, error) {
 	at := sysAt + ".cases[" + c.ID + "]"
 	if c.ID != want.ID {
 		bad("%s: recorded where the workload has case %q", at, want.ID)
 		return 0, nil
 	}
-	if !evidence.Same(c.Expect, want.Expect) {
+	if !canon.Equal(c.Expect, want.Expect) {
 		bad("%s.expect: differs from the workload", at)
 	}
 	passed, err := r.Scorer.Judge(want.ID, want.Args, want.Expect, c.Outcome, c.Outputs)
@@ -183,13 +185,13 @@ func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case,
 		bad("%s: receipt %s ran manifest %s, not %s", at, c.ReceiptDigest, d, m.Digest)
 		return 0, nil
 	}
-	if !evidence.Same(receipt["args"], evidence.CellArgs(m, want.Args)) {
+	if !canon.Equal(receipt["args"], evidence.CellArgs(m, want.Args)) {
 		bad("%s: receipt args differ from the case args", at)
 	}
 	if o, _ := receipt["outcome"].(string); o != c.Outcome {
 		bad("%s.outcome: claimed %q, receipt says %q", at, c.Outcome, o)
 	}
-	if !evidence.Same(evidence.InterfaceOutputs(m, receipt), c.Outputs) {
+	if !canon.Equal(evidence.InterfaceOutputs(m, receipt), c.Outputs) {
 		bad("%s.outputs: differ from the receipt", at)
 	}
 	if w := evidence.ReceiptWork(receipt); w != c.Work {

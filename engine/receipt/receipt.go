@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -319,7 +320,7 @@ func Validate(v any) error {
 		return err
 	}
 	for i, e := range effects {
-		if err := validateEffect(e, fmt.Sprintf("effects[%d]", i)); err != nil {
+		if err := validateEffect(e, "effects["+strconv.Itoa(i)+"]"); err != nil {
 			return err
 		}
 	}
@@ -328,7 +329,7 @@ func Validate(v any) error {
 		return err
 	}
 	for i, e := range events {
-		if err := validateEvent(e, i, fmt.Sprintf("events[%d]", i)); err != nil {
+		if err := validateEvent(e, i, "events["+strconv.Itoa(i)+"]"); err != nil {
 			return err
 		}
 	}
@@ -411,7 +412,7 @@ func validateCell(v any, loc string) error {
 		}
 		for i, e := range l {
 			m, isObj := e.(map[string]any)
-			eloc := fmt.Sprintf("%s.toolCalls[%d]", loc, i)
+			eloc := loc + ".toolCalls[" + strconv.Itoa(i) + "]"
 			if !isObj {
 				return invalid(eloc, "must be an object")
 			}
