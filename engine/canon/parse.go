@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -62,7 +63,14 @@ func parse(data []byte, release func(upto int)) (any, error) {
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		return nil, errAt(fault.Parse, 0, "leading byte-order mark")
 	}
-	p := parser{data: data, release: release}
+	t := internPool.Get().(*internTables)
+	defer internPool.Put(t)
+	if len(t.names) >= internMaxNames || len(t.values) >= internMaxNames {
+		// Full of another kind of document's strings: start afresh.
+		clear(t.names)
+		clear(t.values)
+	}
+	p := parser{data: data, release: release, names: t.names, values: t.values}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -270,6 +278,20 @@ func (p *parser) done() {
 		p.release(p.pos)
 	}
 }
+
+// internTables are the interning tables of a parse. They are pooled and
+// carry over from one parse to the next (strings are immutable, so a
+// document may share them with an earlier one): parsing many small
+// documents of one shape (a part's receipts) then builds no maps per
+// document and finds their keys and short values already allocated.
+type internTables struct {
+	names  map[string]string
+	values map[string]any
+}
+
+var internPool = sync.Pool{New: func() any {
+	return &internTables{names: make(map[string]string, 64), values: make(map[string]any, 64)}
+}}
 
 // Interning bounds: short strings only, and a bounded table, so a document
 // of distinct strings costs a lookup each and nothing more.
