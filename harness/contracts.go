@@ -358,21 +358,21 @@ func (w *Workload) checkCaseAnswers(c *Case, responses map[string]map[string][]a
 
 func (w *Workload) answersProblem(cs []contender, c *Case, responses map[string]map[string][]any, answers []Answer) error {
 	for _, a := range answers {
-		at := fmt.Sprintf("cases[%s].responses.%s.%s", c.ID, a.Executor, a.Cell)
-		if a.Index > 0 || len(responses[a.Executor][a.Cell]) > 1 {
-			at = index(at, a.Index)
+		// The field and the cells are for a message; most answers need
+		// neither (20,000 cases are read at a time).
+		at := func() string {
+			at := fmt.Sprintf("cases[%s].responses.%s.%s", c.ID, a.Executor, a.Cell)
+			if a.Index > 0 || len(responses[a.Executor][a.Cell]) > 1 {
+				at = index(at, a.Index)
+			}
+			return at
 		}
-		satisfied, broken, seen := 0, false, false
-		var cells []string
+		satisfied, broken, seen, served := 0, false, false, false
 		for _, ct := range cs {
 			if !servedBy(ct, a.Executor) {
 				continue
 			}
-			for _, cell := range ct.manifest.Cells {
-				if _, ok := effectRoute(cell); ok {
-					cells = append(cells, cell.ID)
-				}
-			}
+			served = true
 			cell, ok := ct.manifest.Cell(a.Cell)
 			if !ok {
 				continue
@@ -386,19 +386,33 @@ func (w *Workload) answersProblem(cs []contender, c *Case, responses map[string]
 			case why == "":
 				satisfied++
 			case !a.Malformed:
-				return errAt(a.Pos, at, "%s, so the answer can never satisfy cell %q of %s; fix the answer, or tag it %s if it is meant to break the contract",
+				return errAt(a.Pos, at(), "%s, so the answer can never satisfy cell %q of %s; fix the answer, or tag it %s if it is meant to break the contract",
 					why, a.Cell, ct.file, MalformedTag)
 			default:
 				broken = true
 			}
 		}
 		if a.Malformed && !broken && satisfied > 0 {
-			return errAt(a.Pos, at, "is tagged %s but satisfies the output contract of cell %q; remove the tag", MalformedTag, a.Cell)
+			return errAt(a.Pos, at(), "is tagged %s but satisfies the output contract of cell %q; remove the tag", MalformedTag, a.Cell)
 		}
-		if !seen && w.Generator == nil && len(cells) > 0 {
+		if seen || w.Generator != nil || !served {
+			continue
+		}
+		var cells []string
+		for _, ct := range cs {
+			if !servedBy(ct, a.Executor) {
+				continue
+			}
+			for _, cell := range ct.manifest.Cells {
+				if _, ok := effectRoute(cell); ok {
+					cells = append(cells, cell.ID)
+				}
+			}
+		}
+		if len(cells) > 0 {
 			slices.Sort(cells)
 			cells = slices.Compact(cells)
-			return errAt(a.Pos, at, "no manifest executor %q serves has a cell %q%s (its cells that call executors: %s)",
+			return errAt(a.Pos, at(), "no manifest executor %q serves has a cell %q%s (its cells that call executors: %s)",
 				a.Executor, a.Cell, suggest.DidYouMean(a.Cell, cells), strings.Join(cells, ", "))
 		}
 	}

@@ -607,6 +607,10 @@ func (w *Workload) parseCases(d *decoder, n *yaml.Node, path string) error {
 	return nil
 }
 
+// jsonlFast builds plain JSON lines' nodes without yaml.v3 (jsonline.go);
+// tests and benchmarks turn it off to compare with yaml.v3's nodes.
+var jsonlFast = true
+
 // includeCases reads a case file: .jsonl (one JSON object per line; YAML
 // parses JSON, so each line goes through the same strict walk with its line
 // number) or .yaml/.yml (a list of cases).
@@ -619,19 +623,34 @@ func (w *Workload) includeCases(r Ref) error {
 	switch ext := strings.ToLower(filepath.Ext(r.Path)); ext {
 	case ".jsonl":
 		d := &decoder{file: shown}
+		var fast jsonLine
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
 			d.lineOffset = i
-			var doc yaml.Node
-			if err := yaml.Unmarshal(line, &doc); err != nil {
-				return yamlSyntaxError(shown, i, err)
+			// A plain JSON line's nodes are built without yaml.v3
+			// (jsonline.go); any other line is yaml.v3's to read.
+			doc, ok := (*yaml.Node)(nil), false
+			if jsonlFast {
+				doc, ok = fast.parse(line)
+			}
+			if !ok {
+				doc = &yaml.Node{}
+				if err := yaml.Unmarshal(line, doc); err != nil {
+					e := yamlSyntaxError(shown, i, err)
+					if e.Line == 0 {
+						// yaml.v3 names no line for some errors; the
+						// document is this one line.
+						e.Line, e.Column = i+1, 1
+					}
+					return e
+				}
 			}
 			if len(doc.Content) == 0 {
 				continue
 			}
-			if err := d.bound(&doc); err != nil {
+			if err := d.bound(doc); err != nil {
 				return err
 			}
 			c, err := w.parseCase(d, doc.Content[0], "")
@@ -684,6 +703,9 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 	if !idPattern.MatchString(c.ID) || len(c.ID) > 64 {
 		return Case{}, d.fail(f["id"].value, at+".id", "must be an id: lowercase letters and digits in hyphen-separated segments, at most 64 characters")
 	}
+	// The case outlives its nodes, whose strings may be slices of a whole
+	// line (jsonline.go).
+	c.ID = strings.Clone(c.ID)
 	if x, ok := f["split"]; ok {
 		if c.Split, err = d.str(x.value, at+".split"); err != nil {
 			return Case{}, err
@@ -691,6 +713,7 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 		if c.Split != "train" && c.Split != "validation" && c.Split != "holdout" {
 			return Case{}, d.fail(x.value, at+".split", "must be train, validation or holdout")
 		}
+		c.Split = strings.Clone(c.Split)
 	}
 	args, err := d.object(f["args"].value, at+".args")
 	if err != nil {

@@ -1,0 +1,42 @@
+package harness
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/algal-assay/assay/harness/synth"
+)
+
+// BenchmarkLoad loads a synthetic 3-system bench workload whose cases are
+// JSONL files (harness/synth), as `assay run` and `assay ci verify` do
+// before anything else, with the JSONL lines' nodes built without yaml.v3
+// (lines=json, jsonline.go) and, side by side, every line read by yaml.v3
+// (lines=yaml, as before):
+//
+//	go test ./harness/ -run '^$' -bench BenchmarkLoad -benchmem -count 6 > load.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -col /lines load.txt
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range []int{2000, 20000} {
+		path, err := synth.Write(b.TempDir(), synth.Spec{Systems: 3, Cases: n, Triage: filepath.Join("..", "fixtures", "triage")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, lines := range []string{"yaml", "json"} {
+			b.Run(fmt.Sprintf("cases=%d/lines=%s", n, lines), func(b *testing.B) {
+				defer func(was bool) { jsonlFast = was }(jsonlFast)
+				jsonlFast = lines == "json"
+				b.ReportAllocs()
+				for b.Loop() {
+					w, err := Load(path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(w.Cases) != n {
+						b.Fatalf("%d cases", len(w.Cases))
+					}
+				}
+			})
+		}
+	}
+}
