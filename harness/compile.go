@@ -2,7 +2,9 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/bench"
@@ -195,7 +197,28 @@ func (w *Workload) scriptedTable(order []Case, name string) ([]byte, error) {
 }
 
 // scriptedTableAt is scriptedTable with the responses of repeat rep.
+//
+// The table is the canonical encoding of {cell: [values in case order],
+// "$usage": usage}, and each case holds its values as canonical JSON
+// already (workload_case.go), so the table is assembled from those bytes
+// rather than decoded and encoded again: a run in parts compiles each
+// part's tables twice and ci verify three times. Canonical JSON is
+// compositional (an array's encoding is its elements' encodings between
+// brackets, an object's its sorted members'), so the bytes are the ones
+// encoding the decoded table gives; TestScriptedTablesAssembleAsEncoded
+// holds them equal. What assembly cannot show the same way (values that
+// differ per repeat, a value too deep to nest in the table, a cell named
+// like the usage key) is decoded and encoded as before.
 func (w *Workload) scriptedTableAt(order []Case, name string, rep int) ([]byte, error) {
+	if b, ok := w.assembleScriptedTable(order, name, rep); ok {
+		return w.checkScriptedTable(name, b, nil)
+	}
+	return w.encodeScriptedTable(order, name, rep)
+}
+
+// encodeScriptedTable is scriptedTableAt by decoding every case's
+// responses and encoding the table.
+func (w *Workload) encodeScriptedTable(order []Case, name string, rep int) ([]byte, error) {
 	table := map[string]any{}
 	if u, ok := w.Usage[name]; ok {
 		table[effect.UsageKey] = u
@@ -210,15 +233,116 @@ func (w *Workload) scriptedTableAt(order []Case, name string, rep int) ([]byte, 
 	if err != nil {
 		return nil, errAt(w.pos, "cases", "responses for executor %q: %v", name, err)
 	}
+	return w.checkScriptedTable(name, b, table)
+}
+
+// checkScriptedTable bounds a compiled table's bytes and checks its
+// declared usage as the engine will. table is the decoded table, or nil
+// when it was assembled: the engine's check of a table that encodes within
+// the bound only reads its usage key, so a table of the usage alone fails
+// it exactly as the whole table would.
+func (w *Workload) checkScriptedTable(name string, b []byte, table map[string]any) ([]byte, error) {
 	if len(b) > effect.MaxScriptedBytes {
 		return nil, errAt(w.pos, "cases", "the responses for executor %q compile to %d bytes, over the %d-byte scripted table bound", name, len(b), effect.MaxScriptedBytes)
 	}
-	if _, ok := w.Usage[name]; ok {
+	if u, ok := w.Usage[name]; ok {
+		if table == nil {
+			table = map[string]any{effect.UsageKey: u}
+		}
 		if _, err := effect.NewScripted(name, table); err != nil {
 			return nil, errAt(w.positions["usage"], "usage."+name, "%v", err)
 		}
 	}
 	return b, nil
+}
+
+// assembleScriptedTable is the table's canonical bytes put together from
+// the cases' packed values, or false when it must be encoded instead.
+func (w *Workload) assembleScriptedTable(order []Case, name string, rep int) ([]byte, bool) {
+	if rep > 1 {
+		for i := range order {
+			if len(order[i].PerRepeat) > 0 {
+				return nil, false
+			}
+		}
+	}
+	cells := map[string][][]byte{}
+	var keys []string
+	size, deep := 0, false
+	for i := range order {
+		order[i].eachExecutorResponse(name, func(cell []byte, vals [][]byte) {
+			q, seen := cells[string(cell)]
+			if !seen {
+				keys = append(keys, string(cell))
+			}
+			for _, v := range vals {
+				// The table nests each value two levels down.
+				deep = deep || tooDeepIn(v, canon.MaxDepth-2)
+				size += len(v) + 1
+			}
+			cells[string(cell)] = append(q, vals...)
+		})
+	}
+	u, hasUsage := w.Usage[name]
+	if deep || cells[effect.UsageKey] != nil {
+		return nil, false
+	}
+	if hasUsage {
+		keys = append(keys, effect.UsageKey)
+	}
+	slices.SortFunc(keys, canon.CompareKeys)
+	b := make([]byte, 0, size+16*len(keys)+2)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = canon.AppendEncode(b, k); err != nil {
+			return nil, false
+		}
+		b = append(b, ':')
+		if k == effect.UsageKey && hasUsage {
+			if b, err = canon.AppendEncode(b, u); err != nil {
+				return nil, false
+			}
+			continue
+		}
+		b = append(b, '[')
+		for j, v := range cells[k] {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, v...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), true
+}
+
+// tooDeepIn reports whether canonical JSON b nests more than max levels
+// below its root.
+func tooDeepIn(b []byte, max int) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > max {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 // caseOrder is the order the engine runs cases on one session: the case
@@ -256,6 +380,91 @@ func rel(base, target string) string {
 // into the config's frame; table names the compiled table of a `cases`
 // executor in that frame.
 func (w *Workload) config(path func(string) string, table func(string) string) map[string]any {
+	cases := make([]any, 0, len(w.Cases))
+	for _, c := range w.Cases {
+		cv := map[string]any{"id": c.ID, "args": c.Args(), "expect": c.Expect()}
+		if w.Kind == KindFoundry {
+			cv["split"] = c.Split
+		}
+		cases = append(cases, cv)
+	}
+	cfg := w.configWithout(path, table)
+	cfg["cases"] = cases
+	return cfg
+}
+
+// configBytes is the canonical encoding of w.config(path, table),
+// assembled with each case's args and expectation as the canonical bytes
+// the case holds them in (as scriptedTableAt assembles tables: a run in
+// parts encodes each part's config once, and ci verify twice, with no
+// need to decode 20,000 cases for it). A config holding a case whose data
+// was released, or whose args or expectation nest too deeply to encode in
+// the config, is encoded from its decoded value, which says how it fails.
+func (w *Workload) configBytes(path, table func(string) string) ([]byte, error) {
+	slow := func() ([]byte, error) { return canon.Encode(w.config(path, table)) }
+	size := 0
+	for i := range w.Cases {
+		args, expect, ok := w.Cases[i].packedArgs()
+		// The config nests args and expect three levels down.
+		if !ok || tooDeepIn(args, canon.MaxDepth-3) || tooDeepIn(expect, canon.MaxDepth-3) {
+			return slow()
+		}
+		size += len(args) + len(expect) + len(w.Cases[i].ID) + 32
+	}
+	cfg := w.configWithout(path, table)
+	keys := append(slices.Collect(maps.Keys(cfg)), "cases")
+	slices.SortFunc(keys, canon.CompareKeys)
+	b := make([]byte, 0, size+4096)
+	b = append(b, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = canon.AppendEncode(b, k); err != nil {
+			return slow()
+		}
+		b = append(b, ':')
+		if k != "cases" {
+			// Encoded on its own, the member is one level shallower
+			// than in the config.
+			at := len(b)
+			if b, err = canon.AppendEncode(b, cfg[k]); err != nil || tooDeepIn(b[at:], canon.MaxDepth-1) {
+				return slow()
+			}
+			continue
+		}
+		b = append(b, '[')
+		for j := range w.Cases {
+			c := &w.Cases[j]
+			args, expect, _ := c.packedArgs()
+			if j > 0 {
+				b = append(b, ',')
+			}
+			// Members in canonical order: args, expect, id, split.
+			b = append(b, `{"args":`...)
+			b = append(b, args...)
+			b = append(b, `,"expect":`...)
+			b = append(b, expect...)
+			b = append(b, `,"id":`...)
+			if b, err = canon.AppendEncode(b, c.ID); err != nil {
+				return slow()
+			}
+			if w.Kind == KindFoundry {
+				b = append(b, `,"split":`...)
+				if b, err = canon.AppendEncode(b, c.Split); err != nil {
+					return slow()
+				}
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
+}
+
+// configWithout is w.config without its cases.
+func (w *Workload) configWithout(path func(string) string, table func(string) string) map[string]any {
 	execs := func(list []Executor) map[string]any {
 		out := map[string]any{}
 		for _, e := range list {
@@ -272,15 +481,7 @@ func (w *Workload) config(path func(string) string, table func(string) string) m
 		}
 		return out
 	}
-	cases := make([]any, 0, len(w.Cases))
-	for _, c := range w.Cases {
-		cv := map[string]any{"id": c.ID, "args": c.Args(), "expect": c.Expect()}
-		if w.Kind == KindFoundry {
-			cv["split"] = c.Split
-		}
-		cases = append(cases, cv)
-	}
-	cfg := map[string]any{"cases": cases}
+	cfg := map[string]any{}
 	if w.Scorer != nil {
 		cfg["scorer"] = map[string]any{"contract": "algal.expr.v1", "program": w.Scorer}
 	}

@@ -148,11 +148,11 @@ func (c *Compiled) compileParts(inputs map[string]any, loader func(string) (*man
 		if _, err := bench.ParseConfig(cfg, w.Dir, load); err != nil {
 			return w.partError(p, err)
 		}
-		d, err := canon.Digest(pw.config(func(s string) string { return rel(w.Dir, s) }, p.ScriptedFile))
+		b, err := pw.configBytes(func(s string) string { return rel(w.Dir, s) }, p.ScriptedFile)
 		if err != nil {
 			return err
 		}
-		c.partIdentity = append(c.partIdentity, d)
+		c.partIdentity = append(c.partIdentity, canon.DigestBytes(b))
 	}
 	return nil
 }
@@ -198,8 +198,7 @@ func (c *Compiled) PartFiles(p Part) (map[string][]byte, error) {
 		}
 		out[p.ScriptedFile(name)] = append(b, '\n')
 	}
-	cfg := pw.config(func(s string) string { return rel(c.RunDir, s) }, p.ScriptedFile)
-	b, err := canon.Encode(cfg)
+	b, err := pw.configBytes(func(s string) string { return rel(c.RunDir, s) }, p.ScriptedFile)
 	if err != nil {
 		return nil, err
 	}

@@ -122,15 +122,22 @@ func (c Case) responsesAt(rep int) map[string]map[string][]any {
 func declaredCalls(w *Workload, rep int) map[string]map[string]map[string]int {
 	out := map[string]map[string]map[string]int{}
 	for _, cs := range w.Cases {
-		for ex, cells := range cs.responsesAt(rep) {
-			for cell, vals := range cells {
-				if out[cs.ID] == nil {
-					out[cs.ID] = map[string]map[string]int{}
+		// Counted from the packed values, which need no decoding for it.
+		set := func(ex, cell string, n int) {
+			if out[cs.ID] == nil {
+				out[cs.ID] = map[string]map[string]int{}
+			}
+			if out[cs.ID][ex] == nil {
+				out[cs.ID][ex] = map[string]int{}
+			}
+			out[cs.ID][ex][cell] = n
+		}
+		cs.responseCounts(set)
+		if rep > 1 {
+			for _, rr := range cs.PerRepeat {
+				if rep <= len(rr.Values) {
+					set(rr.Executor, rr.Cell, len(rr.Values[rep-1]))
 				}
-				if out[cs.ID][ex] == nil {
-					out[cs.ID][ex] = map[string]int{}
-				}
-				out[cs.ID][ex][cell] = len(vals)
 			}
 		}
 	}

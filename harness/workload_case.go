@@ -110,6 +110,15 @@ func (c *Case) Args() map[string]any {
 	return c.unpack(c.data.b[c.data.respEnd:c.data.argsEnd], "args").(map[string]any)
 }
 
+// packedArgs are the canonical bytes of the case's args and expectation,
+// false once they are released (withoutArgs).
+func (c *Case) packedArgs() (args, expect []byte, ok bool) {
+	if c.data.argsEnd == c.data.respEnd {
+		return nil, nil, false
+	}
+	return c.data.b[c.data.respEnd:c.data.argsEnd], c.data.b[c.data.argsEnd:], true
+}
+
 // Expect is the case's expected outputs (a fresh value on every call).
 func (c *Case) Expect() map[string]any {
 	if len(c.data.b) == int(c.data.argsEnd) {
@@ -160,6 +169,58 @@ func (c *Case) eachResponse(f func(ex, cell string, vals [][]byte)) {
 			vals[i] = next()
 		}
 		f(ex, cell, vals)
+	}
+}
+
+// eachExecutorResponse calls f for each cell the case declares responses
+// for on executor ex, cell sorted, with the canonical JSON of each value in
+// call order. f must not keep cell or vals (they are reused); it is what
+// compiles a scripted table from a part's cases without decoding them.
+func (c *Case) eachExecutorResponse(ex string, f func(cell []byte, vals [][]byte)) {
+	b := c.data.b[:c.data.respEnd]
+	next := func() []byte {
+		n, k := binary.Uvarint(b)
+		out := b[k : k+int(n)]
+		b = b[k+int(n):]
+		return out
+	}
+	var vals [][]byte
+	for len(b) > 0 {
+		match := string(next()) == ex
+		cell := next()
+		n, k := binary.Uvarint(b)
+		b = b[k:]
+		vals = vals[:0]
+		for range n {
+			if v := next(); match {
+				vals = append(vals, v)
+			}
+		}
+		if match {
+			f(cell, vals)
+		}
+	}
+}
+
+// responseCounts calls f for each executor and cell the case declares
+// responses for, with how many values it declares (repeat 1's for cells
+// tagged !repeats), without decoding them.
+func (c *Case) responseCounts(f func(ex, cell string, n int)) {
+	b := c.data.b[:c.data.respEnd]
+	next := func() []byte {
+		n, k := binary.Uvarint(b)
+		out := b[k : k+int(n)]
+		b = b[k+int(n):]
+		return out
+	}
+	for len(b) > 0 {
+		ex, cell := string(next()), string(next())
+		n, k := binary.Uvarint(b)
+		b = b[k:]
+		for range n {
+			next()
+		}
+		f(ex, cell, int(n))
 	}
 }
 

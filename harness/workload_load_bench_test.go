@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/synth"
 )
 
@@ -37,6 +38,41 @@ func BenchmarkLoad(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkCompileParts compiles a loaded 3 x 20,000 workload as `assay
+// run` and `assay ci verify` do (every part's tables and config admitted),
+// then writes out every part's files and re-derives each part's admitted
+// config and declared calls as ci verify does.
+//
+//	go test ./harness/ -run '^$' -bench BenchmarkCompileParts -benchmem
+func BenchmarkCompileParts(b *testing.B) {
+	path, err := synth.Write(b.TempDir(), synth.Spec{Systems: 3, Cases: 20000, Triage: filepath.Join("..", "fixtures", "triage")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := Compile(w, out, foundry.AdmitOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		load := manifestCache()
+		for _, p := range c.Parts {
+			if _, err := c.PartFiles(p); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.partConfig(p, load); err != nil {
+				b.Fatal(err)
+			}
+			declaredCalls(w.partView(p), 1)
 		}
 	}
 }
