@@ -243,7 +243,11 @@ func TestJSONLCasesLoadAsWithYAML(t *testing.T) {
 			if err := os.WriteFile(cases, bytes.Join(edited, []byte("\n")), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			defer os.WriteFile(cases, good, 0o644)
+			defer func() {
+				if err := os.WriteFile(cases, good, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}()
 			r := compare(t, p)
 			switch name {
 			case "yaml flow", "infinite number", "trailing comma", "control character":
