@@ -20,6 +20,14 @@ const (
 
 // Result is what became of one workload file: it did not load (Workload
 // nil), its run could not start (Outcome nil), or it ran.
+//
+// RunAll's results are compact once OnDone has seen them: Workload keeps
+// only its header (path, kind, name, revision, description, repeats; its
+// run count is RunCount's) and Outcome only what a batch prints (run
+// directory, status, verification, gates, warnings, notes, errors, the
+// resume and replay findings, the compiled slug and identity, and the
+// summary table SummaryTable returns), so a batch's memory does not grow
+// with its workloads' cases and reports.
 type Result struct {
 	Path     string
 	Workload *Workload
@@ -31,6 +39,86 @@ type Result struct {
 	// verdict until `assay ci merge` assembles the run.
 	ShardParts []int
 	ShardDir   string
+
+	// runs and shape are the workload's RunCount, kept when the workload
+	// is let go of (compact).
+	runs    int
+	shape   string
+	counted bool
+}
+
+// RunCount is the workload's RunCount (0 and "" when it did not load).
+func (r *Result) RunCount() (int, string) {
+	if r.counted {
+		return r.runs, r.shape
+	}
+	if r.Workload == nil {
+		return 0, ""
+	}
+	return r.Workload.RunCount()
+}
+
+// compact lets go of everything r holds beyond what a batch prints of it
+// (see Result): the workload's cases, systems and gate, the compiled
+// config and tables, the reports with every case result.
+func (r *Result) compact() {
+	if r.Workload == nil || r.counted {
+		return
+	}
+	r.runs, r.shape = r.Workload.RunCount()
+	r.counted = true
+	w := r.Workload
+	r.Workload = &Workload{Path: w.Path, Dir: w.Dir, Kind: w.Kind, Name: w.Name, Revision: w.Revision, Description: w.Description, Repeats: w.Repeats, pos: w.pos, namePos: w.namePos}
+	if r.Outcome != nil {
+		r.Outcome = r.Outcome.compact(r.Workload)
+	}
+}
+
+// outcomeBrief is what a compact Outcome keeps of its reports: the
+// summary table and whether (and why) no candidate was promoted.
+type outcomeBrief struct {
+	table           Table
+	exhaustion      string
+	budgetExhausted bool
+}
+
+// compact is o without its reports and compiled config, holding w.
+func (o *Outcome) compact(w *Workload) *Outcome {
+	if o.brief != nil {
+		return o
+	}
+	c := &Outcome{
+		Workload: w, RunDir: o.RunDir, Status: o.Status, Verification: o.Verification, Gates: o.Gates,
+		Warnings: o.Warnings, Notes: o.Notes, Err: o.Err, Replay: o.Replay, Resume: o.Resume,
+		brief: &outcomeBrief{table: SummaryTable(o), exhaustion: o.exhaustion(), budgetExhausted: o.BudgetExhausted()},
+	}
+	if o.Compiled != nil {
+		c.Compiled = &Compiled{Identity: o.Compiled.Identity, Slug: o.Compiled.Slug, RunDir: o.Compiled.RunDir}
+	}
+	return c
+}
+
+// exhaustion says why a foundry promoted nothing: its habitat budget (of
+// some repeat) ran out; "" when it promoted a candidate or is a bench.
+func (o *Outcome) exhaustion() string {
+	switch {
+	case o.brief != nil:
+		return o.brief.exhaustion
+	case o.Foundry != nil && o.Foundry.Report == nil:
+		return "the habitat budget was exhausted before a candidate was promoted (budget.json)"
+	case o.Repeats != nil && len(o.Repeats.Exhausted) > 0:
+		return fmt.Sprintf("the habitat budget was exhausted in %s before a candidate was promoted", repeatWord(o.Repeats.Exhausted))
+	}
+	return ""
+}
+
+// BudgetExhausted reports whether the run was a foundry whose (first
+// repeat's) habitat budget ran out: it wrote budget.json, not a report.
+func (o *Outcome) BudgetExhausted() bool {
+	if o.brief != nil {
+		return o.brief.budgetExhausted
+	}
+	return o.Foundry != nil && o.Foundry.Report == nil
 }
 
 // Name is the workload's name, or its file when it did not load.
@@ -67,10 +155,8 @@ func (r *Result) Reasons() []string {
 	if o.Err != nil && !errors.Is(r.Err, o.Err) && o.Err != r.Err {
 		out = append(out, fmt.Sprintf("run %s: %v", o.Status, o.Err))
 	}
-	if o.Foundry != nil && o.Foundry.Report == nil {
-		out = append(out, "the habitat budget was exhausted before a candidate was promoted (budget.json)")
-	} else if o.Repeats != nil && len(o.Repeats.Exhausted) > 0 {
-		out = append(out, fmt.Sprintf("the habitat budget was exhausted in %s before a candidate was promoted", repeatWord(o.Repeats.Exhausted)))
+	if e := o.exhaustion(); e != "" {
+		out = append(out, e)
 	}
 	if v := o.Verification; v != nil && !v.OK {
 		for _, m := range v.Mismatches {
@@ -163,8 +249,9 @@ type BatchOptions struct {
 	Shard *Shard
 }
 
-// RunAll is the workload loop `assay run`, the PR check and the Ginkgo
-// suites share: load each file, run it, and report each result. Files that
+// RunAll is the workload loop `assay run` and the PR check share: load
+// each file, run it, report each result to OnDone whole, and keep it
+// compact (see Result). Files that
 // do not load are results like any other. A cancelled context stops the
 // loop (the running workload's record becomes cancelled); the files not
 // run are left out, and the returned error wraps ErrCancelled.
@@ -181,6 +268,7 @@ func RunAll(ctx context.Context, files []string, opts BatchOptions) ([]*Result, 
 		r := &Result{Path: path, Workload: ws[i], Err: errs[i]}
 		ws[i] = nil // the result holds it, and only what the run keeps of it
 		r = runLoaded(ctx, r, opts)
+		r.compact()
 		out = append(out, r)
 		if errors.Is(r.Err, ErrCancelled) || ctx.Err() != nil {
 			return out, fmt.Errorf("%w: %d workload(s) after %s not run", ErrCancelled, len(files)-i-1, r.Name())

@@ -136,6 +136,9 @@ type Outcome struct {
 
 	// partDigests are the part reports' digests of a bench run in parts.
 	partDigests []string
+	// brief is set on a compact outcome (a batch's, Result.compact): the
+	// reports are gone and this is what is kept of them.
+	brief *outcomeBrief
 }
 
 // Verification is the verify phase's result, written to verification.json:
@@ -147,7 +150,7 @@ type Verification = evidence.Verification
 // budget promotes nothing, whatever the gate says) and every gate rule
 // held.
 func (o *Outcome) Passed() bool {
-	if o.Foundry != nil && o.Foundry.Report == nil || o.Repeats != nil && len(o.Repeats.Exhausted) > 0 {
+	if o.exhaustion() != "" {
 		return false
 	}
 	return o.Err == nil && o.Status == runrecord.RunComplete && o.Verification != nil && o.Verification.OK && GatesPassed(o.Gates)

@@ -20,6 +20,9 @@ type Table struct {
 // foundry, each candidate in promotion order with validation and train
 // rates, and the holdout of the promoted one.
 func SummaryTable(o *Outcome) Table {
+	if o.brief != nil {
+		return o.brief.table
+	}
 	if o.Repeats != nil {
 		return RepeatsTable(o)
 	}

@@ -219,7 +219,7 @@ func printSummary(w io.Writer, results []*harness.Result) {
 			fmt.Fprintf(w, "%s %s %s (revision %d) did not run\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision)
 		default:
 			runs := ""
-			if n, shape := r.Workload.RunCount(); n > 0 {
+			if n, shape := r.RunCount(); n > 0 {
 				runs = fmt.Sprintf(" %d runs (%s)", n, shape)
 			}
 			fmt.Fprintf(w, "%s %s %s (revision %d)%s -> %s\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision, runs, o.RunDir)

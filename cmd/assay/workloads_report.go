@@ -57,7 +57,7 @@ func resultJSON(r *harness.Result) jsonWorkload {
 	j.Gates = j.Gates[:0]
 	if w := r.Workload; w != nil {
 		j.Name, j.Kind, j.Revision = w.Name, string(w.Kind), w.Revision
-		j.Runs, _ = w.RunCount()
+		j.Runs, _ = r.RunCount()
 	}
 	if o := r.Outcome; o != nil {
 		j.Status, j.RunDir = o.Status, o.RunDir
@@ -188,7 +188,7 @@ func junitReport(results []*harness.Result, stopErr error) junitSuites {
 			}
 			add("verifies the report and every receipt", r.Path, !o.Verification.OK, harness.CodeVerifyFailed, msg)
 		}
-		if o != nil && o.Foundry != nil && o.Foundry.Report == nil {
+		if o != nil && o.BudgetExhausted() {
 			add("promotes a candidate within the habitat budget", r.Path, true, harness.CodeRunFailed, "the habitat budget was exhausted before a candidate was promoted (budget.json)")
 		}
 		if o != nil {
