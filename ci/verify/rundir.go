@@ -33,6 +33,17 @@ type RunCheck struct {
 	Derived *harness.Derived
 }
 
+// brief is c without its re-derived reports: the record, the workload,
+// and of the derivation only the verification and the gate verdicts
+// (Result.Detail says whether the re-derived gate holds).
+func (c *RunCheck) brief() *RunCheck {
+	if c == nil || c.Derived == nil {
+		return c
+	}
+	d := c.Derived
+	return &RunCheck{Record: c.Record, Workload: c.Workload, Derived: &harness.Derived{Verification: d.Verification, Gates: d.Gates}}
+}
+
 // runFiles are the names that make a directory a run directory: a run
 // whose record was deleted is still a run directory, and fails.
 var runFiles = []string{runrecord.RecordFile, runrecord.AssemblyFile, harness.GateFile, harness.VerificationFile}

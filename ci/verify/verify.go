@@ -214,7 +214,10 @@ func Find(roots []string, storeDir string) ([]Item, error) {
 	return items, err
 }
 
-// Verify finds and verifies every piece of evidence under roots.
+// Verify finds and verifies every piece of evidence under roots. It
+// keeps of each run directory only what its verdict line says (see
+// RunCheck.brief), so a walk over many runs holds none of their reports;
+// CheckRun gives a run's whole re-derivation.
 func Verify(ctx context.Context, roots []string, opts Options) (*Report, error) {
 	rep := &Report{Roots: roots, Store: opts.StoreDir, AllowEmpty: opts.AllowEmpty}
 	err := walk(roots, opts.StoreDir, visitor{
@@ -223,6 +226,7 @@ func Verify(ctx context.Context, roots []string, opts Options) (*Report, error) 
 			if err != nil {
 				return err
 			}
+			res.Run = res.Run.brief()
 			rep.Results = append(rep.Results, res)
 			return nil
 		},
