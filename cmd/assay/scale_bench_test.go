@@ -104,6 +104,53 @@ func BenchmarkScaleRun(b *testing.B) {
 	}
 }
 
+// BenchmarkScaleBatch measures `assay run` and then `assay ci verify` of a
+// batch of default-sized workloads run together (8 systems x 256 cases
+// each, one part each, all in one suites directory): peak RSS and CPU
+// seconds, which must not grow with the number of workloads beyond each
+// one's compact result (issue 19; BENCHMARKS.md "Scale").
+// ASSAY_SCALE_BATCH=16,32 picks the batch sizes.
+func BenchmarkScaleBatch(b *testing.B) {
+	counts := []string{"16"}
+	if s := os.Getenv("ASSAY_SCALE_BATCH"); s != "" {
+		counts = strings.Split(s, ",")
+	}
+	root := b.TempDir()
+	triage, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "triage"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, count := range counts {
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 1 {
+			b.Fatalf("ASSAY_SCALE_BATCH %q: want workload counts", count)
+		}
+		b.Run(count+"x8x256", func(b *testing.B) {
+			var rss, vrss int64
+			var wall, user, sys, vwall, vuser, vsys time.Duration
+			iter := 0
+			for b.Loop() {
+				iter++
+				dir := filepath.Join(root, count, strconv.Itoa(iter))
+				for i := range n {
+					if _, err := synth.Write(filepath.Join(dir, "suites"), synth.Spec{Name: fmt.Sprintf("w%02d", i), Systems: 8, Cases: 256, Triage: triage, Gate: true}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				label := "batch" + count
+				rss, wall, user, sys = scaleRun(b, dir, label+"-run", "run", "suites", "--dir", ".algal", "--out", "runs")
+				vrss, vwall, vuser, vsys = scaleRun(b, dir, label+"-verify", "ci", "verify", "runs", "--dir", ".algal", "--workloads", "suites")
+			}
+			b.ReportMetric(float64(rss>>20), "run-MiB")
+			b.ReportMetric(wall.Seconds(), "run-s")
+			b.ReportMetric((user + sys).Seconds(), "run-cpu-s")
+			b.ReportMetric(float64(vrss>>20), "verify-MiB")
+			b.ReportMetric(vwall.Seconds(), "verify-s")
+			b.ReportMetric((vuser + vsys).Seconds(), "verify-cpu-s")
+		})
+	}
+}
+
 // startProfile starts a CPU profile and an execution trace of the command
 // the test binary runs as (ASSAY_TEST_CPUPROFILE, ASSAY_TEST_TRACE: file
 // paths, empty for none), so a scale run can be profiled as the process it
