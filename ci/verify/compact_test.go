@@ -61,7 +61,7 @@ func TestVerifyKeepsCompactRunResults(t *testing.T) {
 			t.Fatalf("%s: %s, holding %+v", res.Path, res.Detail(), d)
 		}
 	}
-	rep = nil
+	// rep is dead from here on (not used again), so the collection frees it.
 	each := (int64(held) - int64(liveHeap())) / runs
 	t.Logf("%d bytes live per verified run directory", each)
 	if each > perRun {
