@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 )
 
@@ -411,5 +414,46 @@ func TestBenchRunCommitsReceiptsBeforeReturningTheReport(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// A session stores the receipt's canonical bytes as sealing encoded them:
+// the file under the returned reference holds exactly the canonical
+// encoding of the receipt returned, and the reference is its storage
+// digest.
+func TestSessionStoresTheSealedBytes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := scaleConfig(t, dir, 1, 2)
+	root := filepath.Join(dir, "store")
+	wb, err := NewWorkbench(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := wb.Open(ctx, cfg.Systems[0].Manifest, cfg.Systems[0].Executors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, ref, err := sess.Run(ctx, evidence.CellArgs(cfg.Systems[0].Manifest, cfg.Cases[0].Args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := canon.Encode(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr, _ := receipt.StorageRef(rec); ref != sr {
+		t.Fatalf("stored under %s, the receipt's storage reference is %s", ref, sr)
+	}
+	hex, _ := canon.DigestHex(ref)
+	got, err := os.ReadFile(filepath.Join(root, "runs", hex+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("stored bytes differ from the receipt's canonical encoding:\n%s\n%s", got, want)
+	}
+	if err := receipt.Check(rec); err != nil {
+		t.Fatal(err)
 	}
 }
