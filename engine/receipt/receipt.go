@@ -563,7 +563,9 @@ func structuralBounds(r map[string]any) error {
 		v     any
 		depth int
 	}
-	pending := []item{{r, 0}}
+	// Room for a typical receipt's deepest backlog, so the walk rarely grows it.
+	pending := make([]item, 1, 128)
+	pending[0] = item{r, 0}
 	nodes, bound := 0, 0
 	for len(pending) > 0 {
 		it := pending[len(pending)-1]
