@@ -58,10 +58,12 @@ func (r *Result) RunCount() (int, string) {
 	return r.Workload.RunCount()
 }
 
-// compact lets go of everything r holds beyond what a batch prints of it
+// Compact lets go of everything r holds beyond what a batch prints of it
 // (see Result): the workload's cases, systems and gate, the compiled
-// config and tables, the reports with every case result.
-func (r *Result) compact() {
+// config and tables, the reports with every case result. RunAll compacts
+// its results; a host with a batch loop of its own (`assay ci merge`)
+// compacts each result once it has used it whole.
+func (r *Result) Compact() {
 	if r.Workload == nil || r.counted {
 		return
 	}
@@ -268,7 +270,7 @@ func RunAll(ctx context.Context, files []string, opts BatchOptions) ([]*Result, 
 		r := &Result{Path: path, Workload: ws[i], Err: errs[i]}
 		ws[i] = nil // the result holds it, and only what the run keeps of it
 		r = runLoaded(ctx, r, opts)
-		r.compact()
+		r.Compact()
 		out = append(out, r)
 		if errors.Is(r.Err, ErrCancelled) || ctx.Err() != nil {
 			return out, fmt.Errorf("%w: %d workload(s) after %s not run", ErrCancelled, len(files)-i-1, r.Name())

@@ -234,7 +234,7 @@ func runShard(ctx context.Context, files []string, ws []*Workload, errs []error,
 			entry.Held = []int{}
 		case len(held[i]) == parts:
 			r := runLoaded(ctx, &Result{Path: path, Workload: w}, opts)
-			r.compact()
+			r.Compact()
 			out = append(out, r)
 			if r.Outcome == nil || r.Outcome.Compiled == nil {
 				continue
@@ -256,7 +256,7 @@ func runShard(ctx context.Context, files []string, ws []*Workload, errs []error,
 			if opts.OnDone != nil {
 				opts.OnDone(r)
 			}
-			r.compact()
+			r.Compact()
 			out = append(out, r)
 			if err != nil {
 				continue

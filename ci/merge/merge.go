@@ -64,7 +64,8 @@ func fail(format string, a ...any) error {
 }
 
 // Merge merges the shard directories dirs; see the package doc. The
-// results are one per workload, in batch order.
+// results are one per workload, in batch order, compact as RunAll's
+// (harness.Result.Compact); OnDone sees each whole.
 func Merge(ctx context.Context, dirs []string, opts Options) ([]*harness.Result, error) {
 	if len(dirs) == 0 {
 		return nil, fail("no shard directories given")
@@ -144,10 +145,11 @@ func Merge(ctx context.Context, dirs []string, opts Options) ([]*harness.Result,
 			return out, ctx.Err()
 		}
 		r := mergeWorkload(ctx, sw, holders[wi], opts)
-		out = append(out, r)
 		if opts.OnDone != nil {
 			opts.OnDone(r)
 		}
+		r.Compact() // a merge of many workloads holds what its table prints
+		out = append(out, r)
 	}
 	return out, nil
 }
