@@ -84,30 +84,26 @@ func (r *run) evaluateParts(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n := r.concurrency()
-	if n <= 0 {
-		n = evidence.DefaultConcurrency()
-	}
-	f := &partFlight{r: r, p: p, runner: commitsInTurn{Runner: runner, mu: &sync.Mutex{}}, slots: bench.NewSlots(n), ahead: partsAhead}
-	if n == 1 {
-		f.ahead = 1 // one case at a time is one part at a time
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer f.wg.Wait()
-	defer cancel()
-	var queue []*partJob
-	for i := 0; ; i++ {
-		more := i < len(r.c.Parts) && !f.stopped()
-		for len(queue) > 0 && (len(queue) >= f.ahead || !more) {
-			if err := f.finish(queue[0]); err != nil {
-				return err
-			}
-			queue = queue[1:]
+	f := r.newPartFlight(p, runner)
+	f.begin = func() (int, error) { return r.rec.NextIteration(PhaseEvaluate) }
+	f.put = func(job *partJob, it int) error {
+		var err error
+		if job.raw != nil {
+			// The bytes the resume check verified, which the verify phase
+			// takes as verified only while they are these.
+			p.reusedPart(job.report)
+			err = r.write(job.part.ReportFile(), job.raw)
+		} else {
+			// The verify phase checks a taken report like a run one.
+			err = r.writeJSON(job.part.ReportFile(), job.report)
 		}
-		if !more {
-			break
+		if err != nil {
+			return err
 		}
-		queue = append(queue, f.start(ctx, r.c.Parts[i]))
+		return r.rec.AddLoopArtifact(PhaseEvaluate, it, job.id, job.part.ReportFile())
+	}
+	if err := f.run(ctx, r.c.Parts); err != nil {
+		return err
 	}
 	if s := r.resume; s != nil && len(s.res.Reused)+len(s.res.Rejected) > 0 {
 		r.o.Resume = &s.res
@@ -121,6 +117,42 @@ func (r *run) evaluateParts(ctx context.Context) error {
 	return nil
 }
 
+// newPartFlight is a flight of r's parts on runner, its begin and put
+// left to the caller.
+func (r *run) newPartFlight(p *progress, runner evidence.Runner) *partFlight {
+	n := r.concurrency()
+	if n <= 0 {
+		n = evidence.DefaultConcurrency()
+	}
+	f := &partFlight{r: r, p: p, runner: commitsInTurn{Runner: runner, mu: &sync.Mutex{}}, slots: bench.NewSlots(n), ahead: partsAhead}
+	if n == 1 {
+		f.ahead = 1 // one case at a time is one part at a time
+	}
+	return f
+}
+
+// run starts parts in order, at most f.ahead unwritten at once, and
+// finishes each in order; it returns once none is running.
+func (f *partFlight) run(ctx context.Context, parts []Part) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer f.wg.Wait()
+	defer cancel()
+	var queue []*partJob
+	for i := 0; ; i++ {
+		more := i < len(parts) && !f.stopped()
+		for len(queue) > 0 && (len(queue) >= f.ahead || !more) {
+			if err := f.finish(queue[0]); err != nil {
+				return err
+			}
+			queue = queue[1:]
+		}
+		if !more {
+			return nil
+		}
+		queue = append(queue, f.start(ctx, parts[i]))
+	}
+}
+
 // partFlight is the parts of a run in flight.
 type partFlight struct {
 	r      *run
@@ -129,6 +161,10 @@ type partFlight struct {
 	slots  *bench.Slots
 	ahead  int
 	wg     sync.WaitGroup
+	// begin is called in part order before a part's outcome is taken (a
+	// record's next iteration); put writes a done part's report.
+	begin func() (int, error)
+	put   func(job *partJob, it int) error
 
 	mu     sync.Mutex
 	jobs   []*partJob // started, in part order
@@ -217,10 +253,9 @@ func (f *partFlight) start(ctx context.Context, part Part) *partJob {
 	return job
 }
 
-// finish waits for job and writes its report, or returns its error.
+// finish waits for job and puts its report, or returns its error.
 func (f *partFlight) finish(job *partJob) error {
-	r := f.r
-	it, err := r.rec.NextIteration(PhaseEvaluate)
+	it, err := f.begin()
 	if err != nil {
 		return err
 	}
@@ -229,20 +264,11 @@ func (f *partFlight) finish(job *partJob) error {
 	if job.err != nil {
 		return job.err
 	}
-	if job.raw != nil {
-		// The bytes the resume check verified, which the verify phase
-		// takes as verified only while they are these.
-		f.p.reusedPart(job.report)
-		err = r.write(job.part.ReportFile(), job.raw)
-	} else {
-		// The verify phase checks a taken report like a run one.
-		err = r.writeJSON(job.part.ReportFile(), job.report)
-	}
-	if err != nil {
+	if err := f.put(job, it); err != nil {
 		return err
 	}
 	job.report, job.raw = nil, nil
-	return r.rec.AddLoopArtifact(PhaseEvaluate, it, job.id, job.part.ReportFile())
+	return nil
 }
 
 // commitsInTurn is a runner whose Commits run one at a time. The parts in

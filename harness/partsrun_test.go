@@ -349,3 +349,34 @@ func TestOverlappedPartsCancelled(t *testing.T) {
 		t.Errorf("record:\n%s", strings.Join(rows, "\n"))
 	}
 }
+
+// A shard holding some of a workload's parts runs them overlapping too,
+// and writes each held part's report as the whole run does.
+func TestAShardsHeldPartsOverlapToTheWholeRunsReports(t *testing.T) {
+	w := synthWorkload(t, 3, 800, false)
+	b := newTestBench()
+	whole, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := treeFiles(t, whole.RunDir)
+	root := t.TempDir()
+	pr := newPartProbe(t, filepath.Join(root, ".algal"))
+	c, err := runShardParts(context.Background(), w, Options{Runner: pr, Store: pr, Out: filepath.Join(root, "runs"), Concurrency: 2}, []int{1, 3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := treeFiles(t, c.RunDir)
+	for _, p := range whole.Compiled.Parts {
+		name := p.ReportFile()
+		switch _, held := got[name]; {
+		case p.N == 2 && held:
+			t.Errorf("the shard wrote %s, which it does not hold", name)
+		case p.N != 2 && string(got[name]) != string(want[name]):
+			t.Errorf("the shard's %s differs from the whole run's", name)
+		}
+	}
+	if pr.peakParts < 2 || pr.peakCases != 2 {
+		t.Errorf("the shard ran at most %d cases of %d parts at once", pr.peakCases, pr.peakParts)
+	}
+}

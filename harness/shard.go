@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/atomicfile"
-	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
 )
@@ -168,7 +167,8 @@ func runShardParts(ctx context.Context, w *Workload, opts Options, held []int) (
 		part := c.Parts[n-1]
 		p.total += (part.SystemTo - part.SystemFrom) * (part.CaseTo - part.CaseFrom)
 	}
-	r := &run{w: w, c: c, opts: opts}
+	r := &run{w: w, c: c, opts: opts, dir: c.RunDir}
+	parts := make([]Part, 0, len(held))
 	for _, n := range held {
 		part := c.Parts[n-1]
 		files, err := c.PartFiles(part)
@@ -180,25 +180,21 @@ func runShardParts(ctx context.Context, w *Workload, opts Options, held []int) (
 				return nil, err
 			}
 		}
-		cfg, err := bench.LoadConfig(filepath.Join(c.RunDir, part.ConfigFile()))
+		parts = append(parts, part)
+	}
+	// The held parts overlap as a run's do (evaluateParts).
+	f := r.newPartFlight(p, opts.Runner)
+	f.begin = func() (int, error) { return 0, nil }
+	f.put = func(job *partJob, _ int) error {
+		b, err := canon.Encode(job.report)
 		if err != nil {
-			return nil, err
-		}
-		rep, err := bench.Run(ctx, cfg, opts.Runner, bench.Options{
-			Concurrency: r.concurrency(),
-			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
-		})
-		if err != nil {
-			return nil, err
-		}
-		b, err := canon.Encode(rep.Value())
-		if err != nil {
-			return nil, err
+			return err
 		}
 		// Atomic: a part report is whole or absent, never torn.
-		if err := atomicfile.Write(filepath.Join(c.RunDir, part.ReportFile()), append(b, '\n')); err != nil {
-			return nil, err
-		}
+		return atomicfile.Write(filepath.Join(c.RunDir, job.part.ReportFile()), append(b, '\n'))
+	}
+	if err := f.run(ctx, parts); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
