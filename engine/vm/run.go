@@ -196,7 +196,8 @@ func Run(m *manifest.Manifest, args map[string]any, host *Host) (map[string]any,
 }
 
 // produced is a run's receipt as the typed model, as the sealed value and
-// as that value's canonical bytes (what the runs namespace stores).
+// as that value's canonical bytes (what the runs namespace stores; nil
+// after a replay for verification, which stores nothing).
 type produced struct {
 	typed     *receipt.Receipt
 	rec       map[string]any
@@ -205,7 +206,7 @@ type produced struct {
 
 // runChecked is run with the produced receipt validated.
 func runChecked(m *manifest.Manifest, args map[string]any, host *Host) (*produced, error) {
-	p, err := run(m, args, host)
+	p, err := run(m, args, host, true)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +225,9 @@ func (p *produced) validate() error {
 // run executes m and seals the receipt without validating it: Verify
 // skips the validation when the receipt is the recorded one, already
 // validated, byte for byte; every other caller goes through runChecked.
-func run(m *manifest.Manifest, args map[string]any, host *Host) (*produced, error) {
+// Only with keepBytes does it keep the sealed receipt's canonical bytes;
+// otherwise the seal hashes the encoding as it streams.
+func run(m *manifest.Manifest, args map[string]any, host *Host, keepBytes bool) (*produced, error) {
 	if host == nil {
 		host = &Host{}
 	}
@@ -280,7 +283,13 @@ func run(m *manifest.Manifest, args map[string]any, host *Host) (*produced, erro
 		Failure:        r.failure,
 	}
 	rec := typed.Value()
-	d, canonical, err := receipt.SealEncoded(rec)
+	var d string
+	var canonical []byte
+	if keepBytes {
+		d, canonical, err = receipt.SealEncoded(rec)
+	} else {
+		d, err = receipt.Seal(rec)
+	}
 	if err != nil {
 		return nil, &fault.Error{Code: fault.Internal, Message: "receipt is not canonical JSON: " + err.Error()}
 	}

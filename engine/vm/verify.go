@@ -71,7 +71,7 @@ func Verify(rec map[string]any, m *manifest.Manifest, opts VerifyOptions) (*Repo
 	router := effect.NewRouter(replay)
 	host := &Host{Store: store.NewOverlay(base), Router: router, Fns: opts.Fns, Signatures: opts.Signatures,
 		recorded: recorded.Cells, toolSigs: recordedHostTools(opts.ToolSignatures, recorded.Effects)}
-	p, err := run(m, recorded.Args, host)
+	p, err := run(m, recorded.Args, host, false)
 	if err != nil {
 		return nil, err
 	}
