@@ -15,9 +15,10 @@ import (
 )
 
 // A bench run in parts follows the same roster as any run, part by part:
-// compile writes every part's config and tables; evaluate runs one part
-// per iteration and writes its report before the next part starts, so a
-// part's results are released once written; verify reads the parts back,
+// compile writes every part's config and tables; evaluate records one
+// part per iteration and writes the reports in part order, with at most
+// partsAhead parts in flight, so a part's results are released once
+// written; verify reads the parts back,
 // verifies them and writes aggregate.json with verification.json;
 // summarize reads the aggregate.
 
