@@ -683,14 +683,16 @@ func (w *Workload) includeCases(r Ref) error {
 	}
 }
 
+var (
+	benchCaseKeys       = []string{"id", "args", "expect", "responses", "note"}
+	benchCaseRequired   = []string{"id", "args", "expect"}
+	foundryCaseRequired = []string{"id", "args", "expect", "split"}
+)
+
 func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) {
-	required := []string{"id", "args", "expect"}
-	if w.Kind == KindFoundry {
-		required = append(required, "split")
-	}
-	allowed := caseKeys
+	required, allowed := foundryCaseRequired, caseKeys
 	if w.Kind == KindBench {
-		allowed = []string{"id", "args", "expect", "responses", "note"}
+		required, allowed = benchCaseRequired, benchCaseKeys
 	}
 	f, _, err := d.mapping(n, at, allowed, required)
 	if err != nil {

@@ -59,6 +59,7 @@ func (c *Case) pack(args, expect map[string]any, responses map[string]map[string
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	var enc []byte // one value's encoding, its buffer reused
 	for _, ex := range slices.Sorted(maps.Keys(responses)) {
 		cells := responses[ex]
 		for _, cell := range slices.Sorted(maps.Keys(cells)) {
@@ -66,8 +67,8 @@ func (c *Case) pack(args, expect map[string]any, responses map[string]map[string
 			str(cell)
 			b = binary.AppendUvarint(b, uint64(len(cells[cell])))
 			for _, v := range cells[cell] {
-				enc, err := canon.Encode(v)
-				if err != nil {
+				var err error
+				if enc, err = canon.AppendEncode(enc[:0], v); err != nil {
 					return err
 				}
 				b = binary.AppendUvarint(b, uint64(len(enc)))

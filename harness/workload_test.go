@@ -65,6 +65,11 @@ func TestYAMLErrorsPointAtTheNode(t *testing.T) {
 		{"gate rule for the other kind", goodBench + "gate:\n  promoted: organism:x\n", 14, 3, "gate.promoted", `unknown key "promoted"`},
 		{"queue tag on a scalar", strings.Replace(goodBench, "route: billing }", "route: !queue billing }", 1), 12, 23, "cases[0].responses.cheap.route", "needs a non-empty list"},
 		{"duplicate key", strings.Replace(goodBench, "revision: 2", "revision: 2\nrevision: 3", 1), 3, 1, "revision", "appears twice"},
+		// In a value, every key is checked before any value is converted.
+		{"duplicate key in a value, after a bad value", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { n: !!binary aGk=, ticket: "x", ticket: "y" }`, 1), 9, 44, "cases[0].args.ticket", "appears twice"},
+		{"merge key in a value", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { n: !!binary aGk=, <<: { ticket: "x" } }`, 1), 9, 31, "cases[0].args", "merge keys"},
+		{"list key in a value", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { n: !!binary aGk=, [k]: "x" }`, 1), 9, 31, "cases[0].args", "plain strings"},
+		{"bad value in a value", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: "x", n: !!binary aGk= }`, 1), 9, 29, "cases[0].args.n", "not supported"},
 		{"engine rejection mapped back: bad case id", strings.Replace(goodBench, "- id: a", "- id: A", 1), 8, 9, "cases[0].id", "must be an id"},
 		{"engine rejection mapped back: expect misses output", strings.Replace(goodBench, "expect: { queue: billing }", "expect: { lane: billing }", 1), 10, 13, "cases[a].expect", "expected output"},
 		{"syntax error: tab indentation", goodBench + "gate:\n\tmin-passed: {}\n", 14, 1, "", "not valid YAML"},

@@ -218,8 +218,8 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed, required []string)
 	if err := d.plainTag(n, path, "!!map"); err != nil {
 		return nil, nil, err
 	}
-	out := map[string]field{}
-	var order []string
+	out := make(map[string]field, len(n.Content)/2)
+	order := make([]string, 0, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := resolve(n.Content[i]), n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
@@ -381,20 +381,37 @@ func (d *decoder) json(n *yaml.Node, path string, depth int) (any, error) {
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		fields, order, err := d.mapping(n, path, nil, nil)
-		if err != nil {
+		// mapping's checks in mapping's order (every key before any
+		// value), with the value map itself finding repeated keys: a
+		// workload's values are most of its mappings, and 20,000 cases'
+		// args and answers need no field map and key list apiece.
+		if err := d.plainTag(n, path, "!!map"); err != nil {
 			return nil, err
 		}
-		out := make(map[string]any, len(order))
-		for _, k := range order {
-			if !utf8.ValidString(k) {
-				return nil, d.fail(fields[k].key, path, "key is not valid UTF-8")
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := resolve(n.Content[i])
+			if k.Kind != yaml.ScalarNode {
+				return nil, d.fail(k, path, "keys must be plain strings")
 			}
-			v, err := d.json(fields[k].value, join(path, k), depth+1)
+			if k.Tag == "!!merge" {
+				return nil, d.fail(k, path, "merge keys (<<) are not supported in workloads; write the keys out")
+			}
+			if _, dup := out[k.Value]; dup {
+				return nil, d.fail(k, join(path, k.Value), "key %q appears twice", k.Value)
+			}
+			out[k.Value] = nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := resolve(n.Content[i])
+			if !utf8.ValidString(k.Value) {
+				return nil, d.fail(k, path, "key is not valid UTF-8")
+			}
+			v, err := d.json(n.Content[i+1], join(path, k.Value), depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[k] = v
+			out[k.Value] = v
 		}
 		return out, nil
 	case yaml.SequenceNode:
