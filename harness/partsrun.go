@@ -125,7 +125,7 @@ func (r *run) newPartFlight(p *progress, runner evidence.Runner) *partFlight {
 	if n <= 0 {
 		n = evidence.DefaultConcurrency()
 	}
-	f := &partFlight{r: r, p: p, runner: commitsInTurn{Runner: runner, mu: &sync.Mutex{}}, slots: bench.NewSlots(n), ahead: partsAhead}
+	f := &partFlight{r: r, p: p, runner: runner, slots: bench.NewSlots(n), ahead: partsAhead}
 	if n == 1 {
 		f.ahead = 1 // one case at a time is one part at a time
 	}
@@ -270,26 +270,6 @@ func (f *partFlight) finish(job *partJob) error {
 	}
 	job.report, job.raw = nil, nil
 	return nil
-}
-
-// commitsInTurn is a runner whose Commits run one at a time. The parts in
-// flight share one store batch, whose Commit takes the writes pending so
-// far and then syncs them: two at once, a part's Commit could find its
-// writes taken by the other's, still syncing (or about to fail and put
-// them back), and return before they are durable, and its report would
-// be written first. In turn, a Commit starts after every earlier one
-// ended, when each write before it has been synced by one that succeeded,
-// or put back by one that failed and so taken by this one.
-type commitsInTurn struct {
-	evidence.Runner
-	mu *sync.Mutex
-}
-
-// Commit implements evidence.Committer.
-func (c commitsInTurn) Commit() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return evidence.Commit(c.Runner)
 }
 
 // reusedPart counts a reused part's case runs as done.

@@ -57,13 +57,23 @@ func (f *FileStore) Batch() *Batch {
 // Commit implements Committer. On failure the writes stay pending, so a
 // later Commit retries them. Either way the batch lets go of the writers'
 // lock (leftovers.go) unless a write is still in flight.
+//
+// Commits run one at a time: a Commit takes the pending writes and then
+// syncs them, so a second Commit running meanwhile would find the list
+// empty, or its own writes taken by the first, and return before they are
+// durable; its caller would then publish a report naming them. In turn,
+// each write that returned before a Commit began was either synced by an
+// earlier Commit that succeeded or put back by one that failed, and so is
+// taken by this one.
 func (b *Batch) Commit() error {
 	defer b.hold.drop()
+	b.pend.commit.Lock()
+	defer b.pend.commit.Unlock()
 	paths := b.pend.take()
 	if len(paths) == 0 {
 		return nil
 	}
-	if err := syncPaths(b.root, paths); err != nil {
+	if err := barrier(b.root, paths); err != nil {
 		b.pend.putBack(paths)
 		return err
 	}
@@ -81,11 +91,17 @@ func (b *Batch) Pending() int {
 // benchmarks that compare batching with a sync per object.
 var barriers atomic.Int64
 
+// barrier is the batch's sync of its pending files: syncPaths, or in tests
+// a barrier they can hold open.
+var barrier = syncPaths
+
 // pending is the set of files a batch wrote or retained since its last
 // Commit.
 type pending struct {
 	mu    sync.Mutex
 	paths []string
+	// commit is held by a Commit from taking the paths to syncing them.
+	commit sync.Mutex
 }
 
 func (p *pending) add(path string) {

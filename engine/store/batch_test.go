@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -212,4 +213,71 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// holdBarrier replaces the batch barrier for one test: each call reports
+// the paths it was given on entered, then waits for a result on release.
+func holdBarrier(t *testing.T) (entered chan []string, release chan error) {
+	t.Helper()
+	entered, release = make(chan []string, 4), make(chan error)
+	old := barrier
+	barrier = func(_ string, paths []string) error {
+		entered <- slices.Clone(paths)
+		return <-release
+	}
+	t.Cleanup(func() { barrier = old })
+	return entered, release
+}
+
+// A Commit that starts while another syncs must not return before the
+// writes the other took are durable: its caller would publish a report
+// naming them. And when the first one fails, the second syncs what the
+// first put back.
+func TestConcurrentCommitsWaitForTheWritesTheOtherTook(t *testing.T) {
+	for _, firstFails := range []bool{false, true} {
+		t.Run(fmt.Sprintf("first fails %v", firstFails), func(t *testing.T) {
+			fs, err := OpenFileStore(filepath.Join(t.TempDir(), ".algal"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := fs.Batch()
+			if _, err := b.Put(Runs, map[string]any{"n": 1.0}); err != nil {
+				t.Fatal(err)
+			}
+			entered, release := holdBarrier(t)
+			first, second := make(chan error, 1), make(chan error, 1)
+			go func() { first <- b.Commit() }()
+			took := <-entered
+			if len(took) != 1 {
+				t.Fatalf("first commit took %v, want the one write", took)
+			}
+			go func() { second <- b.Commit() }()
+			select {
+			case err := <-second:
+				t.Fatalf("second Commit returned (%v) while the first was still syncing the write it took", err)
+			case <-time.After(100 * time.Millisecond):
+			}
+			if firstFails {
+				release <- fmt.Errorf("disk full")
+				if err := <-first; err == nil {
+					t.Fatal("first Commit: want its barrier's error")
+				}
+				if again := <-entered; !slices.Equal(again, took) {
+					t.Fatalf("second commit synced %v, want what the first put back: %v", again, took)
+				}
+				release <- nil
+			} else {
+				release <- nil
+				if err := <-first; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := <-second; err != nil {
+				t.Fatal(err)
+			}
+			if n := b.Pending(); n != 0 {
+				t.Fatalf("pending after both commits: %d", n)
+			}
+		})
+	}
 }
