@@ -308,24 +308,37 @@ func TestOverlappedPartsFailWithTheFirstPartsError(t *testing.T) {
 }
 
 // Cancelled while two parts are in flight (a case of part 3 runs while
-// part 2 has cases left, part 1's are done), a run ends cancelled with the reports of the
-// parts done before part 2 and the record of one part at a time.
+// one of part 2 is still running, part 1's are done), a run ends cancelled
+// with the reports of the parts done before part 2 and the record of one
+// part at a time. The window is made, not waited for: the first case of
+// part 2 to start after part 1 is done holds its slot until part 3 runs a
+// case on the other, so the test does not depend on how the scheduler
+// interleaves the systems.
 func TestOverlappedPartsCancelled(t *testing.T) {
 	w := synthWorkload(t, 3, 800, false)
 	root := t.TempDir()
 	pr := newPartProbe(t, filepath.Join(root, ".algal"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var cancelledBeside bool
+	hold := make(chan struct{})
+	var holding, cancelledBeside bool
 	pr.before = func(part, _ int) error {
 		pr.mu.Lock()
-		defer pr.mu.Unlock()
-		// Part 1's cases are done (the one in flight is this one, of part
-		// 3), part 2 has cases to start.
-		if part == 3 && !cancelledBeside && pr.runs[1] == 3*256 && pr.running[1] == 0 && pr.runs[2] < 3*256 {
+		switch {
+		case part == 2 && !holding && pr.runs[1] == 3*256 && pr.running[1] == 0:
+			holding = true
+			pr.mu.Unlock()
+			select {
+			case <-hold:
+			case <-time.After(time.Minute): // part 3 never came: the check below fails
+			}
+			return nil
+		case part == 3 && holding && !cancelledBeside && pr.running[2] > 0:
 			cancelledBeside = true
 			cancel()
+			close(hold)
 		}
+		pr.mu.Unlock()
 		return nil
 	}
 	o, err := Run(ctx, w, Options{Runner: pr, Store: pr, Out: filepath.Join(root, "runs"), Concurrency: 2})
