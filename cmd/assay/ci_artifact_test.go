@@ -28,6 +28,7 @@ var artifactHead = strings.Repeat("c", 40)
 
 var (
 	artifactOnce sync.Once
+	artifactRoot string // removed by TestMain once every test has run
 	artifactDir  string
 	artifactErr  error
 )
@@ -40,6 +41,7 @@ func builtArtifact(t *testing.T) string {
 			artifactErr = err
 			return
 		}
+		artifactRoot = root
 		artifactDir, artifactErr = buildArtifact(root)
 	})
 	if artifactErr != nil {

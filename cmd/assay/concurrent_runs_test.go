@@ -32,9 +32,22 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(code)
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removingShared{m}, map[string]func(){
 		"assay": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// removingShared runs the tests, then removes what tests built once to
+// share (builtArtifact's tree), which no t.TempDir owns: left behind, every
+// run of the package added one more directory to the machine's temp dir.
+type removingShared struct{ m *testing.M }
+
+func (r removingShared) Run() int {
+	code := r.m.Run()
+	if artifactRoot != "" {
+		_ = os.RemoveAll(artifactRoot)
+	}
+	return code
 }
 
 // assayProcess prepares this test binary to run as `assay args...` in dir
