@@ -48,6 +48,21 @@ cases:
       cheap: { route: billing }
 `
 
+// A number too large for a float64 is refused (TestYAMLErrorsPointAtTheNode);
+// quoted, the same digits are a string, and 1e-400 is a number (zero), as
+// a JSON reader takes it.
+func TestLargeNumbersAreQuotedOrRefused(t *testing.T) {
+	body := strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: "1e400", n: 1e-400 }`, 1)
+	w, err := Load(writeWorkload(t, "tiny.bench.yaml", body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := w.Cases[0].Args()
+	if args["ticket"] != "1e400" || args["n"] != 0.0 {
+		t.Fatalf("args %#v", args)
+	}
+}
+
 func TestYAMLErrorsPointAtTheNode(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -69,6 +84,7 @@ func TestYAMLErrorsPointAtTheNode(t *testing.T) {
 		{"duplicate key in a value, after a bad value", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { n: !!binary aGk=, ticket: "x", ticket: "y" }`, 1), 9, 44, "cases[0].args.ticket", "appears twice"},
 		{"merge key in a value", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { n: !!binary aGk=, <<: { ticket: "x" } }`, 1), 9, 31, "cases[0].args", "merge keys"},
 		{"list key in a value", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { n: !!binary aGk=, [k]: "x" }`, 1), 9, 31, "cases[0].args", "plain strings"},
+		{"number too large for a float64", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: "x", n: 1e400 }`, 1), 9, 29, "cases[0].args.n", "outside the range of a JSON number"},
 		{"bad value in a value", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: "x", n: !!binary aGk= }`, 1), 9, 29, "cases[0].args.n", "not supported"},
 		{"engine rejection mapped back: bad case id", strings.Replace(goodBench, "- id: a", "- id: A", 1), 8, 9, "cases[0].id", "must be an id"},
 		{"engine rejection mapped back: expect misses output", strings.Replace(goodBench, "expect: { queue: billing }", "expect: { lane: billing }", 1), 10, 13, "cases[a].expect", "expected output"},

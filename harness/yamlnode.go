@@ -445,6 +445,9 @@ func (d *decoder) json(n *yaml.Node, path string, depth int) (any, error) {
 			if !utf8.ValidString(n.Value) {
 				return nil, d.fail(n, path, "is not valid UTF-8")
 			}
+			if overflowingNumber(n) {
+				return nil, d.fail(n, path, "number %s is outside the range of a JSON number (float64); quote it to keep it as a string", n.Value)
+			}
 			return n.Value, nil
 		}
 		if n.Tag == QueueTag || n.Tag == RepeatsTag {
@@ -453,6 +456,19 @@ func (d *decoder) json(n *yaml.Node, path string, depth int) (any, error) {
 		return nil, d.fail(n, path, "tag %s is not supported in a JSON value", n.Tag)
 	}
 	return nil, d.fail(n, path, "is not a JSON value")
+}
+
+// overflowingNumber reports whether n is a plain scalar written as a
+// number too large for a float64. yaml.v3 resolves such a scalar (1e400)
+// to the string it spells, where a JSON reader would fail or read
+// infinity: either way not the value the author wrote, so it is refused
+// rather than silently turned into text.
+func overflowingNumber(n *yaml.Node) bool {
+	if n.Style != 0 || n.Tag != "!!str" {
+		return false
+	}
+	_, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+	return errors.Is(err, strconv.ErrRange)
 }
 
 // object converts a node that must be a mapping into a JSON object.
