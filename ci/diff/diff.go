@@ -440,18 +440,19 @@ func compareWorkload(b, h *Run, trim func(string) string) *Workload {
 		}
 	}
 	var bb, hb *bench.Report
+	var bv, hv []SystemVerdicts
 	var bf, hf *foundry.Report
 	var bx, hx bool
 	if b != nil {
-		bb, bf, bx = b.Bench, b.Foundry, b.BudgetExhausted
+		bb, bv, bf, bx = b.Bench, b.BenchVerdicts, b.Foundry, b.BudgetExhausted
 	}
 	if h != nil {
-		hb, hf, hx = h.Bench, h.Foundry, h.BudgetExhausted
+		hb, hv, hf, hx = h.Bench, h.BenchVerdicts, h.Foundry, h.BudgetExhausted
 	}
 	changed := false
 	switch w.Kind {
 	case KindBench:
-		w.Bench = compareBench(bb, hb)
+		w.Bench = compareBench(bb, hb, bv, hv)
 		changed = benchChanged(w.Bench)
 	case KindFoundry:
 		w.Foundry = compareFoundry(bf, hf, bx, hx)
@@ -478,7 +479,7 @@ func benchStats(s *bench.SystemResult, onPareto bool) *SystemStats {
 	}
 }
 
-func compareBench(b, h *bench.Report) *Bench {
+func compareBench(b, h *bench.Report, bv, hv []SystemVerdicts) *Bench {
 	out := &Bench{Systems: []*System{}, ParetoBase: []string{}, ParetoHead: []string{}, Joined: []string{}, Left: []string{}, Flips: []Flip{}}
 	if b != nil {
 		out.ParetoBase = append(out.ParetoBase, b.Pareto...)
@@ -556,11 +557,10 @@ func compareBench(b, h *bench.Report) *Bench {
 	}
 	if b != nil && h != nil {
 		for _, s := range h.Systems {
-			bs := findSystem(b, s.ID)
-			if bs == nil {
+			if findSystem(b, s.ID) == nil {
 				continue
 			}
-			out.Flips = append(out.Flips, benchFlips(s.ID, bs.Cases, s.Cases)...)
+			out.Flips = append(out.Flips, benchFlips(s.ID, systemVerdicts(bv, s.ID), systemVerdicts(hv, s.ID))...)
 		}
 	}
 	return out
@@ -582,7 +582,7 @@ func outcome(passed bool) string {
 	return Fail
 }
 
-func benchFlips(subject string, base, head []bench.CaseResult) []Flip {
+func benchFlips(subject string, base, head []CaseVerdict) []Flip {
 	bm := map[string]bool{}
 	for _, c := range base {
 		bm[c.ID] = c.Passed

@@ -77,11 +77,9 @@ func receiptLabels(s *Set) map[string]caseLabel {
 		}
 	}
 	for _, r := range s.Runs {
-		if b := r.Bench; b != nil {
-			for _, sys := range b.Systems {
-				for _, c := range sys.Cases {
-					put(c.ReceiptDigest, caseLabel{r.Workload, sys.ID, c.ID, ""})
-				}
+		for _, sys := range r.BenchVerdicts {
+			for _, c := range sys.Cases {
+				put(c.Receipt(), caseLabel{r.Workload, sys.ID, c.ID, ""})
 			}
 		}
 		if f := r.Foundry; f != nil {

@@ -46,12 +46,13 @@ type Run struct {
 	// changes (the record's foundry_modified), so its commit does not pin
 	// what it ran.
 	Modified bool
-	// Bench or Foundry is set when the run left a report. Bench holds, of
-	// each case, only what a comparison reads (its id, verdict, outcome
-	// and receipt: caseVerdicts), not its outputs, expectation or
-	// accounting, so a set of many runs stays small.
-	Bench   *bench.Report
-	Foundry *foundry.Report
+	// Bench or Foundry is set when the run left a report. Bench holds no
+	// per-case results: of each case, a comparison reads only its id,
+	// verdict and receipt, kept in BenchVerdicts (one per system of Bench,
+	// in its order), so a set of many runs stays small.
+	Bench         *bench.Report
+	BenchVerdicts []SystemVerdicts
+	Foundry       *foundry.Report
 	// BudgetExhausted: a foundry that ran out of habitat budget wrote
 	// budget.json instead of a report.
 	BudgetExhausted bool
@@ -253,7 +254,7 @@ func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
 			r.BudgetExhausted = r.Foundry == nil
 		}
 	}
-	r.Bench = caseVerdicts(r.Bench)
+	r.Bench, r.BenchVerdicts = benchVerdicts(r.Bench)
 	v := d.Verification
 	r.Verification = &Verification{OK: v.OK, CheckedReceipts: v.CheckedReceipts, Mismatches: append([]string{}, v.Mismatches...)}
 	g := &GateFile{Passed: d.GatesPassed(), Rules: []GateRule{}}
@@ -262,29 +263,4 @@ func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
 	}
 	r.Gate = g
 	return r, nil
-}
-
-// caseVerdicts is a copy of rep whose case results keep their id, verdict,
-// outcome and receipt digest and whose case list keeps ids: what flips,
-// receipt labels and the flakiness table read. Totals, usage, attribution,
-// the Pareto set, prices and axes stay whole.
-func caseVerdicts(rep *bench.Report) *bench.Report {
-	if rep == nil {
-		return nil
-	}
-	out := *rep
-	out.Cases = make([]bench.Case, len(rep.Cases))
-	for i, c := range rep.Cases {
-		out.Cases[i] = bench.Case{ID: c.ID}
-	}
-	out.Systems = make([]bench.SystemResult, len(rep.Systems))
-	for i, s := range rep.Systems {
-		cases := make([]bench.CaseResult, len(s.Cases))
-		for j, c := range s.Cases {
-			cases[j] = bench.CaseResult{ID: c.ID, Passed: c.Passed, Outcome: c.Outcome, ReceiptDigest: c.ReceiptDigest}
-		}
-		s.Cases = cases
-		out.Systems[i] = s
-	}
-	return &out
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	ghci "github.com/algal-assay/assay/ci/github"
-	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/passk"
@@ -72,10 +71,8 @@ func contenderSamples(r *Run) (int, []harness.RepeatContender) {
 		return r.Repeats.K, r.Repeats.Contenders
 	}
 	var out []harness.RepeatContender
-	if r.Bench != nil {
-		for _, s := range r.Bench.Systems {
-			out = append(out, oneSample(s.ID, s.Cases, func(x bench.CaseResult) (string, bool) { return x.ID, x.Passed }))
-		}
+	for _, s := range r.BenchVerdicts {
+		out = append(out, oneSample(s.ID, s.Cases, func(x CaseVerdict) (string, bool) { return x.ID, x.Passed }))
 	}
 	if r.Foundry != nil {
 		for _, c := range r.Foundry.Candidates {

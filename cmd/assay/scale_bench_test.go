@@ -110,8 +110,9 @@ func BenchmarkScaleRun(b *testing.B) {
 	}
 }
 
-// BenchmarkScaleBatch measures `assay run` and then `assay ci verify` of a
-// batch of default-sized workloads run together (8 systems x 256 cases
+// BenchmarkScaleBatch measures `assay run`, then `assay ci verify` and
+// `assay ci diff` (both sides the one runs root) of a batch of
+// default-sized workloads run together (8 systems x 256 cases
 // each, one part each, all in one suites directory): peak RSS and CPU
 // seconds, which must not grow with the number of workloads beyond each
 // one's compact result (issue 19; BENCHMARKS.md "Scale").
@@ -132,8 +133,8 @@ func BenchmarkScaleBatch(b *testing.B) {
 			b.Fatalf("ASSAY_SCALE_BATCH %q: want workload counts", count)
 		}
 		b.Run(count+"x8x256", func(b *testing.B) {
-			var rss, vrss int64
-			var wall, user, sys, vwall, vuser, vsys time.Duration
+			var rss, vrss, drss int64
+			var wall, user, sys, vwall, vuser, vsys, dwall, duser, dsys time.Duration
 			iter := 0
 			for b.Loop() {
 				iter++
@@ -148,6 +149,7 @@ func BenchmarkScaleBatch(b *testing.B) {
 				// last case is one the cheap model misroutes): exit 1.
 				rss, wall, user, sys = scaleRunExit(b, dir, label+"-run", 1, "run", "suites", "--dir", ".algal", "--out", "runs")
 				vrss, vwall, vuser, vsys = scaleRun(b, dir, label+"-verify", "ci", "verify", "runs", "--dir", ".algal", "--workloads", "suites")
+				drss, dwall, duser, dsys = scaleRun(b, dir, label+"-diff", "ci", "diff", "--base", "runs", "--head", "runs", "--dir", ".algal", "--head-tree", ".", "--format", "json")
 			}
 			b.ReportMetric(float64(rss>>20), "run-MiB")
 			b.ReportMetric(wall.Seconds(), "run-s")
@@ -155,6 +157,9 @@ func BenchmarkScaleBatch(b *testing.B) {
 			b.ReportMetric(float64(vrss>>20), "verify-MiB")
 			b.ReportMetric(vwall.Seconds(), "verify-s")
 			b.ReportMetric((vuser + vsys).Seconds(), "verify-cpu-s")
+			b.ReportMetric(float64(drss>>20), "diff-MiB")
+			b.ReportMetric(dwall.Seconds(), "diff-s")
+			b.ReportMetric((duser + dsys).Seconds(), "diff-cpu-s")
 		})
 	}
 }
