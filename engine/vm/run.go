@@ -3,6 +3,7 @@ package vm
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -86,48 +87,60 @@ func (r *runner) admit(m *manifest.Manifest) error {
 
 // admitted remembers manifests (immutable once parsed) that compiled
 // against the builtin registry alone and embed no children, so repeated
-// runs and verifications of one manifest do not recompile it. It is
-// bounded: a long process that parses many manifests (a foundry search)
-// keeps only the newest maxAdmitted alive through it.
+// runs and verifications of one manifest do not recompile it. It is keyed
+// by manifest digest, not by the parsed value: the compile verdict of a
+// plain manifest depends on its canonical content alone, so every parsed
+// copy of one manifest (each workload of a batch parses its own) shares
+// one entry, and the cache keeps no parsed manifest alive. It is bounded:
+// a long process that parses many manifests (a foundry search) keeps only
+// the newest maxAdmitted digests.
 var admitted = newAdmitCache(maxAdmitted)
 
 const maxAdmitted = 256
 
-// admitCache is a fixed-size set of manifests; when full, the oldest
-// entry leaves first.
+// admitCache is a fixed-size set of manifest digests; when full, the
+// oldest entry leaves first. A manifest without a digest (not made by
+// manifest.Parse) is never cached.
 type admitCache struct {
 	mu    sync.Mutex
-	set   map[*manifest.Manifest]struct{}
-	ring  []*manifest.Manifest // insertion order, oldest at next once full
+	set   map[string]struct{}
+	ring  []string // insertion order, oldest at next once full
 	next  int
 	limit int
 }
 
 func newAdmitCache(limit int) *admitCache {
-	return &admitCache{set: make(map[*manifest.Manifest]struct{}, limit), limit: limit}
+	return &admitCache{set: make(map[string]struct{}, limit), limit: limit}
 }
 
 func (c *admitCache) has(m *manifest.Manifest) bool {
+	if m.Digest == "" {
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.set[m]
+	_, ok := c.set[m.Digest]
 	return ok
 }
 
 func (c *admitCache) add(m *manifest.Manifest) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.set[m]; ok {
+	if m.Digest == "" {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.set[m.Digest]; ok {
+		return
+	}
+	d := strings.Clone(m.Digest)
 	if len(c.ring) < c.limit {
-		c.ring = append(c.ring, m)
+		c.ring = append(c.ring, d)
 	} else {
 		delete(c.set, c.ring[c.next])
-		c.ring[c.next] = m
+		c.ring[c.next] = d
 		c.next = (c.next + 1) % c.limit
 	}
-	c.set[m] = struct{}{}
+	c.set[d] = struct{}{}
 }
 
 func (c *admitCache) len() int {

@@ -2,7 +2,9 @@ package vm
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
@@ -69,7 +71,7 @@ func TestAdmitCacheBounded(t *testing.T) {
 	c := newAdmitCache(4)
 	ms := make([]*manifest.Manifest, 6)
 	for i := range ms {
-		ms[i] = &manifest.Manifest{}
+		ms[i] = &manifest.Manifest{Digest: fmt.Sprintf("sha256:%064x", i)}
 		c.add(ms[i])
 		c.add(ms[i]) // a repeat is not a second entry
 	}
@@ -80,6 +82,42 @@ func TestAdmitCacheBounded(t *testing.T) {
 		if got, want := c.has(m), i >= 2; got != want {
 			t.Errorf("manifest %d cached %v, want %v", i, got, want)
 		}
+	}
+}
+
+// The cache is keyed by manifest digest: every parsed copy of one
+// manifest (each workload of a batch parses its own) shares one entry, a
+// copy parsed after the first run is already admitted, and the cache
+// keeps no parsed manifest alive. A manifest without a digest (not made by
+// manifest.Parse) is never cached.
+func TestAdmitCacheSharesParsedCopies(t *testing.T) {
+	c := newAdmitCache(4)
+	src := organism("shared-copies", `{"id":"c","kind":"const","outputs":{"v":{"type":"json","value":1}}}`, ``)
+	first, second := mustManifest(t, src), mustManifest(t, src)
+	if first == second || first.Digest != second.Digest || first.Digest == "" {
+		t.Fatalf("two parses: same value %v, digests %q %q", first == second, first.Digest, second.Digest)
+	}
+	c.add(first)
+	c.add(second)
+	if n := c.len(); n != 1 {
+		t.Fatalf("two parsed copies of one manifest take %d entries, want 1", n)
+	}
+	if third := mustManifest(t, src); !c.has(third) {
+		t.Error("a copy parsed later must be admitted already")
+	}
+	other := mustManifest(t, organism("shared-other", `{"id":"c","kind":"const","outputs":{"v":{"type":"json","value":2}}}`, ``))
+	if c.has(other) {
+		t.Error("a different manifest must not be admitted")
+	}
+	held := weak.Make(first) // first and second are dead from here on
+	runtime.GC()
+	if held.Value() != nil {
+		t.Error("the cache keeps a parsed manifest alive")
+	}
+	bare := &manifest.Manifest{}
+	c.add(bare)
+	if c.has(bare) || c.len() != 1 {
+		t.Errorf("a manifest without a digest is cached (%d entries)", c.len())
 	}
 }
 
