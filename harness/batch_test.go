@@ -2,11 +2,11 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/heaptest"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/synth"
 )
@@ -26,13 +26,9 @@ func TestBatchKeepsCompactResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	var files []string
-	for i := range workloads {
-		p, err := synth.Write(filepath.Join(dir, "suites"), synth.Spec{Name: fmt.Sprintf("w%02d", i), Systems: 8, Cases: 16, Triage: triage, Gate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, p)
+	files, err := synth.WriteBatch(filepath.Join(dir, "suites"), workloads, synth.Spec{Systems: 8, Cases: 16, Triage: triage, Gate: true})
+	if err != nil {
+		t.Fatal(err)
 	}
 	wb, err := vm.NewWorkbench(filepath.Join(dir, ".algal"))
 	if err != nil {
@@ -42,7 +38,7 @@ func TestBatchKeepsCompactResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := liveHeap()
+	held := heaptest.Live()
 	for _, r := range results {
 		if r.Outcome == nil || r.Outcome.Status != "complete" || !r.Passed() || len(SummaryTable(r.Outcome).Rows) != 8 {
 			t.Fatalf("%s: %v %v", r.Name(), r.Err, r.Reasons())
@@ -52,20 +48,10 @@ func TestBatchKeepsCompactResults(t *testing.T) {
 		}
 	}
 	// results is dead from here on (not used again), so the collection frees it.
-	each := (int64(held) - int64(liveHeap())) / workloads
+	each := heaptest.FreedEach(held, workloads)
 	t.Logf("%d bytes live per finished workload", each)
 	if each > perWorkload {
 		t.Errorf("a finished workload's result holds %d bytes live; want at most %d", each, perWorkload)
 	}
 	runtime.KeepAlive(wb)
-}
-
-// liveHeap is the heap still reachable after a collection; the second
-// collection empties the sync.Pools the first only moved aside.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

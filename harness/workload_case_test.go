@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/heaptest"
 	"github.com/algal-assay/assay/harness/synth"
 )
 
@@ -56,13 +57,7 @@ func TestLoadedCasesStayCompact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := live()
+	before := heaptest.Live()
 	w, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +66,7 @@ func TestLoadedCasesStayCompact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := live()
+	after := heaptest.Live()
 	runtime.KeepAlive(c)
 	if len(w.Cases) != cases || len(c.Parts) != cases/PartCases+1 {
 		t.Fatalf("%d cases, %d parts", len(w.Cases), len(c.Parts))

@@ -2,13 +2,13 @@ package diff_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/algal-assay/assay/ci/diff"
 	"github.com/algal-assay/assay/ci/verify"
+	"github.com/algal-assay/assay/engine/heaptest"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/synth"
@@ -24,13 +24,9 @@ func TestLoadSetKeepsCompactCaseVerdicts(t *testing.T) {
 	const runs, systems, cases = 6, 8, 64
 	const perCase = 128 // bytes per case and system, the report's totals included
 	dir := t.TempDir()
-	var files []string
-	for i := range runs {
-		p, err := synth.Write(filepath.Join(dir, "suites"), synth.Spec{Name: fmt.Sprintf("w%02d", i), Systems: systems, Cases: cases, Triage: filepath.Join("..", "..", "fixtures", "triage"), Gate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, p)
+	files, err := synth.WriteBatch(filepath.Join(dir, "suites"), runs, synth.Spec{Systems: systems, Cases: cases, Triage: filepath.Join("..", "..", "fixtures", "triage"), Gate: true})
+	if err != nil {
+		t.Fatal(err)
 	}
 	wb, err := vm.NewWorkbench(filepath.Join(dir, ".algal"))
 	if err != nil {
@@ -47,7 +43,7 @@ func TestLoadSetKeepsCompactCaseVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := liveHeap()
+	held := heaptest.Live()
 	if len(set.Runs) != runs {
 		t.Fatalf("%d runs", len(set.Runs))
 	}
@@ -65,21 +61,11 @@ func TestLoadSetKeepsCompactCaseVerdicts(t *testing.T) {
 		}
 	}
 	// set is dead from here on (not used again), so the collection frees it.
-	each := (int64(held) - int64(liveHeap())) / (runs * systems * cases)
+	each := heaptest.FreedEach(held, runs*systems*cases)
 	t.Logf("%d bytes live per case and system of a loaded run", each)
 	if each > perCase {
 		t.Errorf("a loaded run holds %d bytes per case and system; want at most %d", each, perCase)
 	}
 	runtime.KeepAlive(ws)
 	runtime.KeepAlive(wb)
-}
-
-// liveHeap is the heap still reachable after a collection; the second
-// collection empties the sync.Pools the first only moved aside.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

@@ -2,11 +2,11 @@ package verify
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/heaptest"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/synth"
@@ -22,13 +22,9 @@ import (
 func TestVerifyKeepsCompactRunResults(t *testing.T) {
 	const runs, perRun = 6, 16 << 10
 	dir := t.TempDir()
-	var files []string
-	for i := range runs {
-		p, err := synth.Write(filepath.Join(dir, "suites"), synth.Spec{Name: fmt.Sprintf("w%02d", i), Systems: 8, Cases: 16, Triage: filepath.Join("..", "..", "fixtures", "triage"), Gate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, p)
+	files, err := synth.WriteBatch(filepath.Join(dir, "suites"), runs, synth.Spec{Systems: 8, Cases: 16, Triage: filepath.Join("..", "..", "fixtures", "triage"), Gate: true})
+	if err != nil {
+		t.Fatal(err)
 	}
 	wb, err := vm.NewWorkbench(filepath.Join(dir, ".algal"))
 	if err != nil {
@@ -51,7 +47,7 @@ func TestVerifyKeepsCompactRunResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := liveHeap()
+	held := heaptest.Live()
 	if !rep.OK() || len(rep.Results) != runs {
 		t.Fatalf("%d results: %s", len(rep.Results), rep.Text())
 	}
@@ -62,21 +58,11 @@ func TestVerifyKeepsCompactRunResults(t *testing.T) {
 		}
 	}
 	// rep is dead from here on (not used again), so the collection frees it.
-	each := (int64(held) - int64(liveHeap())) / runs
+	each := heaptest.FreedEach(held, runs)
 	t.Logf("%d bytes live per verified run directory", each)
 	if each > perRun {
 		t.Errorf("a verified run directory's result holds %d bytes live; want at most %d", each, perRun)
 	}
 	runtime.KeepAlive(ws) // the workloads are not the results'
 	runtime.KeepAlive(wb)
-}
-
-// liveHeap is the heap still reachable after a collection; the second
-// collection empties the sync.Pools the first only moved aside.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

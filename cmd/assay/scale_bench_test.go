@@ -139,10 +139,8 @@ func BenchmarkScaleBatch(b *testing.B) {
 			for b.Loop() {
 				iter++
 				dir := filepath.Join(root, count, strconv.Itoa(iter))
-				for i := range n {
-					if _, err := synth.Write(filepath.Join(dir, "suites"), synth.Spec{Name: fmt.Sprintf("w%02d", i), Systems: 8, Cases: 256, Triage: triage, Gate: true}); err != nil {
-						b.Fatal(err)
-					}
+				if _, err := synth.WriteBatch(filepath.Join(dir, "suites"), n, synth.Spec{Systems: 8, Cases: 256, Triage: triage, Gate: true}); err != nil {
+					b.Fatal(err)
 				}
 				label := "batch" + count
 				// At 256 cases the synthetic gate's outcome rule fails (its

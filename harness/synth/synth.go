@@ -89,6 +89,23 @@ cases:
 	return p, os.WriteFile(p, []byte(y.String()), 0o644)
 }
 
+// WriteBatch writes n workloads of spec s into dir, named w00, w01, ...
+// (s.Name is ignored), for the tests and benchmarks of many workloads run
+// together, and returns their files in name order. They share dir's case
+// files and organism copies, which the one spec makes identical.
+func WriteBatch(dir string, n int, s Spec) ([]string, error) {
+	files := make([]string, 0, n)
+	for i := range n {
+		s.Name = fmt.Sprintf("w%02d", i)
+		p, err := Write(dir, s)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, p)
+	}
+	return files, nil
+}
+
 // SystemID names system i (0-based).
 func SystemID(i int) string { return fmt.Sprintf("sys-%02d", i+1) }
 
