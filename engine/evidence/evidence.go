@@ -236,7 +236,7 @@ func (s *Scorer) Judge(caseID string, args, expect map[string]any, outcome strin
 		return false, nil
 	}
 	if s == nil {
-		return Same(outputs, expect), nil
+		return canon.Equal(outputs, expect), nil
 	}
 	v, _, err := s.prog.Eval(map[string]any{"args": args, "expect": expect, "outputs": outputs}, ScorerFuel)
 	if err != nil {
@@ -247,13 +247,6 @@ func (s *Scorer) Judge(caseID string, args, expect map[string]any, outcome strin
 		return false, &fault.Error{Code: fault.ScorerInvalid, Path: "scorer", Message: fmt.Sprintf("case %q: scorer returned %s, not a boolean", caseID, Describe(v))}
 	}
 	return b, nil
-}
-
-// Same reports canonical equality of two JSON values.
-func Same(a, b any) bool {
-	x, err1 := canon.Encode(a)
-	y, err2 := canon.Encode(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
 var articleKinds = canon.Names{"null", "a boolean", "a number", "a string", "a list", "an object", "an object"}

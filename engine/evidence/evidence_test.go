@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
@@ -24,14 +25,14 @@ func TestCellArgsAndOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := CellArgs(m, map[string]any{"a": 1.0, "b": 2.0})
-	if !Same(args, map[string]any{"in": map[string]any{"x": 1.0, "y": 2.0}}) {
+	if !canon.Equal(args, map[string]any{"in": map[string]any{"x": 1.0, "y": 2.0}}) {
 		t.Errorf("cell args %v", args)
 	}
 	receipt := map[string]any{"cells": map[string]any{
 		"add": map[string]any{"status": "committed", "outputs": map[string]any{"out": 3.0}},
 		"tag": map[string]any{"status": "failed", "failure": map[string]any{"code": "X", "message": "y"}},
 	}}
-	if out := InterfaceOutputs(m, receipt); !Same(out, map[string]any{"sum": 3.0}) {
+	if out := InterfaceOutputs(m, receipt); !canon.Equal(out, map[string]any{"sum": 3.0}) {
 		t.Errorf("outputs %v: a failed cell's output must be absent", out)
 	}
 }

@@ -125,7 +125,7 @@ func TestSearchEndToEnd(t *testing.T) {
 		if i > 0 {
 			prev = &rep.Generations[i-1]
 		}
-		if !ok || !evidence.Same(fb, SearchFeedback(i, prev)) {
+		if !ok || !canon.Equal(fb, SearchFeedback(i, prev)) {
 			t.Errorf("generation %d feedback %v", i, fb)
 		}
 	}

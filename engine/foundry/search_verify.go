@@ -115,7 +115,7 @@ func (vf *verifier) checkGenerationClaims(at string, g *Generation, result *Repo
 				vf.bad("%s.cases[%s].split: holdout evidence leaked into generation selection", cat, cs.ID)
 			} else if k < len(workload) {
 				w := &workload[k]
-				if cs.ID != w.ID || cs.Split != w.Split || !evidence.Same(cs.Args, w.Args) || !evidence.Same(cs.Expect, w.Expect) {
+				if cs.ID != w.ID || cs.Split != w.Split || !canon.Equal(cs.Args, w.Args) || !canon.Equal(cs.Expect, w.Expect) {
 					vf.bad("%s.cases[%s]: differs from case %q of the result's workload (id, split, args or expect)", cat, cs.ID, w.ID)
 				}
 			}
@@ -342,7 +342,7 @@ func (vf *verifier) checkFeedback(s *SearchReport, gm *manifest.Manifest, receip
 			if receipt == nil {
 				continue
 			}
-			if v, ok := interfaceArg(receipt, in); !ok || !evidence.Same(v, want[g]) {
+			if v, ok := interfaceArg(receipt, in); !ok || !canon.Equal(v, want[g]) {
 				failAt = g
 				break
 			}
@@ -379,7 +379,7 @@ func (vf *verifier) checkFeedback(s *SearchReport, gm *manifest.Manifest, receip
 				first, v0, ok0 = g, v, ok
 				continue
 			}
-			if ok != ok0 || !evidence.Same(v, v0) {
+			if ok != ok0 || !canon.Equal(v, v0) {
 				vf.bad("generations[%d].receiptDigest: generator input %q differs from generation %d; only the feedback input %q may change", g, in.Name, first, inputs[carrier].Name)
 				break
 			}

@@ -174,7 +174,7 @@ func (vf *verifier) checkWorkload(r *Report, i int, at string) {
 	}
 	for k := range c.Cases {
 		a, b := &c.Cases[k], &first.Cases[k]
-		if a.ID != b.ID || a.Split != b.Split || !evidence.Same(a.Args, b.Args) || !evidence.Same(a.Expect, b.Expect) {
+		if a.ID != b.ID || a.Split != b.Split || !canon.Equal(a.Args, b.Args) || !canon.Equal(a.Expect, b.Expect) {
 			vf.bad("%s.cases[%s]: differs from case %q of candidates[%s] (id, split, args or expect)", at, a.ID, b.ID, first.ManifestDigest)
 		}
 	}
@@ -236,13 +236,13 @@ func (vf *verifier) checkReceipt(at string, m *manifest.Manifest, c *CaseResult)
 		vf.bad("%s.receiptDigest: receipt %s ran manifest %s, not %s", at, c.ReceiptDigest, d, m.Digest)
 		return nil
 	}
-	if !evidence.Same(receipt["args"], evidence.CellArgs(m, c.Args)) {
+	if !canon.Equal(receipt["args"], evidence.CellArgs(m, c.Args)) {
 		vf.bad("%s.args: receipt %s ran other args", at, c.ReceiptDigest)
 	}
 	if o, _ := receipt["outcome"].(string); o != c.Outcome {
 		vf.bad("%s.outcome: claimed %q, the receipt says %q", at, c.Outcome, o)
 	}
-	if !evidence.Same(evidence.InterfaceOutputs(m, receipt), c.Outputs) {
+	if !canon.Equal(evidence.InterfaceOutputs(m, receipt), c.Outputs) {
 		vf.bad("%s.outputs: differ from the receipt", at)
 	}
 	if w := evidence.ReceiptWork(receipt); w != c.Work {
