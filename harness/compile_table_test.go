@@ -81,14 +81,7 @@ func TestScriptedTablesAssembleAsEncoded(t *testing.T) {
 	ws = append(ws, edge, tooDeep)
 	assembled, declined := 0, 0
 	for _, w := range ws {
-		views := []*Workload{w}
-		if w.InParts() {
-			views = nil
-			for _, part := range w.Parts() {
-				views = append(views, w.partView(part))
-			}
-		}
-		for _, v := range views {
+		for _, v := range views(w) {
 			order := caseOrder(v)
 			for _, name := range slices.Sorted(maps.Keys(w.caseExecutors())) {
 				for rep := 1; rep <= max(1, w.Repeats); rep++ {
@@ -158,14 +151,7 @@ func TestConfigsAssembleAsEncoded(t *testing.T) {
 	ws = append(ws, &released, deepArgs(59), deepArgs(60), deepArgs(63))
 	frames := []func(string) string{func(s string) string { return s }, func(s string) string { return rel("/elsewhere/runs", s) }}
 	for _, w := range ws {
-		views := []*Workload{w}
-		if w.InParts() {
-			views = nil
-			for _, part := range w.Parts() {
-				views = append(views, w.partView(part))
-			}
-		}
-		for _, v := range views {
+		for _, v := range views(w) {
 			for _, frame := range frames {
 				want, werr := canon.Encode(v.config(frame, ScriptedFile))
 				got, gerr := v.configBytes(frame, ScriptedFile)
@@ -175,4 +161,17 @@ func TestConfigsAssembleAsEncoded(t *testing.T) {
 			}
 		}
 	}
+}
+
+// views are what a workload compiles tables and configs for: itself, or
+// each of its parts.
+func views(w *Workload) []*Workload {
+	if !w.InParts() {
+		return []*Workload{w}
+	}
+	var out []*Workload
+	for _, part := range w.Parts() {
+		out = append(out, w.partView(part))
+	}
+	return out
 }

@@ -257,22 +257,11 @@ func (l *jsonLine) object(depth int) (*yaml.Node, bool) {
 			return nil, false
 		}
 		l.stack = append(l.stack, k, v)
-		l.space()
-		if l.pos >= len(l.src) {
+		if more, ok := l.separator('}'); !ok {
 			return nil, false
+		} else if !more {
+			return l.close(n, base), true
 		}
-		switch l.src[l.pos] {
-		case ',':
-			l.pos++
-			l.space()
-			continue
-		case '}':
-			l.pos++
-			n.Content = l.content(l.stack[base:]...)
-			l.stack = l.stack[:base]
-			return n, true
-		}
-		return nil, false
 	}
 }
 
@@ -292,23 +281,39 @@ func (l *jsonLine) array(depth int) (*yaml.Node, bool) {
 			return nil, false
 		}
 		l.stack = append(l.stack, v)
-		l.space()
-		if l.pos >= len(l.src) {
+		if more, ok := l.separator(']'); !ok {
 			return nil, false
+		} else if !more {
+			return l.close(n, base), true
 		}
-		switch l.src[l.pos] {
-		case ',':
-			l.pos++
-			l.space()
-			continue
-		case ']':
-			l.pos++
-			n.Content = l.content(l.stack[base:]...)
-			l.stack = l.stack[:base]
-			return n, true
-		}
-		return nil, false
 	}
+}
+
+// separator reads what follows a member of an object or array: a comma
+// (more is true), or end, its closing bracket; anything else is not JSON
+// this reader takes (ok false).
+func (l *jsonLine) separator(end byte) (more, ok bool) {
+	l.space()
+	if l.pos >= len(l.src) {
+		return false, false
+	}
+	switch l.src[l.pos] {
+	case ',':
+		l.pos++
+		l.space()
+		return true, true
+	case end:
+		l.pos++
+		return false, true
+	}
+	return false, false
+}
+
+// close gives n the members stacked since base and pops them.
+func (l *jsonLine) close(n *yaml.Node, base int) *yaml.Node {
+	n.Content = l.content(l.stack[base:]...)
+	l.stack = l.stack[:base]
+	return n
 }
 
 // str scans a double-quoted string and returns its value. It accepts

@@ -892,9 +892,9 @@ func (w *Workload) checkReferences() error {
 		}
 		seen[c.ID] = c.Pos
 		var unserved string
-		c.eachResponse(func(ex, _ string, _ [][]byte) {
-			if unserved == "" && !execs[ex] {
-				unserved = ex
+		c.eachResponse(func(ex, _ []byte, _ [][]byte) {
+			if unserved == "" && !execs[string(ex)] {
+				unserved = string(ex)
 			}
 		})
 		if ex := unserved; ex != "" {

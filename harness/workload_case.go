@@ -134,10 +134,11 @@ func (c *Case) Expect() map[string]any {
 // the case declares none; a fresh value on every call.
 func (c *Case) Responses() map[string]map[string][]any {
 	var out map[string]map[string][]any
-	c.eachResponse(func(ex, cell string, vals [][]byte) {
+	c.eachResponse(func(exb, cell []byte, vals [][]byte) {
 		if out == nil {
 			out = map[string]map[string][]any{}
 		}
+		ex := string(exb)
 		if out[ex] == nil {
 			out[ex] = map[string][]any{}
 		}
@@ -145,39 +146,17 @@ func (c *Case) Responses() map[string]map[string][]any {
 		for i, v := range vals {
 			dec[i] = c.unpack(v, "responses")
 		}
-		out[ex][cell] = dec
+		out[ex][string(cell)] = dec
 	})
 	return out
 }
 
 // eachResponse calls f for each executor and cell the case declares
 // responses for, executor then cell sorted, with the canonical JSON of
-// each value in call order.
-func (c *Case) eachResponse(f func(ex, cell string, vals [][]byte)) {
-	b := c.data.b[:c.data.respEnd]
-	next := func() []byte {
-		n, k := binary.Uvarint(b)
-		out := b[k : k+int(n)]
-		b = b[k+int(n):]
-		return out
-	}
-	for len(b) > 0 {
-		ex, cell := string(next()), string(next())
-		n, k := binary.Uvarint(b)
-		b = b[k:]
-		vals := make([][]byte, n)
-		for i := range vals {
-			vals[i] = next()
-		}
-		f(ex, cell, vals)
-	}
-}
-
-// eachExecutorResponse calls f for each cell the case declares responses
-// for on executor ex, cell sorted, with the canonical JSON of each value in
-// call order. f must not keep cell or vals (they are reused); it is what
-// compiles a scripted table from a part's cases without decoding them.
-func (c *Case) eachExecutorResponse(ex string, f func(cell []byte, vals [][]byte)) {
+// each value in call order, without decoding them. f must not keep ex,
+// cell or the vals slice (reused from call to call); the values' bytes
+// are the case's own and may be kept.
+func (c *Case) eachResponse(f func(ex, cell []byte, vals [][]byte)) {
 	b := c.data.b[:c.data.respEnd]
 	next := func() []byte {
 		n, k := binary.Uvarint(b)
@@ -187,42 +166,32 @@ func (c *Case) eachExecutorResponse(ex string, f func(cell []byte, vals [][]byte
 	}
 	var vals [][]byte
 	for len(b) > 0 {
-		match := string(next()) == ex
-		cell := next()
+		ex, cell := next(), next()
 		n, k := binary.Uvarint(b)
 		b = b[k:]
 		vals = vals[:0]
 		for range n {
-			if v := next(); match {
-				vals = append(vals, v)
-			}
+			vals = append(vals, next())
 		}
-		if match {
+		f(ex, cell, vals)
+	}
+}
+
+// eachExecutorResponse is eachResponse for executor ex's cells: what
+// compiles a scripted table from a part's cases without decoding them.
+func (c *Case) eachExecutorResponse(ex string, f func(cell []byte, vals [][]byte)) {
+	c.eachResponse(func(e, cell []byte, vals [][]byte) {
+		if string(e) == ex {
 			f(cell, vals)
 		}
-	}
+	})
 }
 
 // responseCounts calls f for each executor and cell the case declares
 // responses for, with how many values it declares (repeat 1's for cells
 // tagged !repeats), without decoding them.
 func (c *Case) responseCounts(f func(ex, cell string, n int)) {
-	b := c.data.b[:c.data.respEnd]
-	next := func() []byte {
-		n, k := binary.Uvarint(b)
-		out := b[k : k+int(n)]
-		b = b[k+int(n):]
-		return out
-	}
-	for len(b) > 0 {
-		ex, cell := string(next()), string(next())
-		n, k := binary.Uvarint(b)
-		b = b[k:]
-		for range n {
-			next()
-		}
-		f(ex, cell, int(n))
-	}
+	c.eachResponse(func(ex, cell []byte, vals [][]byte) { f(string(ex), string(cell), len(vals)) })
 }
 
 // withoutArgs is the case keeping only its responses (their counts are
