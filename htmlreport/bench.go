@@ -105,6 +105,8 @@ type benchView struct {
 	Plot     *plotView
 	XName    string
 	YName    string
+	// AxisNote says why x is not the cost signal ("" when it is).
+	AxisNote string
 	HasCost  bool
 	HasAxes  bool
 	// UnknownNote explains the unknown cells, "" when there are none.
@@ -124,6 +126,24 @@ type axes struct {
 	x, y           func(*bench.SystemResult) float64
 	yMax           float64
 	xLabel, yLabel string
+	// note says why x is not what the reader expects ("" when it is).
+	note string
+}
+
+// CallsAxisNote is what a plot says when it shows effect calls because no
+// system reported tokens or cost.
+const CallsAxisNote = "No system reported token counts or a cost, so the horizontal axis shows effect calls instead."
+
+// hasUsage reports whether any system of r reported tokens, a cost, or an
+// unknown count: the evidence the plot's default x axis is drawn from.
+func hasUsage(r *bench.Report) bool {
+	for i := range r.Systems {
+		u := r.Systems[i].Usage
+		if u.TokensIn+u.TokensOut > 0 || u.Cost != 0 || u.UnknownTokens > 0 || u.CostUnknown() {
+			return true
+		}
+	}
+	return false
 }
 
 // passedMax is the top of the passed axis: the case count, or more when a
@@ -151,10 +171,18 @@ func chooseAxes(r *bench.Report) axes {
 	passed := func(s *bench.SystemResult) float64 { return float64(s.Passed) }
 	if len(r.Axes) == 0 {
 		a := axes{yName: bench.CriterionPassed, yInt: true, y: passed, yLabel: "cases passed (higher is better)", yMax: passedMax(r)}
-		if r.Prices != nil {
+		switch {
+		case !hasUsage(r):
+			// Nothing reported tokens or cost (scripted answers, the
+			// scaffold's own bench): a column of points at x = 0 says
+			// nothing, while effect calls still tell the systems apart.
+			a.xName, a.xInt, a.xLabel = bench.CriterionCalls, true, "effect calls (lower is better)"
+			a.x = func(s *bench.SystemResult) float64 { return float64(s.EffectCalls) }
+			a.note = CallsAxisNote
+		case r.Prices != nil:
 			a.xName, a.xPrefix, a.xLabel = bench.CriterionCost, "$", "cost in dollars (lower is better)"
 			a.x = func(s *bench.SystemResult) float64 { return s.Usage.Cost }
-		} else {
+		default:
 			a.xName, a.xInt, a.xLabel = bench.CriterionTokens, true, "tokens in + out (lower is better)"
 			a.x = func(s *bench.SystemResult) float64 { return float64(s.Usage.TokensIn + s.Usage.TokensOut) }
 		}
@@ -397,7 +425,7 @@ func Bench(in BenchInput) ([]byte, error) {
 		return nil, fmt.Errorf("htmlreport: bench report of %q is nil", in.Workload)
 	}
 	ax := chooseAxes(r)
-	v := &benchView{page: runPage(in.Run, "bench"), Criteria: criteriaText(r), XName: ax.xName, YName: ax.yName,
+	v := &benchView{page: runPage(in.Run, "bench"), Criteria: criteriaText(r), XName: ax.xName, YName: ax.yName, AxisNote: ax.note,
 		HasCost: r.Prices != nil, HasAxes: len(r.Axes) > 0, UnknownNote: unknownNote(r)}
 	v.Facts = append(v.Facts, fact{"report", r.Digest, true}, fact{"workload digest", r.Workload, true},
 		fact{Name: "Pareto set", Value: listOr(r.Pareto, "none")}, fact{Name: "Pareto criteria", Value: v.Criteria})

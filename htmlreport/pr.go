@@ -72,6 +72,8 @@ type prBench struct {
 	Plot    *plotView
 	Systems []prSystemRow
 	HasCost bool
+	// AxisNote says why x is not the cost signal ("" when it is).
+	AxisNote string
 	// UnknownNote explains the unknown cells, "" when there are none.
 	UnknownNote string
 	Joined      []string
@@ -135,7 +137,7 @@ func prBenchView(name string, b, h *bench.Report) *prBench {
 		ref = b
 	}
 	ax := chooseAxes(ref)
-	v := &prBench{HasCost: ref.Prices != nil, UnknownNote: unknownNote(b, h)}
+	v := &prBench{HasCost: ref.Prices != nil, AxisNote: ax.note, UnknownNote: unknownNote(b, h)}
 	var data []datum
 	if b != nil {
 		data = append(data, benchData(b, ax, "base")...)
