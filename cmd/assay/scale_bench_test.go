@@ -62,7 +62,9 @@ func scaleRunExit(b *testing.B, dir, label string, want int, args ...string) (rs
 // then `assay ci verify` of the run directory on one synthetic triage bench
 // of systems x cases, fresh store each time: peak RSS, wall seconds, and
 // CPU seconds (user+system) with the system share apart (issue 19;
-// BENCHMARKS.md "Scale"). ASSAY_SCALE=8x20000 picks one size.
+// BENCHMARKS.md "Scale"). ASSAY_SCALE=8x20000 picks one size; a trailing
+// "d" (8x20000d) gives every system its own organism (synth.Spec.Distinct),
+// so every receipt is different and no per-system work is shared.
 //
 // Nothing is deleted until every size has run: the machine's ext4 root
 // has no journal, and there a new inode skips every inode freed in the
@@ -82,9 +84,10 @@ func BenchmarkScaleRun(b *testing.B) {
 	}
 	for _, size := range sizes {
 		var systems, cases int
-		if _, err := fmt.Sscanf(size, "%dx%d", &systems, &cases); err != nil {
-			b.Fatalf("ASSAY_SCALE %q: want SYSTEMSxCASES", size)
+		if _, err := fmt.Sscanf(strings.TrimSuffix(size, "d"), "%dx%d", &systems, &cases); err != nil {
+			b.Fatalf("ASSAY_SCALE %q: want SYSTEMSxCASES, with a trailing d for distinct systems", size)
 		}
+		distinct := strings.HasSuffix(size, "d")
 		b.Run(size, func(b *testing.B) {
 			var rss, vrss int64
 			var wall, user, sys, vwall, vuser, vsys time.Duration
@@ -92,7 +95,7 @@ func BenchmarkScaleRun(b *testing.B) {
 			for b.Loop() {
 				iter++
 				dir := filepath.Join(root, size, strconv.Itoa(iter))
-				if _, err := synth.Write(filepath.Join(dir, "suites"), synth.Spec{Systems: systems, Cases: cases, Triage: triage, Gate: true}); err != nil {
+				if _, err := synth.Write(filepath.Join(dir, "suites"), synth.Spec{Systems: systems, Cases: cases, Triage: triage, Gate: true, Distinct: distinct}); err != nil {
 					b.Fatal(err)
 				}
 				rss, wall, user, sys = scaleRun(b, dir, size+"-run", "run", "suites", "--dir", ".algal", "--out", "runs")

@@ -25,6 +25,13 @@ type Spec struct {
 	// Gate, when set, adds a gate: min-passed on the first system, an
 	// outcomes rule on its last case and on-pareto for the last system.
 	Gate bool
+	// Distinct gives every system its own copy of its organism under its
+	// own key (sys-NN.algal.json), so no two systems share a manifest
+	// digest and every receipt of the run is different: per-system work
+	// (verification above all) is not hidden by identical receipts.
+	// Without it, systems cycle through three contenders and systems i
+	// and i+3 write byte-identical receipts.
+	Distinct bool
 }
 
 var queues = []string{"billing", "technical", "account", "other"}
@@ -52,14 +59,21 @@ func Write(dir string, s Spec) (string, error) {
 	fmt.Fprintf(&y, "name: %s\nrevision: 1\ndescription: synthetic ticket triage, %d systems x %d cases\nsystems:\n", s.Name, s.Systems, s.Cases)
 	for i := range s.Systems {
 		id := SystemID(i)
+		organism, executors := "triage-single.algal.json", "cheap: cases"
 		switch i % 3 {
-		case 0:
-			fmt.Fprintf(&y, "  - { id: %s, manifest: triage-single.algal.json, executors: { cheap: cases } }\n", id)
 		case 1:
-			fmt.Fprintf(&y, "  - { id: %s, manifest: triage-single.algal.json, executors: { frontier: cases } }\n", id)
-		default:
-			fmt.Fprintf(&y, "  - { id: %s, manifest: triage-escalating.algal.json, executors: { cheap: cases, frontier: cases } }\n", id)
+			executors = "frontier: cases"
+		case 2:
+			organism, executors = "triage-escalating.algal.json", "cheap: cases, frontier: cases"
 		}
+		if s.Distinct {
+			own, err := writeOwnOrganism(dir, organism, id)
+			if err != nil {
+				return "", err
+			}
+			organism = own
+		}
+		fmt.Fprintf(&y, "  - { id: %s, manifest: %s, executors: { %s } }\n", id, organism, executors)
 	}
 	y.WriteString(`usage:
   cheap:
@@ -87,6 +101,30 @@ cases:
 	}
 	p := filepath.Join(dir, s.Name+".bench.yaml")
 	return p, os.WriteFile(p, []byte(y.String()), 0o644)
+}
+
+// writeOwnOrganism writes a copy of the organism file in dir under the
+// system's own name and key, and returns its file name.
+func writeOwnOrganism(dir, organism, system string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, organism))
+	if err != nil {
+		return "", err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", fmt.Errorf("%s: %v", organism, err)
+	}
+	key, _ := m["key"].(string)
+	if key == "" {
+		return "", fmt.Errorf("%s: no key to make the system's own", organism)
+	}
+	m["key"] = key + "-" + system
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	name := system + ".algal.json"
+	return name, os.WriteFile(filepath.Join(dir, name), append(out, '\n'), 0o644)
 }
 
 // WriteBatch writes n workloads of spec s into dir, named w00, w01, ...
