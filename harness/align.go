@@ -1,13 +1,16 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/manifest"
 )
 
 // Per-case scripted responses compile into one table per executor whose
@@ -90,6 +93,18 @@ func (t *receiptTap) Receipt(digest string) (map[string]any, error) {
 	t.calls[digest] = tappedCalls{calls, cached}
 	t.mu.Unlock()
 	return rec, nil
+}
+
+// Measured implements bench.MeasureSink for the store beneath.
+func (t *receiptTap) Measured(digest string, usage bench.Tally, attribution map[string]bench.Tally) {
+	if s, ok := t.Store.(bench.MeasureSink); ok {
+		s.Measured(digest, usage, attribution)
+	}
+}
+
+// ReplayStored implements evidence.StoredReplayer for the store beneath.
+func (t *receiptTap) ReplayStored(ctx context.Context, digest string, rec map[string]any, m *manifest.Manifest) ([]string, error) {
+	return evidence.ReplayStored(ctx, t.Store, digest, rec, m)
 }
 
 // callsOf returns a receipt's call counts, reading it only when the

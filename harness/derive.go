@@ -146,6 +146,7 @@ func (r *run) verification(ctx context.Context, v any) (out *Verification, align
 	usage := newUsageTap(r.opts.Store, prices)
 	tap := newReceiptTap(usage)
 	if r.w.Kind == KindBench {
+		usage.reported = true // bench.Verify hands over what it measures
 		bv, err := bench.Verify(ctx, v, tap)
 		if err != nil {
 			return nil, nil, err

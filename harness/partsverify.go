@@ -326,6 +326,7 @@ func (c *Compiled) checkPart(ctx context.Context, p Part, rep *bench.Report, v a
 	}
 	usage := newUsageTap(st, rep.Prices)
 	tap := newReceiptTap(usage) // one per part: released with it
+	usage.reported = true       // bench.Verify hands over what it measures
 	bv, err := bench.Verify(ctx, v, tap)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)

@@ -1,11 +1,13 @@
 package harness
 
 import (
+	"context"
 	"sync"
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/manifest"
 )
 
 // usageTap is the store a verification reads receipts through; it keeps,
@@ -15,9 +17,16 @@ import (
 // usage records are closed), so it is re-derived from the receipts
 // whenever a report is, by the run's verify phase and by Rederive alike,
 // without reading any receipt a second time.
+//
+// bench.Verify measures every receipt it checks and hands the figures over
+// (bench.MeasureSink), so under a bench verification the tap measures
+// nothing itself; a foundry verification does not, so there the tap
+// measures each receipt as it passes.
 type usageTap struct {
 	evidence.Store
 	prices map[string]bench.Price
+	// reported: the verification reports its measures (bench.Verify).
+	reported bool
 
 	mu   sync.Mutex
 	seen map[string]*measured // nil value: nothing unknown in that receipt
@@ -35,22 +44,28 @@ func newUsageTap(st evidence.Store, prices map[string]bench.Price) *usageTap {
 // Receipt implements evidence.Store.
 func (t *usageTap) Receipt(digest string) (map[string]any, error) {
 	rec, err := t.Store.Receipt(digest)
-	if err != nil {
-		return nil, err
+	if err != nil || t.reported {
+		return rec, err
 	}
-	m := t.measure(rec)
-	t.mu.Lock()
-	t.seen[digest] = m
-	t.mu.Unlock()
+	_, usage, attribution := bench.Measure(rec, t.prices)
+	t.Measured(digest, usage, attribution)
 	return rec, nil
 }
 
-func (t *usageTap) measure(rec map[string]any) *measured {
-	_, usage, attribution := bench.Measure(rec, t.prices)
-	if usage.UnknownTokens == 0 && usage.UnknownCost == 0 {
-		return nil
+// Measured implements bench.MeasureSink.
+func (t *usageTap) Measured(digest string, usage bench.Tally, attribution map[string]bench.Tally) {
+	var m *measured
+	if usage.UnknownTokens != 0 || usage.UnknownCost != 0 {
+		m = &measured{usage, attribution}
 	}
-	return &measured{usage, attribution}
+	t.mu.Lock()
+	t.seen[digest] = m
+	t.mu.Unlock()
+}
+
+// ReplayStored implements evidence.StoredReplayer for the store beneath.
+func (t *usageTap) ReplayStored(ctx context.Context, digest string, rec map[string]any, m *manifest.Manifest) ([]string, error) {
+	return evidence.ReplayStored(ctx, t.Store, digest, rec, m)
 }
 
 // measured returns a receipt's unknown counts, reading it only when the
@@ -64,9 +79,10 @@ func (t *usageTap) measured(digest string) (bench.Tally, map[string]bench.Tally,
 		if err != nil {
 			return bench.Tally{}, nil, err
 		}
-		m = t.measure(rec)
+		_, usage, attribution := bench.Measure(rec, t.prices)
+		t.Measured(digest, usage, attribution)
 		t.mu.Lock()
-		t.seen[digest] = m
+		m = t.seen[digest]
 		t.mu.Unlock()
 	}
 	if m == nil {

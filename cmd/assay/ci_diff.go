@@ -105,6 +105,9 @@ func diffEvidence(storeDir, tree string) (diff.Evidence, error) {
 	if err != nil {
 		return diff.Evidence{}, err
 	}
+	// Each side is its own trust scope (the head may come from a pull
+	// request): its own memo, never the other side's.
+	wb.Verified = &vm.VerifiedReceipts{}
 	ws, err := civerify.LoadWorkloads(tree)
 	if err != nil {
 		return diff.Evidence{}, err

@@ -95,6 +95,8 @@ func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) err
 	if err != nil {
 		return err
 	}
+	// One ci verify is one trust scope: a receipt met again is replayed once.
+	wb.Verified = &vm.VerifiedReceipts{}
 	if f.tools != "" {
 		if wb.Tools, err = effect.LoadTools(f.tools); err != nil {
 			return err

@@ -149,6 +149,8 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	if err != nil {
 		return err
 	}
+	// One run is one trust scope: a receipt met again is replayed once.
+	wb.Verified = &vm.VerifiedReceipts{}
 	disp := newProgressDisplay(c.stderr)
 	results, stopErr := harness.RunAll(ctx, files, harness.BatchOptions{
 		Options: harness.Options{

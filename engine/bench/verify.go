@@ -101,6 +101,14 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 	return out, nil
 }
 
+// MeasureSink is an evidence store that keeps what Verify measured of each
+// receipt it read (Measure under the report's prices), so a caller that
+// needs more of a receipt's usage than a report carries (the unknown
+// counts) does not measure it again.
+type MeasureSink interface {
+	Measured(receiptDigest string, usage Tally, attribution map[string]Tally)
+}
+
 // caseCheck is one case claim to check and what checking it found.
 type caseCheck struct {
 	si       int
@@ -198,6 +206,9 @@ func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case,
 		bad("%s.work: claimed %v, receipt says %v", at, c.Work, w)
 	}
 	calls, usage, attribution := Measure(receipt, r.Prices)
+	if sink, ok := ev.(MeasureSink); ok {
+		sink.Measured(c.ReceiptDigest, usage, attribution)
+	}
 	if calls != c.EffectCalls {
 		bad("%s.effectCalls: claimed %d, receipt has %d effects", at, c.EffectCalls, calls)
 	}
@@ -207,7 +218,9 @@ func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case,
 	if !sameAttribution(attribution, c.Attribution) {
 		bad("%s.attribution: differs from the receipt's effects", at)
 	}
-	diffs, err := ev.Replay(ctx, receipt, m)
+	// The receipt was read under its digest: a store that remembers what
+	// it verified replays each distinct receipt once.
+	diffs, err := evidence.ReplayStored(ctx, ev, c.ReceiptDigest, receipt, m)
 	if err != nil {
 		return 1, err
 	}

@@ -253,3 +253,21 @@ var articleKinds = canon.Names{"null", "a boolean", "a number", "a string", "a l
 
 // Describe names a JSON value's type for messages.
 func Describe(v any) string { return articleKinds.Of(v) }
+
+// StoredReplayer is a Store that can replay a receipt knowing the digest it
+// read the receipt's bytes under (and checked them against), so it can
+// remember receipts it has already verified: the same bytes, manifest and
+// executor configuration replay the same way (vm.VerifiedReceipts).
+type StoredReplayer interface {
+	// ReplayStored is Replay of receipt, which Receipt(digest) returned.
+	ReplayStored(ctx context.Context, digest string, receipt map[string]any, m *manifest.Manifest) ([]string, error)
+}
+
+// ReplayStored replays receipt, which ev.Receipt(digest) returned, through
+// ev's ReplayStored when it has one and its Replay otherwise.
+func ReplayStored(ctx context.Context, ev Store, digest string, receipt map[string]any, m *manifest.Manifest) ([]string, error) {
+	if r, ok := ev.(StoredReplayer); ok {
+		return r.ReplayStored(ctx, digest, receipt, m)
+	}
+	return ev.Replay(ctx, receipt, m)
+}

@@ -44,6 +44,10 @@ type Workbench struct {
 	// Getenv reads the environment for live backends built here (nil:
 	// os.LookupEnv).
 	Getenv openai.Env
+	// Verified, when set, remembers the receipts this workbench's
+	// verifications replayed cleanly (see VerifiedReceipts: one trust
+	// scope per memo).
+	Verified *VerifiedReceipts
 }
 
 // WithExecutors implements evidence.LiveRunner: a copy of w that asks
