@@ -1,18 +1,21 @@
 package harness
 
 import (
+	"slices"
 	"strings"
 
-	"github.com/algal-assay/assay/engine/effect/openai"
+	"github.com/algal-assay/assay/engine/effect"
 	"gopkg.in/yaml.v3"
 )
 
 // Backend is one entry of a workload's backends block: a live model
-// server an `openai:<name>` executor spec reaches.
+// server a `<api>:<name>` executor spec reaches, configured by the keys
+// the api's registered scheme declares (effect.Live.Settings). For api
+// openai:
 //
 //	backends:
 //	  small:
-//	    api: openai                 # the only api so far
+//	    api: openai                 # a registered live backend
 //	    model: gpt-4o-mini          # required
 //	    base-url: http://127.0.0.1:11434/v1   # default OPENAI_BASE_URL, else api.openai.com
 //	    api-key-env: OPENAI_API_KEY # the variable holding the key (never the key)
@@ -25,13 +28,24 @@ import (
 //	    response-format: json_schema   # json_schema | json_object | prompt
 //	    headers: { OpenAI-Organization: org-123 }
 type Backend struct {
-	Name   string
-	Config openai.Config
+	Name string
+	// API is the live scheme serving it (the api key).
+	API    string
+	Config effect.LiveConfig
 	Pos    Pos
 }
 
-var backendKeys = []string{"api", "model", "base-url", "api-key-env", "temperature", "max-output-tokens",
-	"timeout-ms", "max-concurrency", "requests-per-minute", "max-retries", "response-format", "headers"}
+// liveSchemes are the registered live backends, by api name.
+func liveSchemes() (names []string, byName map[string]*effect.Scheme) {
+	byName = map[string]*effect.Scheme{}
+	for _, s := range effect.Schemes() {
+		if s.Live != nil {
+			names = append(names, s.Name)
+			byName[s.Name] = s
+		}
+	}
+	return names, byName
+}
 
 // parseBackends reads the backends block, checking every key where it
 // was written.
@@ -40,100 +54,55 @@ func (w *Workload) parseBackends(d *decoder, n *yaml.Node) error {
 	if err != nil {
 		return err
 	}
+	apis, schemes := liveSchemes()
 	for _, name := range order {
 		at := join("backends", name)
 		if !executorPattern.MatchString(name) {
 			return d.fail(f[name].key, at, "backend names are 1 to 64 letters, digits, dots, hyphens or underscores")
 		}
-		bf, _, err := d.mapping(f[name].value, at, backendKeys, []string{"api", "model"})
+		// The keys allowed are the named api's; before the api is known,
+		// those of every live backend.
+		keys, required := []string{"api"}, []string{"api"}
+		for _, api := range apis {
+			if s := scalarAt(f[name].value, "api"); s != api && slices.Contains(apis, s) {
+				continue
+			}
+			for _, st := range schemes[api].Live.Settings {
+				if !slices.Contains(keys, st.Key) {
+					keys = append(keys, st.Key)
+				}
+				if st.Required && !slices.Contains(required, st.Key) {
+					required = append(required, st.Key)
+				}
+			}
+		}
+		bf, _, err := d.mapping(f[name].value, at, keys, required)
 		if err != nil {
 			return err
 		}
 		b := Backend{Name: name, Pos: d.pos(f[name].value)}
-		api, err := d.str(bf["api"].value, at+".api")
-		if err != nil {
+		if b.API, err = d.str(bf["api"].value, at+".api"); err != nil {
 			return err
 		}
-		if api != openai.API {
-			return d.fail(bf["api"].value, at+".api", "unknown api %q (want %s: any OpenAI-compatible chat-completions server)", api, openai.API)
+		scheme, ok := schemes[b.API]
+		if !ok {
+			return d.fail(bf["api"].value, at+".api", "unknown api %q (want %s)", b.API, apiForms(apis, schemes))
 		}
-		c := &b.Config
-		check := func(key string, err error) error {
-			if err == nil {
-				return nil
+		values := map[string]any{}
+		for _, st := range scheme.Live.Settings {
+			x, ok := bf[st.Key]
+			if !ok {
+				continue
 			}
-			return d.fail(bf[key].value, at+"."+key, "%v", err)
-		}
-		if c.Model, err = d.nonEmpty(bf["model"].value, at+".model"); err != nil {
-			return err
-		}
-		if err := check("model", openai.CheckModel(c.Model)); err != nil {
-			return err
-		}
-		if x, ok := bf["base-url"]; ok {
-			if c.BaseURL, err = d.nonEmpty(x.value, at+".base-url"); err != nil {
-				return err
-			}
-			if err := check("base-url", openai.CheckBaseURL(c.BaseURL)); err != nil {
-				return err
-			}
-		}
-		if x, ok := bf["api-key-env"]; ok {
-			if c.APIKeyEnv, err = d.nonEmpty(x.value, at+".api-key-env"); err != nil {
-				return err
-			}
-			if strings.HasPrefix(c.APIKeyEnv, "sk-") {
-				return d.fail(x.value, at+".api-key-env", "this looks like a key; name the environment variable that holds it (e.g. OPENAI_API_KEY), never the key")
-			}
-		}
-		if x, ok := bf["temperature"]; ok {
-			t, err := d.number(x.value, at+".temperature")
+			v, err := d.setting(x.value, at+"."+st.Key, st)
 			if err != nil {
 				return err
 			}
-			c.Temperature = &t
+			values[st.Key] = v
 		}
-		ints := []struct {
-			key      string
-			dst      *int
-			min, max int
-		}{
-			{"max-output-tokens", &c.MaxOutputTokens, 1, openai.MaxOutputTokensBound},
-			{"timeout-ms", &c.TimeoutMs, 1, openai.MaxTimeoutMs},
-			{"max-concurrency", &c.MaxConcurrency, 1, openai.MaxConcurrencyBound},
-			{"requests-per-minute", &c.RequestsPerMinute, 1, 1_000_000},
-			{"max-retries", &c.MaxRetries, 0, openai.MaxRetriesBound},
-		}
-		for _, it := range ints {
-			if x, ok := bf[it.key]; ok {
-				if *it.dst, err = d.integer(x.value, at+"."+it.key, it.min, it.max); err != nil {
-					return err
-				}
-			}
-		}
-		if _, ok := bf["max-retries"]; ok && c.MaxRetries == 0 {
-			c.MaxRetries = -1 // written 0: no retries (the Config zero value means the default)
-		}
-		if x, ok := bf["response-format"]; ok {
-			if c.ResponseFormat, err = d.str(x.value, at+".response-format"); err != nil {
-				return err
-			}
-		}
-		if x, ok := bf["headers"]; ok {
-			hf, horder, err := d.mapping(x.value, at+".headers", nil, nil)
-			if err != nil {
-				return err
-			}
-			c.Headers = map[string]string{}
-			for _, h := range horder {
-				if c.Headers[h], err = d.str(hf[h].value, at+".headers."+h); err != nil {
-					return err
-				}
-			}
-		}
-		if err := c.Validate(); err != nil {
-			key := "model"
-			for _, k := range backendKeys {
+		if b.Config, err = scheme.Live.Configure(values); err != nil {
+			key := keys[min(1, len(keys)-1)]
+			for _, k := range keys {
 				if strings.HasPrefix(err.Error(), k) {
 					key = k
 				}
@@ -148,7 +117,68 @@ func (w *Workload) parseBackends(d *decoder, n *yaml.Node) error {
 	return nil
 }
 
-// Backend returns the backend an openai:<name> spec names, if declared.
+// apiForms names the live backends' apis for a message.
+func apiForms(apis []string, schemes map[string]*effect.Scheme) string {
+	forms := make([]string, len(apis))
+	for i, api := range apis {
+		forms[i] = api + ": " + schemes[api].Live.Serves
+	}
+	return strings.Join(forms, "; ")
+}
+
+// scalarAt is the value of key in mapping n when it is a scalar ("" else).
+func scalarAt(n *yaml.Node, key string) string {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := resolve(n.Content[i]), resolve(n.Content[i+1]); k != nil && k.Value == key && v != nil && v.Kind == yaml.ScalarNode {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+// setting decodes one backend setting as its kind says and checks it
+// where it is written.
+func (d *decoder) setting(n *yaml.Node, at string, st effect.Setting) (any, error) {
+	var v any
+	var err error
+	switch st.Kind {
+	case effect.Text:
+		v, err = d.nonEmpty(n, at)
+	case effect.String:
+		v, err = d.str(n, at)
+	case effect.Number:
+		v, err = d.number(n, at)
+	case effect.Integer:
+		v, err = d.integer(n, at, st.Min, st.Max)
+	case effect.Headers:
+		hf, horder, herr := d.mapping(n, at, nil, nil)
+		if herr != nil {
+			return nil, herr
+		}
+		h := map[string]string{}
+		for _, k := range horder {
+			if h[k], err = d.str(hf[k].value, at+"."+k); err != nil {
+				return nil, err
+			}
+		}
+		v = h
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st.Check != nil {
+		if err := st.Check(v); err != nil {
+			return nil, d.fail(n, at, "%v", err)
+		}
+	}
+	return v, nil
+}
+
+// Backend returns the backend a live spec's argument names, if declared.
 func (w *Workload) Backend(name string) (Backend, bool) {
 	for _, b := range w.Backends {
 		if b.Name == name {
@@ -156,11 +186,6 @@ func (w *Workload) Backend(name string) (Backend, bool) {
 		}
 	}
 	return Backend{}, false
-}
-
-// LiveSpec reports whether spec names a live model backend.
-func LiveSpec(spec string) bool {
-	return strings.HasPrefix(spec, "openai:") && len(spec) > len("openai:")
 }
 
 // cachedRateKeys are the spellings of a cached-input price a price card

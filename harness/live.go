@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/effect"
-	"github.com/algal-assay/assay/engine/effect/openai"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
@@ -62,7 +60,7 @@ func couldNotReplay(e *ReplayError) *fault.Error {
 }
 
 // Recording puts the recording archive in front of the live model
-// backends (openai:) of one run: the executors it builds answer from the
+// backends of one run (every registered scheme with effect.Live): the executors it builds answer from the
 // archive or from the server as the record mode says; after the run it
 // names what the archive could not answer (ReplayError) and adds what the
 // servers answered (Record). Workload runs and the config commands
@@ -81,8 +79,8 @@ type Recording struct {
 	Signatures map[string]manifest.Signature
 
 	mu    sync.Mutex
-	live  map[string]*openai.Backend // by backend key (name or model)
-	names map[string]bool            // executor names that are live
+	live  map[string]effect.LiveClient // by spec (scheme and backend name or model)
+	names map[string]bool              // executor names that are live
 }
 
 // RecordOptions say who answers a run's live backends and where answers
@@ -92,8 +90,8 @@ type RecordOptions struct {
 	Mode archive.Mode
 	// Archive is the archive directory (default archive.DefaultDir).
 	Archive string
-	// Env reads OPENAI_* variables and keys (nil: os.LookupEnv).
-	Env openai.Env
+	// Env reads the live backends' variables and keys (nil: os.LookupEnv).
+	Env effect.Env
 	// Repeats is how many independent samples of each case the run takes
 	// (a workload's repeats:, default 1); recording i answers repeat i.
 	Repeats int
@@ -101,8 +99,8 @@ type RecordOptions struct {
 
 // NewRecording opens the archive for the run named name (the archive
 // index's workload: a workload's name, or a config file's path), whose
-// openai:<name> specs reach backends (a name not declared there is a
-// model used with defaults).
+// live specs (<scheme>:<name>) reach backends (a name not declared there
+// is a model used with defaults).
 func NewRecording(name string, backends []Backend, opts RecordOptions) (*Recording, error) {
 	if opts.Mode == "" {
 		opts.Mode = archive.None
@@ -114,7 +112,7 @@ func NewRecording(name string, backends []Backend, opts RecordOptions) (*Recordi
 	if err != nil {
 		return nil, err
 	}
-	l := &Recording{name: name, backends: backends, opts: opts, arc: arc, log: archive.NewLog(), live: map[string]*openai.Backend{}, names: map[string]bool{}}
+	l := &Recording{name: name, backends: backends, opts: opts, arc: arc, log: archive.NewLog(), live: map[string]effect.LiveClient{}, names: map[string]bool{}}
 	if opts.Mode != archive.All {
 		// Recording i answers repeat i only: a repeat replayed from
 		// another's recording would not be a sample of its own.
@@ -142,19 +140,19 @@ func (l *Recording) Live() int { return l.log.Live() }
 func (w *Workload) usesLive() bool {
 	for _, s := range w.Systems {
 		for _, e := range s.Executors {
-			if LiveSpec(e.Spec) {
+			if effect.LiveSpec(e.Spec) {
 				return true
 			}
 		}
 	}
 	for _, e := range w.Executors {
-		if LiveSpec(e.Spec) {
+		if effect.LiveSpec(e.Spec) {
 			return true
 		}
 	}
 	if w.Generator != nil {
 		for _, e := range w.Generator.Executors {
-			if LiveSpec(e.Spec) {
+			if effect.LiveSpec(e.Spec) {
 				return true
 			}
 		}
@@ -186,19 +184,12 @@ func (l *Recording) Concurrency(specs []string) int {
 	seen := map[string]bool{}
 	n := 0
 	for _, spec := range specs {
-		if !LiveSpec(spec) {
+		s, ok := effect.ParseSpec(spec, effect.InConfig|effect.InFlag|effect.InWorkload)
+		if !ok || s.Scheme.Live == nil || seen[spec] {
 			continue
 		}
-		key := spec[len("openai:"):]
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		if c := l.config(key); c.MaxConcurrency > 0 {
-			n += c.MaxConcurrency
-		} else {
-			n += openai.DefaultMaxConcurrency
-		}
+		seen[spec] = true
+		n += l.config(s).Concurrency()
 	}
 	return 2 * n
 }
@@ -210,13 +201,15 @@ func newLive(w *Workload, opts Options) (*Recording, error) {
 	return NewRecording(w.Name, w.Backends, RecordOptions{Mode: opts.Record, Archive: opts.Archive, Env: opts.Env, Repeats: w.Repeats})
 }
 
-func (l *Recording) config(key string) openai.Config {
+// config is the configuration a live spec names: its declared backend,
+// else its scheme's defaults for the model it names.
+func (l *Recording) config(s effect.Spec) effect.LiveConfig {
 	for _, b := range l.backends {
-		if b.Name == key {
+		if b.Name == s.Arg && b.API == s.Scheme.Name {
 			return b.Config
 		}
 	}
-	return openai.Config{Model: key}
+	return s.Scheme.Live.Default(s.Arg)
 }
 
 // Build implements evidence.ExecutorBuilder for a run without repeats
@@ -225,8 +218,8 @@ func (l *Recording) Build(name, spec string, m *manifest.Manifest) (effect.Execu
 	return l.build(1, name, spec, m)
 }
 
-// Builder is the evidence.ExecutorBuilder of repeat rep (1-based): an
-// openai:<name> spec becomes a recorder in front of its backend (no
+// Builder is the evidence.ExecutorBuilder of repeat rep (1-based): a live
+// spec becomes a recorder in front of its backend (no
 // backend at all under --record none: nothing may leave the machine),
 // answering from repeat rep's recording; other specs are left to the
 // runner.
@@ -237,32 +230,32 @@ func (l *Recording) Builder(rep int) evidence.ExecutorBuilder {
 }
 
 func (l *Recording) build(rep int, name, spec string, m *manifest.Manifest) (effect.Executor, bool, error) {
-	if !LiveSpec(spec) {
+	s, ok := effect.ParseSpec(spec, effect.InConfig|effect.InFlag|effect.InWorkload)
+	if !ok || s.Scheme.Live == nil {
 		return nil, false, nil
 	}
-	key := spec[len("openai:"):]
-	cfg := l.config(key)
+	cfg := l.config(s)
 	l.mu.Lock()
 	l.names[name] = true
 	var inner effect.Executor
 	if l.opts.Mode != archive.None {
-		b, ok := l.live[key]
+		b, ok := l.live[spec]
 		if !ok {
 			var err error
-			if b, err = openai.New(key, cfg, l.opts.Env); err != nil {
+			if b, err = s.Scheme.Live.Dial(s.Arg, cfg, l.opts.Env); err != nil {
 				l.mu.Unlock()
 				return nil, false, err
 			}
-			l.live[key] = b
+			l.live[spec] = b
 		}
-		inner = &toolsFor{b: b, tools: openai.ToolsOf(m, l.Signatures)}
+		inner = b.Serve(m, l.Signatures)
 	}
 	l.mu.Unlock()
 	var answers *archive.Answers
 	if rep <= len(l.answers) {
 		answers = l.answers[rep-1]
 	}
-	rec := archive.NewRecorder(name, openai.Descriptor(cfg), l.opts.Mode, inner, answers, l.log)
+	rec := archive.NewRecorder(name, cfg.Descriptor(), l.opts.Mode, inner, answers, l.log)
 	rec.Repeat = rep
 	return rec, true, nil
 }
@@ -272,7 +265,7 @@ func (l *Recording) build(rep int, name, spec string, m *manifest.Manifest) (eff
 func (l *Recording) Runner(r evidence.Runner, rep int) (evidence.Runner, error) {
 	lr, ok := r.(evidence.LiveRunner)
 	if !ok {
-		return nil, errors.New("harness: this run names live backends (openai:), but the runner cannot admit the recording archive in front of them")
+		return nil, errors.New("harness: this run names live backends (" + liveForms() + "), but the runner cannot admit the recording archive in front of them")
 	}
 	return lr.WithExecutors(l.Builder(rep)), nil
 }
@@ -297,18 +290,15 @@ func (l *Recording) unanswered(display, command string) *ReplayError {
 	return &ReplayError{Workload: display, Archive: l.arc.Dir(), Misses: misses, Command: command}
 }
 
-// toolsFor serves one contender through a shared backend with the
-// contender's tool catalog.
-type toolsFor struct {
-	b     *openai.Backend
-	tools func(string) []openai.Tool
-}
-
-func (t *toolsFor) ID() string                  { return t.b.ID() }
-func (t *toolsFor) Describe() effect.Descriptor { return t.b.Describe() }
-func (t *toolsFor) Execute(ctx context.Context, req effect.Request) (effect.Response, error) {
-	cell, _ := req["cellId"].(string)
-	return t.b.ExecuteWith(ctx, req, t.tools(cell))
+// liveForms names the live schemes for a message, each with its colon.
+func liveForms() string {
+	var names []string
+	for _, s := range effect.Schemes() {
+		if s.Live != nil {
+			names = append(names, s.Name+":")
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // runnerAt returns the runner repeat rep of the evaluate phase uses: the

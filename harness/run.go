@@ -15,7 +15,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/effect/openai"
+	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/archive"
@@ -63,14 +63,14 @@ type Options struct {
 	// OnProgress, when set, is called after each case run, from any
 	// goroutine.
 	OnProgress func(Progress)
-	// Record says who answers live backends (openai:): none (the default:
+	// Record says who answers live backends: none (the default:
 	// only the archive), missing or all; see package archive.
 	Record archive.Mode
 	// Archive is the archive directory (default archive.DefaultDir).
 	Archive string
-	// Env reads OPENAI_* variables and keys for live backends (nil:
+	// Env reads the variables and keys of live backends (nil:
 	// os.LookupEnv).
-	Env openai.Env
+	Env effect.Env
 	// Reports, when set, supply the reports of a run in parts' parts
 	// instead of running them (`assay ci merge`; shard.go).
 	Reports Reports

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/algal-assay/assay/engine/effect/openai"
-
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
@@ -80,7 +78,7 @@ type Workload struct {
 	Executors  []Executor
 	Budget     map[string]any
 
-	// Backends are the live model servers openai:<name> specs reach.
+	// Backends are the live model servers live specs (<api>:<name>) reach.
 	Backends []Backend
 
 	Cases []Case
@@ -388,33 +386,49 @@ func (w *Workload) parseExecutors(d *decoder, n *yaml.Node, path string, allowCa
 				return nil, d.fail(f[name].value, at, "%q is only for executors that serve cases; give the generator a scripted:, replay: or cmd: executor", CasesExecutor)
 			}
 			ex.Spec = spec
-		case strings.HasPrefix(spec, "scripted:") && len(spec) > len("scripted:"):
-			p := w.resolve(spec[len("scripted:"):])
-			if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-				return nil, d.fail(f[name].value, at, "scripted responses file %s does not exist (paths are relative to the workload file)%s", spec[len("scripted:"):], suggest.File(w.Dir, spec[len("scripted:"):]))
-			}
-			ex.Spec = "scripted:" + p
-		case strings.HasPrefix(spec, "replay:") && len(spec) > len("replay:"):
-			p := w.resolve(spec[len("replay:"):])
-			if st, err := os.Stat(p); err != nil || !st.IsDir() {
-				return nil, d.fail(f[name].value, at, "replay directory %s does not exist", spec[len("replay:"):])
-			}
-			ex.Spec = "replay:" + p
-		case strings.HasPrefix(spec, "cmd:") && len(spec) > len("cmd:"):
-			ex.Spec = spec
-		case LiveSpec(spec):
-			if _, declared := w.Backend(spec[len("openai:"):]); !declared {
-				if err := openai.CheckModel(spec[len("openai:"):]); err != nil {
-					return nil, d.fail(f[name].value, at, "%v", err)
-				}
-			}
-			ex.Spec = spec
 		default:
-			return nil, d.fail(f[name].value, at, "unknown executor spec %q (want %s, scripted:<file>, replay:<dir>, cmd:<command> or openai:<backend or model>)", spec, CasesExecutor)
+			if ex.Spec, err = w.checkSpec(d, f[name].value, at, spec); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, ex)
 	}
 	return out, nil
+}
+
+// checkSpec checks an executor spec of a registered scheme where it is
+// written (n, at) and resolves its path against the workload's directory:
+// a file or directory must exist, and a live spec names a declared backend
+// of its api or a model its scheme admits.
+func (w *Workload) checkSpec(d *decoder, n *yaml.Node, at, spec string) (string, error) {
+	s, ok := effect.ParseSpec(spec, effect.InWorkload)
+	if !ok {
+		return "", d.fail(n, at, "unknown executor spec %q (want %s, %s)", spec, CasesExecutor, effect.Forms(effect.InWorkload))
+	}
+	switch s.Scheme.Path {
+	case effect.FilePath:
+		written := s.Arg
+		s.Arg = w.resolve(written)
+		if st, err := os.Stat(s.Arg); err != nil || !st.Mode().IsRegular() {
+			return "", d.fail(n, at, "%s %s does not exist (paths are relative to the workload file)%s", s.Scheme.Noun, written, suggest.File(w.Dir, written))
+		}
+	case effect.DirPath:
+		written := s.Arg
+		s.Arg = w.resolve(written)
+		if st, err := os.Stat(s.Arg); err != nil || !st.IsDir() {
+			return "", d.fail(n, at, "%s %s does not exist", s.Scheme.Noun, written)
+		}
+	}
+	if live := s.Scheme.Live; live != nil {
+		if b, declared := w.Backend(s.Arg); declared && b.API != s.Scheme.Name {
+			return "", d.fail(n, at, "backend %q is declared with api %s; name it %s:%s", s.Arg, b.API, b.API, s.Arg)
+		} else if !declared {
+			if err := live.Default(s.Arg).Validate(); err != nil {
+				return "", d.fail(n, at, "%v", err)
+			}
+		}
+	}
+	return s.String(), nil
 }
 
 func (w *Workload) resolve(p string) string {

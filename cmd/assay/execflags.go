@@ -12,7 +12,6 @@ import (
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
-	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
@@ -60,9 +59,9 @@ func (f *execFlags) namedSpecs() (map[string]string, error) {
 		if _, dup := specs[name]; dup {
 			return usagef("%s: executor %q is named twice", from, name)
 		}
-		resolved, err := evidence.ResolveSpec(spec, dir)
-		if err != nil || strings.HasPrefix(resolved, "replay:") {
-			return usagef("%s: executor %q: want openai:<model>, scripted:<file>, cmd:<command>, gateway:<model> or apple, got %q", from, name, spec)
+		resolved, err := effect.ResolveSpec(spec, dir, effect.InFlag)
+		if err != nil {
+			return usagef("%s: executor %q: want %s, got %q", from, name, effect.Forms(effect.InFlag), spec)
 		}
 		specs[name] = resolved
 		return nil
@@ -86,7 +85,7 @@ func (f *execFlags) namedSpecs() (map[string]string, error) {
 			if !ok || spec == "" {
 				return nil, usagef("--executors %s: executor %q: want a command or spec string", f.namedFile, name)
 			}
-			if _, err := evidence.ResolveSpec(spec, dir); err != nil {
+			if _, err := effect.ResolveSpec(spec, dir, effect.InConfig|effect.InFlag); err != nil {
 				spec = "cmd:" + spec
 			}
 			if err := add(name, spec, dir, "--executors "+f.namedFile); err != nil {
@@ -187,7 +186,7 @@ func (f *execFlags) executors(mem store.Store, m *manifest.Manifest, rec *harnes
 	}
 	for _, name := range slices.Sorted(maps.Keys(named)) {
 		spec := named[name]
-		if harness.LiveSpec(spec) {
+		if effect.LiveSpec(spec) {
 			// The archive is a live backend's memo: it is never put
 			// behind the store's effect memo as well.
 			if rec == nil {
@@ -200,7 +199,7 @@ func (f *execFlags) executors(mem store.Store, m *manifest.Manifest, rec *harnes
 			execs = append(execs, ex)
 			continue
 		}
-		ex, err := effect.FromSpec(name, spec, "")
+		ex, _, err := effect.Build(name, spec, effect.Site{})
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,8 @@ import (
 // engine, with runrecord serving harness and ci, and htmlreport (the HTML
 // reports, drawn from engine types only) serving harness, which writes
 // report.html, and ci, which writes pr.html; engine imports none of them,
-// and nothing imports cmd.
+// and nothing imports cmd; and only engine/effect/backends imports a
+// concrete executor backend.
 func TestImportsFlowOneWay(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go tool not on PATH")
@@ -34,8 +35,24 @@ func TestImportsFlowOneWay(t *testing.T) {
 		"cmd":        {"engine", "runrecord", "htmlreport", "harness", "ci", "cmd"},
 		"suites":     {"engine", "runrecord", "htmlreport", "harness", "suites"},
 	}
+	// A concrete executor backend is a package the backends list imports
+	// (besides engine/effect itself); only the list may import one, so
+	// adding a backend never touches engine/vm or the harness.
+	const list = mod + "engine/effect/backends"
+	backends := map[string]bool{}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, line := range lines {
+		if fields := strings.Fields(line); fields[0] == list {
+			for _, imp := range fields[1:] {
+				backends[imp] = imp != mod+"engine/effect"
+			}
+		}
+	}
+	if !backends[mod+"engine/effect/openai"] {
+		t.Fatalf("%s does not list the openai backend: %s", list, out)
+	}
 	checked := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range lines {
 		fields := strings.Fields(line)
 		from := layer(fields[0])
 		ok, known := allowed[from]
@@ -46,6 +63,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		for _, imp := range fields[1:] {
 			if !strings.HasPrefix(imp, mod) {
 				continue
+			}
+			if backends[imp] && fields[0] != list {
+				t.Errorf("%s imports the executor backend %s: only %s lists backends (register a scheme, see docs/architecture.md)", fields[0], imp, list)
 			}
 			to := layer(imp)
 			permitted := false

@@ -88,7 +88,7 @@ func (f liveFlags) openConfigRun(cmd *cobra.Command, args []string, specs []stri
 	if err != nil {
 		return nil, nil, err
 	}
-	if !slices.ContainsFunc(specs, harness.LiveSpec) {
+	if !slices.ContainsFunc(specs, effect.LiveSpec) {
 		return nil, wb, nil
 	}
 	display := harness.DisplayPath(args[0])
@@ -234,7 +234,7 @@ func (f *runFlags) openManifestRun(cmd *cobra.Command, args []string, m *manifes
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(slices.Collect(maps.Values(named)), harness.LiveSpec) {
+	if !slices.ContainsFunc(slices.Collect(maps.Values(named)), effect.LiveSpec) {
 		return nil, nil
 	}
 	rec, err := harness.NewRecording(m.Key, nil, harness.RecordOptions{Mode: mode, Archive: dir})

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
@@ -185,7 +186,7 @@ func parseSystemConfig(v any, field, dir string, load ManifestLoader, seen map[s
 		if name == "" || len(name) > MaxIDLen || !ok {
 			return System{}, fail(fault.Parse, at, "must be a non-empty spec string under a name of at most %d characters", MaxIDLen)
 		}
-		if resolved[name], err = evidence.ResolveSpec(str, dir); err != nil {
+		if resolved[name], err = effect.ResolveSpec(str, dir, effect.InConfig); err != nil {
 			return System{}, fail(fault.Parse, at, "%v", err)
 		}
 	}

@@ -308,27 +308,3 @@ func TestParseRecordRoundTrip(t *testing.T) {
 		}
 	}
 }
-
-func TestFromSpec(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, dir+"/r.json", `{"c":"x"}`)
-	ex, err := FromSpec("cheap", "scripted:r.json", dir)
-	if err != nil || ex.ID() != "cheap" || !ex.Describe().Wildcard {
-		t.Fatalf("scripted spec: %v", err)
-	}
-	ex, err = FromSpec("sh", "cmd:cat", dir)
-	if err != nil || !ex.Describe().NoRetry {
-		t.Fatalf("cmd spec: %v", err)
-	}
-	ex, err = FromSpec("frontier", "gateway:openai/gpt", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, _ := NewRouter(ex).Effect(context.Background(), request("c", KindAgent, nil), 0)
-	if rec.Err == nil || rec.Err.Code != fault.EffectUnbound || rec.Executor != "frontier" {
-		t.Fatalf("gateway stub: %+v", rec.Value())
-	}
-	if _, err := FromSpec("x", "python:foo", dir); fault.CodeOf(err) != fault.Parse {
-		t.Fatalf("unknown spec: %v", err)
-	}
-}

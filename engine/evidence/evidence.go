@@ -91,28 +91,6 @@ func Resolve(dir, path string) string {
 	return filepath.Join(dir, path)
 }
 
-// ResolveSpec checks an executor spec and resolves its path relative to
-// dir: scripted:<file>, replay:<dir>, cmd:<command line>, the live
-// OpenAI-compatible backend openai:<model>, and gateway:<model> and apple,
-// which Assay admits with their real capabilities but never reaches (their
-// calls are recorded unbound).
-func ResolveSpec(spec, dir string) (string, error) {
-	for _, p := range []string{"scripted:", "replay:"} {
-		if len(spec) > len(p) && spec[:len(p)] == p {
-			return p + Resolve(dir, spec[len(p):]), nil
-		}
-	}
-	for _, p := range []string{"cmd:", "gateway:", "openai:"} {
-		if len(spec) > len(p) && spec[:len(p)] == p {
-			return spec, nil
-		}
-	}
-	if spec == "apple" {
-		return spec, nil
-	}
-	return "", fmt.Errorf("unknown executor spec %q (want scripted:<file>, replay:<dir>, cmd:<command>, openai:<model>, gateway:<model> or apple)", spec)
-}
-
 // CellArgs maps interface args onto the cell-keyed run args of m.
 func CellArgs(m *manifest.Manifest, args map[string]any) map[string]any {
 	out := map[string]any{}

@@ -64,27 +64,6 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-func TestResolveSpec(t *testing.T) {
-	for _, tc := range []struct{ spec, want string }{
-		{"scripted:r.json", "scripted:/cfg/r.json"},
-		{"scripted:/abs/r.json", "scripted:/abs/r.json"},
-		{"replay:runs", "replay:/cfg/runs"},
-		{"cmd:./model --fast", "cmd:./model --fast"},
-		{"gateway:anthropic/claude", "gateway:anthropic/claude"},
-		{"openai:gpt-4o-mini", "openai:gpt-4o-mini"},
-		{"apple", "apple"},
-	} {
-		if got, err := ResolveSpec(tc.spec, "/cfg"); err != nil || got != tc.want {
-			t.Errorf("%s: %s %v", tc.spec, got, err)
-		}
-	}
-	for _, bad := range []string{"anthropic:claude", "openai:", "scripted:", "cmd:", "gateway:", "Apple"} {
-		if _, err := ResolveSpec(bad, "/cfg"); err == nil {
-			t.Errorf("%s admitted", bad)
-		}
-	}
-}
-
 // Scorer errors reach the person who wrote the workload: they read as a
 // sentence with a suggestion, keeping SCORER_INVALID and the field path.
 func TestScorerErrorsReadAsSentences(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
@@ -228,7 +229,7 @@ func parseExecutors(v any, field, dir string) (map[string]string, error) {
 		if name == "" || len(name) > MaxIDLen || !ok {
 			return nil, fail(fault.Parse, at, "must be a spec string under a name of 1 to %d characters", MaxIDLen)
 		}
-		if out[name], err = evidence.ResolveSpec(spec, dir); err != nil {
+		if out[name], err = effect.ResolveSpec(spec, dir, effect.InConfig); err != nil {
 			return nil, fail(fault.Parse, at, "%v", err)
 		}
 	}

@@ -3,14 +3,11 @@ package vm
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
-	"strings"
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
-	"github.com/algal-assay/assay/engine/effect/openai"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
@@ -43,7 +40,7 @@ type Workbench struct {
 	Build evidence.ExecutorBuilder
 	// Getenv reads the environment for live backends built here (nil:
 	// os.LookupEnv).
-	Getenv openai.Env
+	Getenv effect.Env
 	// Verified, when set, remembers the receipts this workbench's
 	// verifications replayed cleanly (see VerifiedReceipts: one trust
 	// scope per memo).
@@ -122,13 +119,13 @@ func (w *Workbench) Open(_ context.Context, m *manifest.Manifest, specs map[stri
 	}
 	slices.Sort(extra)
 	s := &session{w: w, m: m}
+	sigs, _ := ToolSignatures(w.Tools)
 	execs := make([]effect.Executor, 0, len(names))
 	for i, name := range append(names, extra...) {
 		spec := specs[name]
 		if i >= len(names) {
 			spec = w.Extra[name]
 		}
-		var ex effect.Executor
 		if w.Build != nil {
 			built, ok, err := w.Build(name, spec, m)
 			if err != nil {
@@ -139,46 +136,16 @@ func (w *Workbench) Open(_ context.Context, m *manifest.Manifest, specs map[stri
 				continue
 			}
 		}
-		switch {
-		case strings.HasPrefix(spec, "openai:"):
-			// A bare openai:<model> outside a workload: the SDK's
-			// environment conventions (OPENAI_BASE_URL, OPENAI_API_KEY)
-			// and default bounds; workloads configure more in backends:.
-			getenv := w.Getenv
-			if getenv == nil {
-				getenv = os.LookupEnv
-			}
-			b, err := openai.New(name, openai.Config{Model: spec[len("openai:"):]}, getenv)
-			if err != nil {
-				return nil, fmt.Errorf("executor %q: %w", name, err)
-			}
-			sigs, _ := ToolSignatures(w.Tools)
-			b.Tools = openai.ToolsOf(m, sigs)
-			ex = b
-		case strings.HasPrefix(spec, "replay:"):
-			// The recording answers this manifest's requests, and prefers
-			// what an executor of the same name answered; a repeated
-			// request is served in record order, so the session keeps
-			// case order to stay reproducible.
-			r, err := effect.LoadReplayDirScoped(spec[len("replay:"):], effect.ReplayScope{Manifest: m.Digest, Executor: name})
-			if err != nil {
-				return nil, fmt.Errorf("executor %q: %w", name, err)
-			}
-			ex = r
-			s.ordered = true
-		default:
-			// Config specs arrive resolved against the config's directory
-			// (evidence.ResolveSpec) and flag specs relative to the working
-			// directory: neither is joined to a base again.
-			e, err := effect.FromSpec(name, spec, "")
-			if err != nil {
-				return nil, err
-			}
-			if sc, ok := e.(*effect.Scripted); ok && sc.Queued() {
-				s.ordered = true
-			}
-			ex = e
+		// Config specs arrive resolved against the config's directory
+		// (effect.ResolveSpec) and flag specs relative to the working
+		// directory: neither is joined to a base again. A live spec here
+		// (no recording in front: Build passed it by) dials its backend
+		// with the environment's conventions and default bounds.
+		ex, ordered, err := effect.Build(name, spec, effect.Site{Manifest: m, Signatures: sigs, Env: w.Getenv})
+		if err != nil {
+			return nil, err
 		}
+		s.ordered = s.ordered || ordered
 		if w.CacheEffects {
 			c := effect.NewCached(ex, w.Store)
 			c.Accept = AcceptOutput

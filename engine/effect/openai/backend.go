@@ -40,7 +40,7 @@ type Backend struct {
 }
 
 // Env reads the process environment; tests pass their own.
-type Env func(string) (string, bool)
+type Env = effect.Env
 
 // New builds the backend named id (the executor id receipts record). The
 // key is read from c.APIKeyEnv now and kept only inside the SDK client. A

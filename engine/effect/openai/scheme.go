@@ -1,0 +1,104 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/manifest"
+)
+
+// Scheme is this backend's entry in the executor registry: specs
+// openai:<backend or model>, configured by a workload's backends entry of
+// api openai (the settings below), recorded and replayed by the harness
+// through effect.Live. The backends list (engine/effect/backends)
+// registers it.
+var Scheme = effect.Scheme{
+	Name: API,
+	Arg:  "<model>",
+	Uses: effect.InConfig | effect.InFlag | effect.InWorkload,
+	Live: &effect.Live{
+		Serves: "any OpenAI-compatible chat-completions server",
+		Settings: []effect.Setting{
+			{Key: "model", Kind: effect.Text, Required: true, Check: func(v any) error { return CheckModel(v.(string)) }},
+			{Key: "base-url", Kind: effect.Text, Check: func(v any) error { return CheckBaseURL(v.(string)) }},
+			{Key: "api-key-env", Kind: effect.Text, Check: func(v any) error {
+				if strings.HasPrefix(v.(string), "sk-") {
+					return errors.New("this looks like a key; name the environment variable that holds it (e.g. OPENAI_API_KEY), never the key")
+				}
+				return nil
+			}},
+			{Key: "temperature", Kind: effect.Number},
+			{Key: "max-output-tokens", Kind: effect.Integer, Min: 1, Max: MaxOutputTokensBound},
+			{Key: "timeout-ms", Kind: effect.Integer, Min: 1, Max: MaxTimeoutMs},
+			{Key: "max-concurrency", Kind: effect.Integer, Min: 1, Max: MaxConcurrencyBound},
+			{Key: "requests-per-minute", Kind: effect.Integer, Min: 1, Max: 1_000_000},
+			{Key: "max-retries", Kind: effect.Integer, Min: 0, Max: MaxRetriesBound},
+			{Key: "response-format", Kind: effect.String},
+			{Key: "headers", Kind: effect.Headers},
+		},
+		Configure: configure,
+		Default:   func(model string) effect.LiveConfig { return Config{Model: model} },
+		Dial: func(id string, c effect.LiveConfig, env effect.Env) (effect.LiveClient, error) {
+			return New(id, c.(Config), env)
+		},
+	},
+}
+
+// configure is a Config from a backends entry's settings.
+func configure(v map[string]any) (effect.LiveConfig, error) {
+	str := func(k string) string { s, _ := v[k].(string); return s }
+	num := func(k string) int { n, _ := v[k].(int); return n }
+	c := Config{
+		Model: str("model"), BaseURL: str("base-url"), APIKeyEnv: str("api-key-env"),
+		MaxOutputTokens: num("max-output-tokens"), TimeoutMs: num("timeout-ms"), MaxConcurrency: num("max-concurrency"),
+		RequestsPerMinute: num("requests-per-minute"), MaxRetries: num("max-retries"), ResponseFormat: str("response-format"),
+	}
+	if t, ok := v["temperature"].(float64); ok {
+		c.Temperature = &t
+	}
+	if _, ok := v["max-retries"]; ok && c.MaxRetries == 0 {
+		c.MaxRetries = -1 // written 0: no retries (the Config zero value means the default)
+	}
+	if h, ok := v["headers"].(map[string]string); ok {
+		c.Headers = h
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Descriptor implements effect.LiveConfig.
+func (c Config) Descriptor() effect.Descriptor { return Descriptor(c) }
+
+// Concurrency implements effect.LiveConfig: the requests in flight.
+func (c Config) Concurrency() int { return c.normalized().MaxConcurrency }
+
+// Serve implements effect.LiveClient: b answering m's requests with the
+// tools m's cells list.
+func (b *Backend) Serve(m *manifest.Manifest, sigs map[string]manifest.Signature) effect.Executor {
+	s := &served{b: b}
+	if m != nil {
+		s.tools = ToolsOf(m, sigs)
+	}
+	return s
+}
+
+// served is one contender's view of a shared backend: its tool catalog.
+type served struct {
+	b     *Backend
+	tools func(string) []Tool
+}
+
+func (s *served) ID() string                  { return s.b.ID() }
+func (s *served) Describe() effect.Descriptor { return s.b.Describe() }
+func (s *served) Execute(ctx context.Context, req effect.Request) (effect.Response, error) {
+	var tools []Tool
+	if s.tools != nil {
+		cell, _ := req["cellId"].(string)
+		tools = s.tools(cell)
+	}
+	return s.b.ExecuteWith(ctx, req, tools)
+}
