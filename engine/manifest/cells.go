@@ -9,30 +9,10 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 )
 
-var cellKeys = map[Kind][]string{
-	KindInput:      {"id", "kind", "outputs"},
-	KindConst:      {"id", "kind", "outputs"},
-	KindFn:         {"id", "kind", "fn"},
-	KindExpr:       {"id", "kind", "inputs", "expr", "output"},
-	KindTool:       {"id", "kind", "tool", "budget"},
-	KindStore:      {"id", "kind"},
-	KindLoad:       {"id", "kind"},
-	KindSpawn:      {"id", "kind"},
-	KindSlot:       {"id", "kind", "name", "mode", "default"},
-	KindOrganism:   {"id", "kind", "manifest", "via"},
-	KindRepeat:     {"id", "kind", "manifest", "via", "maxRounds", "carry", "until"},
-	KindEach:       {"id", "kind", "manifest", "via", "maxItems", "over"},
-	KindAgent:      {"id", "kind", "inputs", "prompt", "view", "output", "route", "tools", "compact", "budget", "shadow", "retry"},
-	KindClassifier: {"id", "kind", "inputs", "prompt", "view", "output", "route", "tools", "compact", "budget", "shadow", "retry"},
-	KindGate:       {"id", "kind", "inputs", "prompt", "view", "output", "route", "tools", "compact", "budget", "shadow", "retry"},
-	KindDecide:     {"id", "kind", "inputs", "prompt", "questions", "view", "route", "budget", "retry"},
-	KindRecall:     {"id", "kind", "inputs", "query", "k", "embedder", "route", "rerank", "budget", "retry"},
-}
-
 // cellKinds are the kind names, for a did-you-mean.
 var cellKinds = func() []string {
 	var out []string
-	for k := range cellKeys {
+	for _, k := range Kinds() {
 		out = append(out, string(k))
 	}
 	slices.Sort(out)
@@ -55,17 +35,19 @@ func parseCell(v any, i int) (*Cell, error) {
 		return nil, err
 	}
 	kind := Kind(kindText)
-	allowed, ok := cellKeys[kind]
+	spec, ok := KindOf(kind)
 	if !ok {
 		return nil, hinted(invalid(loc, "kind: unknown cell kind %q", kindText), kindText, cellKinds)
 	}
-	if err := onlyKeys(raw, loc, allowed...); err != nil {
+	if err := onlyKeys(raw, loc, spec.Fields...); err != nil {
 		return nil, err
 	}
 	c := &Cell{Index: i, ID: id, Kind: kind}
 	norm := copyObject(raw)
-	if err := within(loc, fillCell(c, raw, norm)); err != nil {
-		return nil, err
+	if spec.fill != nil {
+		if err := within(loc, spec.fill(c, raw, norm)); err != nil {
+			return nil, err
+		}
 	}
 	if b, ok := raw["budget"]; ok {
 		budget, err := parseBudget(b, kind)
@@ -87,73 +69,74 @@ func parseCell(v any, i int) (*Cell, error) {
 	return c, nil
 }
 
-// fillCell checks the kind's fields and writes normalized parts into norm.
-func fillCell(c *Cell, raw, norm map[string]any) error {
-	var err error
-	switch c.Kind {
-	case KindInput, KindConst:
-		ports, value, err := parsePorts(raw["outputs"], "outputs", true, c.Kind == KindConst)
-		if err != nil {
-			return err
-		}
-		c.Declared, norm["outputs"] = ports, value
-	case KindFn:
-		c.Fn, err = asText(raw["fn"], "fn", 64)
+// fillDeclared reads the outputs an input or const cell declares.
+func fillDeclared(c *Cell, raw, norm map[string]any) error {
+	ports, value, err := parsePorts(raw["outputs"], "outputs", true, c.Kind == KindConst)
+	if err != nil {
 		return err
-	case KindTool:
-		name, err := asText(raw["tool"], "tool", 64)
+	}
+	c.Declared, norm["outputs"] = ports, value
+	return nil
+}
+
+func fillFn(c *Cell, raw, _ map[string]any) error {
+	var err error
+	c.Fn, err = asText(raw["fn"], "fn", 64)
+	return err
+}
+
+func fillTool(c *Cell, raw, _ map[string]any) error {
+	name, err := asText(raw["tool"], "tool", 64)
+	if err != nil {
+		return err
+	}
+	c.Tool = &ToolCell{Name: name}
+	return nil
+}
+
+func fillExpr(c *Cell, raw, norm map[string]any) error {
+	if err := normalizeInputs(c, raw, norm, false); err != nil {
+		return err
+	}
+	ex := &ExprCell{}
+	var err error
+	if ex.Program, err = parseProgram(raw["expr"], "expr", portNames(c.Declared)); err != nil {
+		return err
+	}
+	if ex.Output, err = parseOutput(raw["output"], "output"); err != nil {
+		return err
+	}
+	if ex.Output.HasOnMiss {
+		return invalid("output.onMiss", "not allowed on expr cells: programs return exact values")
+	}
+	c.Expr = ex
+	return nil
+}
+
+func fillSlot(c *Cell, raw, _ map[string]any) error {
+	s := &SlotCell{}
+	var err error
+	if s.Name, err = asID(raw["name"], "name"); err != nil {
+		return err
+	}
+	if raw["mode"] != "read" && raw["mode"] != "write" {
+		return invalid("mode", "must be \"read\" or \"write\"")
+	}
+	s.Mode = raw["mode"].(string)
+	if d, ok := raw["default"]; ok {
+		if s.Mode == "write" {
+			return invalid("default", "a write slot cannot have a default")
+		}
+		n, err := canonicalSize(d)
 		if err != nil {
 			return err
 		}
-		c.Tool = &ToolCell{Name: name}
-	case KindStore, KindLoad, KindSpawn:
-	case KindExpr:
-		if err := normalizeInputs(c, raw, norm, false); err != nil {
-			return err
+		if n > MaxValueBytes {
+			return limit("default", "%d canonical bytes exceed maxValueBytes %d", n, MaxValueBytes)
 		}
-		ex := &ExprCell{}
-		if ex.Program, err = parseProgram(raw["expr"], "expr", portNames(c.Declared)); err != nil {
-			return err
-		}
-		if ex.Output, err = parseOutput(raw["output"], "output"); err != nil {
-			return err
-		}
-		if ex.Output.HasOnMiss {
-			return invalid("output.onMiss", "not allowed on expr cells: programs return exact values")
-		}
-		c.Expr = ex
-	case KindSlot:
-		s := &SlotCell{}
-		if s.Name, err = asID(raw["name"], "name"); err != nil {
-			return err
-		}
-		if raw["mode"] != "read" && raw["mode"] != "write" {
-			return invalid("mode", "must be \"read\" or \"write\"")
-		}
-		s.Mode = raw["mode"].(string)
-		if d, ok := raw["default"]; ok {
-			if s.Mode == "write" {
-				return invalid("default", "a write slot cannot have a default")
-			}
-			n, err := canonicalSize(d)
-			if err != nil {
-				return err
-			}
-			if n > MaxValueBytes {
-				return limit("default", "%d canonical bytes exceed maxValueBytes %d", n, MaxValueBytes)
-			}
-			s.Default, s.HasDefault = d, true
-		}
-		c.Slot = s
-	case KindOrganism, KindRepeat, KindEach:
-		return fillEmbed(c, raw)
-	case KindAgent, KindClassifier, KindGate:
-		return fillAgent(c, raw, norm)
-	case KindDecide:
-		return fillDecide(c, raw, norm)
-	case KindRecall:
-		return fillRecall(c, raw, norm)
+		s.Default, s.HasDefault = d, true
 	}
+	c.Slot = s
 	return nil
 }
 
@@ -848,7 +831,7 @@ func fillRecall(c *Cell, raw, norm map[string]any) error {
 	return nil
 }
 
-func fillEmbed(c *Cell, raw map[string]any) error {
+func fillEmbed(c *Cell, raw, _ map[string]any) error {
 	e := &EmbedCell{}
 	d, err := asText(raw["manifest"], "manifest", 71)
 	if err != nil {

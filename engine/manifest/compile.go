@@ -296,50 +296,29 @@ func (c *compiler) compile(m *Manifest, depth int) (*Compiled, error) {
 
 func fixed(in, out []Port) Signature { return Signature{Inputs: in, Outputs: out} }
 
+// signature reads where the cell's ports come from in the kind table.
 func (c *compiler) signature(out *Compiled, cell *Cell) (Signature, error) {
-	switch cell.Kind {
-	case KindInput, KindConst:
-		outs := make([]Port, len(cell.Declared))
-		for i, p := range cell.Declared {
-			p.Value, p.HasValue = nil, false
-			outs[i] = p
-		}
-		return Signature{Outputs: outs}, nil
-	case KindFn:
+	spec, ok := KindOf(cell.Kind)
+	if !ok {
+		return Signature{}, fail(fault.ManifestInvalid, "kind", "unsupported cell kind %q", cell.Kind)
+	}
+	switch spec.Ports {
+	case FnPorts:
 		s, ok := c.opts.fn(cell.Fn)
 		if !ok {
 			return s, hinted(fail(fault.FnUnknown, "fn", "unknown fn %s", cell.Fn), cell.Fn, c.opts.fnNames())
 		}
 		return s, nil
-	case KindTool:
+	case ToolPorts:
 		s, ok := c.opts.tool(cell.Tool.Name)
 		if !ok {
 			return s, fail(fault.ToolUnknown, "tool", "tool %s is not host-admitted", cell.Tool.Name)
 		}
 		return s, nil
-	case KindExpr:
-		return fixed(cell.Declared, []Port{cell.Expr.Output.Port()}), nil
-	case KindAgent, KindClassifier, KindGate:
-		return fixed(cell.Declared, []Port{cell.Agent.Output.Port()}), nil
-	case KindDecide:
-		return fixed(cell.Declared, []Port{jsonPort("out")}), nil
-	case KindRecall:
-		return fixed(cell.Declared, []Port{jsonPort("out"), {Name: "ref", Type: TypeRef}}), nil
-	case KindStore:
-		return fixed([]Port{jsonPort("data")}, []Port{{Name: "ref", Type: TypeRef}}), nil
-	case KindLoad:
-		return fixed([]Port{{Name: "ref", Type: TypeRef}}, []Port{jsonPort("data")}), nil
-	case KindSlot:
-		if cell.Slot.Mode == "write" {
-			return fixed([]Port{jsonPort("data")}, []Port{jsonPort("data")}), nil
-		}
-		return fixed(nil, []Port{jsonPort("data")}), nil
-	case KindSpawn:
-		return fixed([]Port{optional(jsonPort("args")), jsonPort("manifest")}, []Port{jsonPort("data"), textPort("digest")}), nil
-	case KindOrganism, KindRepeat, KindEach:
+	case ChildPorts:
 		return embedSignature(out.Children[cell.Index], cell)
 	}
-	return Signature{}, fail(fault.ManifestInvalid, "kind", "unsupported cell kind %q", cell.Kind)
+	return spec.Signature(cell), nil
 }
 
 func embedSignature(child *Compiled, cell *Cell) (Signature, error) {

@@ -75,15 +75,15 @@ const (
 
 // IsEffect reports whether activations of this kind issue an effect request.
 func (k Kind) IsEffect() bool {
-	switch k {
-	case KindAgent, KindClassifier, KindGate, KindDecide, KindRecall:
-		return true
-	}
-	return false
+	s, ok := KindOf(k)
+	return ok && s.Effect
 }
 
 // Embeds reports whether the kind embeds a child manifest by digest.
-func (k Kind) Embeds() bool { return k == KindOrganism || k == KindRepeat || k == KindEach }
+func (k Kind) Embeds() bool {
+	s, ok := KindOf(k)
+	return ok && s.Ports == ChildPorts
+}
 
 // Port types.
 const (

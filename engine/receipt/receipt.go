@@ -27,6 +27,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/manifest"
 )
 
 // Contract is the receipt contract literal.
@@ -85,6 +86,11 @@ var (
 	EventKeys  = []string{"seq", "kind", "path", "digest", "outcome"}
 	EventKinds = []string{"run.start", "cell.skip", "cell.commit", "cell.fail", "cell.suspend", "effect", "run.end"}
 )
+
+// committedKeys are the keys a committed cell record may carry: status,
+// work and outputs, and the record keys of every cell kind (the cell-kind
+// table, manifest.KindSpec.Record).
+var committedKeys = append([]string{"status", "work", "outputs"}, manifest.RecordKeys()...)
 
 func invalid(loc, format string, a ...any) *fault.Error {
 	return &fault.Error{Code: fault.Parse, Message: "receipt " + loc + ": " + fmt.Sprintf(format, a...)}
@@ -378,7 +384,7 @@ func validateCell(v any, loc string) error {
 			return invalid(loc, "a skipped cell spends no work")
 		}
 	case StatusCommitted:
-		allowed = []string{"status", "work", "outputs", "effectDigest", "toolCalls", "shadowOut", "rounds", "items", "via", "slot"}
+		allowed = committedKeys
 	case StatusFailed:
 		allowed = []string{"status", "work", "failure", "slot"}
 		f, ok := c["failure"]

@@ -9,97 +9,145 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 )
 
-// activate runs one cell's body. rec is the cell record being built: the
-// body fills in its extra fields (effect digest, tool calls, shadowOut,
-// rounds, items, via, slot), and a body that suspends sets rec.Status to
-// receipt.StatusSuspended.
-func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
-	switch c.Kind {
-	case manifest.KindInput:
-		return s.inputCell(c)
-	case manifest.KindConst:
-		out := map[string]any{}
-		for _, port := range c.Declared {
-			if port.Type == manifest.TypeRef {
-				if f := s.mustResolve(port.Value); f != nil {
-					return nil, f
-				}
-			}
-			out[port.Name] = port.Value
-		}
-		return out, nil
-	case manifest.KindFn:
-		fn, fsig, _ := s.r.host.fn(c.Fn)
-		out, extra, err := fn(in)
-		s.r.units += fsig.Cost + extra
-		if err != nil {
-			f := asFailure(err)
-			if f.Code == fault.Internal {
-				f.Code = fault.FnFailed
-			}
-			return nil, f
-		}
-		return out, nil
-	case manifest.KindExpr:
-		v, burn, err := c.Expr.Program.Compiled.Eval(in, MaxExprFuel)
-		s.r.units += burn
-		if err != nil {
-			return nil, exprFailure(err)
-		}
-		if f := exactOutput(c.ID, &c.Expr.Output, v); f != nil {
-			return nil, f
-		}
-		return map[string]any{"out": v}, nil
-	case manifest.KindStore:
-		b, err := canon.Encode(in["data"])
-		if err != nil {
-			return nil, failf(fault.TypeMismatch, "store payload is not canonical JSON")
-		}
-		s.r.units += len(b)
-		if len(b) > MaxBlobBytes {
-			return nil, failf(fault.BudgetExhausted, "store payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
-		}
-		d, perr := s.r.host.Store.Put(store.Values, in["data"])
-		if perr != nil {
-			return nil, asFailure(perr)
-		}
-		return map[string]any{"ref": d}, nil
-	case manifest.KindLoad:
-		ref, _ := in["ref"].(string)
-		v, ok, err := s.r.host.Store.Get(store.Values, ref)
-		if err != nil {
-			return nil, asFailure(err)
-		}
-		if !ok {
-			return nil, failf(fault.InputMissing, "reference not in store")
-		}
-		b, _ := canon.Encode(v)
-		s.r.units += len(b)
-		if len(b) > MaxBlobBytes {
-			return nil, failf(fault.BudgetExhausted, "loaded payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
-		}
-		return map[string]any{"data": v}, nil
-	case manifest.KindSlot:
-		return s.slotCell(c, p, in, rec)
-	case manifest.KindTool:
-		tsig, _ := s.r.toolSig(c.Tool.Name)
-		return s.toolCall(c.ID, p, p, c.Tool.Name, tsig, in, c.Tool.Budget.MaxEffectMs, rec)
-	case manifest.KindAgent, manifest.KindClassifier, manifest.KindGate:
+// activation is one cell kind's behaviour: it runs a cell's body. rec is
+// the cell record being built: the body fills in its extra fields (effect
+// digest, tool calls, shadowOut, rounds, items, via, slot: the kind's
+// manifest.KindSpec.Record keys), and a body that suspends sets rec.Status
+// to receipt.StatusSuspended.
+type activation func(s *scope, c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure)
+
+// activations is the VM's half of the cell-kind table: what a cell of
+// each kind (manifest.Kinds) does when it activates. It is filled in init
+// because the bodies of embedding kinds activate cells themselves.
+var activations map[manifest.Kind]activation
+
+func init() {
+	agentLike := func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
 		return s.agentCell(c, p, in, rec)
-	case manifest.KindDecide:
-		return s.decideCell(c, p, in, rec)
-	case manifest.KindRecall:
-		return s.recallCell(c, p, in, rec)
-	case manifest.KindOrganism:
-		return s.organismCell(c, p, sig, in, rec)
-	case manifest.KindRepeat:
-		return s.repeatCell(c, p, sig, in, rec)
-	case manifest.KindEach:
-		return s.eachCell(c, p, sig, in, rec)
-	case manifest.KindSpawn:
-		return s.spawnCell(c, p, in, rec)
 	}
-	return nil, failf(fault.ManifestInvalid, "unsupported cell kind %s", c.Kind)
+	activations = map[manifest.Kind]activation{
+		manifest.KindInput: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, _ map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+			return s.inputCell(c)
+		},
+		manifest.KindConst: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, _ map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+			return s.constCell(c)
+		},
+		manifest.KindFn: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, in map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+			return s.fnCell(c, in)
+		},
+		manifest.KindExpr: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, in map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+			return s.exprCell(c, in)
+		},
+		manifest.KindStore: func(s *scope, _ *manifest.Cell, _ string, _ *cellSig, in map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+			return s.storeCell(in)
+		},
+		manifest.KindLoad: func(s *scope, _ *manifest.Cell, _ string, _ *cellSig, in map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+			return s.loadCell(in)
+		},
+		manifest.KindSlot: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+			return s.slotCell(c, p, in, rec)
+		},
+		manifest.KindTool: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+			tsig, _ := s.r.toolSig(c.Tool.Name)
+			return s.toolCall(c.ID, p, p, c.Tool.Name, tsig, in, c.Tool.Budget.MaxEffectMs, rec)
+		},
+		manifest.KindAgent:      agentLike,
+		manifest.KindClassifier: agentLike,
+		manifest.KindGate:       agentLike,
+		manifest.KindDecide: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+			return s.decideCell(c, p, in, rec)
+		},
+		manifest.KindRecall: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+			return s.recallCell(c, p, in, rec)
+		},
+		manifest.KindOrganism: (*scope).organismCell,
+		manifest.KindRepeat:   (*scope).repeatCell,
+		manifest.KindEach:     (*scope).eachCell,
+		manifest.KindSpawn: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+			return s.spawnCell(c, p, in, rec)
+		},
+	}
+}
+
+// activate runs one cell's body (see activation).
+func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+	act, ok := activations[c.Kind]
+	if !ok {
+		return nil, failf(fault.ManifestInvalid, "unsupported cell kind %s", c.Kind)
+	}
+	return act(s, c, p, sig, in, rec)
+}
+
+func (s *scope) constCell(c *manifest.Cell) (map[string]any, *Failure) {
+	out := map[string]any{}
+	for _, port := range c.Declared {
+		if port.Type == manifest.TypeRef {
+			if f := s.mustResolve(port.Value); f != nil {
+				return nil, f
+			}
+		}
+		out[port.Name] = port.Value
+	}
+	return out, nil
+}
+
+func (s *scope) fnCell(c *manifest.Cell, in map[string]any) (map[string]any, *Failure) {
+	fn, fsig, _ := s.r.host.fn(c.Fn)
+	out, extra, err := fn(in)
+	s.r.units += fsig.Cost + extra
+	if err != nil {
+		f := asFailure(err)
+		if f.Code == fault.Internal {
+			f.Code = fault.FnFailed
+		}
+		return nil, f
+	}
+	return out, nil
+}
+
+func (s *scope) exprCell(c *manifest.Cell, in map[string]any) (map[string]any, *Failure) {
+	v, burn, err := c.Expr.Program.Compiled.Eval(in, MaxExprFuel)
+	s.r.units += burn
+	if err != nil {
+		return nil, exprFailure(err)
+	}
+	if f := exactOutput(c.ID, &c.Expr.Output, v); f != nil {
+		return nil, f
+	}
+	return map[string]any{"out": v}, nil
+}
+
+func (s *scope) storeCell(in map[string]any) (map[string]any, *Failure) {
+	b, err := canon.Encode(in["data"])
+	if err != nil {
+		return nil, failf(fault.TypeMismatch, "store payload is not canonical JSON")
+	}
+	s.r.units += len(b)
+	if len(b) > MaxBlobBytes {
+		return nil, failf(fault.BudgetExhausted, "store payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
+	}
+	d, perr := s.r.host.Store.Put(store.Values, in["data"])
+	if perr != nil {
+		return nil, asFailure(perr)
+	}
+	return map[string]any{"ref": d}, nil
+}
+
+func (s *scope) loadCell(in map[string]any) (map[string]any, *Failure) {
+	ref, _ := in["ref"].(string)
+	v, ok, err := s.r.host.Store.Get(store.Values, ref)
+	if err != nil {
+		return nil, asFailure(err)
+	}
+	if !ok {
+		return nil, failf(fault.InputMissing, "reference not in store")
+	}
+	b, _ := canon.Encode(v)
+	s.r.units += len(b)
+	if len(b) > MaxBlobBytes {
+		return nil, failf(fault.BudgetExhausted, "loaded payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
+	}
+	return map[string]any{"data": v}, nil
 }
 
 func exprFailure(err error) *Failure {

@@ -40,48 +40,31 @@ func (s *scope) signature(c *manifest.Cell) (*cellSig, *Failure) {
 	return sig, nil
 }
 
+// computeSig reads where a cell's ports come from in the kind table
+// (manifest.KindOf), as the compiler does.
 func (r *runner) computeSig(m *manifest.Manifest, c *manifest.Cell) (*cellSig, *Failure) {
-	switch c.Kind {
-	case manifest.KindInput, manifest.KindConst:
-		return &cellSig{outputs: c.Declared}, nil
-	case manifest.KindFn:
+	spec, ok := manifest.KindOf(c.Kind)
+	if !ok {
+		return nil, failf(fault.ManifestInvalid, "unsupported cell kind %s", c.Kind)
+	}
+	switch spec.Ports {
+	case manifest.FnPorts:
 		_, sig, ok := r.host.fn(c.Fn)
 		if !ok {
 			return nil, failf(fault.FnUnknown, "unknown fn %s", c.Fn)
 		}
 		return &cellSig{inputs: sig.Inputs, outputs: sig.Outputs}, nil
-	case manifest.KindTool:
+	case manifest.ToolPorts:
 		t, ok := r.toolSig(c.Tool.Name)
 		if !ok {
 			return nil, failf(fault.ToolUnknown, "tool not configured")
 		}
 		return &cellSig{inputs: t.Inputs, outputs: t.Outputs}, nil
-	case manifest.KindExpr:
-		return &cellSig{inputs: c.Declared, outputs: []manifest.Port{c.Expr.Output.Port()}}, nil
-	case manifest.KindAgent, manifest.KindClassifier, manifest.KindGate:
-		return &cellSig{inputs: c.Declared, outputs: []manifest.Port{c.Agent.Output.Port()}}, nil
-	case manifest.KindDecide:
-		return &cellSig{inputs: c.Declared, outputs: []manifest.Port{jsonPort("out")}}, nil
-	case manifest.KindRecall:
-		return &cellSig{inputs: c.Declared, outputs: []manifest.Port{jsonPort("out"), {Name: "ref", Type: manifest.TypeRef}}}, nil
-	case manifest.KindStore:
-		return &cellSig{inputs: []manifest.Port{jsonPort("data")}, outputs: []manifest.Port{{Name: "ref", Type: manifest.TypeRef}}}, nil
-	case manifest.KindLoad:
-		return &cellSig{inputs: []manifest.Port{{Name: "ref", Type: manifest.TypeRef}}, outputs: []manifest.Port{jsonPort("data")}}, nil
-	case manifest.KindSlot:
-		if c.Slot.Mode == "write" {
-			return &cellSig{inputs: []manifest.Port{jsonPort("data")}, outputs: []manifest.Port{jsonPort("data")}}, nil
-		}
-		return &cellSig{outputs: []manifest.Port{jsonPort("data")}}, nil
-	case manifest.KindSpawn:
-		args := jsonPort("args")
-		args.Optional = true
-		return &cellSig{inputs: []manifest.Port{args, jsonPort("manifest")},
-			outputs: []manifest.Port{jsonPort("data"), {Name: "digest", Type: manifest.TypeText}}}, nil
-	case manifest.KindOrganism, manifest.KindRepeat, manifest.KindEach:
+	case manifest.ChildPorts:
 		return r.embedSig(c)
 	}
-	return nil, failf(fault.ManifestInvalid, "unsupported cell kind %s", c.Kind)
+	sig := spec.Signature(c)
+	return &cellSig{inputs: sig.Inputs, outputs: sig.Outputs}, nil
 }
 
 // resolveManifest loads a manifest by digest from the store, falling back

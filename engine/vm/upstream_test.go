@@ -3,6 +3,7 @@ package vm
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -124,6 +125,7 @@ func TestUpstreamSuite(t *testing.T) {
 				b, _ := canon.Encode(rec["failure"])
 				t.Fatalf("outcome %v, failure %s", rec["outcome"], b)
 			}
+			recordKeysFitKinds(t, ex.m, rec)
 			rep, err := Verify(rec, ex.m, VerifyOptions{Store: st})
 			if err != nil {
 				t.Fatal(err)
@@ -209,5 +211,28 @@ func TestRemoteViaTransport(t *testing.T) {
 	_, err = Run(m, ex.args, &Host{Store: store.NewMemStore()})
 	if err == nil || !strings.Contains(err.Error(), "transport") {
 		t.Fatalf("missing transport: %v", err)
+	}
+}
+
+// recordKeysFitKinds checks that every top-level cell record carries only
+// the keys the kind table gives its kind (manifest.KindSpec.Record).
+func recordKeysFitKinds(t *testing.T, m *manifest.Manifest, rec map[string]any) {
+	t.Helper()
+	cells, _ := rec["cells"].(map[string]any)
+	for path, v := range cells {
+		c, ok := m.Cell(path)
+		if !ok {
+			continue // a nested cell: its kind is in the child manifest
+		}
+		spec, _ := manifest.KindOf(c.Kind)
+		for key := range v.(map[string]any) {
+			switch key {
+			case "status", "work", "outputs", "failure":
+				continue
+			}
+			if !slices.Contains(spec.Record, key) {
+				t.Errorf("cell %s (%s) records %q, not among its kind's record keys %v", path, c.Kind, key, spec.Record)
+			}
+		}
 	}
 }
