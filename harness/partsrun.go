@@ -90,9 +90,12 @@ func (r *run) evaluateParts(ctx context.Context) error {
 	f.put = func(job *partJob, it int) error {
 		var err error
 		if job.raw != nil {
-			// The bytes the resume check verified, which the verify phase
-			// takes as verified only while they are these.
-			p.reusedPart(job.report)
+			// The bytes the resume check (or the shard's verification
+			// record) verified, which the verify phase takes as verified
+			// only while they are these.
+			if job.id == ReusedPartReport {
+				p.reusedPart(job.report)
+			}
 			err = r.write(job.part.ReportFile(), job.raw)
 		} else {
 			// The verify phase checks a taken report like a run one.
@@ -213,7 +216,7 @@ func (f *partFlight) start(ctx context.Context, part Part) *partJob {
 	f.jobs = append(f.jobs, job)
 	f.mu.Unlock()
 	var err error
-	job.report, err = r.takenPart(part)
+	job.report, job.raw, err = r.takenPart(part)
 	if err == nil && job.report == nil && r.resume != nil {
 		var cfg *bench.Config
 		if cfg, err = bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile())); err == nil {
@@ -291,7 +294,7 @@ func (p *progress) reusedPart(report map[string]any) {
 // verifyParts verifies the written parts and writes the aggregate they
 // fold into, then the verification.
 func (r *run) verifyParts(ctx context.Context) error {
-	opt := deriveOptions{written: true}
+	opt := deriveOptions{written: true, verified: r.recorded}
 	if r.resume != nil {
 		opt.verified = r.resume.verified
 	}

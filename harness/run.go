@@ -370,6 +370,9 @@ type run struct {
 	release    func()
 	stage      *rundir.Stage
 	resume     *resumeFrom
+	// recorded are the parts, by number, taken from a shard with a
+	// verification record of the bytes taken (takenPart).
+	recorded map[int]*verifiedPart
 }
 
 // phase runs body as phase n; a failure fails the phase and the run,

@@ -196,6 +196,16 @@ func runShardParts(ctx context.Context, w *Workload, opts Options, held []int) (
 	if err := f.run(ctx, parts); err != nil {
 		return nil, err
 	}
+	// Each held part is verified here, on this shard's cores, and carries
+	// its verification record to the merge (partrecord.go).
+	for _, part := range parts {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if _, err := c.recordPart(ctx, c.RunDir, part, opts.Store); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -275,22 +285,42 @@ func runShard(ctx context.Context, files []string, ws []*Workload, errs []error,
 }
 
 // Reports supply part reports a run takes instead of running their parts
-// (`assay ci merge`): for a part's report file, its parsed value, or false
-// when the source does not hold it.
-type Reports func(file string) (any, bool, error)
+// (`assay ci merge`): for a file of a part (its report, its verification
+// record), the file's bytes, or false when the source does not hold it.
+type Reports func(file string) ([]byte, bool, error)
 
-// takenPart is the report of part p from Options.Reports, or nil.
-func (r *run) takenPart(p Part) (map[string]any, error) {
+// takenPart is the report of part p from Options.Reports (nil when there
+// is no source): its value and, when the part's verification record is
+// the record of exactly these bytes checked in a run of this run's slug,
+// the bytes, which the run writes as they are and its verify
+// phase takes as verified (r.recorded).
+func (r *run) takenPart(p Part) (map[string]any, []byte, error) {
 	if r.opts.Reports == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	v, ok, err := r.opts.Reports(p.ReportFile())
+	b, ok, err := r.opts.Reports(p.ReportFile())
 	if err != nil || !ok {
-		return nil, err
+		return nil, nil, err
+	}
+	v, err := canon.Parse(b, 0)
+	if err != nil {
+		return nil, nil, canon.InFile(p.ReportFile(), b, err)
 	}
 	m, isObj := v.(map[string]any)
 	if !isObj {
-		return nil, fmt.Errorf("%s: not a JSON object", p.ReportFile())
+		return nil, nil, fmt.Errorf("%s: not a JSON object", p.ReportFile())
 	}
-	return m, nil
+	rb, ok, err := r.opts.Reports(p.RecordFile())
+	if err != nil || !ok {
+		return m, nil, err
+	}
+	vp := readPartRecord(p, rb, b, r.c.Slug)
+	if vp == nil {
+		return m, nil, nil
+	}
+	if r.recorded == nil {
+		r.recorded = map[int]*verifiedPart{}
+	}
+	r.recorded[p.N] = vp
+	return m, b, nil
 }

@@ -8,8 +8,14 @@
 // workload whose parts several shards ran is run again from its workload
 // file with every part's report taken from its shard instead of run, so
 // its compile, verify and summarize phases (the aggregate, gate, summary,
-// report.html) are the ones a single run would have, and every taken part
-// is verified against the merged store like a part run here.
+// report.html) are the ones a single run would have. A shard verifies the
+// parts it runs and leaves a verification record beside each (harness,
+// partrecord.go); a part whose report and config are the bytes its record
+// names is taken as verified, so no part is verified twice and the merge
+// does not redo the shards' work on one machine. Any other part is
+// verified against the merged store like a part run here, and a part that
+// does not verify fails the merge naming its shard. `ci verify` of the
+// merged runs re-derives every part from the receipts and reads no record.
 package merge
 
 import (
@@ -19,7 +25,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/algal-assay/assay/ci/verify"
@@ -31,6 +39,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"golang.org/x/sync/errgroup"
 )
 
 // CodeShards is the code of a set of shard directories that is not one
@@ -132,7 +141,10 @@ func Merge(ctx context.Context, dirs []string, opts Options) ([]*harness.Result,
 		}
 	}
 	for _, s := range shards {
-		if err := copyStore(filepath.Join(s.dir, ShardStore), opts.Store.Store); err != nil {
+		if holdsNothing(s.man) {
+			continue // more shards than parts: this one ran nothing, and may have no store
+		}
+		if err := copyStore(ctx, filepath.Join(s.dir, ShardStore), opts.Store.Store); err != nil {
 			return nil, err
 		}
 	}
@@ -175,21 +187,31 @@ func mergeWorkload(ctx context.Context, sw harness.ShardWorkload, holders map[in
 		res.Outcome, res.Err = copyRun(ctx, w, sw, whole, opts)
 		return res
 	}
-	src := func(file string) (any, bool, error) {
-		var n int
-		if _, err := fmt.Sscanf(file, "part-%04d-report.json", &n); err != nil {
+	partDir := func(n int) (string, bool) {
+		d, ok := holders[n]
+		return filepath.Join(d, ShardRuns, sw.Name, sw.Slug), ok
+	}
+	src := func(file string) ([]byte, bool, error) {
+		m := partFile.FindStringSubmatch(file)
+		if m == nil {
 			return nil, false, nil
 		}
-		d, ok := holders[n]
+		n, _ := strconv.Atoi(m[1])
+		d, ok := partDir(n)
 		if !ok {
 			return nil, false, nil
 		}
-		path := filepath.Join(d, ShardRuns, sw.Name, sw.Slug, file)
-		v, err := canon.ReadFile(path, 0)
+		path := filepath.Join(d, file)
+		if m[2] == "verified" {
+			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+				return nil, false, nil // verified here instead
+			}
+		}
+		b, err := canon.ReadBounded(path, 0)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %v", path, err)
 		}
-		return v, true, nil
+		return b, true, nil
 	}
 	r := harness.RunWorkload(ctx, sw.Path, w, harness.BatchOptions{Options: harness.Options{
 		Runner: refuse{}, Store: opts.Store, Out: opts.Out, Reports: src,
@@ -197,8 +219,23 @@ func mergeWorkload(ctx context.Context, sw harness.ShardWorkload, holders map[in
 	if r.Outcome != nil && r.Outcome.Compiled != nil && r.Outcome.Compiled.Slug != sw.Slug {
 		r.Err = errors.Join(r.Err, fail("%s compiles to run %s here, but the shards ran %s: the workload or an input changed since", sw.Path, r.Outcome.Compiled.Slug, sw.Slug))
 	}
+	if r.Outcome != nil && r.Outcome.Verification != nil {
+		// A part that does not verify is its shard's: name it.
+		for _, m := range r.Outcome.Verification.Mismatches {
+			if f := partFile.FindStringSubmatch(m); f != nil && strings.HasPrefix(m, f[0]) {
+				n, _ := strconv.Atoi(f[1])
+				if d, ok := partDir(n); ok {
+					r.Err = errors.Join(r.Err, fail("shard %s: %s", holders[n], filepath.Join(d, m)))
+				}
+			}
+		}
+	}
 	return r
 }
+
+// partFile matches the files of a part a shard holds: its report and its
+// verification record.
+var partFile = regexp.MustCompile(`^part-(\d{4})-(report|verified)\.json`)
 
 // copyRun checks a run directory one shard wrote whole and copies it
 // into the merged runs root.
@@ -275,10 +312,22 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
+// holdsNothing says a shard holds no part of any workload.
+func holdsNothing(m *harness.ShardManifest) bool {
+	for _, w := range m.Workloads {
+		if len(w.Held) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // copyStore puts every manifest, value and receipt of the store in dir
 // into dst; each object is read through the store's digest check, so a
 // torn or edited object fails the merge instead of entering the store.
-func copyStore(dir string, dst store.Store) error {
+// Objects move as their canonical bytes (never parsed and encoded again),
+// one worker per CPU.
+func copyStore(ctx context.Context, dir string, dst store.Store) error {
 	if _, err := os.Stat(dir); err != nil {
 		return fail("shard store %s: %v", dir, err)
 	}
@@ -291,24 +340,48 @@ func copyStore(dir string, dst store.Store) error {
 		if err != nil {
 			return err
 		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(evidence.DefaultConcurrency())
 		for _, d := range digests {
-			v, ok, err := src.Get(ns, d)
-			if err != nil {
-				return err
+			if gctx.Err() != nil {
+				break
 			}
-			if !ok {
-				continue
-			}
-			got, err := dst.Put(ns, v)
-			if err != nil {
-				return err
-			}
-			if got != d {
-				return fail("shard store %s: %s object %s stores as %s", dir, ns, d, got)
-			}
+			g.Go(func() error {
+				b, ok, err := src.GetEncoded(ns, d)
+				if err != nil || !ok {
+					return err
+				}
+				got, err := putEncoded(dst, ns, b)
+				if err != nil {
+					return err
+				}
+				if got != d {
+					return fail("shard store %s: %s object %s stores as %s", dir, ns, d, got)
+				}
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// putEncoded stores an object's canonical bytes, parsing them only for a
+// store that takes values alone.
+func putEncoded(dst store.Store, ns store.Namespace, b []byte) (string, error) {
+	if p, ok := dst.(store.EncodedPutter); ok {
+		return p.PutEncoded(ns, b)
+	}
+	v, err := canon.Parse(b, store.MaxObjectBytes)
+	if err != nil {
+		return "", err
+	}
+	return dst.Put(ns, v)
 }
 
 // refuse is the runner of a merge: every part comes from a shard, so

@@ -381,11 +381,7 @@ func (f *FileStore) checkExisting(path, digest string) error {
 
 // Get implements Store.
 func (f *FileStore) Get(ns Namespace, digest string) (any, bool, error) {
-	path, err := f.objectPath("get", ns, digest)
-	if err != nil {
-		return nil, false, err
-	}
-	b, ok, err := readRegular("get", path, MaxObjectBytes)
+	path, b, ok, err := f.readObject(ns, digest)
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -394,6 +390,17 @@ func (f *FileStore) Get(ns Namespace, digest string) (any, bool, error) {
 		return nil, false, err
 	}
 	return v, true, nil
+}
+
+// readObject reads the bytes stored under digest, unchecked: its path, or
+// false when there is none.
+func (f *FileStore) readObject(ns Namespace, digest string) (string, []byte, bool, error) {
+	path, err := f.objectPath("get", ns, digest)
+	if err != nil {
+		return "", nil, false, err
+	}
+	b, ok, err := readRegular("get", path, MaxObjectBytes)
+	return path, b, ok, err
 }
 
 // Has implements Store.

@@ -29,9 +29,12 @@ import (
 // A memo holds one trust scope: whoever makes a workbench decides whether
 // it gets one (`assay run`, `ci verify`, `ci merge` of one machine's
 // evidence do; an artifact from a pull request is opened on a workbench of
-// its own, with none). It is bounded: at Limit entries it starts over.
+// its own, with none). It is bounded, so memory stays flat in the number
+// of cases: at Limit entries it starts over.
 type VerifiedReceipts struct {
-	// Limit bounds the entries (0: 1<<16, about 3 MB).
+	// Limit bounds the entries (0: 1<<14, under 1 MB: duplicates meet
+	// within a part, whose receipts number at most 2,048, or across the
+	// workloads of a batch).
 	Limit int
 
 	mu    sync.Mutex
@@ -90,7 +93,7 @@ func (v *VerifiedReceipts) key(digest, manifestDigest string, tools *effect.Tool
 func (v *VerifiedReceipts) claim(k [sha256.Size]byte) (e *replayEntry, mine bool) {
 	limit := v.Limit
 	if limit <= 0 {
-		limit = 1 << 16
+		limit = 1 << 14
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
