@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -22,35 +24,46 @@ func displayPath(p string) string {
 	if err != nil {
 		return p
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	root := workTreeRoot(filepath.Dir(abs))
-	if root == "" {
-		return p
-	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return p
-	}
-	return filepath.ToSlash(rel)
-}
-
-// roots caches the work-tree root per directory ("" outside git): a suite
-// loads many files from few directories.
-var roots sync.Map
-
-func workTreeRoot(dir string) string {
-	if v, ok := roots.Load(dir); ok {
-		return v.(string)
-	}
-	root := ""
-	if out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output(); err == nil {
-		root = strings.TrimSpace(string(out))
-		if real, err := filepath.EvalSymlinks(root); err == nil {
-			root = real
+	// A symlinked workload file is named by its target, as before; the
+	// directories above it are left to git (workTreePrefix).
+	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
 		}
 	}
-	roots.Store(dir, root)
-	return root
+	prefix, ok := workTreePrefix(filepath.Dir(abs))
+	if !ok {
+		return p
+	}
+	return prefix + filepath.Base(abs)
+}
+
+// prefixes caches workTreePrefix per directory: a suite loads many files
+// from few directories.
+var prefixes sync.Map
+
+type treePrefix struct {
+	prefix string
+	ok     bool
+}
+
+// workTreePrefix is dir's path inside the git work tree that holds it,
+// with a trailing slash ("" at the tree's root; ok false outside git).
+// Git computes it from the directory's real path, so no symlink in the
+// directories above needs resolving here: resolving them would stat the
+// root of the tree, and make every test that names a workload depend on
+// the root directory's modification time, which changes whenever
+// anything is created there (the first `assay run` creating runs/ and
+// .algal/), so go test's cache would never survive the main job.
+func workTreePrefix(dir string) (string, bool) {
+	if v, ok := prefixes.Load(dir); ok {
+		t := v.(treePrefix)
+		return t.prefix, t.ok
+	}
+	var t treePrefix
+	if out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-prefix").Output(); err == nil {
+		t = treePrefix{prefix: strings.TrimSuffix(string(out), "\n"), ok: true}
+	}
+	prefixes.Store(dir, t)
+	return t.prefix, t.ok
 }
