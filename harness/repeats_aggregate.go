@@ -379,7 +379,7 @@ func (a *Repeats) Value() map[string]any {
 	v["holdout"] = nil
 	if h := a.Holdout; h != nil {
 		v["holdout"] = map[string]any{"manifestKey": h.ManifestKey, "samples": float64(h.Samples), "passes": float64(h.Passes),
-			"passRate": passk.Rate(h.Passes, h.Samples).Value(), "cases": casesValue(h.Cases)}
+			"passRate": passk.Rate(h.Passes, h.Samples).Value(), "passRateCI95": clusteredCI(h.Cases, "").Value(), "cases": casesValue(h.Cases)}
 	}
 	ex := make([]any, len(a.Exhausted))
 	for i, r := range a.Exhausted {
@@ -395,7 +395,7 @@ func (a *Repeats) contenderValue(c *RepeatContender) map[string]any {
 		ests[k-1] = map[string]any{"k": float64(k), "passAtK": c.PassAtK(k).Value(), "passHatK": c.PassHatK(k).Value()}
 	}
 	v := map[string]any{"id": c.ID, "manifestDigest": c.ManifestDigest, "samples": float64(c.Samples), "passes": float64(c.Passes),
-		"passRate": c.PassRate().Value(), "estimates": ests, "flaky": canon.Strings(c.Flaky()), "cases": casesValue(c.Cases)}
+		"passRate": c.PassRate().Value(), "passRateCI95": c.PassRateCI95("").Value(), "estimates": ests, "flaky": canon.Strings(c.Flaky()), "cases": casesValue(c.Cases)}
 	if a.Kind == KindBench {
 		v["tokensIn"], v["tokensOut"], v["effectCalls"], v["cost"] = float64(c.TokensIn), float64(c.TokensOut), float64(c.EffectCalls), c.Cost
 		if c.AxisValues != nil {
@@ -407,10 +407,10 @@ func (a *Repeats) contenderValue(c *RepeatContender) map[string]any {
 		}
 		return v
 	}
-	pooled := func(p Pooled) map[string]any {
-		return map[string]any{"samples": float64(p.Samples), "passes": float64(p.Passes), "rate": p.Rate().Value()}
+	pooled := func(p Pooled, split string) map[string]any {
+		return map[string]any{"samples": float64(p.Samples), "passes": float64(p.Passes), "rate": p.Rate().Value(), "passRateCI95": c.PassRateCI95(split).Value()}
 	}
-	v["train"], v["validation"] = pooled(c.Train), pooled(c.Validation)
+	v["train"], v["validation"] = pooled(c.Train, foundry.SplitTrain), pooled(c.Validation, foundry.SplitValidation)
 	in := make([]any, len(c.PromotedIn))
 	for i, r := range c.PromotedIn {
 		in[i] = float64(r)

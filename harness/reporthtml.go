@@ -30,7 +30,7 @@ func ReportHTML(o *Outcome) ([]byte, error) {
 		// repeats, per-repeat means, the pooled Pareto set or promotion.
 		run.Description = strings.TrimSpace(run.Description + fmt.Sprintf(" Pooled over %d repeats (repeats.json); a case passes when it passed in every repeat.", a.K))
 		if a.Kind == KindBench {
-			return htmlreport.Bench(htmlreport.BenchInput{Run: run, Report: a.PooledBench()})
+			return htmlreport.Bench(htmlreport.BenchInput{Run: run, Report: a.PooledBench(), Intervals: a.ContenderIntervals()})
 		}
 		if pf := a.PooledFoundry(); pf != nil {
 			return htmlreport.Foundry(htmlreport.FoundryInput{Run: run, Report: pf})

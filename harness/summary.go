@@ -134,6 +134,7 @@ func Summary(o *Outcome) string {
 	}
 	b.WriteString("\n## Results\n\n")
 	b.WriteString(SummaryTable(o).Markdown())
+	b.WriteString(intervalsSection(o))
 	b.WriteString(repeatsSection(o))
 	b.WriteString("\n## Gate\n\n")
 	switch {

@@ -92,6 +92,8 @@ type Workload struct {
 	Usage  map[string]any
 	Scorer any // the algal.expr.v1 program; nil for exact match
 	Gate   Gate
+	// Compare is how the PR check tests base against head (compare.go).
+	Compare Compare
 
 	// positions maps config paths (as the engine names fields) to where
 	// they were written, so engine rejections point into the YAML (a
@@ -225,8 +227,8 @@ func unwrapPathError(err error) string {
 }
 
 var (
-	benchKeys   = []string{"name", "revision", "description", "repeats", "systems", "backends", "cases", "usage", "scorer", "axes", "prices", "gate"}
-	foundryKeys = []string{"name", "revision", "description", "repeats", "candidates", "generator", "executors", "backends", "cases", "usage", "scorer", "budget", "gate"}
+	benchKeys   = []string{"name", "revision", "description", "repeats", "systems", "backends", "cases", "usage", "scorer", "axes", "prices", "gate", "compare"}
+	foundryKeys = []string{"name", "revision", "description", "repeats", "candidates", "generator", "executors", "backends", "cases", "usage", "scorer", "budget", "gate", "compare"}
 )
 
 // Parse checks a workload's bytes; path names it in errors and anchors
@@ -269,6 +271,9 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 		}
 	}
 	if err := w.parseRepeats(d, f); err != nil {
+		return nil, err
+	}
+	if err := w.parseCompare(d, f); err != nil {
 		return nil, err
 	}
 	if x, ok := f["backends"]; ok {

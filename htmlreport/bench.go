@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/significance"
 )
 
 // Verification is a run's verify phase as a report shows it.
@@ -39,6 +40,9 @@ type Run struct {
 type BenchInput struct {
 	Run
 	Report *bench.Report
+	// Intervals are the systems' pass-rate 95% intervals when they are
+	// not Wilson's of passed/total (a repeated run's, clustered by case).
+	Intervals map[string]significance.Interval
 	// Parts, for a bench run in parts, list the part reports; the page
 	// then shows them instead of the case matrix (each part's report
 	// holds its own cases).
@@ -309,11 +313,21 @@ func benchSystemRow(r *bench.Report, s *bench.SystemResult, ax axes) systemRow {
 	return row
 }
 
-func benchData(r *bench.Report, ax axes, side string) []datum {
+// benchData places r's systems; with passed on y each carries the 95%
+// interval of its pass rate as an error bar: ivs[id] when given (a
+// repeated run's, clustered by case), else Wilson's.
+func benchData(r *bench.Report, ax axes, side string, ivs map[string]significance.Interval) []datum {
 	var out []datum
 	for i := range r.Systems {
 		s := &r.Systems[i]
 		d := datum{ID: s.ID, Side: side, X: ax.x(s), Y: ax.y(s), Frontier: slices.Contains(r.Pareto, s.ID)}
+		iv, ok := ivs[s.ID]
+		if !ok {
+			iv = significance.Wilson(int(s.Passed), int(s.Total))
+		}
+		if ax.yName == bench.CriterionPassed && iv.Defined() {
+			d.Bar, d.BarLo, d.BarHi = true, float64(iv.Lo)*float64(s.Total), float64(iv.Hi)*float64(s.Total)
+		}
 		xv := num(d.X)
 		if ax.xPrefix == "$" {
 			xv = Money(d.X)
@@ -324,6 +338,9 @@ func benchData(r *bench.Report, ax axes, side string) []datum {
 			}
 		}
 		d.Tip = fmt.Sprintf("%s: %s %s, %s %s", s.ID, ax.xName, xv, ax.yName, num(d.Y))
+		if d.Bar {
+			d.Tip += fmt.Sprintf(" (pass rate 95%% interval %s to %s)", iv.Lo, iv.Hi)
+		}
 		if side != "" {
 			d.Tip = side + " " + d.Tip
 		}
@@ -438,7 +455,7 @@ func Bench(in BenchInput) ([]byte, error) {
 		v.AxisNames = append(v.AxisNames, a.Name)
 	}
 	v.Plot = layout(plotSpec{ID: "pareto", Title: "Pareto plot of " + in.Workload, Desc: plotDesc(r, ax),
-		XLabel: ax.xLabel, YLabel: ax.yLabel, XPrefix: ax.xPrefix, XInteger: ax.xInt, YInteger: ax.yInt, YMax: ax.yMax, Data: benchData(r, ax, "")})
+		XLabel: ax.xLabel, YLabel: ax.yLabel, XPrefix: ax.xPrefix, XInteger: ax.xInt, YInteger: ax.yInt, YMax: ax.yMax, Data: benchData(r, ax, "", in.Intervals)})
 	for i := range r.Systems {
 		v.Systems = append(v.Systems, benchSystemRow(r, &r.Systems[i], ax))
 		v.SystemIDs = append(v.SystemIDs, r.Systems[i].ID)

@@ -31,6 +31,10 @@ type datum struct {
 	Frontier   bool
 	Dominators string // "" on the frontier
 	Tip        string // the point's tooltip (SVG title)
+	// Bar, when set, is the 95% interval of Y drawn as an error bar
+	// (the pass rate's, in cases passed).
+	Bar          bool
+	BarLo, BarHi float64
 }
 
 // plotView is what the template draws.
@@ -44,6 +48,7 @@ type plotView struct {
 	XTicks, YTicks []tick
 	Paths          []pathView
 	Arrows         []arrowView
+	Bars           []barView
 	Points         []pointView
 	Labels         []labelView
 	Legend         []legendView
@@ -61,6 +66,11 @@ type pathView struct {
 type arrowView struct {
 	ID             string
 	X1, Y1, X2, Y2 string
+}
+
+// barView is a vertical error bar with caps, as one path.
+type barView struct {
+	ID, Side, D, Tip string
 }
 
 type pointView struct {
@@ -269,6 +279,23 @@ func layout(sp plotSpec) *plotView {
 		}
 	}
 
+	// Error bars under the points, base first.
+	for _, side := range sides {
+		for _, d := range sp.Data {
+			if d.Side != side || !d.Bar {
+				continue
+			}
+			x, y1, y2 := px(sx.at(d.X)), sy.at(d.BarLo), sy.at(d.BarHi)
+			l, r := px(sx.at(d.X)-4), px(sx.at(d.X)+4)
+			class := "errorbar"
+			if d.Side != "" {
+				class += " " + d.Side
+			}
+			v.Bars = append(v.Bars, barView{ID: d.ID, Side: class, Tip: d.ID + ": 95% interval of the pass rate",
+				D: "M" + x + " " + px(y1) + " V" + px(y2) + " M" + l + " " + px(y1) + " H" + r + " M" + l + " " + px(y2) + " H" + r})
+		}
+	}
+
 	// Points: base first so head markers draw on top.
 	var occupied []box
 	type placed struct {
@@ -376,6 +403,9 @@ func layout(sp plotSpec) *plotView {
 		}
 	} else {
 		v.Legend = []legendView{{"key frontier", "on the Pareto set (joined by the frontier line)"}, {"key dominated", "dominated (grey)"}}
+	}
+	if len(v.Bars) > 0 {
+		v.Legend = append(v.Legend, legendView{"key errorbar", "bar: 95% interval of the pass rate"})
 	}
 	return v
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/significance"
 )
 
 // PRInput is what pr.html shows: the pull request's base against its
@@ -38,6 +39,14 @@ type PRWorkload struct {
 	BaseBench, HeadBench     *bench.Report
 	BaseFoundry, HeadFoundry *foundry.Report
 	Flips                    []PRFlip
+	// BaseIntervals and HeadIntervals are the systems' pass-rate 95%
+	// intervals (Wilson's of passed/total where one is missing);
+	// Changes the verdict of each system's paired test, in words.
+	BaseIntervals, HeadIntervals map[string]significance.Interval
+	Changes                      map[string]string
+	// Statistics says how many one-way flips the workload's test needs
+	// (and, for a foundry, how clearly each promotion was decided).
+	Statistics []string
 }
 
 // PRFlip is a case whose outcome differs between the sides.
@@ -63,9 +72,9 @@ type PRReplay struct {
 }
 
 type prSystemRow struct {
-	ID, Passed, Cost, Calls, Tokens string
-	Pareto                          string
-	Moved                           bool
+	ID, Passed, Change, Cost, Calls, Tokens string
+	Pareto                                  string
+	Moved                                   bool
 }
 
 type prBench struct {
@@ -96,6 +105,7 @@ type prWorkloadView struct {
 	Bench                    *prBench
 	Foundry                  *prFoundry
 	Flips                    []PRFlip
+	Statistics               []string
 }
 
 type prView struct {
@@ -131,7 +141,7 @@ func findBench(r *bench.Report, id string) *bench.SystemResult {
 	return nil
 }
 
-func prBenchView(name string, b, h *bench.Report) *prBench {
+func prBenchView(name string, b, h *bench.Report, w PRWorkload) *prBench {
 	ref := h
 	if ref == nil {
 		ref = b
@@ -140,10 +150,10 @@ func prBenchView(name string, b, h *bench.Report) *prBench {
 	v := &prBench{HasCost: ref.Prices != nil, AxisNote: ax.note, UnknownNote: unknownNote(b, h)}
 	var data []datum
 	if b != nil {
-		data = append(data, benchData(b, ax, "base")...)
+		data = append(data, benchData(b, ax, "base", w.BaseIntervals)...)
 	}
 	if h != nil {
-		data = append(data, benchData(h, ax, "head")...)
+		data = append(data, benchData(h, ax, "head", w.HeadIntervals)...)
 	}
 	var ids []string
 	for _, r := range []*bench.Report{h, b} {
@@ -169,6 +179,10 @@ func prBenchView(name string, b, h *bench.Report) *prBench {
 		bp, bc, bk, bt := val(bs)
 		hp, hc, hk, ht := val(hs)
 		row.Passed, row.Cost, row.Calls, row.Tokens = change(bp, hp), change(bc, hc), change(bk, hk), change(bt, ht)
+		row.Change = "—"
+		if c, ok := w.Changes[id]; ok {
+			row.Change = c
+		}
 		row.Moved = bs != nil && hs != nil && (ax.x(bs) != ax.x(hs) || ax.y(bs) != ax.y(hs))
 		switch {
 		case hs == nil:
@@ -244,9 +258,9 @@ func PR(in PRInput) ([]byte, error) {
 		return 0
 	})
 	for _, w := range ws {
-		wv := prWorkloadView{Name: w.Name, Kind: w.Kind, Status: w.Status, File: w.File, Flips: w.Flips}
+		wv := prWorkloadView{Name: w.Name, Kind: w.Kind, Status: w.Status, File: w.File, Flips: w.Flips, Statistics: w.Statistics}
 		if w.BaseBench != nil || w.HeadBench != nil {
-			wv.Bench = prBenchView(w.Name, w.BaseBench, w.HeadBench)
+			wv.Bench = prBenchView(w.Name, w.BaseBench, w.HeadBench, w)
 		}
 		if w.BaseFoundry != nil || w.HeadFoundry != nil {
 			f := &prFoundry{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/significance"
 )
 
 // Workload statuses.
@@ -59,7 +60,7 @@ type Diff struct {
 type Verdict struct {
 	Passed    bool     `json:"passed"`
 	Workloads int      `json:"workloads"` // run at head
-	Failed    []string `json:"failed"`    // head workloads that fail (unverified, failed gate, failed run)
+	Failed    []string `json:"failed"`    // head workloads that fail (unverified, failed gate, failed run, a regression the compare block fails on)
 	Changed   []string `json:"changed"`   // workloads whose results differ from base, added or removed
 }
 
@@ -85,6 +86,8 @@ type Workload struct {
 	Mismatches  []string   `json:"mismatches"`
 	Bench       *Bench     `json:"bench,omitempty"`
 	Foundry     *Foundry   `json:"foundry,omitempty"`
+	// Statistics is how the workload's changes are tested (statistics.go).
+	Statistics *Statistics `json:"statistics,omitempty"`
 	// Repeats compares flakiness when a side ran with repeats.
 	Repeats *Repeats `json:"repeats,omitempty"`
 	// File is the workload file, relative to the repository, as the
@@ -119,6 +122,9 @@ type System struct {
 	// DominatedBy says, for a system off the head's Pareto set, who
 	// dominates it there and on which criteria.
 	DominatedBy []Dominator `json:"dominatedBy"`
+	// Change is the paired test of base against head on the cases both
+	// sides ran; nil when the system is on one side only.
+	Change *significance.Change `json:"change"`
 }
 
 // Dominator is a system that dominates another: at least as good on every
@@ -138,6 +144,9 @@ type SystemStats struct {
 	Cost           float64 `json:"cost"`
 	Calls          int64   `json:"calls"`
 	OnPareto       bool    `json:"onPareto"`
+	// PassRateCI95 is the pass rate's 95% interval (Wilson's; clustered
+	// by case with repeats).
+	PassRateCI95 significance.Interval `json:"passRateCI95"`
 	// TokensUnknown and CostUnknown count the calls whose tokens (a
 	// server omitted usage) or cost (that, or a model the price card does
 	// not price) are unknown, as re-derived from the receipts: Tokens and
@@ -176,6 +185,9 @@ type Foundry struct {
 	// the column that decided every place.
 	BaseRanking []RankPlace `json:"baseRanking"`
 	HeadRanking []RankPlace `json:"headRanking"`
+	// PromotedChange is the paired test of the base's promoted candidate
+	// against the head's on the validation cases both ran.
+	PromotedChange *significance.Change `json:"promotedChange"`
 }
 
 // RankPlace is one place of a foundry's promotion order.
@@ -200,6 +212,9 @@ type CandidatePair struct {
 	Key  string          `json:"key"`
 	Base *CandidateStats `json:"base"`
 	Head *CandidateStats `json:"head"`
+	// Change is the paired test of the candidate's validation cases, base
+	// against head; nil unless it is on both sides.
+	Change *significance.Change `json:"change"`
 }
 
 // CandidateStats are a candidate's rates on one side.
@@ -222,6 +237,9 @@ type Promotion struct {
 	Exhausted bool `json:"exhausted"`
 	// HoldoutFailing are the holdout cases the promoted candidate fails.
 	HoldoutFailing []string `json:"holdoutFailing"`
+	// Margin is how clearly the candidate beat the runner-up on
+	// validation; nil for a population of one.
+	Margin *Margin `json:"margin"`
 }
 
 // Candidate names a foundry candidate.
@@ -235,6 +253,9 @@ type Candidate struct {
 type Rate struct {
 	Passed int64 `json:"passed"`
 	Total  int64 `json:"total"`
+	// PassRateCI95 is the rate's 95% interval where the diff gives one
+	// (candidate and promotion rates).
+	PassRateCI95 significance.Interval `json:"passRateCI95,omitzero"`
 }
 
 // Value is the rate as a fraction, 0 when there are no cases.
@@ -355,7 +376,7 @@ func (d *Diff) Settle() {
 			continue
 		}
 		v.Workloads++
-		if !w.Head.Passed {
+		if !w.Head.Passed || w.Statistics != nil && len(w.Statistics.Failures) > 0 {
 			v.Failed = append(v.Failed, w.Name)
 			v.Passed = false
 		}
@@ -458,6 +479,7 @@ func compareWorkload(b, h *Run, trim func(string) string) *Workload {
 		w.Foundry = compareFoundry(bf, hf, bx, hx)
 		changed = foundryChanged(w.Foundry)
 	}
+	addStatistics(w, b, h)
 	if w.Repeats = compareRepeats(b, h); w.Repeats != nil && (len(w.Repeats.BecameFlaky) > 0 || len(w.Repeats.StoppedFlaky) > 0 || w.Repeats.BaseRepeats != w.Repeats.HeadRepeats) {
 		changed = true
 	}
@@ -629,7 +651,7 @@ func promotion(r *foundry.Report, exhausted bool) *Promotion {
 		return nil
 	}
 	p := &Promotion{Digest: r.Promoted, Candidates: len(r.Candidates),
-		Holdout: Rate{r.Holdout.Passed, r.Holdout.Total}, HoldoutFailing: []string{}}
+		Holdout: Rate{Passed: r.Holdout.Passed, Total: r.Holdout.Total}, HoldoutFailing: []string{}}
 	for _, c := range r.Holdout.Cases {
 		if !c.Passed {
 			p.HoldoutFailing = append(p.HoldoutFailing, c.ID)
@@ -638,8 +660,8 @@ func promotion(r *foundry.Report, exhausted bool) *Promotion {
 	slices.Sort(p.HoldoutFailing)
 	if c := findCandidate(r, r.Promoted); c != nil {
 		p.Key = c.ManifestKey
-		p.Validation = Rate{c.Validation.Passed, c.Validation.Total}
-		p.Train = Rate{c.Train.Passed, c.Train.Total}
+		p.Validation = Rate{Passed: c.Validation.Passed, Total: c.Validation.Total}
+		p.Train = Rate{Passed: c.Train.Passed, Total: c.Train.Total}
 	}
 	return p
 }
@@ -727,7 +749,7 @@ func candidateStats(r *foundry.Report, c *foundry.CandidateResult) *CandidateSta
 		return nil
 	}
 	return &CandidateStats{Digest: c.ManifestDigest, Promoted: c.ManifestDigest == r.Promoted,
-		Validation: Rate{c.Validation.Passed, c.Validation.Total}, Train: Rate{c.Train.Passed, c.Train.Total}}
+		Validation: Rate{Passed: c.Validation.Passed, Total: c.Validation.Total}, Train: Rate{Passed: c.Train.Passed, Total: c.Train.Total}}
 }
 
 func candidatesByKey(r *foundry.Report) map[string]*foundry.CandidateResult {
@@ -792,7 +814,7 @@ func regressions(w *Workload) []*Regression {
 	if b := w.Bench; b != nil {
 		for _, s := range b.Systems {
 			if s.Base != nil && s.Head != nil {
-				add(s.ID, "passed", Rate{s.Base.Passed, s.Base.Total}, Rate{s.Head.Passed, s.Head.Total}, b.Flips)
+				add(s.ID, "passed", Rate{Passed: s.Base.Passed, Total: s.Base.Total}, Rate{Passed: s.Head.Passed, Total: s.Head.Total}, b.Flips)
 				// An unknown total cannot be said to have grown (nor
 				// not to have): the table shows it as unknown instead.
 				switch {

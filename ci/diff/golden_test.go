@@ -245,7 +245,7 @@ func TestGoldenPromotionChange(t *testing.T) {
 	if !fd.PromotedChanged || fd.Base.Key != "organism:assay-intent-cascade" || fd.Head.Key != "organism:assay-intent-large" {
 		t.Fatalf("promotion: %+v -> %+v", fd.Base, fd.Head)
 	}
-	if fd.Head.Validation != (diff.Rate{Passed: 3, Total: 3}) || fd.Head.Holdout != (diff.Rate{Passed: 2, Total: 2}) {
+	if v, h := fd.Head.Validation, fd.Head.Holdout; v.Passed != 3 || v.Total != 3 || h.Passed != 2 || h.Total != 2 {
 		t.Fatalf("head rates: %+v", fd.Head)
 	}
 	if d.Verdict.Passed || strings.Join(d.Verdict.Failed, ",") != "intent-select" {

@@ -31,6 +31,11 @@ func HTML(d *Diff, o RenderOptions) ([]byte, error) {
 	}
 	in.Problems = append(in.Problems, d.Problems...)
 	for _, w := range d.Workloads {
+		if w.Statistics != nil {
+			for _, f := range w.Statistics.Failures {
+				in.Problems = append(in.Problems, w.Name+": compare fail-on "+w.Statistics.FailOn+": "+f)
+			}
+		}
 		if w.Head != nil && !w.Head.Passed {
 			if w.Head.Status != "complete" {
 				in.Problems = append(in.Problems, w.Name+": the run ended "+w.Head.Status)
@@ -53,6 +58,7 @@ func HTML(d *Diff, o RenderOptions) ([]byte, error) {
 		if w.head != nil {
 			pw.HeadBench, pw.HeadFoundry = w.head.Bench, w.head.Foundry
 		}
+		prStatistics(&pw, w)
 		for _, f := range w.flips() {
 			pw.Flips = append(pw.Flips, htmlreport.PRFlip{Subject: f.Subject, Case: f.Case, Split: f.Split, Base: f.Base, Head: f.Head})
 		}

@@ -55,7 +55,7 @@ func ranking(r *foundry.Report) []RankPlace {
 	for _, e := range htmlreport.Ranking(r) {
 		c := e.Candidate
 		out = append(out, RankPlace{Place: e.Place, Key: c.ManifestKey, Digest: c.ManifestDigest, Promoted: e.Promoted,
-			Validation: Rate{c.Validation.Passed, c.Validation.Total}, Train: Rate{c.Train.Passed, c.Train.Total},
+			Validation: Rate{Passed: c.Validation.Passed, Total: c.Validation.Total}, Train: Rate{Passed: c.Train.Passed, Total: c.Train.Total},
 			AgentCalls: c.Work.AgentCalls, Units: c.Work.Units, DecidedBy: e.DecidedBy, Why: e.Why})
 	}
 	return out

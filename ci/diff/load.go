@@ -61,6 +61,9 @@ type Run struct {
 	Repeats      *harness.Repeats
 	Verification *Verification
 	Gate         *GateFile
+	// Compare is the run's workload's compare block (its default when
+	// the workload is unknown).
+	Compare harness.Compare
 }
 
 // Verification is verification.json.
@@ -229,7 +232,10 @@ func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
 	}
 	rec := res.Run.Record
 	r := &Run{Dir: dir, Slug: filepath.Base(dir), Workload: rec.Pipeline, Status: rec.Status, Modified: rec.FoundryModified,
-		Kind: strings.TrimPrefix(rec.HarnessName, "assay-")}
+		Kind: strings.TrimPrefix(rec.HarnessName, "assay-"), Compare: harness.DefaultCompare()}
+	if w := res.Run.Workload; w != nil && w.Compare.FailOn != "" {
+		r.Compare = w.Compare
+	}
 	if rec.RunSlug != "" {
 		r.Slug = rec.RunSlug
 	}

@@ -265,6 +265,11 @@ func verdictMD(d *Diff, o RenderOptions) string {
 		item("**problem**: " + text(oneLine(p, 400)))
 	}
 	for _, w := range d.Workloads {
+		if w.Statistics != nil {
+			for _, f := range w.Statistics.Failures {
+				item(fmt.Sprintf("**%s**: compare fail-on %s: %s", text(w.Name), w.Statistics.FailOn, f))
+			}
+		}
 		if w.Head == nil || w.Head.Passed {
 			continue
 		}
@@ -394,7 +399,7 @@ func paretoMD(d *Diff) string {
 		n++
 		bn := w.Bench
 		if w.Status == StatusUnchanged {
-			unchanged = append(unchanged, fmt.Sprintf("%s (Pareto set: %s)", text(w.Name), list(bn.ParetoHead)))
+			unchanged = append(unchanged, fmt.Sprintf("%s (Pareto set: %s%s)", text(w.Name), list(bn.ParetoHead), flipsShort(w.Statistics)))
 			continue
 		}
 		fmt.Fprintf(&b, "### %s (%s)\n\n", text(w.Name), w.Status)
@@ -410,19 +415,19 @@ func paretoMD(d *Diff) string {
 			crit := criteriaNames(w)
 			for _, s := range bn.Systems {
 				if s.Pareto == "left" {
-					fmt.Fprintf(&b, "- **%s** left the Pareto set: %s.\n", text(s.ID), dominatedText(s.DominatedBy, crit))
+					fmt.Fprintf(&b, "- **%s** left the Pareto set: %s.%s\n", text(s.ID), dominatedText(s.DominatedBy, crit), passVerdict(s, w.Statistics))
 				}
 			}
 			for _, id := range bn.Joined {
-				fmt.Fprintf(&b, "- **%s** joined the Pareto set: no system is as good on every criterion (%s) and better on one.\n", text(id), strings.Join(crit, ", "))
+				fmt.Fprintf(&b, "- **%s** joined the Pareto set: no system is as good on every criterion (%s) and better on one.%s\n", text(id), strings.Join(crit, ", "), passVerdict(bn.system(id), w.Statistics))
 			}
 			b.WriteString("\n")
 		}
-		b.WriteString("| system | passed | tokens | ")
+		b.WriteString("| system | passed | change | tokens | ")
 		if bn.HasCost {
 			b.WriteString("cost $ | ")
 		}
-		b.WriteString("calls | Pareto |\n| --- | --- | --- | ")
+		b.WriteString("calls | Pareto |\n| --- | --- | --- | --- | ")
 		if bn.HasCost {
 			b.WriteString("--- | ")
 		}
@@ -430,6 +435,7 @@ func paretoMD(d *Diff) string {
 		unknown := false
 		for _, s := range bn.Systems {
 			var passed, tokens, cost, calls, pareto string
+			verdict := "—"
 			for _, st := range []*SystemStats{s.Base, s.Head} {
 				if st != nil && (st.TokensUnknown > 0 || bn.HasCost && st.CostUnknown > 0) {
 					unknown = true
@@ -446,6 +452,7 @@ func paretoMD(d *Diff) string {
 				pareto = "—"
 			default:
 				passed = change(fmt.Sprintf("%d/%d", s.Base.Passed, s.Base.Total), fmt.Sprintf("%d/%d", s.Head.Passed, s.Head.Total), delta(s.Base.Passed, s.Head.Passed))
+				verdict = changeCell(s.Change, w.Statistics, s.Base.Passed != s.Head.Passed || s.Base.Total != s.Head.Total)
 				tokens = change(tokensText(s.Base), tokensText(s.Head), unknownOr(s.Base.TokensUnknown+s.Head.TokensUnknown, delta(s.Base.Tokens, s.Head.Tokens)))
 				cost = change(amountText(s.Base), amountText(s.Head), unknownOr(s.Base.CostUnknown+s.Head.CostUnknown, fdelta(s.Base.Cost, s.Head.Cost)))
 				calls = change(fmt.Sprint(s.Base.Calls), fmt.Sprint(s.Head.Calls), delta(s.Base.Calls, s.Head.Calls))
@@ -463,7 +470,7 @@ func paretoMD(d *Diff) string {
 					pareto = "no"
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | ", cell(s.ID), passed, tokens)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | ", cell(s.ID), passed, verdict, tokens)
 			if bn.HasCost {
 				fmt.Fprintf(&b, "%s | ", cost)
 			}
@@ -483,6 +490,9 @@ func paretoMD(d *Diff) string {
 		}
 		if k := len(bn.Flips); k > 0 {
 			fmt.Fprintf(&b, "\n%s flipped (see %s).\n", plural(k, "case outcome"), TitleFlips)
+		}
+		if w.Status == StatusChanged {
+			b.WriteString("\n" + flipsNeeded(w.Statistics) + "\n")
 		}
 		b.WriteString("\n")
 	}
@@ -619,13 +629,16 @@ func promotionsMD(d *Diff) string {
 		}
 		n++
 		if w.Status == StatusUnchanged {
-			unchanged = append(unchanged, fmt.Sprintf("%s (promotes %s)", text(w.Name), promoted(f.Head)))
+			unchanged = append(unchanged, fmt.Sprintf("%s (promotes %s%s)", text(w.Name), promoted(f.Head), flipsShort(w.Statistics)))
 			continue
 		}
 		fmt.Fprintf(&b, "### %s (%s)\n\n", text(w.Name), w.Status)
 		switch {
 		case f.PromotedChanged:
 			fmt.Fprintf(&b, "**Promoted candidate changed**: %s → %s\n\n", promoted(f.Base), promoted(f.Head))
+			if f.PromotedChange != nil {
+				fmt.Fprintf(&b, "Validation, the base's promoted against the head's on the cases both ran: %s.\n\n", changeVerdict(f.PromotedChange, w.Statistics))
+			}
 		case f.Base != nil && f.Head != nil:
 			fmt.Fprintf(&b, "Promoted candidate unchanged: %s\n\n", promoted(f.Head))
 		case f.Head != nil:
@@ -642,9 +655,15 @@ func promotionsMD(d *Diff) string {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.name, pct(r.b), pct(r.h), ppDelta(r.b, r.h))
 			}
 			fmt.Fprintf(&b, "| candidates | %d | %d | %s |\n\n", f.Base.Candidates, f.Head.Candidates, delta(int64(f.Base.Candidates), int64(f.Head.Candidates)))
+			if ch := f.PromotedChange; ch != nil && !f.PromotedChanged && (ch.Fixed+ch.Broken > 0 || f.Base.Validation.Passed != f.Head.Validation.Passed) {
+				fmt.Fprintf(&b, "Validation change of the promoted candidate: %s.\n\n", changeVerdict(ch, w.Statistics))
+			}
 			if len(f.Head.HoldoutFailing) > 0 {
 				fmt.Fprintf(&b, "Holdout cases the promoted candidate fails at head: %s.\n\n", list(f.Head.HoldoutFailing))
 			}
+		}
+		if m := marginText(promotionMargin(f.Head), w.Statistics); m != "" {
+			b.WriteString(m + "\n\n")
 		}
 		if f.PromotedChanged || rankingChanged(f) {
 			b.WriteString(rankingMD("Ranking at head", f.HeadRanking))
@@ -655,7 +674,7 @@ func promotionsMD(d *Diff) string {
 			}
 		}
 		if len(f.Candidates) > 0 {
-			b.WriteString("| candidate | validation | train |\n| --- | --- | --- |\n")
+			b.WriteString("| candidate | validation | validation change | train |\n| --- | --- | --- | --- |\n")
 			for _, c := range f.Candidates {
 				name := tcode(c.Key)
 				if c.Head != nil && c.Head.Promoted {
@@ -671,7 +690,11 @@ func promotionsMD(d *Diff) string {
 					val = change(rate(c.Base.Validation), rate(c.Head.Validation), ppDelta(c.Base.Validation, c.Head.Validation))
 					tr = change(rate(c.Base.Train), rate(c.Head.Train), ppDelta(c.Base.Train, c.Head.Train))
 				}
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", name, val, tr)
+				vc := "—"
+				if c.Base != nil && c.Head != nil {
+					vc = changeCell(c.Change, w.Statistics, c.Base.Validation.Passed != c.Head.Validation.Passed || c.Base.Validation.Total != c.Head.Validation.Total)
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, val, vc, tr)
 			}
 			b.WriteString("\n")
 		}
@@ -694,6 +717,9 @@ func promotionsMD(d *Diff) string {
 		cands("revised", f.Revised)
 		if k := len(f.Flips); k > 0 {
 			fmt.Fprintf(&b, "- %s flipped (see %s)\n", plural(k, "case outcome"), TitleFlips)
+		}
+		if w.Status == StatusChanged {
+			b.WriteString("\n" + flipsNeeded(w.Statistics) + "\n")
 		}
 		b.WriteString("\n")
 	}

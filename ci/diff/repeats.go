@@ -72,24 +72,24 @@ func contenderSamples(r *Run) (int, []harness.RepeatContender) {
 	}
 	var out []harness.RepeatContender
 	for _, s := range r.BenchVerdicts {
-		out = append(out, oneSample(s.ID, s.Cases, func(x CaseVerdict) (string, bool) { return x.ID, x.Passed }))
+		out = append(out, oneSample(s.ID, s.Cases, func(x CaseVerdict) (string, string, bool) { return x.ID, "", x.Passed }))
 	}
 	if r.Foundry != nil {
 		for _, c := range r.Foundry.Candidates {
-			out = append(out, oneSample(c.ManifestKey, c.Cases, func(x foundry.CaseResult) (string, bool) { return x.ID, x.Passed }))
+			out = append(out, oneSample(c.ManifestKey, c.Cases, func(x foundry.CaseResult) (string, string, bool) { return x.ID, x.Split, x.Passed }))
 		}
 	}
 	return 1, out
 }
 
 // oneSample is a contender of a run without repeats: each of its cases,
-// a bench's or a foundry's (outcome names each kind's id and verdict),
-// run once.
-func oneSample[C any](id string, cases []C, outcome func(C) (string, bool)) harness.RepeatContender {
+// a bench's or a foundry's (outcome names each kind's id, split and
+// verdict), run once.
+func oneSample[C any](id string, cases []C, outcome func(C) (string, string, bool)) harness.RepeatContender {
 	c := harness.RepeatContender{ID: id}
 	for _, x := range cases {
-		caseID, passed := outcome(x)
-		rc := harness.RepeatCase{ID: caseID, Runs: 1}
+		caseID, split, passed := outcome(x)
+		rc := harness.RepeatCase{ID: caseID, Split: split, Runs: 1}
 		c.Samples++
 		if passed {
 			rc.PassedIn = []int{1}

@@ -40,9 +40,9 @@ func TestUnknownCostIsNeverShownAsDollars(t *testing.T) {
 	}
 	md := diff.Markdown(d, diff.RenderOptions{})
 	for _, want := range []string{
-		"| omits | 1/1 | 100 → unknown† (n/a) | 0.250000 → unknown† (n/a) |",
-		"| unpriced | 1/1 | 50 → 70 (+20) | 0.100000 → unknown† (n/a) |",
-		"| known | 1/1 | 50 → 90 (+40) | 0.100000 → 0.200000 (+0.100000) |",
+		"| omits | 1/1 | — | 100 → unknown† (n/a) | 0.250000 → unknown† (n/a) |",
+		"| unpriced | 1/1 | — | 50 → 70 (+20) | 0.100000 → unknown† (n/a) |",
+		"| known | 1/1 | — | 50 → 90 (+40) | 0.100000 → 0.200000 (+0.100000) |",
 		"\n" + "† unknown: some calls reported no token usage",
 	} {
 		if !strings.Contains(md, want) {

@@ -1,0 +1,169 @@
+package diff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/significance"
+	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/htmlreport"
+)
+
+// pText is "p = 0.016", or "p < 0.001".
+func pText(p significance.Figure, significant bool, st *Statistics) string {
+	s := significance.FormatP(p, significant, st.alpha)
+	if strings.HasPrefix(s, "<") {
+		return "p " + s
+	}
+	return "p = " + s
+}
+
+// changeVerdict is a paired change in words: "significant (p = 0.016, 7
+// fixed / 0 broken)" or "within noise (p = 0.25)".
+func changeVerdict(ch *significance.Change, st *Statistics) string {
+	if ch.Significant {
+		return fmt.Sprintf("significant (%s, %d fixed / %d broken)", pText(ch.PValue, true, st), ch.Fixed, ch.Broken)
+	}
+	return fmt.Sprintf("within noise (%s)", pText(ch.PValue, false, st))
+}
+
+// changeCell is changeVerdict where something changed, else "—".
+func changeCell(ch *significance.Change, st *Statistics, changed bool) string {
+	if ch == nil || st == nil || !changed && ch.Fixed+ch.Broken == 0 {
+		return "—"
+	}
+	return changeVerdict(ch, st)
+}
+
+// flipsNeeded says how many one-way flips the workload's test needs
+// before it can call a change significant, or that none can be.
+func flipsNeeded(st *Statistics) string {
+	if st == nil {
+		return ""
+	}
+	if st.MinFlips == 0 {
+		return fmt.Sprintf("With %s, no change can be significant at alpha %s (%s): the case set is too small to tell a change from noise.", plural(st.Cases, "case"), st.Alpha, st.Test)
+	}
+	return fmt.Sprintf("At least %s must flip one way before a change can be significant (%s, alpha %s, %s).", plural(st.MinFlips, "case"), st.Test, st.Alpha, plural(st.Cases, "case"))
+}
+
+// flipsShort is flipsNeeded for a workload listed as unchanged.
+func flipsShort(st *Statistics) string {
+	switch {
+	case st == nil:
+		return ""
+	case st.MinFlips == 0:
+		return "; too few cases for any change to be significant"
+	}
+	return fmt.Sprintf("; significant from %d one-way flips", st.MinFlips)
+}
+
+// marginText says how clearly a side's promotion was decided on the
+// validation cases.
+func marginText(m *Margin, st *Statistics) string {
+	if m == nil || st == nil {
+		return ""
+	}
+	n := m.WinnerOnly - m.RunnerUpOnly
+	how := "clear"
+	if !m.Significant {
+		how = "within noise"
+	}
+	if n <= 0 {
+		return fmt.Sprintf("Promotion over %s not decided by validation cases (%d pass only for %s, %d only for %s): %s (%s).",
+			code(m.RunnerUp), m.WinnerOnly, code(m.Winner), m.RunnerUpOnly, code(m.RunnerUp), how, pText(m.PValue, m.Significant, st))
+	}
+	return fmt.Sprintf("Promotion over %s decided by %s on validation (%d pass only for %s, %d only for %s): %s (%s).",
+		code(m.RunnerUp), plural(n, "case"), m.WinnerOnly, code(m.Winner), m.RunnerUpOnly, code(m.RunnerUp), how, pText(m.PValue, m.Significant, st))
+}
+
+// compareFailures lists, under the workload's fail-on, the changes that
+// fail the check.
+func compareFailures(w *Workload) []string {
+	st := w.Statistics
+	if st == nil || st.FailOn == "" || st.FailOn == harness.FailOnNone || w.Base == nil || w.Head == nil {
+		return nil
+	}
+	var out []string
+	loss := func(subject string, ch *significance.Change, b, h Rate) {
+		switch {
+		case ch != nil && st.FailOn == harness.FailOnSignificantRegression && ch.Significant && ch.Broken > ch.Fixed:
+			out = append(out, fmt.Sprintf("%s: significant loss, %s", subject, changeVerdict(ch, st)))
+		case st.FailOn == harness.FailOnAnyRegression && h.Passed*b.Total < b.Passed*h.Total:
+			out = append(out, fmt.Sprintf("%s: pass count fell, %s → %s", subject, rate(b), rate(h)))
+		}
+	}
+	if bn := w.Bench; bn != nil {
+		for _, s := range bn.Systems {
+			if s.Base != nil && s.Head != nil {
+				loss("system "+code(s.ID), s.Change, Rate{Passed: s.Base.Passed, Total: s.Base.Total}, Rate{Passed: s.Head.Passed, Total: s.Head.Total})
+			}
+		}
+	}
+	if f := w.Foundry; f != nil && f.Base != nil && f.Head != nil && !f.Base.Exhausted && !f.Head.Exhausted {
+		loss("promoted candidate "+code(f.Head.Key)+" (validation)", f.PromotedChange, f.Base.Validation, f.Head.Validation)
+		if st.FailOn == harness.FailOnAnyRegression {
+			loss("promoted candidate "+code(f.Head.Key)+" (holdout)", nil, f.Base.Holdout, f.Head.Holdout)
+		}
+	}
+	return out
+}
+
+// passVerdict is the pass-rate verdict a Pareto change carries: " Its
+// pass rate: within noise (p = 0.25)."; "" without a paired test.
+func passVerdict(s *System, st *Statistics) string {
+	if s == nil || s.Change == nil || st == nil {
+		return ""
+	}
+	return " Its pass rate change: " + changeVerdict(s.Change, st) + "."
+}
+
+func promotionMargin(p *Promotion) *Margin {
+	if p == nil {
+		return nil
+	}
+	return p.Margin
+}
+
+func (b *Bench) system(id string) *System {
+	for _, s := range b.Systems {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// prStatistics gives pr.html a workload's intervals, verdicts and
+// statements, as the comment words them.
+func prStatistics(pw *htmlreport.PRWorkload, w *Workload) {
+	st := w.Statistics
+	if st == nil {
+		return
+	}
+	if bn := w.Bench; bn != nil {
+		pw.BaseIntervals, pw.HeadIntervals, pw.Changes = map[string]significance.Interval{}, map[string]significance.Interval{}, map[string]string{}
+		for _, s := range bn.Systems {
+			if s.Base != nil {
+				pw.BaseIntervals[s.ID] = s.Base.PassRateCI95
+			}
+			if s.Head != nil {
+				pw.HeadIntervals[s.ID] = s.Head.PassRateCI95
+			}
+			if s.Base != nil && s.Head != nil {
+				pw.Changes[s.ID] = changeCell(s.Change, st, s.Base.Passed != s.Head.Passed || s.Base.Total != s.Head.Total)
+			}
+		}
+	}
+	if f := w.Foundry; f != nil {
+		if f.PromotedChange != nil {
+			pw.Statistics = append(pw.Statistics, "Validation of the promoted candidate, base against head: "+changeVerdict(f.PromotedChange, st)+".")
+		}
+		if f.Head != nil {
+			if m := marginText(f.Head.Margin, st); m != "" {
+				pw.Statistics = append(pw.Statistics, strings.ReplaceAll(m, "`", ""))
+			}
+		}
+	}
+	pw.Statistics = append(pw.Statistics, flipsNeeded(st))
+}

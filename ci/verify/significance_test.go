@@ -1,0 +1,42 @@
+package verify
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/algal-assay/assay/harness"
+)
+
+// The intervals in repeats.json are re-derived like every other figure:
+// a forged one fails verification, named where it was edited.
+func TestVerifyForgedIntervals(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(m map[string]any)
+		want string
+	}{
+		{"contender interval", func(m map[string]any) {
+			m["contenders"].([]any)[0].(map[string]any)["passRateCI95"] = []any{0.0, 1.0}
+		}, "repeats.json: contenders[cheap-single].passRateCI95 is [0,1], but re-deriving it from the reports gives ["},
+		{"interval removed", func(m map[string]any) {
+			delete(m["contenders"].([]any)[1].(map[string]any), "passRateCI95")
+		}, "repeats.json: contenders[frontier-single].passRateCI95 is absent"},
+		{"interval nulled", func(m map[string]any) {
+			m["contenders"].([]any)[2].(map[string]any)["passRateCI95"] = nil
+		}, "repeats.json: contenders[escalating].passRateCI95 is null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, opts := triageRun(t, 3)
+			editJSON(t, filepath.Join(dir, harness.RepeatsFile), tc.edit)
+			res, err := CheckRun(context.Background(), dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.OK || !strings.Contains(strings.Join(res.Mismatches, "\n"), tc.want) {
+				t.Fatalf("want a mismatch naming %q, got %v", tc.want, res.Mismatches)
+			}
+		})
+	}
+}
