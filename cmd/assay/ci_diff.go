@@ -33,6 +33,11 @@ per bench workload each system's passed/total, tokens, cost and effect calls wit
 deltas, who joined or left the Pareto set and which cases flipped; per foundry
 workload whether the promoted candidate changed, its validation, train and
 holdout rates with deltas, and the candidates added, removed or revised.
+Every pass rate carries its 95% interval and every change a paired test of
+base against head on the cases both ran (exact McNemar, or a paired mean with
+repeats), said in words: "significant (p = 0.016, 7 fixed / 0 broken)" or
+"within noise (p = 0.25)". A workload's compare: {alpha, fail-on} block sets
+the level and can fail the verdict on a regression (docs/statistics.md).
 
 With --base-ref REF the runs are made here: the workloads under PATH (default
 suites/) run at REF in a temporary git worktree and then in the working tree.

@@ -157,7 +157,7 @@ func TestCIPRGatesHold(t *testing.T) {
 	for name, body := range map[string]string{"comment.md": string(raw), "trusted comment": posted.Body} {
 		for _, want := range []string{"<!-- assay:pr-check -->\n## Assay PR check", "**✅ Pass**", "## Pareto sets",
 			"Pareto set: escalating, frontier-single, cheap-single → escalating, cheap-single · joined: none · left: frontier-single",
-			"| frontier-single | 6/6 → 3/6 (−3) | 1272 | 0.003960 | 6 | **left**: dominated by cheap-single |",
+			"| frontier-single | 6/6 → 3/6 (−3) | within noise (p = 0.25) | 1272 | 0.003960 | 6 | **left**: dominated by cheap-single |",
 			"- **frontier-single** left the Pareto set: cheap-single dominates it (better on passed and cost, as good on calls).", "## Promotions", "<details><summary>1 regression, largest first</summary>"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("%s lacks %q:\n%s", name, want, body)
