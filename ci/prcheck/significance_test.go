@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/algal-assay/assay/ci/artifact"
 	"github.com/algal-assay/assay/ci/prcheck"
 )
 
@@ -198,5 +199,45 @@ func TestSignificanceEndToEnd(t *testing.T) {
 	if res, _ = checkFiles(t, flipsWorkload(0, 3, "compare: { fail-on: any-regression }\n"), 1); !res.Failed ||
 		!strings.Contains(strings.Join(res.Diff.Workloads[0].Statistics.Failures, ";"), "system `b`: pass count fell, 10/10 → 7/10") {
 		t.Errorf("any-regression: %+v %q", res.Diff.Verdict, res.Diff.Workloads[0].Statistics.Failures)
+	}
+}
+
+// A pull request controls the diff.json, comment.md and report.md its
+// check uploads: a forged pValue, ci95 or significant there never reaches
+// the posted comment, which the poster composes from the re-verified
+// evidence with its own binary.
+func TestForgedDiffNeverReachesTheComment(t *testing.T) {
+	dir := flipsRepo(t, flipsWorkload(7, 3, ""))
+	t.Setenv("GITHUB_BASE_REF", "main")
+	art := filepath.Join(t.TempDir(), "art")
+	if err := os.MkdirAll(art, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prcheck.Run(context.Background(), prcheck.Options{Dir: dir, Artifact: art, Pointer: "See the artifact."}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(art, "diff.json")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := bytes.Replace(raw, []byte(`"pValue": 0.0156,`), []byte(`"pValue": 0.9,`), 1)
+	forged = bytes.Replace(forged, []byte(`"significant": true`), []byte(`"significant": false`), 1)
+	forged = bytes.Replace(forged, []byte("-0.9994,"), []byte("-0.01,"), 1)
+	if bytes.Equal(forged, raw) {
+		t.Fatal("the forgery did not apply")
+	}
+	md := []byte("a: within noise (p = 0.9)\n")
+	for name, data := range map[string][]byte{"diff.json": forged, "comment.md": md, "report.md": md} {
+		if err := os.WriteFile(filepath.Join(art, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: "<!-- assay:pr-check -->"})
+	if err != nil || !posted.Verified {
+		t.Fatalf("compose: %v %+v", err, posted)
+	}
+	if !strings.Contains(posted.Body, "| a | 10/10 → 3/10 (−7) | significant (p = 0.016, 0 fixed / 7 broken) |") || strings.Contains(posted.Body, "p = 0.9") {
+		t.Errorf("the posted comment took the forged figures:\n%s", posted.Body)
 	}
 }
