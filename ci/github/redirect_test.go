@@ -110,7 +110,11 @@ func TestEchoedTokenIsRedacted(t *testing.T) {
 		t.Fatalf("redacted error: %v", clean)
 	}
 	var b strings.Builder
-	if _, err := red.Writer(&b).Write([]byte("token tok-123 and Bearer tok-123\n")); err != nil {
+	w := red.Writer(&b)
+	if _, err := w.Write([]byte("token tok-123 and Bearer tok-123\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != "token "+Redacted+" and Bearer "+Redacted+"\n" {

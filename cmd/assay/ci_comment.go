@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -90,17 +91,23 @@ func (f ciCommentFlags) validate() error {
 	return nil
 }
 
-// ciComment runs the verb with the token redacted from everything it
-// prints and from the error it returns: API answers can echo the
-// Authorization header, and the log of a public repository is public.
+// ciComment runs the verb with the token redacted, in every form
+// engine/redact knows, from everything it prints, the comment it posts,
+// the job summary it writes and the error it returns: API answers can echo
+// the Authorization header, and the log of a public repository is public.
 func (c *cli) ciComment(f ciCommentFlags) error {
 	red := ghci.NewRedactor(os.Getenv("GITHUB_TOKEN"))
 	rc := *c
-	rc.stdout, rc.stderr = red.Writer(c.stdout), red.Writer(c.stderr)
-	return red.Error(rc.postComment(f))
+	out, errw := red.Writer(c.stdout), red.Writer(c.stderr)
+	rc.stdout, rc.stderr = out, errw
+	err := rc.postComment(f, red)
+	if ferr := errors.Join(out.Flush(), errw.Flush()); err == nil {
+		err = ferr
+	}
+	return red.Error(err)
 }
 
-func (c *cli) postComment(f ciCommentFlags) error {
+func (c *cli) postComment(f ciCommentFlags, red *ghci.Redactor) error {
 	marker, _ := ghci.Marker(f.key) // validated
 	ev := &ghci.Event{}
 	if path := os.Getenv("GITHUB_EVENT_PATH"); path != "" {
@@ -189,6 +196,9 @@ func (c *cli) postComment(f ciCommentFlags) error {
 		}
 		body = composed.Body
 	}
+	// What is posted or written to the job summary is redacted too: the
+	// evidence's text came from pull-request code.
+	body = red.String(body)
 	if fallback != "" {
 		return c.ciCommentFallback(target, fallback, body)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -86,5 +88,83 @@ func TestCIPRPostRedactsEchoedToken(t *testing.T) {
 	}
 	if strings.Contains(stdout+stderr, secretToken) {
 		t.Fatalf("the token was printed:\nstdout %s\nstderr %s", stdout, stderr)
+	}
+}
+
+// tokenForms are the spellings a server, a proxy or a report can give the
+// token back in.
+var tokenForms = map[string]func(string) string{
+	"exact":          func(s string) string { return s },
+	"upper-cased":    strings.ToUpper,
+	"without prefix": func(s string) string { return strings.TrimPrefix(s, "ghs_") },
+	"base64":         func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
+	"base64url":      func(s string) string { return base64.URLEncoding.EncodeToString([]byte("x-access-token:" + s)) },
+	"basic header": func(s string) string {
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+s))
+	},
+	"split by a line break": func(s string) string {
+		return s[:len(s)/2] + "\n  " + s[len(s)/2:]
+	},
+	"lower-cased, split, no prefix": func(s string) string {
+		s = strings.ToLower(strings.TrimPrefix(s, "ghs_"))
+		return s[:5] + "\r\n" + s[5:]
+	},
+}
+
+// leaks says whether text still holds the middle of form: line breaks,
+// indentation and escapes set aside, case ignored.
+func leaks(text, form string) bool {
+	flat := func(s string) string {
+		return strings.ToLower(strings.NewReplacer("\n", "", "\r", "", " ", "", `\n`, "", `\r`, "", "%0A", "", "%0D", "").Replace(s))
+	}
+	f := flat(form)
+	return strings.Contains(flat(text), f[len(f)/3:2*len(f)/3])
+}
+
+// Every form of the token is redacted wherever the verb writes: stderr
+// (an API error echoing it), stdout and the job summary (the fallback
+// when the token may not comment), and the posted comment (a report
+// carrying it).
+func TestCICommentRedactsEveryForm(t *testing.T) {
+	for name, form := range tokenForms {
+		t.Run(name, func(t *testing.T) {
+			echoed := form(secretToken)
+			if !leaks(echoed, echoed) {
+				t.Fatal("the leak check cannot see the form itself")
+			}
+			// stderr: the API's error quotes the token.
+			fx := newCIFixture(t)
+			fx.env.token = secretToken
+			fx.fake.EchoToken("list", http.StatusInternalServerError, form)
+			code, out, errOut := fx.run(t, "--body", fx.write(t, "comment.md", "## Verdict\n"))
+			if code != exitError || !strings.Contains(errOut, "[REDACTED]") || leaks(out+errOut, echoed) {
+				t.Fatalf("error path: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+			}
+
+			// stdout and the job summary: the token may not comment, and
+			// both the reason and the report quote the token.
+			fx = newCIFixture(t)
+			fx.env.token = secretToken
+			fx.fake.EchoToken("create", http.StatusForbidden, form)
+			code, out, errOut = fx.run(t, "--body", fx.write(t, "comment.md", "## Verdict\n\nleaked: "+echoed+"\n"))
+			summary, _ := os.ReadFile(fx.env.summary)
+			if code != 0 || !strings.Contains(out, "::warning") || !strings.Contains(string(summary), "[REDACTED]") {
+				t.Fatalf("fallback: exit %d\nstdout %s\nstderr %s\nsummary %s", code, out, errOut, summary)
+			}
+			if leaks(out+errOut, echoed) || leaks(string(summary), echoed) {
+				t.Fatalf("fallback leaked:\nstdout %s\nstderr %s\nsummary %s", out, errOut, summary)
+			}
+
+			// The comment: a report carrying the token is posted without it.
+			fx = newCIFixture(t)
+			fx.env.token = secretToken
+			if code, out, errOut = fx.run(t, "--body", fx.write(t, "comment.md", "## Verdict\n\nleaked: "+echoed+"\n")); code != 0 {
+				t.Fatalf("post: exit %d\n%s%s", code, out, errOut)
+			}
+			c := fx.fake.Comments(7)
+			if len(c) != 1 || leaks(c[0].Body, echoed) || !strings.Contains(c[0].Body, "[REDACTED]") {
+				t.Fatalf("posted %#v", c)
+			}
+		})
 	}
 }

@@ -144,8 +144,12 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 func (c *cli) ciPRPost(ctx context.Context, res *prcheck.Result) (any, error) {
 	red := ghci.NewRedactor(os.Getenv("GITHUB_TOKEN"))
 	rc := *c
-	rc.stdout = red.Writer(c.stdout)
+	out := red.Writer(c.stdout)
+	rc.stdout = out
 	posted, err := rc.postPR(ctx, res)
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
 	if m, ok := posted.(map[string]any); ok {
 		for k, v := range m {
 			if s, ok := v.(string); ok {

@@ -56,9 +56,16 @@ type Server struct {
 	heads    map[int]string
 	fail     map[string]int // endpoint ("list", "create", "edit", "pull") -> status
 	redirect map[string]redirect
-	echo     map[string]bool
+	echo     map[string]echo
 	trees    map[string]map[string]string // commit -> path -> content
 	truncate bool
+}
+
+// echo is how an endpoint quotes the token back: the status it fails
+// with and the form it writes the token in.
+type echo struct {
+	status int
+	form   func(token string) string
 }
 
 type redirect struct {
@@ -69,7 +76,7 @@ type redirect struct {
 // New starts a fake serving owner/repo; the caller must Close it.
 func New(owner, repo string) *Server {
 	s := &Server{Owner: owner, Repo: repo, nextID: 1000, heads: map[int]string{}, fail: map[string]int{},
-		redirect: map[string]redirect{}, echo: map[string]bool{}, trees: map[string]map[string]string{}}
+		redirect: map[string]redirect{}, echo: map[string]echo{}, trees: map[string]map[string]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	return s
 }
@@ -116,9 +123,18 @@ func (s *Server) Redirect(endpoint string, status int, location string) {
 // EchoAuth makes endpoint fail with 500 and a message quoting the request's
 // Authorization header, as a misconfigured proxy's error page does.
 func (s *Server) EchoAuth(endpoint string) {
+	s.EchoToken(endpoint, http.StatusInternalServerError, nil)
+}
+
+// EchoToken makes endpoint fail with status and a message quoting the
+// request's token (the Authorization header without its scheme) as form
+// writes it: upper-cased, base64-encoded, wrapped across lines, as
+// proxies, debugging middlewares and error pages echo credentials. A nil
+// form quotes the whole header as sent.
+func (s *Server) EchoToken(endpoint string, status int, form func(token string) string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.echo[endpoint] = true
+	s.echo[endpoint] = echo{status, form}
 }
 
 // SetTree makes GET git/trees/{sha}?recursive=1 answer for commit sha
@@ -219,8 +235,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(rd.status)
 		return
 	}
-	if s.echo[endpoint] {
-		writeError(w, http.StatusInternalServerError, "upstream rejected request with Authorization: "+r.Header.Get("Authorization"))
+	if e, ok := s.echo[endpoint]; ok {
+		auth := r.Header.Get("Authorization")
+		if e.form != nil {
+			_, tok, _ := strings.Cut(auth, " ")
+			auth = e.form(tok)
+		}
+		writeError(w, e.status, "upstream rejected request with Authorization: "+auth)
 		return
 	}
 	if status := s.fail[endpoint]; status != 0 {
