@@ -28,6 +28,9 @@ type Derived struct {
 	Repeats *Repeats
 	// UnknownUsage is Outcome.UnknownUsage, re-derived.
 	UnknownUsage map[string]int
+	// PartDigests are the part reports' digests of a bench run in parts,
+	// in part order (RederiveParts; nil otherwise).
+	PartDigests []string
 }
 
 // GatesPassed reports whether every re-derived rule holds.

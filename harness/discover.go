@@ -45,7 +45,7 @@ func Discover(paths ...string) ([]string, error) {
 				return err
 			}
 			if d.IsDir() {
-				if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				if p != root && skipDir(d.Name()) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -61,6 +61,45 @@ func Discover(paths ...string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// skipDir reports whether discovery passes over a directory (hidden, or
+// testdata).
+func skipDir(name string) bool { return strings.HasPrefix(name, ".") || name == "testdata" }
+
+// DiscoverListed is Discover over a listing instead of a file system:
+// files are slash-separated paths (a commit's tree), paths the roots
+// named relative to it. A root naming a listed file takes it if it
+// carries a workload suffix; a root naming a directory takes the
+// workload files below it, by the walk's rules. The result is sorted.
+func DiscoverListed(paths, files []string) []string {
+	seen := map[string]bool{}
+	for _, root := range paths {
+		root = strings.Trim(filepath.ToSlash(filepath.Clean(root)), "/")
+		for _, f := range files {
+			rest, under := strings.CutPrefix(f, root+"/")
+			if root == "." {
+				rest, under = f, true
+			}
+			switch {
+			case f == root:
+				if _, ok := KindOf(f); ok {
+					seen[f] = true
+				}
+			case under:
+				dirs := strings.Split(rest, "/")
+				if _, ok := KindOf(f); ok && !slices.ContainsFunc(dirs[:len(dirs)-1], skipDir) {
+					seen[f] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for f := range seen {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // SplitList splits a path list (ASSAY_SUITES) on the OS list separator,

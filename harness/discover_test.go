@@ -3,6 +3,7 @@ package harness
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,5 +59,39 @@ func TestMissingFilesSuggestNearbyNames(t *testing.T) {
 	we, _ = loadErr(t, "far.bench.yaml", strings.Replace(goodBench, "single.algal.json", "other.json", 1))
 	if strings.Contains(we.Message, "did you mean") {
 		t.Errorf("nothing is close to other.json, yet: %s", we.Message)
+	}
+}
+
+// A commit's listing gives the workloads a walk of its checkout gives.
+func TestDiscoverListedMatchesDiscover(t *testing.T) {
+	files := []string{"suites/a.bench.yaml", "suites/b.foundry.yml", "suites/notes.md", "suites/.hidden/c.bench.yaml",
+		"suites/testdata/d.bench.yaml", "suites/deep/e.foundry.yaml", "other/f.bench.yaml", "suitesx/g.bench.yaml", "top.bench.yaml"}
+	root := t.TempDir()
+	for _, f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, paths := range [][]string{{"suites"}, {"suites", "top.bench.yaml"}, {"."}, {"suites/a.bench.yaml"}} {
+		var roots []string
+		for _, p := range paths {
+			roots = append(roots, filepath.Join(root, p))
+		}
+		walked, err := Discover(roots...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, w := range walked {
+			rel, _ := filepath.Rel(root, w)
+			want = append(want, filepath.ToSlash(rel))
+		}
+		if got := DiscoverListed(paths, files); !slices.Equal(got, want) {
+			t.Errorf("%v: listed %v, walked %v", paths, got, want)
+		}
 	}
 }

@@ -340,7 +340,7 @@ func RederiveParts(ctx context.Context, c *Compiled, dir string, st evidence.Sto
 	if err != nil {
 		return nil, err
 	}
-	return &Derived{Bench: d.Report, Verification: d.Verification, Aggregate: d.Value, Gates: EvaluateBench(c.Workload, d.Report)}, nil
+	return &Derived{Bench: d.Report, Verification: d.Verification, Aggregate: d.Value, Gates: EvaluateBench(c.Workload, d.Report), PartDigests: d.Digests}, nil
 }
 
 // htmlParts lists an outcome's parts for report.html (nil for a run in

@@ -167,18 +167,6 @@ func (r *run) writeRepeatReports() error {
 	return nil
 }
 
-// writeRepeats writes repeats.json, the aggregate (summarize phase: it is
-// derived from the reports, like gate.json).
-func (r *run) writeRepeats() error {
-	if r.o.Repeats == nil {
-		return nil
-	}
-	if err := r.writeJSON(RepeatsFile, r.o.Repeats.Value()); err != nil {
-		return err
-	}
-	return r.rec.AddArtifact(PhaseSummarize, "repeats", RepeatsFile)
-}
-
 // repeatReportFiles are the files repeats 2..k left in dir, parsed.
 func (r *run) repeatReportFiles() ([]any, error) {
 	var out []any

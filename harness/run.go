@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/algal-assay/assay/engine/bench"
@@ -398,11 +397,11 @@ func (r *run) write(name string, data []byte) error {
 }
 
 func (r *run) writeJSON(name string, v any) error {
-	b, err := canon.Encode(v)
+	b, err := JSONFile(v)
 	if err != nil {
 		return err
 	}
-	return r.write(name, append(b, '\n'))
+	return r.write(name, b)
 }
 
 func (r *run) phases(ctx context.Context) error {
@@ -530,19 +529,8 @@ func (r *run) evaluate(ctx context.Context) error {
 		}
 		rep := reps[0]
 		r.o.Bench = rep
-		for i := range rep.Systems {
-			s := &rep.Systems[i]
-			it, err := r.rec.NextIteration(PhaseEvaluate)
-			if err != nil {
-				return err
-			}
-			name := "system-" + s.ID + ".json"
-			if err := r.writeJSON(name, rep.Value()["systems"].([]any)[i]); err != nil {
-				return err
-			}
-			if err := r.rec.AddLoopArtifact(PhaseEvaluate, it, "system-result", name); err != nil {
-				return err
-			}
+		if err := r.writeContenders(rep, nil); err != nil {
+			return err
 		}
 		if err := r.writeJSON(ReportFile, rep.Value()); err != nil {
 			return err
@@ -589,20 +577,8 @@ func (r *run) evaluate(ctx context.Context) error {
 		return r.writeRepeatReports()
 	}
 	rep := res.Report
-	cands := rep.Value()["candidates"].([]any)
-	for i := range rep.Candidates {
-		it, err := r.rec.NextIteration(PhaseEvaluate)
-		if err != nil {
-			return err
-		}
-		key := strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(strings.TrimPrefix(rep.Candidates[i].ManifestKey, "organism:")), "-"), "-")
-		name := fmt.Sprintf("candidate-%02d-%s.json", i+1, key)
-		if err := r.writeJSON(name, cands[i]); err != nil {
-			return err
-		}
-		if err := r.rec.AddLoopArtifact(PhaseEvaluate, it, "candidate-result", name); err != nil {
-			return err
-		}
+	if err := r.writeContenders(nil, res); err != nil {
+		return err
 	}
 	if err := r.writeJSON(ReportFile, rep.Value()); err != nil {
 		return err
@@ -648,27 +624,45 @@ func (r *run) verify(ctx context.Context) error {
 
 func (r *run) summarize() error {
 	r.o.Gates = Judge(r.w, r.o.Bench, r.o.Foundry, r.o.Repeats)
-	if err := r.writeRepeats(); err != nil {
-		return err
-	}
-	if err := r.writeJSON(GateFile, GateValue(r.w, r.o.Gates)); err != nil {
-		return err
-	}
-	if err := r.rec.AddArtifact(PhaseSummarize, "gate", GateFile); err != nil {
-		return err
-	}
-	if err := r.write(SummaryFile, []byte(Summary(r.o))); err != nil {
-		return err
-	}
-	if err := r.rec.AddArtifact(PhaseSummarize, "summary", SummaryFile); err != nil {
-		return err
-	}
-	page, err := ReportHTML(r.o)
+	files, err := SummaryFiles(r.o)
 	if err != nil {
 		return err
 	}
-	if err := r.write(ReportHTMLFile, page); err != nil {
+	return r.writeFiles(files)
+}
+
+// writeContenders writes the evaluate phase's per-contender copies of the
+// report (ContenderFiles), one loop iteration each.
+func (r *run) writeContenders(b *bench.Report, f *foundry.Result) error {
+	files, err := ContenderFiles(b, f)
+	if err != nil {
 		return err
 	}
-	return r.rec.AddArtifact(PhaseSummarize, "report-html", ReportHTMLFile)
+	for i := range files {
+		it, err := r.rec.NextIteration(PhaseEvaluate)
+		if err != nil {
+			return err
+		}
+		files[i].Iteration = it
+	}
+	return r.writeFiles(files)
+}
+
+// writeFiles writes rendered files and lists each in the record.
+func (r *run) writeFiles(files []RenderedFile) error {
+	for _, f := range files {
+		if err := r.write(f.Name, f.Data); err != nil {
+			return err
+		}
+		var err error
+		if f.Iteration > 0 {
+			err = r.rec.AddLoopArtifact(f.Phase, f.Iteration, f.ID, f.Name)
+		} else {
+			err = r.rec.AddArtifact(f.Phase, f.ID, f.Name)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

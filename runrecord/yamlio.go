@@ -330,6 +330,23 @@ var (
 		"status": true, "phases": true}
 )
 
+// Keys a phase and an artifacts row may carry (phase is the seed's
+// spelling of n).
+var (
+	phaseKeys    = map[string]bool{"n": true, "phase": true, "kind": true, "skill": true, "pattern": true, "selected": true, "status": true, "iterations": true, "artifacts": true}
+	artifactKeys = map[string]bool{"id": true, "file": true, "at": true, "iteration": true}
+)
+
+// unknown warns about each key of order not in known: a reader shows
+// it, and a verifier, which treats every warning as a failure, refuses it.
+func (d *ydec) unknown(order []string, known map[string]bool, where string) {
+	for _, k := range order {
+		if !known[k] {
+			d.warn("%s: unknown field %q ignored", where, k)
+		}
+	}
+}
+
 func (d *ydec) record(root *yaml.Node) *Record {
 	f, order := d.fields(root, "record")
 	if f == nil {
@@ -391,10 +408,11 @@ func (d *ydec) record(root *yaml.Node) *Record {
 }
 
 func (d *ydec) phase(n *yaml.Node, where string) Phase {
-	f, _ := d.fields(n, where)
+	f, order := d.fields(n, where)
 	if f == nil {
 		return Phase{}
 	}
+	d.unknown(order, phaseKeys, where)
 	var p Phase
 	_, hasN := f["n"]
 	_, hasPhase := f["phase"]
@@ -425,10 +443,11 @@ func (d *ydec) phase(n *yaml.Node, where string) Phase {
 		}
 		for j, row := range an.Content {
 			aw := fmt.Sprintf("%s.artifacts[%d]", where, j)
-			af, _ := d.fields(row, aw)
+			af, order := d.fields(row, aw)
 			if af == nil {
 				return p
 			}
+			d.unknown(order, artifactKeys, aw)
 			a := Artifact{
 				ID:        d.str(af, "id", aw, true),
 				File:      d.str(af, "file", aw, true),

@@ -86,6 +86,9 @@ type Source struct {
 	// Runs is the runs root, Store the store the runs wrote, Tree the
 	// source tree they ran in.
 	Runs, Store, Tree string
+	// Commit is the commit Tree is checked out at ("" when unknown; the
+	// head's is Write's headCommit).
+	Commit string
 }
 
 // Artifact is an opened artifact directory.
@@ -101,6 +104,9 @@ type Artifact struct {
 	// against it, since the artifact's copy of a workload (its gate) is
 	// pull-request output too.
 	HeadCommit string
+	// BaseCommit is the commit the base tree was checked out at ("" when
+	// unknown).
+	BaseCommit string
 }
 
 // Side is one side's directories inside the artifact.
@@ -123,10 +129,12 @@ func IsArtifact(dir string) bool {
 // workload paths relative to each tree; archive is the receipt archive
 // (an absolute path or relative to the head tree; "" for none).
 func Write(ctx context.Context, dir string, base, head Source, paths []string, archive, headCommit string) error {
-	if headCommit != "" && !commitPattern.MatchString(headCommit) {
-		return errorf(CodeInvalid, "head commit %q is not 40 lowercase hex digits", headCommit)
+	for _, c := range []string{headCommit, base.Commit} {
+		if c != "" && !commitPattern.MatchString(c) {
+			return errorf(CodeInvalid, "commit %q is not 40 lowercase hex digits", c)
+		}
 	}
-	a := &Artifact{Dir: dir, Paths: paths, HeadCommit: headCommit}
+	a := &Artifact{Dir: dir, Paths: paths, HeadCommit: headCommit, BaseCommit: base.Commit}
 	if archive != "" {
 		abs := archive
 		if !filepath.IsAbs(abs) {
@@ -155,7 +163,7 @@ func Write(ctx context.Context, dir string, base, head Source, paths []string, a
 			return err
 		}
 	}
-	marker := map[string]any{"layout": Layout, "paths": canon.Strings(paths), "archive": a.Archive, "head_commit": a.HeadCommit}
+	marker := map[string]any{"layout": Layout, "paths": canon.Strings(paths), "archive": a.Archive, "head_commit": a.HeadCommit, "base_commit": a.BaseCommit}
 	b, err := canon.Encode(marker)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,7 +27,8 @@ func build(t *testing.T) (art string, src artifact.Source) {
 			t.Fatal(err)
 		}
 	}
-	src = artifact.Source{Runs: filepath.Join(root, "runs"), Store: filepath.Join(root, "store"), Tree: tree}
+	commit := commitTree(t, tree)
+	src = artifact.Source{Runs: filepath.Join(root, "runs"), Store: filepath.Join(root, "store"), Tree: tree, Commit: commit}
 	problems, err := prcheck.RunTree(context.Background(), tree, []string{"suites/invoice-extraction.bench.yaml"}, src.Runs, src.Store, 2, io.Discard)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("run: %v %v", err, problems)
@@ -39,10 +41,26 @@ func build(t *testing.T) (art string, src artifact.Source) {
 		t.Fatal(err)
 	}
 	art = filepath.Join(root, "art")
-	if err := artifact.Write(context.Background(), art, src, src, []string{"suites/invoice-extraction.bench.yaml"}, "", ""); err != nil {
+	if err := artifact.Write(context.Background(), art, src, src, []string{"suites/invoice-extraction.bench.yaml"}, "", commit); err != nil {
 		t.Fatal(err)
 	}
 	return art, src
+}
+
+// commitTree makes tree a git repository with its files in one commit,
+// as a checkout the check runs in, and returns the commit.
+func commitTree(t *testing.T, tree string) string {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.test", "commit", "-qm", "tree"}} {
+		if out, err := exec.Command("git", append([]string{"-C", tree}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	out, err := exec.Command("git", "-C", tree, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func objects(t *testing.T, dir string) []string {
@@ -67,7 +85,7 @@ func TestArtifactCarriesExactlyTheReferencedObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := a.Verify(context.Background())
+	c, err := a.Verify(context.Background(), artifact.VerifyOptions{Tree: artifact.GitTree(src.Tree)})
 	if err != nil || !c.OK() || len(c.Head.Results) != 1 {
 		t.Fatalf("%v %v %+v", err, c.Failures(art), c)
 	}
@@ -91,7 +109,7 @@ func TestArtifactCarriesExactlyTheReferencedObjects(t *testing.T) {
 		if err := os.Remove(p); err != nil {
 			t.Fatal(err)
 		}
-		c, err := a.Verify(context.Background())
+		c, err := a.Verify(context.Background(), artifact.VerifyOptions{Tree: artifact.GitTree(src.Tree)})
 		if err != nil {
 			t.Fatal(err)
 		}

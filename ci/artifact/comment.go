@@ -20,14 +20,21 @@ type CommentOptions struct {
 	HeadSHA string
 	// Pointer says where the full report is.
 	Pointer string
-	// Blobs, when set, returns the git blob SHA-1 by path of a commit's
-	// tree (ci/github.CommitBlobs): the head tree's files are then
-	// confirmed against the commit the check ran on, which must be
-	// HeadSHA. Without it the comment says they were not confirmed.
-	Blobs func(ctx context.Context, commit string) (map[string]string, error)
+	// Tree lists a commit's files (ci/github.CommitBlobs): each side's
+	// workloads are listed at its commit, and its tree confirmed against
+	// it. The head commit is HeadSHA when set; BaseSHA, when set, is the
+	// base the pull request names.
+	Tree    Tree
+	BaseSHA string
+	// AllowEmpty accepts a head commit without workloads.
+	AllowEmpty bool
+	// Paths are the check's workload paths as the workflow configures
+	// them (VerifyOptions.Paths).
+	Paths []string
 	// Command, BlobBase and Drawn end the comment (ci/diff.Footer): the
 	// command that reproduces the check, the URL prefix of the head's
-	// files, and where pr.html is. "" leaves each out.
+	// files, and where a pr.html this binary rendered is (never the
+	// check's own upload). "" leaves each out.
 	Command, BlobBase, Drawn string
 }
 
@@ -54,16 +61,12 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 	if err != nil {
 		c.Failures = append(c.Failures, "the artifact cannot be read as evidence: "+err.Error())
 	} else {
-		checked, err := a.Verify(ctx)
+		checked, err := a.Verify(ctx, VerifyOptions{Tree: o.Tree, HeadCommit: o.HeadSHA, BaseCommit: o.BaseSHA, AllowEmpty: o.AllowEmpty, Paths: o.Paths})
 		if err != nil {
 			return nil, err // a host fault, not the artifact's
 		}
-		confirmed, unconfirmed := confirm(ctx, a, o)
-		if !checked.OK() || len(unconfirmed) > 0 {
-			if !checked.OK() {
-				c.Failures = checked.Failures(dir)
-			}
-			c.Failures = append(c.Failures, unconfirmed...)
+		if !checked.OK() {
+			c.Failures = checked.Failures(dir)
 		} else {
 			d, err := a.Diff(ctx, checked, diff.Options{BaseLabel: "base", HeadLabel: headLabel(o.HeadSHA)})
 			if err != nil {
@@ -73,12 +76,8 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 				n := len(checked.Base.Results) + len(checked.Head.Results)
 				ro := diff.RenderOptions{Pointer: o.Pointer, Command: o.Command, BlobBase: o.BlobBase, Drawn: o.Drawn}
 				sections := diff.Sections(d, ro)
-				how := fmt.Sprintf("Re-verified by the comment workflow with the default branch's assay: %d run directories, every verdict re-derived from their reports and workload files", n)
-				if confirmed {
-					how += fmt.Sprintf(", the head's files confirmed against commit %s.", code(a.HeadCommit))
-				} else {
-					how += " (the head's files were not confirmed against a commit: no workflow_run event)."
-				}
+				how := fmt.Sprintf("Re-verified by the comment workflow with the default branch's assay: %d run directories, every file re-derived from their reports and workload files, every workload at head commit %s and base commit %s listed from the repository and its evidence required.",
+					n, code(shortCommit(a.commit(Head, VerifyOptions{HeadCommit: o.HeadSHA}))), code(shortCommit(a.commit(Base, VerifyOptions{BaseCommit: o.BaseSHA}))))
 				sections[0].Markdown += "\n" + trusted(o, how, d.Verdict.Passed)
 				// The reproduce line also closes a truncation notice, so
 				// even a cut comment ends with it.
@@ -97,30 +96,6 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 	sections[0].Markdown += "\n" + trusted(o, "**The check's evidence does not verify**, so none of its results is reported here: the comment workflow re-verified the artifact with the default branch's assay and found the problems above.", false)
 	c.Body = ghci.Compose(o.Marker, sections, ghci.MaxCommentChars, o.Pointer)
 	return c, nil
-}
-
-// confirm checks the head tree against the commit the check ran on.
-// confirmed is false when there is nothing to confirm against (no Blobs);
-// problems are set when the tree is not that commit's.
-func confirm(ctx context.Context, a *Artifact, o CommentOptions) (confirmed bool, problems []string) {
-	if o.Blobs == nil {
-		return false, nil
-	}
-	switch {
-	case a.HeadCommit == "":
-		return false, []string{"the artifact does not name the commit of its head tree, so its workload files cannot be confirmed"}
-	case o.HeadSHA != "" && a.HeadCommit != o.HeadSHA:
-		return false, []string{fmt.Sprintf("the artifact's head tree is of commit %s, not %s, the commit the check ran on (the check must check out the pull request's head commit, not the test merge)", a.HeadCommit, o.HeadSHA)}
-	}
-	blobs, err := o.Blobs(ctx, a.HeadCommit)
-	if err != nil {
-		return false, []string{fmt.Sprintf("the head's files cannot be confirmed against commit %s: %v", a.HeadCommit, err)}
-	}
-	bad, err := a.ConfirmTree(Head, a.HeadCommit, blobs)
-	if err != nil {
-		return false, []string{fmt.Sprintf("the head tree cannot be read: %v", err)}
-	}
-	return len(bad) == 0, bad
 }
 
 func code(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
@@ -66,7 +67,7 @@ func Open(dir string) (*Artifact, error) {
 	}
 	m, _ := v.(map[string]any)
 	for _, k := range canon.SortedKeys(m) {
-		if k != "layout" && k != "paths" && k != "archive" && k != "head_commit" {
+		if k != "layout" && k != "paths" && k != "archive" && k != "head_commit" && k != "base_commit" {
 			return nil, errorf(CodeInvalid, "%s: unknown member %q", MarkerFile, k)
 		}
 	}
@@ -91,12 +92,14 @@ func Open(dir string) (*Artifact, error) {
 		}
 		a.Archive = s
 	}
-	if c, present := m["head_commit"]; present {
-		s, _ := c.(string)
-		if s != "" && !commitPattern.MatchString(s) {
-			return nil, errorf(CodeInvalid, "%s: head_commit %v is not 40 lowercase hex digits", MarkerFile, c)
+	for key, dst := range map[string]*string{"head_commit": &a.HeadCommit, "base_commit": &a.BaseCommit} {
+		if c, present := m[key]; present {
+			s, _ := c.(string)
+			if s != "" && !commitPattern.MatchString(s) {
+				return nil, errorf(CodeInvalid, "%s: %s %v is not 40 lowercase hex digits", MarkerFile, key, c)
+			}
+			*dst = s
 		}
-		a.HeadCommit = s
 	}
 	for _, side := range []string{Base, Head} {
 		sd := a.Side(side)
@@ -137,7 +140,11 @@ func (a *Artifact) Evidence(side string) (diff.Evidence, *verify.Workloads, erro
 	if err != nil {
 		return diff.Evidence{}, nil, err
 	}
-	return diff.Evidence{Store: wb, StoreDir: sd.Store, Workloads: ws}, ws, nil
+	commit := a.HeadCommit
+	if side == Base {
+		commit = a.BaseCommit
+	}
+	return diff.Evidence{Store: wb, StoreDir: sd.Store, Workloads: ws, Tree: sd.Tree, Commit: commit}, ws, nil
 }
 
 // Checked is the verification of an artifact.
@@ -180,43 +187,129 @@ func (c *Checked) Failures(dir string) []string {
 	return append(out, c.Problems...)
 }
 
+// VerifyOptions say what an artifact is verified against besides
+// itself.
+type VerifyOptions struct {
+	// Tree lists a commit's files (GitTree, or the git trees API): each
+	// side's workloads are the ones its commit holds under the
+	// artifact's paths, never the ones the artifact carries. nil cannot
+	// list, and so fails.
+	Tree Tree
+	// HeadCommit and BaseCommit are the commits the sides must be, from
+	// a trusted source (the workflow_run event, the pull request); ""
+	// takes the artifact's own claim (artifact.json), which a listing
+	// still confirms its tree against.
+	HeadCommit, BaseCommit string
+	// AllowEmpty accepts a head commit with no workloads under the paths;
+	// otherwise that is a failure, since a check of nothing proves nothing.
+	AllowEmpty bool
+	// Paths are the check's workload paths, from a trusted source (the
+	// comment workflow's own flags): the artifact's claim must be them.
+	// nil takes the artifact's claim.
+	Paths []string
+}
+
 // Verify verifies both sides, each against its own store and workloads
-// (ci/verify), and checks that every head workload that loads has its run
-// directory.
-func (a *Artifact) Verify(ctx context.Context) (*Checked, error) {
+// (ci/verify), and holds each side to its commit: the side's tree files
+// must be the commit's, and every workload the commit holds under the
+// artifact's paths must have a run that verifies; one without is
+// "evidence missing for PATH", never a smaller pass.
+func (a *Artifact) Verify(ctx context.Context, o VerifyOptions) (*Checked, error) {
 	c := &Checked{}
+	if o.Paths != nil && !slices.Equal(o.Paths, a.Paths) {
+		c.Problems = append(c.Problems, fmt.Sprintf("the artifact's check covered %s, but the check's paths are %s: workloads outside what it covered would go unchecked", strings.Join(a.Paths, ", "), strings.Join(o.Paths, ", ")))
+	}
 	for _, side := range []string{Base, Head} {
 		ev, ws, err := a.Evidence(side)
 		if err != nil {
 			return nil, err
 		}
 		sd := a.Side(side)
-		rep, err := verify.Verify(ctx, []string{sd.Runs}, verify.Options{Evidence: ev.Store, StoreDir: sd.Store, AllowEmpty: true, Workloads: ws})
+		commit := a.commit(side, o)
+		rep, err := verify.Verify(ctx, []string{sd.Runs}, verify.Options{Evidence: ev.Store, StoreDir: sd.Store, AllowEmpty: true, Workloads: ws, Tree: sd.Tree, Commit: commit})
 		if err != nil {
 			return nil, err
 		}
 		if side == Base {
 			c.Base = rep
-			continue
+		} else {
+			c.Head = rep
 		}
-		c.Head = rep
 		for _, p := range ws.Problems {
-			c.Problems = append(c.Problems, "head workload does not load: "+strings.ReplaceAll(p, sd.Tree+string(filepath.Separator), ""))
+			c.Problems = append(c.Problems, side+" workload does not load: "+strings.ReplaceAll(p, sd.Tree+string(filepath.Separator), ""))
 		}
-		ran := map[string]bool{}
-		for _, r := range rep.Results {
-			if r.Run != nil && r.Run.Record != nil {
-				ran[r.Run.Record.Pipeline] = true
-			}
-		}
-		for _, w := range ws.All() {
-			if !ran[w.Name] {
-				c.Problems = append(c.Problems, fmt.Sprintf("head workload %s (%s) has no run directory under %s: it never ran, or its run was left out", w.Name, relTo(sd.Tree, w.Path), relTo(a.Dir, filepath.Join(sd.Runs, w.Name))))
-			}
-		}
+		c.Problems = append(c.Problems, a.listed(ctx, side, commit, rep, o)...)
 	}
 	slices.Sort(c.Problems)
 	return c, nil
+}
+
+// commit is the commit side must be: the trusted one when given, else
+// the artifact's claim.
+func (a *Artifact) commit(side string, o VerifyOptions) string {
+	if side == Head {
+		return cmp.Or(o.HeadCommit, a.HeadCommit)
+	}
+	return cmp.Or(o.BaseCommit, a.BaseCommit)
+}
+
+// listed holds side to its commit's listing: the problems found.
+func (a *Artifact) listed(ctx context.Context, side, commit string, rep *verify.Report, o VerifyOptions) []string {
+	claim := a.HeadCommit
+	if side == Base {
+		claim = a.BaseCommit
+	}
+	switch {
+	case commit == "":
+		return []string{fmt.Sprintf("the artifact names no %s commit, so the workloads that need evidence cannot be listed", side)}
+	case claim != "" && claim != commit:
+		return []string{fmt.Sprintf("the artifact's %s tree is of commit %s, not %s, the commit the check ran on (the check must check out the pull request's head commit, not the test merge)", side, claim, commit)}
+	case o.Tree == nil:
+		return []string{fmt.Sprintf("the workloads at %s commit %s cannot be listed: no repository to list it from", side, commit)}
+	}
+	blobs, err := o.Tree(ctx, commit)
+	if err != nil {
+		return []string{fmt.Sprintf("the workloads at %s commit %s cannot be listed: %v", side, commit, err)}
+	}
+	out, err := a.ConfirmTree(side, commit, blobs)
+	if err != nil {
+		return []string{fmt.Sprintf("the %s tree cannot be read: %v", side, err)}
+	}
+	files := make([]string, 0, len(blobs))
+	for f := range blobs {
+		files = append(files, f)
+	}
+	workloads := harness.DiscoverListed(a.Paths, files)
+	if len(workloads) == 0 && side == Head && !o.AllowEmpty {
+		out = append(out, fmt.Sprintf("no workloads under %s at head commit %s: a check of nothing proves nothing (a workflow that means it passes --allow-empty)", strings.Join(a.Paths, ", "), commit))
+	}
+	tree := a.Side(side).Tree
+	ran := map[string]bool{}
+	for _, r := range rep.Results {
+		if r.Run != nil && r.Run.Workload != nil {
+			if rel, ok := inside(tree, r.Run.Workload.Path); ok {
+				ran[filepath.ToSlash(rel)] = true
+			}
+		}
+	}
+	for _, w := range workloads {
+		if ran[w] {
+			continue
+		}
+		why := fmt.Sprintf("no run directory under %s re-derives to it", relTo(a.Dir, a.Side(side).Runs))
+		if _, err := os.Lstat(filepath.Join(tree, filepath.FromSlash(w))); err != nil {
+			why = fmt.Sprintf("the artifact's %s tree does not carry it", side)
+		}
+		out = append(out, fmt.Sprintf("evidence missing for %s (%s commit %s): %s", w, side, shortCommit(commit), why))
+	}
+	return out
+}
+
+func shortCommit(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
 }
 
 // Diff compares the two sides from the evidence alone: each run read

@@ -161,11 +161,17 @@ func Post(ctx context.Context, client *Client, owner, repo string, pr int, marke
 
 // PullHead returns the head commit SHA of pull request pr.
 func PullHead(ctx context.Context, client *Client, owner, repo string, pr int) (string, error) {
+	head, _, err := PullRefs(ctx, client, owner, repo, pr)
+	return head, err
+}
+
+// PullRefs returns the head and base commit SHAs of pull request pr.
+func PullRefs(ctx context.Context, client *Client, owner, repo string, pr int) (head, base string, err error) {
 	p, _, err := client.PullRequests.Get(ctx, owner, repo, pr)
 	if err != nil {
-		return "", apiError(err, "get pull request %s/%s#%d", owner, repo, pr)
+		return "", "", apiError(err, "get pull request %s/%s#%d", owner, repo, pr)
 	}
-	return p.GetHead().GetSHA(), nil
+	return p.GetHead().GetSHA(), p.GetBase().GetSHA(), nil
 }
 
 // CommitBlobs returns the git blob SHA-1 of every file in commit sha's

@@ -39,6 +39,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/ci/artifact"
@@ -100,6 +101,9 @@ type Options struct {
 	Log io.Writer
 	// Record is the head's record mode for live backends (default none).
 	Record archive.Mode
+	// AllowEmpty accepts a head with no workloads under Paths; otherwise
+	// that fails the check, since a check of nothing proves nothing.
+	AllowEmpty bool
 }
 
 // Result is a finished check.
@@ -129,6 +133,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	defer sides.Close()
 	d := sides.Diff
+	if !opts.AllowEmpty && !slices.ContainsFunc(d.Workloads, func(w *diff.Workload) bool { return w.Status != diff.StatusRemoved }) {
+		d.Problems = append(d.Problems, fmt.Sprintf("no workloads under %s at the head: a check of nothing proves nothing (a workflow that means it passes --allow-empty)", strings.Join(sides.Paths, ", ")))
+		d.Settle()
+	}
 	res := &Result{Diff: d, Failed: !d.Verdict.Passed, BaseSHA: sides.BaseSHA, Artifact: opts.Artifact}
 
 	pointer := opts.Pointer
@@ -157,7 +165,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, &fault.Error{Code: fault.IOFailed, Message: "artifact " + opts.Artifact, Err: err}
 		}
 		err := artifact.Write(ctx, opts.Artifact,
-			artifact.Source{Runs: sides.BaseOut, Store: sides.BaseStore, Tree: sides.BaseTree},
+			artifact.Source{Runs: sides.BaseOut, Store: sides.BaseStore, Tree: sides.BaseTree, Commit: sides.BaseSHA},
 			artifact.Source{Runs: sides.HeadOut, Store: sides.HeadStore, Tree: sides.HeadTree},
 			sides.Paths, sides.Archive, sides.HeadCommit)
 		if err != nil {

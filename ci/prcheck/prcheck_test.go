@@ -79,7 +79,15 @@ func TestRunEmptyRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	summary := filepath.Join(t.TempDir(), "summary.md")
-	res, err := prcheck.Run(context.Background(), prcheck.Options{Dir: dir, Artifact: art, StepSummary: summary, Pointer: "See the artifact."})
+	// A check of nothing fails unless the workflow says it means it.
+	res, err := prcheck.Run(context.Background(), prcheck.Options{Dir: dir, Pointer: "See the artifact."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Failed || !strings.Contains(res.Comment, "no workloads under suites at the head") {
+		t.Fatalf("an empty check passed: %+v\n%s", res.Diff.Verdict, res.Comment)
+	}
+	res, err = prcheck.Run(context.Background(), prcheck.Options{Dir: dir, Artifact: art, StepSummary: summary, Pointer: "See the artifact.", AllowEmpty: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -351,7 +351,7 @@ func TestWorkflowHardening(t *testing.T) {
 			}
 		}
 		if r, _ := st["run"].(string); r != "" {
-			if r != `go run ./cmd/assay ci comment --from-artifact "$ARTIFACT_DIR"` {
+			if r != `go run ./cmd/assay ci comment --from-artifact "$ARTIFACT_DIR" --paths suites` {
 				t.Errorf("assay-comment runs %q: only the default branch's assay may run", r)
 			}
 			posted = true

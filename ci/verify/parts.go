@@ -18,10 +18,10 @@ import (
 const maxFieldMismatches = 8
 
 // checkPartsRun checks a bench run in parts: its workload compiles to the
-// run; every part's config is there and its tables are the ones the
-// workload compiles to; every part report verifies and is its part's (harness.RederiveParts);
-// and aggregate.json, verification.json and gate.json agree, field by
-// field, with what the verified parts re-derive to.
+// run; every part report verifies and is its part's (harness.RederiveParts);
+// aggregate.json, verification.json and gate.json agree, field by field,
+// with what the verified parts re-derive to; and every file is what the
+// run writes (FileKinds: each part's config and tables, the summary).
 func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *Result, opts Options, has func(string) bool, fail func(string, ...any)) error {
 	for _, f := range []string{harness.ReportFile, harness.BudgetFile} {
 		if has(f) {
@@ -39,7 +39,7 @@ func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *
 		fail("%s is the aggregate of a bench run in parts, but workload %s (%s) runs in one part", harness.AggregateFile, w.Name, w.Path)
 		return nil
 	}
-	c, err := harness.Compile(w, ".", foundry.AdmitOptions{})
+	c, err := harness.Compile(w, runsRoot(dir), foundry.AdmitOptions{})
 	if err != nil {
 		fail("workload %s does not compile, so this run cannot be re-derived: %v", w.Path, err)
 		return nil
@@ -47,31 +47,6 @@ func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *
 	if c.Slug != rec.RunSlug || c.Slug != filepath.Base(dir) {
 		fail("workload %s compiles to run %s, but this run directory is %s (record run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), rec.RunSlug)
 		return nil
-	}
-	for _, p := range c.Parts {
-		files, err := c.PartFiles(p)
-		if err != nil {
-			return err
-		}
-		for _, name := range slices.Sorted(maps.Keys(files)) {
-			path := filepath.Join(dir, name)
-			if !isRegular(path) {
-				fail("%s: part %s's file is missing", name, p.Name())
-				continue
-			}
-			if name == p.ConfigFile() {
-				// Its paths are relative to where the run was made, and
-				// the part's report is checked against the config the
-				// workload compiles to.
-				continue
-			}
-			got, err := canon.ReadBounded(path, 0)
-			if err != nil {
-				fail("%s: %v", name, err)
-			} else if string(got) != string(files[name]) {
-				fail("%s differs from the part file %s compiles to", name, w.Path)
-			}
-		}
 	}
 	keep := harness.GateVerdicts
 	if opts.everyVerdict {
@@ -108,7 +83,15 @@ func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *
 	if has(harness.GateFile) {
 		compareGate(dir, w, d, harness.AggregateFile, fail)
 	}
-	return nil
+	if opts.everyVerdict {
+		// The run rendered its files from the verdicts its gate names
+		// (GateVerdicts); they are compared with those.
+		if d, err = harness.RederiveParts(ctx, c, dir, opts.Evidence, harness.GateVerdicts); err != nil {
+			return nil
+		}
+	}
+	rc := &rerun{dir: dir, rec: rec, compiled: c, derived: d, k: 1, tree: opts.Tree, roots: opts.Workloads.roots()}
+	return rc.check(opts, has, res, fail)
 }
 
 // diffFields walks two JSON values and reports each leaf (or shape) that

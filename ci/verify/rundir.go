@@ -195,7 +195,7 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 		return res, nil
 	}
 	res.Run.Workload = w
-	c, err := harness.Compile(w, ".", foundry.AdmitOptions{})
+	c, err := harness.Compile(w, runsRoot(dir), foundry.AdmitOptions{})
 	if err != nil {
 		fail("workload %s does not compile, so this run cannot be re-derived: %v", w.Path, err)
 		return res, nil
@@ -230,7 +230,6 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 	}
 	res.Run.Derived = d
 	res.Digest = d.Verification.Digest
-	checkCopies(dir, rec, c, m, fail)
 	for _, mm := range d.Verification.Mismatches {
 		fail("%s does not verify: %s", name, mm)
 		res.Evidence = append(res.Evidence, res.Mismatches[len(res.Mismatches)-1])
@@ -241,57 +240,28 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 	if has(harness.GateFile) {
 		compareGate(dir, w, d, name, fail)
 	}
-	return res, nil
+	rc := &rerun{dir: dir, rec: rec, compiled: c, derived: d, k: k, evidence: harness.RepeatReportFiles(dir, k), tree: opts.Tree, roots: opts.Workloads.roots()}
+	return res, rc.check(opts, has, &res, fail)
 }
 
-// checkCopies compares the files a run derives from its inputs and its
-// report with what they must hold: each scripted table with the one the
-// workload compiles to, and each loop iteration's contender file
-// (system-<id>.json, candidate-NN-<key>.json) with its entry of the
-// report, the record's iteration numbering them. A copy that says
-// something else is disagreement, whatever reads it.
-func checkCopies(dir string, rec *runrecord.Record, c *harness.Compiled, report map[string]any, fail func(string, ...any)) {
-	names := make([]string, 0, len(c.Files))
-	for name := range c.Files {
-		names = append(names, name)
+// runsRoot is the runs root a run directory (<root>/<workload>/<slug>)
+// was compiled for.
+func runsRoot(dir string) string { return filepath.Dir(filepath.Dir(dir)) }
+
+// check runs the strict record checks and the file-by-file comparison of
+// a re-derived run.
+func (rc *rerun) check(opts Options, has func(string) bool, res *Result, fail func(string, ...any)) error {
+	if m := rc.learnShown(has); m != "" {
+		fail("%s", m)
 	}
-	slices.Sort(names)
-	for _, name := range names {
-		path := filepath.Join(dir, name)
-		if !isRegular(path) {
-			continue // a missing listed file is reported by checkListing
-		}
-		got, err := canon.ReadBounded(path, 0)
-		if err != nil {
-			fail("%s: %v", name, err)
-			continue
-		}
-		if string(got) != string(c.Files[name]) {
-			fail("%s differs from the scripted table %s compiles to", name, c.Workload.Path)
-		}
+	checkRecord(rc, opts, fail)
+	// A file a field-by-field comparison already named is not named again.
+	named := func(file string) bool {
+		return slices.ContainsFunc(res.Mismatches, func(m string) bool {
+			return strings.HasPrefix(m, file+":") || strings.HasPrefix(m, file+" ")
+		})
 	}
-	entries, _ := report["systems"].([]any)
-	if c.Workload.Kind == harness.KindFoundry {
-		entries, _ = report["candidates"].([]any)
-	}
-	for _, p := range rec.Phases {
-		if p.N != harness.PhaseEvaluate {
-			continue
-		}
-		for _, a := range p.Artifacts {
-			if a.Iteration == 0 || !isRegular(filepath.Join(dir, a.File)) {
-				continue
-			}
-			v, err := canon.ReadFile(filepath.Join(dir, a.File), 0)
-			if err != nil {
-				fail("%s: %v", a.File, err)
-				continue
-			}
-			if a.Iteration > len(entries) || !sameValue(v, entries[a.Iteration-1]) {
-				fail("%s (iteration %d of phase %d) is not entry %d of %s", a.File, a.Iteration, p.N, a.Iteration, harness.ReportFile)
-			}
-		}
-	}
+	return rc.checkFiles(named, fail)
 }
 
 // checkListing compares the record's artifact rows with the directory:

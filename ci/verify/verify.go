@@ -165,6 +165,15 @@ type Options struct {
 	// Workloads are what run directories are re-derived against; a run
 	// whose workload is not among them fails.
 	Workloads *Workloads
+	// Tree is the source tree the workloads are in when the runs were
+	// made from another copy of it (a PR-check artifact's side): a path
+	// in a run's config, or its workload's path in gate.json, may then
+	// name the same tree file from another directory. "" requires them
+	// equal.
+	Tree string
+	// Commit is the commit the runs were made at ("" when unknown): a run
+	// record naming another foundry_head fails.
+	Commit string
 
 	// everyVerdict keeps every case verdict of a run in parts in
 	// RunCheck.Derived (CheckRun's callers compare runs case by case);

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -49,6 +50,26 @@ func LoadWorkloads(paths ...string) (*Workloads, error) {
 		ws.byName[loaded[i].Name] = loaded[i]
 	}
 	return ws, nil
+}
+
+// roots are the absolute directories the workloads were looked for in (a
+// root naming a file stands for its directory).
+func (ws *Workloads) roots() []string {
+	if ws == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range ws.Paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+			abs = filepath.Dir(abs)
+		}
+		out = append(out, abs)
+	}
+	return out
 }
 
 // Lookup returns the workload called name, or nil.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,8 +24,9 @@ import (
 // fixtures copied into a tree, with ticket-triage's gate raised so that
 // one head gate honestly fails; the one run set serves as base and head.
 // Built once; each test copies it.
-// artifactHead is the commit the built artifact's head tree claims to be.
-var artifactHead = strings.Repeat("c", 40)
+// artifactHead is the commit the built artifact's head (and base) tree
+// is, in the repository artifactRepo: the check's checkout.
+var artifactHead, artifactRepo string
 
 var (
 	artifactOnce sync.Once
@@ -70,6 +72,17 @@ func buildArtifact(root string) (string, error) {
 	if err := os.WriteFile(wl, bytes.Replace(data, []byte("    cheap-single: 4\n"), []byte("    cheap-single: 5\n"), 1), 0o644); err != nil {
 		return "", err
 	}
+	// The tree is a checkout: its files committed, as the check runs in one.
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.test", "commit", "-qm", "tree"}} {
+		if err := exec.Command("git", append([]string{"-C", tree}, args...)...).Run(); err != nil {
+			return "", err
+		}
+	}
+	out, err := exec.Command("git", "-C", tree, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", err
+	}
+	artifactHead, artifactRepo = strings.TrimSpace(string(out)), tree
 	runs, st := filepath.Join(root, "runs"), filepath.Join(root, "store")
 	problems, err := prcheck.RunTree(context.Background(), tree, []string{"suites"}, runs, st, 2, io.Discard)
 	if err != nil {
@@ -79,11 +92,11 @@ func buildArtifact(root string) (string, error) {
 		return "", &os.PathError{Op: "run", Path: tree, Err: os.ErrInvalid}
 	}
 	art := filepath.Join(root, "assay-pr-check")
-	src := artifact.Source{Runs: runs, Store: st, Tree: tree}
+	src := artifact.Source{Runs: runs, Store: st, Tree: tree, Commit: artifactHead}
 	if err := artifact.Write(context.Background(), art, src, src, []string{"suites"}, "", artifactHead); err != nil {
 		return "", err
 	}
-	pr, _ := json.Marshal(map[string]any{"number": 12, "head_sha": strings.Repeat("c", 40)})
+	pr, _ := json.Marshal(map[string]any{"number": 12, "head_sha": artifactHead})
 	// What pull-request code could write: a comment claiming success.
 	for name, content := range map[string]string{
 		"pr.json":    string(pr) + "\n",
@@ -210,16 +223,16 @@ var tampers = []tamper{
 	}, []string{"report.json does not verify", "verification.json: ok is true"}},
 	{"contender file edited", func(t *testing.T, art string) {
 		editJSON(t, filepath.Join(headRun(t, art, "ticket-triage"), "system-cheap-single.json"), func(v map[string]any) { v["passed"] = 6.0 })
-	}, []string{"system-cheap-single.json (iteration 1 of phase 3) is not entry 1 of report.json"}},
+	}, []string{"system-cheap-single.json differs from the contender re-derived"}},
 	{"scripted table edited", func(t *testing.T, art string) {
 		p := filepath.Join(headRun(t, art, "ticket-triage"), "scripted-cheap.json")
 		editText(t, p, `"billing"`, `"technical"`)
-	}, []string{"scripted-cheap.json differs from the scripted table"}},
+	}, []string{"scripted-cheap.json differs from the scripted-table re-derived"}},
 	{"run directory removed", func(t *testing.T, art string) {
 		if err := os.RemoveAll(filepath.Join(art, "head", "runs", "intent-select")); err != nil {
 			t.Fatal(err)
 		}
-	}, []string{"head workload intent-select", "has no run directory"}},
+	}, []string{"evidence missing for suites/intent-select.foundry.yaml (head commit"}},
 }
 
 // The untampered artifact verifies alone, diffs, and the one head gate
@@ -228,11 +241,11 @@ func TestArtifactVerifiesAlone(t *testing.T) {
 	clearActionsEnv(t)
 	art := builtArtifact(t)
 	t.Chdir(t.TempDir()) // no repository, no .algal
-	if code, out, errb := runCLI(t, "ci", "verify", art); code != 0 || !strings.Contains(out, "all 8 files verified") ||
+	if code, out, errb := runCLI(t, "ci", "verify", "--repo-dir", artifactRepo, art); code != 0 || !strings.Contains(out, "all 8 files verified") ||
 		!strings.Contains(out, "ticket-triage-r1-") || !strings.Contains(out, "gate re-derived: fails") {
 		t.Fatalf("ci verify: exit %d\n%s%s", code, out, errb)
 	}
-	if code, out, errb := runCLI(t, "ci", "diff", "--artifact", art); code != 0 || !strings.Contains(out, "**❌ Fail**") ||
+	if code, out, errb := runCLI(t, "ci", "diff", "--repo-dir", artifactRepo, "--artifact", art); code != 0 || !strings.Contains(out, "**❌ Fail**") ||
 		!strings.Contains(out, "cheap-single passes at least 5 cases") {
 		t.Fatalf("ci diff: exit %d\n%s%s", code, out, errb)
 	}
@@ -247,11 +260,11 @@ func TestArtifactTamperCaughtEverywhere(t *testing.T) {
 			art := builtArtifact(t)
 			tc.apply(t, art)
 
-			code, out, errb := runCLI(t, "ci", "verify", art)
+			code, out, errb := runCLI(t, "ci", "verify", "--repo-dir", artifactRepo, art)
 			if code != 1 {
 				t.Fatalf("ci verify: exit %d\n%s%s", code, out, errb)
 			}
-			_, verifyJSON, _ := runCLI(t, "ci", "verify", "--json", art)
+			_, verifyJSON, _ := runCLI(t, "ci", "verify", "--repo-dir", artifactRepo, "--json", art)
 			for _, w := range tc.want {
 				jw, _ := json.Marshal(w)
 				if !strings.Contains(verifyJSON, strings.Trim(string(jw), `"`)) {
@@ -259,7 +272,7 @@ func TestArtifactTamperCaughtEverywhere(t *testing.T) {
 				}
 			}
 
-			if code, out, errb = runCLI(t, "ci", "diff", "--artifact", art); code != 1 {
+			if code, out, errb = runCLI(t, "ci", "diff", "--repo-dir", artifactRepo, "--artifact", art); code != 1 {
 				t.Fatalf("ci diff: exit %d\n%s%s", code, out, errb)
 			}
 			for _, w := range tc.want {
@@ -286,9 +299,16 @@ func TestArtifactTamperCaughtEverywhere(t *testing.T) {
 // the body it posted.
 func postFromArtifact(t *testing.T, art string) string {
 	t.Helper()
-	head := strings.Repeat("c", 40)
+	return postFromArtifactAs(t, art, "failure")
+}
+
+// postFromArtifactAs is postFromArtifact for a check run that concluded
+// conclusion.
+func postFromArtifactAs(t *testing.T, art, conclusion string) string {
+	t.Helper()
+	head := artifactHead
 	fx := newCIFixture(t)
-	fx.env.eventPath = fx.write(t, "run-event.json", `{"action":"completed","workflow_run":{"id":55,"event":"pull_request","conclusion":"failure","head_sha":"`+head+
+	fx.env.eventPath = fx.write(t, "run-event.json", `{"action":"completed","workflow_run":{"id":55,"event":"pull_request","conclusion":"`+conclusion+`","head_sha":"`+head+
 		`","html_url":"https://github.test/acme/widgets/actions/runs/55","pull_requests":[]},"repository":{"full_name":"acme/widgets"}}`)
 	fx.fake.SetHead(12, head)
 	// The commit holds the files the check really ran on: the pristine
@@ -377,8 +397,9 @@ func TestPosterCatchesWorkloadNotCommitted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(run, "gate.json"), append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errb := runCLI(t, "ci", "verify", art); code != 0 {
-		t.Fatalf("the forgery must verify on its own (that is the point): exit %d\n%s%s", code, out, errb)
+	if code, out, errb := runCLI(t, "ci", "verify", "--repo-dir", artifactRepo, art); code != 1 ||
+		!strings.Contains(out, "head/tree/suites/ticket-triage.bench.yaml differs from suites/ticket-triage.bench.yaml at commit "+artifactHead) {
+		t.Fatalf("ci verify holds the tree to its commit too: exit %d\n%s%s", code, out, errb)
 	}
 	body := postFromArtifact(t, art)
 	if !strings.Contains(body, "**❌ Fail**") || strings.Contains(body, "✅") ||
@@ -392,7 +413,7 @@ func TestPosterCatchesWorkloadNotCommitted(t *testing.T) {
 func TestPosterRefusesAnotherCommitsTree(t *testing.T) {
 	clearActionsEnv(t)
 	art := builtArtifact(t)
-	editText(t, filepath.Join(art, artifact.MarkerFile), artifactHead, strings.Repeat("d", 40))
+	editText(t, filepath.Join(art, artifact.MarkerFile), `"head_commit":"`+artifactHead, `"head_commit":"`+strings.Repeat("d", 40))
 	body := postFromArtifact(t, art)
 	if !strings.Contains(body, "**❌ Fail**") || !strings.Contains(body, "is of commit "+strings.Repeat("d", 40)+", not "+artifactHead) {
 		t.Fatalf("posted body:\n%s", body)

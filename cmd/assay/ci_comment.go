@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/ci/artifact"
-	"github.com/algal-assay/assay/ci/diff"
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/ci/prcheck"
 	"github.com/algal-assay/assay/engine/fault"
@@ -26,6 +25,8 @@ const postTimeout = 2 * time.Minute
 type ciCommentFlags struct {
 	body, artifact, repo, key, pointer string
 	pr                                 int
+	allowEmpty                         bool
+	paths                              []string
 }
 
 func newCICommentCmd(c *cli) *cobra.Command {
@@ -67,6 +68,8 @@ command still exits 0.`,
 	fl.StringVar(&f.repo, "repo", "", "repository `OWNER/NAME` (default: GITHUB_REPOSITORY)")
 	fl.IntVar(&f.pr, "pr", 0, "pull request number `N` (default: from the event payload)")
 	fl.StringVar(&f.key, "key", ghci.DefaultKey, "marker key; workflows with different keys keep separate comments")
+	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "with --from-artifact: accept a head commit with no workloads under the check's paths (otherwise a failure: a check of nothing proves nothing)")
+	fl.StringSliceVar(&f.paths, "paths", prcheck.DefaultPaths, "with --from-artifact: the check's workload `PATHS` (the workloads at each commit under them need evidence; the artifact must have checked exactly these)")
 	fl.StringVar(&f.pointer, "pointer", "", "text appended when the report is cut (default: points at the job summary and artifact of the run)")
 	return cmd
 }
@@ -164,9 +167,10 @@ func (c *cli) postComment(f ciCommentFlags, red *ghci.Redactor) error {
 	// In the workflow_run job the artifact's PR number comes from PR code;
 	// commenting only when that PR's head is the commit the run checked
 	// stops a pull request from steering the report onto another one.
-	fallback := ""
+	fallback, baseSHA := "", ""
 	if f.artifact != "" && ev.RunHeadSHA != "" {
-		head, err := ghci.PullHead(ctx, client, owner, name, pr)
+		head, base, err := ghci.PullRefs(ctx, client, owner, name, pr)
+		baseSHA = base
 		switch {
 		case ghci.CannotComment(err):
 			fallback = err.Error()
@@ -183,12 +187,12 @@ func (c *cli) postComment(f ciCommentFlags, red *ghci.Redactor) error {
 		// wrote is never posted. In the workflow_run job the head tree's
 		// files (the workloads whose gates decide the verdict) are
 		// confirmed against the commit the run checked.
-		opts := artifact.CommentOptions{Marker: marker, Conclusion: ev.RunConclusion, HeadSHA: headSHA, Pointer: pointerText(f.pointer, ev)}
-		opts.Command, opts.BlobBase, opts.Drawn = commentFooter(owner+"/"+name, headSHA, ev)
-		if ev.RunHeadSHA != "" {
-			opts.Blobs = func(ctx context.Context, commit string) (map[string]string, error) {
-				return ghci.CommitBlobs(ctx, client, owner, name, commit)
-			}
+		// Which workloads need evidence is read from the repository at
+		// each side's commit (the git trees API), never from the artifact.
+		opts := artifact.CommentOptions{Marker: marker, Conclusion: ev.RunConclusion, HeadSHA: headSHA, BaseSHA: baseSHA, Pointer: pointerText(f.pointer, ev), AllowEmpty: f.allowEmpty, Paths: f.paths}
+		opts.Command, opts.BlobBase = commentFooter(owner+"/"+name, headSHA)
+		opts.Tree = func(ctx context.Context, commit string) (map[string]string, error) {
+			return ghci.CommitBlobs(ctx, client, owner, name, commit)
 		}
 		composed, err := artifact.ComposeComment(ctx, f.artifact, opts)
 		if err != nil {
@@ -287,18 +291,15 @@ func firstNonEmpty(s ...string) string {
 
 // commentFooter is what ends the posted comment: the command that
 // reproduces the check (against the branch the comment workflow runs on,
-// the default branch pull requests target), links to the head files at the
-// checked commit, and where pr.html is.
-func commentFooter(repo, headSHA string, ev *ghci.Event) (command, blobBase, drawn string) {
+// the default branch pull requests target) and links to the head files at
+// the checked commit. It never points at the check's uploaded pr.html:
+// pull-request code wrote that file, and this binary did not render it.
+func commentFooter(repo, headSHA string) (command, blobBase string) {
 	command = "assay ci pr --base-ref origin/" + firstNonEmpty(os.Getenv("GITHUB_REF_NAME"), "main")
 	if shaHex.MatchString(headSHA) {
 		blobBase = firstNonEmpty(os.Getenv("GITHUB_SERVER_URL"), "https://github.com") + "/" + repo + "/blob/" + headSHA + "/"
 	}
-	drawn = "`" + diff.ArtifactHTML + "` in the `" + prcheck.ArtifactName + "` artifact"
-	if ev.RunURL != "" {
-		drawn += " of [the check run](" + ev.RunURL + ")"
-	}
-	return command, blobBase, drawn
+	return command, blobBase
 }
 
 var shaHex = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)

@@ -21,6 +21,7 @@ type ciDiffFlags struct {
 	base, head, baseRef, archive, baseTree, headTree, format, out, dir string
 	store, baseStore, artifactDir                                      string
 	concurrency                                                        int
+	allowEmpty                                                         bool
 }
 
 func newCIDiffCmd(c *cli) *cobra.Command {
@@ -75,6 +76,7 @@ command (EVIDENCE_INVALID) naming the file and field.`,
 	fl.StringVar(&f.format, "format", "md", "output format: md or json")
 	fl.StringVar(&f.out, "out", "", "write to `FILE` instead of stdout")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "with --base-ref: cases in flight per workload")
+	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "comparing no workloads is not a failure (otherwise it is: nothing compared is no Pass)")
 	fl.StringVar(&f.artifactDir, "artifact", "", "compare the base and head of a PR-check artifact `DIR` (verified first, against its own stores and workloads)")
 	return cmd
 }
@@ -130,7 +132,7 @@ func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 		if err != nil {
 			return err
 		}
-		checked, err := a.Verify(ctx)
+		checked, err := a.Verify(ctx, artifact.VerifyOptions{Tree: artifact.GitTree(f.dir), AllowEmpty: f.allowEmpty})
 		if err != nil {
 			return err
 		}
@@ -188,6 +190,10 @@ func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 		}
 		if d, err = diff.Compute(base, head, opts); err != nil {
 			return err
+		}
+		if len(base.Runs) == 0 && len(head.Runs) == 0 && !f.allowEmpty {
+			d.Problems = append(d.Problems, fmt.Sprintf("no run directories under %s or %s: nothing was compared, so nothing passes (--allow-empty accepts that)", f.base, f.head))
+			d.Settle()
 		}
 		if archive != "" && archive != "-" && f.baseTree == "" {
 			d.Notes = append(d.Notes, "archived receipts not replayed: pass --base-tree DIR (the base's source tree)")

@@ -22,6 +22,7 @@ type ciPRFlags struct {
 	record                          string
 	// made: runs made beforehand (ci merge of sharded runs).
 	baseRuns, baseStore, headRuns, headStore string
+	allowEmpty                               bool
 }
 
 func newCIPRCmd(c *cli) *cobra.Command {
@@ -71,6 +72,7 @@ from the artifact instead.`,
 	fl.StringVar(&f.baseStore, "base-store", "", "store `DIR` of the --base-runs")
 	fl.StringVar(&f.headRuns, "head-runs", "", "runs root `DIR` of the head, made beforehand (e.g. by ci merge)")
 	fl.StringVar(&f.headStore, "head-store", "", "store `DIR` of the --head-runs")
+	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "a head with no workloads under the paths passes (otherwise it fails: a check of nothing proves nothing)")
 	fl.BoolVar(&f.post, "post", false, "also post the comment (same-repository pull requests; needs GITHUB_TOKEN with pull-requests: write)")
 	return cmd
 }
@@ -91,7 +93,7 @@ func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
 		Record: record,
 		Dir:    f.dir, BaseRef: f.baseRef, Paths: paths, Archive: f.archive, Artifact: f.artifact,
 		EventPath: os.Getenv("GITHUB_EVENT_PATH"), StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
-		Concurrency: f.concurrency, Log: c.stderr,
+		Concurrency: f.concurrency, Log: c.stderr, AllowEmpty: f.allowEmpty,
 	})
 	if err != nil {
 		return err

@@ -150,7 +150,7 @@ func TestCIPRGatesHold(t *testing.T) {
 	}
 	// What the comment workflow posts is composed again, from the
 	// artifact's evidence alone, and says the same.
-	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: prMarker, Conclusion: "success", HeadSHA: sha})
+	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: prMarker, Conclusion: "success", HeadSHA: sha, Tree: artifact.GitTree(repo.dir)})
 	if err != nil || !posted.Verified || !posted.Passed {
 		t.Fatalf("trusted comment: %v %+v", err, posted)
 	}
@@ -185,12 +185,16 @@ func TestCIPRGatesHold(t *testing.T) {
 		t.Errorf("pr.html (%v) does not draw frontier-single dominated at head", err)
 	}
 
-	// The artifact verifies alone: from another directory, with no store
-	// and no repository.
+	// The artifact verifies from another directory, with no store: its
+	// own stores and workloads, and the repository (--repo-dir) only to
+	// list the workloads at its commits.
 	elsewhere := t.TempDir()
 	t.Chdir(elsewhere)
-	if code, vout, verr := runCLI(t, "ci", "verify", art); code != 0 || !strings.Contains(vout, "all 8 files verified") {
+	if code, vout, verr := runCLI(t, "ci", "verify", "--repo-dir", repo.dir, art); code != 0 || !strings.Contains(vout, "all 8 files verified") {
 		t.Fatalf("ci verify of the artifact: exit %d\n%s%s", code, vout, verr)
+	}
+	if code, vout, _ := runCLI(t, "ci", "verify", art); code != 1 || !strings.Contains(vout, "cannot be listed") {
+		t.Fatalf("ci verify of the artifact without the repository must fail closed: exit %d\n%s", code, vout)
 	}
 
 	var d diff.Diff
@@ -412,7 +416,7 @@ func TestCIPRDiffsRunsMadeBeforehand(t *testing.T) {
 	if fromMade != own {
 		t.Fatalf("comments differ:\n--- own runs\n%s\n--- made beforehand\n%s", own, fromMade)
 	}
-	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: prMarker, Conclusion: "success", HeadSHA: sha})
+	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: prMarker, Conclusion: "success", HeadSHA: sha, Tree: artifact.GitTree(repo.dir)})
 	if err != nil || !posted.Verified || !posted.Passed {
 		t.Fatalf("trusted comment: %v %+v", err, posted)
 	}

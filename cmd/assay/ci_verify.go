@@ -4,22 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/algal-assay/assay/ci/artifact"
 	ghci "github.com/algal-assay/assay/ci/github"
 	civerify "github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
 )
 
 type ciVerifyFlags struct {
-	dir, tools string
-	workloads  []string
-	json       bool
+	dir, tools, repoDir string
+	workloads, paths    []string
+	json, allowEmpty    bool
 }
 
 func newCIVerifyCmd(c *cli) *cobra.Command {
@@ -50,8 +53,11 @@ not failures.
 
 A root holding artifact.json is a PR-check artifact (assay ci pr --artifact):
 its base and head run directories are verified against the artifact's own
-stores and workload files alone, and a head workload without its run
-directory fails.
+stores and workload files alone, and each side is held to its commit, listed
+with git ls-tree in the repository --repo-dir (default "."): the side's tree
+files must be the commit's, and every workload the commit holds under the
+check's paths needs a run that verifies ("evidence missing for PATH"). A head
+commit without workloads fails unless --allow-empty.
 
 The walk skips dot directories (.git, .algal), the store directory and the
 objects of any content-addressed store; it follows no symbolic links.
@@ -64,8 +70,9 @@ to $GITHUB_STEP_SUMMARY.
 
 Exit 1 when anything fails to verify. Finding nothing is exit 1 when roots were
 named (the evidence the step expected is missing) and exit 0 under the
-default root (a repository without evidence yet). A root that does not exist
-is a usage error (exit 2).`,
+default root (a repository without evidence yet). A root that does not exist or
+is a symbolic link loop is the one-line JSON error {"error":{"code","message"},
+"ok":false} with exit 2.`,
 		RunE: func(cmd *cobra.Command, roots []string) error {
 			return c.ciVerify(cmd.Context(), roots, f)
 		},
@@ -74,8 +81,25 @@ is a usage error (exit 2).`,
 	fl.StringVar(&f.dir, "dir", store.DefaultDir, "store `DIR` the evidence is verified against")
 	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` typing recorded tool effects")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of lines")
+	fl.StringVar(&f.repoDir, "repo-dir", ".", "git repository `DIR` an artifact's commits are listed in (git ls-tree)")
+	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "finding no evidence (or, in an artifact, no workloads at the head commit) is not a failure")
+	fl.StringSliceVar(&f.paths, "paths", nil, "an artifact's check must have covered exactly these workload `PATHS` (default: the ones it names)")
 	fl.StringSliceVar(&f.workloads, "workloads", []string{"."}, "workload files or directories run directories are re-derived against (comma-separated or repeated)")
 	return cmd
+}
+
+// rootError says why a root cannot be read, as a coded error (printed as
+// the one-line JSON error, exit 2): it does not exist, or it is a
+// symbolic link that never reaches a file (a loop).
+func rootError(root string, err error) error {
+	why := "cannot be read: " + err.Error()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		why = "does not exist"
+	case errors.Is(err, syscall.ELOOP):
+		why = "is a symbolic link loop (too many levels of symbolic links)"
+	}
+	return &fault.Error{Code: fault.IOFailed, File: root, Message: "ci verify: root " + why}
 }
 
 func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) error {
@@ -85,7 +109,7 @@ func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) err
 	}
 	for _, r := range roots {
 		if _, err := os.Stat(r); err != nil {
-			return usagef("ci verify: root %s does not exist", r)
+			return rootError(r, err)
 		}
 	}
 	if ctx == nil {
@@ -102,7 +126,7 @@ func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) err
 			return err
 		}
 	}
-	rep := &civerify.Report{Roots: roots, Store: f.dir, AllowEmpty: !explicit}
+	rep := &civerify.Report{Roots: roots, Store: f.dir, AllowEmpty: !explicit || f.allowEmpty}
 	var plain []string
 	for _, r := range roots {
 		if !artifact.IsArtifact(r) {
@@ -115,7 +139,7 @@ func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) err
 		if err != nil {
 			return err
 		}
-		checked, err := a.Verify(ctx)
+		checked, err := a.Verify(ctx, artifact.VerifyOptions{Tree: artifact.GitTree(f.repoDir), AllowEmpty: f.allowEmpty, Paths: f.paths})
 		if err != nil {
 			return err
 		}
@@ -128,7 +152,7 @@ func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) err
 		if err != nil {
 			return err
 		}
-		pr, err := civerify.Verify(ctx, plain, civerify.Options{Evidence: wb, StoreDir: f.dir, AllowEmpty: !explicit, Workloads: ws})
+		pr, err := civerify.Verify(ctx, plain, civerify.Options{Evidence: wb, StoreDir: f.dir, AllowEmpty: rep.AllowEmpty, Workloads: ws})
 		if err != nil {
 			return err
 		}

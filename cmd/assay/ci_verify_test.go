@@ -137,8 +137,20 @@ func TestCIVerifyNothingFound(t *testing.T) {
 	if code, stdout, _ := runCLI(t, "ci", "verify"); code != 0 || !strings.Contains(stdout, "no receipts") {
 		t.Fatalf("default root: exit %d\n%s", code, stdout)
 	}
-	if code, _, _ := runCLI(t, "ci", "verify", filepath.Join(empty, "missing")); code != 2 {
-		t.Fatalf("missing root: exit %d, want 2", code)
+	// A missing root and a symbolic link loop: one JSON line, exit 2.
+	loop := filepath.Join(empty, "loop")
+	if err := os.Symlink(filepath.Join(empty, "loop2"), loop); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(loop, filepath.Join(empty, "loop2")); err != nil {
+		t.Fatal(err)
+	}
+	for root, why := range map[string]string{filepath.Join(empty, "missing"): "does not exist", loop: "symbolic link loop"} {
+		code, stdout, stderr := runCLI(t, "ci", "verify", root)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, `{"error":{"code":"IO_FAILED","message":"`) ||
+			!strings.HasSuffix(stderr, `},"ok":false}`+"\n") || !strings.Contains(stderr, why) || !strings.Contains(stderr, root) {
+			t.Fatalf("%s: exit %d\nstdout %q\nstderr %q", root, code, stdout, stderr)
+		}
 	}
 }
 

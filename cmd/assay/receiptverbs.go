@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/spf13/cobra"
 )
 
@@ -14,11 +16,21 @@ func newInspectCmd(c *cli) *cobra.Command {
 		Short: "Summarize a run: cell statuses, work and effect counts",
 		Long: "Prints upstream's bounded receipt summary {contract,manifestKey,outcome,work,cells,effects,\n" +
 			"failure,digest}: per cell its status, work when non-zero, failure, shadowOut, rounds, items,\n" +
-			"via, slot, effectDigest when present, and the number of tool calls.",
+			"via, slot, effectDigest when present, and the number of tool calls. The receipt is checked\n" +
+			"first (structure, and its digest against its content): a summary never shows a digest the\n" +
+			"receipt only claims.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			rec, err := readReceipt(args[0])
 			if err != nil {
+				return err
+			}
+			if err := receipt.Check(rec); err != nil {
+				if e, ok := fault.As(err); ok && e.File == "" {
+					named := *e
+					named.File = args[0]
+					return &named
+				}
 				return err
 			}
 			return c.emit(inspectReceipt(rec), "")

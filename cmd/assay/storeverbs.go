@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -95,7 +97,10 @@ func newStoreCmd(c *cli) *cobra.Command {
 }
 
 // listed reads every object of a namespace for a listing; an unreadable
-// object is listed with its error, as upstream lists it.
+// object is listed with its error, as upstream lists it. Every object is
+// verified as it is read: the store re-hashes it against its name, and
+// check (objectCheck) holds it to its own contract, so a listing never
+// shows what an object claims about itself unchecked.
 func listed(st *store.FileStore, ns store.Namespace, row func(digest string, v map[string]any) map[string]any) ([]map[string]any, error) {
 	digests, err := st.List(ns)
 	if err != nil {
@@ -104,6 +109,9 @@ func listed(st *store.FileStore, ns store.Namespace, row func(digest string, v m
 	out := make([]map[string]any, 0, len(digests))
 	for _, d := range digests {
 		v, _, err := st.Get(ns, d)
+		if err == nil {
+			err = objectCheck(ns, v)
+		}
 		if err != nil {
 			out = append(out, map[string]any{"digest": d, "error": fault.MessageOf(err)})
 			continue
@@ -112,6 +120,20 @@ func listed(st *store.FileStore, ns store.Namespace, row func(digest string, v m
 		out = append(out, row(d, m))
 	}
 	return out, nil
+}
+
+// objectCheck holds a store object to its contract beyond its name: a
+// receipt's recorded digest must be its intrinsic digest (receipt.Check),
+// a manifest must be an admissible organism.
+func objectCheck(ns store.Namespace, v any) error {
+	switch ns {
+	case store.Runs:
+		return receipt.Check(v)
+	case store.Manifests:
+		_, err := manifest.ParseValue(v)
+		return err
+	}
+	return nil
 }
 
 // sortedRows orders rows by a text field then digest, as upstream does.

@@ -54,6 +54,7 @@ type Server struct {
 	nextID   int64
 	requests []Request
 	heads    map[int]string
+	bases    map[int]string
 	fail     map[string]int // endpoint ("list", "create", "edit", "pull") -> status
 	redirect map[string]redirect
 	echo     map[string]echo
@@ -75,7 +76,7 @@ type redirect struct {
 
 // New starts a fake serving owner/repo; the caller must Close it.
 func New(owner, repo string) *Server {
-	s := &Server{Owner: owner, Repo: repo, nextID: 1000, heads: map[int]string{}, fail: map[string]int{},
+	s := &Server{Owner: owner, Repo: repo, nextID: 1000, heads: map[int]string{}, bases: map[int]string{}, fail: map[string]int{},
 		redirect: map[string]redirect{}, echo: map[string]echo{}, trees: map[string]map[string]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	return s
@@ -102,6 +103,13 @@ func (s *Server) SetHead(pr int, sha string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.heads[pr] = sha
+}
+
+// SetBase sets the base commit that GET pulls/{pr} reports.
+func (s *Server) SetBase(pr int, sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bases[pr] = sha
 }
 
 // Fail makes endpoint ("list", "create", "edit", "pull" or "tree") answer status.
@@ -294,7 +302,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, "Not Found")
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"number": n, "head": map[string]any{"sha": sha}})
+		pull := map[string]any{"number": n, "head": map[string]any{"sha": sha}}
+		if base, ok := s.bases[int(n)]; ok {
+			pull["base"] = map[string]any{"sha": base}
+		}
+		writeJSON(w, http.StatusOK, pull)
 	}
 }
 

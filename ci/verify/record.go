@@ -1,0 +1,134 @@
+package verify
+
+import (
+	"time"
+
+	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/runrecord"
+)
+
+// checkRecord holds a re-derived run's record to what the run must have
+// written: the workload's revision, harness and roster; phases whose
+// statuses agree with the run's and with the rows they list (a skipped
+// or pending phase lists nothing, a loop counts its iterations); the
+// branch member the workload takes; the commit the runs were made at;
+// and timestamps in order (started_at <= every row's at <= finished_at,
+// finished_at set exactly when the run ended). runrecord.Read has
+// already refused unknown keys, bad types and a roster digest that is not
+// _assembly.json's (they are warnings there, failures here); which file
+// each row names and under which id is checkFiles's.
+func checkRecord(rc *rerun, opts Options, fail func(string, ...any)) {
+	rec, w := rc.rec, rc.compiled.Workload
+	f := func(format string, a ...any) { fail(runrecord.RecordFile+": "+format, a...) }
+	a := harness.Assembly(w)
+	if rec.SourceRevision != w.Revision {
+		f("source_revision is %d, but workload %s is revision %d", rec.SourceRevision, w.Path, w.Revision)
+	}
+	if rec.HarnessName != a.HarnessName {
+		f("harness_name is %q, but a %s workload runs under %q", rec.HarnessName, w.Kind, a.HarnessName)
+	}
+	if rec.AssemblySHA256 == "" {
+		f("assembly_sha256 is missing: every harness run pins its roster")
+	}
+	if opts.Commit != "" && rec.FoundryHead != "" && rec.FoundryHead != opts.Commit {
+		f("foundry_head is %s, but these runs were made at commit %s", rec.FoundryHead, opts.Commit)
+	}
+	if len(rec.Phases) != len(a.Phases) {
+		f("%d phases, but the roster has %d", len(rec.Phases), len(a.Phases))
+	}
+	for i := 0; i < len(rec.Phases) && i < len(a.Phases); i++ {
+		p, ap := rec.Phases[i], a.Phases[i]
+		if p.N != ap.N || p.Kind != ap.Kind || p.Skill != ap.Skill || p.Pattern != ap.Pattern {
+			f("phases[%d] is phase %d %s %q, but the roster's is phase %d %s %q", i, p.N, p.Kind, p.Name(), ap.N, ap.Kind, ap.Skill+ap.Pattern)
+		}
+		checkPhase(rc, p, ap, f)
+	}
+	switch rec.Status {
+	case runrecord.RunRunning:
+		if rec.FinishedAt != nil {
+			f("status running, but finished_at is set")
+		}
+	default:
+		if rec.FinishedAt == nil {
+			f("status %s, but finished_at is not set", rec.Status)
+		}
+	}
+	if rec.StartedAt.IsZero() {
+		f("started_at is missing")
+	}
+	order := func(what string, t time.Time) {
+		if t.Before(rec.StartedAt) {
+			f("%s (%s) is before started_at (%s)", what, stamp(t), stamp(rec.StartedAt))
+		}
+		if rec.FinishedAt != nil && t.After(*rec.FinishedAt) {
+			f("%s (%s) is after finished_at (%s)", what, stamp(t), stamp(*rec.FinishedAt))
+		}
+	}
+	if rec.FinishedAt != nil {
+		order("finished_at", *rec.FinishedAt)
+	}
+	var last time.Time
+	for _, p := range rec.Phases {
+		for _, r := range p.Artifacts {
+			order("the at of "+r.File, r.At)
+			if r.At.Before(last) {
+				f("the at of %s (%s) is before the row above it (%s): rows are written in order", r.File, stamp(r.At), stamp(last))
+			}
+			last = r.At
+		}
+	}
+}
+
+// checkPhase checks one phase's status, branch member and iterations.
+func checkPhase(rc *rerun, p runrecord.Phase, ap runrecord.AssemblyPhase, f func(string, ...any)) {
+	w := rc.compiled.Workload
+	switch {
+	case rc.rec.Status == runrecord.RunComplete && p.Status != runrecord.PhaseDone && p.Status != runrecord.PhaseSkipped:
+		f("status complete, but phase %d is %s", p.N, p.Status)
+	case (p.Status == runrecord.PhaseSkipped || p.Status == runrecord.PhasePending) && len(p.Artifacts) > 0:
+		f("phase %d is %s but lists %d file(s)", p.N, p.Status, len(p.Artifacts))
+	}
+	if p.N == harness.PhaseSource && rc.rec.Status == runrecord.RunComplete {
+		// A bench names its systems; a foundry takes its candidates from
+		// files, or from its generator.
+		switch {
+		case w.Kind == harness.KindBench && p.Status != runrecord.PhaseSkipped:
+			f("phase %d is %s, but a bench names its systems and skips it", p.N, p.Status)
+		case w.Kind == harness.KindFoundry && p.Selected != expectedSource(w):
+			f("phase %d selected %q, but workload %s takes its candidates from %q", p.N, p.Selected, w.Path, expectedSource(w))
+		}
+	} else if p.Selected != "" && !contains(ap.Chain, p.Selected) {
+		f("phase %d selected %q, which is not in its chain", p.N, p.Selected)
+	}
+	if p.Kind == runrecord.KindLoop {
+		n := 0
+		for _, r := range p.Artifacts {
+			if r.Iteration > 0 {
+				n++
+			}
+		}
+		if p.Iterations != n {
+			f("phase %d counts %d iteration(s), but lists %d", p.N, p.Iterations, n)
+		}
+	} else if p.Iterations != 0 {
+		f("phase %d is a %s and has no iterations, but counts %d", p.N, p.Kind, p.Iterations)
+	}
+}
+
+func expectedSource(w *harness.Workload) string {
+	if w.Generator != nil {
+		return harness.SourceGenerator
+	}
+	return harness.SourceFiles
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

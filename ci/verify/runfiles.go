@@ -1,0 +1,434 @@
+package verify
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/runrecord"
+)
+
+// A run directory holds nothing but files of the kinds below, and each
+// is either evidence verified on its own (a report, an exhausted
+// account) or re-derived from that evidence and the workload and
+// compared byte for byte: re-rendered through the functions the run
+// wrote it with, so what the verifier expects and what a run writes can
+// never drift apart. A file of no kind is a failure naming it.
+//
+// FileKinds is that table, one entry per kind: what it holds, and which
+// files of a run are of it and what each must be (wants).
+var FileKinds = []FileKind{
+	{"record", "the run record (foundry-run.yml): strict, ordered, consistent with the directory", wantRecord},
+	{"assembly", "the phase roster (_assembly.json): the roster the workload gives", wantAssembly},
+	{"config", "the engine config (config.json, part-NNNN-config.json): the workload compiled; its paths name the same tree files", wantConfig},
+	{"scripted-table", "a scripted table compiled from the cases' responses", wantTables},
+	{"report", "a report or exhausted account (report.json, report-rNN.json, budget.json, part-NNNN-report.json): evidence, verified", wantReports},
+	{"contender", "a contender's copy of its report entry (system-<id>.json, candidate-NN-<key>.json)", wantContenders},
+	{"verification", "verification.json (and a run in parts' aggregate.json): re-derived from the verified evidence", wantVerification},
+	{"summary", "repeats.json, gate.json, summary.md and report.html: re-rendered from the verified evidence", wantSummary},
+}
+
+// FileKind is one entry of FileKinds.
+type FileKind struct {
+	Name, Doc string
+	wants     func(rc *rerun) ([]want, error)
+}
+
+// rerun is what re-deriving a run learnt, for the kinds' wants.
+type rerun struct {
+	dir      string
+	rec      *runrecord.Record
+	compiled *harness.Compiled
+	derived  *harness.Derived
+	// k is the run's repeats.
+	k int
+	// evidence names the report files (report.json or budget.json, and
+	// each repeat's).
+	evidence []string
+	// tree is the source tree the workload's files are in, when the runs
+	// were made from another copy of it (Options.Tree); roots are the
+	// workloads roots, the fallback a path is named from (treeRel).
+	tree  string
+	roots []string
+	// shown is how the run named its workload file in messages, and
+	// local how this verifier names it.
+	shown, local string
+}
+
+// want is what one file must be.
+type want struct {
+	name, kind string
+	// phase, ids and iteration are the record row that lists the file
+	// (phase 0: the file is not listed, the record and the roster).
+	phase     int
+	ids       []string
+	iteration int
+	// data are the bytes it must hold; nil when check decides, or when it
+	// is evidence verified on its own.
+	data  []byte
+	check func(got []byte) []string
+}
+
+func wantRecord(rc *rerun) ([]want, error) {
+	return []want{{name: runrecord.RecordFile, kind: "record"}}, nil
+}
+
+func wantAssembly(rc *rerun) ([]want, error) {
+	b, err := runrecord.EncodeAssembly(harness.Assembly(rc.compiled.Workload))
+	if err != nil {
+		return nil, err
+	}
+	return []want{{name: runrecord.AssemblyFile, kind: "assembly", data: b}}, nil
+}
+
+func wantConfig(rc *rerun) ([]want, error) {
+	c := rc.compiled
+	if c.Parts == nil {
+		return []want{{name: harness.ConfigFile, kind: "config", phase: harness.PhaseCompile, ids: []string{"config"},
+			check: rc.configCheck(harness.ConfigFile, c.Config)}}, nil
+	}
+	var out []want
+	for _, p := range c.Parts {
+		files, err := c.PartFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		v, err := canon.Parse(files[p.ConfigFile()], 0)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, want{name: p.ConfigFile(), kind: "config", phase: harness.PhaseCompile, ids: []string{"config"}, check: rc.configCheck(p.ConfigFile(), v)})
+	}
+	return out, nil
+}
+
+func wantTables(rc *rerun) ([]want, error) {
+	c := rc.compiled
+	var out []want
+	add := func(files map[string][]byte, skip string) {
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			if name != skip {
+				out = append(out, want{name: name, kind: "scripted-table", phase: harness.PhaseCompile, ids: []string{"scripted-table"}, data: files[name]})
+			}
+		}
+	}
+	if c.Parts == nil {
+		add(c.Files, "")
+		return out, nil
+	}
+	for _, p := range c.Parts {
+		files, err := c.PartFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		add(files, p.ConfigFile())
+	}
+	return out, nil
+}
+
+func wantReports(rc *rerun) ([]want, error) {
+	var out []want
+	for i, name := range rc.evidence {
+		id := "report"
+		if i == 0 && name == harness.BudgetFile {
+			id = "budget"
+		}
+		out = append(out, want{name: name, kind: "report", phase: harness.PhaseEvaluate, ids: []string{id}})
+	}
+	for i, p := range rc.compiled.Parts {
+		out = append(out, want{name: p.ReportFile(), kind: "report", phase: harness.PhaseEvaluate, ids: []string{"part-report", harness.ReusedPartReport}, iteration: i + 1})
+	}
+	return out, nil
+}
+
+func wantContenders(rc *rerun) ([]want, error) {
+	if rc.compiled.Parts != nil {
+		return nil, nil
+	}
+	files, err := harness.ContenderFiles(rc.derived.Bench, rc.derived.Foundry)
+	return rendered(files, "contender"), err
+}
+
+func wantVerification(rc *rerun) ([]want, error) {
+	var out []want
+	if rc.derived.Aggregate != nil {
+		b, err := harness.JSONFile(rc.derived.Aggregate)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, want{name: harness.AggregateFile, kind: "verification", phase: harness.PhaseVerify, ids: []string{"aggregate"}, data: b})
+	}
+	b, err := harness.JSONFile(rc.derived.Verification.Value())
+	if err != nil {
+		return nil, err
+	}
+	return append(out, want{name: harness.VerificationFile, kind: "verification", phase: harness.PhaseVerify, ids: []string{"verification"}, data: b}), nil
+}
+
+func wantSummary(rc *rerun) ([]want, error) {
+	warnings, err := harness.DerivedWarnings(rc.compiled)
+	if err != nil {
+		return nil, err
+	}
+	files, err := harness.SummaryFiles(rc.derived.Outcome(rc.compiled, warnings))
+	out := rendered(files, "summary")
+	for i := range out {
+		// Messages name the workload file as the run showed it.
+		out[i].data = bytes.ReplaceAll(out[i].data, []byte(rc.local), []byte(rc.shown))
+	}
+	return out, err
+}
+
+func rendered(files []harness.RenderedFile, kind string) []want {
+	out := make([]want, len(files))
+	for i, f := range files {
+		out[i] = want{name: f.Name, kind: kind, phase: f.Phase, ids: []string{f.ID}, iteration: f.Iteration, data: f.Data}
+	}
+	return out
+}
+
+// configCheck compares a stored config with the one the workload compiles
+// to for this run directory: every member equal, except that a path (a
+// manifest, a case file, a scripted: or replay: table) may be written
+// from wherever the run was made, so two paths agree when they name the
+// same file of the tree (the artifact side's tree, else the git work tree
+// holding the workload). What each file holds is pinned anyway: its
+// digest is part of the run's identity, which names the directory.
+func (rc *rerun) configCheck(name string, derived any) func([]byte) []string {
+	return func(got []byte) []string {
+		stored, err := canon.Parse(got, 0)
+		if err != nil {
+			return []string{fmt.Sprintf("%s: %v", name, err)}
+		}
+		var out []string
+		n := 0
+		diffFields(stored, derived, "", func(field string, g, w any) {
+			if rc.samePath(g, w) {
+				return
+			}
+			if n++; n <= maxFieldMismatches {
+				out = append(out, fmt.Sprintf("%s: %s is %s, but %s compiles to %s", name, field, show(g), rc.compiled.Workload.Path, show(w)))
+			}
+		})
+		if n > maxFieldMismatches {
+			out = append(out, fmt.Sprintf("%s: %d more field(s) disagree with the compiled workload", name, n-maxFieldMismatches))
+		}
+		return out
+	}
+}
+
+var scheme = regexp.MustCompile(`^([a-z]+:)?(.+)$`)
+
+// samePath reports whether got (the stored config's string) names the
+// tree file want (the compiled config's path, relative to this run
+// directory) does.
+func (rc *rerun) samePath(got, want any) bool {
+	g, ok1 := got.(string)
+	w, ok2 := want.(string)
+	if !ok1 || !ok2 {
+		return false
+	}
+	gm, wm := scheme.FindStringSubmatch(g), scheme.FindStringSubmatch(w)
+	if gm == nil || wm == nil || gm[1] != wm[1] || filepath.IsAbs(wm[2]) {
+		return false
+	}
+	rel, ok := rc.treeRel(filepath.Join(rc.dir, filepath.FromSlash(wm[2])))
+	if !ok {
+		return false
+	}
+	s := path.Clean(filepath.ToSlash(gm[2]))
+	return s == rel || strings.HasSuffix(s, "/"+rel)
+}
+
+// treeRel names a file from the root of its tree: the side's tree when
+// one is given, else the git work tree holding it, else the workloads
+// root (--workloads) it is under, else the nearest directory holding it
+// and the workload file.
+func (rc *rerun) treeRel(target string) (string, bool) {
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return "", false
+	}
+	if rc.tree != "" {
+		root, err := filepath.Abs(rc.tree)
+		if err != nil {
+			return "", false
+		}
+		return relInside(root, abs)
+	}
+	if d := harness.DisplayPath(abs); !filepath.IsAbs(d) {
+		return d, true
+	}
+	for _, r := range rc.roots {
+		if rel, ok := relInside(r, abs); ok {
+			return rel, true
+		}
+	}
+	// Outside every root: from the nearest directory holding both the
+	// workload file and the target (the tree they were copied with).
+	wdir, err := filepath.Abs(filepath.Dir(rc.compiled.Workload.Path))
+	if err != nil {
+		return "", false
+	}
+	for dir := wdir; ; dir = filepath.Dir(dir) {
+		if rel, ok := relInside(dir, abs); ok {
+			return rel, true
+		}
+		if dir == filepath.Dir(dir) {
+			return "", false
+		}
+	}
+}
+
+func relInside(root, p string) (string, bool) {
+	r, err := filepath.Rel(root, p)
+	if err != nil || r == ".." || strings.HasPrefix(r, "../") || filepath.IsAbs(r) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// plainPath is a path that reads the same in JSON, Markdown and HTML.
+var plainPath = regexp.MustCompile(`^[A-Za-z0-9._/+~-]+$`)
+
+// positionSuffix ends a gate rule's "at".
+var positionSuffix = regexp.MustCompile(`:[0-9]+:[0-9]+$`)
+
+// learnShown finds how the run named its workload file: from gate.json's
+// first rule position, which must name the same file (the tree-relative
+// path, under whatever directory the run was made in). Everything else
+// in the derived files is then compared byte for byte.
+func (rc *rerun) learnShown(has func(string) bool) string {
+	w := rc.compiled.Workload
+	rc.local = harness.DisplayPath(w.Path)
+	rc.shown = rc.local
+	if !has(harness.GateFile) {
+		return ""
+	}
+	v, err := canon.ReadFile(filepath.Join(rc.dir, harness.GateFile), 0)
+	if err != nil {
+		return "" // the byte comparison reports it
+	}
+	rules, _ := v.(map[string]any)["rules"].([]any)
+	if len(rules) == 0 {
+		return ""
+	}
+	at, _ := rules[0].(map[string]any)["at"].(string)
+	shown := positionSuffix.ReplaceAllString(at, "")
+	if shown == rc.local {
+		return ""
+	}
+	rel, _ := rc.treeRel(w.Path)
+	if !plainPath.MatchString(rc.local) {
+		return fmt.Sprintf("%s: the workload is at %q, a path that does not read the same in every format; verify it from a path of plain characters", harness.GateFile, rc.local)
+	}
+	if rel == "" || !plainPath.MatchString(shown) || (shown != rel && !strings.HasSuffix(shown, "/"+rel)) {
+		return fmt.Sprintf("%s: rules[0].at names %s, not the workload %s the run was re-derived against", harness.GateFile, show(at), w.Path)
+	}
+	rc.shown = shown
+	return ""
+}
+
+// checkFiles lays the run directory beside what re-deriving it says it
+// must hold: every file of a known kind, listed in the record as the run
+// lists it, holding the bytes re-derived for it; nothing else.
+func (rc *rerun) checkFiles(named func(file string) bool, fail func(string, ...any)) error {
+	wants := map[string]want{}
+	for _, k := range FileKinds {
+		ws, err := k.wants(rc)
+		if err != nil {
+			return err
+		}
+		for _, w := range ws {
+			wants[w.name] = w
+		}
+	}
+	entries, err := os.ReadDir(rc.dir)
+	if err != nil {
+		fail("cannot list the run directory: %v", pathErr(err))
+		return nil
+	}
+	present := map[string]bool{}
+	for _, e := range entries {
+		present[e.Name()] = true
+		w, ok := wants[e.Name()]
+		if !ok {
+			fail("%s is not a file this run writes (no kind of run-directory file Assay knows), so it is neither evidence nor re-derivable", e.Name())
+			continue
+		}
+		if !e.Type().IsRegular() || (w.data == nil && w.check == nil) || named(e.Name()) {
+			continue
+		}
+		got, err := canon.ReadBounded(filepath.Join(rc.dir, e.Name()), 0)
+		if err != nil {
+			fail("%s: %v", e.Name(), err)
+			continue
+		}
+		if w.check != nil {
+			for _, m := range w.check(got) {
+				fail("%s", m)
+			}
+			continue
+		}
+		if !bytes.Equal(got, w.data) {
+			fail("%s differs from the %s re-derived from the verified evidence (%s)", e.Name(), w.kind, firstDifference(got, w.data))
+		}
+	}
+	if rc.rec.Status == runrecord.RunComplete {
+		for _, name := range slices.Sorted(maps.Keys(wants)) {
+			if !present[name] {
+				fail("%s is missing: a complete run of this workload writes it (%s)", name, wants[name].kind)
+			}
+		}
+	}
+	for _, p := range rc.rec.Phases {
+		for _, a := range p.Artifacts {
+			w, ok := wants[a.File]
+			if !ok {
+				continue // reported as unknown, or as listed and missing
+			}
+			if w.phase == 0 || p.N != w.phase || !slices.Contains(w.ids, a.ID) || a.Iteration != w.iteration {
+				fail("%s lists %s in phase %d as %s%s, but a run writes it in phase %d as %s%s", runrecord.RecordFile, a.File, p.N, a.ID, iteration(a.Iteration), w.phase, strings.Join(w.ids, " or "), iteration(w.iteration))
+			}
+		}
+	}
+	return nil
+}
+
+func iteration(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (iteration %d)", i)
+}
+
+// firstDifference says where two files part: the line, and what each
+// holds there, shortened.
+func firstDifference(got, want []byte) string {
+	line := 1
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] != want[i] {
+			return fmt.Sprintf("line %d: %s where it must be %s", line, excerpt(got[i:]), excerpt(want[i:]))
+		}
+		if got[i] == '\n' {
+			line++
+		}
+	}
+	if len(got) > len(want) {
+		return fmt.Sprintf("line %d: %d extra byte(s) at the end: %s", line, len(got)-len(want), excerpt(got[len(want):]))
+	}
+	return fmt.Sprintf("line %d: it ends %d byte(s) early", line, len(want)-len(got))
+}
+
+func excerpt(b []byte) string {
+	s := oneLine(string(b[:min(len(b), 60)]))
+	return fmt.Sprintf("%q", s)
+}
