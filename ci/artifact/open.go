@@ -140,11 +140,7 @@ func (a *Artifact) Evidence(side string) (diff.Evidence, *verify.Workloads, erro
 	if err != nil {
 		return diff.Evidence{}, nil, err
 	}
-	commit := a.HeadCommit
-	if side == Base {
-		commit = a.BaseCommit
-	}
-	return diff.Evidence{Store: wb, StoreDir: sd.Store, Workloads: ws, Tree: sd.Tree, Commit: commit}, ws, nil
+	return diff.Evidence{Store: wb, StoreDir: sd.Store, Workloads: ws}, ws, nil
 }
 
 // Checked is the verification of an artifact.

@@ -125,9 +125,6 @@ type Evidence struct {
 	StoreDir string
 	// Workloads are the workloads of this side (its tree's).
 	Workloads *verify.Workloads
-	// Tree and Commit are ci/verify.Options': the source tree when the
-	// runs were made from another copy of it, the commit they were made at.
-	Tree, Commit string
 }
 
 // LoadSet reads every workload's run under root. A missing root is an
@@ -223,7 +220,7 @@ func pickRun(wdir string) (string, []string, error) {
 // must agree with the directory, and the report's verification and every
 // gate verdict are re-derived; the Run carries the re-derived ones.
 func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
-	res, err := verify.CheckRun(ctx, dir, verify.Options{Evidence: ev.Store, StoreDir: ev.StoreDir, Workloads: ev.Workloads, Tree: ev.Tree, Commit: ev.Commit})
+	res, err := verify.CheckRun(ctx, dir, verify.Options{Evidence: ev.Store, StoreDir: ev.StoreDir, Workloads: ev.Workloads})
 	if err != nil {
 		return nil, &fault.Error{Code: CodeRuns, Message: "run directory " + dir, Err: err}
 	}
