@@ -55,6 +55,10 @@ func (m mapping) put(key string, v *yaml.Node) { m.n.Content = append(m.n.Conten
 // quoted and timestamps plain. Artifacts rows are block mappings, not the
 // seed's flow mappings: the YAML emitter quotes any scalar containing ':'
 // inside flow context, which would turn every at timestamp into a string.
+// Encode is the record as the recorder writes it, byte for byte: a
+// verifier holds a harness run's foundry-run.yml to this form.
+func Encode(r *Record) ([]byte, error) { return encodeRecord(r) }
+
 func encodeRecord(r *Record) ([]byte, error) {
 	top := newMapping()
 	top.put("run_record_version", intNode(r.Version))

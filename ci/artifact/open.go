@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -91,6 +92,9 @@ func Open(dir string) (*Artifact, error) {
 			return nil, errorf(CodeInvalid, "%s: archive %q is not a relative path inside the tree", MarkerFile, s)
 		}
 		a.Archive = s
+		if st, err := os.Lstat(filepath.Join(dir, Head, TreeDir, filepath.FromSlash(s))); err != nil || !st.IsDir() {
+			return nil, errorf(CodeInvalid, "%s: archive %q is not a directory of the head tree", MarkerFile, s)
+		}
 	}
 	for key, dst := range map[string]*string{"head_commit": &a.HeadCommit, "base_commit": &a.BaseCommit} {
 		if c, present := m[key]; present {
@@ -100,6 +104,15 @@ func Open(dir string) (*Artifact, error) {
 			}
 			*dst = s
 		}
+	}
+	for _, k := range []string{"layout", "paths", "archive", "head_commit", "base_commit"} {
+		if _, ok := m[k]; !ok {
+			return nil, errorf(CodeInvalid, "%s: member %q is missing", MarkerFile, k)
+		}
+	}
+	// The marker is in the one form the check writes.
+	if b, err := canon.Encode(v); err != nil || string(append(b, '\n')) != string(data) {
+		return nil, errorf(CodeInvalid, "%s is not in the canonical form the check writes", MarkerFile)
 	}
 	for _, side := range []string{Base, Head} {
 		sd := a.Side(side)
@@ -235,6 +248,7 @@ func (a *Artifact) Verify(ctx context.Context, o VerifyOptions) (*Checked, error
 			c.Problems = append(c.Problems, side+" workload does not load: "+strings.ReplaceAll(p, sd.Tree+string(filepath.Separator), ""))
 		}
 		c.Problems = append(c.Problems, a.listed(ctx, side, commit, rep, o)...)
+		c.Problems = append(c.Problems, storeObjects(side, sd.Store)...)
 	}
 	slices.Sort(c.Problems)
 	return c, nil
@@ -300,6 +314,33 @@ func (a *Artifact) listed(ctx context.Context, side, commit string, rep *verify.
 	}
 	return out
 }
+
+// storeObjects holds every file of a side's store to what the store
+// writes: <namespace>/<64 hex>.json whose bytes are the canonical JSON
+// that hashes to its name. The store's readers accept any spelling of
+// the value; the artifact carries exactly the bytes.
+func storeObjects(side, dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel := relTo(dir, p)
+		m := storeName.FindStringSubmatch(rel)
+		if m == nil {
+			out = append(out, fmt.Sprintf("%s/store/%s is not a store object", side, rel))
+			return nil
+		}
+		data, err := canon.ReadBounded(p, 0)
+		if err != nil || canon.DigestBytes(data) != "sha256:"+m[1] {
+			out = append(out, fmt.Sprintf("%s/store/%s is not the canonical bytes of its digest", side, rel))
+		}
+		return nil
+	})
+	return out
+}
+
+var storeName = regexp.MustCompile(`^(?:manifests|values|runs|effects)/([0-9a-f]{64})\.json$`)
 
 func shortCommit(s string) string {
 	if len(s) > 12 {

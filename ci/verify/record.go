@@ -1,8 +1,11 @@
 package verify
 
 import (
+	"bytes"
+	"path/filepath"
 	"time"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -20,6 +23,13 @@ import (
 func checkRecord(rc *rerun, opts Options, fail func(string, ...any)) {
 	rec, w := rc.rec, rc.compiled.Workload
 	f := func(format string, a ...any) { fail(runrecord.RecordFile+": "+format, a...) }
+	// The bytes first: a harness record is in the one form the recorder
+	// writes, so a reordered, commented or re-spelled record is not one.
+	if got, err := canon.ReadBounded(filepath.Join(rc.dir, runrecord.RecordFile), 0); err == nil {
+		if want, err := runrecord.Encode(rec); err == nil && !bytes.Equal(got, want) {
+			f("not in the form the run recorder writes (%s)", firstDifference(got, want))
+		}
+	}
 	a := harness.Assembly(w)
 	if rec.SourceRevision != w.Revision {
 		f("source_revision is %d, but workload %s is revision %d", rec.SourceRevision, w.Path, w.Revision)
@@ -96,8 +106,13 @@ func checkPhase(rc *rerun, p runrecord.Phase, ap runrecord.AssemblyPhase, f func
 			f("phase %d is %s, but a bench names its systems and skips it", p.N, p.Status)
 		case w.Kind == harness.KindFoundry && p.Selected != expectedSource(w):
 			f("phase %d selected %q, but workload %s takes its candidates from %q", p.N, p.Selected, w.Path, expectedSource(w))
+		case w.Kind == harness.KindFoundry && p.Status != runrecord.PhaseDone:
+			f("phase %d is %s, but a complete foundry run sources its candidates there", p.N, p.Status)
 		}
-	} else if p.Selected != "" && !contains(ap.Chain, p.Selected) {
+	} else if rc.rec.Status == runrecord.RunComplete && p.Status != runrecord.PhaseDone {
+		f("status complete, but phase %d is %s: every phase but a bench's candidate source runs", p.N, p.Status)
+	}
+	if p.Selected != "" && !contains(ap.Chain, p.Selected) {
 		f("phase %d selected %q, which is not in its chain", p.N, p.Selected)
 	}
 	if p.Kind == runrecord.KindLoop {

@@ -141,12 +141,29 @@ func wantReports(rc *rerun) ([]want, error) {
 		if i == 0 && name == harness.BudgetFile {
 			id = "budget"
 		}
-		out = append(out, want{name: name, kind: "report", phase: harness.PhaseEvaluate, ids: []string{id}})
+		out = append(out, want{name: name, kind: "report", phase: harness.PhaseEvaluate, ids: []string{id}, check: canonical(name)})
 	}
 	for i, p := range rc.compiled.Parts {
-		out = append(out, want{name: p.ReportFile(), kind: "report", phase: harness.PhaseEvaluate, ids: []string{"part-report", harness.ReusedPartReport}, iteration: i + 1})
+		out = append(out, want{name: p.ReportFile(), kind: "report", phase: harness.PhaseEvaluate, ids: []string{"part-report", harness.ReusedPartReport}, iteration: i + 1, check: canonical(p.ReportFile())})
 	}
 	return out, nil
+}
+
+// canonical holds evidence a run wrote to the form it writes (harness.JSONFile):
+// what it says is verified on its own; its bytes must be the ones a run
+// writes for it.
+func canonical(name string) func([]byte) []string {
+	return func(got []byte) []string {
+		v, err := canon.Parse(got, 0)
+		if err != nil {
+			return []string{fmt.Sprintf("%s: %v", name, err)}
+		}
+		want, err := harness.JSONFile(v)
+		if err != nil || !bytes.Equal(got, want) {
+			return []string{fmt.Sprintf("%s is not in the canonical form a run writes (%s)", name, firstDifference(got, want))}
+		}
+		return nil
+	}
 }
 
 func wantContenders(rc *rerun) ([]want, error) {
@@ -204,6 +221,9 @@ func rendered(files []harness.RenderedFile, kind string) []want {
 // digest is part of the run's identity, which names the directory.
 func (rc *rerun) configCheck(name string, derived any) func([]byte) []string {
 	return func(got []byte) []string {
+		if bad := canonical(name)(got); bad != nil {
+			return bad
+		}
 		stored, err := canon.Parse(got, 0)
 		if err != nil {
 			return []string{fmt.Sprintf("%s: %v", name, err)}
@@ -240,52 +260,58 @@ func (rc *rerun) samePath(got, want any) bool {
 	if gm == nil || wm == nil || gm[1] != wm[1] || filepath.IsAbs(wm[2]) {
 		return false
 	}
-	rel, ok := rc.treeRel(filepath.Join(rc.dir, filepath.FromSlash(wm[2])))
-	if !ok {
-		return false
-	}
-	s := path.Clean(filepath.ToSlash(gm[2]))
-	return s == rel || strings.HasSuffix(s, "/"+rel)
+	return namesSame(path.Clean(filepath.ToSlash(gm[2])), rc.treeRels(filepath.Join(rc.dir, filepath.FromSlash(wm[2]))))
 }
 
-// treeRel names a file from the root of its tree: the side's tree when
-// one is given, else the git work tree holding it, else the workloads
-// root (--workloads) it is under, else the nearest directory holding it
-// and the workload file.
-func (rc *rerun) treeRel(target string) (string, bool) {
+// treeRels names a file from each root its tree may have: the side's
+// tree when one is given, the git work tree holding it, the workloads
+// roots (--workloads) it is under, and the nearest directory holding it
+// and the workload file. A path written from elsewhere agrees when it
+// names the file as one of them does.
+func (rc *rerun) treeRels(target string) []string {
 	abs, err := filepath.Abs(target)
 	if err != nil {
-		return "", false
+		return nil
 	}
+	var out []string
 	if rc.tree != "" {
-		root, err := filepath.Abs(rc.tree)
-		if err != nil {
-			return "", false
+		if root, err := filepath.Abs(rc.tree); err == nil {
+			if rel, ok := relInside(root, abs); ok {
+				out = append(out, rel)
+			}
 		}
-		return relInside(root, abs)
 	}
 	if d := harness.DisplayPath(abs); !filepath.IsAbs(d) {
-		return d, true
+		out = append(out, d)
 	}
 	for _, r := range rc.roots {
 		if rel, ok := relInside(r, abs); ok {
-			return rel, true
+			out = append(out, rel)
 		}
 	}
-	// Outside every root: from the nearest directory holding both the
-	// workload file and the target (the tree they were copied with).
-	wdir, err := filepath.Abs(filepath.Dir(rc.compiled.Workload.Path))
-	if err != nil {
-		return "", false
-	}
-	for dir := wdir; ; dir = filepath.Dir(dir) {
-		if rel, ok := relInside(dir, abs); ok {
-			return rel, true
-		}
-		if dir == filepath.Dir(dir) {
-			return "", false
+	if wdir, err := filepath.Abs(filepath.Dir(rc.compiled.Workload.Path)); err == nil {
+		for dir := wdir; ; dir = filepath.Dir(dir) {
+			if rel, ok := relInside(dir, abs); ok {
+				out = append(out, rel)
+				break
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
 		}
 	}
+	return out
+}
+
+// namesSame reports whether path s (cleaned, slash-separated) names the
+// file some of rels name.
+func namesSame(s string, rels []string) bool {
+	for _, rel := range rels {
+		if s == rel || strings.HasSuffix(s, "/"+rel) {
+			return true
+		}
+	}
+	return false
 }
 
 func relInside(root, p string) (string, bool) {
@@ -326,11 +352,10 @@ func (rc *rerun) learnShown(has func(string) bool) string {
 	if shown == rc.local {
 		return ""
 	}
-	rel, _ := rc.treeRel(w.Path)
 	if !plainPath.MatchString(rc.local) {
 		return fmt.Sprintf("%s: the workload is at %q, a path that does not read the same in every format; verify it from a path of plain characters", harness.GateFile, rc.local)
 	}
-	if rel == "" || !plainPath.MatchString(shown) || (shown != rel && !strings.HasSuffix(shown, "/"+rel)) {
+	if !plainPath.MatchString(shown) || !namesSame(shown, rc.treeRels(w.Path)) {
 		return fmt.Sprintf("%s: rules[0].at names %s, not the workload %s the run was re-derived against", harness.GateFile, show(at), w.Path)
 	}
 	rc.shown = shown

