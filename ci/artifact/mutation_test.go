@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -137,8 +138,7 @@ func textMutations(data []byte, yaml bool) []mutation {
 		idx[i] = fmt.Sprint(i)
 	}
 	for _, s := range sample(idx, 8) {
-		var i int
-		fmt.Sscan(s, &i)
+		i, _ := strconv.Atoi(s)
 		if strings.TrimSpace(lines[i]) == "" {
 			continue
 		}
@@ -245,8 +245,7 @@ func get(v any, at string) any {
 		case map[string]any:
 			v = t[p]
 		case []any:
-			var i int
-			fmt.Sscan(p, &i)
+			i, _ := strconv.Atoi(p)
 			v = t[i]
 		}
 	}
@@ -266,8 +265,7 @@ func set(v any, at string, f func(any) any) {
 			t[last] = f(t[last])
 		}
 	case []any:
-		var i int
-		fmt.Sscan(last, &i)
+		i, _ := strconv.Atoi(last)
 		if f != nil {
 			t[i] = f(t[i])
 		}
