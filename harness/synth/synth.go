@@ -30,7 +30,9 @@ type Spec struct {
 	// digest and every receipt of the run is different: per-system work
 	// (verification above all) is not hidden by identical receipts.
 	// Without it, systems cycle through three contenders and systems i
-	// and i+3 write byte-identical receipts.
+	// and i+3 write byte-identical receipts. The scale benchmarks take it
+	// with a trailing "d" (ASSAY_SCALE=8x20000d; BENCHMARKS.md "Scale
+	// out").
 	Distinct bool
 }
 
