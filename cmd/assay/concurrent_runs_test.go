@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -61,6 +62,11 @@ func assayProcess(t testing.TB, dir string, args ...string) (cmd *exec.Cmd, out 
 	}
 	cmd = exec.Command(exe, args...)
 	cmd.Dir = dir
+	// A non-nil SysProcAttr keeps os.StartProcess from statting dir first:
+	// dir is the repository root here, and a stat of it makes go test's
+	// cache depend on the root's modification time, which changes whenever
+	// `assay run` creates runs/ or .algal/ there.
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	cmd.Env = append(os.Environ(), "ASSAY_TEST_AS_CLI=1")
 	out = &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
