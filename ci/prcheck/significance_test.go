@@ -208,6 +208,11 @@ func TestSignificanceEndToEnd(t *testing.T) {
 // evidence with its own binary.
 func TestForgedDiffNeverReachesTheComment(t *testing.T) {
 	dir := flipsRepo(t, flipsWorkload(7, 3, ""))
+	// The head is committed: the poster lists the workloads at the head
+	// commit and confirms the artifact's tree against it.
+	if out, err := exec.Command("git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false", "commit", "--quiet", "-am", "head").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
 	t.Setenv("GITHUB_BASE_REF", "main")
 	art := filepath.Join(t.TempDir(), "art")
 	if err := os.MkdirAll(art, 0o755); err != nil {
@@ -233,7 +238,7 @@ func TestForgedDiffNeverReachesTheComment(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: "<!-- assay:pr-check -->"})
+	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: "<!-- assay:pr-check -->", Tree: artifact.GitTree(dir)})
 	if err != nil || !posted.Verified {
 		t.Fatalf("compose: %v %+v", err, posted)
 	}
