@@ -246,7 +246,7 @@ func (f *partFlight) start(ctx context.Context, part Part) *partJob {
 		defer close(job.done)
 		rep, err := bench.Run(jctx, cfg, f.runner, bench.Options{
 			Concurrency: r.concurrency(), Slots: f.slots, Rank: part.N,
-			OnResult: func(_, _ string, passed bool) { f.p.judged(passed); f.p.tick() },
+			OnResult: func(_, _ string, passed bool) { f.p.judged(passed) },
 		})
 		if err != nil {
 			f.fail(job, err)
@@ -286,7 +286,6 @@ func (p *progress) reusedPart(report map[string]any) {
 			p.reused++
 			p.mu.Unlock()
 			p.judged(passed)
-			p.tick()
 		}
 	}
 }

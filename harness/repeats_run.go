@@ -95,7 +95,7 @@ func (r *run) benchRepeats(ctx context.Context, p *progress) ([]*bench.Report, e
 	return runRepeats(r, func(rep int, runner evidence.Runner) (*bench.Report, error) {
 		return bench.Run(ctx, r.benchConfigAt(rep), runner, bench.Options{
 			Concurrency: r.concurrency(),
-			OnResult:    func(_, _ string, passed bool) { p.judged(passed); p.tick() },
+			OnResult:    func(_, _ string, passed bool) { p.judged(passed) },
 		})
 	}, AggregateBench)
 }

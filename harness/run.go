@@ -226,6 +226,10 @@ func run1(ctx context.Context, w *Workload, opts Options, release func()) (*Outc
 		from = newResumeFrom(dirs)
 	}
 	stage := st.Dir
+	// Whether a complete run of these inputs was installed before this one
+	// began: an identical result found at install is then an earlier run's,
+	// not a concurrent one's that finished first.
+	earlier := completeRun(c.RunDir)
 	rec, err := runrecord.Create(stage, Assembly(w), runrecord.Meta{RunSlug: c.Slug, FoundryHead: runrecord.FoundryHead(ctx, w.Path), FoundryModified: runrecord.FoundryModified(ctx, w.Path, out)}, opts.Clock)
 	if err != nil {
 		return nil, err
@@ -283,11 +287,21 @@ func run1(ctx context.Context, w *Workload, opts Options, release func()) (*Outc
 		r.o.Warnings = append(r.o.Warnings, fmt.Sprintf("this run is %s, so it was left in %s; the complete run of the same inputs in %s was kept", r.o.Status, stage, r.c.RunDir))
 	case rundir.Same:
 		r.o.RunDir = r.c.RunDir
-		r.o.Notes = append(r.o.Notes, fmt.Sprintf("an identical complete run was already in %s (another run of the same inputs finished first); it was kept", r.c.RunDir))
+		r.o.Notes = append(r.o.Notes, sameRunNote(r.c.RunDir, earlier))
 	default:
 		r.o.RunDir = r.c.RunDir
 	}
 	return r.o, runErr
+}
+
+// sameRunNote says where the identical complete run that was kept came
+// from: an earlier run of the same inputs, or one that ran at the same time
+// and finished first.
+func sameRunNote(dir string, earlier bool) string {
+	if earlier {
+		return fmt.Sprintf("an identical complete run of the same inputs was already in %s from an earlier run; it was kept", dir)
+	}
+	return fmt.Sprintf("an identical complete run was already in %s (another run of the same inputs finished first); it was kept", dir)
 }
 
 // runCancelled reports whether a run that stopped with an error was
@@ -489,28 +503,38 @@ type progress struct {
 	f              func(Progress)
 }
 
-// judged tallies one judged case run; tick then counts it as done.
+// judged counts one judged case run as done, passed or failed: the tally
+// and the count move together, so no event shows a case passed before it
+// is counted as done.
 func (p *progress) judged(passed bool) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if passed {
 		p.passed++
 	} else {
 		p.failed++
 	}
-	p.mu.Unlock()
+	p.emitLocked()
 }
 
+// tick counts one run that is not judged (a generator's) as done.
 func (p *progress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.emitLocked()
+}
+
+// emitLocked counts a run done and reports it; the callback runs under the
+// lock so events arrive in the order they were counted.
+func (p *progress) emitLocked() {
+	p.done++
 	if p.f == nil {
 		return
 	}
-	p.mu.Lock()
-	p.done++
 	ev := Progress{Workload: p.name, Done: p.done, Total: p.total, Passed: p.passed, Failed: p.failed, Reused: p.reused}
 	if ev.Total != 0 && ev.Done > ev.Total {
 		ev.Total = 0
 	}
-	p.mu.Unlock()
 	p.f(ev)
 }
 
@@ -560,7 +584,7 @@ func (r *run) evaluate(ctx context.Context) error {
 				p.tick()
 			}
 		},
-		OnResult: func(_, _, _ string, passed bool) { p.judged(passed); p.tick() },
+		OnResult: func(_, _, _ string, passed bool) { p.judged(passed) },
 	})
 	if err != nil {
 		return err

@@ -168,3 +168,26 @@ func TestHeldRunLockIsReported(t *testing.T) {
 		t.Fatalf("outcome %v, err %v", o, err)
 	}
 }
+
+// A re-run of inputs whose complete run an earlier invocation installed
+// says the kept run is from an earlier run, not that another run "finished
+// first" (which only a run racing it can do).
+func TestRerunNotesTheEarlierRun(t *testing.T) {
+	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
+	out := t.TempDir()
+	var notes [][]string
+	for range 2 {
+		b := newTestBench()
+		o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: out, Concurrency: 2})
+		if err != nil || !o.Passed() {
+			t.Fatal(err)
+		}
+		notes = append(notes, o.Notes)
+	}
+	if len(notes[0]) != 0 {
+		t.Errorf("the first run has notes %q", notes[0])
+	}
+	if len(notes[1]) != 1 || !strings.Contains(notes[1][0], "from an earlier run") || strings.Contains(notes[1][0], "finished first") {
+		t.Errorf("the re-run's notes: %q", notes[1])
+	}
+}

@@ -311,7 +311,14 @@ func tally(ev harness.Progress) string {
 	if ev.Reused > 0 {
 		runs += fmt.Sprintf(" (%d reused from an interrupted run)", ev.Reused)
 	}
-	return fmt.Sprintf("%s, %d passed, %d failed", runs, ev.Passed, ev.Failed)
+	s := fmt.Sprintf("%s, %d passed, %d failed", runs, ev.Passed, ev.Failed)
+	// Every run the harness does not judge is a generator's (it proposes
+	// a population; there is no case to pass or fail), so the three
+	// counts add up to the runs done.
+	if gen := ev.Done - ev.Passed - ev.Failed; gen > 0 {
+		s += ", " + plural(gen, "generator run")
+	}
+	return s
 }
 
 func (p *progressDisplay) start(w *harness.Workload) {
@@ -320,9 +327,10 @@ func (p *progressDisplay) start(w *harness.Workload) {
 	defer p.mu.Unlock()
 	p.name, p.last = w.Name, harness.Progress{Workload: w.Name, Total: n}
 	if !p.live {
-		what := "runs decided by its generator"
-		if n > 0 {
-			what = fmt.Sprintf("%d runs (%s)", n, shape)
+		what := fmt.Sprintf("%d runs (%s)", n, shape)
+		if shape == "" {
+			// Only a generator's population leaves the count open.
+			what = "runs decided by its generator"
 		}
 		p.lineLocked(fmt.Sprintf("%s: running %s", w.Name, what))
 		p.stop, p.done = make(chan struct{}), make(chan struct{})
@@ -379,8 +387,10 @@ func (p *progressDisplay) update(ev harness.Progress) {
 	if ev.Total > 0 && p.bar.GetMax() != ev.Total {
 		p.bar.ChangeMax(ev.Total)
 	}
-	p.bar.Describe(fmt.Sprintf("%s (%d passed, %d failed)", ev.Workload, ev.Passed, ev.Failed))
+	// The count first, then the tally: each renders, and the last render
+	// shows both for the same event.
 	_ = p.bar.Set(ev.Done)
+	p.bar.Describe(fmt.Sprintf("%s (%d passed, %d failed)", ev.Workload, ev.Passed, ev.Failed))
 }
 
 func (p *progressDisplay) finish(r *harness.Result) {
@@ -419,4 +429,12 @@ func joinInts(xs []int) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, ",")
+}
+
+// plural is "1 word" or "n words".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -256,3 +256,36 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A workload that has no runs says how many it has and why, not that a
+// generator decides them; only a generator's population does.
+func TestProgressStartNamesTheRunCount(t *testing.T) {
+	for _, tc := range []struct {
+		w    *harness.Workload
+		want string
+	}{
+		{&harness.Workload{Name: "empty", Kind: harness.KindBench, Systems: make([]harness.System, 2)}, "empty: running 0 runs (2 systems x 0 cases)\n"},
+		{&harness.Workload{Name: "grown", Kind: harness.KindFoundry, Generator: &harness.Generator{}}, "grown: running runs decided by its generator\n"},
+	} {
+		var b syncBuffer
+		p := newProgressDisplay(&b)
+		p.start(tc.w)
+		p.finish(&harness.Result{Path: tc.w.Name + ".yaml", Workload: tc.w})
+		if got := b.String(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("progress starts %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// A generated foundry's tally adds up: its generator's runs are counted
+// as such, beside the judged case runs (it read "12 runs, 7 passed, 4
+// failed").
+func TestTallyCountsGeneratorRuns(t *testing.T) {
+	got := tally(harness.Progress{Done: 12, Passed: 7, Failed: 4})
+	if got != "12 runs, 7 passed, 4 failed, 1 generator run" {
+		t.Errorf("tally = %q", got)
+	}
+	if got := tally(harness.Progress{Done: 6, Total: 6, Passed: 5, Failed: 1}); got != "6/6 runs, 5 passed, 1 failed" {
+		t.Errorf("tally = %q", got)
+	}
+}
