@@ -52,6 +52,10 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 			t.Errorf("init's listing lacks %s", f)
 		}
 	}
+	// What assay run and assay ci pr write stays out of `git add -A`.
+	if ignore, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); !strings.Contains(string(ignore), "\n/runs/\n/.algal/\n") || !strings.Contains(string(ignore), "\n/out/\n") {
+		t.Errorf(".gitignore does not cover runs/, .algal/ and out/:\n%s", ignore)
+	}
 	mod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
 	for _, want := range []string{"module example.com/my-organisms\n", "require github.com/algal-assay/assay v0.0.0\n",
 		"tool github.com/algal-assay/assay/cmd/assay\n", "replace github.com/algal-assay/assay => " + filepath.ToSlash(repo) + "\n"} {
