@@ -181,6 +181,10 @@ func (c *cli) exprEval(programArg, envArg, fuelArg string) error {
 // exprResult prints {"burn","value"} or {"burn","error"} canonically; a
 // failure exits 1 without a second report on stderr.
 func (c *cli) exprResult(v any, burn int, err error) error {
+	if err != nil && c.readable() {
+		c.exprSentence(err)
+		return reported(err)
+	}
 	out := map[string]any{"burn": float64(burn)}
 	if err != nil {
 		out["error"] = exprErrorJSON(err)
@@ -200,16 +204,36 @@ func (c *cli) exprResult(v any, burn int, err error) error {
 	return nil
 }
 
+// exprErrorJSON is upstream's error object, the canonical expression
+// error as its message, with the suggestion a person needs beside it
+// ("hint": `did you mean "eq"?`) when there is one.
 func exprErrorJSON(err error) map[string]any {
-	code := expr.CodeParse
-	if c := fault.CodeOf(err); c != "" {
-		code = c
+	out := map[string]any{"code": exprCode(err), "message": expr.Canonical(err)}
+	if m := trailingHint.FindStringSubmatch(expr.Describe(err)); m != nil {
+		out["hint"] = m[1]
 	}
-	return map[string]any{"code": code, "message": expr.Canonical(err)}
+	return out
+}
+
+func exprCode(err error) string {
+	if c := fault.CodeOf(err); c != "" {
+		return c
+	}
+	return expr.CodeParse
+}
+
+// exprSentence prints an expression error for a person on a terminal:
+// the sentence the canonical error stands for, its code and the hint.
+func (c *cli) exprSentence(err error) {
+	writeSentence(c.stdout, exprCode(err), expr.Describe(err), "")
 }
 
 func (c *cli) exprCheck(programArg, namesArg string) error {
 	report := func(err error) error {
+		if c.readable() {
+			c.exprSentence(err)
+			return reported(err)
+		}
 		b, encErr := canon.Encode(map[string]any{"error": exprErrorJSON(err)})
 		if encErr != nil {
 			return encErr

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,18 @@ func (f *measureFlags) runFlags(cmd *cobra.Command) {
 func (f *measureFlags) foundryFlags(cmd *cobra.Command) {
 	f.runFlags(cmd)
 	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
+}
+
+// notAWorkload refuses a YAML workload given to a verb that takes a JSON
+// config (bench, foundry, foundry search): the workload runs with
+// `assay run`, which compiles it to the config this verb reads.
+func notAWorkload(verb, path string) error {
+	if _, ok := harness.KindOf(path); !ok {
+		return nil
+	}
+	return &fault.Error{Code: harness.CodeWorkload, File: path,
+		Message: fmt.Sprintf("is a YAML workload, and `assay %s` takes an algal.%s.config.v1 JSON config", verb, strings.Fields(verb)[0]),
+		Hint:    fmt.Sprintf(" (run the workload with `assay run %s`)", path)}
 }
 
 // loadFoundryConfig admits a foundry config and prints its warnings (split
@@ -175,6 +188,9 @@ func newBenchCmd(c *cli) *cobra.Command {
 			"Subcommands verify a report offline and render it.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notAWorkload("bench", args[0]); err != nil {
+				return err
+			}
 			wb, err := f.workbench()
 			if err != nil {
 				return err
@@ -237,6 +253,9 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			"archive or the server as --record none|missing|all says, exactly as for `assay run`.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := notAWorkload("foundry", args[0]); err != nil {
+				return err
+			}
 			wb, err := f.workbench()
 			if err != nil {
 				return err
@@ -414,8 +433,12 @@ func (c *cli) inspectVerb(use, short string, render func(any) (string, error)) *
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprint(c.stdout, out)
-			return err
+			// With --json: the report document it read, whole, as one
+			// canonical line.
+			return c.answer(v, func(w io.Writer) error {
+				_, err := fmt.Fprint(w, out)
+				return err
+			})
 		},
 	}
 }
