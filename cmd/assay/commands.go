@@ -38,7 +38,9 @@ func newRoot(c *cli) *cobra.Command {
 		Long: "Assay runs, verifies and measures ALGAL organisms (algal.organism.v1) and gates them in CI.\n" +
 			"Exit status, for every verb: 0 yes; 1 the verb ran and the answer is no (a run failed or\n" +
 			"suspended, a verification or gate failed); 2 error (bad arguments, a document that does not\n" +
-			"parse or is not admitted, IO), printed on stderr as {\"error\":{\"code\",\"message\"},\"ok\":false}.",
+			"parse or is not admitted, IO). On a terminal an error reads as a sentence with its code and a\n" +
+			"hint; piped or with --json it is one line on stderr, {\"error\":{\"code\",\"message\"},\"ok\":false}.\n" +
+			"Start with `assay init`, then `go tool assay run`.",
 	}
 	root.SetIn(c.stdin)
 	root.SetOut(c.stdout)
@@ -77,6 +79,7 @@ func newRoot(c *cli) *cobra.Command {
 		newCICmd(c),
 		newVersionCmd(c),
 	)
+	organizeHelp(root) // help.go: groups and an example on every verb
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
 	return root
 }

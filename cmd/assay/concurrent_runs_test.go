@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +35,14 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	testscript.Main(removingShared{m}, map[string]func(){
-		"assay": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"assay": func() {
+			// A script stands in a terminal with `env ASSAY_TEST_TERMINAL=1`:
+			// the same seam the in-process tests use (isTerminal).
+			if os.Getenv("ASSAY_TEST_TERMINAL") == "1" {
+				isTerminal = func(io.Writer) bool { return true }
+			}
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 	})
 }
 

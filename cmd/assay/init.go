@@ -3,6 +3,7 @@ package main
 import (
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -153,23 +154,37 @@ func (c *cli) initRepo(dir string, f initFlags) error {
 			return &fault.Error{Code: fault.IOFailed, File: p, Message: err.Error()}
 		}
 	}
-	w := c.stdout
-	fmt.Fprintf(w, "assay init: wrote %d files in %s\n", len(names), dir)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %s\n", path.Clean(n))
-	}
-	fmt.Fprintln(w, "\nNext:")
+	var next []string
 	if dir != "." {
-		fmt.Fprintf(w, "  cd %s\n", dir)
+		next = append(next, "cd "+dir)
 	}
 	if haveMod {
-		fmt.Fprintf(w, "  go get -tool %s/cmd/assay   # Assay as a tool of your module\n", assayModule)
+		next = append(next, "go get -tool "+assayModule+"/cmd/assay   # Assay as a tool of your module")
 	} else if !released && f.replace == "" {
-		fmt.Fprintf(w, "  go get %s@latest   # this assay is a development build: pick a released Assay\n", assayModule)
+		next = append(next, "go get "+assayModule+"@latest   # this assay is a development build: pick a released Assay")
 	}
-	fmt.Fprintln(w, "  go mod tidy             # resolve Assay and Ginkgo, write go.sum")
-	fmt.Fprintln(w, "  go tool assay run       # run suites/, write runs/, gate")
-	fmt.Fprintln(w, "  go test ./suites/...    # the same workloads as Ginkgo specs")
-	fmt.Fprintln(w, "  git add -A && git commit -m 'assay starter'   # pull requests now get the Assay check")
-	return nil
+	next = append(next,
+		"go mod tidy             # resolve Assay and Ginkgo, write go.sum",
+		"go tool assay run       # run suites/, write runs/, gate",
+		"go test ./suites/...    # the same workloads as Ginkgo specs",
+		"git add -A && git commit -m 'assay starter'   # pull requests now get the Assay check")
+	wrote := make([]any, len(names))
+	for i, n := range names {
+		wrote[i] = path.Clean(n)
+	}
+	steps := make([]any, len(next))
+	for i, n := range next {
+		steps[i] = n
+	}
+	return c.answer(map[string]any{"dir": dir, "files": wrote, "next": steps}, func(w io.Writer) error {
+		fmt.Fprintf(w, "assay init: wrote %d files in %s\n", len(names), dir)
+		for _, n := range wrote {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+		fmt.Fprintln(w, "\nNext:")
+		for _, n := range next {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+		return nil
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
@@ -73,7 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitNo
 	}
 	if code, ok := codeOf(err); ok {
-		writeError(stderr, code, fault.Advised(err))
+		c.printError(code, err)
 		return exitError
 	}
 	// Anything else is an argument problem: cobra's own arity and flag
@@ -96,6 +98,59 @@ func writeError(w io.Writer, code, message string) {
 		b = []byte(`{"ok":false}`)
 	}
 	fmt.Fprintf(w, "%s\n", b)
+}
+
+// printError prints a verb's error on stderr: on a terminal (without
+// --json) a sentence with the code and, when there is one, the hint on a
+// line of its own; otherwise upstream's one JSON line.
+func (c *cli) printError(code string, err error) {
+	if !c.readableErr() {
+		writeError(c.stderr, code, fault.Advised(err))
+		return
+	}
+	hint := ""
+	if f, ok := fault.As(err); ok {
+		hint = f.Hint
+	}
+	writeSentence(c.stderr, code, err.Error(), hint)
+}
+
+// writeSentence prints an error for a person: "assay: MESSAGE (CODE)" and
+// the hint, if any, as "hint: ..." below it. A hint written to be appended
+// (` (did you mean "eq"?)`) loses its parentheses.
+func writeSentence(w io.Writer, code, message, hint string) {
+	message = expr.Humanize(message)
+	if hint == "" {
+		// Most suggestions ride at the end of the message itself.
+		if m := trailingHint.FindStringSubmatchIndex(message); m != nil {
+			message, hint = message[:m[0]], message[m[2]:m[3]]
+		}
+	}
+	fmt.Fprintf(w, "assay: %s (%s)\n", strings.TrimRight(message, ". \n"), code)
+	hint = strings.TrimSpace(hint)
+	if strings.HasPrefix(hint, "(") && strings.HasSuffix(hint, ")") {
+		hint = hint[1 : len(hint)-1]
+	}
+	if hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", hint)
+	}
+}
+
+// trailingHint is a suggestion a message ends with: ` (did you mean "fn"?)`.
+var trailingHint = regexp.MustCompile(`\s*\((did you mean [^()]*\?)\)\s*$`)
+
+// readableErr reports whether errors should read as sentences: without
+// --json and when stderr is a terminal.
+func (c *cli) readableErr() bool { return !c.json && isTerminal(c.stderr) }
+
+// answer prints the result of a verb whose output is text by nature
+// (version, init, inspect: upstream prints them as text to a pipe too):
+// the text, or with --json v as one canonical JSON line.
+func (c *cli) answer(v any, text func(io.Writer) error) error {
+	if c.json {
+		return c.emit(v, "")
+	}
+	return text(c.stdout)
 }
 
 // readable reports whether output should take its form for people: only

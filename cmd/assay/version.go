@@ -2,10 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
+
+// contracts are the ALGAL contracts this Assay implements.
+var contracts = []string{"algal.organism.v1", "algal.expr.v1", "algal.run.v1", "algal.effect.v1", "algal.tool-effect.v1", "algal.bundle.v1", "algal.bench.v1", "algal.foundry.v1", "algal.search.v1", "algal.habitat-budget.v1", "algal.replay-comparison.v1"}
 
 // version is stamped at release time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
@@ -24,8 +29,15 @@ func newVersionCmd(c *cli) *cobra.Command {
 					}
 				}
 			}
-			_, err := fmt.Fprintf(c.stdout, "assay %s (revision %s)\ncontracts: algal.organism.v1 algal.expr.v1 algal.run.v1 algal.effect.v1 algal.tool-effect.v1 algal.bundle.v1 algal.bench.v1 algal.foundry.v1 algal.search.v1 algal.habitat-budget.v1 algal.replay-comparison.v1\n", version, rev)
-			return err
+			list := make([]any, len(contracts))
+			for i, k := range contracts {
+				list[i] = k
+			}
+			v := map[string]any{"version": version, "revision": rev, "contracts": list}
+			return c.answer(v, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "assay %s (revision %s)\ncontracts: %s\n", version, rev, strings.Join(contracts, " "))
+				return err
+			})
 		},
 	}
 }

@@ -112,6 +112,8 @@ func runWorkloads(c *cli, paths []string, f workloadFlags) error {
 }
 
 func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlags) error {
+	// The verb's own --json shadows the root's: errors follow it too.
+	c.json = c.json || f.report.json
 	if f.concurrency < 0 {
 		return usagef("--concurrency must not be negative")
 	}
@@ -152,6 +154,10 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	// One run is one trust scope: a receipt met again is replayed once.
 	wb.Verified = &vm.VerifiedReceipts{}
 	disp := newProgressDisplay(c.stderr)
+	// On a terminal a failure reads as a sentence, and not at all when
+	// the summary on the same terminal says it (each message once).
+	disp.sentences = c.readableErr()
+	disp.summarized = c.readableErr() && c.readable() && !f.report.json
 	results, stopErr := harness.RunAll(ctx, files, harness.BatchOptions{
 		Options: harness.Options{
 			Runner: wb, Store: wb, Out: f.out, Concurrency: f.concurrency,
@@ -273,6 +279,9 @@ type progressDisplay struct {
 	name     string
 	stop     chan struct{}
 	done     chan struct{}
+	// sentences prints failures for a person instead of as JSON lines;
+	// summarized leaves them to the summary, which a person reads too.
+	sentences, summarized bool
 }
 
 // ciInterval is how often a plain display reports a running workload.
@@ -293,12 +302,20 @@ func (p *progressDisplay) lineLocked(s string) {
 	fmt.Fprintln(p.w, s)
 }
 
-// jsonError prints the stable one-line JSON error for a failure.
+// jsonError prints a failure: the stable one-line JSON error, or on a
+// terminal a sentence (nothing when the summary will say it).
 func (p *progressDisplay) jsonError(code, message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.summarized {
+		return
+	}
 	if p.bar != nil {
 		_ = p.bar.Clear()
+	}
+	if p.sentences {
+		writeSentence(p.w, code, message, "")
+		return
 	}
 	writeError(p.w, code, message)
 }

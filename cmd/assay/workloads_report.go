@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/algal-assay/assay/engine/atomicfile"
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/harness"
 )
@@ -84,7 +85,7 @@ func resultJSON(r *harness.Result) jsonWorkload {
 	return j
 }
 
-// printResultsJSON prints the job's results as one JSON document.
+// printResultsJSON prints the job's results as one canonical JSON line.
 func printResultsJSON(w io.Writer, results []*harness.Result, total int, stopErr error) error {
 	passed, failed := harness.Tally(results)
 	doc := struct {
@@ -102,8 +103,17 @@ func printResultsJSON(w io.Writer, results []*harness.Result, total int, stopErr
 	for _, r := range results {
 		doc.Workloads = append(doc.Workloads, resultJSON(r))
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
+	// One canonical line, as every verb prints JSON: encoding/json shapes
+	// the document, canon orders and encodes it.
+	b, err := json.Marshal(doc)
 	if err != nil {
+		return err
+	}
+	v, err := canon.Parse(b, 0)
+	if err != nil {
+		return err
+	}
+	if b, err = canon.Encode(v); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
