@@ -89,6 +89,9 @@ func WorkloadsWith(opts Options, roots ...string) bool {
 			return
 		}
 		ws, errs := harness.LoadAll(paths)
+		if msg := unmatchedFilter(ginkgo.GinkgoLabelFilter(), specLabels(paths, ws)); msg != "" {
+			describeUnmatchedFilter(msg)
+		}
 		for i, p := range paths {
 			if errs[i] != nil {
 				describeInvalid(p, errs[i])
@@ -168,10 +171,42 @@ func (r *workloadRun) runDir() string {
 
 // fail fails the current spec at line of the workload file, naming the
 // kept run directory; the spec's body must return after it.
+// The failure message is the one place it is said (no report entry
+// repeats it).
 func (r *workloadRun) fail(line int, msg string) {
 	r.failed = true
-	ginkgo.AddReportEntry("run directory", r.runDir(), at(r.path, line))
 	failAt(at(r.path, line), fmt.Sprintf("%s\nrun directory (kept): %s", msg, r.runDir()))
+}
+
+// caseLine is the line of the workload file that declares case id (the
+// line of the gate rule when no case has that id).
+func (r *workloadRun) caseLine(id string, fallback int) int {
+	for _, c := range r.w.Cases {
+		if c.ID == id && c.Pos.Line > 0 {
+			return c.Pos.Line
+		}
+	}
+	return fallback
+}
+
+// failedCases names a bench system's failed cases, each at its own line of
+// the workload file.
+func (r *workloadRun) failedCases(system string) []string {
+	rep := r.outcome().Bench
+	if rep == nil {
+		return nil
+	}
+	var out []string
+	for i := range rep.Systems {
+		if s := &rep.Systems[i]; s.ID == system {
+			for j := range s.Cases {
+				if c := &s.Cases[j]; !c.Passed {
+					out = append(out, fmt.Sprintf("case %s at %s:%d: outcome %s; expected %v; got %v", c.ID, r.path, r.caseLine(c.ID, 0), c.Outcome, c.Expect, c.Outputs))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // completed skips a spec whose subject the run never reached.
@@ -252,8 +287,21 @@ func describeWorkload(path string, w *harness.Workload, opts Options) {
 					r.fail(rule.Pos.Line, fmt.Sprintf("gate rule %q was not judged", rule.Name()))
 					return
 				}
-				ginkgo.AddReportEntry("verdict", gates[i].Message, ginkgo.ReportEntryVisibilityFailureOrVerbose, at(path, rule.Pos.Line))
-				if !gates[i].Passed {
+				if gates[i].Passed {
+					ginkgo.AddReportEntry("verdict", gates[i].Message, ginkgo.ReportEntryVisibilityFailureOrVerbose, at(path, rule.Pos.Line))
+					return
+				}
+				switch {
+				case rule.Case != "":
+					// A case's expected outcome fails at the case's line.
+					r.fail(r.caseLine(rule.Case, rule.Pos.Line), gates[i].Message)
+				case rule.System != "" && w.Kind == harness.KindBench:
+					msg := gates[i].Message
+					if cases := r.failedCases(rule.System); len(cases) > 0 {
+						msg += "\nfailed " + strings.Join(cases, "\nfailed ")
+					}
+					r.fail(rule.Pos.Line, msg)
+				default:
 					r.fail(rule.Pos.Line, gates[i].Message)
 				}
 			})
@@ -274,7 +322,7 @@ func describeSystem(r *workloadRun, id string, line int) {
 		ginkgo.AddReportEntry("usage", fmt.Sprintf("%d tokens in, %d out, %s, %d effect calls", s.Usage.TokensIn, s.Usage.TokensOut, bench.FormatCost(s.Usage.Cost), s.EffectCalls), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, line))
 		for j := range s.Cases {
 			if c := &s.Cases[j]; !c.Passed {
-				ginkgo.AddReportEntry("failed case "+c.ID, fmt.Sprintf("outcome %s; expected %v; got %v; receipt %s", c.Outcome, c.Expect, c.Outputs, c.ReceiptDigest), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, line))
+				ginkgo.AddReportEntry("failed case "+c.ID, fmt.Sprintf("outcome %s; expected %v; got %v; receipt %s", c.Outcome, c.Expect, c.Outputs, c.ReceiptDigest), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, r.caseLine(c.ID, line)))
 			}
 		}
 		if int(s.Total) != len(rep.Cases) {

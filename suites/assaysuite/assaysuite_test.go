@@ -128,4 +128,12 @@ gate:
 	if strings.Contains(out, "assaysuite.go") {
 		t.Errorf("a failure points into assaysuite.go:\n%s", out)
 	}
+	// The failed case is named at its own line, and the verdict is said
+	// once (no report entry repeats the failure message).
+	if !strings.Contains(out, "failed case refund at triage.bench.yaml:8:") {
+		t.Errorf("the failure does not point at the failed case's line:\n%s", out)
+	}
+	if n := strings.Count(out, "passed 0 of 1 cases"); n != 1 {
+		t.Errorf("the gate's verdict is printed %d times:\n%s", n, out)
+	}
 }
