@@ -144,6 +144,9 @@ func (w *Workload) checkManifests() error {
 	if err := w.checkPromoted(l.contenders); err != nil {
 		return err
 	}
+	if l.argsErr != nil {
+		return l.argsErr
+	}
 	return l.answersErr
 }
 
@@ -154,6 +157,7 @@ func (w *Workload) checkManifests() error {
 type loadState struct {
 	contenders    []contender
 	contendersErr error
+	argsErr       error
 	answersErr    error
 }
 

@@ -248,7 +248,10 @@ func run1(ctx context.Context, w *Workload, opts Options, release func()) (*Outc
 	if runErr != nil {
 		if runCancelled(ctx, rec) {
 			_ = rec.Cancel()
-			runErr = fmt.Errorf("%w: %s: %v", ErrCancelled, r.w.Name, runErr)
+			// What the interrupted phase tripped over (a record already
+			// closed, a staging path) is a consequence, not news: the run
+			// was cancelled, and its record says so where it is installed.
+			runErr = fmt.Errorf("%w: %s", ErrCancelled, r.w.Name)
 		}
 		r.o.Err = runErr
 	}

@@ -221,6 +221,11 @@ func TestRunCancelledBySignal(t *testing.T) {
 	if !errors.Is(err, ErrCancelled) {
 		t.Fatalf("err %v", err)
 	}
+	// Said plainly: no staging path, no "already cancelled" from the
+	// phase the signal interrupted.
+	if err.Error() != "run cancelled: ticket-triage" {
+		t.Errorf("err %q, want %q", err, "run cancelled: ticket-triage")
+	}
 	if o.Status != runrecord.RunCancelled {
 		t.Fatalf("status %s", o.Status)
 	}

@@ -310,6 +310,15 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 		}
 		w.positions["usage"] = d.pos(x.value)
 	}
+	if x, ok := f["prices"]; ok && kind == KindBench {
+		var usage *yaml.Node
+		if u, ok := f["usage"]; ok {
+			usage = u.value
+		}
+		if err := w.checkPriceCard(d, x.value, usage); err != nil {
+			return nil, err
+		}
+	}
 	if x, ok := f["scorer"]; ok {
 		if w.Scorer, err = d.json(x.value, "scorer", 0); err != nil {
 			return nil, err
@@ -325,6 +334,11 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 	defer func() { w.loading = nil }()
 	if err := w.parseCases(d, f["cases"].value, "cases"); err != nil {
 		return nil, err
+	}
+	if len(w.Cases) == 0 {
+		// Said plainly here, before a gate's range (1 to 0 cases) or the
+		// run's empty report says it obliquely.
+		return nil, d.fail(f["cases"].key, "cases", "the workload has no cases: add at least one (id, args, expect%s), or a `- file: cases.jsonl` entry that holds some", map[bool]string{true: ", responses", false: ", split"}[kind == KindBench])
 	}
 	if err := w.checkCaseBound(d.pos(f["cases"].key)); err != nil {
 		return nil, err
@@ -740,6 +754,7 @@ func (w *Workload) parseCase(d *decoder, n *yaml.Node, at string) (Case, error) 
 	if err != nil {
 		return Case{}, err
 	}
+	w.checkCaseArgs(d, f["args"].value, args, at+".args")
 	expect, err := d.object(f["expect"].value, at+".expect")
 	if err != nil {
 		return Case{}, err

@@ -52,14 +52,14 @@ cases:
 // quoted, the same digits are a string, and 1e-400 is a number (zero), as
 // a JSON reader takes it.
 func TestLargeNumbersAreQuotedOrRefused(t *testing.T) {
-	body := strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: "1e400", n: 1e-400 }`, 1)
+	body := strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: "1e400" }`, 1)
+	body = strings.Replace(body, `expect: { queue: billing }`, `expect: { queue: billing, n: 1e-400 }`, 1)
 	w, err := Load(writeWorkload(t, "tiny.bench.yaml", body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := w.Cases[0].Args()
-	if args["ticket"] != "1e400" || args["n"] != 0.0 {
-		t.Fatalf("args %#v", args)
+	if args, expect := w.Cases[0].Args(), w.Cases[0].Expect(); args["ticket"] != "1e400" || expect["n"] != 0.0 {
+		t.Fatalf("args %#v, expect %#v", args, expect)
 	}
 }
 
@@ -88,7 +88,14 @@ func TestYAMLErrorsPointAtTheNode(t *testing.T) {
 		{"bad value in a value", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: "x", n: !!binary aGk= }`, 1), 9, 29, "cases[0].args.n", "not supported"},
 		{"engine rejection mapped back: bad case id", strings.Replace(goodBench, "- id: a", "- id: A", 1), 8, 9, "cases[0].id", "must be an id"},
 		{"engine rejection mapped back: expect misses output", strings.Replace(goodBench, "expect: { queue: billing }", "expect: { lane: billing }", 1), 10, 13, "cases[a].expect", "expected output"},
-		{"syntax error: tab indentation", goodBench + "gate:\n\tmin-passed: {}\n", 14, 1, "", "not valid YAML"},
+		{"syntax error: tab indentation", goodBench + "gate:\n\tmin-passed: {}\n", 14, 1, "", "a tab indents this line; YAML indents with spaces only"},
+		{"syntax error: a line indented to no block", strings.Replace(goodBench, "    executors:", "   executors:", 1), 6, 4, "", "indented 3 spaces, which lines up with no block around it (they are indented 0, 2, 4)"},
+		{"empty case list", strings.Replace(goodBench, goodBench[strings.Index(goodBench, "cases:"):], "cases: []\n", 1), 7, 1, "cases", "the workload has no cases"},
+		{"case arg of the wrong type", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: 42 }`, 1), 9, 21, "cases[0].args.ticket", `the number 42 is not a value system "one" takes for input "ticket" (text port "ticket" of cell "inbox" in single.algal.json): expected text, got number (quote it to make it text)`},
+		{"case arg missing", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: {}`, 1), 9, 11, "cases[0].args", `lacks "ticket", an input system "one" needs`},
+		{"case arg unknown", strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: "x", tikcet: "y" }`, 1), 9, 26, "cases[0].args.tikcet", `system "one" has no interface input "tikcet" (did you mean "ticket"?)`},
+		{"price for no model", goodBench + "usage:\n  cheap:\n    route: { model: small-1, tokensIn: 1, tokensOut: 1 }\nprices:\n  small-1: { input: 1, output: 1 }\n  smal-2: { input: 1, output: 1 }\n", 18, 3, "prices.smal-2", `no usage entry reports model "smal-2", so this price is never applied`},
+		{"model with no price", goodBench + "usage:\n  cheap:\n    route: { model: small-2, tokensIn: 1, tokensOut: 1 }\nprices:\n  small-1: { input: 1, output: 1 }\n", 15, 21, "usage.cheap.route.model", `model "small-2" has no price in prices: (did you mean "small-1"?)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

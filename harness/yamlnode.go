@@ -154,7 +154,7 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &fault.Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}
 		}
-		return nil, yamlSyntaxError(file, 0, err)
+		return nil, locateIndentation(file, data, yamlSyntaxError(file, 0, err))
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &fault.Error{Code: CodeWorkload, File: file, Line: 1, Column: 1, Message: "the file is empty"}

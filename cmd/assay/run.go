@@ -80,7 +80,8 @@ func newRunCmd(c *cli) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dirSet = cmd.Flags().Changed("dir")
 			if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
-				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, repeats: f.repeats, strictSplits: f.strictSplits, report: f.report, live: f.live, shard: f.shard, fresh: f.fresh}
+				wf := workloadFlags{dir: f.dir, out: f.out, concurrency: f.concurrency, repeats: f.repeats, strictSplits: f.strictSplits, report: f.report, live: f.live, shard: f.shard, fresh: f.fresh,
+					dirSet: f.dirSet, outSet: cmd.Flags().Changed("out")}
 				if wf.out == "" {
 					wf.out = "runs"
 				}

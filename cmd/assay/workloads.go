@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,6 +36,9 @@ type workloadFlags struct {
 	shard string
 	// fresh is --fresh: no reuse of an unfinished run's finished parts.
 	fresh bool
+	// dirSet and outSet record an explicit --dir and --out; the defaults
+	// are at the project's root (workRoot).
+	dirSet, outSet bool
 }
 
 // workloadReport says where the job's results go besides the human
@@ -92,7 +96,10 @@ func newWorkloadsCmd(c *cli) *cobra.Command {
 			"report.json, verification.json, gate.json, summary.md, report.html, _assembly.json, foundry-run.yml);\n" +
 			"receipts go to the --dir store. Prints a summary (or --json) and exits 1 when a workload\n" +
 			"does not load, a gate or a verification fails; stderr carries one JSON error per failure.",
-		RunE: func(_ *cobra.Command, args []string) error { return runWorkloads(c, args, f) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.dirSet, f.outSet = cmd.Flags().Changed("dir"), cmd.Flags().Changed("out")
+			return runWorkloads(c, args, f)
+		},
 	}
 	addWorkloadFlags(runCmd.Flags(), &f)
 	group.AddCommand(runCmd)
@@ -123,6 +130,20 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	record, archiveDir, err := f.live.resolve()
 	if err != nil {
 		return err
+	}
+	if root, ok := workRoot(); ok {
+		// Run from inside a repository as go and git are: what the run
+		// writes lands at the root, where .gitignore covers it.
+		if !f.dirSet {
+			f.dir = filepath.Join(root, f.dir)
+		}
+		if !f.outSet {
+			f.out = filepath.Join(root, f.out)
+		}
+		if len(paths) == 0 {
+			paths = []string{filepath.Join(root, defaultSuites)}
+		}
+		fmt.Fprintf(c.stderr, "assay: the repository root is %s: runs/ and .algal/ are written there\n", root)
 	}
 	if len(paths) == 0 {
 		if st, err := os.Stat(defaultSuites); err != nil || !st.IsDir() {
@@ -446,6 +467,31 @@ func joinInts(xs []int) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, ",")
+}
+
+// workRoot finds the root of the project the working directory is inside,
+// as go finds a module (the nearest go.mod) or else git a work tree (the
+// nearest .git; live.go's repoRoot, where the archive goes, looks for .git
+// alone): ok only when that root is an ancestor, not the working directory
+// itself, where the defaults already are.
+func workRoot() (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for _, marker := range []string{"go.mod", ".git"} {
+		for dir := wd; ; {
+			if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+				return dir, dir != wd
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return "", false
 }
 
 // plural is "1 word" or "n words".

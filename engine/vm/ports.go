@@ -201,6 +201,17 @@ func checkOutputs(cellID string, sig *cellSig, outs map[string]any) *Failure {
 	return checkPorts(sig.outputs, outs, "output")
 }
 
+// CheckValue checks v against port p exactly as a run checks a value
+// delivered to it (size bound, type, labels, schema): nil, or a coded
+// error saying what does not fit. A workload loader uses it to reject a
+// case's args before anything runs.
+func CheckValue(p manifest.Port, v any) error {
+	if f := checkValue(p, v); f != nil {
+		return &fault.Error{Code: f.Code, Message: f.Message}
+	}
+	return nil
+}
+
 // checkValue checks one port value: size bound, type, labels and schema.
 func checkValue(p manifest.Port, v any) *Failure {
 	b, err := canon.Encode(v)
