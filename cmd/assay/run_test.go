@@ -197,12 +197,9 @@ func TestRunRejections(t *testing.T) {
 	if code != exitError || !strings.Contains(stderr, `"code":"PARSE_FAILED"`) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	// Without a manifest, run is the main job over suites/; there is none
-	// beside this test, and saying so is a rejection.
-	code, _, stderr = runCLI(t, "run")
-	if code != exitError || !strings.Contains(stderr, "suites") {
-		t.Fatalf("no workloads: exit %d %s", code, stderr)
-	}
+	// Without a manifest, run is the main job over suites/ at the project
+	// root (TestRunWithoutSuitesSaysWhatToDo, outside any project, and the
+	// mistake_run_from_subdirectory script).
 	code, _, stderr = runCLI(t, "verify", filepath.Join(dir, "missing.json"))
 	if code != exitError {
 		t.Fatalf("missing receipt: exit %d %s", code, stderr)
