@@ -51,7 +51,7 @@ type Batch struct {
 // Batch returns a batch over the same directory (and the same cleanup of
 // killed writers' temporary files).
 func (f *FileStore) Batch() *Batch {
-	return &Batch{FileStore: &FileStore{root: f.root, clean: f.clean, pend: &pending{}, hold: &batchHold{}}}
+	return &Batch{FileStore: &FileStore{root: f.root, clean: f.clean, pend: &pending{}, hold: &batchHold{}, lock: f.lock, mode: f.mode}}
 }
 
 // Commit implements Committer. On failure the writes stay pending, so a
@@ -90,6 +90,11 @@ func (b *Batch) Pending() int {
 // barriers counts the syncs (fsync or syncfs) the package issued, for the
 // benchmarks that compare batching with a sync per object.
 var barriers atomic.Int64
+
+// Barriers is the number of syncs (fsync or syncfs) the package has
+// issued in this process, for tests and benchmarks that count durability
+// barriers.
+func Barriers() int64 { return barriers.Load() }
 
 // barrier is the batch's sync of its pending files: syncPaths, or in tests
 // a barrier they can hold open.

@@ -55,6 +55,31 @@ type FileStore struct {
 	pend *pending
 	// hold is a Batch's hold of the writers' lock (nil: one per publish).
 	hold *batchHold
+	// lock is the writers' lock file ("": WritersLock at the root).
+	lock string
+	// mode is the permission of published files (0: os.CreateTemp's 0600).
+	mode fs.FileMode
+}
+
+// FileOptions shape a store whose directory is shared with people, such
+// as a receipt archive committed to a repository.
+type FileOptions struct {
+	// Mode is the permission of every published file (default 0600, a
+	// private store's). An archive a team reads publishes 0644.
+	Mode fs.FileMode
+	// LockFile is the writers' lock (default WritersLock at the root). A
+	// directory that is committed keeps no lock file inside it.
+	LockFile string
+}
+
+// OpenFileStoreWith is OpenFileStore with options.
+func OpenFileStoreWith(dir string, o FileOptions) (*FileStore, error) {
+	f, err := OpenFileStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	f.lock, f.mode = o.LockFile, o.Mode.Perm()
+	return f, nil
 }
 
 // OpenFileStore opens (without creating) the store rooted at dir; the
@@ -212,6 +237,12 @@ func (f *FileStore) publish(op, path string, data []byte, replace bool) (install
 		tmp.Close()
 		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
 	}
+	if f.mode != 0 {
+		if err := tmp.Chmod(f.mode); err != nil {
+			tmp.Close()
+			return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
+		}
+	}
 	if f.pend == nil {
 		barriers.Add(1)
 		if err := tmp.Sync(); err != nil {
@@ -298,6 +329,17 @@ func syncFile(path string) {
 		_ = fd.Sync()
 		fd.Close()
 	}
+}
+
+// WriteFile replaces the file name at the store's root (an index beside
+// the namespaces) atomically with data: outside a batch durable when it
+// returns, in a batch at the next Commit.
+func (f *FileStore) WriteFile(name string, data []byte) error {
+	if name == "" || name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+		return errf(fault.IOFailed, "write", name, "a root file name is one path element")
+	}
+	_, err := f.publish("write", filepath.Join(f.root, name), data, true)
+	return err
 }
 
 // Put implements Store.

@@ -43,17 +43,29 @@ func (f *FileStore) writing(op string) (release func(), err error) {
 	}
 	f.clean.Do(f.removeTemps)
 	if f.hold != nil {
-		return f.hold.enter(op, f.root)
+		return f.hold.enter(op, f.lockFile())
 	}
-	l := writersLock(f.root)
+	l := writersLock(f.lockFile())
 	if err := l.RLock(); err != nil {
 		return nil, errf(fault.IOFailed, op, l.Path(), "%v", unwrap(err))
 	}
 	return func() { _ = l.Unlock() }, nil
 }
 
-func writersLock(root string) *flock.Flock {
-	return flock.New(filepath.Join(root, WritersLock), flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
+// lockFile is the writers' lock of the store: WritersLock at its root,
+// or the file its options name.
+func (f *FileStore) lockFile() string {
+	if f.lock != "" {
+		return f.lock
+	}
+	return filepath.Join(f.root, WritersLock)
+}
+
+func writersLock(path string) *flock.Flock {
+	// A lock outside the root may be in a directory not made yet; a
+	// failure here surfaces as the lock's own, with its path.
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	return flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
 }
 
 // batchHold is a batch's shared hold of the writers' lock: taken by the
@@ -68,11 +80,11 @@ type batchHold struct {
 	inFlight int
 }
 
-func (h *batchHold) enter(op, root string) (release func(), err error) {
+func (h *batchHold) enter(op, lockFile string) (release func(), err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.lock == nil {
-		l := writersLock(root)
+		l := writersLock(lockFile)
 		if err := l.RLock(); err != nil {
 			return nil, errf(fault.IOFailed, op, l.Path(), "%v", unwrap(err))
 		}
@@ -108,7 +120,7 @@ func (h *batchHold) held() bool {
 // removeTemps removes every temporary file when no write is in flight
 // (best effort: a store in use by another process is cleaned later).
 func (f *FileStore) removeTemps() {
-	l := writersLock(f.root)
+	l := writersLock(f.lockFile())
 	if ok, err := l.TryLock(); err != nil || !ok {
 		return
 	}
@@ -153,7 +165,7 @@ func (f *FileStore) temps() ([]string, error) {
 // in any process, no temporary file can be told from one being written,
 // so it reports none and busy is true.
 func (f *FileStore) Leftovers() (paths []string, busy bool, err error) {
-	l := flock.New(filepath.Join(f.root, WritersLock), flock.SetFlag(os.O_RDONLY))
+	l := flock.New(f.lockFile(), flock.SetFlag(os.O_RDONLY))
 	ok, lerr := l.TryLock()
 	switch {
 	case lerr == nil && !ok:
