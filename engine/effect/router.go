@@ -214,9 +214,12 @@ func toRecord(id string, desc Descriptor, d string, resp Response, err error) (R
 			return Record{}, e
 		}
 		rec := Record{
-			RequestDigest:       d,
-			Executor:            id,
-			Err:                 &Failure{Code: e.Code, Message: boundMessage(e.Message)},
+			RequestDigest: d,
+			Executor:      id,
+			Err:           &Failure{Code: e.Code, Message: boundMessage(e.Message)},
+			// Tokens a failed call spent (an answer that could not be
+			// read) are still spent: the executor's usage is kept.
+			Usage:               resp.Usage,
 			ConfigurationDigest: desc.ConfigurationDigest,
 			NotRetryable:        desc.NoRetry || e.NotRetryable || e.Uncertain || e.Code == fault.EffectSuspended,
 		}

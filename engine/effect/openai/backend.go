@@ -13,13 +13,12 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/effect/live"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/redact"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
-
-// MaxResponseBytes bounds a response body.
-const MaxResponseBytes = 16 << 20
 
 // Backend is the live executor. It is safe for concurrent use; the
 // configured bounds on concurrency and rate hold across all callers.
@@ -31,6 +30,9 @@ type Backend struct {
 	hasKey  bool
 	client  sdk.Client
 	limit   *Limiter
+	// key is the configured key, kept to build the redactor.
+	key string
+	red *redact.Redactor
 	// Tools returns the tools a cell may call (nil: none).
 	Tools func(cellID string) []Tool
 	// OnAnswer, when set, sees every parsed answer with its request
@@ -65,13 +67,14 @@ func New(id string, c Config, env Env) (*Backend, error) {
 	}
 	base = strings.TrimRight(base, "/") + "/"
 	key, _ := env(c.APIKeyEnv)
-	b := &Backend{id: id, cfg: c, baseURL: base, keyEnv: c.APIKeyEnv, hasKey: key != "", limit: NewLimiter(c.MaxConcurrency, c.RequestsPerMinute)}
+	b := &Backend{id: id, cfg: c, baseURL: base, keyEnv: c.APIKeyEnv, hasKey: key != "", limit: NewLimiter(c.MaxConcurrency, c.RequestsPerMinute),
+		key: key, red: redact.New(key)}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithMaxRetries(c.MaxRetries),
 		option.WithRequestTimeout(time.Duration(c.TimeoutMs) * time.Millisecond),
-		option.WithHTTPClient(httpClient(c.MaxConcurrency)),
-		option.WithMiddleware(boundBody),
+		option.WithHTTPClient(HTTPClient(c.MaxConcurrency)),
+		option.WithMiddleware(BoundBody(live.BodyLimit(c.MaxAnswerBytes))),
 	}
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
@@ -83,38 +86,60 @@ func New(id string, c Config, env Env) (*Backend, error) {
 	return b, nil
 }
 
-// httpClient follows no redirects (a redirect could carry the key to
-// another host) and keeps one idle connection per request slot, so a busy
+// Redact adds secrets (other backends' keys, say) to the values this
+// backend redacts from answers and errors; its own key always is.
+func (b *Backend) Redact(secrets ...string) {
+	b.red = redact.New(append([]string{b.key}, secrets...)...)
+}
+
+// HTTPClient follows a redirect only within the origin it started at (a
+// redirect elsewhere could carry the key to another host: it fails as
+// ErrRedirect) and keeps one idle connection per request slot, so a busy
 // backend reuses its connections instead of dialling for every request.
-func httpClient(slots int) *http.Client {
+func HTTPClient(slots int) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = max(slots, 2)
 	t.MaxIdleConns = max(slots, 100)
-	return &http.Client{
-		Transport:     t,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	return &http.Client{Transport: t, CheckRedirect: sameOrigin}
+}
+
+// ErrRedirect is the error of a redirect to another origin.
+var ErrRedirect = errors.New("redirected to another origin: refused")
+
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return ErrRedirect
+	}
+	if len(via) >= 3 {
+		return ErrRedirect
+	}
+	return nil
+}
+
+// BoundBody caps a response body at limit bytes; a longer one fails
+// reading with ErrTooLarge.
+func BoundBody(limit int64) func(*http.Request, option.MiddlewareNext) (*http.Response, error) {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		if err == nil && res != nil && res.Body != nil {
+			res.Body = &limitedBody{ReadCloser: res.Body, left: limit, limit: limit}
+		}
+		return res, err
 	}
 }
 
-// boundBody caps a response body at MaxResponseBytes.
-func boundBody(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err == nil && res != nil && res.Body != nil {
-		res.Body = &limitedBody{ReadCloser: res.Body, left: MaxResponseBytes}
-	}
-	return res, err
-}
-
-var errTooLarge = errors.New("response body over the bound")
+// ErrTooLarge is the error of a response body over its bound.
+var ErrTooLarge = errors.New("response body over the bound")
 
 type limitedBody struct {
 	io.ReadCloser
-	left int64
+	left, limit int64
 }
 
 func (l *limitedBody) Read(p []byte) (int, error) {
 	if l.left <= 0 {
-		return 0, errTooLarge
+		return 0, fmt.Errorf("%w of %d bytes", ErrTooLarge, l.limit)
 	}
 	if int64(len(p)) > l.left {
 		p = p[:l.left]
@@ -147,6 +172,12 @@ func Descriptor(c Config) effect.Descriptor {
 
 // Execute implements effect.Executor with the Tools catalog.
 func (b *Backend) Execute(ctx context.Context, req effect.Request) (effect.Response, error) {
+	resp, _, err := b.ExecuteReport(ctx, req)
+	return resp, err
+}
+
+// ExecuteReport implements live.Executor with the Tools catalog.
+func (b *Backend) ExecuteReport(ctx context.Context, req effect.Request) (effect.Response, live.Report, error) {
 	var tools []Tool
 	if b.Tools != nil {
 		cell, _ := req["cellId"].(string)
@@ -157,46 +188,57 @@ func (b *Backend) Execute(ctx context.Context, req effect.Request) (effect.Respo
 
 // ExecuteWith answers req offering tools, so one backend (one limiter)
 // can serve contenders with different manifests.
-func (b *Backend) ExecuteWith(ctx context.Context, req effect.Request, tools []Tool) (effect.Response, error) {
+func (b *Backend) ExecuteWith(ctx context.Context, req effect.Request, tools []Tool) (effect.Response, live.Report, error) {
 	kind, _ := req["kind"].(string)
 	switch kind {
 	case effect.KindAgent, effect.KindClassifier, effect.KindDecide:
 	case effect.KindGate:
-		return effect.Response{}, &fault.Error{Code: fault.EffectUnbound, Message: "approval gates require a host approval executor, not an LLM", NotRetryable: true}
+		return effect.Response{}, live.Report{}, &fault.Error{Code: fault.EffectUnbound, Message: "approval gates require a host approval executor, not an LLM", NotRetryable: true}
 	default:
-		return effect.Response{}, &fault.Error{Code: fault.EffectUnbound, Message: fmt.Sprintf("the openai backend does not serve %q requests", kind), NotRetryable: true}
+		return effect.Response{}, live.Report{}, &fault.Error{Code: fault.EffectUnbound, Message: fmt.Sprintf("the openai backend does not serve %q requests", kind), NotRetryable: true}
 	}
 	if !b.hasKey && !loopback(b.baseURL) {
-		return effect.Response{}, &fault.Error{Code: fault.EffectUnbound, Message: "no API key: set " + b.keyEnv + " (the key is read from the environment, never from a file)", NotRetryable: true}
+		return effect.Response{}, live.Report{}, &fault.Error{Code: fault.EffectUnbound, Message: "no API key: set " + b.keyEnv + " (the key is read from the environment, never from a file)", NotRetryable: true}
 	}
 	r, err := Render(req, tools, b.cfg)
 	if err != nil {
-		return effect.Response{}, &fault.Error{Code: fault.EffectFailed, Message: "cannot render the request: " + err.Error(), NotRetryable: true}
+		return effect.Response{}, live.Report{}, &fault.Error{Code: fault.EffectFailed, Message: "cannot render the request: " + err.Error(), NotRetryable: true}
 	}
 	release, err := b.limit.Acquire(ctx)
 	if err != nil {
-		return effect.Response{}, err
+		return effect.Response{}, live.Report{}, err
 	}
 	b.calls.Add(1)
 	var raw []byte
-	err = b.client.Post(ctx, "chat/completions", r.Body, &raw)
+	var res *http.Response
+	err = b.client.Post(ctx, "chat/completions", r.Body, &raw, option.WithResponseInto(&res))
 	// The slot bounds requests in flight at the server: it is free once
 	// the body is read, so the next request leaves while this answer is
 	// parsed and the run goes on.
 	release()
-	if err != nil {
-		return effect.Response{}, failure(ctx, err)
+	if err == nil && res != nil && res.StatusCode >= 300 && res.StatusCode < 400 {
+		err = ErrRedirect // a redirect without a place to go
 	}
-	a, err := Parse(raw, r.Functions, b.cfg.Model)
 	if err != nil {
-		return effect.Response{}, err
+		rep, ferr := b.failure(ctx, err, res)
+		return effect.Response{}, rep, ferr
+	}
+	a, perr := Parse(raw, r.Functions, b.cfg.Model)
+	resp, n, err := live.Finish(req, effect.Response{Output: a.Output, Usage: a.Usage}, b.red, b.cfg.MaxAnswerBytes, "provider")
+	rep := live.Report{Redactions: n}
+	if perr != nil {
+		// An answer that cannot be read keeps the usage it spent.
+		return effect.Response{Usage: resp.Usage}, rep, perr
+	}
+	if err != nil {
+		return resp, rep, err
 	}
 	if b.OnAnswer != nil {
 		if d, derr := effect.RequestDigest(req); derr == nil {
 			b.OnAnswer(d, a)
 		}
 	}
-	return effect.Response{Output: a.Output, Usage: a.Usage}, nil
+	return resp, rep, nil
 }
 
 func loopback(base string) bool {
@@ -208,38 +250,53 @@ func loopback(base string) bool {
 	return h == "localhost" || h == "127.0.0.1" || h == "::1"
 }
 
-// failure maps an SDK error to a recorded failure. Messages are built here
-// from the status alone: SDK errors and server bodies can carry the
-// request URL, headers or an echo of the key, and none of that may reach a
-// receipt. Retryable follows the SDK's own rule (408, 409, 429, 5xx and
-// lost connections are retried, so they may be re-issued); a cancelled or
-// timed-out call may have been answered without us seeing it, so it is
-// uncertain.
-func failure(ctx context.Context, err error) error {
+// failure maps an SDK error to a recorded failure (live.Failure): the
+// status, the server's own error message with every secret redacted, and
+// whether it was retried. Retryable follows the SDK's own rule (408, 409,
+// 429, 5xx and lost connections are retried, so they may be re-issued); a
+// cancelled or timed-out call may have been answered without us seeing
+// it, so it is uncertain. Nothing else of an SDK error (the request URL,
+// headers, the raw body) is kept.
+func (b *Backend) failure(ctx context.Context, err error, res *http.Response) (live.Report, error) {
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return live.Report{}, ctx.Err()
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &fault.Error{Code: fault.BudgetExhausted, Message: "provider request timed out; external completion may be uncertain", Uncertain: true}
-	}
-	if errors.Is(err, errTooLarge) {
-		return &fault.Error{Code: fault.BudgetExhausted, Message: fmt.Sprintf("provider response is over %d bytes", MaxResponseBytes), Uncertain: true}
-	}
+	f := live.Failure{Kind: live.NoResponse}
 	var api *sdk.Error
-	if errors.As(err, &api) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		f.Kind = live.Timeout
+	case errors.Is(err, ErrRedirect):
+		f.Kind = live.Redirect
+	case errors.Is(err, ErrTooLarge):
+		f.Kind, f.Detail = live.TooLarge, fmt.Sprintf("the response body is over %d bytes", live.BodyLimit(b.cfg.MaxAnswerBytes))
+	case errors.As(err, &api):
 		code := api.StatusCode
-		switch {
-		case code == http.StatusTooManyRequests:
-			return &fault.Error{Code: fault.EffectFailed, Message: "provider returned HTTP 429 (rate limited) after the configured retries"}
-		case code == http.StatusRequestTimeout || code == http.StatusConflict || code >= 500:
-			return &fault.Error{Code: fault.EffectFailed, Message: fmt.Sprintf("provider returned HTTP %d after the configured retries; error bodies are not recorded", code)}
-		case code == http.StatusUnauthorized || code == http.StatusForbidden:
-			return &fault.Error{Code: fault.EffectFailed, Message: fmt.Sprintf("provider refused the credentials (HTTP %d)", code), NotRetryable: true}
-		default:
-			return &fault.Error{Code: fault.EffectFailed, Message: fmt.Sprintf("provider rejected the request (HTTP %d); error bodies are not recorded", code), NotRetryable: true}
+		f.Kind, f.Status = live.HTTPStatus, code
+		f.Retryable = code == http.StatusRequestTimeout || code == http.StatusConflict || code == http.StatusTooManyRequests || code >= 500
+		f.ServerMessage = api.Message
+		if f.ServerMessage == "" && res != nil && res.Body != nil {
+			f.ServerMessage = bodyText(res)
+		}
+	case res != nil && res.StatusCode >= 400:
+		// An error body that is not {"error": {...}} (a gateway's plain
+		// text or HTML page): the SDK gives no API error, but the status
+		// and the text are still the server's.
+		code := res.StatusCode
+		f.Kind, f.Status = live.HTTPStatus, code
+		f.Retryable = code == http.StatusRequestTimeout || code == http.StatusConflict || code == http.StatusTooManyRequests || code >= 500
+		if res.Body != nil {
+			f.ServerMessage = bodyText(res)
 		}
 	}
-	return &fault.Error{Code: fault.EffectFailed, Message: "provider request failed: no response (connection refused, reset or redirected)"}
+	return live.Report{Status: f.Status}, f.Error(b.red)
+}
+
+// bodyText is the start of an error body that is not OpenAI's
+// {"error": {...}} (a gateway's plain text or HTML page).
+func bodyText(res *http.Response) string {
+	text, _ := io.ReadAll(io.LimitReader(res.Body, 4*live.MaxServerMessage))
+	return string(text)
 }
 
 // Limiter bounds requests in flight and request starts per minute.

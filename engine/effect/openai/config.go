@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect/live"
 )
 
 // API is the value of a backends entry's api key this package serves.
@@ -87,7 +88,34 @@ type Config struct {
 	Headers map[string]string
 	// ResponseFormat is json_schema (default), json_object or prompt.
 	ResponseFormat string
+	// Reasoning, when set, says whether the model reasons (sends
+	// max_completion_tokens, no temperature or top_p); nil asks the
+	// known-family table (live.Reasoning).
+	Reasoning *bool
+	// ReasoningEffort is sent as reasoning_effort to a reasoning model
+	// (minimal, low, medium or high); empty sends none.
+	ReasoningEffort string
+	// Seed, TopP and Stop are sent when set (top_p only to a model that
+	// does not reason).
+	Seed *int64
+	TopP *float64
+	Stop []string
+	// MaxAnswerBytes refuses a larger answer before anything records it
+	// (default live.DefaultMaxAnswerBytes, 1 MiB).
+	MaxAnswerBytes int
 }
+
+// Reasons reports whether c's model reasons: the configured answer, else
+// the known-family table.
+func (c Config) Reasons() bool {
+	if c.Reasoning != nil {
+		return *c.Reasoning
+	}
+	return live.Reasoning(c.Model)
+}
+
+// MaxStops bounds the stop sequences (OpenAI accepts up to 4).
+const MaxStops = 4
 
 // normalized returns c with defaults filled in.
 func (c Config) normalized() Config {
@@ -160,6 +188,46 @@ func (c Config) Validate() error {
 	case "", FormatJSONSchema, FormatJSONObject, FormatPrompt:
 	default:
 		return fmt.Errorf("response-format %q: want %s, %s or %s", c.ResponseFormat, FormatJSONSchema, FormatJSONObject, FormatPrompt)
+	}
+	return c.checkReasoning()
+}
+
+// checkReasoning holds the sampling settings to what the model accepts:
+// a reasoning model takes no temperature or top-p, and only it takes a
+// reasoning effort.
+func (c Config) checkReasoning() error {
+	if c.Reasons() {
+		if c.Temperature != nil && *c.Temperature != 1 {
+			return fmt.Errorf("temperature: %s is a reasoning model, which accepts no temperature (leave it out, or set reasoning: false if it is not one)", c.Model)
+		}
+		if c.TopP != nil {
+			return fmt.Errorf("top-p: %s is a reasoning model, which accepts no top_p (leave it out, or set reasoning: false if it is not one)", c.Model)
+		}
+		if len(c.Stop) > 0 {
+			return fmt.Errorf("stop: %s is a reasoning model, which accepts no stop sequences (leave it out, or set reasoning: false if it is not one)", c.Model)
+		}
+	} else if c.ReasoningEffort != "" {
+		return fmt.Errorf("reasoning-effort: %s is not a reasoning model (set reasoning: true if it is one)", c.Model)
+	}
+	if c.ReasoningEffort != "" && !slices.Contains(live.ReasoningEfforts, c.ReasoningEffort) {
+		return fmt.Errorf("reasoning-effort %q: want one of %s", c.ReasoningEffort, strings.Join(live.ReasoningEfforts, ", "))
+	}
+	if c.TopP != nil && (*c.TopP <= 0 || *c.TopP > 1) {
+		return fmt.Errorf("top-p %v: must be above 0 and at most 1", *c.TopP)
+	}
+	if c.Seed != nil && (*c.Seed > 1<<53-1 || *c.Seed < -(1<<53-1)) {
+		return fmt.Errorf("seed %d: must be an integer of at most 2^53-1 in magnitude", *c.Seed)
+	}
+	if len(c.Stop) > MaxStops {
+		return fmt.Errorf("stop: at most %d sequences", MaxStops)
+	}
+	for _, s := range c.Stop {
+		if s == "" || len(s) > 256 {
+			return fmt.Errorf("stop: a sequence is 1 to 256 bytes")
+		}
+	}
+	if c.MaxAnswerBytes < 0 || c.MaxAnswerBytes > live.MaxAnswerBytesBound {
+		return fmt.Errorf("max-answer-bytes %d: must be between 1 and %d", c.MaxAnswerBytes, live.MaxAnswerBytesBound)
 	}
 	return nil
 }
@@ -248,7 +316,7 @@ func (c Config) Value() map[string]any {
 	if c.MaxOutputTokens > 0 {
 		maxOut = float64(c.MaxOutputTokens)
 	}
-	return map[string]any{
+	v := map[string]any{
 		"kind":            API,
 		"render":          RenderContract,
 		"model":           c.Model,
@@ -258,6 +326,30 @@ func (c Config) Value() map[string]any {
 		"responseFormat":  c.ResponseFormat,
 		"headers":         hv,
 	}
+	// Settings added since the first recordings enter the value only when
+	// they are used, so every configuration without them keeps its digest
+	// (and its archive keeps answering).
+	if c.Reasons() {
+		v["reasoning"] = true
+		delete(v, "temperature")
+		if c.ReasoningEffort != "" {
+			v["reasoningEffort"] = c.ReasoningEffort
+		}
+	}
+	if c.Seed != nil {
+		v["seed"] = float64(*c.Seed)
+	}
+	if c.TopP != nil {
+		v["topP"] = *c.TopP
+	}
+	if len(c.Stop) > 0 {
+		stops := make([]any, len(c.Stop))
+		for i, s := range c.Stop {
+			stops[i] = s
+		}
+		v["stop"] = stops
+	}
+	return v
 }
 
 // Digest is the configurationDigest live records carry.

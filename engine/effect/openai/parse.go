@@ -19,6 +19,9 @@ type Answer struct {
 	// reports none. Receipts have no field for it (upstream's usage record
 	// is closed), so it travels beside the record.
 	CachedTokensIn int64
+	// ReasoningTokens is the server's reasoning token count (part of
+	// tokensOut), -1 when it reports none.
+	ReasoningTokens int64
 }
 
 // Parse reads a chat-completions response body strictly. Anything that is
@@ -28,69 +31,105 @@ type Answer struct {
 // or tool_calls), content that is not text or not a JSON object whose only
 // key is "value", a call to a function the cell did not declare, or call
 // arguments that are not a JSON object. The value itself is bound to the
-// cell's output contract by the run engine, as for every executor.
+// cell's output contract by the run engine, as for every executor. The
+// usage the server reported is returned with an unparseable answer too.
 func Parse(body []byte, functions map[string]string, model string) (Answer, error) {
 	v, err := canon.Parse(body, 0)
 	if err != nil {
-		return Answer{}, unparseable("provider response is not JSON")
+		return Answer{CachedTokensIn: -1}, unparseable("provider response is not JSON")
 	}
 	resp, ok := v.(map[string]any)
 	if !ok {
-		return Answer{}, unparseable("provider response is not JSON")
+		return Answer{CachedTokensIn: -1}, unparseable("provider response is not JSON")
+	}
+	// Usage first: tokens the server reports were spent whether or not
+	// the answer can be read, so an unreadable answer keeps them.
+	a := usageOf(resp, model)
+	fail := func(err error) (Answer, error) {
+		return Answer{Usage: a.Usage, CachedTokensIn: a.CachedTokensIn, ReasoningTokens: a.ReasoningTokens}, err
 	}
 	choices, ok := resp["choices"].([]any)
 	if !ok || len(choices) != 1 {
-		return Answer{}, unparseable("provider must return one choice")
+		return fail(unparseable("provider must return one choice"))
 	}
 	choice, _ := choices[0].(map[string]any)
 	finish := choice["finish_reason"]
 	if finish != nil && finish != "stop" && finish != "tool_calls" {
-		return Answer{}, unparseable("provider did not complete the output")
+		return fail(unparseable("provider did not complete the output"))
 	}
 	msg, _ := choice["message"].(map[string]any)
 	if msg == nil {
-		return Answer{}, unparseable("provider choice has no message")
+		return fail(unparseable("provider choice has no message"))
 	}
-	a := Answer{CachedTokensIn: -1}
 	if calls, ok := msg["tool_calls"].([]any); ok && len(calls) > 0 {
 		if a.Output, err = toolCall(calls, functions); err != nil {
-			return Answer{}, err
+			return fail(err)
 		}
-	} else {
-		content, ok := msg["content"].(string)
-		if !ok {
-			return Answer{}, unparseable("provider content must be text")
-		}
-		structured, err := canon.Parse([]byte(content), 0)
-		if err != nil {
-			return Answer{}, unparseable("provider structured output is not JSON")
-		}
-		obj, ok := structured.(map[string]any)
-		value, has := obj["value"]
-		if !ok || !has || len(obj) != 1 {
-			return Answer{}, unparseable("provider output must be a JSON object whose only key is value")
-		}
-		a.Output = value
+		return a, nil
 	}
+	content, ok := msg["content"].(string)
+	if !ok {
+		return fail(unparseable("provider content must be text"))
+	}
+	if a.Output, err = ValueOf(content); err != nil {
+		return fail(err)
+	}
+	return a, nil
+}
+
+// ValueOf reads answer text that must be one JSON object whose only key
+// is "value" and returns the value.
+func ValueOf(content string) (any, error) {
+	structured, err := canon.Parse([]byte(content), 0)
+	if err != nil {
+		return nil, unparseable("provider structured output is not JSON")
+	}
+	obj, ok := structured.(map[string]any)
+	value, has := obj["value"]
+	if !ok || !has || len(obj) != 1 {
+		return nil, unparseable("provider output must be a JSON object whose only key is value")
+	}
+	return value, nil
+}
+
+// usageOf reads the served model and the token counts a response
+// reports. completion_tokens already includes a reasoning model's hidden
+// reasoning tokens (completion_tokens_details.reasoning_tokens), so
+// tokensOut, and the cost priced from it, counts them.
+func usageOf(resp map[string]any, model string) Answer {
+	a := Answer{CachedTokensIn: -1, ReasoningTokens: -1}
 	served := model
 	if s, ok := resp["model"].(string); ok && CheckModel(s) == nil {
 		served = s
 	}
 	a.Usage = map[string]any{"model": served}
-	if u, ok := resp["usage"].(map[string]any); ok {
-		if n, ok := count(u["prompt_tokens"]); ok {
-			a.Usage["tokensIn"] = float64(n)
-		}
-		if n, ok := count(u["completion_tokens"]); ok {
-			a.Usage["tokensOut"] = float64(n)
-		}
-		if d, ok := u["prompt_tokens_details"].(map[string]any); ok {
-			if n, ok := count(d["cached_tokens"]); ok {
-				a.CachedTokensIn = n
+	u, ok := resp["usage"].(map[string]any)
+	if !ok {
+		return a
+	}
+	if n, ok := count(u["prompt_tokens"]); ok {
+		a.Usage["tokensIn"] = float64(n)
+	}
+	out, hasOut := count(u["completion_tokens"])
+	if d, ok := u["completion_tokens_details"].(map[string]any); ok {
+		if n, ok := count(d["reasoning_tokens"]); ok {
+			a.ReasoningTokens = n
+			// A server that reports reasoning tokens beside, not inside,
+			// its completion count (or only them) still has them counted.
+			if !hasOut || n > out {
+				out, hasOut = n, true
 			}
 		}
 	}
-	return a, nil
+	if hasOut {
+		a.Usage["tokensOut"] = float64(out)
+	}
+	if d, ok := u["prompt_tokens_details"].(map[string]any); ok {
+		if n, ok := count(d["cached_tokens"]); ok {
+			a.CachedTokensIn = n
+		}
+	}
+	return a
 }
 
 func toolCall(calls []any, functions map[string]string) (any, error) {

@@ -35,7 +35,11 @@ type Rendered struct {
 // The rules (RenderContract):
 //
 //   - model, temperature (0 unless configured) and max_tokens (configured,
-//     else budget.maxOutputBytes/4 rounded up, 1..16384).
+//     else budget.maxOutputBytes/4 rounded up, 1..16384); top_p and stop
+//     when configured. A reasoning model (Config.Reasons) gets
+//     max_completion_tokens instead (configured, else the same plus
+//     ReasoningAllowance), reasoning_effort when configured, and no
+//     temperature, top_p or stop. seed when configured.
 //   - A system message states the contract: the context is data, and the
 //     answer is one JSON object {"value": V} where V satisfies the cell's
 //     output contract. Kind-specific sentences follow (a classifier picks
@@ -137,15 +141,37 @@ func Render(req effect.Request, tools []Tool, c Config) (Rendered, error) {
 			map[string]any{"role": "tool", "tool_call_id": id, "content": string(out)})
 	}
 
-	temp := 0.0
-	if c.Temperature != nil {
-		temp = *c.Temperature
-	}
 	body := map[string]any{
-		"model":       c.Model,
-		"messages":    messages,
-		"temperature": temp,
-		"max_tokens":  float64(maxTokens(req, c)),
+		"model":    c.Model,
+		"messages": messages,
+	}
+	if c.Reasons() {
+		// Reasoning models reject max_tokens and any sampling setting;
+		// max_completion_tokens covers the hidden reasoning tokens too.
+		body["max_completion_tokens"] = float64(maxTokens(req, c))
+		if c.ReasoningEffort != "" {
+			body["reasoning_effort"] = c.ReasoningEffort
+		}
+	} else {
+		temp := 0.0
+		if c.Temperature != nil {
+			temp = *c.Temperature
+		}
+		body["temperature"] = temp
+		body["max_tokens"] = float64(maxTokens(req, c))
+		if c.TopP != nil {
+			body["top_p"] = *c.TopP
+		}
+		if len(c.Stop) > 0 {
+			stops := make([]any, len(c.Stop))
+			for i, s := range c.Stop {
+				stops[i] = s
+			}
+			body["stop"] = stops
+		}
+	}
+	if c.Seed != nil {
+		body["seed"] = float64(*c.Seed)
 	}
 	wrapper := map[string]any{
 		"type":                 "object",
@@ -172,11 +198,23 @@ func Render(req effect.Request, tools []Tool, c Config) (Rendered, error) {
 }
 
 // maxTokens is the configured cap, else a quarter of the output byte
-// budget (a token is about four bytes), 1..16384.
+// budget (a token is about four bytes), 1..16384; a reasoning model gets
+// ReasoningAllowance more for the tokens it thinks in.
 func maxTokens(req effect.Request, c Config) int {
 	if c.MaxOutputTokens > 0 {
 		return c.MaxOutputTokens
 	}
+	if c.Reasons() {
+		return visibleTokens(req) + ReasoningAllowance
+	}
+	return visibleTokens(req)
+}
+
+// ReasoningAllowance is the default room a reasoning model gets for its
+// hidden reasoning tokens on top of the answer's own.
+const ReasoningAllowance = 8192
+
+func visibleTokens(req effect.Request) int {
 	budget, _ := req["budget"].(map[string]any)
 	bytes, _ := budget["maxOutputBytes"].(float64)
 	if bytes <= 0 {

@@ -47,6 +47,15 @@ type Reply struct {
 	OmitUsage bool
 	// CachedTokens, when positive, is reported as cached prompt tokens.
 	CachedTokens int
+	// ReasoningTokens, when positive, is reported as reasoning tokens
+	// (completion_tokens_details), counted inside completion_tokens as
+	// OpenAI counts them.
+	ReasoningTokens int
+	// Message is the error message of a reply with an error status
+	// (default: OpenAI's for the status).
+	Message string
+	// Redirect, when set with a 3xx Status, is the Location header.
+	Redirect string
 }
 
 // Call is a function call in a reply.
@@ -130,6 +139,13 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	req.Prompt = promptOf(req.Body)
+	if msg, param, code := reasoningRefusal(req.Body); msg != "" {
+		s.mu.Lock()
+		s.requests = append(s.requests, req)
+		s.mu.Unlock()
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": param, "code": code}})
+		return
+	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	n := len(s.requests)
@@ -167,8 +183,15 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		_, _ = w.Write([]byte(reply.Raw))
 		return
 	}
+	if status >= 300 && status < 400 {
+		if reply.Redirect != "" {
+			w.Header().Set("Location", reply.Redirect)
+		}
+		w.WriteHeader(status)
+		return
+	}
 	if status != http.StatusOK {
-		writeJSON(w, status, map[string]any{"error": map[string]any{"message": http.StatusText(status), "type": "server_error"}})
+		writeJSON(w, status, ErrorBody(status, reply.Message))
 		return
 	}
 	writeJSON(w, status, completion(req, reply))
@@ -212,13 +235,46 @@ func completion(req Request, r Reply) map[string]any {
 		if r.CachedTokens > 0 {
 			u["prompt_tokens_details"] = map[string]any{"cached_tokens": r.CachedTokens}
 		}
+		if r.ReasoningTokens > 0 {
+			outTok += r.ReasoningTokens
+			u["completion_tokens"] = outTok
+			u["total_tokens"] = in + outTok
+			u["completion_tokens_details"] = map[string]any{"reasoning_tokens": r.ReasoningTokens}
+		}
 		out["usage"] = u
 	}
 	return out
 }
 
+// ErrorBody is the body OpenAI sends with an error status: {"error":
+// {"message", "type", "param", "code"}}, with the service's own message,
+// type and code for the status when message is empty.
+func ErrorBody(status int, message string) map[string]any {
+	typ, code, msg := "server_error", any(nil), "The server had an error while processing your request. Sorry about that!"
+	switch status {
+	case http.StatusBadRequest:
+		typ, msg = "invalid_request_error", "Invalid request."
+	case http.StatusUnauthorized:
+		typ, code, msg = "invalid_request_error", "invalid_api_key", "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys."
+	case http.StatusForbidden:
+		typ, code, msg = "invalid_request_error", "unsupported_country_region_territory", "Country, region, or territory not supported"
+	case http.StatusNotFound:
+		typ, code, msg = "invalid_request_error", "model_not_found", "The model does not exist or you do not have access to it."
+	case http.StatusTooManyRequests:
+		typ, code, msg = "requests", "rate_limit_exceeded", "Rate limit reached for requests. Please try again in 20ms."
+	case http.StatusServiceUnavailable:
+		msg = "The engine is currently overloaded, please try again later"
+	}
+	if message != "" {
+		msg = message
+	}
+	return map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}}
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", "req_fake")
+	w.Header().Set("Openai-Processing-Ms", "1")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
@@ -279,4 +335,39 @@ func ByPrompt(values map[string]any) func(int, Request) Reply {
 		}
 		return Reply{Value: v}
 	}
+}
+
+// reasoningModels are the models the fake serves as OpenAI serves its
+// reasoning models (a name, or a name followed by "-" and a version).
+var reasoningModels = []string{"o1", "o1-mini", "o3", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5-nano"}
+
+// reasoningRefusal is OpenAI's 400 to a reasoning model asked with
+// max_tokens or a sampling setting, or to another model asked with
+// reasoning_effort.
+func reasoningRefusal(body map[string]any) (msg, param, code string) {
+	model, _ := body["model"].(string)
+	reasons := false
+	for _, m := range reasoningModels {
+		if model == m || strings.HasPrefix(model, m+"-") {
+			reasons = true
+		}
+	}
+	if !reasons {
+		if _, ok := body["reasoning_effort"]; ok {
+			return "Unrecognized request argument supplied: reasoning_effort", "reasoning_effort", "unsupported_parameter"
+		}
+		return "", "", ""
+	}
+	if _, ok := body["max_tokens"]; ok {
+		return "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter"
+	}
+	for _, p := range []string{"temperature", "top_p"} {
+		if v, ok := body[p]; ok && v != 1.0 {
+			return fmt.Sprintf("Unsupported value: '%s' does not support %v with this model. Only the default (1) value is supported.", p, v), p, "unsupported_value"
+		}
+	}
+	if _, ok := body["stop"]; ok {
+		return "Unsupported parameter: 'stop' is not supported with this model.", "stop", "unsupported_parameter"
+	}
+	return "", "", ""
 }
