@@ -154,6 +154,22 @@ func (d *decoder) setting(n *yaml.Node, at string, st effect.Setting) (any, erro
 		v, err = d.number(n, at)
 	case effect.Integer:
 		v, err = d.integer(n, at, st.Min, st.Max)
+	case effect.Bool:
+		v, err = d.boolean(n, at)
+	case effect.Texts:
+		items, serr := d.seq(n, at)
+		if serr != nil {
+			return nil, serr
+		}
+		var list []string
+		for i, it := range items {
+			t, terr := d.nonEmpty(it, index(at, i))
+			if terr != nil {
+				return nil, terr
+			}
+			list = append(list, t)
+		}
+		v = list
 	case effect.Headers:
 		hf, horder, herr := d.mapping(n, at, nil, nil)
 		if herr != nil {

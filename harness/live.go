@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/effect/live"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
@@ -40,16 +42,59 @@ func (e *ReplayError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "could-not-replay: %d live request(s) of %s have no recorded answer in %s:", len(e.Misses), e.Workload, e.Archive)
 	for _, m := range e.Misses {
-		if m.Repeat > 1 {
-			fmt.Fprintf(&b, "\n  - cell %q (executor %s, repeat %d): request %s", m.Cell, m.Executor, m.Repeat, m.RequestDigest)
-		} else {
-			fmt.Fprintf(&b, "\n  - cell %q (executor %s): request %s", m.Cell, m.Executor, m.RequestDigest)
-		}
+		fmt.Fprintf(&b, "\n  - %s: request %s", where(m.Contender, m.Case, m.Cell, m.Executor, m.Repeat), m.RequestDigest)
 		if m.Detail != "" {
 			fmt.Fprintf(&b, "; %s", m.Detail)
 		}
 	}
 	fmt.Fprintf(&b, "\nrecord only these with: %s", e.Command)
+	return b.String()
+}
+
+// where names a live request's place: the system (or candidate) and case
+// that asked, when known, the cell and the executor.
+func where(contender, cs, cell, executor string, repeat int) string {
+	var b strings.Builder
+	if contender != "" {
+		fmt.Fprintf(&b, "system %q case %q ", contender, cs)
+	}
+	fmt.Fprintf(&b, "cell %q (executor %s", cell, executor)
+	if repeat > 1 {
+		fmt.Fprintf(&b, ", repeat %d", repeat)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// CodeLiveFailed is the code of a run in which live requests got no
+// answer (an HTTP error status, a timeout, a lost connection, a refused
+// redirect or answer): the run fails whatever its gate says, and those
+// runs are not archived.
+const CodeLiveFailed = "LIVE_REQUEST_FAILED"
+
+// FailedError names every live request of a run that got no answer: the
+// system and case that asked, the cell, the executor, the HTTP status and
+// the server's message (secrets redacted), and how to ask again.
+type FailedError struct {
+	Workload string
+	Failures []archive.Failure
+	// Command asks the failed requests again once the server is fixed.
+	Command string
+}
+
+func (e *FailedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "live requests failed: %d request(s) of %s got no answer; nothing of their runs was archived:", len(e.Failures), e.Workload)
+	for _, f := range e.Failures {
+		fmt.Fprintf(&b, "\n  - %s: ", where(f.Contender, f.Case, f.Cell, f.Executor, f.Repeat))
+		if f.Status != 0 {
+			fmt.Fprintf(&b, "HTTP %d: ", f.Status)
+		}
+		fmt.Fprintf(&b, "%s: %s", f.Code, f.Message)
+	}
+	if e.Command != "" {
+		fmt.Fprintf(&b, "\nonce the server answers, ask only these again with: %s", e.Command)
+	}
 	return b.String()
 }
 
@@ -81,6 +126,9 @@ type Recording struct {
 	mu    sync.Mutex
 	live  map[string]effect.LiveClient // by spec (scheme and backend name or model)
 	names map[string]bool              // executor names that are live
+	// secrets are the values of every key variable the run's backends
+	// name: each backend redacts all of them, not only its own.
+	secrets []string
 }
 
 // RecordOptions say who answers a run's live backends and where answers
@@ -113,6 +161,27 @@ func NewRecording(name string, backends []Backend, opts RecordOptions) (*Recordi
 		return nil, err
 	}
 	l := &Recording{name: name, backends: backends, opts: opts, arc: arc, log: archive.NewLog(), live: map[string]effect.LiveClient{}, names: map[string]bool{}}
+	// Every live backend redacts the values of every key variable any
+	// backend of the run names (each scheme's default one included), not
+	// only its own: a gateway may echo another's.
+	var vars []string
+	for _, sc := range effect.Schemes() {
+		if sc.Live != nil {
+			if k, ok := sc.Live.Default("m").(keyEnv); ok {
+				vars = append(vars, k.KeyEnv())
+			}
+		}
+	}
+	for _, b := range backends {
+		if k, ok := b.Config.(keyEnv); ok {
+			vars = append(vars, k.KeyEnv())
+		}
+	}
+	for _, v := range vars {
+		if k, ok := opts.Env(v); ok && k != "" && !slices.Contains(l.secrets, k) {
+			l.secrets = append(l.secrets, k)
+		}
+	}
 	if opts.Mode != archive.All {
 		// Recording i answers repeat i only: a repeat replayed from
 		// another's recording would not be a sample of its own.
@@ -246,6 +315,9 @@ func (l *Recording) build(rep int, name, spec string, m *manifest.Manifest) (eff
 				l.mu.Unlock()
 				return nil, false, err
 			}
+			if r, ok := b.(redactor); ok {
+				r.Redact(l.secrets...)
+			}
 			l.live[spec] = b
 		}
 		inner = b.Serve(m, l.Signatures)
@@ -257,6 +329,7 @@ func (l *Recording) build(rep int, name, spec string, m *manifest.Manifest) (eff
 	}
 	rec := archive.NewRecorder(name, cfg.Descriptor(), l.opts.Mode, inner, answers, l.log)
 	rec.Repeat = rep
+	rec.Config = cfg.Value()
 	return rec, true, nil
 }
 
@@ -301,6 +374,88 @@ func liveForms() string {
 	return strings.Join(names, ", ")
 }
 
+// Placed is ReplayError naming, on every line, the system and case of
+// runs (read from their receipts in st) that asked each request.
+func (l *Recording) Placed(st evidence.Store, runs []RecordedRun, display, command string) *ReplayError {
+	e := l.unanswered(display, command)
+	if e == nil {
+		return nil
+	}
+	at := l.askers(st, runs)
+	var out []archive.Miss
+	for _, m := range e.Misses {
+		places := at[askKey(m.Executor, m.RequestDigest, m.Repeat)]
+		if len(places) == 0 {
+			out = append(out, m)
+		}
+		for _, p := range places {
+			m.Contender, m.Case = p.Contender, p.Case
+			out = append(out, m)
+		}
+	}
+	e.Misses = out
+	return e
+}
+
+// Failed is nil when every live request of the run was answered;
+// otherwise it names each failed request with the system and case of
+// runs that asked it.
+func (l *Recording) Failed(st evidence.Store, runs []RecordedRun, display, command string) *FailedError {
+	fails := l.log.Failures()
+	if len(fails) == 0 {
+		return nil
+	}
+	at := l.askers(st, runs)
+	var out []archive.Failure
+	for _, f := range fails {
+		places := at[askKey(f.Executor, f.RequestDigest, f.Repeat)]
+		if len(places) == 0 {
+			out = append(out, f)
+		}
+		for _, p := range places {
+			f.Contender, f.Case = p.Contender, p.Case
+			out = append(out, f)
+		}
+	}
+	return &FailedError{Workload: display, Failures: out, Command: command}
+}
+
+// FailedErr is Failed as the run's coded error (CodeLiveFailed), or nil.
+func (l *Recording) FailedErr(st evidence.Store, runs []RecordedRun, display, command string) error {
+	if e := l.Failed(st, runs, display, command); e != nil {
+		return &fault.Error{Code: CodeLiveFailed, Err: e}
+	}
+	return nil
+}
+
+func askKey(executor, digest string, repeat int) string {
+	return fmt.Sprintf("%s\x00%s\x00%d", executor, digest, max(1, repeat))
+}
+
+// askers maps each live request (executor, digest, repeat) to the runs
+// whose receipts record it, in run order.
+func (l *Recording) askers(st evidence.Store, runs []RecordedRun) map[string][]RecordedRun {
+	out := map[string][]RecordedRun{}
+	for _, run := range runs {
+		rec, err := st.Receipt(run.Receipt)
+		if err != nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, e := range evidence.Effects(rec) {
+			ex, _ := e["executor"].(string)
+			d, _ := e["requestDigest"].(string)
+			k := askKey(ex, d, run.Repeat)
+			if !l.names[ex] || seen[k] {
+				continue
+			}
+			seen[k] = true
+			out[k] = append(out[k], run)
+		}
+	}
+	return out
+}
+
 // runnerAt returns the runner repeat rep of the evaluate phase uses: the
 // injected one (without its effect memo when the run repeats), admitting
 // the recorders when the workload has live backends.
@@ -322,6 +477,17 @@ func (r *run) checkReplay() error {
 	if r.live == nil {
 		return nil
 	}
+	cmd := r.recordCommand()
+	r.o.Replay = r.live.Placed(r.opts.Store, r.reportedCases(), displayPath(r.w.Path), cmd)
+	if r.o.Replay == nil {
+		return nil
+	}
+	return couldNotReplay(r.o.Replay)
+}
+
+// recordCommand is the command that asks the server only what the
+// archive lacks.
+func (r *run) recordCommand() string {
 	cmd := "assay run " + displayPath(r.w.Path) + " --record missing"
 	if r.opts.Repeats > 0 {
 		cmd += fmt.Sprintf(" --repeats %d", r.opts.Repeats)
@@ -329,11 +495,16 @@ func (r *run) checkReplay() error {
 	if a := filepath.Clean(r.opts.Archive); r.opts.Archive != "" && filepath.Base(a) != archive.DefaultDir {
 		cmd += " --archive " + r.opts.Archive
 	}
-	r.o.Replay = r.live.unanswered(displayPath(r.w.Path), cmd)
-	if r.o.Replay == nil {
+	return cmd
+}
+
+// checkFailed fails the run when a live request got no answer, whatever
+// its gate says (the runs that were answered are archived before).
+func (r *run) checkFailed() error {
+	if r.live == nil {
 		return nil
 	}
-	return couldNotReplay(r.o.Replay)
+	return r.live.FailedErr(r.opts.Store, r.reportedCases(), displayPath(r.w.Path), r.recordCommand())
 }
 
 // reportedCases lists the case runs of every repeat, in repeat order.
@@ -408,6 +579,10 @@ func (l *Recording) Record(st evidence.Store, b *bench.Report, f *foundry.Result
 	return l.RecordRuns(st, casesOf(b, f, 1), now)
 }
 
+// Runs lists the case runs a bench report b or a foundry result f cites,
+// as a recording names and archives them.
+func Runs(b *bench.Report, f *foundry.Result) []RecordedRun { return casesOf(b, f, 1) }
+
 // RecordedRun is one run a recording may archive: who ran which case in
 // which repeat (1-based), and the storage digest of its receipt.
 type RecordedRun struct {
@@ -426,6 +601,15 @@ func (l *Recording) RecordRuns(st evidence.Store, runs []RecordedRun, now time.T
 	u.Now = now.UTC().Format(time.RFC3339)
 	requests := l.log.Requests()
 	kept := map[string]bool{}
+	for _, c := range l.log.Configs() {
+		u.Configs = append(u.Configs, c)
+	}
+	slices.SortFunc(u.Configs, func(a, b map[string]any) int {
+		x, _ := canon.Encode(a)
+		y, _ := canon.Encode(b)
+		return strings.Compare(string(x), string(y))
+	})
+runs:
 	for _, run := range runs {
 		rec, err := st.Receipt(run.Receipt)
 		if err != nil {
@@ -433,10 +617,24 @@ func (l *Recording) RecordRuns(st evidence.Store, runs []RecordedRun, now time.T
 		}
 		models := map[string]bool{}
 		isLive := false
+		redacted := 0
 		for _, e := range evidence.Effects(rec) {
-			if ex, _ := e["executor"].(string); !l.names[ex] || e["configurationDigest"] == nil {
+			ex, _ := e["executor"].(string)
+			if !l.names[ex] || e["configurationDigest"] == nil {
 				continue
 			}
+			d, _ := e["requestDigest"].(string)
+			if _, failed := l.log.Failed(ex, d); failed {
+				// Only answers are archived: a run with a failed request
+				// is left for --record missing to ask again.
+				continue runs
+			}
+			if errv, ok := e["error"].(map[string]any); ok {
+				if code, _ := errv["code"].(string); live.IsFailureCode(code) {
+					continue runs
+				}
+			}
+			redacted += l.log.Redactions(d)
 			isLive = true
 			if usage, ok := e["usage"].(map[string]any); ok {
 				if m, ok := usage["model"].(string); ok {
@@ -456,11 +654,34 @@ func (l *Recording) RecordRuns(st evidence.Store, runs []RecordedRun, now time.T
 			ms = append(ms, m)
 		}
 		slices.Sort(ms)
-		u.Entries = append(u.Entries, archive.Entry{Contender: run.Contender, Case: run.Case, Repeat: run.Repeat, Receipt: run.Receipt, Models: ms})
+		u.Entries = append(u.Entries, archive.Entry{Contender: run.Contender, Case: run.Case, Repeat: run.Repeat, Receipt: run.Receipt, Models: ms,
+			Redacted: redacted, Rejected: rejectedCells(rec)})
 		u.Receipts[run.Receipt] = rec
 	}
 	return l.arc.Apply(u)
 }
+
+// rejectedCells lists the cells of a receipt whose output contract
+// rejected the answer (failed with EFFECT_UNPARSEABLE), sorted.
+func rejectedCells(rec map[string]any) []string {
+	cells, _ := rec["cells"].(map[string]any)
+	var out []string
+	for id, c := range cells {
+		cm, _ := c.(map[string]any)
+		f, _ := cm["failure"].(map[string]any)
+		if f["code"] == fault.EffectUnparseable {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// keyEnv is a live configuration that names the variable holding its key.
+type keyEnv interface{ KeyEnv() string }
+
+// redactor is a live client that redacts secrets besides its own key.
+type redactor interface{ Redact(secrets ...string) }
 
 // startLive sets up recording for a workload with live backends.
 func (r *run) startLive() error {

@@ -459,6 +459,9 @@ func (r *run) phases(ctx context.Context) error {
 	if err := r.recordArchive(); err != nil {
 		return err
 	}
+	if err := r.checkFailed(); err != nil {
+		return err
+	}
 	return r.rec.Complete()
 }
 

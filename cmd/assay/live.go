@@ -163,8 +163,10 @@ func (cr *configRun) finish(c *cli, ctx context.Context, wb *vm.Workbench, b *be
 	if cr == nil {
 		return nil
 	}
-	if err := replayed(c, cr.rec, cr.display, cr.command); err != nil {
-		return err
+	if e := cr.rec.Placed(wb, harness.Runs(b, fr), cr.display, cr.command); e != nil {
+		// Every line names the system (or candidate) and case that asked.
+		fmt.Fprintf(c.stderr, "assay: %s\n", e.Error())
+		return reported(&fault.Error{Code: harness.CodeCouldNotReplay, Err: e})
 	}
 	if cr.rec.Mode() == archive.None || fr != nil && fr.Report == nil {
 		// Nothing to record: a replay, or an exhausted habitat budget,
@@ -193,6 +195,16 @@ func (cr *configRun) finish(c *cli, ctx context.Context, wb *vm.Workbench, b *be
 		return err
 	}
 	recorded(c, cr.rec, cr.display)
+	return failed(c, cr.rec, wb, harness.Runs(b, fr), cr.display, cr.command)
+}
+
+// failed reports the live requests that got no answer (their runs were
+// not archived) on stderr, naming each, and exits 1.
+func failed(c *cli, rec *harness.Recording, st evidence.Store, runs []harness.RecordedRun, display, command string) error {
+	if fe := rec.Failed(st, runs, display, command); fe != nil {
+		fmt.Fprintf(c.stderr, "assay: %s\n", fe.Error())
+		return reported(&fault.Error{Code: harness.CodeLiveFailed, Err: fe})
+	}
 	return nil
 }
 
@@ -287,9 +299,10 @@ func (mr *manifestRun) finish(c *cli, st store.Store, receipt map[string]any, to
 	if err != nil {
 		return err
 	}
-	if err := mr.rec.RecordRuns(wb, []harness.RecordedRun{{Contender: contender, Case: caseID, Receipt: ref, Repeat: 1}}, time.Now()); err != nil {
+	runs := []harness.RecordedRun{{Contender: contender, Case: caseID, Receipt: ref, Repeat: 1}}
+	if err := mr.rec.RecordRuns(wb, runs, time.Now()); err != nil {
 		return err
 	}
 	recorded(c, mr.rec, mr.m.Key)
-	return nil
+	return failed(c, mr.rec, wb, runs, mr.m.Key, mr.command)
 }

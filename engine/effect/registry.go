@@ -158,6 +158,8 @@ const (
 	Number                     // a finite number: float64
 	Integer                    // an integer in [Min, Max]: int
 	Headers                    // a mapping of strings: map[string]string
+	Bool                       // true or false: bool
+	Texts                      // a list of non-empty strings: []string
 )
 
 var registry struct {

@@ -14,7 +14,16 @@
 //	runs/<hex>.json      the case's run receipt, canonical JSON, named by the
 //	                     digest of its bytes (verified on every read)
 //	values/<hex>.json    each live request, canonical JSON, named by its
-//	                     request digest (kept so a miss can say what changed)
+//	                     request digest, and each live backend's
+//	                     configuration value, named by its configuration
+//	                     digest (kept so a miss can say what changed)
+//
+// An index line may also carry "redacted" (how many secret values were
+// redacted from the receipt's answers before it was written) and
+// "rejected" (the cells whose answer their output contract rejected).
+// Only answers are archived: a run with a failed live request (an HTTP
+// error, a timeout, a lost connection, a refused answer) is not.
+// Files are 0644 and the writers' lock lives outside the directory.
 //
 // A workload run with repeats keeps one recording per repeat: repeat i
 // replays only recording i, so k repeats stay k samples. An entry without
@@ -27,7 +36,8 @@
 // configuration digest. Content addressing keeps the archive small: an
 // unchanged receipt or request is one file however often it is recorded.
 // Every write goes through an atomic publish, and the index is replaced
-// whole.
+// whole; an update is made durable by two barriers (the objects, then the
+// index), not one per file.
 package archive
 
 import (
@@ -41,7 +51,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
@@ -78,6 +87,14 @@ type Entry struct {
 	// Re-recording an identical receipt keeps it, so the index does not
 	// churn when nothing changed.
 	RecordedAt string
+	// Redacted counts the secret values redacted from the receipt's live
+	// answers before it was written: the receipt holds the redacted
+	// answers, so it replays exactly as recorded, and this says so.
+	Redacted int
+	// Rejected lists the cells whose recorded answer their output
+	// contract rejected (EFFECT_UNPARSEABLE): the model's answer, kept,
+	// and marked here so a reviewer sees it.
+	Rejected []string
 }
 
 func (e Entry) value() map[string]any {
@@ -89,6 +106,16 @@ func (e Entry) value() map[string]any {
 		"receipt": e.Receipt, "models": models, "recordedAt": e.RecordedAt}
 	if e.repeat() > 1 {
 		v["repeat"] = float64(e.repeat())
+	}
+	if e.Redacted > 0 {
+		v["redacted"] = float64(e.Redacted)
+	}
+	if len(e.Rejected) > 0 {
+		r := make([]any, len(e.Rejected))
+		for i, c := range e.Rejected {
+			r[i] = c
+		}
+		v["rejected"] = r
 	}
 	return v
 }
@@ -106,16 +133,31 @@ type Archive struct {
 	st  *store.FileStore
 }
 
-// Open opens the archive at dir.
+// Open opens the archive at dir. Its files are published 0644 (people
+// read and commit them) and its writers' lock lives outside it
+// (LockFile), so nothing but the archive is ever in the directory.
 func Open(dir string) (*Archive, error) {
 	if dir == "" {
 		dir = DefaultDir
 	}
-	st, err := store.OpenFileStore(dir)
+	st, err := store.OpenFileStoreWith(dir, store.FileOptions{Mode: 0o644, LockFile: LockFile(dir)})
 	if err != nil {
 		return nil, err
 	}
 	return &Archive{dir: dir, st: st}, nil
+}
+
+// LockFile is the writers' lock of the archive at dir: a file in the
+// system's temporary directory named by the digest of dir's absolute
+// path, so two processes recording into one archive take turns without
+// a lock file being committed with it.
+func LockFile(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	hex, _ := canon.DigestHex(canon.DigestBytes([]byte(abs)))
+	return filepath.Join(os.TempDir(), "assay-archive-locks", hex[:32]+".lock")
 }
 
 // Dir is the archive directory.
@@ -165,7 +207,7 @@ func parseEntry(line []byte) (Entry, error) {
 	if !ok {
 		return Entry{}, errors.New("not a JSON object")
 	}
-	if k, bad := canon.UnknownKey(m, "workload", "contender", "case", "repeat", "receipt", "models", "recordedAt"); bad {
+	if k, bad := canon.UnknownKey(m, "workload", "contender", "case", "repeat", "receipt", "models", "recordedAt", "redacted", "rejected"); bad {
 		return Entry{}, fmt.Errorf("unknown field %q", k)
 	}
 	var e Entry
@@ -193,6 +235,26 @@ func parseEntry(line []byte) (Entry, error) {
 			return Entry{}, fmt.Errorf("repeat must be an integer from 2 to %d (repeat 1 is written without it)", MaxRepeat)
 		}
 		e.Repeat = int(f)
+	}
+	if x, ok := m["redacted"]; ok {
+		f, isNum := x.(float64)
+		if !isNum || f != float64(int(f)) || f < 1 || f > 1<<31 {
+			return Entry{}, errors.New("redacted must be a positive integer (a receipt with no redaction is written without it)")
+		}
+		e.Redacted = int(f)
+	}
+	if x, ok := m["rejected"]; ok {
+		cells, isList := x.([]any)
+		if !isList || len(cells) == 0 {
+			return Entry{}, errors.New("rejected must be a non-empty list of cell ids")
+		}
+		for _, c := range cells {
+			s, isStr := c.(string)
+			if !isStr || s == "" {
+				return Entry{}, errors.New("rejected must be a non-empty list of cell ids")
+			}
+			e.Rejected = append(e.Rejected, s)
+		}
 	}
 	models, ok := m["models"].([]any)
 	if !ok {
@@ -240,6 +302,10 @@ type Update struct {
 	Receipts map[string]map[string]any
 	// Requests are the live request bodies to keep for miss explanations.
 	Requests []map[string]any
+	// Configs are the configuration values of the live backends, kept
+	// under their digests so a miss after a configuration change can name
+	// the field that changed.
+	Configs []map[string]any
 	// Replace drops the workload's entries this update does not name
 	// (--record all rewrites the workload); otherwise they are kept.
 	Replace bool
@@ -247,16 +313,19 @@ type Update struct {
 	Now string
 }
 
-// Apply writes an update: receipts and requests first (content-addressed,
-// so a crash leaves at worst unreferenced files), then the index, replaced
-// atomically, then files no entry references any more are removed.
+// Apply writes an update: receipts, requests and configurations first
+// (content-addressed, so a crash leaves at worst unreferenced files), made
+// durable by one barrier; then the index, replaced atomically and made
+// durable by a second; then files no entry references any more are
+// removed. Two barriers per update, however many files it writes.
 func (a *Archive) Apply(u Update) error {
 	old, err := a.Entries()
 	if err != nil {
 		return err
 	}
-	// Publishing is fsync-bound, so files go out in parallel; each is
-	// atomic on its own and only the index makes them reachable.
+	batch := a.st.Batch()
+	// Writes go out in parallel (the batch defers their syncs to Commit);
+	// each is atomic on its own and only the index makes them reachable.
 	var g errgroup.Group
 	g.SetLimit(putParallelism)
 	for _, e := range u.Entries {
@@ -265,7 +334,7 @@ func (a *Archive) Apply(u Update) error {
 			return fmt.Errorf("archive: entry %s/%s (repeat %d) has no receipt", e.Contender, e.Case, e.repeat())
 		}
 		g.Go(func() error {
-			d, err := a.st.Put(store.Runs, r)
+			d, err := batch.Put(store.Runs, r)
 			if err != nil {
 				return err
 			}
@@ -275,13 +344,16 @@ func (a *Archive) Apply(u Update) error {
 			return nil
 		})
 	}
-	for _, req := range u.Requests {
+	for _, v := range slices.Concat(u.Requests, u.Configs) {
 		g.Go(func() error {
-			_, err := a.st.Put(store.Values, req)
+			_, err := batch.Put(store.Values, v)
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := batch.Commit(); err != nil {
 		return err
 	}
 	prev := map[string]Entry{}
@@ -320,10 +392,10 @@ func (a *Archive) Apply(u Update) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if err := os.MkdirAll(a.dir, 0o755); err != nil {
+	if err := batch.WriteFile(IndexFile, b.Bytes()); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(a.dir, IndexFile), b.Bytes()); err != nil {
+	if err := batch.Commit(); err != nil {
 		return err
 	}
 	return a.prune(entries, u.Receipts)
@@ -350,6 +422,9 @@ func (a *Archive) prune(entries []Entry, fresh map[string]map[string]any) error 
 		for _, x := range effects {
 			if m, ok := x.(map[string]any); ok {
 				if d, ok := m["requestDigest"].(string); ok {
+					keepValues[d] = true
+				}
+				if d, ok := m["configurationDigest"].(string); ok {
 					keepValues[d] = true
 				}
 			}

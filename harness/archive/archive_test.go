@@ -21,7 +21,7 @@ func request(ticket string) effect.Request {
 const cfgDigest = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
 
 // receiptFor is a minimal receipt holding one live record per request.
-func receiptFor(t *testing.T, answers map[string]string) (map[string]any, []effect.Request) {
+func receiptFor(t testing.TB, answers map[string]string) (map[string]any, []effect.Request) {
 	t.Helper()
 	var effects []any
 	var reqs []effect.Request

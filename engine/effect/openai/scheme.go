@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/effect/live"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
@@ -37,6 +38,12 @@ var Scheme = effect.Scheme{
 			{Key: "max-retries", Kind: effect.Integer, Min: 0, Max: MaxRetriesBound},
 			{Key: "response-format", Kind: effect.String},
 			{Key: "headers", Kind: effect.Headers},
+			{Key: "reasoning", Kind: effect.Bool},
+			{Key: "reasoning-effort", Kind: effect.Text},
+			{Key: "seed", Kind: effect.Integer, Min: -(1<<53 - 1), Max: 1<<53 - 1},
+			{Key: "top-p", Kind: effect.Number},
+			{Key: "stop", Kind: effect.Texts},
+			{Key: "max-answer-bytes", Kind: effect.Integer, Min: 1, Max: live.MaxAnswerBytesBound},
 		},
 		Configure: configure,
 		Default:   func(model string) effect.LiveConfig { return Config{Model: model} },
@@ -64,6 +71,19 @@ func configure(v map[string]any) (effect.LiveConfig, error) {
 	if h, ok := v["headers"].(map[string]string); ok {
 		c.Headers = h
 	}
+	if r, ok := v["reasoning"].(bool); ok {
+		c.Reasoning = &r
+	}
+	c.ReasoningEffort = str("reasoning-effort")
+	if n, ok := v["seed"].(int); ok {
+		seed := int64(n)
+		c.Seed = &seed
+	}
+	if p, ok := v["top-p"].(float64); ok {
+		c.TopP = &p
+	}
+	c.Stop, _ = v["stop"].([]string)
+	c.MaxAnswerBytes = num("max-answer-bytes")
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -95,6 +115,13 @@ type served struct {
 func (s *served) ID() string                  { return s.b.ID() }
 func (s *served) Describe() effect.Descriptor { return s.b.Describe() }
 func (s *served) Execute(ctx context.Context, req effect.Request) (effect.Response, error) {
+	resp, _, err := s.ExecuteReport(ctx, req)
+	return resp, err
+}
+
+// ExecuteReport implements live.Executor: the recorder in front learns
+// of redactions and failures.
+func (s *served) ExecuteReport(ctx context.Context, req effect.Request) (effect.Response, live.Report, error) {
 	var tools []Tool
 	if s.tools != nil {
 		cell, _ := req["cellId"].(string)
@@ -102,3 +129,7 @@ func (s *served) Execute(ctx context.Context, req effect.Request) (effect.Respon
 	}
 	return s.b.ExecuteWith(ctx, req, tools)
 }
+
+// KeyEnv names the variable holding the key (every live backend's key
+// is redacted by every backend of a run).
+func (c Config) KeyEnv() string { return c.normalized().APIKeyEnv }
