@@ -195,6 +195,15 @@ func (cr *configRun) finish(c *cli, ctx context.Context, wb *vm.Workbench, b *be
 		return err
 	}
 	recorded(c, cr.rec, cr.display)
+	return nil
+}
+
+// failures ends a config run whose report was printed: exit 1 naming
+// every live request that got no answer (their runs were not archived).
+func (cr *configRun) failures(c *cli, wb *vm.Workbench, b *bench.Report, fr *foundry.Result) error {
+	if cr == nil {
+		return nil
+	}
 	return failed(c, cr.rec, wb, harness.Runs(b, fr), cr.display, cr.command)
 }
 
@@ -223,7 +232,7 @@ func notRecorded(display string, problems []string) error {
 }
 
 func recorded(c *cli, rec *harness.Recording, display string) {
-	fmt.Fprintf(c.stderr, "assay: %d live request(s) answered by the server; %s recorded in %s\n", rec.Live(), display, rec.Dir())
+	fmt.Fprintf(c.stderr, "assay: %d live request(s) went to the server; the answers of %s recorded in %s\n", rec.Live(), display, rec.Dir())
 }
 
 // manifestRun is one run of a manifest (run, resume, call) whose named

@@ -133,11 +133,18 @@ func TestConfigServerFailureNeverLeaksTheKey(t *testing.T) {
 		t.Run(verb, func(t *testing.T) {
 			dir := liveConfigs(t)
 			fake.Reset()
-			// A refused call fails its case; the run itself completes with
-			// a report, as upstream's does.
+			// A refused call fails its case and the report is written, as
+			// upstream's is; a request that got no answer then fails the
+			// command (exit 1) naming it, and nothing is archived.
 			code, out, errb := runConfig(t, dir, verb, "--record", "all")
-			if code != exitOK || fake.Count() == 0 || strings.Contains(out, `"passed":true`) || !strings.Contains(out, `"passed":false`) {
+			if code != exitNo || fake.Count() == 0 || strings.Contains(out, `"passed":true`) || !strings.Contains(out, `"passed":false`) ||
+				!strings.Contains(errb, "live requests failed") || !strings.Contains(errb, "--record missing") {
 				t.Fatalf("a server refusing every request: exit %d after %d requests\nstdout:\n%s\nstderr:\n%s", code, fake.Count(), out, errb)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "receipts", "index.jsonl")); err == nil {
+				if b, _ := os.ReadFile(filepath.Join(dir, "receipts", "index.jsonl")); len(b) > 0 {
+					t.Errorf("failures were archived:\n%s", b)
+				}
 			}
 			noKeyUnder(t, dir)
 		})

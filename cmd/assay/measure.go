@@ -214,7 +214,10 @@ func newBenchCmd(c *cli) *cobra.Command {
 			if err := cr.finish(c, cmd.Context(), wb, rep, nil); err != nil {
 				return err
 			}
-			return c.emit(rep.Value(), f.out)
+			if err := c.emit(rep.Value(), f.out); err != nil {
+				return err
+			}
+			return cr.failures(c, wb, rep, nil)
 		},
 	}
 	f.runFlags(cmd)
@@ -285,7 +288,10 @@ func newFoundryCmd(c *cli) *cobra.Command {
 				}
 				return reported(fmt.Errorf("habitat budget exhausted"))
 			}
-			return c.emit(res.Report.Value(), f.out)
+			if err := c.emit(res.Report.Value(), f.out); err != nil {
+				return err
+			}
+			return cr.failures(c, wb, nil, res)
 		},
 	}
 	f.foundryFlags(cmd)

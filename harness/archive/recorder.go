@@ -459,9 +459,12 @@ func (r *Recorder) Execute(ctx context.Context, req effect.Request) (effect.Resp
 		if r.Config != nil {
 			r.log.configs[r.desc.ConfigurationDigest] = r.Config
 		}
-		if live.IsFailure(f.err) {
+		if live.Failed(f.err, rep) {
 			e, _ := fault.As(f.err)
 			fl := Failure{Executor: r.id, Cell: cell, RequestDigest: d, Repeat: max(1, r.Repeat), Status: rep.Status, Code: fault.CodeOf(f.err), Message: f.err.Error()}
+			if rep.Malformed && fl.Status == 0 {
+				fl.Status = 200
+			}
 			if e != nil {
 				fl.Message = e.Message
 			}

@@ -46,7 +46,20 @@ type Report struct {
 	// Status is the HTTP status of a failed request (0: none, as for a
 	// lost connection or a timeout).
 	Status int
+	// Malformed says the server's body was not a response of the API at
+	// all (not JSON, no choice, no message): recorded as
+	// EFFECT_UNPARSEABLE, as upstream records it, but a failure of the
+	// server, not an answer of the model, so it is never archived.
+	Malformed bool
+	// CacheRead and CacheWrite are the prompt tokens the server reported
+	// reading from and writing to its prompt cache (-1: not reported).
+	// Receipts have no field for them; tokensIn includes them.
+	CacheRead, CacheWrite int64
 }
+
+// Failed reports whether a live request whose backend returned err and
+// rep got no answer: it is never archived.
+func Failed(err error, rep Report) bool { return IsFailure(err) || err != nil && rep.Malformed }
 
 // Executor is a live backend: an effect executor that also reports.
 type Executor interface {

@@ -225,7 +225,7 @@ func (b *Backend) ExecuteWith(ctx context.Context, req effect.Request, tools []T
 	}
 	a, perr := Parse(raw, r.Functions, b.cfg.Model)
 	resp, n, err := live.Finish(req, effect.Response{Output: a.Output, Usage: a.Usage}, b.red, b.cfg.MaxAnswerBytes, "provider")
-	rep := live.Report{Redactions: n}
+	rep := live.Report{Redactions: n, Malformed: a.Malformed, CacheRead: a.CachedTokensIn, CacheWrite: -1}
 	if perr != nil {
 		// An answer that cannot be read keeps the usage it spent.
 		return effect.Response{Usage: resp.Usage}, rep, perr

@@ -22,6 +22,10 @@ type Answer struct {
 	// ReasoningTokens is the server's reasoning token count (part of
 	// tokensOut), -1 when it reports none.
 	ReasoningTokens int64
+	// Malformed says the body was not a chat completion at all (not JSON,
+	// not exactly one choice, no message): a server failure, not an
+	// answer (live.Report.Malformed).
+	Malformed bool
 }
 
 // Parse reads a chat-completions response body strictly. Anything that is
@@ -36,11 +40,11 @@ type Answer struct {
 func Parse(body []byte, functions map[string]string, model string) (Answer, error) {
 	v, err := canon.Parse(body, 0)
 	if err != nil {
-		return Answer{CachedTokensIn: -1}, unparseable("provider response is not JSON")
+		return Answer{CachedTokensIn: -1, ReasoningTokens: -1, Malformed: true}, unparseable("provider response is not JSON")
 	}
 	resp, ok := v.(map[string]any)
 	if !ok {
-		return Answer{CachedTokensIn: -1}, unparseable("provider response is not JSON")
+		return Answer{CachedTokensIn: -1, ReasoningTokens: -1, Malformed: true}, unparseable("provider response is not JSON")
 	}
 	// Usage first: tokens the server reports were spent whether or not
 	// the answer can be read, so an unreadable answer keeps them.
@@ -59,6 +63,7 @@ func Parse(body []byte, functions map[string]string, model string) (Answer, erro
 	}
 	msg, _ := choice["message"].(map[string]any)
 	if msg == nil {
+		a.Malformed = true
 		return fail(unparseable("provider choice has no message"))
 	}
 	if calls, ok := msg["tool_calls"].([]any); ok && len(calls) > 0 {
