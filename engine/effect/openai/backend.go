@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,7 +27,7 @@ type Backend struct {
 	keyEnv  string
 	hasKey  bool
 	client  sdk.Client
-	limit   *Limiter
+	limit   *live.Limiter
 	// key is the configured key, kept to build the redactor.
 	key string
 	red *redact.Redactor
@@ -67,14 +65,14 @@ func New(id string, c Config, env Env) (*Backend, error) {
 	}
 	base = strings.TrimRight(base, "/") + "/"
 	key, _ := env(c.APIKeyEnv)
-	b := &Backend{id: id, cfg: c, baseURL: base, keyEnv: c.APIKeyEnv, hasKey: key != "", limit: NewLimiter(c.MaxConcurrency, c.RequestsPerMinute),
+	b := &Backend{id: id, cfg: c, baseURL: base, keyEnv: c.APIKeyEnv, hasKey: key != "", limit: live.NewLimiter(c.MaxConcurrency, c.RequestsPerMinute),
 		key: key, red: redact.New(key)}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithMaxRetries(c.MaxRetries),
 		option.WithRequestTimeout(time.Duration(c.TimeoutMs) * time.Millisecond),
-		option.WithHTTPClient(HTTPClient(c.MaxConcurrency)),
-		option.WithMiddleware(BoundBody(live.BodyLimit(c.MaxAnswerBytes))),
+		option.WithHTTPClient(live.HTTPClient(c.MaxConcurrency)),
+		option.WithMiddleware(live.BoundBody(live.BodyLimit(c.MaxAnswerBytes))),
 	}
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
@@ -90,63 +88,6 @@ func New(id string, c Config, env Env) (*Backend, error) {
 // backend redacts from answers and errors; its own key always is.
 func (b *Backend) Redact(secrets ...string) {
 	b.red = redact.New(append([]string{b.key}, secrets...)...)
-}
-
-// HTTPClient follows a redirect only within the origin it started at (a
-// redirect elsewhere could carry the key to another host: it fails as
-// ErrRedirect) and keeps one idle connection per request slot, so a busy
-// backend reuses its connections instead of dialling for every request.
-func HTTPClient(slots int) *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = max(slots, 2)
-	t.MaxIdleConns = max(slots, 100)
-	return &http.Client{Transport: t, CheckRedirect: sameOrigin}
-}
-
-// ErrRedirect is the error of a redirect to another origin.
-var ErrRedirect = errors.New("redirected to another origin: refused")
-
-func sameOrigin(req *http.Request, via []*http.Request) error {
-	first := via[0].URL
-	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
-		return ErrRedirect
-	}
-	if len(via) >= 3 {
-		return ErrRedirect
-	}
-	return nil
-}
-
-// BoundBody caps a response body at limit bytes; a longer one fails
-// reading with ErrTooLarge.
-func BoundBody(limit int64) func(*http.Request, option.MiddlewareNext) (*http.Response, error) {
-	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		res, err := next(req)
-		if err == nil && res != nil && res.Body != nil {
-			res.Body = &limitedBody{ReadCloser: res.Body, left: limit, limit: limit}
-		}
-		return res, err
-	}
-}
-
-// ErrTooLarge is the error of a response body over its bound.
-var ErrTooLarge = errors.New("response body over the bound")
-
-type limitedBody struct {
-	io.ReadCloser
-	left, limit int64
-}
-
-func (l *limitedBody) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		return 0, fmt.Errorf("%w of %d bytes", ErrTooLarge, l.limit)
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
-	}
-	n, err := l.ReadCloser.Read(p)
-	l.left -= int64(n)
-	return n, err
 }
 
 // ID implements effect.Executor.
@@ -189,15 +130,10 @@ func (b *Backend) ExecuteReport(ctx context.Context, req effect.Request) (effect
 // ExecuteWith answers req offering tools, so one backend (one limiter)
 // can serve contenders with different manifests.
 func (b *Backend) ExecuteWith(ctx context.Context, req effect.Request, tools []Tool) (effect.Response, live.Report, error) {
-	kind, _ := req["kind"].(string)
-	switch kind {
-	case effect.KindAgent, effect.KindClassifier, effect.KindDecide:
-	case effect.KindGate:
-		return effect.Response{}, live.Report{}, &fault.Error{Code: fault.EffectUnbound, Message: "approval gates require a host approval executor, not an LLM", NotRetryable: true}
-	default:
-		return effect.Response{}, live.Report{}, &fault.Error{Code: fault.EffectUnbound, Message: fmt.Sprintf("the openai backend does not serve %q requests", kind), NotRetryable: true}
+	if err := live.Serves(req, API); err != nil {
+		return effect.Response{}, live.Report{}, err
 	}
-	if !b.hasKey && !loopback(b.baseURL) {
+	if !b.hasKey && !live.Loopback(b.baseURL) {
 		return effect.Response{}, live.Report{}, &fault.Error{Code: fault.EffectUnbound, Message: "no API key: set " + b.keyEnv + " (the key is read from the environment, never from a file)", NotRetryable: true}
 	}
 	r, err := Render(req, tools, b.cfg)
@@ -217,7 +153,7 @@ func (b *Backend) ExecuteWith(ctx context.Context, req effect.Request, tools []T
 	// parsed and the run goes on.
 	release()
 	if err == nil && res != nil && res.StatusCode >= 300 && res.StatusCode < 400 {
-		err = ErrRedirect // a redirect without a place to go
+		err = live.ErrRedirect // a redirect without a place to go
 	}
 	if err != nil {
 		rep, ferr := b.failure(ctx, err, res)
@@ -241,15 +177,6 @@ func (b *Backend) ExecuteWith(ctx context.Context, req effect.Request, tools []T
 	return resp, rep, nil
 }
 
-func loopback(base string) bool {
-	u, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	h := u.Hostname()
-	return h == "localhost" || h == "127.0.0.1" || h == "::1"
-}
-
 // failure maps an SDK error to a recorded failure (live.Failure): the
 // status, the server's own error message with every secret redacted, and
 // whether it was retried. Retryable follows the SDK's own rule (408, 409,
@@ -266,14 +193,14 @@ func (b *Backend) failure(ctx context.Context, err error, res *http.Response) (l
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		f.Kind = live.Timeout
-	case errors.Is(err, ErrRedirect):
+	case errors.Is(err, live.ErrRedirect):
 		f.Kind = live.Redirect
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, live.ErrTooLarge):
 		f.Kind, f.Detail = live.TooLarge, fmt.Sprintf("the response body is over %d bytes", live.BodyLimit(b.cfg.MaxAnswerBytes))
 	case errors.As(err, &api):
 		code := api.StatusCode
 		f.Kind, f.Status = live.HTTPStatus, code
-		f.Retryable = code == http.StatusRequestTimeout || code == http.StatusConflict || code == http.StatusTooManyRequests || code >= 500
+		f.Retryable = live.RetryableStatus(code)
 		f.ServerMessage = api.Message
 		if f.ServerMessage == "" && res != nil && res.Body != nil {
 			f.ServerMessage = bodyText(res)
@@ -284,7 +211,7 @@ func (b *Backend) failure(ctx context.Context, err error, res *http.Response) (l
 		// and the text are still the server's.
 		code := res.StatusCode
 		f.Kind, f.Status = live.HTTPStatus, code
-		f.Retryable = code == http.StatusRequestTimeout || code == http.StatusConflict || code == http.StatusTooManyRequests || code >= 500
+		f.Retryable = live.RetryableStatus(code)
 		if res.Body != nil {
 			f.ServerMessage = bodyText(res)
 		}
@@ -297,63 +224,4 @@ func (b *Backend) failure(ctx context.Context, err error, res *http.Response) (l
 func bodyText(res *http.Response) string {
 	text, _ := io.ReadAll(io.LimitReader(res.Body, 4*live.MaxServerMessage))
 	return string(text)
-}
-
-// Limiter bounds requests in flight and request starts per minute.
-type Limiter struct {
-	slots chan struct{}
-	mu    sync.Mutex
-	every time.Duration
-	next  time.Time
-}
-
-// NewLimiter admits n requests at once (n <= 0: unbounded) and rpm starts
-// per minute (rpm <= 0: unbounded), spaced evenly.
-func NewLimiter(n, rpm int) *Limiter {
-	l := &Limiter{}
-	if n > 0 {
-		l.slots = make(chan struct{}, n)
-	}
-	if rpm > 0 {
-		l.every = time.Minute / time.Duration(rpm)
-	}
-	return l
-}
-
-// Acquire waits for a slot and the next start time; release frees the
-// slot. A cancelled ctx returns its error and holds nothing.
-func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
-	if l.slots != nil {
-		select {
-		case l.slots <- struct{}{}:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	release = func() {
-		if l.slots != nil {
-			<-l.slots
-		}
-	}
-	if l.every > 0 {
-		l.mu.Lock()
-		now := time.Now()
-		start := l.next
-		if start.Before(now) {
-			start = now
-		}
-		l.next = start.Add(l.every)
-		l.mu.Unlock()
-		if wait := time.Until(start); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				release()
-				return nil, ctx.Err()
-			}
-		}
-	}
-	return release, nil
 }

@@ -18,7 +18,6 @@ package openai
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -47,14 +46,14 @@ const (
 	DefaultAPIKeyEnv      = "OPENAI_API_KEY"
 	DefaultBaseURLEnv     = "OPENAI_BASE_URL"
 	DefaultBaseURL        = "https://api.openai.com/v1"
-	DefaultTimeoutMs      = 120_000
-	DefaultMaxConcurrency = 4
-	DefaultMaxRetries     = 2
-	MaxTimeoutMs          = 600_000
-	MaxConcurrencyBound   = 256
-	MaxRetriesBound       = 10
-	MaxOutputTokensBound  = 1 << 20
-	MaxHeaders            = 16
+	DefaultTimeoutMs      = live.DefaultTimeoutMs
+	DefaultMaxConcurrency = live.DefaultMaxConcurrency
+	DefaultMaxRetries     = live.DefaultMaxRetries
+	MaxTimeoutMs          = live.MaxTimeoutMs
+	MaxConcurrencyBound   = live.MaxConcurrencyBound
+	MaxRetriesBound       = live.MaxRetriesBound
+	MaxOutputTokensBound  = live.MaxOutputTokensBound
+	MaxHeaders            = live.MaxHeaders
 )
 
 // Config is one backend: what a workload's backends entry declares, or the
@@ -122,21 +121,17 @@ func (c Config) normalized() Config {
 	if c.APIKeyEnv == "" {
 		c.APIKeyEnv = DefaultAPIKeyEnv
 	}
-	if c.TimeoutMs == 0 {
-		c.TimeoutMs = DefaultTimeoutMs
-	}
-	if c.MaxConcurrency == 0 {
-		c.MaxConcurrency = DefaultMaxConcurrency
-	}
-	if c.MaxRetries == 0 {
-		c.MaxRetries = DefaultMaxRetries
-	} else if c.MaxRetries < 0 {
-		c.MaxRetries = 0
-	}
+	l := c.limits().Normalized()
+	c.TimeoutMs, c.MaxConcurrency, c.MaxRetries = l.TimeoutMs, l.MaxConcurrency, l.MaxRetries
 	if c.ResponseFormat == "" {
 		c.ResponseFormat = FormatJSONSchema
 	}
 	return c
+}
+
+func (c Config) limits() live.Limits {
+	return live.Limits{APIKeyEnv: c.APIKeyEnv, MaxOutputTokens: c.MaxOutputTokens, TimeoutMs: c.TimeoutMs, MaxConcurrency: c.MaxConcurrency,
+		RequestsPerMinute: c.RequestsPerMinute, MaxRetries: c.MaxRetries, Headers: c.Headers, MaxAnswerBytes: c.MaxAnswerBytes}
 }
 
 // Validate checks c; the message names the field.
@@ -149,40 +144,11 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
-	if c.APIKeyEnv != "" && !envName(c.APIKeyEnv) {
-		return fmt.Errorf("api-key-env %q: an environment variable name is 1 to 128 letters, digits or underscores", c.APIKeyEnv)
-	}
 	if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > 2) {
 		return fmt.Errorf("temperature %v: must be between 0 and 2", *c.Temperature)
 	}
-	if c.MaxOutputTokens < 0 || c.MaxOutputTokens > MaxOutputTokensBound {
-		return fmt.Errorf("max-output-tokens %d: must be between 1 and %d", c.MaxOutputTokens, MaxOutputTokensBound)
-	}
-	if c.TimeoutMs < 0 || c.TimeoutMs > MaxTimeoutMs {
-		return fmt.Errorf("timeout-ms %d: must be between 1 and %d", c.TimeoutMs, MaxTimeoutMs)
-	}
-	if c.MaxConcurrency < 0 || c.MaxConcurrency > MaxConcurrencyBound {
-		return fmt.Errorf("max-concurrency %d: must be between 1 and %d", c.MaxConcurrency, MaxConcurrencyBound)
-	}
-	if c.RequestsPerMinute < 0 || c.RequestsPerMinute > 1_000_000 {
-		return fmt.Errorf("requests-per-minute %d: must be between 1 and 1000000", c.RequestsPerMinute)
-	}
-	if c.MaxRetries < -1 || c.MaxRetries > MaxRetriesBound {
-		return fmt.Errorf("max-retries %d: must be between 0 and %d", c.MaxRetries, MaxRetriesBound)
-	}
-	if len(c.Headers) > MaxHeaders {
-		return fmt.Errorf("headers: at most %d", MaxHeaders)
-	}
-	for k, v := range c.Headers {
-		if !headerName(k) {
-			return fmt.Errorf("headers: %q is not an HTTP header name", k)
-		}
-		if strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "api-key") {
-			return fmt.Errorf("headers: %q would carry a credential; name the variable that holds it in api-key-env instead", k)
-		}
-		if strings.ContainsAny(v, "\r\n\x00") || len(v) > 4096 {
-			return fmt.Errorf("headers: %q has a value with a line break or over 4096 bytes", k)
-		}
+	if err := c.limits().Validate(); err != nil {
+		return err
 	}
 	switch c.ResponseFormat {
 	case "", FormatJSONSchema, FormatJSONObject, FormatPrompt:
@@ -226,65 +192,14 @@ func (c Config) checkReasoning() error {
 			return fmt.Errorf("stop: a sequence is 1 to 256 bytes")
 		}
 	}
-	if c.MaxAnswerBytes < 0 || c.MaxAnswerBytes > live.MaxAnswerBytesBound {
-		return fmt.Errorf("max-answer-bytes %d: must be between 1 and %d", c.MaxAnswerBytes, live.MaxAnswerBytesBound)
-	}
 	return nil
 }
 
-// CheckModel admits a model identifier: 1 to 128 bytes, no control
-// characters.
-func CheckModel(model string) error {
-	if model == "" || len(model) > 128 || strings.IndexFunc(model, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return fmt.Errorf("model %q: a model identifier is 1 to 128 bytes without control characters", model)
-	}
-	return nil
-}
+// CheckModel admits a model identifier (live.CheckModel).
+func CheckModel(model string) error { return live.CheckModel(model) }
 
-// CheckBaseURL admits an endpoint: https, or http on a loopback host,
-// without credentials, query or fragment (they would end up in logs).
-func CheckBaseURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("base-url: %q is not an absolute URL", redactURL(raw))
-	}
-	loopback := u.Hostname() == "localhost" || u.Hostname() == "127.0.0.1" || u.Hostname() == "::1"
-	if !(u.Scheme == "https" || u.Scheme == "http" && loopback) {
-		return fmt.Errorf("base-url: %q must be https, or http on localhost/127.0.0.1/::1", redactURL(raw))
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("base-url: must not carry credentials, a query or a fragment")
-	}
-	return nil
-}
-
-// redactURL drops anything after the host, which is where a pasted token
-// would sit.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "(unparseable)"
-	}
-	return u.Scheme + "://" + u.Host
-}
-
-func envName(s string) bool { return asciiName(s, '_') }
-
-func headerName(s string) bool { return asciiName(s, '-') }
-
-// asciiName reports whether s is 1 to 128 ASCII letters, digits and sep
-// ('_' in an environment variable name, '-' in a header name).
-func asciiName(s string, sep rune) bool {
-	if s == "" || len(s) > 128 {
-		return false
-	}
-	for _, r := range s {
-		if !(r == sep || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
-			return false
-		}
-	}
-	return true
-}
+// CheckBaseURL admits an endpoint (live.CheckBaseURL).
+func CheckBaseURL(raw string) error { return live.CheckBaseURL(raw) }
 
 // Value is the configuration as it enters the digest: what decides an
 // answer (model, the base URL written in the workload, sampling, output

@@ -3,6 +3,7 @@ package openai
 import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/effect/live"
 	"github.com/algal-assay/assay/engine/fault"
 )
 
@@ -112,12 +113,12 @@ func usageOf(resp map[string]any, model string) Answer {
 	if !ok {
 		return a
 	}
-	if n, ok := count(u["prompt_tokens"]); ok {
+	if n, ok := live.Count(u["prompt_tokens"]); ok {
 		a.Usage["tokensIn"] = float64(n)
 	}
-	out, hasOut := count(u["completion_tokens"])
+	out, hasOut := live.Count(u["completion_tokens"])
 	if d, ok := u["completion_tokens_details"].(map[string]any); ok {
-		if n, ok := count(d["reasoning_tokens"]); ok {
+		if n, ok := live.Count(d["reasoning_tokens"]); ok {
 			a.ReasoningTokens = n
 			// A server that reports reasoning tokens beside, not inside,
 			// its completion count (or only them) still has them counted.
@@ -130,7 +131,7 @@ func usageOf(resp map[string]any, model string) Answer {
 		a.Usage["tokensOut"] = float64(out)
 	}
 	if d, ok := u["prompt_tokens_details"].(map[string]any); ok {
-		if n, ok := count(d["cached_tokens"]); ok {
+		if n, ok := live.Count(d["cached_tokens"]); ok {
 			a.CachedTokensIn = n
 		}
 	}
@@ -146,7 +147,7 @@ func toolCall(calls []any, functions map[string]string) (any, error) {
 	wire, _ := fn["name"].(string)
 	name, ok := functions[wire]
 	if !ok {
-		return nil, unparseable("provider called function %q, which the cell does not declare", truncate(wire, 64))
+		return nil, unparseable("provider called function %q, which the cell does not declare", live.Truncate(wire, 64))
 	}
 	args, _ := fn["arguments"].(string)
 	if args == "" {
@@ -163,23 +164,6 @@ func toolCall(calls []any, functions map[string]string) (any, error) {
 	return map[string]any{"tool": name, "inputs": inputs}, nil
 }
 
-// count admits a token count: a non-negative integer a double holds
-// exactly.
-func count(v any) (int64, bool) {
-	f, ok := v.(float64)
-	if !ok || f < 0 || f > 1<<53-1 || f != float64(int64(f)) {
-		return 0, false
-	}
-	return int64(f), true
-}
-
 func unparseable(format string, a ...any) *fault.Error {
 	return effect.Errorf(fault.EffectUnparseable, format, a...)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }

@@ -1,75 +1,14 @@
 package openai
 
 import (
+	"github.com/algal-assay/assay/engine/effect/live"
 	"github.com/algal-assay/assay/engine/manifest"
 )
 
-// ToolsOf returns the tool catalog of m's agent and classifier cells: for
-// each cell the tools its manifest lists, in order, with a parameters
-// schema built from the tool's signature when sigs (host tools) or the
-// builtin registry knows it, else any object. Cells of embedded organisms
-// are not in m, so their requests render without tools.
+// Tool is one function an agent cell may call (live.Tool).
+type Tool = live.Tool
+
+// ToolsOf returns the tool catalog of m's cells (live.ToolsOf).
 func ToolsOf(m *manifest.Manifest, sigs map[string]manifest.Signature) func(cellID string) []Tool {
-	byCell := map[string][]Tool{}
-	for _, c := range m.Cells {
-		if c.Agent == nil || len(c.Agent.Tools) == 0 {
-			continue
-		}
-		for _, name := range c.Agent.Tools {
-			t := Tool{Name: name}
-			sig, ok := sigs[name]
-			if !ok {
-				sig, ok = manifest.Builtin(name)
-			}
-			if ok {
-				t.Parameters = parameters(sig)
-			}
-			byCell[c.ID] = append(byCell[c.ID], t)
-		}
-	}
-	return func(cell string) []Tool { return byCell[cell] }
-}
-
-// parameters is the JSON Schema of a signature's inputs.
-func parameters(sig manifest.Signature) map[string]any {
-	props := map[string]any{}
-	var required []any
-	for _, p := range sig.Inputs {
-		props[p.Name] = portSchema(p)
-		if !p.Optional {
-			required = append(required, p.Name)
-		}
-	}
-	out := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		out["required"] = required
-	}
-	return out
-}
-
-func portSchema(p manifest.Port) map[string]any {
-	var s map[string]any
-	switch p.Type {
-	case manifest.TypeText:
-		s = map[string]any{"type": "string"}
-	case manifest.TypeChoice:
-		s = map[string]any{"type": "string"}
-		if p.Labels != nil {
-			labels := make([]any, len(p.Labels))
-			for i, l := range p.Labels {
-				labels[i] = l
-			}
-			s["enum"] = labels
-		}
-	default:
-		if schema, ok := p.Schema.(map[string]any); ok {
-			s = schema
-		} else {
-			s = map[string]any{}
-		}
-	}
-	if p.Many {
-		return map[string]any{"type": "array", "items": s}
-	}
-	return s
+	return live.ToolsOf(m, sigs)
 }
