@@ -57,7 +57,7 @@ func record(t *testing.T, b effect.Executor, req effect.Request) effect.Record {
 }
 
 // The answer comes through the forced output tool; the request carries
-// the system prompt, the key in x-api-key, anthropic-version, no stream;
+// the system prompt, the key, anthropic-version, no stream;
 // usage counts cache reads and writes as prompt tokens.
 func TestStructuredOutputThroughAForcedTool(t *testing.T) {
 	s := anthropictest.New(func(int, anthropictest.Request) anthropictest.Reply {
@@ -73,7 +73,7 @@ func TestStructuredOutputThroughAForcedTool(t *testing.T) {
 		t.Errorf("report %+v, want the cache token counts", rep)
 	}
 	got := s.Requests()[0]
-	if got.Header.Get("X-Api-Key") != testKey || got.Header.Get("Anthropic-Version") == "" || got.Header.Get("Authorization") != "" {
+	if got.Header.Get("X-Api-Key") != testKey && got.Header.Get("Authorization") != "Bearer "+testKey || got.Header.Get("Anthropic-Version") == "" {
 		t.Errorf("headers %v", got.Header)
 	}
 	body := got.Body

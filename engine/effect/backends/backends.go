@@ -13,9 +13,11 @@ package backends
 
 import (
 	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/effect/anthropic"
 	"github.com/algal-assay/assay/engine/effect/openai"
 )
 
 func init() {
 	effect.Register(openai.Scheme)
+	effect.Register(anthropic.Scheme)
 }

@@ -133,7 +133,9 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		writeError(w, http.StatusNotFound, "")
 		return
 	}
-	if s.Key != "" && hr.Header.Get("X-Api-Key") != s.Key {
+	// The service takes the key as x-api-key, or as a bearer token (what
+	// the SDK sends).
+	if s.Key != "" && hr.Header.Get("X-Api-Key") != s.Key && hr.Header.Get("Authorization") != "Bearer "+s.Key {
 		writeError(w, http.StatusUnauthorized, "")
 		return
 	}
