@@ -78,7 +78,9 @@ func New(id string, c Config, env effect.Env) (*Backend, error) {
 
 // Redact adds secrets to the values this backend redacts; its own key
 // always is.
-func (b *Backend) Redact(secrets ...string) { b.red = redact.New(append([]string{b.key}, secrets...)...) }
+func (b *Backend) Redact(secrets ...string) {
+	b.red = redact.New(append([]string{b.key}, secrets...)...)
+}
 
 // ID implements effect.Executor.
 func (b *Backend) ID() string { return b.id }

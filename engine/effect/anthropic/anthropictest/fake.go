@@ -288,4 +288,3 @@ func (r Request) Context() map[string]any {
 	}
 	return nil
 }
-
