@@ -27,13 +27,13 @@ func TestResolveSpec(t *testing.T) {
 			t.Errorf("%s: %s %v", tc.spec, got, err)
 		}
 	}
-	for _, bad := range []string{"anthropic:claude", "openai:", "scripted:", "cmd:", "gateway:", "Apple", "apple:x"} {
+	for _, bad := range []string{"anthropicx:claude", "openai:", "scripted:", "cmd:", "gateway:", "Apple", "apple:x"} {
 		if _, err := effect.ResolveSpec(bad, "/cfg", effect.InConfig); err == nil {
 			t.Errorf("%s admitted", bad)
 		}
 	}
 	// Flags take no replay directory; workloads no unreachable backend.
-	if _, err := effect.ResolveSpec("replay:runs", "/cfg", effect.InFlag); err == nil || !strings.Contains(err.Error(), "want scripted:<file>, cmd:<command>, gateway:<model>, apple or openai:<model>") {
+	if _, err := effect.ResolveSpec("replay:runs", "/cfg", effect.InFlag); err == nil || !strings.Contains(err.Error(), "want scripted:<file>, cmd:<command>, gateway:<model>, apple, openai:<model> or anthropic:<model>") {
 		t.Errorf("replay in a flag: %v", err)
 	}
 	if _, ok := effect.ParseSpec("gateway:x", effect.InWorkload); ok {
@@ -43,17 +43,17 @@ func TestResolveSpec(t *testing.T) {
 
 func TestFormsNameEveryRegisteredScheme(t *testing.T) {
 	t.Parallel()
-	if got, want := effect.Forms(effect.InWorkload), "scripted:<file>, replay:<dir>, cmd:<command> or openai:<backend or model>"; got != want {
+	if got, want := effect.Forms(effect.InWorkload), "scripted:<file>, replay:<dir>, cmd:<command>, openai:<backend or model> or anthropic:<backend or model>"; got != want {
 		t.Errorf("workload forms %q, want %q", got, want)
 	}
-	if got, want := effect.Forms(effect.InConfig), "scripted:<file>, replay:<dir>, cmd:<command>, gateway:<model>, apple or openai:<model>"; got != want {
+	if got, want := effect.Forms(effect.InConfig), "scripted:<file>, replay:<dir>, cmd:<command>, gateway:<model>, apple, openai:<model> or anthropic:<model>"; got != want {
 		t.Errorf("config forms %q, want %q", got, want)
 	}
 }
 
 func TestLiveSpec(t *testing.T) {
 	t.Parallel()
-	for spec, want := range map[string]bool{"openai:small": true, "openai:": false, "scripted:x": false, "gateway:m": false, "apple": false, "anthropic:m": false} {
+	for spec, want := range map[string]bool{"openai:small": true, "openai:": false, "scripted:x": false, "gateway:m": false, "apple": false, "anthropic:m": true, "anthropicx:m": false} {
 		if got := effect.LiveSpec(spec); got != want {
 			t.Errorf("LiveSpec(%q) = %v", spec, got)
 		}
