@@ -393,7 +393,7 @@ func TestBackendsBlockErrorsPointAtTheKey(t *testing.T) {
 		"unknown key":   "backends:\n  small: { api: openai, model: m, colour: blue }\n",
 		"bad url":       "backends:\n  small: { api: openai, model: m, base-url: \"http://example.com/v1\" }\n",
 		"key pasted":    "backends:\n  small: { api: openai, model: m, api-key-env: sk-abc }\n",
-		"unknown api":   "backends:\n  small: { api: anthropic, model: m }\n",
+		"unknown api":   "backends:\n  small: { api: bedrock, model: m }\n",
 		"bad bound":     "backends:\n  small: { api: openai, model: m, max-concurrency: 0 }\n",
 		"missing model": "backends:\n  small: { api: openai }\n",
 	}
