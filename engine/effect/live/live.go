@@ -150,7 +150,7 @@ func (f Failure) Error(red *redact.Redactor) *fault.Error {
 	if s := ServerText(f.ServerMessage, red); s != "" {
 		msg += ": " + s
 	}
-	e.Message, _ = red.String(msg)
+	e.Message, _ = red.Count(msg)
 	return e
 }
 
@@ -158,7 +158,7 @@ func (f Failure) Error(red *redact.Redactor) *fault.Error {
 // redacted, control characters and line breaks folded to spaces, at most
 // MaxServerMessage bytes.
 func ServerText(s string, red *redact.Redactor) string {
-	s, _ = red.String(s)
+	s, _ = red.Count(s)
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '

@@ -46,7 +46,7 @@ func TestFinishRedactsAndBounds(t *testing.T) {
 	red := redact.New(secret)
 	req := effect.Request{"budget": map[string]any{"maxOutputBytes": float64(256)}}
 	resp, n, err := Finish(req, effect.Response{Output: "your key is " + secret, Usage: map[string]any{"model": "m", "tokensIn": 3.0}}, red, 0, "")
-	if err != nil || n != 1 || resp.Output != "your key is "+redact.Mark {
+	if err != nil || n != 1 || resp.Output != "your key is "+redact.Redacted {
 		t.Fatalf("Finish = %v %d %v", resp.Output, n, err)
 	}
 	big := strings.Repeat("a", 300)
