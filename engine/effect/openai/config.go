@@ -258,11 +258,7 @@ func (c Config) Value() map[string]any {
 		v["topP"] = *c.TopP
 	}
 	if len(c.Stop) > 0 {
-		stops := make([]any, len(c.Stop))
-		for i, s := range c.Stop {
-			stops[i] = s
-		}
-		v["stop"] = stops
+		v["stop"] = canon.Strings(c.Stop)
 	}
 	return v
 }
