@@ -203,34 +203,3 @@ func (w *Workload) Backend(name string) (Backend, bool) {
 	}
 	return Backend{}, false
 }
-
-// cachedRateKeys are the spellings of a cached-input price a price card
-// might carry.
-var cachedRateKeys = []string{"cached-input", "cached_input", "cachedInput", "cached"}
-
-// checkCachedRates refuses a cached-input rate in the price card with the
-// reason, where it is written: receipts record no cached prompt tokens
-// (upstream's usage record is closed to model, tokensIn and tokensOut),
-// so no cost could ever be computed at that rate, and a rate that silently
-// does nothing would make every cost a quiet lie.
-func checkCachedRates(d *decoder, n *yaml.Node) error {
-	f, order, err := d.mapping(n, "prices", nil, nil)
-	if err != nil {
-		return err
-	}
-	for _, model := range order {
-		if resolve(f[model].value) == nil || resolve(f[model].value).Kind != yaml.MappingNode {
-			continue
-		}
-		pf, _, err := d.mapping(f[model].value, join("prices", model), nil, nil)
-		if err != nil {
-			return err
-		}
-		for _, k := range cachedRateKeys {
-			if x, ok := pf[k]; ok {
-				return d.fail(x.key, join(join("prices", model), k), "cached-input rates are not supported: receipts record no cached prompt tokens (their usage is closed to model, tokensIn and tokensOut, as upstream's), so no cost could be computed at this rate; price cached tokens at the input rate (see docs/live.md)")
-			}
-		}
-	}
-	return nil
-}

@@ -618,6 +618,8 @@ runs:
 		models := map[string]bool{}
 		isLive := false
 		redacted := 0
+		var cache []archive.CacheTokens
+		cached := map[string]bool{}
 		for _, e := range evidence.Effects(rec) {
 			ex, _ := e["executor"].(string)
 			if !l.names[ex] || e["configurationDigest"] == nil {
@@ -636,6 +638,10 @@ runs:
 			}
 			redacted += l.log.Redactions(d)
 			isLive = true
+			if c, ok := l.log.Cache(ex, d); ok && !cached[ex+"\x00"+d] {
+				cached[ex+"\x00"+d] = true
+				cache = append(cache, c)
+			}
 			if usage, ok := e["usage"].(map[string]any); ok {
 				if m, ok := usage["model"].(string); ok {
 					models[m] = true
@@ -654,8 +660,9 @@ runs:
 			ms = append(ms, m)
 		}
 		slices.Sort(ms)
+		archive.SortCache(cache)
 		u.Entries = append(u.Entries, archive.Entry{Contender: run.Contender, Case: run.Case, Repeat: run.Repeat, Receipt: run.Receipt, Models: ms,
-			Redacted: redacted, Rejected: rejectedCells(rec)})
+			Redacted: redacted, Rejected: rejectedCells(rec), Cache: cache})
 		u.Receipts[run.Receipt] = rec
 	}
 	return l.arc.Apply(u)

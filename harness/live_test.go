@@ -413,24 +413,6 @@ func TestBackendsBlockErrorsPointAtTheKey(t *testing.T) {
 	}
 }
 
-// A cached-input rate in the price card is refused where it is written,
-// saying why: receipts carry no cached token counts to apply it to.
-func TestPriceCardRefusesCachedInputRates(t *testing.T) {
-	for _, key := range []string{"cached-input", "cached_input", "cachedInput"} {
-		src := "name: w\nrevision: 1\nsystems:\n  - { id: a, manifest: m.json, executors: { x: \"openai:small\" } }\ncases:\n  - { id: c, args: {}, expect: {} }\n" +
-			"prices:\n  small: { input: 1, output: 2, " + key + ": 0.5 }\n"
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte("{}"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := Parse(filepath.Join(dir, "w.bench.yaml"), KindBench, []byte(src))
-		var he *fault.Error
-		if !errors.As(err, &he) || he.Line != 8 || he.Path != "prices.small."+key || !strings.Contains(he.Message, "no cached prompt tokens") {
-			t.Errorf("%s: err = %v, want prices.small.%s at line 8 saying why", key, err, key)
-		}
-	}
-}
-
 // The configuration digest a recorder declares equals the backend's.
 func TestRecorderDeclaresTheBackendDigest(t *testing.T) {
 	c := openai.Config{Model: "m"}

@@ -128,6 +128,13 @@ type Outcome struct {
 	// tallies (bench.Tally.UnknownTokens, UnknownCost). Both are derived
 	// from the receipts by the verify phase (and by Rederive).
 	UnknownUsage map[string]int
+	// Cache holds, per bench system whose live requests reported prompt
+	// cache tokens, those tokens and the cost with them priced at the
+	// price card's cache rates. The counts come from the servers through
+	// the archive (receipts have no field for them), so they are shown
+	// where the run is reported (SummaryTable) but not in summary.md,
+	// which is re-derived from the evidence alone.
+	Cache map[string]CacheTally
 
 	// Resume says which parts of a bench run in parts were taken from an
 	// unfinished earlier run (nil when none was found).
@@ -454,6 +461,9 @@ func (r *run) phases(ctx context.Context) error {
 		return err
 	}
 	if err := r.phase(ctx, PhaseSummarize, r.summarize); err != nil {
+		return err
+	}
+	if err := r.priceCache(); err != nil {
 		return err
 	}
 	if err := r.recordArchive(); err != nil {

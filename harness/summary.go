@@ -19,7 +19,13 @@ type Table struct {
 // system, passed/total, tokens, calls and Pareto membership; for a
 // foundry, each candidate in promotion order with validation and train
 // rates, and the holdout of the promoted one.
-func SummaryTable(o *Outcome) Table {
+//
+// Where the run's live requests reported prompt-cache tokens (o.Cache), a
+// bench table shows them in a "cache read/write" column, and its cost
+// prices them at the price card's cache rates.
+func SummaryTable(o *Outcome) Table { return summaryTable(o, true) }
+
+func summaryTable(o *Outcome, withCache bool) Table {
 	if o.brief != nil {
 		return o.brief.table
 	}
@@ -28,6 +34,13 @@ func SummaryTable(o *Outcome) Table {
 	}
 	if o.Bench != nil {
 		t := Table{Header: []string{"system", "passed", "tokens", "calls", "pareto"}}
+		cache := o.Cache
+		if !withCache {
+			cache = nil
+		}
+		if cache != nil {
+			t.Header = append(t.Header, "cache read/write")
+		}
 		hasCost := o.Bench.Prices != nil
 		if hasCost {
 			t.Header = append(t.Header, "cost")
@@ -38,8 +51,16 @@ func SummaryTable(o *Outcome) Table {
 				pareto = "yes"
 			}
 			row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), tokens(int(s.Usage.UnknownTokens), fmt.Sprint(s.Usage.TokensIn+s.Usage.TokensOut)), fmt.Sprint(s.EffectCalls), pareto}
+			c, cached := cache[s.ID]
+			if cache != nil {
+				row = append(row, fmt.Sprintf("%d/%d", c.Read, c.Write))
+			}
 			if hasCost {
-				row = append(row, CostCell(s.Usage))
+				u := s.Usage
+				if cached {
+					u.Cost = c.Cost
+				}
+				row = append(row, CostCell(u))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -133,7 +154,9 @@ func Summary(o *Outcome) string {
 		fmt.Fprintf(&b, "- warning: %s\n", warn)
 	}
 	b.WriteString("\n## Results\n\n")
-	b.WriteString(SummaryTable(o).Markdown())
+	// summary.md is re-derived from the evidence alone (Derived.Outcome),
+	// which holds no cache token counts.
+	b.WriteString(summaryTable(o, false).Markdown())
 	b.WriteString(intervalsSection(o))
 	b.WriteString(repeatsSection(o))
 	b.WriteString("\n## Gate\n\n")

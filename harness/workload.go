@@ -69,8 +69,13 @@ type Workload struct {
 
 	// Bench only.
 	Systems []System
-	Prices  map[string]any
-	Axes    []Axis
+	// Prices is the contract's price card (each model's input and output
+	// rates); CacheRates holds the prompt-cache rates of the models that
+	// declare cache-read or cache-write, which the contract's card cannot
+	// carry (see CacheTally).
+	Prices     map[string]any
+	CacheRates map[string]CacheRate
+	Axes       []Axis
 
 	// Foundry only.
 	Candidates []Ref
@@ -286,10 +291,7 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 			return nil, err
 		}
 		if x, ok := f["prices"]; ok {
-			if w.Prices, err = d.object(x.value, "prices"); err != nil {
-				return nil, err
-			}
-			if err := checkCachedRates(d, x.value); err != nil {
+			if w.Prices, w.CacheRates, err = parsePriceCard(d, x.value); err != nil {
 				return nil, err
 			}
 			w.positions["prices"] = d.pos(x.value)

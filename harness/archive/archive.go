@@ -19,8 +19,14 @@
 //	                     digest (kept so a miss can say what changed)
 //
 // An index line may also carry "redacted" (how many secret values were
-// redacted from the receipt's answers before it was written) and
-// "rejected" (the cells whose answer their output contract rejected).
+// redacted from the receipt's answers before it was written), "rejected"
+// (the cells whose answer their output contract rejected) and "cache":
+// the prompt-cache tokens each live request's server reported reading
+// and writing, [{"executor", "request", "read", "write"}] sorted by
+// executor and request. Receipts have no field for cache tokens
+// (upstream's usage record is closed to model, tokensIn and tokensOut),
+// so the archive keeps them beside the receipt, and a replay prices them
+// exactly as the recording did.
 // Only answers are archived: a run with a failed live request (an HTTP
 // error, a timeout, a lost connection, a refused answer) is not.
 // Files are 0644 and the writers' lock lives outside the directory.
@@ -95,7 +101,29 @@ type Entry struct {
 	// contract rejected (EFFECT_UNPARSEABLE): the model's answer, kept,
 	// and marked here so a reviewer sees it.
 	Rejected []string
+	// Cache holds the prompt-cache tokens of the receipt's live requests
+	// whose server reported any, sorted by executor and request.
+	Cache []CacheTokens
 }
+
+// CacheTokens is what a server reported for one live request about its
+// prompt cache: the prompt tokens read from it and written to it (both
+// are part of the receipt's tokensIn).
+type CacheTokens struct {
+	Executor string
+	// Request is the request digest.
+	Request     string
+	Read, Write int64
+}
+
+// maxCacheEntries bounds an index line's cache list.
+const maxCacheEntries = 4096
+
+func (c CacheTokens) value() map[string]any {
+	return map[string]any{"executor": c.Executor, "request": c.Request, "read": float64(c.Read), "write": float64(c.Write)}
+}
+
+func cacheKey(executor, request string) string { return executor + "\x00" + request }
 
 func (e Entry) value() map[string]any {
 	models := make([]any, len(e.Models))
@@ -116,6 +144,13 @@ func (e Entry) value() map[string]any {
 			r[i] = c
 		}
 		v["rejected"] = r
+	}
+	if len(e.Cache) > 0 {
+		c := make([]any, len(e.Cache))
+		for i, x := range e.Cache {
+			c[i] = x.value()
+		}
+		v["cache"] = c
 	}
 	return v
 }
@@ -207,7 +242,7 @@ func parseEntry(line []byte) (Entry, error) {
 	if !ok {
 		return Entry{}, errors.New("not a JSON object")
 	}
-	if k, bad := canon.UnknownKey(m, "workload", "contender", "case", "repeat", "receipt", "models", "recordedAt", "redacted", "rejected"); bad {
+	if k, bad := canon.UnknownKey(m, "workload", "contender", "case", "repeat", "receipt", "models", "recordedAt", "redacted", "rejected", "cache"); bad {
 		return Entry{}, fmt.Errorf("unknown field %q", k)
 	}
 	var e Entry
@@ -256,6 +291,11 @@ func parseEntry(line []byte) (Entry, error) {
 			e.Rejected = append(e.Rejected, s)
 		}
 	}
+	if x, ok := m["cache"]; ok {
+		if e.Cache, err = parseCache(x); err != nil {
+			return Entry{}, err
+		}
+	}
 	models, ok := m["models"].([]any)
 	if !ok {
 		return Entry{}, errors.New("models must be a list of strings")
@@ -268,6 +308,62 @@ func parseEntry(line []byte) (Entry, error) {
 		e.Models = append(e.Models, s)
 	}
 	return e, nil
+}
+
+// parseCache reads an entry's cache list strictly: each item names its
+// executor and request digest once, with whole non-negative counts, at
+// least one of them positive (a request with no cache tokens is not
+// listed), in executor and request order.
+func parseCache(x any) ([]CacheTokens, error) {
+	const want = `cache must be a non-empty list of {"executor", "request", "read", "write"}`
+	items, ok := x.([]any)
+	if !ok || len(items) == 0 || len(items) > maxCacheEntries {
+		return nil, fmt.Errorf("%s (at most %d)", want, maxCacheEntries)
+	}
+	out := make([]CacheTokens, 0, len(items))
+	for i, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("cache[%d]: %s", i, want)
+		}
+		if k, bad := canon.UnknownKey(m, "executor", "request", "read", "write"); bad {
+			return nil, fmt.Errorf("cache[%d]: unknown field %q", i, k)
+		}
+		var c CacheTokens
+		c.Executor, _ = m["executor"].(string)
+		c.Request, _ = m["request"].(string)
+		if c.Executor == "" || len(c.Executor) > 256 {
+			return nil, fmt.Errorf("cache[%d]: executor must be a non-empty string of at most 256 bytes", i)
+		}
+		if !canon.IsDigest(c.Request) {
+			return nil, fmt.Errorf("cache[%d]: request must be a sha256 digest", i)
+		}
+		for _, f := range []struct {
+			k string
+			p *int64
+		}{{"read", &c.Read}, {"write", &c.Write}} {
+			n, isNum := m[f.k].(float64)
+			if !isNum || n != float64(int64(n)) || n < 0 || n > 1<<53 {
+				return nil, fmt.Errorf("cache[%d]: %s must be a whole number of tokens, at least 0", i, f.k)
+			}
+			*f.p = int64(n)
+		}
+		if c.Read == 0 && c.Write == 0 {
+			return nil, fmt.Errorf("cache[%d]: a request with no cache tokens is not listed", i)
+		}
+		if i > 0 && cacheKey(out[i-1].Executor, out[i-1].Request) >= cacheKey(c.Executor, c.Request) {
+			return nil, fmt.Errorf("cache[%d]: items must be sorted by executor and request, each once", i)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// SortCache sorts a cache list as an index line holds it.
+func SortCache(c []CacheTokens) {
+	slices.SortFunc(c, func(a, b CacheTokens) int {
+		return strings.Compare(cacheKey(a.Executor, a.Request), cacheKey(b.Executor, b.Request))
+	})
 }
 
 // Receipt reads and verifies one archived receipt.

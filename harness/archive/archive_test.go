@@ -107,6 +107,14 @@ func TestIndexIsStrict(t *testing.T) {
 		"repeat 2.5":       `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","repeat":2.5,"workload":"w"}` + "\n",
 		"repeat twice": `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","repeat":2,"workload":"w"}` + "\n" +
 			`{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","repeat":2,"workload":"w"}` + "\n",
+		"cache empty":         cacheLine(`[]`),
+		"cache unknown field": cacheLine(`[{"executor":"x","request":"` + cfgDigest + `","read":1,"write":0,"cost":1}]`),
+		"cache bad request":   cacheLine(`[{"executor":"x","request":"abc","read":1,"write":0}]`),
+		"cache negative":      cacheLine(`[{"executor":"x","request":"` + cfgDigest + `","read":-1,"write":2}]`),
+		"cache fraction":      cacheLine(`[{"executor":"x","request":"` + cfgDigest + `","read":1.5,"write":0}]`),
+		"cache zero":          cacheLine(`[{"executor":"x","request":"` + cfgDigest + `","read":0,"write":0}]`),
+		"cache twice": cacheLine(`[{"executor":"x","request":"` + cfgDigest + `","read":1,"write":0},` +
+			`{"executor":"x","request":"` + cfgDigest + `","read":1,"write":0}]`),
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -120,6 +128,32 @@ func TestIndexIsStrict(t *testing.T) {
 				t.Fatalf("err = %v, want %s with a line", err, Code)
 			}
 		})
+	}
+}
+
+func cacheLine(list string) string {
+	return `{"cache":` + list + `,"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","workload":"w"}` + "\n"
+}
+
+// An entry's cache list round-trips through the index, and a recorder
+// replaying the entry's answer logs the recorded cache tokens.
+func TestCacheTokensRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	body := cacheLine(`[{"executor":"cheap","read":7,"request":"` + cfgDigest + `","write":3}]`)
+	if err := os.WriteFile(filepath.Join(dir, IndexFile), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := Open(dir)
+	e, err := a.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e) != 1 || len(e[0].Cache) != 1 || e[0].Cache[0] != (CacheTokens{Executor: "cheap", Request: cfgDigest, Read: 7, Write: 3}) {
+		t.Fatalf("entries %+v", e)
+	}
+	line, err := canon.Encode(e[0].value())
+	if err != nil || string(line)+"\n" != body {
+		t.Errorf("re-encoded %s, want %s", line, body)
 	}
 }
 

@@ -54,6 +54,9 @@ type Answers struct {
 	// configs are the recorded configuration digests of each request, for
 	// telling what differs when only the configuration changed.
 	configs map[string][]string
+	// cache holds the prompt-cache tokens recorded for each request, by
+	// executor and request digest (cacheKey).
+	cache map[string]CacheTokens
 
 	once     sync.Once
 	requests map[string]effect.Request // digest -> stored body
@@ -75,10 +78,13 @@ func (a *Archive) RepeatAnswers(workload string, rep int) (*Answers, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Answers{a: a, records: map[string]effect.Record{}, failed: map[string]effect.Record{}, configs: map[string][]string{}}
+	t := &Answers{a: a, records: map[string]effect.Record{}, failed: map[string]effect.Record{}, configs: map[string][]string{}, cache: map[string]CacheTokens{}}
 	for _, e := range entries {
 		if e.Workload != workload || e.repeat() != max(1, rep) {
 			continue
+		}
+		for _, c := range e.Cache {
+			t.cache[cacheKey(c.Executor, c.Request)] = c
 		}
 		r, err := a.Receipt(e.Receipt)
 		if err != nil {
@@ -124,6 +130,15 @@ func (t *Answers) Len() int {
 		return 0
 	}
 	return len(t.records)
+}
+
+// cacheOf is the prompt-cache tokens recorded for executor's request.
+func (t *Answers) cacheOf(executor, request string) (CacheTokens, bool) {
+	if t == nil {
+		return CacheTokens{}, false
+	}
+	c, ok := t.cache[cacheKey(executor, request)]
+	return c, ok
 }
 
 func (t *Answers) lookup(executor, config, request string) (effect.Record, bool) {
@@ -256,12 +271,29 @@ type Log struct {
 	failures   map[string]Failure // by executor and request digest
 	redactions map[string]int     // by request digest
 	configs    map[string]map[string]any
+	cache      map[string]CacheTokens // by executor and request digest
 }
 
 // NewLog returns an empty log.
 func NewLog() *Log {
 	return &Log{seen: map[string]bool{}, requests: map[string]effect.Request{}, failures: map[string]Failure{},
-		redactions: map[string]int{}, configs: map[string]map[string]any{}}
+		redactions: map[string]int{}, configs: map[string]map[string]any{}, cache: map[string]CacheTokens{}}
+}
+
+// Cache is the prompt-cache tokens the server reported for executor's
+// request of digest d, answered live or from the archive in this run;
+// false when it reported none.
+func (l *Log) Cache(executor, d string) (CacheTokens, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c, ok := l.cache[cacheKey(executor, d)]
+	return c, ok
+}
+
+func (l *Log) setCache(c CacheTokens) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cache[cacheKey(c.Executor, c.Request)] = c
 }
 
 // Failures returns the failed live requests, sorted by cell, digest and
@@ -404,6 +436,9 @@ func (r *Recorder) Execute(ctx context.Context, req effect.Request) (effect.Resp
 	}
 	if r.mode != All {
 		if rec, ok := r.answers.lookup(r.id, r.desc.ConfigurationDigest, d); ok {
+			if c, ok := r.answers.cacheOf(r.id, d); ok {
+				r.log.setCache(c)
+			}
 			return replayed(rec)
 		}
 	}
@@ -455,6 +490,9 @@ func (r *Recorder) Execute(ctx context.Context, req effect.Request) (effect.Resp
 		r.log.requests[d] = req
 		if rep.Redactions > 0 {
 			r.log.redactions[d] = rep.Redactions
+		}
+		if c := (CacheTokens{Executor: r.id, Request: d, Read: max(0, rep.CacheRead), Write: max(0, rep.CacheWrite)}); c.Read+c.Write > 0 && !live.Failed(f.err, rep) {
+			r.log.cache[cacheKey(r.id, d)] = c
 		}
 		if r.Config != nil {
 			r.log.configs[r.desc.ConfigurationDigest] = r.Config
