@@ -51,7 +51,14 @@ type Options struct {
 	Store  evidence.Store
 	// Out is the runs root; the run directory is Out/<workload>/<slug>.
 	// Empty means "runs".
-	Out          string
+	Out string
+	// AssayDirs are the directories besides Out that Assay itself writes
+	// or takes evidence from during the run (the store, a merge's shard
+	// directories). Untracked files under them are not changes to the
+	// checkout the workload was read from, so, like Out, they leave
+	// foundry_modified unset: a store inside the checkout would otherwise
+	// mark every run after the first as made from a modified tree.
+	AssayDirs    []string
 	Concurrency  int
 	StrictSplits bool
 	// Clock stamps the run record (nil: time.Now). Reports never see it.
@@ -237,7 +244,7 @@ func run1(ctx context.Context, w *Workload, opts Options, release func()) (*Outc
 	// began: an identical result found at install is then an earlier run's,
 	// not a concurrent one's that finished first.
 	earlier := completeRun(c.RunDir)
-	rec, err := runrecord.Create(stage, Assembly(w), runrecord.Meta{RunSlug: c.Slug, FoundryHead: runrecord.FoundryHead(ctx, w.Path), FoundryModified: runrecord.FoundryModified(ctx, w.Path, out)}, opts.Clock)
+	rec, err := runrecord.Create(stage, Assembly(w), runrecord.Meta{RunSlug: c.Slug, FoundryHead: runrecord.FoundryHead(ctx, w.Path), FoundryModified: runrecord.FoundryModified(ctx, w.Path, append([]string{out}, opts.AssayDirs...)...)}, opts.Clock)
 	if err != nil {
 		return nil, err
 	}

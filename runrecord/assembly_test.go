@@ -146,6 +146,12 @@ func TestFoundryHead(t *testing.T) {
 	if !FoundryModified(ctx, repo) {
 		t.Error("an untracked workload is not seen")
 	}
+	// An empty exclusion (a memory store, no artifact) is no directory,
+	// not the working directory the run was started from.
+	t.Chdir(filepath.Join(repo, "workloads"))
+	if !FoundryModified(ctx, repo, "") {
+		t.Error("an empty exclusion hides the working directory's untracked workload")
+	}
 
 	// The flag round-trips through the record; absent reads as false.
 	dir := t.TempDir()

@@ -56,6 +56,9 @@ func FoundryModified(ctx context.Context, path string, exclude ...string) bool {
 	rootDir := strings.TrimSpace(string(root))
 	var skip []string
 	for _, e := range exclude {
+		if e == "" {
+			continue // no directory (a memory store, no artifact), not the working directory
+		}
 		abs, err := filepath.Abs(e)
 		if err != nil {
 			continue

@@ -23,9 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +61,10 @@ type Options struct {
 	Out string
 	// Store is the merged store (shards' objects are copied into it).
 	Store *vm.Workbench
+	// StoreDir is Store's directory ("" for a memory store): with the
+	// shard directories, not a change to the checkout (harness.Options's
+	// AssayDirs).
+	StoreDir string
 	// OnDone is called with each workload's result.
 	OnDone func(*harness.Result)
 }
@@ -213,8 +219,10 @@ func mergeWorkload(ctx context.Context, sw harness.ShardWorkload, holders map[in
 		}
 		return b, true, nil
 	}
+	shardDirs := slices.Sorted(maps.Values(holders))
 	r := harness.RunWorkload(ctx, sw.Path, w, harness.BatchOptions{Options: harness.Options{
 		Runner: refuse{}, Store: opts.Store, Out: opts.Out, Reports: src,
+		AssayDirs: append([]string{opts.StoreDir}, shardDirs...),
 	}})
 	if r.Outcome != nil && r.Outcome.Compiled != nil && r.Outcome.Compiled.Slug != sw.Slug {
 		r.Err = errors.Join(r.Err, fail("%s compiles to run %s here, but the shards ran %s: the workload or an input changed since", sw.Path, r.Outcome.Compiled.Slug, sw.Slug))

@@ -127,6 +127,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		Made: opts.Made,
 		Dir:  opts.Dir, BaseRef: opts.BaseRef, Paths: opts.Paths, Archive: opts.Archive,
 		Concurrency: opts.Concurrency, Log: opts.Log, Record: opts.Record,
+		AssayDirs: []string{opts.Artifact},
 	})
 	if err != nil {
 		return nil, err
@@ -302,6 +303,11 @@ type SideOptions struct {
 	// Record is the head's record mode for live backends (default none:
 	// the tree's archive answers); the base always replays.
 	Record archive.Mode
+	// AssayDirs are directories of the check's own output that may be in
+	// the head's checkout (the artifact, an earlier check's copy of it):
+	// like the runs and the stores, their untracked files do not make the
+	// head's runs foundry_modified (harness.Options).
+	AssayDirs []string
 }
 
 // Live says how a tree's live backends are answered: its archive
@@ -453,7 +459,7 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 			return nil, err
 		}
 		fmt.Fprintf(log, "assay ci: head %s\n", headLabel)
-		if headProblems, err = RunTreeLive(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "), Live{Record: o.Record, Archive: o.Archive}); err != nil {
+		if headProblems, err = RunTreeLive(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "), Live{Record: o.Record, Archive: o.Archive}, o.AssayDirs...); err != nil {
 			return nil, err
 		}
 		if err := cancelled(ctx); err != nil {
@@ -577,8 +583,9 @@ func RunTree(ctx context.Context, tree string, paths []string, out, storeDir str
 }
 
 // RunTreeLive is RunTree with the tree's live backends answered as live
-// says.
-func RunTreeLive(ctx context.Context, tree string, paths []string, out, storeDir string, concurrency int, log io.Writer, live Live) ([]string, error) {
+// says. assayDirs are further directories of Assay's own output besides
+// out and storeDir (harness.Options's AssayDirs).
+func RunTreeLive(ctx context.Context, tree string, paths []string, out, storeDir string, concurrency int, log io.Writer, live Live, assayDirs ...string) ([]string, error) {
 	var roots []string
 	for _, p := range paths {
 		full := filepath.Join(tree, p)
@@ -599,7 +606,7 @@ func RunTreeLive(ctx context.Context, tree string, paths []string, out, storeDir
 		return nil, err
 	}
 	results, err := harness.RunAll(ctx, files, harness.BatchOptions{
-		Options: harness.Options{Runner: wb, Store: wb, Out: out, Concurrency: concurrency, Record: live.Record, Archive: live.dir(tree)},
+		Options: harness.Options{Runner: wb, Store: wb, Out: out, AssayDirs: append([]string{storeDir}, assayDirs...), Concurrency: concurrency, Record: live.Record, Archive: live.dir(tree)},
 		OnDone: func(r *harness.Result) {
 			switch {
 			case r.Workload == nil:

@@ -47,7 +47,7 @@ Prints the summary of assay run; exit 1 when a workload fails.`,
 			}
 			// The shards of one batch are one trust scope.
 			wb.Verified = &vm.VerifiedReceipts{}
-			results, err := merge.Merge(cmd.Context(), dirs, merge.Options{Out: f.out, Store: wb})
+			results, err := merge.Merge(cmd.Context(), dirs, merge.Options{Out: f.out, Store: wb, StoreDir: f.dir})
 			if err != nil {
 				return err
 			}

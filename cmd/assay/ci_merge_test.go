@@ -107,3 +107,49 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 		t.Fatalf("ci verify of the merged runs: exit %d\n%s", code, out)
 	}
 }
+
+// Shards run and merged inside the checkout, as the sharded workflow does
+// (runs, stores and downloaded shards under the workspace, none of them
+// ignored by git), record the commit and an unmodified checkout: the
+// store and the shards are Assay's own directories, not changes to what
+// the runs read. Otherwise every run after the first would say
+// foundry_modified, and the comment workflow, which holds each run to its
+// commit, would refuse honest evidence.
+func TestShardsInTheCheckoutRecordAnUnmodifiedCommit(t *testing.T) {
+	repo := newPRRepo(t)
+	head := repo.git(t, "rev-parse", "HEAD")
+	// Each shard runs on its own machine: the other's output is not there
+	// yet, and arrives (downloaded) before the merge.
+	away := t.TempDir()
+	for _, s := range []string{"1", "2"} {
+		if code, out := assayAt(t, repo.dir, "run", "suites", "--shard", s+"/2", "--out", "shards/s"+s+"/runs", "--dir", "shards/s"+s+"/.algal"); code != 0 {
+			t.Fatalf("shard %s/2: exit %d\n%s", s, code, out)
+		}
+		if err := os.Rename(filepath.Join(repo.dir, "shards", "s"+s), filepath.Join(away, "s"+s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []string{"s1", "s2"} {
+		if err := os.Rename(filepath.Join(away, s), filepath.Join(repo.dir, "shards", s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out := assayAt(t, repo.dir, "ci", "merge", "shards/s1", "shards/s2", "--out", "merged/head/runs", "--dir", "merged/head/.algal"); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, out)
+	}
+	records, _ := filepath.Glob(filepath.Join(repo.dir, "shards", "*", "runs", "*", "*", "foundry-run.yml"))
+	more, _ := filepath.Glob(filepath.Join(repo.dir, "merged", "head", "runs", "*", "*", "foundry-run.yml"))
+	records = append(records, more...)
+	if len(records) < 8 {
+		t.Fatalf("want the shards' and the merge's records, found %v", records)
+	}
+	for _, p := range records {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "foundry_head: \""+head+"\"\n") || strings.Contains(string(b), "foundry_modified") {
+			t.Errorf("%s does not record an unmodified %s:\n%s", p, head, b)
+		}
+	}
+}

@@ -181,7 +181,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	disp.summarized = c.readableErr() && c.readable() && !f.report.json
 	results, stopErr := harness.RunAll(ctx, files, harness.BatchOptions{
 		Options: harness.Options{
-			Runner: wb, Store: wb, Out: f.out, Concurrency: f.concurrency,
+			Runner: wb, Store: wb, Out: f.out, AssayDirs: []string{f.dir}, Concurrency: f.concurrency,
 			StrictSplits: f.strictSplits, HandleSignals: true, OnProgress: disp.update,
 			Record: record, Archive: archiveDir, Repeats: f.repeats, Fresh: f.fresh,
 		},
