@@ -14,7 +14,8 @@ import (
 // written: the workload's revision, harness and roster; phases whose
 // statuses agree with the run's and with the rows they list (a skipped
 // or pending phase lists nothing, a loop counts its iterations); the
-// branch member the workload takes; the commit the runs were made at;
+// branch member the workload takes; the commit the runs were made at
+// (when known, foundry_head must be it and foundry_modified unset);
 // and timestamps in order (started_at <= every row's at <= finished_at,
 // finished_at set exactly when the run ended). runrecord.Read has
 // already refused unknown keys, bad types and a roster digest that is not
@@ -40,8 +41,21 @@ func checkRecord(rc *rerun, opts Options, fail func(string, ...any)) {
 	if rec.AssemblySHA256 == "" {
 		f("assembly_sha256 is missing: every harness run pins its roster")
 	}
-	if opts.Commit != "" && rec.FoundryHead != "" && rec.FoundryHead != opts.Commit {
-		f("foundry_head is %s, but these runs were made at commit %s", rec.FoundryHead, opts.Commit)
+	if opts.Commit != "" {
+		// The commit is known (an artifact's side): the run must say it
+		// read that commit, unmodified. The tree is confirmed against the
+		// commit, so a null head or a modified checkout is no honest run
+		// of it; without a known commit a null head stays what it is, a
+		// run made outside git.
+		switch {
+		case rec.FoundryHead == "":
+			f("foundry_head is null, but these runs were made at commit %s: a run of it records that commit", opts.Commit)
+		case rec.FoundryHead != opts.Commit:
+			f("foundry_head is %s, but these runs were made at commit %s", rec.FoundryHead, opts.Commit)
+		}
+		if rec.FoundryModified {
+			f("foundry_modified is true: the run read a checkout with changes commit %s does not hold, so it is not evidence of that commit", opts.Commit)
+		}
 	}
 	if len(rec.Phases) != len(a.Phases) {
 		f("%d phases, but the roster has %d", len(rec.Phases), len(a.Phases))

@@ -172,7 +172,8 @@ type Options struct {
 	// equal.
 	Tree string
 	// Commit is the commit the runs were made at ("" when unknown): a run
-	// record naming another foundry_head fails.
+	// record naming another foundry_head, none (null), or a modified
+	// checkout (foundry_modified: true) fails.
 	Commit string
 
 	// everyVerdict keeps every case verdict of a run in parts in
