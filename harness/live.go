@@ -583,6 +583,27 @@ func (l *Recording) Record(st evidence.Store, b *bench.Report, f *foundry.Result
 // as a recording names and archives them.
 func Runs(b *bench.Report, f *foundry.Result) []RecordedRun { return casesOf(b, f, 1) }
 
+// SearchRuns lists the runs an algal.search.v1 report cites, as a
+// recording names and archives them: each generation's generator run and
+// candidate cases under "gen-NN-" names (the previous winner competes
+// again in every generation, and each generator run hears other
+// feedback, so a name without its generation would stand for several
+// receipts), then the final epoch's as Runs names them.
+func SearchRuns(s *foundry.SearchReport) []RecordedRun {
+	var out []RecordedRun
+	for _, g := range s.Generations {
+		prefix := fmt.Sprintf("gen-%02d-", g.Index)
+		out = append(out, RecordedRun{prefix + GeneratorContender, GeneratorContender, g.ReceiptDigest, 1})
+		for i, cand := range g.Candidates {
+			name := prefix + candidateContender(i, cand.ManifestKey)
+			for _, c := range cand.Cases {
+				out = append(out, RecordedRun{name, c.ID, c.ReceiptDigest, 1})
+			}
+		}
+	}
+	return append(out, casesOf(nil, &foundry.Result{Report: s.Result}, 1)...)
+}
+
 // RecordedRun is one run a recording may archive: who ran which case in
 // which repeat (1-based), and the storage digest of its receipt.
 type RecordedRun struct {

@@ -157,54 +157,67 @@ func (cr *configRun) concurrency(asked int) int {
 
 // finish ends a config run with live executors: could-not-replay when the
 // archive lacked answers; otherwise, under --record missing or all, the
-// report's evidence is verified offline and only then are the live
-// answers added to the archive.
-func (cr *configRun) finish(c *cli, ctx context.Context, wb *vm.Workbench, b *bench.Report, fr *foundry.Result) error {
+// report (doc: an algal.bench.v1, algal.foundry.v1 or algal.search.v1
+// value; nil when nothing may be recorded, as for an exhausted habitat
+// budget, which promotes nothing) is verified offline and only then are
+// the live answers of runs added to the archive.
+func (cr *configRun) finish(c *cli, ctx context.Context, wb *vm.Workbench, doc map[string]any, runs []harness.RecordedRun) error {
 	if cr == nil {
 		return nil
 	}
-	if e := cr.rec.Placed(wb, harness.Runs(b, fr), cr.display, cr.command); e != nil {
+	if e := cr.rec.Placed(wb, runs, cr.display, cr.command); e != nil {
 		// Every line names the system (or candidate) and case that asked.
 		fmt.Fprintf(c.stderr, "assay: %s\n", e.Error())
 		return reported(&fault.Error{Code: harness.CodeCouldNotReplay, Err: e})
 	}
-	if cr.rec.Mode() == archive.None || fr != nil && fr.Report == nil {
-		// Nothing to record: a replay, or an exhausted habitat budget,
-		// which promotes nothing.
+	if cr.rec.Mode() == archive.None || doc == nil {
 		return nil
 	}
-	var ok bool
-	var problems []string
-	if b != nil {
-		v, err := bench.Verify(ctx, b.Value(), wb)
-		if err != nil {
-			return err
-		}
-		ok, problems = v.OK, v.Mismatches
+	var v *evidence.Verification
+	var err error
+	if doc["contract"] == bench.ReportContract {
+		v, err = bench.Verify(ctx, doc, wb)
 	} else {
-		v, err := foundry.VerifyFile(ctx, fr.Report.Value(), wb)
-		if err != nil {
-			return err
-		}
-		ok, problems = v.OK, v.Mismatches
+		v, err = foundry.VerifyDocument(ctx, doc, wb) // a foundry or search report
 	}
-	if !ok {
-		return notRecorded(cr.display, problems)
+	if err != nil {
+		return err
 	}
-	if err := cr.rec.Record(wb, b, fr, time.Now()); err != nil {
+	if !v.OK {
+		return notRecorded(cr.display, v.Mismatches)
+	}
+	if err := cr.rec.RecordRuns(wb, runs, time.Now()); err != nil {
 		return err
 	}
 	recorded(c, cr.rec, cr.display)
 	return nil
 }
 
+// stopped explains a config run the engine stopped with err before it
+// made a report (a foundry generator that failed): when the cause is a
+// live request the archive could not answer, or one that got no answer,
+// that is the error, with the command that asks again; otherwise err.
+func (cr *configRun) stopped(c *cli, wb *vm.Workbench, err error) error {
+	if cr == nil {
+		return err
+	}
+	if e := replayed(c, cr.rec, cr.display, cr.command); e != nil {
+		return e
+	}
+	if e := failed(c, cr.rec, wb, nil, cr.display, cr.command); e != nil {
+		return e
+	}
+	return err
+}
+
 // failures ends a config run whose report was printed: exit 1 naming
-// every live request that got no answer (their runs were not archived).
-func (cr *configRun) failures(c *cli, wb *vm.Workbench, b *bench.Report, fr *foundry.Result) error {
+// every live request of runs that got no answer (their runs were not
+// archived).
+func (cr *configRun) failures(c *cli, wb *vm.Workbench, runs []harness.RecordedRun) error {
 	if cr == nil {
 		return nil
 	}
-	return failed(c, cr.rec, wb, harness.Runs(b, fr), cr.display, cr.command)
+	return failed(c, cr.rec, wb, runs, cr.display, cr.command)
 }
 
 // failed reports the live requests that got no answer (their runs were

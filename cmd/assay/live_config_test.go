@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,4 +206,78 @@ func TestRunManifestWithLiveExecutor(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %s", bad, code, errb)
 		}
 	}
+}
+
+// `assay foundry search CONFIG` takes --record and --archive as `assay
+// foundry CONFIG` does: a live generator (openai:) is asked once per
+// generation under --record all, every generation's generator run is
+// archived under its own name, --record none replays the report byte
+// for byte with no key and no server, and a changed generator prompt is
+// could-not-replay naming the one command that records only those
+// requests.
+func TestFoundrySearchRecordsAndReplays(t *testing.T) {
+	t.Setenv("CI", "")
+	organism := func(key, prog string) json.RawMessage { return json.RawMessage(echoManifest(key, prog)) }
+	fake := openaitest.New(func(n int, r openaitest.Request) openaitest.Reply {
+		// The first generation hears no feedback; the next one does.
+		if inputs, _ := r.Context()["inputs"].(map[string]any); inputs["feedback"] == nil {
+			return openaitest.Reply{Value: map[string]any{"list": []any{organism("constant", `"alpha"`)}}}
+		}
+		return openaitest.Reply{Value: map[string]any{"list": []any{organism("echo", `["get","v"]`)}}}
+	})
+	defer fake.Close()
+	dir := t.TempDir()
+	putFile(t, dir, "evolver.algal.json", evolverOrganism)
+	putFile(t, dir, "search.json", `{"contract":"algal.foundry.config.v1",
+	 "generator":{"manifest":"evolver.algal.json","args":{"task":"echo the value"},"output":"proposals","field":"list"},
+	 "executors":{"writer":"openai:small-1"},
+	 "search":{"maxGenerations":2,"feedbackInput":"feedback"},
+	 "cases":[`+echoSplits+`]}`)
+	search := func(args ...string) (int, string, string) {
+		return runKeyless(t, append([]string{"foundry", "search", filepath.Join(dir, "search.json"), "--dir", filepath.Join(dir, ".algal"), "--archive", filepath.Join(dir, "receipts")}, args...)...)
+	}
+
+	t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
+	t.Setenv("OPENAI_API_KEY", cliKey)
+	code, recorded, errb := search("--record", "all")
+	if code != exitOK || fake.Count() != 2 || !strings.Contains(recorded, `"algal.search.v1"`) {
+		t.Fatalf("--record all: exit %d, %d requests (want one per generation)\n%s\n%s", code, fake.Count(), recorded, errb)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "receipts", "index.jsonl"))
+	if err != nil {
+		t.Fatalf("nothing archived: %v", err)
+	}
+	for _, name := range []string{`"contender":"gen-00-generator"`, `"contender":"gen-01-generator"`} {
+		if !strings.Contains(string(index), name) {
+			t.Errorf("index.jsonl lacks %s:\n%s", name, index)
+		}
+	}
+	noKeyUnder(t, dir)
+
+	// No key, no server, a fresh store: the same bytes.
+	fake.Reset()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	if err := os.RemoveAll(filepath.Join(dir, ".algal")); err != nil {
+		t.Fatal(err)
+	}
+	if code, replayed, errb := search(); code != exitOK || fake.Count() != 0 || replayed != recorded {
+		t.Fatalf("--record none: exit %d, %d requests, same report %v\n%s", code, fake.Count(), replayed == recorded, errb)
+	}
+
+	// A changed generator prompt: nothing leaves the machine.
+	src, _ := os.ReadFile(filepath.Join(dir, "evolver.algal.json"))
+	putFile(t, dir, "evolver.algal.json", strings.Replace(string(src), "Propose organisms;", "Propose organisms now;", 1))
+	code, out, errb := search()
+	want := "record only these with: assay foundry search " + filepath.Join(dir, "search.json") +
+		" --archive " + filepath.Join(dir, "receipts") + " --dir " + filepath.Join(dir, ".algal") + " --record missing\n"
+	if code != exitNo || fake.Count() != 0 || out != "" || !strings.Contains(errb, "could-not-replay") || !strings.Contains(errb, `cell "writer"`) || !strings.Contains(errb, want) {
+		t.Fatalf("changed prompt: exit %d, %d requests, stdout %q\nstderr:\n%s\nwant %q", code, fake.Count(), out, errb, want)
+	}
+	t.Setenv("OPENAI_API_KEY", cliKey)
+	t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
+	if code, _, errb := search("--record", "missing"); code != exitOK || fake.Count() != 2 {
+		t.Fatalf("--record missing: exit %d, %d requests (want the 2 changed ones)\n%s", code, fake.Count(), errb)
+	}
+	noKeyUnder(t, dir)
 }

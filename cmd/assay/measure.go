@@ -209,15 +209,16 @@ func newBenchCmd(c *cli) *cobra.Command {
 			}
 			rep, err := bench.Run(cmd.Context(), cfg, runner, bench.Options{Concurrency: cr.concurrency(f.concurrency)})
 			if err != nil {
-				return err
+				return cr.stopped(c, wb, err)
 			}
-			if err := cr.finish(c, cmd.Context(), wb, rep, nil); err != nil {
+			runs := harness.Runs(rep, nil)
+			if err := cr.finish(c, cmd.Context(), wb, rep.Value(), runs); err != nil {
 				return err
 			}
 			if err := c.emit(rep.Value(), f.out); err != nil {
 				return err
 			}
-			return cr.failures(c, wb, rep, nil)
+			return cr.failures(c, wb, runs)
 		},
 	}
 	f.runFlags(cmd)
@@ -277,9 +278,14 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			}
 			res, err := foundry.Run(cmd.Context(), cfg, runner, foundry.Options{Concurrency: cr.concurrency(f.concurrency)})
 			if err != nil {
-				return err
+				return cr.stopped(c, wb, err)
 			}
-			if err := cr.finish(c, cmd.Context(), wb, nil, res); err != nil {
+			runs := harness.Runs(nil, res)
+			var doc map[string]any
+			if res.Report != nil {
+				doc = res.Report.Value()
+			}
+			if err := cr.finish(c, cmd.Context(), wb, doc, runs); err != nil {
 				return err
 			}
 			if res.Exhausted != nil {
@@ -291,7 +297,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			if err := c.emit(res.Report.Value(), f.out); err != nil {
 				return err
 			}
-			return cr.failures(c, wb, nil, res)
+			return cr.failures(c, wb, runs)
 		},
 	}
 	f.foundryFlags(cmd)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +19,8 @@ func (c *cli) foundrySearchVerb() *cobra.Command {
 			"and validation cases, and the generator hears about the previous generation through its\n" +
 			"feedbackInput. After the last generation one foundry epoch runs the holdout on the winner.\n" +
 			"Prints the algal.search.v1 report; `assay foundry verify` and `assay foundry inspect` read it.\n" +
-			"A habitat budget is refused under search.",
+			"A habitat budget is refused under search. Live executors (openai:<model>, anthropic:<model>) answer\n" +
+			"from the archive or the server as --record none|missing|all says, exactly as for `assay foundry CONFIG`.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wb, err := f.workbench()
@@ -29,13 +31,29 @@ func (c *cli) foundrySearchVerb() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := foundry.RunSearch(cmd.Context(), cfg, wb, foundry.Options{Concurrency: f.concurrency})
+			specs := appendSpecs(nil, cfg.Executors)
+			if cfg.Generator != nil {
+				specs = appendSpecs(specs, cfg.Generator.Executors)
+			}
+			cr, runner, err := f.live.openConfigRun(cmd, args, appendSpecs(specs, wb.Extra), wb)
 			if err != nil {
 				return err
 			}
-			return c.emit(rep.Value(), f.out)
+			rep, err := foundry.RunSearch(cmd.Context(), cfg, runner, foundry.Options{Concurrency: cr.concurrency(f.concurrency)})
+			if err != nil {
+				return cr.stopped(c, wb, err)
+			}
+			runs := harness.SearchRuns(rep)
+			if err := cr.finish(c, cmd.Context(), wb, rep.Value(), runs); err != nil {
+				return err
+			}
+			if err := c.emit(rep.Value(), f.out); err != nil {
+				return err
+			}
+			return cr.failures(c, wb, runs)
 		},
 	}
 	f.foundryFlags(cmd)
+	addLiveFlags(cmd.Flags(), &f.live)
 	return cmd
 }
