@@ -31,7 +31,7 @@ func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *
 	}
 	w := opts.Workloads.Lookup(rec.Pipeline)
 	if w == nil {
-		fail("%s, %s and %s cannot be re-derived: %s", harness.AggregateFile, harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline))
+		fail("%s, %s and %s cannot be re-derived: %s (%s names pipeline %q)", harness.AggregateFile, harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
 		return nil
 	}
 	res.Run.Workload = w
@@ -45,7 +45,7 @@ func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *
 		return nil
 	}
 	if c.Slug != rec.RunSlug || c.Slug != filepath.Base(dir) {
-		fail("workload %s compiles to run %s, but this run directory is %s (record run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), rec.RunSlug)
+		fail("workload %s compiles to run %s, but this run directory is %s (%s run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), runrecord.RecordFile, rec.RunSlug)
 		return nil
 	}
 	keep := harness.GateVerdicts

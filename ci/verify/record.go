@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -71,6 +72,17 @@ func checkRecord(rc *rerun, opts Options, fail func(string, ...any)) {
 	case runrecord.RunRunning:
 		if rec.FinishedAt != nil {
 			f("status running, but finished_at is set")
+		}
+	case runrecord.RunCancelled:
+		// A stop interrupts a phase; one after the last phase left a
+		// complete run that its record no longer says is one.
+		if !slices.ContainsFunc(rec.Phases, func(p runrecord.Phase) bool {
+			return p.Status != runrecord.PhaseDone && p.Status != runrecord.PhaseSkipped
+		}) {
+			f("status cancelled, but every phase is done or skipped: a cancelled run leaves the phase it stopped running or pending")
+		}
+		if rec.FinishedAt == nil {
+			f("status %s, but finished_at is not set", rec.Status)
 		}
 	default:
 		if rec.FinishedAt == nil {

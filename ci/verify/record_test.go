@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,4 +66,55 @@ func TestRecordHeldToAKnownCommit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A record is held to the rows the run writes, in the order it writes
+// them, each once, and to a status its phases agree with.
+func TestRecordRowsAndStatus(t *testing.T) {
+	dir, opts := triageRun(t, 0)
+	rewriteRecord(t, dir, func(r *runrecord.Record) { r.FoundryHead, r.FoundryModified = "", false })
+	last := func(r *runrecord.Record) *runrecord.Phase { return &r.Phases[len(r.Phases)-1] }
+	for _, tc := range []struct {
+		name string
+		edit func(r *runrecord.Record)
+		want string
+	}{
+		{"honest", func(r *runrecord.Record) {}, ""},
+		{"two rows swapped", func(r *runrecord.Record) {
+			p := last(r)
+			p.Artifacts[0], p.Artifacts[1] = p.Artifacts[1], p.Artifacts[0]
+		}, "foundry-run.yml lists gate.json after summary.md in phase 5, but a run writes it before"},
+		{"a row listed twice", func(r *runrecord.Record) {
+			p := last(r)
+			p.Artifacts = append(p.Artifacts, p.Artifacts[len(p.Artifacts)-1])
+		}, "foundry-run.yml lists report.html twice"},
+		{"cancelled after every phase", func(r *runrecord.Record) { r.Status = runrecord.RunCancelled },
+			"foundry-run.yml: status cancelled, but every phase is done or skipped"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			orig := readRecord(t, dir)
+			defer write(t, filepath.Join(dir, runrecord.RecordFile), orig)
+			rewriteRecord(t, dir, tc.edit)
+			res, err := CheckRun(context.Background(), dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(res.Mismatches, "\n")
+			switch {
+			case tc.want == "" && !res.OK:
+				t.Fatalf("an honest record fails: %s", got)
+			case tc.want != "" && (res.OK || !strings.Contains(got, tc.want)):
+				t.Fatalf("want a failure naming %q, got OK=%v:\n%s", tc.want, res.OK, got)
+			}
+		})
+	}
+}
+
+func readRecord(t *testing.T, dir string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, runrecord.RecordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

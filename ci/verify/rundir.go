@@ -151,7 +151,7 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 
 	w := opts.Workloads.Lookup(rec.Pipeline)
 	if w == nil {
-		fail("%s and %s cannot be re-derived: %s", harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline))
+		fail("%s and %s cannot be re-derived: %s (%s names pipeline %q)", harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
 		// The report is still verified on its own.
 		sub := Result{Kind: KindBench}
 		if wantKind == harness.KindFoundry {
@@ -201,7 +201,7 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 		return res, nil
 	}
 	if c.Slug != rec.RunSlug || c.Slug != filepath.Base(dir) {
-		fail("workload %s compiles to run %s, but this run directory is %s (record run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), rec.RunSlug)
+		fail("workload %s compiles to run %s, but this run directory is %s (%s run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), runrecord.RecordFile, rec.RunSlug)
 		return res, nil
 	}
 	reports := []any{v}

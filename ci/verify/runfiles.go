@@ -367,11 +367,13 @@ func (rc *rerun) learnShown(has func(string) bool) string {
 // lists it, holding the bytes re-derived for it; nothing else.
 func (rc *rerun) checkFiles(named func(file string) bool, fail func(string, ...any)) error {
 	wants := map[string]want{}
+	byKind := map[string][]want{}
 	for _, k := range FileKinds {
 		ws, err := k.wants(rc)
 		if err != nil {
 			return err
 		}
+		byKind[k.Name] = ws
 		for _, w := range ws {
 			wants[w.name] = w
 		}
@@ -414,18 +416,61 @@ func (rc *rerun) checkFiles(named func(file string) bool, fail func(string, ...a
 			}
 		}
 	}
+	seq := writeOrder(rc, byKind)
+	listed := map[string]bool{}
 	for _, p := range rc.rec.Phases {
+		prev, prevFile := -1, ""
 		for _, a := range p.Artifacts {
+			if listed[a.File] {
+				fail("%s lists %s twice: a run writes each file once", runrecord.RecordFile, a.File)
+				continue
+			}
+			listed[a.File] = true
 			w, ok := wants[a.File]
 			if !ok {
 				continue // reported as unknown, or as listed and missing
 			}
 			if w.phase == 0 || p.N != w.phase || !slices.Contains(w.ids, a.ID) || a.Iteration != w.iteration {
 				fail("%s lists %s in phase %d as %s%s, but a run writes it in phase %d as %s%s", runrecord.RecordFile, a.File, p.N, a.ID, iteration(a.Iteration), w.phase, strings.Join(w.ids, " or "), iteration(w.iteration))
+				continue
+			}
+			if s := seq[a.File]; s < prev {
+				fail("%s lists %s after %s in phase %d, but a run writes it before (rows are listed in the order the run writes its files)", runrecord.RecordFile, a.File, prevFile, p.N)
+			} else {
+				prev, prevFile = s, a.File
 			}
 		}
 	}
 	return nil
+}
+
+// writeOrder numbers the files a run writes in the order it writes (and
+// lists) them within their phase: the compiled tables by name, then
+// config.json (a run in parts writes each part's files by name, part after
+// part); the contenders' copies by iteration, then the reports; then the
+// verification and the summary files as re-derived.
+func writeOrder(rc *rerun, byKind map[string][]want) map[string]int {
+	var names []string
+	add := func(ws []want) {
+		for _, w := range ws {
+			names = append(names, w.name)
+		}
+	}
+	compiled := append(slices.Clone(byKind["scripted-table"]), byKind["config"]...)
+	if rc.compiled.Parts != nil {
+		slices.SortFunc(compiled, func(a, b want) int { return strings.Compare(a.name, b.name) })
+	}
+	add(compiled)
+	for _, k := range []string{"contender", "report", "verification", "summary"} {
+		add(byKind[k])
+	}
+	seq := make(map[string]int, len(names))
+	for i, n := range names {
+		if _, ok := seq[n]; !ok {
+			seq[n] = i
+		}
+	}
+	return seq
 }
 
 func iteration(i int) string {
