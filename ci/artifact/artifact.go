@@ -9,11 +9,16 @@
 // # Layout
 //
 //	artifact.json          {"layout":"assay.pr-artifact.v1","paths":[...],"archive":"...",
-//	                        "head_commit":"<40 hex>"}
-//	pr.json                {"number": N, "head_sha": "..."} (ci/github)
-//	comment.md, report.md, diff.json
-//	                       what the check itself rendered: for people and
-//	                       the job summary, never read back as evidence
+//	                        "head_commit":"<40 hex>","base_commit":"<40 hex>",
+//	                        "presentation":{...}}
+//	pr.json                {"number": N, "head_sha": "..."} (ci/github;
+//	                       pr-number, its older form, is accepted too)
+//	diff.json, report.md, pr.html, comment.md
+//	                       what the check rendered (Render) from its diff
+//	                       and the presentation: for people and the job
+//	                       summary, never read back as evidence; `assay ci
+//	                       verify` renders them again from the evidence and
+//	                       requires the same bytes
 //	base/ head/            one side each:
 //	  runs/<workload>/<run-slug>/   the run directories
 //	  store/<namespace>/<hex>.json  the store objects verification read
@@ -22,9 +27,9 @@
 //	                                tables they read, every *.algal.json,
 //	                                and (head) the receipt archive
 //
-// Everything in it came from pull-request code, so [Open] admits only
-// regular files and directories (no symbolic links), within bounds, and
-// every reader treats it as data.
+// Nothing else may sit at its root. Everything in it came from
+// pull-request code, so [Open] admits only regular files and directories
+// (no symbolic links), within bounds, and every reader treats it as data.
 package artifact
 
 import (
@@ -63,7 +68,7 @@ const (
 const (
 	maxFiles      = 100_000
 	maxTotalBytes = 2 << 30
-	maxMarker     = 64 << 10
+	maxMarker     = 8 << 20 // the presentation carries the check's problems
 )
 
 // Error codes.
@@ -107,6 +112,9 @@ type Artifact struct {
 	// BaseCommit is the commit the base tree was checked out at ("" when
 	// unknown).
 	BaseCommit string
+	// Presentation is what the check rendered its files with besides the
+	// evidence.
+	Presentation Presentation
 }
 
 // Side is one side's directories inside the artifact.
@@ -127,14 +135,16 @@ func IsArtifact(dir string) bool {
 // Write lays base and head out in dir (see the package doc), replacing the
 // sides and the marker of an earlier artifact there. paths are the
 // workload paths relative to each tree; archive is the receipt archive
-// (an absolute path or relative to the head tree; "" for none).
-func Write(ctx context.Context, dir string, base, head Source, paths []string, archive, headCommit string) error {
+// (an absolute path or relative to the head tree; "" for none); pres is
+// what the check renders its files with besides the evidence (the files
+// themselves are WriteRendered's).
+func Write(ctx context.Context, dir string, base, head Source, paths []string, archive, headCommit string, pres Presentation) error {
 	for _, c := range []string{headCommit, base.Commit} {
 		if c != "" && !commitPattern.MatchString(c) {
 			return errorf(CodeInvalid, "commit %q is not 40 lowercase hex digits", c)
 		}
 	}
-	a := &Artifact{Dir: dir, Paths: paths, HeadCommit: headCommit, BaseCommit: base.Commit}
+	a := &Artifact{Dir: dir, Paths: paths, HeadCommit: headCommit, BaseCommit: base.Commit, Presentation: pres}
 	if archive != "" {
 		abs := archive
 		if !filepath.IsAbs(abs) {
@@ -163,7 +173,7 @@ func Write(ctx context.Context, dir string, base, head Source, paths []string, a
 			return err
 		}
 	}
-	marker := map[string]any{"layout": Layout, "paths": canon.Strings(paths), "archive": a.Archive, "head_commit": a.HeadCommit, "base_commit": a.BaseCommit}
+	marker := map[string]any{"layout": Layout, "paths": canon.Strings(paths), "archive": a.Archive, "head_commit": a.HeadCommit, "base_commit": a.BaseCommit, "presentation": pres.value()}
 	b, err := canon.Encode(marker)
 	if err != nil {
 		return err

@@ -41,10 +41,31 @@ func build(t *testing.T) (art string, src artifact.Source) {
 		t.Fatal(err)
 	}
 	art = filepath.Join(root, "art")
-	if err := artifact.Write(context.Background(), art, src, src, []string{"suites/invoice-extraction.bench.yaml"}, "", commit); err != nil {
+	writeArtifact(t, art, src, []string{"suites/invoice-extraction.bench.yaml"}, commit)
+	return art, src
+}
+
+// testPresentation is what the tests' artifacts are rendered with.
+var testPresentation = artifact.Presentation{BaseLabel: "main 0123456789ab", HeadLabel: "HEAD 89abcdef0123", Command: "assay ci pr --base-ref main", Pointer: "Full report: the job summary."}
+
+// writeArtifact writes src as both sides of an artifact at art, with the
+// four files the check renders from it.
+func writeArtifact(t *testing.T, art string, src artifact.Source, paths []string, commit string) {
+	t.Helper()
+	if err := artifact.Write(context.Background(), art, src, src, paths, "", commit, testPresentation); err != nil {
 		t.Fatal(err)
 	}
-	return art, src
+	a, err := artifact.Open(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := a.Rederive(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := artifact.WriteRendered(art, files); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // commitTree makes tree a git repository with its files in one commit,
@@ -171,4 +192,62 @@ func TestOpenRefusesWhatIsNotTheLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantInvalid(t, "has no directory base/store")
+}
+
+// Only what the check writes may sit at the artifact's root: any other
+// file or directory is a failure naming it, for `ci verify` and the
+// poster alike; pr.json and its older form pr-number are the check's and
+// must read as a pull request.
+func TestArtifactRootHoldsOnlyWhatTheCheckWrites(t *testing.T) {
+	art, src := build(t)
+	ctx := context.Background()
+	root := func() []string {
+		t.Helper()
+		a, err := artifact.Open(art)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := a.Verify(ctx, artifact.VerifyOptions{Tree: artifact.GitTree(src.Tree)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.OK() != (len(c.Root) == 0) {
+			t.Fatalf("OK %v with root failures %v (and %v)", c.OK(), c.Root, c.Failures(art))
+		}
+		return c.Root
+	}
+	if r := root(); len(r) != 0 {
+		t.Fatalf("a pristine artifact: %v", r)
+	}
+	for _, f := range []struct{ name, body string }{{"pr.json", `{"number":3}` + "\n"}, {"pr-number", "3\n"}} {
+		if err := os.WriteFile(filepath.Join(art, f.name), []byte(f.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := root(); len(r) != 0 {
+		t.Fatalf("pr.json and pr-number: %v", r)
+	}
+	if err := os.WriteFile(filepath.Join(art, "pr-number"), []byte("4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := root(); len(r) != 1 || !strings.Contains(r[0], "says PR 3 but pr-number says 4") {
+		t.Fatalf("pr.json and pr-number disagree: %v", r)
+	}
+	os.Remove(filepath.Join(art, "pr-number"))
+	for _, stray := range []string{"report.html", "runs/", ".hidden"} {
+		p := filepath.Join(art, strings.TrimSuffix(stray, "/"))
+		if strings.HasSuffix(stray, "/") {
+			if err := os.MkdirAll(filepath.Join(p, "x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(p, []byte("<p>Pass</p>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := root(); len(r) != 1 || !strings.Contains(r[0], `"`+strings.TrimSuffix(stray, "/")+`" at the artifact's root`) {
+			t.Errorf("%s: %v", stray, r)
+		}
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -46,14 +46,18 @@ type Comment struct {
 	Verified, Passed bool
 	// Failures are why the evidence does not verify (empty when it does).
 	Failures []string
+	// Files are this binary's rendering of what it concluded, the trusted
+	// report for reviewers: diff.json, report.md and pr.html (Comment is
+	// Body when the evidence verifies).
+	Files *Rendered
 }
 
 // ComposeComment builds the sticky comment from the artifact at dir alone
 // and with this binary: the artifact is opened (layout and bounds),
 // verified (every run directory of both sides against its own store and
 // workloads, re-deriving every verdict), and only then diffed and rendered
-// with ci/diff's sections. Nothing the pull request wrote as text
-// (comment.md, report.md, diff.json) is read. When the evidence does not
+// with Render, as the check renders its own. Nothing the pull request
+// wrote as text (comment.md, report.md, diff.json, pr.html) is read. When the evidence does not
 // verify, the comment says Fail and why, and makes no other claim.
 func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment, error) {
 	c := &Comment{}
@@ -74,14 +78,16 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 			} else {
 				c.Verified, c.Passed = true, d.Verdict.Passed
 				n := len(checked.Base.Results) + len(checked.Head.Results)
-				ro := diff.RenderOptions{Pointer: o.Pointer, Command: o.Command, BlobBase: o.BlobBase, Drawn: o.Drawn}
-				sections := diff.Sections(d, ro)
 				how := fmt.Sprintf("Re-verified by the comment workflow with the default branch's assay: %d run directories, every file re-derived from their reports and workload files, every workload at head commit %s and base commit %s listed from the repository and its evidence required.",
 					n, code(shortCommit(a.commit(Head, VerifyOptions{HeadCommit: o.HeadSHA}))), code(shortCommit(a.commit(Base, VerifyOptions{BaseCommit: o.BaseSHA}))))
-				sections[0].Markdown += "\n" + trusted(o, how, d.Verdict.Passed)
-				// The reproduce line also closes a truncation notice, so
-				// even a cut comment ends with it.
-				c.Body = ghci.Compose(o.Marker, sections, ghci.MaxCommentChars, strings.TrimSpace(o.Pointer+" "+diff.Footer(d, ro)))
+				// The same rendering as the check's, from this binary's
+				// diff of the verified evidence and the workflow's own
+				// presentation; the check's uploaded files are not read.
+				files, err := Render(d, Presentation{Pointer: o.Pointer, Command: o.Command, BlobBase: o.BlobBase, Drawn: o.Drawn}, o.Marker, trusted(o, how, d.Verdict.Passed))
+				if err != nil {
+					return nil, err
+				}
+				c.Body, c.Files = string(files.Comment), files
 				return c, nil
 			}
 		}
@@ -92,9 +98,15 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 		d.Problems = append(d.Problems, "evidence does not verify: "+strings.ReplaceAll(f, dir+"/", ""))
 	}
 	d.Settle()
+	how := trusted(o, "**The check's evidence does not verify**, so none of its results is reported here: the comment workflow re-verified the artifact with the default branch's assay and found the problems above.", false)
 	sections := diff.Sections(d, diff.RenderOptions{Pointer: o.Pointer})[:1]
-	sections[0].Markdown += "\n" + trusted(o, "**The check's evidence does not verify**, so none of its results is reported here: the comment workflow re-verified the artifact with the default branch's assay and found the problems above.", false)
+	sections[0].Markdown += "\n" + how
 	c.Body = ghci.Compose(o.Marker, sections, ghci.MaxCommentChars, o.Pointer)
+	files, err := Render(d, Presentation{Pointer: o.Pointer}, o.Marker, how)
+	if err != nil {
+		return nil, err
+	}
+	c.Files = files
 	return c, nil
 }
 

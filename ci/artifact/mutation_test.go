@@ -376,9 +376,7 @@ func buildSuites(t *testing.T) (art string, src artifact.Source) {
 		t.Fatalf("run: %v %v", err, problems)
 	}
 	art = filepath.Join(root, "art")
-	if err := artifact.Write(context.Background(), art, src, src, []string{"suites"}, "", commit); err != nil {
-		t.Fatal(err)
-	}
+	writeArtifact(t, art, src, []string{"suites"}, commit)
 	return art, src
 }
 
@@ -397,8 +395,9 @@ func report(t *testing.T, what string, tried, caught map[string]int) {
 // Every mutation of the artifact's own files is caught: artifact.json,
 // the tree files (workloads, fixtures) and the store objects make its
 // verification fail; the check's renderings (comment.md, report.md,
-// diff.json, pr.html) are never read, so the comment composed from the
-// artifact stays byte for byte what it is without them. Run with -v for
+// diff.json, pr.html) fail `ci verify`'s re-derivation and are never read
+// by the poster, so the comment composed from the artifact stays byte for
+// byte what it is. Run with -v for
 // the figures per kind (docs/ci.md).
 func TestArtifactMutationsCaught(t *testing.T) {
 	art, src := build(t)
@@ -409,13 +408,30 @@ func TestArtifactMutationsCaught(t *testing.T) {
 	if err != nil || !pristine.Verified {
 		t.Fatalf("the artifact does not verify before any mutation: %v %+v", err, pristine)
 	}
+	// As `assay ci verify` does: open, verify both sides, and re-derive
+	// the rendered files.
 	verifies := func() bool {
 		a, err := artifact.Open(art)
 		if err != nil {
 			return false
 		}
 		c, err := a.Verify(ctx, vo)
-		return err == nil && c.OK()
+		if err != nil || !c.OK() {
+			return false
+		}
+		rendered, err := a.CheckRendered(ctx)
+		if err != nil {
+			return false
+		}
+		for _, r := range rendered {
+			if !r.OK {
+				return false
+			}
+		}
+		return true
+	}
+	if !verifies() {
+		t.Fatal("the artifact does not verify before any mutation")
 	}
 	tried, caught := map[string]int{}, map[string]int{}
 	try := func(kind, path string, ms []mutation, held func() bool) {
@@ -458,28 +474,32 @@ func TestArtifactMutationsCaught(t *testing.T) {
 		}
 	}
 	// The check's renderings: whatever pull-request code writes there,
-	// the posted comment is the one composed from the evidence.
-	unchanged := func() bool {
-		c, err := artifact.ComposeComment(ctx, art, co)
-		return err == nil && c.Body == pristine.Body
+	// the posted comment is the one composed from the evidence, and
+	// `ci verify` fails (rendered_mutation_test.go has every field).
+	a, err := artifact.Open(art)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, name := range []string{"comment.md", "report.md", "diff.json", "pr.html"} {
+	want, err := a.Rederive(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchangedAndCaught := func(name string) func() bool {
+		return func() bool {
+			c, err := artifact.ComposeComment(ctx, art, co)
+			if err != nil || c.Body != pristine.Body {
+				return false
+			}
+			return !want.Check(art)[slices.Index(artifact.RenderedFiles, name)].OK
+		}
+	}
+	for _, name := range artifact.RenderedFiles {
 		p := filepath.Join(art, name)
-		content := "<!-- assay:pr-check -->\n## Assay PR check\n\n**✅ Pass** · everything holds.\n"
-		if name == "diff.json" {
-			content = `{"verdict":{"passed":true}}` + "\n"
+		ms := textMutations(mustRead(t, p), false)
+		if name == artifact.DiffFile {
+			ms = jsonMutations(mustRead(t, p))
 		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ms := textMutations([]byte(content), false)
-		if name == "diff.json" {
-			ms = jsonMutations([]byte(content))
-		}
-		try(name, p, ms, unchanged)
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
+		try(name, p, ms, unchangedAndCaught(name))
 	}
 	report(t, "artifact", tried, caught)
 }

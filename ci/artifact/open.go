@@ -68,7 +68,7 @@ func Open(dir string) (*Artifact, error) {
 	}
 	m, _ := v.(map[string]any)
 	for _, k := range canon.SortedKeys(m) {
-		if k != "layout" && k != "paths" && k != "archive" && k != "head_commit" && k != "base_commit" {
+		if !slices.Contains(markerMembers, k) {
 			return nil, errorf(CodeInvalid, "%s: unknown member %q", MarkerFile, k)
 		}
 	}
@@ -105,10 +105,13 @@ func Open(dir string) (*Artifact, error) {
 			*dst = s
 		}
 	}
-	for _, k := range []string{"layout", "paths", "archive", "head_commit", "base_commit"} {
+	for _, k := range markerMembers {
 		if _, ok := m[k]; !ok {
 			return nil, errorf(CodeInvalid, "%s: member %q is missing", MarkerFile, k)
 		}
+	}
+	if a.Presentation, err = parsePresentation(m["presentation"]); err != nil {
+		return nil, err
 	}
 	// The marker is in the one form the check writes.
 	if b, err := canon.Encode(v); err != nil || string(append(b, '\n')) != string(data) {
@@ -124,6 +127,9 @@ func Open(dir string) (*Artifact, error) {
 	}
 	return a, nil
 }
+
+// markerMembers are artifact.json's members, every one required.
+var markerMembers = []string{"layout", "paths", "archive", "head_commit", "base_commit", "presentation"}
 
 func relativeInside(p string) bool {
 	c := filepath.Clean(filepath.FromSlash(p))
@@ -163,12 +169,15 @@ type Checked struct {
 	// not load, or one with no run directory (it never ran, or its run
 	// directory was taken out of the artifact).
 	Problems []string
+	// Root are the artifact root's own failures: an entry the check never
+	// writes, a pr.json that does not read.
+	Root []string
 }
 
 // OK reports whether every run directory of both sides verifies and no
 // head workload is missing its run.
 func (c *Checked) OK() bool {
-	return c.Base.Failed() == 0 && c.Head.Failed() == 0 && len(c.Problems) == 0
+	return c.Base.Failed() == 0 && c.Head.Failed() == 0 && len(c.Problems) == 0 && len(c.Root) == 0
 }
 
 // Failures lists every failure, one line each, paths relative to the
@@ -193,7 +202,7 @@ func (c *Checked) Failures(dir string) []string {
 			}
 		}
 	}
-	return append(out, c.Problems...)
+	return append(append(out, c.Problems...), c.Root...)
 }
 
 // VerifyOptions say what an artifact is verified against besides
@@ -250,6 +259,7 @@ func (a *Artifact) Verify(ctx context.Context, o VerifyOptions) (*Checked, error
 		c.Problems = append(c.Problems, a.listed(ctx, side, commit, rep, o)...)
 		c.Problems = append(c.Problems, storeObjects(side, sd.Store)...)
 	}
+	c.Root = a.strays()
 	slices.Sort(c.Problems)
 	return c, nil
 }
@@ -388,8 +398,12 @@ func (a *Artifact) Diff(ctx context.Context, checked *Checked, opts diff.Options
 	return d, nil
 }
 
-// KindWorkload labels a head workload problem in Report.
-const KindWorkload = "workload"
+// KindWorkload labels a head workload problem in Report, KindRoot one
+// of the artifact's root.
+const (
+	KindWorkload = "workload"
+	KindRoot     = "artifact"
+)
 
 // Report merges both sides and the problems into one ci/verify report, as
 // `assay ci verify` prints it for an artifact root.
@@ -401,6 +415,9 @@ func (c *Checked) Report(dir string) *verify.Report {
 	}
 	for _, p := range c.Problems {
 		rep.Results = append(rep.Results, verify.Result{Path: filepath.Join(dir, Head), Kind: KindWorkload, Mismatches: []string{p}})
+	}
+	for _, p := range c.Root {
+		rep.Results = append(rep.Results, verify.Result{Path: dir, Kind: KindRoot, Mismatches: []string{p}})
 	}
 	return rep
 }

@@ -25,7 +25,12 @@
 //	artifact.json, base/, head/
 //	             the evidence, self-contained (ci/artifact): each side's
 //	             run directories, the store objects they reference and the
-//	             workload files they were made from
+//	             workload files they were made from; artifact.json also
+//	             carries the presentation the four files were rendered with
+//
+// The four rendered files come from one call, ci/artifact.Render, of the
+// diff and the presentation; `assay ci verify` of the artifact renders
+// them again from the evidence and requires the same bytes.
 package prcheck
 
 import (
@@ -39,7 +44,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/algal-assay/assay/ci/artifact"
@@ -134,10 +138,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	defer sides.Close()
 	d := sides.Diff
-	if !opts.AllowEmpty && !slices.ContainsFunc(d.Workloads, func(w *diff.Workload) bool { return w.Status != diff.StatusRemoved }) {
-		d.Problems = append(d.Problems, fmt.Sprintf("no workloads under %s at the head: a check of nothing proves nothing (a workflow that means it passes --allow-empty)", strings.Join(sides.Paths, ", ")))
-		d.Settle()
-	}
+	artifact.RequireWorkloads(d, sides.Paths, opts.AllowEmpty)
 	res := &Result{Diff: d, Failed: !d.Verdict.Passed, BaseSHA: sides.BaseSHA, Artifact: opts.Artifact}
 
 	pointer := opts.Pointer
@@ -150,15 +151,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	ro := renderOptions(opts, pointer, res.HeadSHA)
-	sections := diff.Sections(d, ro)
-	res.Report = summaryReport(diff.SummarySections(d, ro), pointer)
-	marker, _ := ghci.Marker(ghci.DefaultKey)
-	// A cut comment still ends with the reproduce line: it closes the
-	// truncation notice.
-	res.Comment = ghci.Compose(marker, sections, ghci.MaxCommentChars, strings.TrimSpace(pointer+" "+diff.Footer(d, ro)))
-	if res.HTML, err = diff.HTML(d, ro); err != nil {
-		return nil, &fault.Error{Code: fault.IOFailed, Message: "render " + ArtifactHTML, Err: err}
+	// What the files are rendered with besides the evidence travels in the
+	// artifact, so `assay ci verify` renders the same bytes from it.
+	pres := artifact.Presentation{
+		BaseLabel: d.Base, HeadLabel: d.Head,
+		Pointer: ro.Pointer, Command: ro.Command, BlobBase: ro.BlobBase, Drawn: ro.Drawn,
+		AllowEmpty: opts.AllowEmpty, Problems: sides.Problems, Notes: sides.Notes,
 	}
+	marker, _ := ghci.Marker(ghci.DefaultKey)
+	files, err := artifact.Render(d, pres, marker, "")
+	if err != nil {
+		return nil, err
+	}
+	res.Report, res.HTML, res.Comment = string(files.Report), files.HTML, string(files.Comment)
 	if opts.Artifact != "" {
 		// The evidence first, while the base worktree still exists; then
 		// what the check rendered from it.
@@ -168,11 +173,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		err := artifact.Write(ctx, opts.Artifact,
 			artifact.Source{Runs: sides.BaseOut, Store: sides.BaseStore, Tree: sides.BaseTree, Commit: sides.BaseSHA},
 			artifact.Source{Runs: sides.HeadOut, Store: sides.HeadStore, Tree: sides.HeadTree},
-			sides.Paths, sides.Archive, sides.HeadCommit)
+			sides.Paths, sides.Archive, sides.HeadCommit, pres)
 		if err != nil {
 			return nil, err
 		}
-		if err := writeArtifact(opts.Artifact, res); err != nil {
+		if err := writeArtifact(opts.Artifact, res, files); err != nil {
 			return nil, err
 		}
 	}
@@ -182,26 +187,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	return res, nil
-}
-
-// summaryBytes keeps the job summary under GitHub's limit of 1 MiB per
-// step, which counts bytes; the margin leaves room for other steps' lines.
-const summaryBytes = 1_000_000
-
-// summaryReport composes the full report to at most summaryBytes bytes of
-// UTF-8. Compose counts UTF-16 units, and a unit takes one to three bytes,
-// so the unit budget shrinks in proportion until the bytes fit; a third of
-// the bytes always does.
-func summaryReport(sections []ghci.Section, pointer string) string {
-	limit := summaryBytes
-	for range 4 {
-		r := ghci.Compose("", sections, limit, pointer)
-		if len(r) <= summaryBytes {
-			return r
-		}
-		limit = int(int64(limit)*summaryBytes/int64(len(r))) - 64
-	}
-	return ghci.Compose("", sections, summaryBytes/3, pointer)
 }
 
 // DefaultPointer says where the rest of the report is, naming the run when
@@ -241,41 +226,22 @@ func readPR(path string) (int, string, error) {
 	return ev.PR, sha, nil
 }
 
-func writeArtifact(dir string, res *Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return &fault.Error{Code: fault.IOFailed, Message: "artifact " + dir, Err: err}
+func writeArtifact(dir string, res *Result, files *artifact.Rendered) error {
+	if err := artifact.WriteRendered(dir, files); err != nil {
+		return err
 	}
-	js, err := res.Diff.JSON()
-	if err != nil {
-		return &fault.Error{Code: fault.IOFailed, Message: "encode diff", Err: err}
-	}
-	files := []struct {
-		name string
-		data []byte
-	}{
-		{ghci.ArtifactBody, []byte(res.Comment)},
-		{ArtifactDiff, js},
-		{ArtifactReport, []byte(res.Report)},
-		{ArtifactHTML, res.HTML},
-	}
-	if res.PR > 0 {
-		pr := map[string]any{"number": res.PR}
-		if res.HeadSHA != "" {
-			pr["head_sha"] = res.HeadSHA
-		}
-		b, _ := json.Marshal(pr)
-		files = append(files, struct {
-			name string
-			data []byte
-		}{ghci.ArtifactPRJSON, append(b, '\n')})
-	} else {
+	if res.PR == 0 {
 		// A stale pr.json from an earlier run must not name another PR.
 		_ = os.Remove(filepath.Join(dir, ghci.ArtifactPRJSON))
+		return nil
 	}
-	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
-			return &fault.Error{Code: fault.IOFailed, Message: "artifact " + dir, Err: err}
-		}
+	pr := map[string]any{"number": res.PR}
+	if res.HeadSHA != "" {
+		pr["head_sha"] = res.HeadSHA
+	}
+	b, _ := json.Marshal(pr)
+	if err := os.WriteFile(filepath.Join(dir, ghci.ArtifactPRJSON), append(b, '\n'), 0o644); err != nil {
+		return &fault.Error{Code: fault.IOFailed, Message: "artifact " + dir, Err: err}
 	}
 	return nil
 }
@@ -345,7 +311,12 @@ type Sides struct {
 	HeadCommit string
 	// Archive is the receipt archive replayed ("" for none).
 	Archive string
-	close   []func() error
+	// Problems and Notes are what RunSides added to Diff besides its
+	// comparison of the run directories: head workloads that did not load,
+	// runs that could not start or replay, failed re-verification; notes
+	// on the base and on the re-verification.
+	Problems, Notes []string
+	close           []func() error
 }
 
 // Close releases the base worktree and temporary directories.
@@ -520,15 +491,18 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 		return nil, err
 	}
 	trimmer := strings.NewReplacer(baseRoot+string(filepath.Separator), "", head+string(filepath.Separator), "")
+	s.Problems, s.Notes = []string{}, []string{}
 	for _, p := range headProblems {
-		d.Problems = append(d.Problems, trimmer.Replace(p))
+		s.Problems = append(s.Problems, trimmer.Replace(p))
 	}
 	for _, p := range baseProblems {
-		d.Notes = append(d.Notes, "at base: "+trimmer.Replace(p))
+		s.Notes = append(s.Notes, "at base: "+trimmer.Replace(p))
 	}
 	if verified > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("head evidence re-verified offline (assay ci verify): %d items, %d failed", verified, len(failures)))
+		s.Notes = append(s.Notes, fmt.Sprintf("head evidence re-verified offline (assay ci verify): %d items, %d failed", verified, len(failures)))
 	}
+	d.Problems = append(d.Problems, s.Problems...)
+	d.Notes = append(d.Notes, s.Notes...)
 	d.Settle()
 	s.Diff = d
 	return s, nil

@@ -80,10 +80,12 @@ func TestRunEmptyRepository(t *testing.T) {
 	}
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	// A check of nothing fails unless the workflow says it means it.
-	res, err := prcheck.Run(context.Background(), prcheck.Options{Dir: dir, Pointer: "See the artifact."})
+	empty := filepath.Join(t.TempDir(), "empty")
+	res, err := prcheck.Run(context.Background(), prcheck.Options{Dir: dir, Artifact: empty, Pointer: "See the artifact."})
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireRederived(t, empty)
 	if !res.Failed || !strings.Contains(res.Comment, "no workloads under suites at the head") {
 		t.Fatalf("an empty check passed: %+v\n%s", res.Diff.Verdict, res.Comment)
 	}
@@ -91,6 +93,7 @@ func TestRunEmptyRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireRederived(t, art)
 	if res.Failed || res.Diff.Verdict.Workloads != 0 {
 		t.Fatalf("verdict %+v", res.Diff.Verdict)
 	}

@@ -83,6 +83,7 @@ func checkFiles(t *testing.T, head string, concurrency int) (*prcheck.Result, ma
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireRederived(t, art)
 	files := map[string][]byte{}
 	for _, f := range []string{"diff.json", "comment.md", "report.md", "pr.html"} {
 		b, err := os.ReadFile(filepath.Join(art, f))
@@ -221,6 +222,7 @@ func TestForgedDiffNeverReachesTheComment(t *testing.T) {
 	if _, err := prcheck.Run(context.Background(), prcheck.Options{Dir: dir, Artifact: art, Pointer: "See the artifact."}); err != nil {
 		t.Fatal(err)
 	}
+	requireRederived(t, art)
 	p := filepath.Join(art, "diff.json")
 	raw, err := os.ReadFile(p)
 	if err != nil {
@@ -236,6 +238,21 @@ func TestForgedDiffNeverReachesTheComment(t *testing.T) {
 	for name, data := range map[string][]byte{"diff.json": forged, "comment.md": md, "report.md": md} {
 		if err := os.WriteFile(filepath.Join(art, name), data, 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// `ci verify` renders the files again from the evidence and names
+	// the first forged field.
+	a, err := artifact.Open(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, err := a.CheckRendered(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"diff.json: workloads[0].bench.systems[0].change.ci95[0] is -0.01, re-derived -0.9994", "report.md: line 1 is", "", "comment.md: line 1 is"} {
+		if got := strings.Join(checked[i].Mismatches, "; "); checked[i].OK == (want != "") || !strings.Contains(got, want) {
+			t.Errorf("%s: ok %v, %q; want %q", checked[i].Path, checked[i].OK, got, want)
 		}
 	}
 	posted, err := artifact.ComposeComment(context.Background(), art, artifact.CommentOptions{Marker: "<!-- assay:pr-check -->", Tree: artifact.GitTree(dir)})

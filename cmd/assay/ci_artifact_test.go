@@ -93,18 +93,25 @@ func buildArtifact(root string) (string, error) {
 	}
 	art := filepath.Join(root, "assay-pr-check")
 	src := artifact.Source{Runs: runs, Store: st, Tree: tree, Commit: artifactHead}
-	if err := artifact.Write(context.Background(), art, src, src, []string{"suites"}, "", artifactHead); err != nil {
+	pres := artifact.Presentation{BaseLabel: "origin/main " + artifactHead[:12], HeadLabel: "HEAD " + artifactHead[:12], Command: "assay ci pr --base-ref origin/main"}
+	if err := artifact.Write(context.Background(), art, src, src, []string{"suites"}, "", artifactHead, pres); err != nil {
+		return "", err
+	}
+	// The files the check renders from the evidence, as ci pr writes them.
+	a, err := artifact.Open(art)
+	if err != nil {
+		return "", err
+	}
+	files, err := a.Rederive(context.Background())
+	if err != nil {
+		return "", err
+	}
+	if err := artifact.WriteRendered(art, files); err != nil {
 		return "", err
 	}
 	pr, _ := json.Marshal(map[string]any{"number": 12, "head_sha": artifactHead})
-	// What pull-request code could write: a comment claiming success.
-	for name, content := range map[string]string{
-		"pr.json":    string(pr) + "\n",
-		"comment.md": "<!-- assay:pr-check -->\n## Assay PR check\n\n**✅ Pass** · everything holds.\n",
-	} {
-		if err := os.WriteFile(filepath.Join(art, name), []byte(content), 0o644); err != nil {
-			return "", err
-		}
+	if err := os.WriteFile(filepath.Join(art, "pr.json"), append(pr, '\n'), 0o644); err != nil {
+		return "", err
 	}
 	return art, nil
 }
@@ -241,7 +248,7 @@ func TestArtifactVerifiesAlone(t *testing.T) {
 	clearActionsEnv(t)
 	art := builtArtifact(t)
 	t.Chdir(t.TempDir()) // no repository, no .algal
-	if code, out, errb := runCLI(t, "ci", "verify", "--repo-dir", artifactRepo, art); code != 0 || !strings.Contains(out, "all 8 files verified") ||
+	if code, out, errb := runCLI(t, "ci", "verify", "--repo-dir", artifactRepo, art); code != 0 || !strings.Contains(out, "all 12 files verified") ||
 		!strings.Contains(out, "ticket-triage-r1-") || !strings.Contains(out, "gate re-derived: fails") {
 		t.Fatalf("ci verify: exit %d\n%s%s", code, out, errb)
 	}

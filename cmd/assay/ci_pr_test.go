@@ -190,7 +190,7 @@ func TestCIPRGatesHold(t *testing.T) {
 	// list the workloads at its commits.
 	elsewhere := t.TempDir()
 	t.Chdir(elsewhere)
-	if code, vout, verr := runCLI(t, "ci", "verify", "--repo-dir", repo.dir, art); code != 0 || !strings.Contains(vout, "all 8 files verified") {
+	if code, vout, verr := runCLI(t, "ci", "verify", "--repo-dir", repo.dir, art); code != 0 || !strings.Contains(vout, "all 12 files verified") {
 		t.Fatalf("ci verify of the artifact: exit %d\n%s%s", code, vout, verr)
 	}
 	if code, vout, _ := runCLI(t, "ci", "verify", art); code != 1 || !strings.Contains(vout, "cannot be listed") {

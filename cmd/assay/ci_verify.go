@@ -57,7 +57,15 @@ stores and workload files alone, and each side is held to its commit, listed
 with git ls-tree in the repository --repo-dir (default "."): the side's tree
 files must be the commit's, and every workload the commit holds under the
 check's paths needs a run that verifies ("evidence missing for PATH"). A head
-commit without workloads fails unless --allow-empty.
+commit without workloads fails unless --allow-empty. The files the check
+rendered at the artifact's root (diff.json, report.md, pr.html, comment.md)
+are rendered again by this binary from the verified evidence and the
+presentation artifact.json carries (labels, pointer, reproduce command, file
+links, the check's own problems and notes), and each must be those bytes: a
+difference fails, naming the file and, for diff.json, the JSON path of the
+first differing field; a missing one fails too, and so does any other file or
+directory at the root besides artifact.json, pr.json (or pr-number), base/
+and head/.
 
 The walk skips dot directories (.git, .algal), the store directory and the
 objects of any content-addressed store; it follows no symbolic links.
@@ -144,6 +152,13 @@ func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) err
 			return err
 		}
 		ar := checked.Report(r)
+		// The files the check rendered are rendered again from the
+		// evidence and held to those bytes.
+		rendered, err := a.CheckRendered(ctx)
+		if err != nil {
+			return err
+		}
+		ar.Results = append(ar.Results, rendered...)
 		rep.Results = append(rep.Results, ar.Results...)
 		rep.Leftovers = append(rep.Leftovers, ar.Leftovers...)
 	}

@@ -35,6 +35,7 @@ func runCLIInput(t *testing.T, stdin string, args ...string) (int, string, strin
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(args, strings.NewReader(stdin), &out, &errb)
+	requireRederived(t, args)
 	return code, out.String(), errb.String()
 }
 

@@ -1,4 +1,4 @@
-package prcheck
+package artifact
 
 import (
 	"strings"
