@@ -356,15 +356,33 @@ func committedFiles(t *testing.T) map[string]string {
 	return files
 }
 
-// The artifact's comment.md claims Pass; the evidence says one gate fails:
-// the posted body says Fail, states the run's conclusion, and carries
-// none of comment.md's text.
-func TestPosterComposesFromEvidenceNotCommentMD(t *testing.T) {
+// The artifact's rendered files claim Pass (pull-request code can write
+// anything there); the evidence says one gate fails: ci verify fails,
+// naming each forged file, and the body posted to the fake GitHub API
+// says Fail, states the run's conclusion, and carries none of the forged
+// text.
+func TestPosterComposesFromEvidenceNotTheRenderedFiles(t *testing.T) {
 	clearActionsEnv(t)
 	art := builtArtifact(t)
-	claim, err := os.ReadFile(filepath.Join(art, "comment.md"))
-	if err != nil || !strings.Contains(string(claim), "✅ Pass") {
-		t.Fatalf("the fixture's comment.md must claim Pass: %q %v", claim, err)
+	claim := "<!-- assay:pr-check -->\n## Assay PR check\n\n**✅ Pass** · everything holds.\n"
+	diffJSON, err := os.ReadFile(filepath.Join(art, "diff.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgedDiff := bytes.Replace(diffJSON, []byte(`"passed": false,`), []byte(`"passed": true,`), 1)
+	if bytes.Equal(forgedDiff, diffJSON) {
+		t.Fatal("the diff.json forgery did not apply")
+	}
+	for name, data := range map[string]string{"comment.md": claim, "report.md": claim, "pr.html": "<p>✅ Pass · everything holds.</p>\n", "diff.json": string(forgedDiff)} {
+		if err := os.WriteFile(filepath.Join(art, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errb := runCLI(t, "ci", "verify", "--repo-dir", artifactRepo, art)
+	for _, want := range []string{"diff.json  rendered  diff.json: verdict.passed is true, re-derived false", "report.md  rendered  report.md: line 1 is", "pr.html  rendered  pr.html: line 1 is", "comment.md  rendered  comment.md: line 4 is", "4 of 12 files failed to verify"} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("ci verify: exit %d, does not say %q:\n%s%s", code, want, out, errb)
+		}
 	}
 	body := postFromArtifact(t, art)
 	for _, want := range []string{"<!-- assay:pr-check -->\n## Assay PR check\n\n**❌ Fail**", "ticket-triage", "cheap-single passes at least 5 cases",
