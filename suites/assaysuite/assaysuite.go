@@ -25,9 +25,11 @@
 // verification and one per gate rule, each located at the line of the
 // workload file it checks; a failure and its report entries are located
 // there too (Ginkgo's "In [DeferCleanup (Each)] at: suites/x.bench.yaml:14"
-// and CI annotations), never in this package. Only the run, the verification and the gate
-// decide pass or fail; a case failure no gate rule mentions is reported,
-// not failed. Report entries appear for failures or with -v.
+// and CI annotations), never in this package, and a failed case at its own
+// line: of the workload file, or of the case file (`- file:`) it came
+// from. Only the run, the verification and the gate decide pass or fail;
+// a case failure no gate rule mentions is reported, not failed. Report
+// entries appear for failures or with -v.
 //
 // The run directories of a workload that fails are kept and every failure
 // names them (JUnit and JSON reports carry the message); a passing
@@ -173,20 +175,34 @@ func (r *workloadRun) runDir() string {
 // kept run directory; the spec's body must return after it.
 // The failure message is the one place it is said (no report entry
 // repeats it).
-func (r *workloadRun) fail(line int, msg string) {
+func (r *workloadRun) fail(line int, msg string) { r.failIn(r.path, line, msg) }
+
+// failIn is fail at a line of another file (a case file the workload
+// includes).
+func (r *workloadRun) failIn(file string, line int, msg string) {
 	r.failed = true
-	failAt(at(r.path, line), fmt.Sprintf("%s\nrun directory (kept): %s", msg, r.runDir()))
+	failAt(at(file, line), fmt.Sprintf("%s\nrun directory (kept): %s", msg, r.runDir()))
 }
 
-// caseLine is the line of the workload file that declares case id (the
-// line of the gate rule when no case has that id).
-func (r *workloadRun) caseLine(id string, fallback int) int {
+// caseAt is where case id is declared: its line of the workload file, or
+// of the case file (`- file: cases.jsonl`) it was read from; fallback, a
+// line of the workload file, when no case has that id.
+func (r *workloadRun) caseAt(id string, fallback int) (file string, line int) {
 	for _, c := range r.w.Cases {
-		if c.ID == id && c.Pos.Line > 0 {
-			return c.Pos.Line
+		if c.ID != id || c.Pos.Line == 0 {
+			continue
 		}
+		// Pos.File names the file in its display form (relative to the
+		// git work tree), which Ginkgo cannot open; the case files are
+		// held as paths.
+		for _, f := range r.w.CaseFiles {
+			if harness.DisplayPath(f) == c.Pos.File {
+				return f, c.Pos.Line
+			}
+		}
+		return r.path, c.Pos.Line
 	}
-	return fallback
+	return r.path, fallback
 }
 
 // failedCases names a bench system's failed cases, each at its own line of
@@ -201,7 +217,8 @@ func (r *workloadRun) failedCases(system string) []string {
 		if s := &rep.Systems[i]; s.ID == system {
 			for j := range s.Cases {
 				if c := &s.Cases[j]; !c.Passed {
-					out = append(out, fmt.Sprintf("case %s at %s:%d: outcome %s; expected %v; got %v", c.ID, r.path, r.caseLine(c.ID, 0), c.Outcome, c.Expect, c.Outputs))
+					file, line := r.caseAt(c.ID, 0)
+					out = append(out, fmt.Sprintf("case %s at %s:%d: outcome %s; expected %v; got %v", c.ID, file, line, c.Outcome, c.Expect, c.Outputs))
 				}
 			}
 		}
@@ -294,7 +311,8 @@ func describeWorkload(path string, w *harness.Workload, opts Options) {
 				switch {
 				case rule.Case != "":
 					// A case's expected outcome fails at the case's line.
-					r.fail(r.caseLine(rule.Case, rule.Pos.Line), gates[i].Message)
+					file, line := r.caseAt(rule.Case, rule.Pos.Line)
+					r.failIn(file, line, gates[i].Message)
 				case rule.System != "" && w.Kind == harness.KindBench:
 					msg := gates[i].Message
 					if cases := r.failedCases(rule.System); len(cases) > 0 {
@@ -322,7 +340,8 @@ func describeSystem(r *workloadRun, id string, line int) {
 		ginkgo.AddReportEntry("usage", fmt.Sprintf("%d tokens in, %d out, %s, %d effect calls", s.Usage.TokensIn, s.Usage.TokensOut, bench.FormatCost(s.Usage.Cost), s.EffectCalls), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, line))
 		for j := range s.Cases {
 			if c := &s.Cases[j]; !c.Passed {
-				ginkgo.AddReportEntry("failed case "+c.ID, fmt.Sprintf("outcome %s; expected %v; got %v; receipt %s", c.Outcome, c.Expect, c.Outputs, c.ReceiptDigest), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, r.caseLine(c.ID, line)))
+				caseFile, caseLine := r.caseAt(c.ID, line)
+				ginkgo.AddReportEntry("failed case "+c.ID, fmt.Sprintf("outcome %s; expected %v; got %v; receipt %s", c.Outcome, c.Expect, c.Outputs, c.ReceiptDigest), ginkgo.ReportEntryVisibilityFailureOrVerbose, at(caseFile, caseLine))
 			}
 		}
 		if int(s.Total) != len(rep.Cases) {
