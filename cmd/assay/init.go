@@ -97,6 +97,12 @@ func assayVersion() (string, bool) {
 
 var moduleSafe = regexp.MustCompile(`[^a-z0-9._-]+`)
 
+// scaffoldGo is the go line of a scaffold's go.mod: the one Assay's own
+// go.mod declares (a test holds them equal). A lower one ("go 1.26" is
+// below "go 1.26.0") is raised by the first go command that may write
+// go.mod, which loads the whole module graph to do it.
+const scaffoldGo = "1.26.0"
+
 func (c *cli) initRepo(dir string, f initFlags) error {
 	files, err := scaffoldFiles()
 	if err != nil {
@@ -119,7 +125,7 @@ func (c *cli) initRepo(dir string, f initFlags) error {
 			mod = "example.com/" + name
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "module %s\n\ngo 1.26\n\nrequire %s %s\n\ntool %s/cmd/assay\n", mod, assayModule, version, assayModule)
+		fmt.Fprintf(&b, "module %s\n\ngo %s\n\nrequire %s %s\n\ntool %s/cmd/assay\n", mod, scaffoldGo, assayModule, version, assayModule)
 		if f.replace != "" {
 			r, err := filepath.Abs(f.replace)
 			if err != nil {

@@ -6,26 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// goOffline runs the go command in dir with the module cache only: Assay
-// resolves through the scaffold's replace directive, everything else from
-// what this module already downloaded.
-func goOffline(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
-	cmd := exec.Command(goBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "TMPDIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go %v in %s: %v\n%s", args, dir, err, out)
-	}
-	return string(out)
-}
+	"github.com/algal-assay/assay/internal/secondmodule"
+)
 
 // assay init's scaffold passes `assay run` and `go test ./suites/...` at
 // once, in a fresh directory that uses Assay as a module.
@@ -57,7 +40,12 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 		t.Errorf(".gitignore does not cover runs/, .algal/ and out/:\n%s", ignore)
 	}
 	mod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
-	for _, want := range []string{"module example.com/my-organisms\n", "require github.com/algal-assay/assay v0.0.0\n",
+	// The go line is Assay's own: a lower one would be raised by the
+	// user's first go mod tidy, rewriting the scaffold.
+	if own, _ := os.ReadFile(filepath.Join(repo, "go.mod")); !strings.Contains(string(own), "\ngo "+scaffoldGo+"\n") {
+		t.Errorf("the scaffold's go line (go %s) is not Assay's own:\n%s", scaffoldGo, own)
+	}
+	for _, want := range []string{"module example.com/my-organisms\n", "\ngo " + scaffoldGo + "\n", "require github.com/algal-assay/assay v0.0.0\n",
 		"tool github.com/algal-assay/assay/cmd/assay\n", "replace github.com/algal-assay/assay => " + filepath.ToSlash(repo) + "\n"} {
 		if !strings.Contains(string(mod), want) {
 			t.Errorf("go.mod lacks %q:\n%s", want, mod)
@@ -82,22 +70,22 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 		return
 	}
 	// The suite file and go.mod work as a module: go test, and assay as a
-	// go tool. A user's `go mod tidy` writes go.sum from the network; here
-	// Assay's own go.sum stands in for it.
-	sums, err := os.ReadFile(filepath.Join(repo, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
+	// go tool. A user's `go mod tidy` writes the requirements and go.sum
+	// from the network; here Assay's own stand in for them, so nothing
+	// beyond what this module's own build put in the module cache is read.
+	secondmodule.Adopt(t, dir, repo)
+	goOffline := func(args ...string) string {
+		t.Helper()
+		out, err := secondmodule.Go(t, dir, args...)
+		if err != nil {
+			t.Fatalf("go %v in %s: %v\n%s", args, dir, err, out)
+		}
+		return out
 	}
-	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sums, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// -e: offline, tidy cannot look up the test-only modules of Assay's
-	// dependencies, which nothing here builds.
-	goOffline(t, dir, "mod", "tidy", "-e")
-	if got := goOffline(t, dir, "test", "./suites/..."); !strings.Contains(got, "ok  \texample.com/my-organisms/suites") {
+	if got := goOffline("test", "./suites/..."); !strings.Contains(got, "ok  \texample.com/my-organisms/suites") {
 		t.Errorf("go test ./suites/...:\n%s", got)
 	}
-	if got := goOffline(t, dir, "tool", "assay", "version"); !strings.Contains(got, "contracts: algal.organism.v1") {
+	if got := goOffline("tool", "assay", "version"); !strings.Contains(got, "contracts: algal.organism.v1") {
 		t.Errorf("go tool assay version:\n%s", got)
 	}
 	// The workflows lint clean (actionlint through the module proxy, as

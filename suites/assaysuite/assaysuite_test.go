@@ -5,11 +5,12 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/internal/secondmodule"
 )
 
 // writeFiles writes name -> content under dir.
@@ -24,24 +25,6 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// offlineGo runs the go command in dir against the module cache only: the
-// second module resolves Assay through its replace directive and every
-// other module from what this module already downloaded.
-func offlineGo(t *testing.T, dir string, args ...string) (string, error) {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
-	cmd := exec.Command(goBin, args...)
-	cmd.Dir = dir
-	// TMPDIR keeps the run directories a failing suite keeps inside the
-	// test's own directory.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "TMPDIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 // docSuite is the suite file the package doc shows another repository
@@ -79,10 +62,6 @@ func TestSecondModuleSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums, err := os.ReadFile(filepath.Join(repo, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	workload := `name: triage
 revision: 1
@@ -100,19 +79,21 @@ gate:
   min-passed: { single: 1 }
 `
 	writeFiles(t, dir, map[string]string{
-		"go.mod":                      "module example.com/triage\n\ngo 1.26\n\nrequire github.com/algal-assay/assay v0.0.0\n\nreplace github.com/algal-assay/assay => " + filepath.ToSlash(repo) + "\n",
-		"go.sum":                      string(sums),
+		"go.mod":                      "module example.com/triage\n\ngo 1.26.0\n\nrequire github.com/algal-assay/assay v0.0.0\n\nreplace github.com/algal-assay/assay => " + filepath.ToSlash(repo) + "\n",
 		"organisms/triage.algal.json": string(organism),
 		"suites/triage.bench.yaml":    workload,
 		"suites/suite_test.go":        docSuite(t),
 	})
-	out, err := offlineGo(t, dir, "test", "./suites/...")
+	// Assay's own requirement list and go.sum stand in for what the other
+	// repository's `go mod tidy` writes from the network.
+	secondmodule.Adopt(t, dir, repo)
+	out, err := secondmodule.Go(t, dir, "test", "./suites/...")
 	if err != nil || !strings.Contains(out, "ok  \texample.com/triage/suites") {
 		t.Fatalf("the second module's suite failed: %v\n%s", err, out)
 	}
 	// A broken expectation fails the suite at the gate rule's line.
 	writeFiles(t, dir, map[string]string{"suites/triage.bench.yaml": strings.Replace(workload, "queue: billing", "queue: account", 1)})
-	out, err = offlineGo(t, dir, "test", "./suites/...")
+	out, err = secondmodule.Go(t, dir, "test", "./suites/...")
 	if err == nil {
 		t.Fatalf("a failing gate passed:\n%s", out)
 	}
