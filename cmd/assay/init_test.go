@@ -85,6 +85,15 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 	if got := goOffline("test", "./suites/..."); !strings.Contains(got, "ok  \texample.com/my-organisms/suites") {
 		t.Errorf("go test ./suites/...:\n%s", got)
 	}
+	// The suite file's comment gives the command that shows the
+	// measurements, and it does.
+	const verbose = "go test -v ./suites/... -ginkgo.v"
+	if suite, _ := os.ReadFile(filepath.Join(dir, "suites", "suite_test.go")); !strings.Contains(string(suite), verbose) {
+		t.Errorf("the scaffold's suite file does not give `%s`:\n%s", verbose, suite)
+	}
+	if got := goOffline(strings.Fields(verbose)[1:]...); !strings.Contains(got, "effect calls") || !strings.Contains(got, "agent calls") || !strings.Contains(got, "checked receipts") {
+		t.Errorf("%s does not show the bench's and the foundry's measurements:\n%s", verbose, got)
+	}
 	if got := goOffline("tool", "assay", "version"); !strings.Contains(got, "contracts: algal.organism.v1") {
 		t.Errorf("go tool assay version:\n%s", got)
 	}

@@ -29,7 +29,9 @@
 // line: of the workload file, or of the case file (`- file:`) it came
 // from. Only the run, the verification and the gate decide pass or fail;
 // a case failure no gate rule mentions is reported, not failed. Report
-// entries appear for failures or with -v.
+// entries (the measurements) appear for failures or with -ginkgo.v;
+// `go test -v ./suites/... -ginkgo.v` shows them for a passing package
+// too, whose output go test otherwise hides.
 //
 // The run directories of a workload that fails are kept and every failure
 // names them (JUnit and JSON reports carry the message); a passing

@@ -47,6 +47,12 @@ func docSuite(t *testing.T) string {
 	return code[0]
 }
 
+// ansi matches the colour codes Ginkgo writes even to a pipe.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// verboseSuite is the command the README gives for a suite's measurements.
+const verboseSuite = "go test -v ./suites/... -ginkgo.v"
+
 // Another repository's suite is the few lines the package doc shows; this
 // builds such a repository as a second module that uses Assay through a
 // replace directive and runs its suite, passing and then failing.
@@ -91,6 +97,31 @@ gate:
 	if err != nil || !strings.Contains(out, "ok  \texample.com/triage/suites") {
 		t.Fatalf("the second module's suite failed: %v\n%s", err, out)
 	}
+	// The README's command for the measurements shows them: -ginkgo.v
+	// with go test's own -v, without which go test prints nothing of a
+	// passing package.
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "`"+verboseSuite+"`") {
+		t.Errorf("README.md no longer documents `%s`; test the command it does", verboseSuite)
+	}
+	measured := []string{"passed - " + filepath.Join(dir, "suites", "triage.bench.yaml") + ":4", "1/1", "usage - ", "0 tokens in, 0 out", "1 effect calls", "checked receipts"}
+	out, err = secondmodule.Go(t, dir, strings.Fields(verboseSuite)[1:]...)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", verboseSuite, err, out)
+	}
+	out = ansi.ReplaceAllString(out, "")
+	for _, want := range measured {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s does not show %q:\n%s", verboseSuite, want, out)
+		}
+	}
+	quiet, err := secondmodule.Go(t, dir, "test", "./suites/...", "-ginkgo.v")
+	if err != nil || strings.Contains(quiet, "checked receipts") {
+		t.Errorf("without go test -v, a passing suite's measurements are expected hidden (README says so): %v\n%s", err, quiet)
+	}
 	// A broken expectation fails the suite at the gate rule's line.
 	writeFiles(t, dir, map[string]string{"suites/triage.bench.yaml": strings.Replace(workload, "queue: billing", "queue: account", 1)})
 	out, err = secondmodule.Go(t, dir, "test", "./suites/...")
@@ -100,7 +131,7 @@ gate:
 	// The failure itself is located at the workload's line, not in
 	// assaysuite.go (Ginkgo's "In [...] at:" and CI annotations use it).
 	workloadFile := filepath.Join(dir, "suites", "triage.bench.yaml")
-	out = regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(out, "")
+	out = ansi.ReplaceAllString(out, "")
 	for _, want := range []string{"gate: single passes at least 1 cases", "triage.bench.yaml:14", "run directory (kept):", "at: " + workloadFile + ":14"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
