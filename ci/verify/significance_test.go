@@ -40,3 +40,31 @@ func TestVerifyForgedIntervals(t *testing.T) {
 		})
 	}
 }
+
+// repeats.json states no test (pValue, ci95 and significant are diff.json's,
+// between base and head): a forged one added to it, at the top or to a
+// contender, is a member the re-derived file does not have, and fails.
+func TestVerifyForgedTestFiguresInRepeats(t *testing.T) {
+	for _, key := range []string{"pValue", "ci95", "significant"} {
+		for _, where := range []string{"top", "contender"} {
+			t.Run(key+" at "+where, func(t *testing.T) {
+				dir, opts := triageRun(t, 3)
+				editJSON(t, filepath.Join(dir, harness.RepeatsFile), func(m map[string]any) {
+					target := m
+					if where == "contender" {
+						target = m["contenders"].([]any)[0].(map[string]any)
+					}
+					target[key] = map[string]any{"pValue": 0.0001, "ci95": []any{0.5, 0.9}, "significant": true}[key]
+				})
+				res, err := CheckRun(context.Background(), dir, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.OK || !strings.Contains(strings.Join(res.Mismatches, "\n"), "repeats.json") {
+					t.Fatalf("a forged %s in repeats.json passes: %v", key, res.Mismatches)
+				}
+				t.Log(res.Mismatches[0])
+			})
+		}
+	}
+}
