@@ -25,6 +25,11 @@ const (
 	CommentFile = ghci.ArtifactBody
 )
 
+// VerifiedName is the artifact the comment workflow uploads its own
+// rendering under (`assay ci comment --out`): the report reviewers can
+// trust, where the check's upload is pull-request output.
+const VerifiedName = "assay-pr-verified"
+
 // RenderedFiles are the rendered files in the order they are checked.
 var RenderedFiles = []string{DiffFile, ReportFile, HTMLFile, CommentFile}
 

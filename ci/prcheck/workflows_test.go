@@ -331,7 +331,7 @@ func TestWorkflowHardening(t *testing.T) {
 			t.Errorf("assay-comment permissions = %v, want %v", perms, want)
 		}
 	}
-	var downloaded, posted bool
+	var downloaded, posted, uploaded bool
 	for _, st := range steps(t, c) {
 		u, _ := st["uses"].(string)
 		with, _ := st["with"].(map[string]any)
@@ -349,15 +349,19 @@ func TestWorkflowHardening(t *testing.T) {
 			if with["cache"] != false {
 				t.Error("assay-comment restores a Go cache a pull request could have written")
 			}
+		case strings.HasPrefix(u, "actions/upload-artifact@"):
+			// Its own rendering, never the check's upload again.
+			uploaded = with["name"] == "assay-pr-verified" && with["path"] == "${{ runner.temp }}/assay-pr-verified"
 		}
 		if r, _ := st["run"].(string); r != "" {
-			if r != `go run ./cmd/assay ci comment --from-artifact "$ARTIFACT_DIR" --paths suites` {
+			env, _ := st["env"].(map[string]any)
+			if r != `go run ./cmd/assay ci comment --from-artifact "$ARTIFACT_DIR" --paths suites --out "$VERIFIED_DIR"` || env["VERIFIED_DIR"] != "${{ runner.temp }}/assay-pr-verified" {
 				t.Errorf("assay-comment runs %q: only the default branch's assay may run", r)
 			}
 			posted = true
 		}
 	}
-	if !downloaded || !posted {
-		t.Errorf("assay-comment: artifact downloaded under runner.temp: %v, posted with ci comment: %v", downloaded, posted)
+	if !downloaded || !posted || !uploaded {
+		t.Errorf("assay-comment: artifact downloaded under runner.temp: %v, posted with ci comment: %v, its own rendering uploaded as assay-pr-verified: %v", downloaded, posted, uploaded)
 	}
 }

@@ -311,7 +311,7 @@ func postFromArtifact(t *testing.T, art string) string {
 
 // postFromArtifactAs is postFromArtifact for a check run that concluded
 // conclusion.
-func postFromArtifactAs(t *testing.T, art, conclusion string) string {
+func postFromArtifactAs(t *testing.T, art, conclusion string, extra ...string) string {
 	t.Helper()
 	head := artifactHead
 	fx := newCIFixture(t)
@@ -321,7 +321,7 @@ func postFromArtifactAs(t *testing.T, art, conclusion string) string {
 	// The commit holds the files the check really ran on: the pristine
 	// artifact's head tree, whatever the test did to its copy.
 	fx.fake.SetTree(head, committedFiles(t))
-	code, out, errOut := fx.run(t, "--from-artifact", art)
+	code, out, errOut := fx.run(t, append([]string{"--from-artifact", art}, extra...)...)
 	if code != 0 {
 		t.Fatalf("ci comment: exit %d\n%s%s", code, out, errOut)
 	}
@@ -393,6 +393,31 @@ func TestPosterComposesFromEvidenceNotTheRenderedFiles(t *testing.T) {
 	}
 	if strings.Contains(body, "✅ Pass") || strings.Contains(body, "everything holds") {
 		t.Errorf("posted body repeats the pull request's claim:\n%s", body)
+	}
+
+	// With --out the poster writes its own diff.json, report.md and
+	// pr.html, rendered from the evidence it verified, and the comment
+	// points at the artifact this run uploads them as, never the check's.
+	outDir := filepath.Join(t.TempDir(), "verified")
+	body = postFromArtifactAs(t, art, "failure", "--out", outDir)
+	if !strings.Contains(body, "`pr.html` in the `assay-pr-verified` artifact of [this comment workflow's run](") || strings.Contains(body, "assay-pr-check") || strings.Contains(body, "✅ Pass") {
+		t.Errorf("posted body with --out:\n%s", body)
+	}
+	for name, want := range map[string]string{"diff.json": `"passed": false,`, "report.md": "**❌ Fail**", "pr.html": "<!DOCTYPE html>"} {
+		b, err := os.ReadFile(filepath.Join(outDir, name))
+		if err != nil || !strings.Contains(string(b), want) || strings.Contains(string(b), "everything holds") {
+			t.Errorf("--out %s: %v, lacks %q or carries the forged claim:\n%.400s", name, err, want, b)
+		}
+	}
+	if entries, _ := os.ReadDir(outDir); len(entries) != 3 {
+		t.Errorf("--out wrote %d files, want diff.json, report.md and pr.html", len(entries))
+	}
+	if !strings.Contains(body, "Re-verified by the comment workflow") {
+		t.Errorf("posted body:\n%s", body)
+	}
+	report, _ := os.ReadFile(filepath.Join(outDir, "report.md"))
+	if !strings.Contains(string(report), "Re-verified by the comment workflow") {
+		t.Errorf("--out report.md lacks the workflow's account of how it checked:\n%s", report)
 	}
 }
 

@@ -24,6 +24,7 @@ const postTimeout = 2 * time.Minute
 
 type ciCommentFlags struct {
 	body, artifact, repo, key, pointer string
+	out                                string
 	pr                                 int
 	allowEmpty                         bool
 	paths                              []string
@@ -51,6 +52,15 @@ Fail and why. It states the check run's conclusion from the workflow_run
 event, and comments only when the pull request's head is the commit the run
 checked.
 
+The check's own renderings in the artifact (comment.md, report.md, diff.json,
+pr.html) are pull-request output: they are never read, posted or linked.
+With --out DIR this binary writes its own diff.json, report.md and pr.html,
+rendered from the evidence it verified (the same renderer as the check's),
+redacted like the comment, for the workflow to upload as the
+` + artifact.VerifiedName + ` artifact; the comment's drawn-report pointer then names that
+artifact of this run. 'assay ci verify' of the check's artifact holds its
+uploaded renderings to what the evidence re-derives.
+
 When the token may not comment (403/404, e.g. a pull request from a fork),
 the report goes to the job log and to $GITHUB_STEP_SUMMARY instead and the
 command still exits 0.`,
@@ -70,6 +80,7 @@ command still exits 0.`,
 	fl.StringVar(&f.key, "key", ghci.DefaultKey, "marker key; workflows with different keys keep separate comments")
 	fl.BoolVar(&f.allowEmpty, "allow-empty", false, "with --from-artifact: accept a head commit with no workloads under the check's paths (otherwise a failure: a check of nothing proves nothing)")
 	fl.StringSliceVar(&f.paths, "paths", prcheck.DefaultPaths, "with --from-artifact: the check's workload `PATHS` (the workloads at each commit under them need evidence; the artifact must have checked exactly these)")
+	fl.StringVar(&f.out, "out", "", "with --from-artifact: write this binary's diff.json, report.md and pr.html, rendered from the verified evidence, into `DIR`")
 	fl.StringVar(&f.pointer, "pointer", "", "text appended when the report is cut (default: points at the job summary and artifact of the run)")
 	return cmd
 }
@@ -78,6 +89,8 @@ func (f ciCommentFlags) validate() error {
 	switch {
 	case (f.body == "") == (f.artifact == ""):
 		return usagef("ci comment: give exactly one of --body FILE and --from-artifact DIR")
+	case f.out != "" && f.artifact == "":
+		return usagef("ci comment: --out needs --from-artifact (it writes what this binary rendered from the artifact's evidence)")
 	case f.artifact != "" && f.pr != 0:
 		return usagef("ci comment: --pr cannot be used with --from-artifact (the artifact names the pull request)")
 	case f.pr < 0:
@@ -189,8 +202,11 @@ func (c *cli) postComment(f ciCommentFlags, red *ghci.Redactor) error {
 		// confirmed against the commit the run checked.
 		// Which workloads need evidence is read from the repository at
 		// each side's commit (the git trees API), never from the artifact.
-		opts := artifact.CommentOptions{Marker: marker, Conclusion: ev.RunConclusion, HeadSHA: headSHA, BaseSHA: baseSHA, Pointer: pointerText(f.pointer, ev), AllowEmpty: f.allowEmpty, Paths: f.paths}
+		opts := artifact.CommentOptions{Marker: marker, Conclusion: ev.RunConclusion, HeadSHA: headSHA, BaseSHA: baseSHA, Pointer: pointerText(f.pointer, f.out != "", ev), AllowEmpty: f.allowEmpty, Paths: f.paths}
 		opts.Command, opts.BlobBase = commentFooter(owner+"/"+name, headSHA)
+		if f.out != "" {
+			opts.Drawn = "`" + artifact.HTMLFile + "` in the " + verifiedArtifact()
+		}
 		opts.Tree = func(ctx context.Context, commit string) (map[string]string, error) {
 			return ghci.CommitBlobs(ctx, client, owner, name, commit)
 		}
@@ -199,6 +215,11 @@ func (c *cli) postComment(f ciCommentFlags, red *ghci.Redactor) error {
 			return err
 		}
 		body = composed.Body
+		if f.out != "" {
+			if err := writeVerified(f.out, composed.Files, red); err != nil {
+				return err
+			}
+		}
 	}
 	// What is posted or written to the job summary is redacted too: the
 	// evidence's text came from pull-request code.
@@ -209,7 +230,7 @@ func (c *cli) postComment(f ciCommentFlags, red *ghci.Redactor) error {
 
 	content := body
 	if f.artifact == "" {
-		content = composeComment(marker, body, pointerText(f.pointer, ev))
+		content = composeComment(marker, body, bodyPointer(f.pointer, ev))
 	}
 	action, url, err := ghci.Post(ctx, client, owner, name, pr, marker, content)
 	if ghci.CannotComment(err) {
@@ -234,21 +255,69 @@ func composeComment(marker, body, pointer string) string {
 	return ghci.Compose(marker, ghci.SplitSections(body), ghci.MaxCommentChars, pointer)
 }
 
-func pointerText(flag string, ev *ghci.Event) string {
+// pointerText says where the full report is: the artifact this run
+// uploads (--out), rendered by this binary from the verified evidence;
+// without one, the check run's evidence and the command that re-derives
+// the report from it. Never the check's own renderings: pull-request code
+// wrote them.
+func pointerText(flag string, out bool, ev *ghci.Event) string {
 	if flag != "" {
 		return flag
 	}
-	url := ev.RunURL
-	if url == "" {
-		server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
-		if server != "" && repo != "" && id != "" {
-			url = server + "/" + repo + "/actions/runs/" + id
-		}
+	if out {
+		return "The full report, rendered by the comment workflow from the verified evidence: the " + verifiedArtifact() + "."
 	}
+	url := checkRunURL(ev)
+	run := "the check run"
+	if url != "" {
+		run = "[the check run](" + url + ")"
+	}
+	return "The evidence is the artifact of " + run + "; `assay ci verify` of it re-derives the full report."
+}
+
+// bodyPointer ends a --body report that had to be cut: the check run's
+// job summary and artifact hold the rest.
+func bodyPointer(flag string, ev *ghci.Event) string {
+	if flag != "" {
+		return flag
+	}
+	url := checkRunURL(ev)
 	if url == "" {
 		return "The full report is in the job summary and the uploaded artifact of the check run."
 	}
 	return "The full report is in the job summary and the uploaded artifact of [the check run](" + url + ")."
+}
+
+// checkRunURL is the run the report is of: the workflow_run event's, else
+// this run's.
+func checkRunURL(ev *ghci.Event) string {
+	if ev.RunURL != "" {
+		return ev.RunURL
+	}
+	server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
+	if server != "" && repo != "" && id != "" {
+		return server + "/" + repo + "/actions/runs/" + id
+	}
+	return ""
+}
+
+// verifiedArtifact names the artifact this run uploads (--out), linking
+// the run when the Actions environment identifies it.
+func verifiedArtifact() string {
+	where := "`" + artifact.VerifiedName + "` artifact of this comment workflow's run"
+	server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
+	if server != "" && repo != "" && id != "" {
+		where = "`" + artifact.VerifiedName + "` artifact of [this comment workflow's run](" + server + "/" + repo + "/actions/runs/" + id + ")"
+	}
+	return where
+}
+
+// writeVerified writes what this binary rendered from the verified
+// evidence (diff.json, report.md, pr.html) into dir, redacted like the
+// comment: the evidence's text came from pull-request code.
+func writeVerified(dir string, files *artifact.Rendered, red *ghci.Redactor) error {
+	clean := &artifact.Rendered{Diff: []byte(red.String(string(files.Diff))), Report: []byte(red.String(string(files.Report))), HTML: []byte(red.String(string(files.HTML)))}
+	return artifact.WriteRendered(dir, clean, artifact.DiffFile, artifact.ReportFile, artifact.HTMLFile)
 }
 
 // ciCommentFallback reports through the job instead of the pull request:

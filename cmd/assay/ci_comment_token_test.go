@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/algal-assay/assay/ci/artifact"
+	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/ci/github/githubtest"
 )
 
@@ -166,5 +168,29 @@ func TestCICommentRedactsEveryForm(t *testing.T) {
 				t.Fatalf("posted %#v", c)
 			}
 		})
+	}
+}
+
+// What --out writes is redacted like the comment: the evidence's text came
+// from pull-request code, which could have echoed the token into it.
+func TestCICommentOutIsRedacted(t *testing.T) {
+	red := ghci.NewRedactor(secretToken)
+	dir := t.TempDir()
+	files := &artifact.Rendered{
+		Diff:   []byte(`{"problems":["` + secretToken + `"]}` + "\n"),
+		Report: []byte("token " + strings.ToUpper(secretToken) + "\n"),
+		HTML:   []byte("<p>" + secretToken + "</p>\n"),
+	}
+	if err := writeVerified(dir, files, red); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"diff.json", "report.md", "pr.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.ToLower(string(b)), strings.ToLower(secretToken)) {
+			t.Errorf("%s carries the token: %s", name, b)
+		}
 	}
 }
