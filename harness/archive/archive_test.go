@@ -259,3 +259,45 @@ func TestRepeatRecordingsAnswerTheirRepeatOnly(t *testing.T) {
 		t.Fatal("Answers does not read repeat 1")
 	}
 }
+
+// A replayed answer brings the cache tokens recorded with it into the
+// run's log, and only under the configuration it was recorded with: an
+// entry of another configuration with the same request lends it none.
+func TestReplayLogsTheRecordedCacheTokens(t *testing.T) {
+	a, _ := Open(filepath.Join(t.TempDir(), "receipts"))
+	const otherCfg = "sha256:2222222222222222222222222222222222222222222222222222222222222222"
+	req := request("known")
+	d, _ := canon.Digest(req)
+	u := Update{Workload: "w", Receipts: map[string]map[string]any{}, Now: "2026-01-01T00:00:00Z"}
+	for i, x := range []struct {
+		cfg   string
+		cache []CacheTokens
+	}{
+		{cfgDigest, []CacheTokens{{Executor: "cheap", Request: d, Read: 7, Write: 2}}},
+		{otherCfg, nil},
+	} {
+		r := map[string]any{"contract": "algal.run.v1", "args": map[string]any{"i": float64(i)}, "effects": []any{effect.Record{RequestDigest: d, Executor: "cheap", Output: "billing",
+			Usage: map[string]any{"model": "m-1", "tokensIn": 30.0}, ConfigurationDigest: x.cfg}.Value()}}
+		rd, _ := canon.Digest(r)
+		u.Receipts[rd] = r
+		u.Entries = append(u.Entries, Entry{Contender: "sys", Case: "case-" + x.cfg[7:8], Receipt: rd, Models: []string{"m-1"}, Cache: x.cache})
+	}
+	if err := a.Apply(u); err != nil {
+		t.Fatal(err)
+	}
+	answers, err := a.Answers("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cfg, want := range map[string]bool{cfgDigest: true, otherCfg: false} {
+		log := NewLog()
+		r := NewRecorder("cheap", effect.Descriptor{Effects: effect.ModelEffects, ConfigurationDigest: cfg}, None, nil, answers, log)
+		if rec, err := effect.Execute(context.Background(), r, req, 0); err != nil || rec.Output != "billing" {
+			t.Fatalf("%s: replay %+v %v", cfg, rec, err)
+		}
+		c, ok := log.Cache("cheap", d)
+		if ok != want || want && (c.Read != 7 || c.Write != 2) {
+			t.Errorf("configuration %s: logged cache %+v %v, want %v", cfg[:9], c, ok, want)
+		}
+	}
+}

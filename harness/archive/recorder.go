@@ -54,8 +54,8 @@ type Answers struct {
 	// configs are the recorded configuration digests of each request, for
 	// telling what differs when only the configuration changed.
 	configs map[string][]string
-	// cache holds the prompt-cache tokens recorded for each request, by
-	// executor and request digest (cacheKey).
+	// cache holds the prompt-cache tokens recorded for each answer, by
+	// executor, configuration and request digest (answerKey).
 	cache map[string]CacheTokens
 
 	once     sync.Once
@@ -83,8 +83,9 @@ func (a *Archive) RepeatAnswers(workload string, rep int) (*Answers, error) {
 		if e.Workload != workload || e.repeat() != max(1, rep) {
 			continue
 		}
+		cached := map[string]CacheTokens{}
 		for _, c := range e.Cache {
-			t.cache[cacheKey(c.Executor, c.Request)] = c
+			cached[cacheKey(c.Executor, c.Request)] = c
 		}
 		r, err := a.Receipt(e.Receipt)
 		if err != nil {
@@ -100,6 +101,10 @@ func (a *Archive) RepeatAnswers(workload string, rep int) (*Answers, error) {
 				continue
 			}
 			k := answerKey(rec.Executor, rec.ConfigurationDigest, rec.RequestDigest)
+			if c, ok := cached[cacheKey(rec.Executor, rec.RequestDigest)]; ok {
+				// The entry's receipt says under which configuration.
+				t.cache[k] = c
+			}
 			if rec.Err != nil && live.IsFailureCode(rec.Err.Code) {
 				// A failure is not an answer: the request stays unanswered
 				// in every mode, so --record missing asks it again.
@@ -132,12 +137,13 @@ func (t *Answers) Len() int {
 	return len(t.records)
 }
 
-// cacheOf is the prompt-cache tokens recorded for executor's request.
-func (t *Answers) cacheOf(executor, request string) (CacheTokens, bool) {
+// cacheOf is the prompt-cache tokens recorded with executor's answer to
+// request under configuration config.
+func (t *Answers) cacheOf(executor, config, request string) (CacheTokens, bool) {
 	if t == nil {
 		return CacheTokens{}, false
 	}
-	c, ok := t.cache[cacheKey(executor, request)]
+	c, ok := t.cache[answerKey(executor, config, request)]
 	return c, ok
 }
 
@@ -436,7 +442,7 @@ func (r *Recorder) Execute(ctx context.Context, req effect.Request) (effect.Resp
 	}
 	if r.mode != All {
 		if rec, ok := r.answers.lookup(r.id, r.desc.ConfigurationDigest, d); ok {
-			if c, ok := r.answers.cacheOf(r.id, d); ok {
+			if c, ok := r.answers.cacheOf(r.id, r.desc.ConfigurationDigest, d); ok {
 				r.log.setCache(c)
 			}
 			return replayed(rec)
