@@ -33,9 +33,14 @@ func newCIPRCmd(c *cli) *cobra.Command {
 		Long: `Run the workloads under PATH (default suites/) in the working tree (the head)
 and at the base ref in a temporary git worktree, verify every run, diff the two,
 and write the artifact directory (--artifact, default out/assay-pr-check):
-comment.md (the sticky comment, at most 65,536 characters), pr.json (from the
-event at GITHUB_EVENT_PATH), diff.json, report.md and the head run directories
-under runs/. The full report is appended to $GITHUB_STEP_SUMMARY.
+the evidence of both sides (base/ and head/: run directories, store objects,
+workload files), artifact.json, pr.json (from the event at
+GITHUB_EVENT_PATH), and the four files rendered from the diff: comment.md
+(the sticky comment, at most 65,536 characters), report.md, diff.json and
+pr.html. artifact.json carries what they were rendered with besides the
+evidence (labels, pointer, reproduce command, file links, the check's own
+problems), so 'assay ci verify' of the artifact renders them again and holds
+them to the same bytes. The full report is appended to $GITHUB_STEP_SUMMARY.
 
 --base-ref defaults to origin/$GITHUB_BASE_REF. Exits 1 when a head run fails
 verification, a head gate fails, a head run fails or a head workload does not
@@ -48,8 +53,8 @@ the working tree's workloads and the base against the base ref's, and writes
 the same artifact.
 
 Nothing is posted unless --post is given: on pull requests from forks the
-check has a read-only token, and the assay-comment workflow posts comment.md
-from the artifact instead.`,
+check has a read-only token, and the assay-comment workflow posts a comment
+it composes from the artifact's evidence instead.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.concurrency < 0 {
