@@ -7,7 +7,8 @@
 // credentials "x-access-token:<token>"), or wrapped across lines. Each
 // configured secret is expanded once into every such form; the text is
 // searched for each with its line breaks (and the indentation after them)
-// set aside, case-insensitively.
+// set aside, case-insensitively; half of any form, as a message cut to a
+// width leaves it, is redacted too.
 //
 // Use New with every secret a command holds, then String or Bytes on any
 // text before it is printed, Error on an error before it is returned, and
@@ -73,7 +74,7 @@ func New(secrets ...string) *Redactor {
 	}
 	slices.SortStableFunc(r.forms, func(a, b string) int { return len(b) - len(a) })
 	if len(r.forms) > 0 {
-		r.maxMatch = len(r.forms[0]) * (1 + len("%0D%0A") + maxIndent)
+		r.maxMatch = len(r.forms[0]) * (1 + maxBreak + maxIndent)
 	}
 	return r
 }
@@ -88,8 +89,19 @@ func lowerASCII(s string) string {
 	return string(b)
 }
 
+// maxEscapes is how many backslashes may escape a line break: one in a
+// JSON string or a Go-quoted message, two in a quoted message inside a
+// JSON string (a JSON summary quoting an error that quotes the text),
+// and so on.
+const maxEscapes = 4
+
+// maxBreak is the longest line break breakLen takes: \r\n escaped
+// maxEscapes times.
+const maxBreak = 2 * (maxEscapes + 1)
+
 // breakLen is the length of the line break (raw, escaped as in a JSON
-// string, or as in a workflow command's %0A) and indentation at s[i:], 0 when there is none.
+// string or a quoted message, as often as maxEscapes, or as in a
+// workflow command's %0A) and indentation at s[i:], 0 when there is none.
 func breakLen(s []byte, i int) int {
 	n := 0
 	switch {
@@ -97,10 +109,8 @@ func breakLen(s []byte, i int) int {
 		n = 1
 	case s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n':
 		n = 2
-	case s[i] == '\\' && i+1 < len(s) && s[i+1] == 'n':
-		n = 2
-	case s[i] == '\\' && i+3 < len(s) && s[i+1] == 'r' && s[i+2] == '\\' && s[i+3] == 'n':
-		n = 4
+	case s[i] == '\\':
+		n = escapedBreak(s, i)
 	case hasAt(s, i, "%0A"):
 		n = 3
 	case hasAt(s, i, "%0D%0A"):
@@ -112,6 +122,24 @@ func breakLen(s []byte, i int) int {
 		n++
 	}
 	return n
+}
+
+// escapedBreak is the length of an escaped \n or \r\n at s[i:] (each
+// escaped by the same one to maxEscapes backslashes), 0 when there is
+// none.
+func escapedBreak(s []byte, i int) int {
+	k := 0
+	for i+k < len(s) && s[i+k] == '\\' && k < maxEscapes {
+		k++
+	}
+	esc := strings.Repeat("\\", k)
+	switch {
+	case hasAt(s, i, esc+"n"):
+		return k + 1
+	case hasAt(s, i, esc+"r"+esc+"n"):
+		return 2*k + 2
+	}
+	return 0
 }
 
 func hasAt(s []byte, i int, what string) bool {
@@ -152,6 +180,43 @@ func (r *Redactor) spans(text []byte) [][2]int {
 			a := from + k
 			out = append(out, [2]int{at[a], at[a+len(f)-1] + 1})
 			from = a + 1
+		}
+	}
+	// A form cut short (a message truncated to a width, "ghs_S3cr3..."
+	// or "...3cr3tT0ken") still gives half the secret away: a half of a
+	// form, at least minForm long, is redacted with as much of the form
+	// as follows it (a first half) or leads up to it (a last half).
+	for _, f := range r.forms {
+		if len(f) < 2*minForm {
+			continue
+		}
+		h := (len(f) + 1) / 2
+		for from := 0; ; {
+			k := strings.Index(sk[from:], f[:h])
+			if k < 0 {
+				break
+			}
+			a, m := from+k, h
+			for a+m < len(sk) && m < len(f) && sk[a+m] == f[m] {
+				m++
+			}
+			out = append(out, [2]int{at[a], at[a+m-1] + 1})
+			from = a + 1
+		}
+		tail := f[len(f)-h:]
+		for from := 0; ; {
+			k := strings.Index(sk[from:], tail)
+			if k < 0 {
+				break
+			}
+			b := from + k
+			s, j := b, len(f)-h
+			for s > 0 && j > 0 && sk[s-1] == f[j-1] {
+				s--
+				j--
+			}
+			out = append(out, [2]int{at[s], at[b+h-1] + 1})
+			from = b + 1
 		}
 	}
 	slices.SortFunc(out, func(x, y [2]int) int { return x[0] - y[0] })

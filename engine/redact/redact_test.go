@@ -20,6 +20,7 @@ func echoes(secret string) map[string]string {
 		body = strings.TrimPrefix(secret, "sk-")
 	}
 	half := len(secret) / 2
+	b64 := base64.StdEncoding.EncodeToString([]byte(secret))
 	return map[string]string{
 		"exact":              secret,
 		"upper":              strings.ToUpper(secret),
@@ -37,8 +38,15 @@ func echoes(secret string) map[string]string {
 		"split crlf indent":  secret[:half] + "\r\n    " + secret[half:],
 		"split json escape":  secret[:half] + `\n` + secret[half:],
 		"split workflow %0A": secret[:half] + "%0A" + secret[half:],
-		"split base64":       wrap(base64.StdEncoding.EncodeToString([]byte(secret)), 7),
-		"split upper":        strings.ToUpper(secret[:3]) + "\n" + strings.ToUpper(secret[3:]),
+		// A message cut to a width.
+		"truncated end":    secret[:len(secret)*2/3+1] + "...",
+		"truncated start":  "…" + secret[len(secret)/3:],
+		"truncated base64": b64[:len(b64)*3/4] + "...",
+		// A JSON summary quoting an error that quoted the text.
+		"split escaped twice":      secret[:half] + `\\n` + secret[half:],
+		"split crlf escaped twice": secret[:half] + `\\r\\n  ` + secret[half:],
+		"split base64":             wrap(base64.StdEncoding.EncodeToString([]byte(secret)), 7),
+		"split upper":              strings.ToUpper(secret[:3]) + "\n" + strings.ToUpper(secret[3:]),
 	}
 }
 
@@ -73,7 +81,7 @@ func TestRedactsEveryForm(t *testing.T) {
 
 // leaked says whether any recognisable part of secret is left.
 func leaked(text, secret string) bool {
-	flat := strings.ToLower(strings.NewReplacer("\n", "", "\r", "", " ", "", `\n`, "", "%0A", "").Replace(text))
+	flat := strings.ToLower(strings.NewReplacer("\n", "", "\r", "", " ", "", `\\`, "", `\n`, "", `\r`, "", "%0A", "").Replace(text))
 	return strings.Contains(flat, strings.ToLower(secret[len(secret)/3:2*len(secret)/3]))
 }
 
