@@ -89,6 +89,13 @@ type Options struct {
 	// Archive is the receipt archive relative to Dir; "" means receipts/
 	// when it exists; "-" disables the archive comparison.
 	Archive string
+	// Redact, when set, is applied to what the check shows (the job
+	// summary, and the Result's Report, Comment and HTML a caller prints
+	// or posts): a case's answer in the evidence may quote a secret, and
+	// those are read in public. The artifact's files are not: they are
+	// what its evidence renders to, byte for byte (`ci verify` re-derives
+	// them), and the evidence beside them is uploaded as it is.
+	Redact func(string) string
 	// Artifact is the directory to write (see the package doc); "" writes
 	// none.
 	Artifact string
@@ -164,6 +171,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Report, res.HTML, res.Comment = string(files.Report), files.HTML, string(files.Comment)
+	if opts.Redact != nil {
+		res.Report, res.Comment, res.HTML = opts.Redact(res.Report), opts.Redact(res.Comment), []byte(opts.Redact(string(res.HTML)))
+	}
 	if opts.Artifact != "" {
 		// The evidence first, while the base worktree still exists; then
 		// what the check rendered from it.

@@ -98,9 +98,13 @@ func TestCIPRPostRedactsEchoedToken(t *testing.T) {
 var tokenForms = map[string]func(string) string{
 	"exact":          func(s string) string { return s },
 	"upper-cased":    strings.ToUpper,
+	"lower-cased":    strings.ToLower,
 	"without prefix": func(s string) string { return strings.TrimPrefix(s, "ghs_") },
 	"base64":         func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
-	"base64url":      func(s string) string { return base64.URLEncoding.EncodeToString([]byte("x-access-token:" + s)) },
+	"base64url":      func(s string) string { return base64.URLEncoding.EncodeToString([]byte(s)) },
+	"base64url credentials": func(s string) string {
+		return base64.URLEncoding.EncodeToString([]byte("x-access-token:" + s))
+	},
 	"basic header": func(s string) string {
 		return "Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+s))
 	},

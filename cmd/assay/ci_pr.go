@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -82,7 +83,29 @@ it composes from the artifact's evidence instead.`,
 	return cmd
 }
 
+// ciPR runs the check with the token redacted, in every form engine/redact
+// knows, from everything it prints, the job summary, the comment it posts
+// and the error it returns, as ci comment does: the evidence and the API's
+// answers can quote it, and a public repository's log and summary are
+// public. (The artifact's files are its evidence's renderings, byte for
+// byte: see prcheck.Options.Redact.)
 func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
+	red := ghci.NewRedactor(os.Getenv("GITHUB_TOKEN"))
+	rc := *c
+	out, errw := red.Writer(c.stdout), red.Writer(c.stderr)
+	rc.stdout, rc.stderr = out, errw
+	err := rc.checkPR(ctx, f, paths, red)
+	if ferr := errors.Join(out.Flush(), errw.Flush()); err == nil {
+		err = ferr
+	}
+	var rej rejection
+	if errors.As(err, &rej) {
+		return err // a "no" already reported on stdout, through the redactor
+	}
+	return red.Error(err)
+}
+
+func (c *cli) checkPR(ctx context.Context, f ciPRFlags, paths []string, red *ghci.Redactor) error {
 	record, _, err := liveFlags{record: f.record, archive: "-"}.resolve()
 	if err != nil {
 		return err
@@ -99,6 +122,7 @@ func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
 		Dir:    f.dir, BaseRef: f.baseRef, Paths: paths, Archive: f.archive, Artifact: f.artifact,
 		EventPath: os.Getenv("GITHUB_EVENT_PATH"), StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
 		Concurrency: f.concurrency, Log: c.stderr, AllowEmpty: f.allowEmpty,
+		Redact: red.String,
 	})
 	if err != nil {
 		return err
@@ -109,7 +133,7 @@ func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
 		"problems": res.Diff.Problems, "artifact": res.Artifact, "pr": res.PR,
 	}
 	if f.post {
-		posted, err := c.ciPRPost(ctx, res)
+		posted, err := c.ciPRPost(ctx, res, red)
 		if err != nil {
 			return err
 		}
@@ -146,17 +170,11 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // ciPRPost posts the comment for same-repository use. A token that may
-// not comment is not a failure: the report is in the job summary. The
-// token is redacted from what it prints and returns, as in ci comment.
-func (c *cli) ciPRPost(ctx context.Context, res *prcheck.Result) (any, error) {
-	red := ghci.NewRedactor(os.Getenv("GITHUB_TOKEN"))
-	rc := *c
-	out := red.Writer(c.stdout)
-	rc.stdout = out
-	posted, err := rc.postPR(ctx, res)
-	if ferr := out.Flush(); err == nil {
-		err = ferr
-	}
+// not comment is not a failure: the report is in the job summary. What
+// the API answered (the URL, a reason quoting the token) is redacted
+// before it joins the verb's JSON summary.
+func (c *cli) ciPRPost(ctx context.Context, res *prcheck.Result, red *ghci.Redactor) (any, error) {
+	posted, err := c.postPR(ctx, res)
 	if m, ok := posted.(map[string]any); ok {
 		for k, v := range m {
 			if s, ok := v.(string); ok {
