@@ -338,6 +338,21 @@ func clip(s string) string {
 	return string(r[:limit]) + "…"
 }
 
+// around clips two differing lines to where they first differ: a long
+// common start is elided, so the excerpts show the difference.
+func around(g, w string) (string, string) {
+	gr, wr := []rune(g), []rune(w)
+	n := 0
+	for n < len(gr) && n < len(wr) && gr[n] == wr[n] {
+		n++
+	}
+	if n <= 40 {
+		return clip(g), clip(w)
+	}
+	from := n - 20
+	return "…" + clip(string(gr[from:])), "…" + clip(string(wr[from:]))
+}
+
 func commonPrefix(a, b []byte) int {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
@@ -350,7 +365,8 @@ func textDifference(got, want []byte) string {
 	gl, wl := lines(got), lines(want)
 	for i := range min(len(gl), len(wl)) {
 		if gl[i] != wl[i] {
-			return fmt.Sprintf("line %d is %s, re-derived %s", i+1, strconv.Quote(clip(gl[i])), strconv.Quote(clip(wl[i])))
+			g, w := around(gl[i], wl[i])
+			return fmt.Sprintf("line %d is %s, re-derived %s", i+1, strconv.Quote(g), strconv.Quote(w))
 		}
 	}
 	if len(gl) > len(wl) {
