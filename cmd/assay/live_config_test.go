@@ -44,6 +44,18 @@ func runConfig(t *testing.T, dir, verb string, args ...string) (int, string, str
 	return runKeyless(t, append([]string{verb, filepath.Join(dir, verb+".json"), "--dir", filepath.Join(dir, ".algal"), "--archive", filepath.Join(dir, "receipts")}, args...)...)
 }
 
+// goOffline is CI's setting: no key, no server (fake's count starts
+// again), and a fresh store in dir.
+func goOffline(t *testing.T, fake *openaitest.Server, dir string) {
+	t.Helper()
+	fake.Reset()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	if err := os.RemoveAll(filepath.Join(dir, ".algal")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // bench and foundry configs record and replay live answers exactly as
 // workload runs do: --record all asks the server every request and
 // archives the answers; --record none (no key, no server) reproduces the
@@ -79,12 +91,7 @@ func TestConfigCommandsRecordAndReplay(t *testing.T) {
 			noKeyUnder(t, dir)
 
 			// CI: no key, no server, a fresh store.
-			fake.Reset()
-			t.Setenv("OPENAI_API_KEY", "")
-			t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-			if err := os.RemoveAll(filepath.Join(dir, ".algal")); err != nil {
-				t.Fatal(err)
-			}
+			goOffline(t, fake, dir)
 			code, replayed, errb := runConfig(t, dir, tc.verb)
 			if code != exitOK || fake.Count() != 0 || replayed != recorded {
 				t.Fatalf("--record none: exit %d, %d requests, same report %v\n%s", code, fake.Count(), replayed == recorded, errb)
@@ -255,12 +262,7 @@ func TestFoundrySearchRecordsAndReplays(t *testing.T) {
 	noKeyUnder(t, dir)
 
 	// No key, no server, a fresh store: the same bytes.
-	fake.Reset()
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-	if err := os.RemoveAll(filepath.Join(dir, ".algal")); err != nil {
-		t.Fatal(err)
-	}
+	goOffline(t, fake, dir)
 	if code, replayed, errb := search(); code != exitOK || fake.Count() != 0 || replayed != recorded {
 		t.Fatalf("--record none: exit %d, %d requests, same report %v\n%s", code, fake.Count(), replayed == recorded, errb)
 	}

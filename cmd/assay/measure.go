@@ -12,6 +12,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/store"
@@ -73,6 +74,17 @@ func (c *cli) loadFoundryConfig(path string, opts foundry.AdmitOptions) (*foundr
 		fmt.Fprintf(c.stderr, "assay: warning: %s\n", w)
 	}
 	return cfg, nil
+}
+
+// openFoundryRun opens the config run of a foundry config (`assay
+// foundry CONFIG`, `assay foundry search CONFIG`): its candidates'
+// executors, its generator's and the flags' own.
+func (f *measureFlags) openFoundryRun(cmd *cobra.Command, args []string, cfg *foundry.Config, wb *vm.Workbench) (*configRun, evidence.Runner, error) {
+	specs := appendSpecs(nil, cfg.Executors)
+	if cfg.Generator != nil {
+		specs = appendSpecs(specs, cfg.Generator.Executors)
+	}
+	return f.live.openConfigRun(cmd, args, appendSpecs(specs, wb.Extra), wb)
 }
 
 // verifyFlags are the flags of a verb that verifies evidence offline.
@@ -268,11 +280,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			specs := appendSpecs(nil, cfg.Executors)
-			if cfg.Generator != nil {
-				specs = appendSpecs(specs, cfg.Generator.Executors)
-			}
-			cr, runner, err := f.live.openConfigRun(cmd, args, appendSpecs(specs, wb.Extra), wb)
+			cr, runner, err := f.openFoundryRun(cmd, args, cfg, wb)
 			if err != nil {
 				return err
 			}

@@ -31,11 +31,7 @@ func (c *cli) foundrySearchVerb() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			specs := appendSpecs(nil, cfg.Executors)
-			if cfg.Generator != nil {
-				specs = appendSpecs(specs, cfg.Generator.Executors)
-			}
-			cr, runner, err := f.live.openConfigRun(cmd, args, appendSpecs(specs, wb.Extra), wb)
+			cr, runner, err := f.openFoundryRun(cmd, args, cfg, wb)
 			if err != nil {
 				return err
 			}
