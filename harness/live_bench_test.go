@@ -84,8 +84,12 @@ func BenchmarkLiveBench(b *testing.B) { benchLiveRecord(b, 256, 3) }
 //
 //	go test ./harness/ -run '^$' -bench BenchmarkLiveRecord128 -benchtime=1x
 //
-// Besides BenchmarkLiveBench's metrics, the concurrency-32 run reports the
-// whole run's speedup (x-speedup-run), and each run the durability
+// Besides BenchmarkLiveBench's metrics, each run reports s-requests, from
+// the first request reaching the server to the last case answered (what
+// the backend's concurrency changes, without the setup before the first
+// request, which is the same at both settings), the concurrency-32 run
+// that span's speedup (x-speedup-requests) and the whole run's
+// (x-speedup-run), and each run the durability
 // barriers (fsync or syncfs) the stores issued per recorded answer, the
 // receipts' and the archive's (barriers/answer; the run directory's few
 // files are synced on their own, whatever the number of answers).
@@ -95,15 +99,24 @@ func BenchmarkLiveRecord128(b *testing.B) { benchLiveRecord(b, 128, 1) }
 // max-concurrency 1 and then 32.
 func benchLiveRecord(b *testing.B, cases, systems int) {
 	requests := cases * systems
-	var sequential, sequentialRun time.Duration // at max-concurrency 1
+	var sequential, sequentialRun, sequentialRequests time.Duration // at max-concurrency 1
 	for _, conc := range []int{1, 32} {
 		b.Run("max-concurrency-"+strconv.Itoa(conc), func(b *testing.B) {
-			fake := openaitest.New(func(int, openaitest.Request) openaitest.Reply { return openaitest.Reply{Value: "billing"} })
+			var mu sync.Mutex
+			var firstAnswer time.Time
+			fake := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
+				mu.Lock()
+				if firstAnswer.IsZero() {
+					firstAnswer = time.Now()
+				}
+				mu.Unlock()
+				return openaitest.Reply{Value: "billing"}
+			})
 			fake.Latency = 50 * time.Millisecond
 			defer fake.Close()
 			path := writeWideBench(b, fake.BaseURL(), cases, systems, conc)
 			w := loadWorkload(b, path)
-			var elapsed, evaluate time.Duration
+			var elapsed, evaluate, asking time.Duration
 			var barriers int64
 			for i := 0; i < b.N; i++ {
 				dir := b.TempDir()
@@ -112,8 +125,8 @@ func benchLiveRecord(b *testing.B, cases, systems int) {
 					b.Fatal(err)
 				}
 				fake.Reset()
-				var mu sync.Mutex
 				var lastCase time.Time
+				firstAnswer = time.Time{}
 				before := store.Barriers()
 				start := time.Now()
 				o, err := Run(context.Background(), w, Options{Runner: wb, Store: wb, Out: filepath.Join(dir, "runs"),
@@ -122,6 +135,9 @@ func benchLiveRecord(b *testing.B, cases, systems int) {
 					OnProgress: func(Progress) { mu.Lock(); lastCase = time.Now(); mu.Unlock() }})
 				elapsed += time.Since(start)
 				evaluate += lastCase.Sub(start)
+				// The fake answers after its latency: the first request
+				// arrived that long before its answer was made.
+				asking += lastCase.Sub(firstAnswer.Add(-fake.Latency))
 				barriers += store.Barriers() - before
 				if err != nil || !o.Passed() {
 					b.Fatalf("run failed: %v", err)
@@ -133,13 +149,15 @@ func benchLiveRecord(b *testing.B, cases, systems int) {
 					b.Fatalf("%d requests in flight with max-concurrency %d", p, conc)
 				}
 			}
-			per, perRun := evaluate/time.Duration(b.N), elapsed/time.Duration(b.N)
+			per, perRun, perRequests := evaluate/time.Duration(b.N), elapsed/time.Duration(b.N), asking/time.Duration(b.N)
 			b.ReportMetric(per.Seconds(), "s-evaluate")
+			b.ReportMetric(perRequests.Seconds(), "s-requests")
 			if conc == 1 {
-				sequential, sequentialRun = per, perRun
+				sequential, sequentialRun, sequentialRequests = per, perRun, perRequests
 			} else if sequential > 0 {
 				b.ReportMetric(float64(sequential)/float64(per), "x-speedup")
 				b.ReportMetric(float64(sequentialRun)/float64(perRun), "x-speedup-run")
+				b.ReportMetric(float64(sequentialRequests)/float64(perRequests), "x-speedup-requests")
 			}
 			b.ReportMetric(float64(barriers)/float64(b.N*requests), "barriers/answer")
 			b.ReportMetric(peakRSS(), "MiB-peak-rss")
