@@ -43,31 +43,45 @@ const PartRecordContract = "assay.part-verification.v1"
 func (p Part) RecordFile() string { return p.Name() + "-verified.json" }
 
 // recordPart verifies the part report a shard wrote in dir and, when it
-// verifies, writes its record; it says whether it did. An error is a part
-// that is not its config's at all, or a store that cannot be read.
+// verifies, writes its record (PartRecord); it says whether it did.
 func (c *Compiled) recordPart(ctx context.Context, dir string, p Part, st evidence.Store) (bool, error) {
+	b, _, err := c.PartRecord(ctx, dir, p, st)
+	if err != nil || b == nil {
+		return false, err
+	}
+	return true, atomicfile.Write(filepath.Join(dir, p.RecordFile()), b)
+}
+
+// PartRecord verifies part p's report in dir in full, as a shard does
+// (checkPart), and returns the bytes of the verification record a shard
+// writes for it; nil when it writes none: the part does not verify
+// (mismatches say why) or its receipts have unknown usage. It never reads
+// a record. An error is a report that is not its config's at all, or a
+// store that cannot be read. `assay ci verify` holds a shard's records to
+// it, so a record is re-derived, never trusted.
+func (c *Compiled) PartRecord(ctx context.Context, dir string, p Part, st evidence.Store) (record []byte, mismatches []string, _ error) {
 	report, err := canon.ReadBounded(filepath.Join(dir, p.ReportFile()), 0)
 	if err != nil {
-		return false, err
+		return nil, nil, err
 	}
 	v, err := canon.Parse(report, 0)
 	if err != nil {
-		return false, canon.InFile(p.ReportFile(), report, err)
+		return nil, nil, canon.InFile(p.ReportFile(), report, err)
 	}
 	rep, err := bench.ParseReport(v)
 	if err != nil {
-		return false, fmt.Errorf("%s: %v", p.ReportFile(), err)
+		return nil, nil, fmt.Errorf("%s: %v", p.ReportFile(), err)
 	}
 	cfg, err := bench.LoadConfig(filepath.Join(dir, p.ConfigFile()))
 	if err != nil {
-		return false, fmt.Errorf("%s: the part's config does not admit: %v", p.ReportFile(), err)
+		return nil, nil, fmt.Errorf("%s: the part's config does not admit: %v", p.ReportFile(), err)
 	}
 	pc, err := c.checkPart(ctx, p, rep, v, cfg, st)
 	if err != nil {
-		return false, err
+		return nil, nil, err
 	}
 	if len(pc.mismatches) > 0 || len(pc.unknown) > 0 {
-		return false, nil
+		return nil, pc.mismatches, nil
 	}
 	b, err := canon.Encode(map[string]any{
 		"contract": PartRecordContract, "part": float64(p.N),
@@ -75,9 +89,9 @@ func (c *Compiled) recordPart(ctx context.Context, dir string, p Part, st eviden
 		"checkedReceipts": float64(pc.checked),
 	})
 	if err != nil {
-		return false, err
+		return nil, nil, err
 	}
-	return true, atomicfile.Write(filepath.Join(dir, p.RecordFile()), append(b, '\n'))
+	return append(b, '\n'), nil, nil
 }
 
 // readPartRecord is the verification record b of part p taken as the
