@@ -255,13 +255,17 @@ func (rc *rerun) check(opts Options, has func(string) bool, res *Result, fail fu
 		fail("%s", m)
 	}
 	checkRecord(rc, opts, fail)
-	// A file a field-by-field comparison already named is not named again.
-	named := func(file string) bool {
+	return rc.checkFiles(namedIn(res), fail)
+}
+
+// namedIn reports whether res already names a file: a file a
+// field-by-field comparison named is not named again.
+func namedIn(res *Result) func(file string) bool {
+	return func(file string) bool {
 		return slices.ContainsFunc(res.Mismatches, func(m string) bool {
 			return strings.HasPrefix(m, file+":") || strings.HasPrefix(m, file+" ")
 		})
 	}
-	return rc.checkFiles(named, fail)
 }
 
 // checkListing compares the record's artifact rows with the directory:

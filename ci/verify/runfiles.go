@@ -34,6 +34,7 @@ var FileKinds = []FileKind{
 	{"contender", "a contender's copy of its report entry (system-<id>.json, candidate-NN-<key>.json)", wantContenders},
 	{"verification", "verification.json (and a run in parts' aggregate.json): re-derived from the verified evidence", wantVerification},
 	{"summary", "repeats.json, gate.json, summary.md and report.html: re-rendered from the verified evidence", wantSummary},
+	{"part-record", "a shard's verification record of a part it ran (part-NNNN-verified.json): re-derived by verifying the part's report in full, byte for byte; never read as evidence, and never in a run directory (ci merge takes it, and does not copy it)", wantPartRecords},
 }
 
 // FileKind is one entry of FileKinds.
@@ -61,6 +62,19 @@ type rerun struct {
 	// shown is how the run named its workload file in messages, and
 	// local how this verifier names it.
 	shown, local string
+	// shard is set for a shard's parts directory (checkShardParts): no
+	// record, no verdict, only the parts it holds. rec and derived are
+	// then nil.
+	shard *shardParts
+}
+
+// parts are the parts whose files the directory holds: every part of a
+// run in parts, a shard's held ones.
+func (rc *rerun) parts() []harness.Part {
+	if rc.shard != nil {
+		return rc.shard.held
+	}
+	return rc.compiled.Parts
 }
 
 // want is what one file must be.
@@ -78,10 +92,16 @@ type want struct {
 }
 
 func wantRecord(rc *rerun) ([]want, error) {
+	if rc.shard != nil {
+		return nil, nil
+	}
 	return []want{{name: runrecord.RecordFile, kind: "record"}}, nil
 }
 
 func wantAssembly(rc *rerun) ([]want, error) {
+	if rc.shard != nil {
+		return nil, nil
+	}
 	b, err := runrecord.EncodeAssembly(harness.Assembly(rc.compiled.Workload))
 	if err != nil {
 		return nil, err
@@ -96,7 +116,7 @@ func wantConfig(rc *rerun) ([]want, error) {
 			check: rc.configCheck(harness.ConfigFile, c.Config)}}, nil
 	}
 	var out []want
-	for _, p := range c.Parts {
+	for _, p := range rc.parts() {
 		files, err := c.PartFiles(p)
 		if err != nil {
 			return nil, err
@@ -124,7 +144,7 @@ func wantTables(rc *rerun) ([]want, error) {
 		add(c.Files, "")
 		return out, nil
 	}
-	for _, p := range c.Parts {
+	for _, p := range rc.parts() {
 		files, err := c.PartFiles(p)
 		if err != nil {
 			return nil, err
@@ -135,6 +155,19 @@ func wantTables(rc *rerun) ([]want, error) {
 }
 
 func wantReports(rc *rerun) ([]want, error) {
+	if s := rc.shard; s != nil {
+		// A shard's report is verified here in full, against its part.
+		out := make([]want, 0, len(s.held))
+		for _, p := range s.held {
+			out = append(out, want{name: p.ReportFile(), kind: "report", check: func(got []byte) []string {
+				if bad := canonical(p.ReportFile())(got); bad != nil {
+					return bad
+				}
+				return s.verdict(rc, p).why
+			}})
+		}
+		return out, nil
+	}
 	var out []want
 	for i, name := range rc.evidence {
 		id := "report"
@@ -175,6 +208,9 @@ func wantContenders(rc *rerun) ([]want, error) {
 }
 
 func wantVerification(rc *rerun) ([]want, error) {
+	if rc.shard != nil {
+		return nil, nil
+	}
 	var out []want
 	if rc.derived.Aggregate != nil {
 		b, err := harness.JSONFile(rc.derived.Aggregate)
@@ -191,6 +227,9 @@ func wantVerification(rc *rerun) ([]want, error) {
 }
 
 func wantSummary(rc *rerun) ([]want, error) {
+	if rc.shard != nil {
+		return nil, nil
+	}
 	warnings, err := harness.DerivedWarnings(rc.compiled)
 	if err != nil {
 		return nil, err
@@ -202,6 +241,32 @@ func wantSummary(rc *rerun) ([]want, error) {
 		out[i].data = bytes.ReplaceAll(out[i].data, []byte(rc.local), []byte(rc.shown))
 	}
 	return out, err
+}
+
+// wantPartRecords are a shard's verification records: for each part it
+// holds, the bytes harness.PartRecord gives when it verifies the part's
+// report again, here; a part that does not verify (or whose usage the
+// report does not carry) has none.
+func wantPartRecords(rc *rerun) ([]want, error) {
+	s := rc.shard
+	if s == nil {
+		return nil, nil
+	}
+	out := make([]want, 0, len(s.held))
+	for _, p := range s.held {
+		name := p.RecordFile()
+		out = append(out, want{name: name, kind: "part-record", check: func(got []byte) []string {
+			v := s.verdict(rc, p)
+			if v.record == nil {
+				return []string{fmt.Sprintf("%s records part %d as verified, but it does not verify here: %s", name, p.N, strings.Join(v.why, "; "))}
+			}
+			if !bytes.Equal(got, v.record) {
+				return []string{fmt.Sprintf("%s differs from the record re-derived by verifying %s (%s): a forged or stale record", name, p.ReportFile(), firstDifference(got, v.record))}
+			}
+			return nil
+		}})
+	}
+	return out, nil
 }
 
 func rendered(files []harness.RenderedFile, kind string) []want {
@@ -409,7 +474,17 @@ func (rc *rerun) checkFiles(named func(file string) bool, fail func(string, ...a
 			fail("%s differs from the %s re-derived from the verified evidence (%s)", e.Name(), w.kind, firstDifference(got, w.data))
 		}
 	}
-	if rc.rec.Status == runrecord.RunComplete {
+	switch {
+	case rc.shard != nil:
+		// Every file of each part held but its record: a part whose usage
+		// the report does not carry has none (the merge verifies it).
+		for _, name := range slices.Sorted(maps.Keys(wants)) {
+			if !present[name] && wants[name].kind != "part-record" {
+				fail("%s is missing: a shard writes it for each part it holds (%s)", name, wants[name].kind)
+			}
+		}
+		return nil
+	case rc.rec.Status == runrecord.RunComplete:
 		for _, name := range slices.Sorted(maps.Keys(wants)) {
 			if !present[name] {
 				fail("%s is missing: a complete run of this workload writes it (%s)", name, wants[name].kind)

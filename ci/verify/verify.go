@@ -125,6 +125,9 @@ func (r Result) Disagreements() []string {
 // item verifies, else the first mismatch and how many more there are.
 func (r Result) Detail() string {
 	if r.OK {
+		if r.Kind == KindParts {
+			return r.Status + " verified"
+		}
 		if r.Kind == KindRun {
 			s := "status " + r.Status
 			if r.Run != nil && r.Run.Derived != nil {
@@ -212,7 +215,8 @@ func (r *Report) Failed() int {
 func Find(roots []string, storeDir string) ([]Item, error) {
 	var items []Item
 	err := walk(roots, storeDir, visitor{
-		run: func(dir string) error { items = append(items, Item{Path: dir, Kind: KindRun}); return nil },
+		run:   func(dir string) error { items = append(items, Item{Path: dir, Kind: KindRun}); return nil },
+		parts: func(dir string) error { items = append(items, Item{Path: dir, Kind: KindParts}); return nil },
 		file: func(path string) error {
 			if kind, _, _ := classify(path); kind != "" {
 				items = append(items, Item{Path: path, Kind: kind})
@@ -237,6 +241,14 @@ func Verify(ctx context.Context, roots []string, opts Options) (*Report, error) 
 				return err
 			}
 			res.Run = res.Run.brief()
+			rep.Results = append(rep.Results, res)
+			return nil
+		},
+		parts: func(dir string) error {
+			res, err := checkShardParts(ctx, dir, opts)
+			if err != nil {
+				return err
+			}
 			rep.Results = append(rep.Results, res)
 			return nil
 		},
@@ -268,7 +280,9 @@ func Verify(ctx context.Context, roots []string, opts Options) (*Report, error) 
 
 // visitor receives what walk finds.
 type visitor struct {
-	run      func(dir string) error
+	run func(dir string) error
+	// parts is a shard's parts directory (isShardParts).
+	parts    func(dir string) error
 	file     func(path string) error
 	leftover func(Leftover)
 }
@@ -312,6 +326,12 @@ func walk(roots []string, storeDir string, v visitor) error {
 				}
 				if isRunDir(path) {
 					if err := v.run(path); err != nil {
+						return err
+					}
+					return filepath.SkipDir
+				}
+				if isShardParts(path) {
+					if err := v.parts(path); err != nil {
 						return err
 					}
 					return filepath.SkipDir

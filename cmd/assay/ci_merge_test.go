@@ -72,6 +72,14 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 			t.Fatalf("shard %d/4: %v\n%s", i+1, err, outs[i])
 		}
 	}
+	// Each shard's runs verify as they are, its parts' verification
+	// records re-derived.
+	for i := 1; i <= 4; i++ {
+		s := "s" + string(rune('0'+i))
+		if code, out := assayAt(t, dir, "ci", "verify", s+"/runs", "--dir", s+"/.algal", "--workloads", "suites"); code != 0 || !strings.Contains(out, "parts verified") {
+			t.Fatalf("ci verify of shard %d/4: exit %d\n%s", i, code, out)
+		}
+	}
 	if code, out := assayAt(t, dir, "ci", "merge", "s1", "s2", "s3"); code != 2 || !strings.Contains(out, "shard(s) 4/4 missing") {
 		t.Fatalf("merge without shard 4: exit %d\n%s", code, out)
 	}
