@@ -13,6 +13,7 @@ import (
 
 	"github.com/algal-assay/assay/ci/artifact"
 	"github.com/algal-assay/assay/ci/prcheck"
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 )
 
@@ -249,5 +250,51 @@ func TestArtifactRootHoldsOnlyWhatTheCheckWrites(t *testing.T) {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// artifact.json's presentation is read strictly: every member present and
+// of its type, nothing else, and file links only under an http(s) URL.
+func TestOpenRefusesABadPresentation(t *testing.T) {
+	art, _ := build(t)
+	marker := filepath.Join(art, artifact.MarkerFile)
+	good, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		edit func(p map[string]any)
+		what string
+	}{
+		{func(p map[string]any) { p["extra"] = "x" }, `presentation: unknown member "extra"`},
+		{func(p map[string]any) { delete(p, "pointer") }, "presentation.pointer: want a string"},
+		{func(p map[string]any) { p["head_label"] = 3.0 }, "presentation.head_label: want a string"},
+		{func(p map[string]any) { p["problems"] = "none" }, "presentation.problems: want a list of strings"},
+		{func(p map[string]any) { p["notes"] = []any{"a", 1.0} }, "presentation.notes[1]: want a string"},
+		{func(p map[string]any) { p["allow_empty"] = "yes" }, "presentation.allow_empty: want true or false"},
+		{func(p map[string]any) { p["blob_base"] = "javascript:alert(1)//" }, "presentation.blob_base"},
+	} {
+		v, err := canon.Parse(good, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad.edit(v.(map[string]any)["presentation"].(map[string]any))
+		b, _ := canon.Encode(v)
+		if err := os.WriteFile(marker, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var f *fault.Error
+		if _, err := artifact.Open(art); !errors.As(err, &f) || f.Code != artifact.CodeInvalid || !strings.Contains(err.Error(), bad.what) {
+			t.Errorf("err = %v, want %s naming %q", err, artifact.CodeInvalid, bad.what)
+		}
+	}
+	v, _ := canon.Parse(good, 0)
+	delete(v.(map[string]any), "presentation")
+	b, _ := canon.Encode(v)
+	if err := os.WriteFile(marker, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := artifact.Open(art); err == nil || !strings.Contains(err.Error(), `member "presentation" is missing`) {
+		t.Errorf("without a presentation: %v", err)
 	}
 }

@@ -82,34 +82,46 @@ func parsePresentation(v any) (Presentation, error) {
 	if !ok {
 		return p, errorf(CodeInvalid, "%s: presentation: want an object", MarkerFile)
 	}
-	texts := map[string]*string{"base_label": &p.BaseLabel, "head_label": &p.HeadLabel, "pointer": &p.Pointer, "command": &p.Command, "blob_base": &p.BlobBase, "drawn": &p.Drawn}
-	lists := map[string]*[]string{"problems": &p.Problems, "notes": &p.Notes}
+	// In a fixed order, so a bad presentation is always told the same way.
+	texts := []struct {
+		key string
+		dst *string
+	}{{"base_label", &p.BaseLabel}, {"blob_base", &p.BlobBase}, {"command", &p.Command}, {"drawn", &p.Drawn}, {"head_label", &p.HeadLabel}, {"pointer", &p.Pointer}}
+	lists := []struct {
+		key string
+		dst *[]string
+	}{{"notes", &p.Notes}, {"problems", &p.Problems}}
+	known := []string{"allow_empty"}
+	for _, t := range texts {
+		known = append(known, t.key)
+	}
+	for _, l := range lists {
+		known = append(known, l.key)
+	}
 	for _, k := range canon.SortedKeys(m) {
-		_, isText := texts[k]
-		_, isList := lists[k]
-		if !isText && !isList && k != "allow_empty" {
+		if !slices.Contains(known, k) {
 			return p, errorf(CodeInvalid, "%s: presentation: unknown member %q", MarkerFile, k)
 		}
 	}
-	for k, dst := range texts {
-		s, ok := m[k].(string)
+	for _, t := range texts {
+		s, ok := m[t.key].(string)
 		if !ok {
-			return p, errorf(CodeInvalid, "%s: presentation.%s: want a string", MarkerFile, k)
+			return p, errorf(CodeInvalid, "%s: presentation.%s: want a string", MarkerFile, t.key)
 		}
-		*dst = s
+		*t.dst = s
 	}
-	for k, dst := range lists {
-		l, ok := m[k].([]any)
+	for _, l := range lists {
+		items, ok := m[l.key].([]any)
 		if !ok {
-			return p, errorf(CodeInvalid, "%s: presentation.%s: want a list of strings", MarkerFile, k)
+			return p, errorf(CodeInvalid, "%s: presentation.%s: want a list of strings", MarkerFile, l.key)
 		}
-		*dst = make([]string, 0, len(l))
-		for i, e := range l {
+		*l.dst = make([]string, 0, len(items))
+		for i, e := range items {
 			s, ok := e.(string)
 			if !ok {
-				return p, errorf(CodeInvalid, "%s: presentation.%s[%d]: want a string", MarkerFile, k, i)
+				return p, errorf(CodeInvalid, "%s: presentation.%s[%d]: want a string", MarkerFile, l.key, i)
 			}
-			*dst = append(*dst, s)
+			*l.dst = append(*l.dst, s)
 		}
 	}
 	if p.BlobBase != "" && !blobBase.MatchString(p.BlobBase) {
