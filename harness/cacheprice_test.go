@@ -11,6 +11,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/effect/anthropic/anthropictest"
+	"github.com/algal-assay/assay/engine/effect/openai/openaitest"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/harness/archive"
 )
@@ -157,5 +158,38 @@ func TestPriceCardCacheRatesAreStrict(t *testing.T) {
 	}
 	if card := w.Prices["small"].(map[string]any); len(card) != 2 {
 		t.Errorf("the contract's card holds %v, want only input and output", card)
+	}
+}
+
+// OpenAI's cached prompt tokens (prompt_tokens_details.cached_tokens,
+// part of prompt_tokens) are cache reads, priced at the cache-read rate;
+// a card without a cache-write rate prices writes (none here) at input.
+func TestOpenAICachedTokensPricedAtTheCacheReadRate(t *testing.T) {
+	const cached = 250
+	fake := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Value: "billing", CachedTokens: cached}
+	})
+	defer fake.Close()
+	s := writeLiveWorkloads(t, fake.BaseURL())
+	src := strings.NewReplacer("haiku: { api: anthropic, model: claude-haiku-4-5,", "mini: { api: openai, model: small-1,",
+		`"anthropic:haiku"`, `"openai:mini"`, "claude-haiku-4-5: { input: 1, output: 5, cache-read: 0.1, cache-write: 1.25 }", "small-1: { input: 1, output: 5, cache-read: 0.5 }",
+		"BASE", fake.BaseURL()).Replace(cacheBench)
+	if err := os.WriteFile(filepath.Join(s.root, "live-triage.bench.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := runBench(t, s, archive.All, map[string]string{"OPENAI_API_KEY": liveKey})
+	if o.Err != nil {
+		t.Fatalf("record: %v", o.Err)
+	}
+	sys := o.Bench.Systems[0]
+	tin, tout, cr := float64(sys.Usage.TokensIn), float64(sys.Usage.TokensOut), float64(cached*sys.EffectCalls)
+	want := ((tin-cr)*1 + tout*5 + cr*0.5) / 1e6
+	if c := o.Cache["single"]; c.Read != int64(cr) || c.Write != 0 || math.Abs(c.Cost-want) > 1e-12 || c.Cost >= sys.Usage.Cost {
+		t.Fatalf("cache tally %+v, want read %v and cost %v (below the contract's %v)", c, cr, want, sys.Usage.Cost)
+	}
+	for _, e := range archived(t, s.archive) {
+		if len(e.Cache) != 1 || e.Cache[0].Read != cached || e.Cache[0].Write != 0 {
+			t.Errorf("entry %s: cache %+v", e.Case, e.Cache)
+		}
 	}
 }
