@@ -296,18 +296,8 @@ func runFileKind(name string) string {
 // artifact over the repository's suites is caught by the run's
 // verification. Run with -v for the figures per kind (docs/ci.md).
 func TestRunDirectoryMutationsCaught(t *testing.T) {
-	art, src := buildSuites(t)
-	a, err := artifact.Open(art)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, ws, err := a.Evidence(artifact.Head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := civerify.Options{Evidence: ev.Store, StoreDir: ev.StoreDir, Workloads: ws, Tree: a.Side(artifact.Head).Tree, Commit: src.Commit}
+	runs, opts := headRuns(t)
 	tried, caught := map[string]int{}, map[string]int{}
-	runs, _ := filepath.Glob(filepath.Join(art, "head", "runs", "*", "*"))
 	if len(runs) != 4 {
 		t.Fatalf("head runs: %v", runs)
 	}
@@ -511,4 +501,23 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// headRuns builds the PR-check artifact over the repository's suites and
+// returns its head run directories and the options that verify them as
+// the artifact's head side (its commit known).
+func headRuns(t *testing.T) ([]string, civerify.Options) {
+	t.Helper()
+	art, src := buildSuites(t)
+	a, err := artifact.Open(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, ws, err := a.Evidence(artifact.Head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := civerify.Options{Evidence: ev.Store, StoreDir: ev.StoreDir, Workloads: ws, Tree: a.Side(artifact.Head).Tree, Commit: src.Commit}
+	runs, _ := filepath.Glob(filepath.Join(art, "head", "runs", "*", "*"))
+	return runs, opts
 }

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/algal-assay/assay/ci/artifact"
 	civerify "github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/runrecord"
 	"gopkg.in/yaml.v3"
@@ -364,17 +363,7 @@ func spreadStamps(t *testing.T, run string) []byte {
 // caught by ci verify of the artifact's side (its commit known), and the
 // failure names the record. Run with -v for the figure (docs/ci.md).
 func TestRunRecordMutationsCaught(t *testing.T) {
-	art, src := buildSuites(t)
-	a, err := artifact.Open(art)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, ws, err := a.Evidence(artifact.Head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := civerify.Options{Evidence: ev.Store, StoreDir: ev.StoreDir, Workloads: ws, Tree: a.Side(artifact.Head).Tree, Commit: src.Commit}
-	runs, _ := filepath.Glob(filepath.Join(art, "head", "runs", "*", "*"))
+	runs, opts := headRuns(t)
 	if len(runs) != 4 {
 		t.Fatalf("head runs: %v", runs)
 	}
