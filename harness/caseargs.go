@@ -6,8 +6,8 @@ import (
 
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/suggest"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
 

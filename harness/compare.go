@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/significance"
-	"github.com/algal-assay/assay/engine/suggest"
+	"github.com/algal-assay/assay/internal/suggest"
 )
 
 // What a workload's `compare: {fail-on: ...}` makes fail the PR check,

@@ -10,7 +10,7 @@ import (
 	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/suggest"
+	"github.com/algal-assay/assay/internal/suggest"
 )
 
 // Two mistakes pass a run silently unless the workload is read against the

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/suggest"
+	"github.com/algal-assay/assay/internal/suggest"
 )
 
 // Discover lists the workload files under paths: a file is taken as named

@@ -3,7 +3,7 @@ package harness
 import (
 	"sort"
 
-	"github.com/algal-assay/assay/engine/suggest"
+	"github.com/algal-assay/assay/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
 

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/internal/atomicfile"
 )
 
 // Shards split one batch of workloads across machines. Every loaded

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/suggest"
-	"github.com/algal-assay/assay/engine/yamlsize"
+	"github.com/algal-assay/assay/internal/suggest"
+	"github.com/algal-assay/assay/internal/yamlsize"
 	"gopkg.in/yaml.v3"
 )
 

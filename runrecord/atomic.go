@@ -1,6 +1,6 @@
 package runrecord
 
-import "github.com/algal-assay/assay/engine/atomicfile"
+import "github.com/algal-assay/assay/internal/atomicfile"
 
 func isTempName(name string) bool { return atomicfile.IsTemp(name) }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/algal-assay/assay/engine/atomicfile"
+	"github.com/algal-assay/assay/internal/atomicfile"
 )
 
 // stepClock returns a clock that advances one minute per call from a fixed

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/fault/faulttest"
+	"github.com/algal-assay/assay/internal/atomicfile"
 )
 
 // seedRecord is the seed's example record with real-length shas and the

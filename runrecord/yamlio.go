@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/yamlsize"
+	"github.com/algal-assay/assay/internal/yamlsize"
 	"gopkg.in/yaml.v3"
 )
 

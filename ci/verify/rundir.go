@@ -9,13 +9,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/rundir"
+	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/algal-assay/assay/runrecord"
 )
 

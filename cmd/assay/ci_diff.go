@@ -10,10 +10,10 @@ import (
 	"github.com/algal-assay/assay/ci/diff"
 	"github.com/algal-assay/assay/ci/prcheck"
 	civerify "github.com/algal-assay/assay/ci/verify"
-	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 

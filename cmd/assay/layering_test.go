@@ -10,8 +10,9 @@ import (
 // engine, with runrecord serving harness and ci, and htmlreport (the HTML
 // reports, drawn from engine types only) serving harness, which writes
 // report.html, and ci, which writes pr.html; engine imports none of them,
-// and nothing imports cmd; and only engine/effect/backends imports a
-// concrete executor backend.
+// and nothing imports cmd; internal (generic helpers) sits under them all
+// and imports none; and only engine/effect/backends imports a concrete
+// executor backend.
 func TestImportsFlowOneWay(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go tool not on PATH")
@@ -27,17 +28,22 @@ func TestImportsFlowOneWay(t *testing.T) {
 	}
 	// allowed[from] lists the top-level folders a package may import.
 	allowed := map[string][]string{
-		"engine":     {"engine"},
-		"runrecord":  {"engine", "runrecord"},
-		"htmlreport": {"engine", "htmlreport"},
-		"harness":    {"engine", "runrecord", "htmlreport", "harness"},
-		"ci":         {"engine", "runrecord", "htmlreport", "harness", "ci"},
-		"cmd":        {"engine", "runrecord", "htmlreport", "harness", "ci", "cmd"},
-		"suites":     {"engine", "runrecord", "htmlreport", "harness", "suites"},
-		// internal holds what only tests import (internal/secondmodule);
-		// no layer above may import it (tests aside), and it imports none.
+		"engine":     {"internal", "engine"},
+		"runrecord":  {"internal", "engine", "runrecord"},
+		"htmlreport": {"internal", "engine", "htmlreport"},
+		"harness":    {"internal", "engine", "runrecord", "htmlreport", "harness"},
+		"ci":         {"internal", "engine", "runrecord", "htmlreport", "harness", "ci"},
+		"cmd":        {"internal", "engine", "runrecord", "htmlreport", "harness", "ci", "cmd"},
+		"suites":     {"internal", "engine", "runrecord", "htmlreport", "harness", "suites"},
+		// internal is the floor: generic helpers that know nothing of
+		// ALGAL (atomic writes, YAML alias bounds, did-you-mean) and the
+		// tests' second module. Every layer may import it; it imports
+		// only itself.
 		"internal": {"internal"},
 	}
+	// testsOnly are internal packages no package may import outside its
+	// tests (go list's Imports leaves test imports out).
+	testsOnly := map[string]bool{mod + "internal/secondmodule": true}
 	// A concrete executor backend is a package the backends list imports
 	// (besides engine/effect itself); only the list may import one, so
 	// adding a backend never touches engine/vm or the harness.
@@ -66,6 +72,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		for _, imp := range fields[1:] {
 			if !strings.HasPrefix(imp, mod) {
 				continue
+			}
+			if testsOnly[imp] {
+				t.Errorf("%s imports %s, which only tests may import", fields[0], imp)
 			}
 			if backends[imp] && fields[0] != list {
 				t.Errorf("%s imports the executor backend %s: only %s lists backends (register a scheme, see docs/architecture.md)", fields[0], imp, list)

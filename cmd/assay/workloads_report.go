@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/internal/atomicfile"
 )
 
 // jsonWorkload is one workload file's result in `assay run --json`.

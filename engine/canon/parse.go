@@ -26,7 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/suggest"
+	"github.com/algal-assay/assay/internal/suggest"
 )
 
 // Bounds shared by every document this package reads or writes.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/suggest"
+	"github.com/algal-assay/assay/internal/suggest"
 )
 
 // Describe renders an expression error as a sentence for a person, with a

@@ -33,9 +33,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/algal-assay/assay/engine/atomicfile"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/internal/atomicfile"
 )
 
 // Contracts of the records the service keeps.

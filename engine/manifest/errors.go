@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/suggest"
+	"github.com/algal-assay/assay/internal/suggest"
 )
 
 // fail builds an error located at loc (may be empty).

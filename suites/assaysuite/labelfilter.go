@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/algal-assay/assay/engine/suggest"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/internal/suggest"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 )
