@@ -45,6 +45,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/algal-assay/assay/ci/diff"
 	"github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
@@ -115,6 +116,16 @@ type Artifact struct {
 	// Presentation is what the check rendered its files with besides the
 	// evidence.
 	Presentation Presentation
+
+	// evidence holds each side's Evidence once made, so verifying the
+	// artifact and re-deriving its diff read one workbench per side.
+	evidenceMu sync.Mutex
+	evidence   map[string]sideEvidence
+}
+
+type sideEvidence struct {
+	ev diff.Evidence
+	ws *verify.Workloads
 }
 
 // Side is one side's directories inside the artifact.

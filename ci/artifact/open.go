@@ -144,13 +144,24 @@ func relTo(base, p string) string {
 }
 
 // Evidence is what one side is verified and re-derived against: its own
-// store and the workloads in its own tree.
+// store and the workloads in its own tree, made once per opened artifact.
+// Its workbench remembers the receipts it has replayed clean
+// (vm.VerifiedReceipts), so the diff re-derived after Verify replays no
+// receipt a second time. The memo spans this artifact's side alone and is
+// keyed by the digest of the bytes its store read, so nothing verified
+// elsewhere, and no file rewritten since, is taken on trust.
 func (a *Artifact) Evidence(side string) (diff.Evidence, *verify.Workloads, error) {
+	a.evidenceMu.Lock()
+	defer a.evidenceMu.Unlock()
+	if e, ok := a.evidence[side]; ok {
+		return e.ev, e.ws, nil
+	}
 	sd := a.Side(side)
 	wb, err := vm.NewWorkbench(sd.Store)
 	if err != nil {
 		return diff.Evidence{}, nil, err
 	}
+	wb.Verified = &vm.VerifiedReceipts{}
 	var roots []string
 	for _, p := range a.Paths {
 		roots = append(roots, filepath.Join(sd.Tree, filepath.FromSlash(p)))
@@ -159,7 +170,12 @@ func (a *Artifact) Evidence(side string) (diff.Evidence, *verify.Workloads, erro
 	if err != nil {
 		return diff.Evidence{}, nil, err
 	}
-	return diff.Evidence{Store: wb, StoreDir: sd.Store, Workloads: ws}, ws, nil
+	ev := diff.Evidence{Store: wb, StoreDir: sd.Store, Workloads: ws}
+	if a.evidence == nil {
+		a.evidence = map[string]sideEvidence{}
+	}
+	a.evidence[side] = sideEvidence{ev, ws}
+	return ev, ws, nil
 }
 
 // Checked is the verification of an artifact.

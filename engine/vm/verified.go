@@ -29,7 +29,8 @@ import (
 // A memo holds one trust scope: whoever makes a workbench decides whether
 // it gets one (`assay run`, `ci verify`, `ci merge` of one machine's
 // evidence do; an artifact from a pull request is opened on a workbench of
-// its own, with none). It is bounded, so memory stays flat in the number
+// its own per side, whose memo spans only that side's verification and
+// the diff re-derived from it). It is bounded, so memory stays flat in the number
 // of cases: at Limit entries it starts over.
 type VerifiedReceipts struct {
 	// Limit bounds the entries (0: 1<<14, under 1 MB: duplicates meet
