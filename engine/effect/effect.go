@@ -200,90 +200,145 @@ func ParseRecord(v any) (Record, error) {
 		return Record{}, Errorf(fault.Parse, "effect record must be an object")
 	}
 	var r Record
-	bad := func(format string, a ...any) (Record, error) {
-		return Record{}, Errorf(fault.Parse, "effect record %s: %s", r.RequestDigest, fmt.Sprintf(format, a...))
-	}
 	r.RequestDigest, _ = m["requestDigest"].(string)
 	if !canon.IsDigest(r.RequestDigest) {
-		return bad("requestDigest must be a sha256 digest token")
+		return r.refused("requestDigest must be a sha256 digest token")
 	}
 	for _, k := range canon.SortedKeys(m) {
-		val := m[k]
-		switch k {
-		case "requestDigest":
-		case "executor":
-			s, ok := val.(string)
-			if !ok || s == "" || len(s) > 256 {
-				return bad("executor must be a non-empty string of at most 256 bytes")
-			}
-			r.Executor = s
-		case "output":
-			r.Output = val
-		case "error":
-			e, ok := val.(map[string]any)
-			c, ok1 := e["code"].(string)
-			msg, ok2 := e["message"].(string)
-			if !ok || !ok1 || !ok2 || len(e) != 2 || c == "" || len(msg) > MaxErrorMessage {
-				return bad("error must be {code, message} with a message of at most %d bytes", MaxErrorMessage)
-			}
-			r.Err = &Failure{Code: c, Message: msg}
-		case "usage":
-			u, ok := val.(map[string]any)
-			if !ok {
-				return bad("usage must be an object")
-			}
-			for uk, uv := range u {
-				switch uk {
-				case "model":
-					if s, ok := uv.(string); !ok || len(s) > 128 {
-						return bad("usage.model must be a string of at most 128 bytes")
-					}
-				case "tokensIn", "tokensOut":
-					if f, ok := uv.(float64); !ok || f < 0 || f != float64(int64(f)) || f > 1<<53-1 {
-						return bad("usage.%s must be a non-negative integer", uk)
-					}
-				default:
-					return bad("usage has unknown field %q", uk)
-				}
-			}
-			r.Usage = u
-		case "cached":
-			if val != true {
-				return bad("cached may only be true")
-			}
-			r.Cached = true
-		case "retryable":
-			if val != false {
-				return bad("retryable may only be false")
-			}
-			r.NotRetryable = true
-		case "wake":
-			w, ok := val.([]any)
-			if !ok || len(w) > 16 {
-				return bad("wake must be a list of at most 16 handles")
-			}
-			r.Wake = w
-		case "configurationDigest":
-			s, ok := val.(string)
-			if !ok || !canon.IsDigest(s) {
-				return bad("configurationDigest must be a digest token")
-			}
-			r.ConfigurationDigest = s
-		default:
-			return bad("unknown field %q", k)
+		field, known := recordFields[k]
+		if !known {
+			return r.refused(fmt.Sprintf("unknown field %q", k))
+		}
+		if msg := field(&r, m[k]); msg != "" {
+			return r.refused(msg)
 		}
 	}
-	if r.Executor == "" {
-		return bad("executor is required")
-	}
 	_, hasOut := m["output"]
-	if hasOut == (r.Err != nil) {
-		return bad("exactly one of output and error is required")
-	}
-	if r.Wake != nil && (r.Err == nil || r.Err.Code != fault.EffectSuspended) {
-		return bad("wake evidence requires a suspended effect")
+	if msg := r.checkShape(hasOut); msg != "" {
+		return r.refused(msg)
 	}
 	return r, nil
+}
+
+// refused is ParseRecord's error for the record read so far.
+func (r *Record) refused(msg string) (Record, error) {
+	return Record{}, Errorf(fault.Parse, "effect record %s: %s", r.RequestDigest, msg)
+}
+
+// checkShape checks what holds across fields once every field is read.
+func (r *Record) checkShape(hasOutput bool) string {
+	switch {
+	case r.Executor == "":
+		return "executor is required"
+	case hasOutput == (r.Err != nil):
+		return "exactly one of output and error is required"
+	case r.Wake != nil && (r.Err == nil || r.Err.Code != fault.EffectSuspended):
+		return "wake evidence requires a suspended effect"
+	}
+	return ""
+}
+
+// recordField reads one key of a receipt effects entry into r and returns
+// what is wrong with its value ("" when it is admitted).
+type recordField func(r *Record, v any) string
+
+// recordFields is the closed key set of an effects entry with each key's
+// reader.
+var recordFields = map[string]recordField{
+	"requestDigest":       func(*Record, any) string { return "" }, // read first, by ParseRecord
+	"executor":            readExecutor,
+	"output":              func(r *Record, v any) string { r.Output = v; return "" },
+	"error":               readError,
+	"usage":               readUsage,
+	"cached":              readCached,
+	"retryable":           readRetryable,
+	"wake":                readWake,
+	"configurationDigest": readConfigurationDigest,
+}
+
+func readExecutor(r *Record, v any) string {
+	s, ok := v.(string)
+	if !ok || s == "" || len(s) > 256 {
+		return "executor must be a non-empty string of at most 256 bytes"
+	}
+	r.Executor = s
+	return ""
+}
+
+func readError(r *Record, v any) string {
+	e, ok := v.(map[string]any)
+	c, ok1 := e["code"].(string)
+	msg, ok2 := e["message"].(string)
+	if !ok || !ok1 || !ok2 || len(e) != 2 || c == "" || len(msg) > MaxErrorMessage {
+		return fmt.Sprintf("error must be {code, message} with a message of at most %d bytes", MaxErrorMessage)
+	}
+	r.Err = &Failure{Code: c, Message: msg}
+	return ""
+}
+
+func readUsage(r *Record, v any) string {
+	u, ok := v.(map[string]any)
+	if !ok {
+		return "usage must be an object"
+	}
+	for _, k := range canon.SortedKeys(u) {
+		if msg := usageField(k, u[k]); msg != "" {
+			return msg
+		}
+	}
+	r.Usage = u
+	return ""
+}
+
+// usageField checks one key of a record's usage object.
+func usageField(k string, v any) string {
+	switch k {
+	case "model":
+		if s, ok := v.(string); !ok || len(s) > 128 {
+			return "usage.model must be a string of at most 128 bytes"
+		}
+	case "tokensIn", "tokensOut":
+		if f, ok := v.(float64); !ok || f < 0 || f != float64(int64(f)) || f > 1<<53-1 {
+			return fmt.Sprintf("usage.%s must be a non-negative integer", k)
+		}
+	default:
+		return fmt.Sprintf("usage has unknown field %q", k)
+	}
+	return ""
+}
+
+func readCached(r *Record, v any) string {
+	if v != true {
+		return "cached may only be true"
+	}
+	r.Cached = true
+	return ""
+}
+
+func readRetryable(r *Record, v any) string {
+	if v != false {
+		return "retryable may only be false"
+	}
+	r.NotRetryable = true
+	return ""
+}
+
+func readWake(r *Record, v any) string {
+	w, ok := v.([]any)
+	if !ok || len(w) > 16 {
+		return "wake must be a list of at most 16 handles"
+	}
+	r.Wake = w
+	return ""
+}
+
+func readConfigurationDigest(r *Record, v any) string {
+	s, ok := v.(string)
+	if !ok || !canon.IsDigest(s) {
+		return "configurationDigest must be a digest token"
+	}
+	r.ConfigurationDigest = s
+	return ""
 }
 
 // RequestDigest is the binding between a request and its record.
