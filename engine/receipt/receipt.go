@@ -253,12 +253,33 @@ func Validate(v any) error {
 	}
 	// Whole-receipt bounds first, as the native validator does, so a
 	// hostile receipt is rejected before any per-field work.
-	if err := structuralBounds(r); err != nil {
-		return err
+	for _, check := range receiptChecks {
+		if err := check(r); err != nil {
+			return err
+		}
 	}
-	if err := closed(r, TopKeys, "top level"); err != nil {
-		return err
-	}
+	return nil
+}
+
+// receiptChecks are Validate's steps in order: the first error found is
+// the one reported.
+var receiptChecks = []func(r map[string]any) error{
+	structuralBounds,
+	func(r map[string]any) error { return closed(r, TopKeys, "top level") },
+	validateContract,
+	validateRuntime,
+	validateManifestFields,
+	validateArgs,
+	validateOutcome,
+	validateCells,
+	validateEffects,
+	validateEvents,
+	validateWork,
+	validateRunFailure,
+	func(r map[string]any) error { return digestField(r, "digest", "top level", true) },
+}
+
+func validateContract(r map[string]any) error {
 	c, _, err := text(r, "contract", "top level", 0, true)
 	if err != nil {
 		return err
@@ -266,6 +287,10 @@ func Validate(v any) error {
 	if c != Contract {
 		return invalid("contract", "must be %q", Contract)
 	}
+	return nil
+}
+
+func validateRuntime(r map[string]any) error {
 	rt, ok := r["runtime"].(map[string]any)
 	if !ok {
 		return invalid("runtime", "must be an object")
@@ -278,15 +303,19 @@ func Validate(v any) error {
 	} else if n != RuntimeName {
 		return invalid("runtime", "name must be %q", RuntimeName)
 	}
-	if _, _, err := text(rt, "version", "runtime", MaxVersion, true); err != nil {
-		return err
-	}
+	_, _, err := text(rt, "version", "runtime", MaxVersion, true)
+	return err
+}
+
+func validateManifestFields(r map[string]any) error {
 	if err := digestField(r, "manifestDigest", "top level", true); err != nil {
 		return err
 	}
-	if _, _, err := text(r, "manifestKey", "top level", MaxKey, true); err != nil {
-		return err
-	}
+	_, _, err := text(r, "manifestKey", "top level", MaxKey, true)
+	return err
+}
+
+func validateArgs(r map[string]any) error {
 	args, ok := r["args"].(map[string]any)
 	if !ok {
 		return invalid("args", "must be an object")
@@ -299,6 +328,10 @@ func Validate(v any) error {
 	if b, err := canon.Encode(args); err != nil || len(b) > MaxArgsBytes {
 		return invalid("args", "exceeds %d canonical bytes", MaxArgsBytes)
 	}
+	return nil
+}
+
+func validateOutcome(r map[string]any) error {
 	outcome, _, err := text(r, "outcome", "top level", 0, true)
 	if err != nil {
 		return err
@@ -306,6 +339,10 @@ func Validate(v any) error {
 	if !slices.Contains([]string{Complete, Failed, Stuck, Suspended}, outcome) {
 		return invalid("outcome", "unknown outcome %q", outcome)
 	}
+	return nil
+}
+
+func validateCells(r map[string]any) error {
 	cells, ok := r["cells"].(map[string]any)
 	if !ok {
 		return invalid("cells", "must be an object")
@@ -321,6 +358,10 @@ func Validate(v any) error {
 			return err
 		}
 	}
+	return nil
+}
+
+func validateEffects(r map[string]any) error {
 	effects, err := array(r, "effects", MaxEffects, "records")
 	if err != nil {
 		return err
@@ -330,6 +371,10 @@ func Validate(v any) error {
 			return err
 		}
 	}
+	return nil
+}
+
+func validateEvents(r map[string]any) error {
 	events, err := array(r, "events", MaxEvents, "events")
 	if err != nil {
 		return err
@@ -339,27 +384,33 @@ func Validate(v any) error {
 			return err
 		}
 	}
-	work, err := object(r["work"], "work", []string{"steps", "agentCalls", "units"})
+	return nil
+}
+
+var workKeys = []string{"steps", "agentCalls", "units"}
+
+func validateWork(r map[string]any) error {
+	work, err := object(r["work"], "work", workKeys)
 	if err != nil {
 		return err
 	}
-	for _, k := range []string{"steps", "agentCalls", "units"} {
+	for _, k := range workKeys {
 		if _, _, err := integer(work, k, "work", true); err != nil {
 			return err
 		}
 	}
-	if f, ok := r["failure"]; ok {
-		if err := failureRecord(f, "failure", true, MaxBytes); err != nil {
-			return err
-		}
+	return nil
+}
+
+// validateRunFailure checks the run failure record, which a failed run
+// must carry.
+func validateRunFailure(r map[string]any) error {
+	f, ok := r["failure"]
+	if ok {
+		return failureRecord(f, "failure", true, MaxBytes)
 	}
-	if outcome == Failed {
-		if _, ok := r["failure"]; !ok {
-			return invalid("failure", "a failed run must record its failure")
-		}
-	}
-	if err := digestField(r, "digest", "top level", true); err != nil {
-		return err
+	if r["outcome"] == Failed {
+		return invalid("failure", "a failed run must record its failure")
 	}
 	return nil
 }
@@ -376,97 +427,143 @@ func validateCell(v any, loc string) error {
 	if _, _, err := integer(c, "work", loc, true); err != nil {
 		return err
 	}
-	var allowed []string
-	switch status {
-	case StatusSkipped:
-		allowed = []string{"status", "work"}
-		if c["work"] != 0.0 {
-			return invalid(loc, "a skipped cell spends no work")
-		}
-	case StatusCommitted:
-		allowed = committedKeys
-	case StatusFailed:
-		allowed = []string{"status", "work", "failure", "slot"}
-		f, ok := c["failure"]
-		if !ok {
-			return invalid(loc, "a failed cell records its failure")
-		}
-		if err := failureRecord(f, loc+".failure", false, MaxBytes); err != nil {
-			return err
-		}
-	case StatusSuspended:
-		allowed = []string{"status", "work", "slot"}
-	default:
-		return invalid(loc, "unknown status %q", status)
+	allowed, err := statusShape(c, status, loc)
+	if err != nil {
+		return err
 	}
 	if err := closed(c, allowed, loc); err != nil {
 		return err
 	}
-	if o, ok := c["outputs"]; ok {
-		m, isObj := o.(map[string]any)
-		if !isObj || len(m) == 0 {
-			return invalid(loc+".outputs", "must be a non-empty object")
-		}
-	}
-	if err := digestField(c, "effectDigest", loc, false); err != nil {
-		return err
-	}
-	if tc, ok := c["toolCalls"]; ok {
-		l, isList := tc.([]any)
-		if !isList || len(l) == 0 {
-			return invalid(loc+".toolCalls", "must be a non-empty array")
-		}
-		for i, e := range l {
-			m, isObj := e.(map[string]any)
-			eloc := loc + ".toolCalls[" + strconv.Itoa(i) + "]"
-			if !isObj {
-				return invalid(eloc, "must be an object")
-			}
-			if err := closed(m, []string{"fn", "inputs", "output"}, eloc); err != nil {
-				return err
-			}
-			if _, _, err := text(m, "fn", eloc, 0, true); err != nil {
-				return err
-			}
-			if _, ok := m["inputs"].(map[string]any); !ok {
-				return invalid(eloc, "inputs must be an object")
-			}
-			if _, ok := m["output"]; !ok {
-				return invalid(eloc, "missing \"output\"")
-			}
-		}
-	}
-	if n, ok, err := integer(c, "rounds", loc, false); err != nil {
-		return err
-	} else if ok && n < 2 {
-		return invalid(loc, "rounds is recorded only when more than one round ran")
-	}
-	if n, ok, err := integer(c, "items", loc, false); err != nil {
-		return err
-	} else if ok && n < 1 {
-		return invalid(loc, "items is recorded only for a non-empty list")
-	}
-	if _, _, err := text(c, "via", loc, MaxName, false); err != nil {
-		return err
-	}
-	if s, ok := c["slot"]; ok {
-		m, isObj := s.(map[string]any)
-		if !isObj {
-			return invalid(loc+".slot", "must be an object")
-		}
-		if err := closed(m, []string{"name", "mode"}, loc+".slot"); err != nil {
+	for _, check := range cellChecks {
+		if err := check(c, loc); err != nil {
 			return err
 		}
-		if _, _, err := text(m, "name", loc+".slot", MaxName, true); err != nil {
+	}
+	return nil
+}
+
+// statusShape checks what a cell record's status requires of it and
+// returns the keys that status allows.
+func statusShape(c map[string]any, status, loc string) ([]string, error) {
+	switch status {
+	case StatusSkipped:
+		if c["work"] != 0.0 {
+			return nil, invalid(loc, "a skipped cell spends no work")
+		}
+		return []string{"status", "work"}, nil
+	case StatusCommitted:
+		return committedKeys, nil
+	case StatusFailed:
+		f, ok := c["failure"]
+		if !ok {
+			return nil, invalid(loc, "a failed cell records its failure")
+		}
+		if err := failureRecord(f, loc+".failure", false, MaxBytes); err != nil {
+			return nil, err
+		}
+		return []string{"status", "work", "failure", "slot"}, nil
+	case StatusSuspended:
+		return []string{"status", "work", "slot"}, nil
+	}
+	return nil, invalid(loc, "unknown status %q", status)
+}
+
+// cellChecks are validateCell's per-field steps after the status shape,
+// in order.
+var cellChecks = []func(c map[string]any, loc string) error{
+	cellOutputs,
+	func(c map[string]any, loc string) error { return digestField(c, "effectDigest", loc, false) },
+	cellToolCalls,
+	cellRounds,
+	cellItems,
+	func(c map[string]any, loc string) error {
+		_, _, err := text(c, "via", loc, MaxName, false)
+		return err
+	},
+	cellSlot,
+}
+
+func cellOutputs(c map[string]any, loc string) error {
+	o, ok := c["outputs"]
+	if !ok {
+		return nil
+	}
+	if m, isObj := o.(map[string]any); !isObj || len(m) == 0 {
+		return invalid(loc+".outputs", "must be a non-empty object")
+	}
+	return nil
+}
+
+func cellToolCalls(c map[string]any, loc string) error {
+	tc, ok := c["toolCalls"]
+	if !ok {
+		return nil
+	}
+	l, isList := tc.([]any)
+	if !isList || len(l) == 0 {
+		return invalid(loc+".toolCalls", "must be a non-empty array")
+	}
+	for i, e := range l {
+		if err := toolCall(e, loc+".toolCalls["+strconv.Itoa(i)+"]"); err != nil {
 			return err
 		}
-		mode, _, err := text(m, "mode", loc+".slot", 0, true)
-		if err != nil {
-			return err
-		}
-		if mode != "read" && mode != "write" {
-			return invalid(loc+".slot", "mode must be read or write")
-		}
+	}
+	return nil
+}
+
+// toolCall checks one {fn, inputs, output} entry of a cell's tool calls.
+func toolCall(e any, loc string) error {
+	m, err := object(e, loc, []string{"fn", "inputs", "output"})
+	if err != nil {
+		return err
+	}
+	if _, _, err := text(m, "fn", loc, 0, true); err != nil {
+		return err
+	}
+	if _, ok := m["inputs"].(map[string]any); !ok {
+		return invalid(loc, "inputs must be an object")
+	}
+	if _, ok := m["output"]; !ok {
+		return invalid(loc, "missing \"output\"")
+	}
+	return nil
+}
+
+func cellRounds(c map[string]any, loc string) error {
+	n, ok, err := integer(c, "rounds", loc, false)
+	if err == nil && ok && n < 2 {
+		err = invalid(loc, "rounds is recorded only when more than one round ran")
+	}
+	return err
+}
+
+func cellItems(c map[string]any, loc string) error {
+	n, ok, err := integer(c, "items", loc, false)
+	if err == nil && ok && n < 1 {
+		err = invalid(loc, "items is recorded only for a non-empty list")
+	}
+	return err
+}
+
+func cellSlot(c map[string]any, loc string) error {
+	s, ok := c["slot"]
+	if !ok {
+		return nil
+	}
+	loc += ".slot"
+	m, err := object(s, loc, []string{"name", "mode"})
+	if err != nil {
+		return err
+	}
+	if _, _, err := text(m, "name", loc, MaxName, true); err != nil {
+		return err
+	}
+	mode, _, err := text(m, "mode", loc, 0, true)
+	if err != nil {
+		return err
+	}
+	if mode != "read" && mode != "write" {
+		return invalid(loc, "mode must be read or write")
 	}
 	return nil
 }
@@ -492,22 +589,8 @@ func validateEffect(v any, loc string) error {
 			return err
 		}
 	}
-	if u, ok := e["usage"]; ok {
-		m, isObj := u.(map[string]any)
-		if !isObj {
-			return invalid(loc+".usage", "must be an object")
-		}
-		if err := closed(m, []string{"model", "tokensIn", "tokensOut"}, loc+".usage"); err != nil {
-			return err
-		}
-		if _, _, err := text(m, "model", loc+".usage", MaxModel, false); err != nil {
-			return err
-		}
-		for _, k := range []string{"tokensIn", "tokensOut"} {
-			if _, _, err := integer(m, k, loc+".usage", false); err != nil {
-				return err
-			}
-		}
+	if err := effectUsage(e, loc); err != nil {
+		return err
 	}
 	if c, ok := e["cached"]; ok && c != true {
 		return invalid(loc, "cached may only be true")
@@ -515,17 +598,47 @@ func validateEffect(v any, loc string) error {
 	if c, ok := e["retryable"]; ok && c != false {
 		return invalid(loc, "retryable may only be false")
 	}
-	if w, ok := e["wake"]; ok {
-		l, isList := w.([]any)
-		if !isList || len(l) > MaxWake {
-			return invalid(loc+".wake", "must be an array of at most %d handles", MaxWake)
-		}
-		em, _ := errv.(map[string]any)
-		if em == nil || em["code"] != "EFFECT_SUSPENDED" {
-			return invalid(loc+".wake", "only a suspended effect may carry wake")
-		}
+	if err := effectWake(e, loc); err != nil {
+		return err
 	}
 	return digestField(e, "configurationDigest", loc, false)
+}
+
+func effectUsage(e map[string]any, loc string) error {
+	u, ok := e["usage"]
+	if !ok {
+		return nil
+	}
+	loc += ".usage"
+	m, err := object(u, loc, []string{"model", "tokensIn", "tokensOut"})
+	if err != nil {
+		return err
+	}
+	if _, _, err := text(m, "model", loc, MaxModel, false); err != nil {
+		return err
+	}
+	for _, k := range []string{"tokensIn", "tokensOut"} {
+		if _, _, err := integer(m, k, loc, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func effectWake(e map[string]any, loc string) error {
+	w, ok := e["wake"]
+	if !ok {
+		return nil
+	}
+	l, isList := w.([]any)
+	if !isList || len(l) > MaxWake {
+		return invalid(loc+".wake", "must be an array of at most %d handles", MaxWake)
+	}
+	em, _ := e["error"].(map[string]any)
+	if em == nil || em["code"] != "EFFECT_SUSPENDED" {
+		return invalid(loc+".wake", "only a suspended effect may carry wake")
+	}
+	return nil
 }
 
 func validateEvent(v any, seq int, loc string) error {
