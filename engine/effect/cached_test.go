@@ -29,6 +29,7 @@ func newCounting(out any) *counting {
 }
 
 func TestCachedHitMiss(t *testing.T) {
+	t.Parallel()
 	s := store.NewMemStore()
 	inner := newCounting("answer")
 	inner.usage = map[string]any{"model": "m", "tokensIn": 7.0}
@@ -61,6 +62,7 @@ func TestCachedHitMiss(t *testing.T) {
 }
 
 func TestCachedNeverMemoizesErrors(t *testing.T) {
+	t.Parallel()
 	s := store.NewMemStore()
 	inner := newCounting(nil)
 	inner.err = Errorf(fault.EffectFailed, "transient")
@@ -85,6 +87,7 @@ func TestCachedNeverMemoizesErrors(t *testing.T) {
 }
 
 func TestCachedFirstSuccessWins(t *testing.T) {
+	t.Parallel()
 	s, _ := store.OpenFileStore(t.TempDir())
 	req := request("c", KindAgent, nil)
 	a, b := newCounting("first"), newCounting("second")
@@ -101,6 +104,7 @@ func TestCachedFirstSuccessWins(t *testing.T) {
 }
 
 func TestCachedSkipsNonAnswers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	req := request("c", KindAgent, nil)
 	d, _ := canon.Digest(req)
@@ -135,6 +139,7 @@ func TestCachedSkipsNonAnswers(t *testing.T) {
 }
 
 func TestCachedStoreFaultAborts(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s, _ := store.OpenFileStore(root)
 	req := request("c", KindAgent, nil)
@@ -152,6 +157,7 @@ func TestCachedStoreFaultAborts(t *testing.T) {
 }
 
 func TestMemoEntry(t *testing.T) {
+	t.Parallel()
 	d, _ := canon.Digest("r")
 	cfg, _ := canon.Digest("c")
 	e, ok := MemoEntry(Record{RequestDigest: d, Executor: "scripted", Output: "x", ConfigurationDigest: cfg, NotRetryable: true})

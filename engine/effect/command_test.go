@@ -26,6 +26,7 @@ func cmdRecord(t *testing.T, line string, req Request, maxEffect time.Duration) 
 }
 
 func TestCommandProtocol(t *testing.T) {
+	t.Parallel()
 	req := request("c", KindGate, nil)
 	d, _ := canon.Digest(req)
 	// stdin carries exactly the canonical request bytes
@@ -94,6 +95,7 @@ func outlives(t *testing.T, pidFile string) bool {
 }
 
 func TestCommandTimeoutKillsGroup(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
@@ -111,6 +113,7 @@ func TestCommandTimeoutKillsGroup(t *testing.T) {
 // still holds stdout gets its answer recorded, and the child does not
 // outlive the effect.
 func TestCommandReapsLeftoverChildren(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
@@ -125,6 +128,7 @@ func TestCommandReapsLeftoverChildren(t *testing.T) {
 }
 
 func TestCommandClosedStdin(t *testing.T) {
+	t.Parallel()
 	req := request("c", KindAgent, nil)
 	req["prompt"] = strings.Repeat("p", 600_000) // larger than any pipe buffer
 	rec := cmdRecord(t, `exec 0<&-; sleep 0.2; echo 1`, req, 0)
@@ -134,6 +138,7 @@ func TestCommandClosedStdin(t *testing.T) {
 }
 
 func TestCommandCannotStart(t *testing.T) {
+	t.Parallel()
 	c, _ := NewCommand("adapter", "cat", filepath.Join(t.TempDir(), "gone"), 0)
 	rec, _ := NewRouter(c).Effect(context.Background(), request("c", KindAgent, nil), 0)
 	if rec.Err == nil || rec.Err.Code != fault.EffectUnbound || rec.Err.Message != "host executable could not be started" {
@@ -145,6 +150,7 @@ func TestCommandCannotStart(t *testing.T) {
 }
 
 func TestApprovals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "approvals.json")
 	a := NewApprovals(path)

@@ -17,6 +17,7 @@ func ticketRequest(ticket string) Request {
 }
 
 func TestReplayOrderWithRepeatedDigest(t *testing.T) {
+	t.Parallel()
 	req := request("flaky", KindAgent, nil)
 	d, _ := canon.Digest(req)
 	other := request("other", KindAgent, nil)
@@ -42,6 +43,7 @@ func TestReplayOrderWithRepeatedDigest(t *testing.T) {
 }
 
 func TestReplayRecordsVerbatim(t *testing.T) {
+	t.Parallel()
 	req := request("c", KindAgent, nil)
 	d, _ := canon.Digest(req)
 	cfg, _ := canon.Digest("cfg")
@@ -58,6 +60,7 @@ func TestReplayRecordsVerbatim(t *testing.T) {
 }
 
 func TestReplayMissExplainsFirstDifference(t *testing.T) {
+	t.Parallel()
 	recorded := ticketRequest("printer on fire")
 	rd, _ := canon.Digest(recorded)
 	far := ticketRequest("something else")
@@ -99,6 +102,7 @@ func TestReplayMissExplainsFirstDifference(t *testing.T) {
 }
 
 func TestDiffPaths(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		a, b string
 		want string
@@ -123,6 +127,7 @@ func TestDiffPaths(t *testing.T) {
 }
 
 func TestLoadReplayFromStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, _ := store.OpenFileStore(dir)
 	req := ticketRequest("printer on fire")
@@ -178,6 +183,7 @@ func TestLoadReplayFromStore(t *testing.T) {
 }
 
 func TestReplayExplainFromEventsOnly(t *testing.T) {
+	t.Parallel()
 	req := ticketRequest("a")
 	d, _ := canon.Digest(req)
 	rp := NewReplay(nil)

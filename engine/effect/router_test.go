@@ -70,6 +70,7 @@ func served(t *testing.T, r *Router, req Request) string {
 }
 
 func TestCapabilityMatrix(t *testing.T) {
+	t.Parallel()
 	model := &fake{id: "model", desc: Descriptor{Effects: ModelEffects}}
 	decision := &fake{id: "jev", desc: Descriptor{Effects: DecisionEffects}}
 	index := &fake{id: "recall", desc: Descriptor{Effects: IndexEffects}}
@@ -109,6 +110,7 @@ func TestCapabilityMatrix(t *testing.T) {
 }
 
 func TestScriptedServesEveryKindAndWildcard(t *testing.T) {
+	t.Parallel()
 	s, _ := NewScripted("scripted", map[string]any{"c": "x"})
 	r := NewRouter(s)
 	for _, k := range []string{KindAgent, KindClassifier, KindGate, KindDecide, KindRecall} {
@@ -119,6 +121,7 @@ func TestScriptedServesEveryKindAndWildcard(t *testing.T) {
 }
 
 func TestRouteSelection(t *testing.T) {
+	t.Parallel()
 	cheap := &fake{id: "cheap", desc: Descriptor{Effects: ModelEffects}}
 	frontier := &fake{id: "preset:frontier", desc: Descriptor{Effects: ModelEffects}}
 	jev := &fake{id: "provider:jev", desc: Descriptor{Effects: DecisionEffects}}
@@ -151,6 +154,7 @@ func TestRouteSelection(t *testing.T) {
 }
 
 func TestUnboundRecordExact(t *testing.T) {
+	t.Parallel()
 	req := request("route", KindAgent, nil)
 	rec, err := NewRouter().Effect(context.Background(), req, 0)
 	if err != nil {
@@ -167,6 +171,7 @@ func TestUnboundRecordExact(t *testing.T) {
 }
 
 func TestRecordShapes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	req := request("c", KindAgent, nil)
 	d, _ := canon.Digest(req)
@@ -218,6 +223,7 @@ func (s *slow) Execute(ctx context.Context, _ Request) (Response, error) {
 }
 
 func TestMaxEffectTimeout(t *testing.T) {
+	t.Parallel()
 	ex := &slow{fake{id: "slow"}}
 	start := time.Now()
 	rec, err := NewRouter(ex).Effect(context.Background(), request("c", KindAgent, nil), 50*time.Millisecond)
@@ -241,6 +247,7 @@ type admitter struct {
 func (a *admitter) Serves(req Request) bool { return a.cells[cellOf(req)] }
 
 func TestRequestAwareAdmissionFirst(t *testing.T) {
+	t.Parallel()
 	a := &admitter{fake: fake{id: "special"}, cells: map[string]bool{"x": true}}
 	model := &fake{id: "model", desc: Descriptor{Effects: ModelEffects}}
 	r := NewRouter(model, a)
@@ -257,6 +264,7 @@ func TestRequestAwareAdmissionFirst(t *testing.T) {
 }
 
 func TestReplayBeforeRouting(t *testing.T) {
+	t.Parallel()
 	req := request("c", KindAgent, nil)
 	d, _ := canon.Digest(req)
 	replay := NewReplay([]Record{{RequestDigest: d, Executor: "vercel:m", Output: "recorded", Usage: map[string]any{"tokensIn": 3.0}}})
@@ -273,6 +281,7 @@ func TestReplayBeforeRouting(t *testing.T) {
 }
 
 func TestParseRecordRoundTrip(t *testing.T) {
+	t.Parallel()
 	d, _ := canon.Digest("r")
 	cfg, _ := canon.Digest("c")
 	good := []string{

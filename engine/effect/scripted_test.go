@@ -28,6 +28,7 @@ func run(t *testing.T, ex Executor, req Request) Record {
 }
 
 func TestScriptedLookupOrder(t *testing.T) {
+	t.Parallel()
 	pinned := request("route", KindClassifier, nil)
 	pinned["prompt"] = "special"
 	pd, _ := canon.Digest(pinned)
@@ -76,6 +77,7 @@ func TestScriptedLookupOrder(t *testing.T) {
 }
 
 func TestScriptedQueuePersistsAcrossRouters(t *testing.T) {
+	t.Parallel()
 	s, _ := NewScripted("cheap", map[string]any{"route": []any{"a", "b"}})
 	// two runs (two routers) sharing one executor continue one queue, as
 	// bench cases of one system do
@@ -92,6 +94,7 @@ func TestScriptedQueuePersistsAcrossRouters(t *testing.T) {
 }
 
 func TestScriptedIdentityAndUsage(t *testing.T) {
+	t.Parallel()
 	table := map[string]any{"c": "x"}
 	s, _ := NewScripted("scripted", table)
 	want, _ := canon.Digest(map[string]any{"kind": "scripted", "id": "scripted", "responses": table})
@@ -118,6 +121,7 @@ func TestScriptedIdentityAndUsage(t *testing.T) {
 }
 
 func TestLoadScripted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "list.json"), `["a"]`)
 	if _, err := LoadScripted("scripted", filepath.Join(dir, "list.json")); fault.CodeOf(err) != fault.Parse {
@@ -140,6 +144,7 @@ func upstream(t *testing.T) string {
 }
 
 func TestUpstreamFixtures(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(upstream(t), "examples")
 	s, err := LoadScripted("scripted", filepath.Join(dir, "compact.responses.json"))
 	if err != nil {
@@ -171,6 +176,7 @@ func TestUpstreamFixtures(t *testing.T) {
 }
 
 func TestScriptedUsageKey(t *testing.T) {
+	t.Parallel()
 	table := map[string]any{
 		"route":  []any{"bug", "feature"},
 		UsageKey: map[string]any{"route": map[string]any{"model": "small-1", "tokensIn": 180.0, "tokensOut": 3.0}},

@@ -14,6 +14,7 @@ func toolRequest(name string, inputs map[string]any) Request {
 }
 
 func TestToolsRegistry(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lookup.json"), `{"{\"q\":\"x\"}":{"value":"found"}}`)
 	writeFile(t, filepath.Join(dir, "marker"), "")
@@ -84,6 +85,7 @@ func TestToolsRegistry(t *testing.T) {
 }
 
 func TestToolsRegistryRejects(t *testing.T) {
+	t.Parallel()
 	sig := `{"inputs":{},"outputs":{},"effect":"read","cost":0,"maxOutputBytes":10}`
 	bad := []string{
 		`[]`,

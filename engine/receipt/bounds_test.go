@@ -11,6 +11,7 @@ import (
 // cell and run failure messages only by the receipt byte bound, while an
 // effect error message stays at 2048.
 func TestValidateBoundsMatchNative(t *testing.T) {
+	t.Parallel()
 	ok := []struct {
 		name string
 		edit func(r map[string]any)

@@ -9,6 +9,7 @@ import (
 // the same length, and "receipt records differ" is the catch-all reported
 // only when no named check found a difference.
 func TestDiffNativeShape(t *testing.T) {
+	t.Parallel()
 	a := sample(t)
 	b := sample(t)
 	b["effects"] = b["effects"].([]any)[:1]

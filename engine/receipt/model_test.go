@@ -22,6 +22,7 @@ const minimal = `{"contract":"algal.run.v1","runtime":{"name":"algal","version":
 // Every optional field, each at a value a lossy model would drop or
 // rewrite (empty text, null, zero, an empty list), survives the round trip.
 func TestModelRoundTripEveryField(t *testing.T) {
+	t.Parallel()
 	v, err := canon.Parse([]byte(minimal), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +47,7 @@ func TestModelRoundTripEveryField(t *testing.T) {
 // Decode rejects what Validate rejects; FromValue reports an effect record
 // the effect contract refuses but still returns the receipt's identity.
 func TestDecodeRejects(t *testing.T) {
+	t.Parallel()
 	v, _ := canon.Parse([]byte(minimal), 0)
 	m := v.(map[string]any)
 	m["outcome"] = "done"

@@ -38,6 +38,7 @@ func sample(t *testing.T) map[string]any {
 }
 
 func TestValidateAndCheck(t *testing.T) {
+	t.Parallel()
 	r := sample(t)
 	if err := Check(r); err != nil {
 		t.Fatalf("valid receipt rejected: %v", err)
@@ -106,6 +107,7 @@ func effectOf(r map[string]any, i int) map[string]any {
 }
 
 func TestDiffMessages(t *testing.T) {
+	t.Parallel()
 	a := sample(t)
 	if mm := Diff(a, sample(t)); len(mm) != 0 {
 		t.Fatalf("identical receipts differ: %v", mm)
@@ -177,6 +179,7 @@ func TestDiffMessages(t *testing.T) {
 }
 
 func TestParseRejectsDuplicatesAndTrailing(t *testing.T) {
+	t.Parallel()
 	b, _ := canon.Encode(sample(t))
 	if _, err := Parse(b); err != nil {
 		t.Fatal(err)
@@ -193,6 +196,7 @@ func TestParseRejectsDuplicatesAndTrailing(t *testing.T) {
 // SealEncoded seals as Seal does and returns exactly the canonical bytes
 // of the sealed receipt, whatever digest the receipt held before.
 func TestSealEncodedIsSealThenEncode(t *testing.T) {
+	t.Parallel()
 	r := sample(t)
 	r["digest"] = "sha256:" + strings.Repeat("0", 64) // stale: replaced
 	d, b, err := SealEncoded(r)

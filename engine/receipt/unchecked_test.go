@@ -9,6 +9,7 @@ import (
 // A valid receipt reads the same through Unchecked as through the typed
 // model; a malformed one reads its readable fields and zero for the rest.
 func TestUncheckedReads(t *testing.T) {
+	t.Parallel()
 	v, _ := canon.Parse([]byte(minimal), 0)
 	r, err := Decode(v)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // signature port in key order, checking a present value's type before a
 // later port's absence; a many port is required unless optional.
 func TestAgentToolInputChecks(t *testing.T) {
+	t.Parallel()
 	run := func(tool, call string) map[string]any {
 		m := mustManifest(t, organism("tool-inputs",
 			`{"id":"in","kind":"input","outputs":{"q":"text"}},
@@ -53,6 +54,7 @@ func lookupHost(t *testing.T, out string) *Host {
 // "cell" (Appendix A: cell <cell> produced undeclared port <name>) and
 // checks declared port types, for tool cells and agent tool calls alike.
 func TestToolOutputChecks(t *testing.T) {
+	t.Parallel()
 	tc := mustManifest(t, organism("tool-out",
 		`{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"look","kind":"tool","tool":"lookup.v1"}`,
 		edge("in", "q", "look", "q")))

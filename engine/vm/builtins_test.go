@@ -27,6 +27,7 @@ func digestOfValue(t *testing.T, v any) string {
 // bound prefix greets its input. Here the plan is compiled by a fn cell
 // and the manifest spawned with the interface args {"value":"Ada"}.
 func TestManifestCompileRuns(t *testing.T) {
+	t.Parallel()
 	plan := `["fn:format.v1;prefix=Hello, ","fn:uppercase.v1"]`
 	out, _, err := builtinFns["manifest.compile.v1"](map[string]any{"plan": parseJSON(t, plan)})
 	if err != nil {
@@ -59,6 +60,7 @@ func TestManifestCompileRuns(t *testing.T) {
 // source and a const policy (the example ships no policy; 512 bytes with
 // the newest turn kept is the native unit test's policy) into the fn.
 func TestContextCompactUpstreamExample(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(upstreamDir(t), "memory")
 	history, err := canon.ReadFile(filepath.Join(dir, "history.context.json"), 1<<20)
 	if err != nil {
@@ -98,6 +100,7 @@ func TestContextCompactUpstreamExample(t *testing.T) {
 // (dependencies.memory.json, whose facts cite the digest of source.json)
 // and program (impact.query.json: what does "app" affect?).
 func TestMemoryQueryUpstreamExample(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(upstreamDir(t), "memory")
 	read := func(name string) any {
 		v, err := canon.ReadFile(filepath.Join(dir, name), 1<<20)
@@ -165,6 +168,7 @@ func memoryManifest(t *testing.T) *manifest.Manifest {
 // A rejected query fails the cell with the evaluator's code and message
 // and is charged only the activation and the fixed cost.
 func TestMemoryQueryFailureInRun(t *testing.T) {
+	t.Parallel()
 	src, _ := canon.Digest("observed")
 	snapshot := `{"contract":"algal.memory.v1","facts":[{"relation":"depends","tuple":["app","parser"],"sources":["` + src + `"]},{"relation":"depends","tuple":["parser","lexer"],"sources":["` + src + `"]}]}`
 	program := `{"contract":"algal.query.v1","rules":[
@@ -187,6 +191,7 @@ func TestMemoryQueryFailureInRun(t *testing.T) {
 
 // An on:"fail" edge catches a rejected query like any fn failure.
 func TestMemoryQueryFailEdge(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("memory-fallback",
 		`{"id":"source","kind":"input","outputs":{"snapshot":"json","program":"json"}},
 		 {"id":"query","kind":"fn","fn":"memory.query.v1"},

@@ -17,6 +17,7 @@ const echoChild = `{"contract":"algal.organism.v1","key":"organism:echo-child","
   {"from":{"cell":"k","port":"t"},"to":{"cell":"echo","port":"tag"}}]}`
 
 func TestOrganismCell(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	tri := storedManifest(t, st, triageJSON)
 	m := mustManifest(t, organism("inbox",
@@ -50,6 +51,7 @@ func TestOrganismCell(t *testing.T) {
 }
 
 func TestRepeatCell(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	inner := storedManifest(t, st, roundJSON)
 	m := mustManifest(t, organism("refine",
@@ -73,6 +75,7 @@ func TestRepeatCell(t *testing.T) {
 }
 
 func TestEachCell(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	child := storedManifest(t, st, echoChild)
 	m := mustManifest(t, organism("map",
@@ -95,6 +98,7 @@ func TestEachCell(t *testing.T) {
 }
 
 func TestSpawnCell(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	child := mustManifest(t, echoChild)
 	m := mustManifest(t, organism("breed",
@@ -119,6 +123,7 @@ func TestSpawnCell(t *testing.T) {
 // mistyped item leaves the inner failed record and the run failure names
 // the inner path.
 func TestEachItemCheckedByChild(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	child := storedManifest(t, st, echoChild)
 	m := mustManifest(t, organism("each-typed",
@@ -138,6 +143,7 @@ func TestEachItemCheckedByChild(t *testing.T) {
 // runtime.rs run_into: a nested run beyond maxDepth fails with the nested
 // prefix as the run failure path (loop/r0 for a repeat round).
 func TestDepthFailurePathIsNestedPrefix(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	child := storedManifest(t, st, echoChild)
 	m := mustManifest(t, organism("deep",

@@ -45,6 +45,7 @@ func TestHelperBenchWriter(t *testing.T) {
 // fire. Each round writes a fresh store, since a second run of the same
 // bench into one store writes no new objects.
 func TestKilledBenchLeavesAVerifiableStore(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns and kills processes")
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestMaxEffectMsAndContextBound(t *testing.T) {
+	t.Parallel()
 	m := oneAgent(t, "slow", `"budget":{"maxEffectMs":20}`)
 	slow := &fixedExec{id: "slow", fn: nil}
 	slow.fn = func(effect.Request) (effect.Response, error) {
@@ -58,6 +59,7 @@ func (c ctxExec) Execute(ctx context.Context, req effect.Request) (effect.Respon
 }
 
 func TestViewContext(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("view",
 		`{"id":"in","kind":"input","outputs":{"a":"text","b":"text"}},
 		 {"id":"prep","kind":"fn","fn":"uppercase.v1"},
@@ -71,6 +73,7 @@ func TestViewContext(t *testing.T) {
 }
 
 func TestForeignErrorCodeIsRecordedAsEffectFailed(t *testing.T) {
+	t.Parallel()
 	m := oneAgent(t, "foreign", "")
 	odd := &fixedExec{id: "odd", fn: func(effect.Request) (effect.Response, error) {
 		return effect.Response{}, &fault.Error{Code: "QUOTA", Message: "slow down"}

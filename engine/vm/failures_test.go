@@ -9,6 +9,7 @@ import (
 // failure as is; receipt.rs bounds cell and run failure messages only by
 // the receipt size (2048 is the effect error bound).
 func TestLongFailureMessageIsKept(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("long-msg",
 		`{"id":"in","kind":"input","outputs":{"q":"text"}},
 		 {"id":"e","kind":"expr","inputs":{"x":"text"},

@@ -26,6 +26,7 @@ func toolsHost(t *testing.T, st store.Store, responses string) *Host {
 }
 
 func TestHostTools(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	m := mustManifest(t, organism("tool",
 		`{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"look","kind":"tool","tool":"lookup.v1"}`,

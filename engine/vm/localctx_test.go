@@ -33,6 +33,7 @@ const fixtureInspect = `{"result":{"entries":[` +
 	`"nextOffset":null,"offset":0,"snapshot":"sha256:5b56ebb53999d58a13ab8faf74de3b8ce4b352896448d0870c089e7724be7c21","totalEntries":5}}`
 
 func TestLocalContextMatchesUpstreamFixture(t *testing.T) {
+	t.Parallel()
 	snap, work := fixtureSnapshot(t)
 	if work != 5302 {
 		t.Errorf("capture work %d, upstream charges 5302", work)
@@ -96,6 +97,7 @@ func TestLocalContextMatchesUpstreamFixture(t *testing.T) {
 // The prompt an agent declaring the tool sends is upstream's: the cell's
 // prompt, a newline, and the tool's instructions.
 func TestLocalContextPromptIsUpstreams(t *testing.T) {
+	t.Parallel()
 	p := localContextPrompt("Inspect Ω")
 	if !strings.HasPrefix(p, "Inspect Ω\nRead exact permitted inputs") || !strings.HasSuffix(p, "Every query uses the existing turn, model-call, and work budgets.") {
 		t.Fatalf("prompt %q", p)

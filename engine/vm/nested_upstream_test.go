@@ -76,6 +76,7 @@ func subtreeWork(t *testing.T, rec map[string]any, p string) {
 }
 
 func TestUpstreamNestedWithArgs(t *testing.T) {
+	t.Parallel()
 	t.Run("breed/spawn", func(t *testing.T) {
 		rec := runUpstream(t, store.NewMemStore(), "breed", `{"src":{"task":"echo"}}`, "")
 		run := cell(t, rec, "run")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCompactionReceipt(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("compact",
 		`{"id":"in","kind":"input","outputs":{"r":"json"}},
 		 {"id":"ag","kind":"agent","prompt":"p","inputs":{"r":"json"},"output":{"kind":"text"},"tools":["pick.v1"],
@@ -36,6 +37,7 @@ func TestCompactionReceipt(t *testing.T) {
 // runtime.rs recall(): the request budget is min(cell ?? run, run), as for
 // agent-family cells.
 func TestRecallBudgetIsCappedByRun(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("recall-budget",
 		`{"id":"in","kind":"input","outputs":{"q":"text"}},
 		 {"id":"mem","kind":"recall","inputs":{"q":"text"},"query":{"contract":"algal.expr.v1","program":["get","q"]},

@@ -43,6 +43,7 @@ func roundTrip(t testing.TB, rec map[string]any, what string) bool {
 // through the memo cache), the record-shape samples, and each of their
 // tampered variants that is still a valid receipt.
 func TestModelRoundTripCorpora(t *testing.T) {
+	t.Parallel()
 	n, tampered := 0, 0
 	for _, s := range samples(t) {
 		if roundTrip(t, s.rec, s.name) {
@@ -76,6 +77,7 @@ func TestModelRoundTripCorpora(t *testing.T) {
 
 // The upstream examples' receipts, plain and memo-cached runs.
 func TestModelRoundTripUpstream(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	suite := loadSuite(t, st)
 	n := 0
@@ -101,6 +103,7 @@ func TestModelRoundTripUpstream(t *testing.T) {
 // model can lose: empty strings where text may be empty, null where any
 // value may be, an empty wake list, zero token counts.
 func TestModelRoundTripEdgeValues(t *testing.T) {
+	t.Parallel()
 	base := samples(t)[1].rec // tools: effects, tool calls
 	cases := map[string]func(r map[string]any){
 		"empty via and event path": func(r map[string]any) {

@@ -87,6 +87,7 @@ func (c *countingExec) Execute(ctx context.Context, req effect.Request) (effect.
 }
 
 func TestReplayIdentical(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	before, _ := st.List(store.Values)
 	live := &countingExec{inner: scripted(t, `{"answer":"something else"}`)[0]}
@@ -118,6 +119,7 @@ func TestReplayIdentical(t *testing.T) {
 }
 
 func TestReplayChangedPromptDiverges(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	rev := replayManifest(strings.Replace(replayCells, "Answer briefly.", "Answer verbosely.", 1), replayEdges)
 	c := compareJSON(t, rec, rev, ReplayOptions{Store: st, Executors: scripted(t, `{"answer":"a much longer answer"}`)})
@@ -148,6 +150,7 @@ func TestReplayChangedPromptDiverges(t *testing.T) {
 }
 
 func TestReplayAddedCell(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	cells := replayCells + `,{"id":"echoed","kind":"fn","fn":"echo.v1"}`
 	edges := replayEdges + "," + edge("tagged", "value", "echoed", "value")
@@ -165,6 +168,7 @@ func TestReplayAddedCell(t *testing.T) {
 }
 
 func TestReplayDroppedCell(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	cells := `{"id":"q","kind":"input","outputs":{"ask":"text"}},
 	 {"id":"answer","kind":"agent","prompt":"Answer briefly.","inputs":{"ask":"text"},"output":{"kind":"text"}}`
@@ -176,6 +180,7 @@ func TestReplayDroppedCell(t *testing.T) {
 }
 
 func TestReplayMissingInput(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	// The revision wires an input port the recorded args never supplied.
 	cells := strings.Replace(replayCells, `"outputs":{"ask":"text"}`, `"outputs":{"ask":"text","extra":"text"}`, 1) +
@@ -199,6 +204,7 @@ func TestReplayMissingInput(t *testing.T) {
 }
 
 func TestReplayChangedRouteMissingEffect(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	cells := strings.Replace(replayCells, `"output":{"kind":"text"}}`, `"output":{"kind":"text"},"route":{"provider":"bigger"}}`, 1)
 	c := compareJSON(t, rec, replayManifest(cells, replayEdges), ReplayOptions{Store: st})
@@ -218,6 +224,7 @@ func TestReplayChangedRouteMissingEffect(t *testing.T) {
 }
 
 func TestReplayInvalidManifest(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	for name, rev := range map[string]string{
 		"does not parse": `{"contract":"algal.organism.v1","key":"bogus"}`,
@@ -236,6 +243,7 @@ func TestReplayInvalidManifest(t *testing.T) {
 }
 
 func TestReplayRefusesTamperedReceipt(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	forged := parseJSON(t, enc(rec)).(map[string]any)
 	forged["args"] = obj(t, `{"q":{"ask":"bye"}}`)
@@ -246,6 +254,7 @@ func TestReplayRefusesTamperedReceipt(t *testing.T) {
 }
 
 func TestReplayNeverCallsLiveTools(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	cells := replayCells + `,{"id":"notify","kind":"tool","tool":"notify.v1"}`
 	edges := replayEdges + "," + edge("tagged", "value", "notify", "message")
@@ -261,6 +270,7 @@ func TestReplayNeverCallsLiveTools(t *testing.T) {
 }
 
 func TestReplayDeterministic(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	rev := replayManifest(strings.Replace(replayCells, "Answer briefly.", "Answer verbosely.", 1), replayEdges)
 	a := compareJSON(t, rec, rev, ReplayOptions{Store: st, Executors: scripted(t, `{"answer":"x"}`)})
@@ -271,6 +281,7 @@ func TestReplayDeterministic(t *testing.T) {
 }
 
 func TestReplayCompareManifest(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	m := mustManifest(t, replayManifest(replayCells, replayEdges))
 	c, err := Compare(rec, m, ReplayOptions{Store: st})
@@ -280,6 +291,7 @@ func TestReplayCompareManifest(t *testing.T) {
 }
 
 func TestParseComparisonRejects(t *testing.T) {
+	t.Parallel()
 	rec, st := recordRun(t)
 	good := compareJSON(t, rec, replayManifest(replayCells, replayEdges), ReplayOptions{Store: st}).Value()
 	zero := "sha256:" + strings.Repeat("0", 64)

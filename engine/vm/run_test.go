@@ -14,6 +14,7 @@ import (
 )
 
 func TestEventLogBound(t *testing.T) {
+	t.Parallel()
 	m := oneAgent(t, "loop", `"retry":{"attempts":8}`)
 	rec := runAndVerify(t, m, `{"in":{"t":"x"}}`, scriptedHost(t, store.NewMemStore(), `{"a":[1,2,3,"ok"]}`))
 	if len(rec["events"].([]any)) != 1+2+4+1 {
@@ -49,6 +50,7 @@ func TestEventLogBound(t *testing.T) {
 // error: no receipt, no further attempt or effect, nothing downstream and
 // no on:fail handler runs.
 func TestRouterFaultAbortsRun(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("host-fault",
 		`{"id":"in","kind":"input","outputs":{"t":"text"}},
 		 {"id":"a","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"},"retry":{"attempts":4}},
@@ -68,6 +70,7 @@ func TestRouterFaultAbortsRun(t *testing.T) {
 
 // The admission cache keeps at most its limit, dropping the oldest first.
 func TestAdmitCacheBounded(t *testing.T) {
+	t.Parallel()
 	c := newAdmitCache(4)
 	ms := make([]*manifest.Manifest, 6)
 	for i := range ms {
@@ -91,6 +94,7 @@ func TestAdmitCacheBounded(t *testing.T) {
 // keeps no parsed manifest alive. A manifest without a digest (not made by
 // manifest.Parse) is never cached.
 func TestAdmitCacheSharesParsedCopies(t *testing.T) {
+	t.Parallel()
 	c := newAdmitCache(4)
 	src := organism("shared-copies", `{"id":"c","kind":"const","outputs":{"v":{"type":"json","value":1}}}`, ``)
 	first, second := mustManifest(t, src), mustManifest(t, src)

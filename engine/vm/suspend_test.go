@@ -54,6 +54,7 @@ func effectDigestOf(t *testing.T, rec map[string]any, p string) string {
 }
 
 func TestGateSuspendsThenResumesWithSameRequest(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	m := mustManifest(t, gateJSON)
 	approvals := filepath.Join(t.TempDir(), "approvals.json")
@@ -110,6 +111,7 @@ func TestGateSuspendsThenResumesWithSameRequest(t *testing.T) {
 }
 
 func TestNestedSuspensionSuspendsEnclosingCell(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	child := storedManifest(t, st, gateJSON)
 	m := mustManifest(t, organism("outer",
@@ -147,6 +149,7 @@ func mailboxHost(st store.Store, svc *mailbox.Service) *Host {
 }
 
 func TestMailboxReceiveSuspendsAndResumesAfterSend(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	svc := mailbox.Open(t.TempDir())
 	box, err := svc.Create("inbox", 4, 1000)
@@ -205,6 +208,7 @@ func TestMailboxReceiveSuspendsAndResumesAfterSend(t *testing.T) {
 }
 
 func TestMailboxSendToolDeliversOnce(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	svc := mailbox.Open(t.TempDir())
 	box, _ := svc.Create("out", 4, 1000)
@@ -234,6 +238,7 @@ func TestMailboxSendToolDeliversOnce(t *testing.T) {
 // TestUpstreamApprovalWait runs the upstream vm/approval-wait example (a
 // mailbox receive behind an interface) through suspend, send and resume.
 func TestUpstreamApprovalWait(t *testing.T) {
+	t.Parallel()
 	dir := upstreamDir(t)
 	m, err := manifest.ReadFile(filepath.Join(dir, "vm", "approval-wait.algal.json"))
 	if err != nil {
@@ -261,6 +266,7 @@ func TestUpstreamApprovalWait(t *testing.T) {
 }
 
 func TestResumeAfterSuspension(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("approve",
 		`{"id":"in","kind":"input","outputs":{"t":"text"}},
 		 {"id":"draft","kind":"agent","prompt":"p","inputs":{"t":"text"},"output":{"kind":"text"}},

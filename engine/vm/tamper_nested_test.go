@@ -80,6 +80,7 @@ func nestedSamples(t *testing.T) []sample {
 // nested receipts: every leaf mutated (sealed or re-sealed) and every
 // field deleted must fail verification.
 func TestTamperNestedReceipts(t *testing.T) {
+	t.Parallel()
 	total := 0
 	for _, s := range nestedSamples(t) {
 		total += tamperLeaves(t, s, func(p []any) bool { return worldFact(s.rec, p) || nestedWorldFact(p) })

@@ -187,6 +187,7 @@ func rejects(t *testing.T, s sample, rec map[string]any, what string) []string {
 }
 
 func TestTamperEveryLeafAndField(t *testing.T) {
+	t.Parallel()
 	total := 0
 	for _, s := range samples(t) {
 		total += tamperLeaves(t, s, func(p []any) bool { return worldFact(s.rec, p) })
@@ -269,6 +270,7 @@ func names(mm []string, path string) bool {
 // TestTamperUpstreamReceipts mutates every leaf of the upstream examples'
 // receipts.
 func TestTamperUpstreamReceipts(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	suite := loadSuite(t, st)
 	n := 0

@@ -36,6 +36,7 @@ func bundleDir(t *testing.T, child *manifest.Manifest) (string, []byte) {
 }
 
 func TestTransports(t *testing.T) {
+	t.Parallel()
 	child := mustManifest(t, echoChild)
 	dir, data := bundleDir(t, child)
 	viaCells := func(kind string) *manifest.Manifest {
@@ -156,6 +157,7 @@ func TestTransports(t *testing.T) {
 // failure as "CODE: message" under its code. A spawned manifest embedding
 // it fails the spawn cell with the message alone, as any cell failure.
 func TestFetchFailureText(t *testing.T) {
+	t.Parallel()
 	child := mustManifest(t, echoChild)
 	embed := organism("far-organism", `{"id":"in","kind":"input","outputs":{"q":"text"}},{"id":"svc","kind":"organism","manifest":"`+child.Digest+`","via":"far"}`,
 		edge("in", "q", "svc", "q"))

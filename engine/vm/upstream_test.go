@@ -109,6 +109,7 @@ func runExample(t *testing.T, ex example, st store.Store, cached bool) map[strin
 }
 
 func TestUpstreamSuite(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	suite := loadSuite(t, st)
 	if len(suite) < 39 {
@@ -142,6 +143,7 @@ func TestUpstreamSuite(t *testing.T) {
 // TestUpstreamCache runs examples with scripted effects twice with the memo
 // cache on: the second run is served from the memo table.
 func TestUpstreamCache(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	suite := loadSuite(t, st)
 	checked, served := 0, 0
@@ -188,6 +190,7 @@ func TestUpstreamCache(t *testing.T) {
 // the cell records via, and verification (which uses no transports)
 // replays it from the record.
 func TestRemoteViaTransport(t *testing.T) {
+	t.Parallel()
 	dir := upstreamDir(t)
 	m, err := manifest.ReadFile(filepath.Join(dir, "remote.algal.json"))
 	if err != nil {

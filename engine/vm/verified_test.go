@@ -39,6 +39,7 @@ func verifiedBench(t *testing.T, cases int) (*Workbench, string, *bench.Report) 
 // scope: a second system's identical receipts and a second verification of
 // the same report are answered from it, and the verification is the same.
 func TestVerifiedReceiptsReplayEachDistinctReceiptOnce(t *testing.T) {
+	t.Parallel()
 	const cases = 5
 	wb, _, rep := verifiedBench(t, cases)
 	wb.Verified = &VerifiedReceipts{}
@@ -71,6 +72,7 @@ func TestVerifiedReceiptsReplayEachDistinctReceiptOnce(t *testing.T) {
 // verification (same name, new bytes: another valid receipt's) fails the
 // next verification in the same process, for every case that cites it.
 func TestVerifiedReceiptsCatchAReceiptRewrittenAfterItsFirstVerification(t *testing.T) {
+	t.Parallel()
 	wb, storeDir, rep := verifiedBench(t, 3)
 	wb.Verified = &VerifiedReceipts{}
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 )
 
 func TestTriageReceipt(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, triageJSON)
 	rec := runAndVerify(t, m, `{"ticket":{"text":"app crashes"}}`, scriptedHost(t, store.NewMemStore(), `{"route":"bug"}`))
 	if rec["outcome"] != "complete" || rec["manifestDigest"] != m.Digest || rec["manifestKey"] != "organism:triage" {
@@ -42,6 +43,7 @@ func TestTriageReceipt(t *testing.T) {
 func itoa(n int) string { return string(canon.FormatNumber(nil, float64(n))) }
 
 func TestOnMissAndShadow(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, triageJSON)
 	rec := runAndVerify(t, m, `{"ticket":{"text":"x"}}`, scriptedHost(t, store.NewMemStore(), `{"route":"banana"}`))
 	want(t, "onMiss", cell(t, rec, "route")["outputs"], `{"out":"question"}`)
@@ -61,6 +63,7 @@ func TestOnMissAndShadow(t *testing.T) {
 }
 
 func TestChoiceMissWithoutOnMissFails(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("miss",
 		`{"id":"in","kind":"input","outputs":{"t":"text"}},
 		 {"id":"route","kind":"classifier","prompt":"p","inputs":{"t":"text"},"output":{"kind":"choice","labels":["a","b"]}}`,
@@ -74,6 +77,7 @@ func TestChoiceMissWithoutOnMissFails(t *testing.T) {
 }
 
 func TestRetryReissuesSameRequest(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("retry",
 		`{"id":"in","kind":"input","outputs":{"t":"text"}},
 		 {"id":"route","kind":"classifier","prompt":"p","inputs":{"t":"text"},"output":{"kind":"choice","labels":["a","b"]},"retry":{"attempts":3}}`,
@@ -101,6 +105,7 @@ func TestRetryReissuesSameRequest(t *testing.T) {
 }
 
 func TestUnboundAndRouting(t *testing.T) {
+	t.Parallel()
 	cls := func(route string) string {
 		return organism("routing",
 			`{"id":"in","kind":"input","outputs":{"t":"text"}},
@@ -141,6 +146,7 @@ func TestUnboundAndRouting(t *testing.T) {
 }
 
 func TestToolLoop(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("tools",
 		`{"id":"in","kind":"input","outputs":{"rec":"json"}},
 		 {"id":"agent","kind":"agent","prompt":"p","inputs":{"rec":"json"},"output":{"kind":"text"},"tools":["pick.v1"]}`,
@@ -185,6 +191,7 @@ func TestToolLoop(t *testing.T) {
 }
 
 func TestGuards(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("guards",
 		`{"id":"in","kind":"input","outputs":{"r":"json"}},
 		 {"id":"hi","kind":"fn","fn":"echo.v1"},
@@ -224,6 +231,7 @@ func TestGuards(t *testing.T) {
 }
 
 func TestFailEdgesAndFirstFailureWins(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("recover",
 		`{"id":"in","kind":"input","outputs":{"v":"json"}},
 		 {"id":"k","kind":"const","outputs":{"x":{"type":"json","value":2}}},
@@ -253,6 +261,7 @@ func TestFailEdgesAndFirstFailureWins(t *testing.T) {
 }
 
 func TestBudgets(t *testing.T) {
+	t.Parallel()
 	chain := func(budgets string) string {
 		return organism("budget",
 			`{"id":"a","kind":"const","outputs":{"x":{"type":"json","value":1}}},
@@ -291,6 +300,7 @@ func TestBudgets(t *testing.T) {
 }
 
 func TestSkipRules(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("skip",
 		`{"id":"in","kind":"input","outputs":{"a":"json","b":"json"}},
 		 {"id":"both","kind":"fn","fn":"assert.v1"},
@@ -310,6 +320,7 @@ func TestSkipRules(t *testing.T) {
 }
 
 func TestExprCell(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("rate",
 		`{"id":"in","kind":"input","outputs":{"t":"json"}},
 		 {"id":"rate","kind":"expr","inputs":{"t":"json"},"expr":{"contract":"algal.expr.v1",
@@ -329,6 +340,7 @@ func TestExprCell(t *testing.T) {
 }
 
 func TestStoreLoadSlot(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	m := mustManifest(t, organism("mem",
 		`{"id":"in","kind":"input","outputs":{"doc":"json"}},
@@ -361,6 +373,7 @@ func TestStoreLoadSlot(t *testing.T) {
 }
 
 func TestDecideCell(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("decide",
 		`{"id":"in","kind":"input","outputs":{"p":"json"}},
 		 {"id":"probe","kind":"decide","inputs":{"p":"json"},"questions":{
@@ -384,6 +397,7 @@ func TestDecideCell(t *testing.T) {
 }
 
 func TestRecallRerank(t *testing.T) {
+	t.Parallel()
 	st := store.NewMemStore()
 	ra, _ := st.Put(store.Values, "alpha")
 	rb, _ := st.Put(store.Values, "beta")
@@ -412,6 +426,7 @@ func TestRecallRerank(t *testing.T) {
 }
 
 func TestSuspension(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("gate",
 		`{"id":"in","kind":"input","outputs":{"t":"text"}},
 		 {"id":"ok","kind":"gate","prompt":"p","inputs":{"t":"text"},"output":{"kind":"choice","labels":["yes","no"]}},
@@ -435,6 +450,7 @@ func TestSuspension(t *testing.T) {
 }
 
 func TestPortBounds(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, organism("bounds",
 		`{"id":"in","kind":"input","outputs":{"r":{"type":"json","schema":{"type":"object","required":["a"]}}}},
 		 {"id":"e","kind":"fn","fn":"echo.v1"}`,

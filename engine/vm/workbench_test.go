@@ -100,6 +100,7 @@ func runBench(t *testing.T, wb *Workbench, path string, concurrency int) *bench.
 }
 
 func TestUpstreamBenchConfigs(t *testing.T) {
+	t.Parallel()
 	dir := upstreamExamples(t)
 	reconstructBenchSidecars(t, dir)
 	for _, tc := range []struct {
@@ -144,6 +145,7 @@ func TestUpstreamBenchConfigs(t *testing.T) {
 }
 
 func TestUpstreamFoundryConfigs(t *testing.T) {
+	t.Parallel()
 	dir := upstreamExamples(t)
 	for _, tc := range []struct {
 		config     string
@@ -214,6 +216,7 @@ func TestUpstreamFoundryConfigs(t *testing.T) {
 // live configs name gateway executors, which Assay admits but never
 // reaches: their cases fail unbound, and the report must still verify.
 func TestEveryUpstreamConfigVerifies(t *testing.T) {
+	t.Parallel()
 	dir := upstreamExamples(t)
 	reconstructBenchSidecars(t, dir)
 	configs, _ := filepath.Glob(filepath.Join(dir, "*.config.json"))
@@ -317,6 +320,7 @@ func TestEveryUpstreamConfigVerifies(t *testing.T) {
 // executors over the first store: every answer comes from the recorded
 // receipts and the reports agree on every claim.
 func TestReplayExecutorServesARecordedWorkload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := scaleConfig(t, dir, 2, 5)
 	names := []string{"cheap", "frontier"}
@@ -378,6 +382,7 @@ func sameJSON(a, b any) bool {
 // them before it returns the report that names them: no report exists
 // while one of its receipts still waits for the durability barrier.
 func TestBenchRunCommitsReceiptsBeforeReturningTheReport(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := scaleConfig(t, dir, 2, 6)
@@ -422,6 +427,7 @@ func TestBenchRunCommitsReceiptsBeforeReturningTheReport(t *testing.T) {
 // encoding of the receipt returned, and the reference is its storage
 // digest.
 func TestSessionStoresTheSealedBytes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := scaleConfig(t, dir, 1, 2)

@@ -60,6 +60,7 @@ func record(t *testing.T, b effect.Executor, req effect.Request) effect.Record {
 // the system prompt, the key, anthropic-version, no stream;
 // usage counts cache reads and writes as prompt tokens.
 func TestStructuredOutputThroughAForcedTool(t *testing.T) {
+	t.Parallel()
 	s := anthropictest.New(func(int, anthropictest.Request) anthropictest.Reply {
 		return anthropictest.Reply{Value: "billing", Model: "claude-haiku-4-5-20251001", CacheRead: 100, CacheWrite: 20}
 	})
@@ -96,6 +97,7 @@ func TestStructuredOutputThroughAForcedTool(t *testing.T) {
 // call one; a call to a cell tool becomes the raw tool output; the tool
 // log becomes tool_use / tool_result turns.
 func TestAgentToolUse(t *testing.T) {
+	t.Parallel()
 	s := anthropictest.New(func(int, anthropictest.Request) anthropictest.Reply {
 		return anthropictest.Reply{Tool: "pick_v1", ToolInput: map[string]any{"max": 9.0}}
 	})
@@ -132,6 +134,7 @@ func TestAgentToolUse(t *testing.T) {
 // quote the service's error message with the key redacted; a body that
 // is not a message is unparseable with its usage kept.
 func TestOverloadedIsRetriedAndFailuresQuoteTheService(t *testing.T) {
+	t.Parallel()
 	s := anthropictest.New(func(n int, _ anthropictest.Request) anthropictest.Reply {
 		switch n {
 		case 1:
@@ -179,6 +182,7 @@ func TestOverloadedIsRetriedAndFailuresQuoteTheService(t *testing.T) {
 // An answer echoing the key is redacted; one over the cell's budget is
 // refused.
 func TestRedactedAndBounded(t *testing.T) {
+	t.Parallel()
 	s := anthropictest.New(func(n int, _ anthropictest.Request) anthropictest.Reply {
 		if n == 1 {
 			return anthropictest.Reply{Value: "key " + testKey}

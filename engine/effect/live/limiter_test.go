@@ -7,6 +7,7 @@ import (
 )
 
 func TestRequestsPerMinuteSpacesStarts(t *testing.T) {
+	t.Parallel()
 	l := NewLimiter(0, 1200) // one start per 50 ms
 	start := time.Now()
 	for range 4 {

@@ -12,6 +12,7 @@ import (
 const secret = "sk-live-Qw3rTy8SECRET"
 
 func TestReasoningFamilies(t *testing.T) {
+	t.Parallel()
 	for model, want := range map[string]bool{
 		"o1": true, "o1-mini": true, "o3": true, "o3-mini-2025-01-31": true, "o4-mini": true,
 		"gpt-5": true, "gpt-5-mini": true, "gpt-5.1": true, "openai/o3-mini": true, "GPT-5-NANO": true,
@@ -24,6 +25,7 @@ func TestReasoningFamilies(t *testing.T) {
 }
 
 func TestFailureQuotesTheServerRedacted(t *testing.T) {
+	t.Parallel()
 	red := redact.New(secret)
 	e := Failure{Kind: HTTPStatus, Status: 401, ServerMessage: "Incorrect API key provided: " + secret + ".\nSee docs."}.Error(red)
 	if strings.Contains(e.Message, secret) || !strings.Contains(e.Message, "HTTP 401") ||
@@ -43,6 +45,7 @@ func TestFailureQuotesTheServerRedacted(t *testing.T) {
 }
 
 func TestFinishRedactsAndBounds(t *testing.T) {
+	t.Parallel()
 	red := redact.New(secret)
 	req := effect.Request{"budget": map[string]any{"maxOutputBytes": float64(256)}}
 	resp, n, err := Finish(req, effect.Response{Output: "your key is " + secret, Usage: map[string]any{"model": "m", "tokensIn": 3.0}}, red, 0, "")

@@ -58,6 +58,7 @@ func record(t *testing.T, b *openai.Backend, req effect.Request) effect.Record {
 }
 
 func TestAnswerUsageAndModel(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Value: "billing", Model: "small-1-2026-01-01", CachedTokens: 3}
 	})
@@ -88,6 +89,7 @@ func TestAnswerUsageAndModel(t *testing.T) {
 }
 
 func TestOmittedUsageStaysUnknown(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Value: "bug", OmitUsage: true}
 	})
@@ -102,6 +104,7 @@ func TestOmittedUsageStaysUnknown(t *testing.T) {
 }
 
 func TestRateLimitBacksOffWithRetryAfter(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(func(n int, _ openaitest.Request) openaitest.Reply {
 		if n <= 2 {
 			return openaitest.Reply{Status: http.StatusTooManyRequests, Headers: map[string]string{"Retry-After": "0.05"}}
@@ -120,6 +123,7 @@ func TestRateLimitBacksOffWithRetryAfter(t *testing.T) {
 }
 
 func TestFailuresAreRecordedWithoutBodiesOrKey(t *testing.T) {
+	t.Parallel()
 	echo := `{"error":{"message":"bad key ` + testKey + `"}}`
 	cases := []struct {
 		name      string
@@ -160,6 +164,7 @@ func TestFailuresAreRecordedWithoutBodiesOrKey(t *testing.T) {
 func ptr(s string) *string { return &s }
 
 func TestToolCallBecomesRawToolOutput(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Call: &openaitest.Call{Name: "pick_v1", Arguments: `{"max":9}`}}
 	})
@@ -187,6 +192,7 @@ func TestToolCallBecomesRawToolOutput(t *testing.T) {
 }
 
 func TestNeverServesGateOrRecallAndNeedsAKey(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(nil)
 	defer s.Close()
 	b := backend(t, s, openai.Config{})
@@ -220,6 +226,7 @@ func TestNeverServesGateOrRecallAndNeedsAKey(t *testing.T) {
 }
 
 func TestKeylessLoopbackServerIsCalledWithoutAuthorization(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(nil)
 	defer s.Close()
 	b, err := openai.New("local", openai.Config{Model: "llama", BaseURL: s.BaseURL()}, env(nil))
@@ -234,6 +241,7 @@ func TestKeylessLoopbackServerIsCalledWithoutAuthorization(t *testing.T) {
 }
 
 func TestConcurrencyIsBounded(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(nil)
 	s.Latency = 30 * time.Millisecond
 	defer s.Close()
@@ -257,6 +265,7 @@ func TestConcurrencyIsBounded(t *testing.T) {
 }
 
 func TestCancelAbandonsInFlightRequest(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(nil)
 	s.Latency = 5 * time.Second
 	defer s.Close()

@@ -18,6 +18,7 @@ import (
 // redacted wherever the server echoes it, also when the error body is a
 // gateway's plain text.
 func TestFailureQuotesTheServerWithTheKeyRedacted(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		reply openaitest.Reply
@@ -48,6 +49,7 @@ func TestFailureQuotesTheServerWithTheKeyRedacted(t *testing.T) {
 // An answer that echoes the key is redacted before it is returned, and
 // the backend reports the redaction.
 func TestAnswerEchoingTheKeyIsRedacted(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Value: "your key is " + testKey, Model: "m-" + testKey}
 	})
@@ -67,6 +69,7 @@ func TestAnswerEchoingTheKeyIsRedacted(t *testing.T) {
 
 // Usage the server reported is kept when the answer cannot be read.
 func TestUnparseableAnswerKeepsItsUsage(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Content: ptr("billing, probably")}
 	})
@@ -97,6 +100,7 @@ func mustParse(t *testing.T, b []byte) any {
 // An answer over the cell's output budget or max-answer-bytes is refused
 // (a failure, never an answer), keeping its usage.
 func TestOversizedAnswerIsRefused(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 10_000)
 	s := openaitest.New(func(int, openaitest.Request) openaitest.Reply { return openaitest.Reply{Value: big} })
 	defer s.Close()
@@ -123,6 +127,7 @@ func TestOversizedAnswerIsRefused(t *testing.T) {
 // A redirect to another origin is refused by name; the key never leaves
 // for the other host. One within the origin is followed.
 func TestRedirectToAnotherOriginIsRefused(t *testing.T) {
+	t.Parallel()
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "" {
 			t.Errorf("the key reached the other origin")
@@ -159,6 +164,7 @@ func TestRedirectToAnotherOriginIsRefused(t *testing.T) {
 // others keep max_tokens, temperature and the optional settings. The
 // fake refuses what OpenAI refuses.
 func TestReasoningModelsAreAskedAsTheyAccept(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Value: "billing", ReasoningTokens: 192}
 	})

@@ -84,6 +84,7 @@ func renderCases() []struct {
 }
 
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range renderCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Render(tc.req, tc.tools, tc.cfg)
@@ -105,6 +106,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestRenderStrictOnlyForStrictSchemas(t *testing.T) {
+	t.Parallel()
 	cases := renderCases()
 	strictOf := func(i int) any {
 		r, err := Render(cases[i].req, cases[i].tools, cases[i].cfg)
@@ -131,6 +133,7 @@ func TestRenderStrictOnlyForStrictSchemas(t *testing.T) {
 }
 
 func TestRenderRejectsCollidingToolNames(t *testing.T) {
+	t.Parallel()
 	req := renderCases()[5].req
 	_, err := Render(req, []Tool{{Name: "a.b"}, {Name: "a_b"}}, Config{Model: "m"})
 	if err == nil {
@@ -139,6 +142,7 @@ func TestRenderRejectsCollidingToolNames(t *testing.T) {
 }
 
 func TestConfigDigestLeavesOutSecretsAndTransport(t *testing.T) {
+	t.Parallel()
 	base := Config{Model: "m", Headers: map[string]string{"X-Team": "secret-team-value"}}
 	d := base.Digest()
 	same := []Config{
@@ -170,6 +174,7 @@ func TestConfigDigestLeavesOutSecretsAndTransport(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
+	t.Parallel()
 	bad := []Config{
 		{},
 		{Model: "m", BaseURL: "http://example.com/v1"},
