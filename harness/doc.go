@@ -116,7 +116,7 @@
 // system-<id>.json or candidate-NN-<key>.json per contender, report.json
 // (budget.json when a foundry exhausts its habitat budget),
 // verification.json, gate.json, summary.md, report.html (package
-// htmlreport: the Pareto plot or the ranking, drawn), _assembly.json and
+// report: the Pareto plot or the ranking, drawn), _assembly.json and
 // foundry-run.yml. A run with repeats adds report-r02.json ... (each
 // repeat's ordinary report), per-repeat scripted tables where responses
 // differ per repeat, and repeats.json, the aggregate re-derived from them

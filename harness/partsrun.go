@@ -10,7 +10,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/evidence"
-	"github.com/algal-assay/assay/htmlreport"
+	"github.com/algal-assay/assay/report"
 	"github.com/algal-assay/assay/runrecord"
 )
 
@@ -344,14 +344,14 @@ func RederiveParts(ctx context.Context, c *Compiled, dir string, st evidence.Sto
 
 // htmlParts lists an outcome's parts for report.html (nil for a run in
 // one part).
-func htmlParts(o *Outcome) []htmlreport.Part {
+func htmlParts(o *Outcome) []report.Part {
 	if o.Compiled == nil || o.Compiled.Parts == nil {
 		return nil
 	}
 	w := o.Workload
-	out := make([]htmlreport.Part, 0, len(o.Compiled.Parts))
+	out := make([]report.Part, 0, len(o.Compiled.Parts))
 	for i, p := range o.Compiled.Parts {
-		hp := htmlreport.Part{Name: p.Name(), Report: p.ReportFile(),
+		hp := report.Part{Name: p.Name(), Report: p.ReportFile(),
 			Cases:   fmt.Sprintf("%s to %s (%d)", w.Cases[p.CaseFrom].ID, w.Cases[p.CaseTo-1].ID, p.CaseTo-p.CaseFrom),
 			Systems: fmt.Sprintf("%s to %s (%d)", w.Systems[p.SystemFrom].ID, w.Systems[p.SystemTo-1].ID, p.SystemTo-p.SystemFrom)}
 		if i < len(o.partDigests) {

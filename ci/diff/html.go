@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/algal-assay/assay/htmlreport"
+	"github.com/algal-assay/assay/report"
 )
 
 // ArtifactHTML is the name of the drawn report in the PR check's artifact.
@@ -17,7 +17,7 @@ const ArtifactHTML = "pr.html"
 // runs Compute compared, so it needs the Diff that Compute returned, not
 // one decoded from JSON. o supplies the reproduce command.
 func HTML(d *Diff, o RenderOptions) ([]byte, error) {
-	in := htmlreport.PRInput{Base: d.Base, Head: d.Head, Passed: d.Verdict.Passed, Notes: d.Notes, Command: o.Command}
+	in := report.PRInput{Base: d.Base, Head: d.Head, Passed: d.Verdict.Passed, Notes: d.Notes, Command: o.Command}
 	v := d.Verdict
 	if v.Passed {
 		in.Verdict = fmt.Sprintf("%d workloads at %s compared with %s: every run verified and every gate holds.", v.Workloads, d.Head, d.Base)
@@ -51,7 +51,7 @@ func HTML(d *Diff, o RenderOptions) ([]byte, error) {
 			in.Unchange = append(in.Unchange, w.Name)
 			continue
 		}
-		pw := htmlreport.PRWorkload{Name: w.Name, Kind: w.Kind, Status: w.Status, File: w.File}
+		pw := report.PRWorkload{Name: w.Name, Kind: w.Kind, Status: w.Status, File: w.File}
 		if w.base != nil {
 			pw.BaseBench, pw.BaseFoundry = w.base.Bench, w.base.Foundry
 		}
@@ -60,12 +60,12 @@ func HTML(d *Diff, o RenderOptions) ([]byte, error) {
 		}
 		prStatistics(&pw, w)
 		for _, f := range w.flips() {
-			pw.Flips = append(pw.Flips, htmlreport.PRFlip{Subject: f.Subject, Case: f.Case, Split: f.Split, Base: f.Base, Head: f.Head})
+			pw.Flips = append(pw.Flips, report.PRFlip{Subject: f.Subject, Case: f.Case, Split: f.Split, Base: f.Base, Head: f.Head})
 		}
 		in.Workloads = append(in.Workloads, pw)
 	}
 	for _, r := range d.Regressions {
-		row := htmlreport.PRRegression{Workload: r.Workload, Subject: r.Subject, Measure: r.Metric, Cases: "—"}
+		row := report.PRRegression{Workload: r.Workload, Subject: r.Subject, Measure: r.Metric, Cases: "—"}
 		if len(r.Cases) > 0 {
 			row.Cases = strings.Join(r.Cases, ", ")
 		}
@@ -77,12 +77,12 @@ func HTML(d *Diff, o RenderOptions) ([]byte, error) {
 		in.Regressions = append(in.Regressions, row)
 	}
 	if r := d.Replays; r != nil {
-		pr := &htmlreport.PRReplays{Archive: r.Archive, Receipts: r.Receipts, Touched: r.Touched}
+		pr := &report.PRReplays{Archive: r.Archive, Receipts: r.Receipts, Touched: r.Touched}
 		for _, x := range r.Results {
-			pr.Rows = append(pr.Rows, htmlreport.PRReplay{Workload: x.Workload, Subject: x.Subject, Case: x.Case, Organism: x.Key,
+			pr.Rows = append(pr.Rows, report.PRReplay{Workload: x.Workload, Subject: x.Subject, Case: x.Case, Organism: x.Key,
 				Verdict: x.Verdict, Divergence: x.Divergence, Detail: x.Detail, File: shortFile(x.File), WorkOnly: workOnly(x)})
 		}
 		in.Replays = pr
 	}
-	return htmlreport.PR(in)
+	return report.PR(in)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/foundry"
-	"github.com/algal-assay/assay/htmlreport"
+	"github.com/algal-assay/assay/report"
 )
 
 // workloadFile is the workload file a run's gate positions name
@@ -52,7 +52,7 @@ func ranking(r *foundry.Report) []RankPlace {
 	if r == nil {
 		return out
 	}
-	for _, e := range htmlreport.Ranking(r) {
+	for _, e := range report.Ranking(r) {
 		c := e.Candidate
 		out = append(out, RankPlace{Place: e.Place, Key: c.ManifestKey, Digest: c.ManifestDigest, Promoted: e.Promoted,
 			Validation: Rate{Passed: c.Validation.Passed, Total: c.Validation.Total}, Train: Rate{Passed: c.Train.Passed, Total: c.Train.Total},

@@ -12,7 +12,7 @@ import (
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/vm"
-	"github.com/algal-assay/assay/htmlreport"
+	"github.com/algal-assay/assay/report"
 )
 
 // Section titles, in the comment's priority order.
@@ -358,7 +358,7 @@ func fdelta(b, h float64) string {
 // the table) when a call's counts are.
 func tokensText(s *SystemStats) string {
 	if s.TokensUnknown > 0 {
-		return htmlreport.Unknown
+		return report.Unknown
 	}
 	return fmt.Sprint(s.Tokens)
 }
@@ -367,7 +367,7 @@ func tokensText(s *SystemStats) string {
 // is: never the 0.000000 a sum without those calls would show.
 func amountText(s *SystemStats) string {
 	if s.CostUnknown > 0 {
-		return htmlreport.Unknown
+		return report.Unknown
 	}
 	return bench.FormatDollars(s.Cost)
 }
@@ -477,7 +477,7 @@ func paretoMD(d *Diff) string {
 			fmt.Fprintf(&b, "%s | %s |\n", calls, pareto)
 		}
 		if unknown {
-			b.WriteString("\n" + htmlreport.UnknownNote + "\n")
+			b.WriteString("\n" + report.UnknownNote + "\n")
 		}
 		var revised []string
 		for _, s := range bn.Systems {
@@ -803,7 +803,7 @@ func regressionsMD(d *Diff, o RenderOptions) string {
 // amount renders a total: dollars for cost, a count otherwise.
 func amount(metric string, v float64) string {
 	if metric == MetricCost {
-		return htmlreport.Money(v)
+		return report.Money(v)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }

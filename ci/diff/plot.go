@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	ghci "github.com/algal-assay/assay/ci/github"
-	"github.com/algal-assay/assay/htmlreport"
+	"github.com/algal-assay/assay/report"
 )
 
 // TitlePlot is the job summary's Pareto plot section.
@@ -48,11 +48,11 @@ func PlotMD(d *Diff) string {
 		if ref == nil || ref.Bench == nil {
 			continue
 		}
-		xName, yName, dollars, _ := htmlreport.PlotAxes(ref.Bench)
-		side := func(r *Run) map[string]htmlreport.PlotPoint {
-			m := map[string]htmlreport.PlotPoint{}
+		xName, yName, dollars, _ := report.PlotAxes(ref.Bench)
+		side := func(r *Run) map[string]report.PlotPoint {
+			m := map[string]report.PlotPoint{}
 			if r != nil && r.Bench != nil {
-				_, _, _, pts := htmlreport.PlotAxes(r.Bench)
+				_, _, _, pts := report.PlotAxes(r.Bench)
 				for _, p := range pts {
 					m[p.ID] = p
 				}
@@ -62,7 +62,7 @@ func PlotMD(d *Diff) string {
 		bp, hp := side(w.base), side(w.head)
 		xv := func(v float64) string {
 			if dollars {
-				return htmlreport.Money(v)
+				return report.Money(v)
 			}
 			return strconv.FormatFloat(v, 'f', -1, 64)
 		}
@@ -71,14 +71,14 @@ func PlotMD(d *Diff) string {
 		fmt.Fprintf(&b, "x: %s (lower is better) · y: %s (higher is better) · the drawn plot is in `pr.html`.\n\n", text(xName), text(yName))
 		fmt.Fprintf(&b, "| system | x at base → head | y at base → head | on the frontier at head | dominated at head by |\n| --- | --- | --- | --- | --- |\n")
 		for _, s := range w.Bench.Systems {
-			pt := func(m map[string]htmlreport.PlotPoint, f func(htmlreport.PlotPoint) string) string {
+			pt := func(m map[string]report.PlotPoint, f func(report.PlotPoint) string) string {
 				if p, ok := m[s.ID]; ok {
 					return f(p)
 				}
 				return "—"
 			}
-			x := arrow(pt(bp, func(p htmlreport.PlotPoint) string { return xv(p.X) }), pt(hp, func(p htmlreport.PlotPoint) string { return xv(p.X) }))
-			y := arrow(pt(bp, func(p htmlreport.PlotPoint) string { return yv(p.Y) }), pt(hp, func(p htmlreport.PlotPoint) string { return yv(p.Y) }))
+			x := arrow(pt(bp, func(p report.PlotPoint) string { return xv(p.X) }), pt(hp, func(p report.PlotPoint) string { return xv(p.X) }))
+			y := arrow(pt(bp, func(p report.PlotPoint) string { return yv(p.Y) }), pt(hp, func(p report.PlotPoint) string { return yv(p.Y) }))
 			on := "—"
 			if p, ok := hp[s.ID]; ok {
 				on = yesNo(p.Frontier)
@@ -93,13 +93,13 @@ func PlotMD(d *Diff) string {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(s.ID), x, y, on, dom)
 		}
-		var fr []htmlreport.PlotPoint
+		var fr []report.PlotPoint
 		for _, p := range hp {
 			if p.Frontier {
 				fr = append(fr, p)
 			}
 		}
-		slices.SortFunc(fr, func(a, b htmlreport.PlotPoint) int {
+		slices.SortFunc(fr, func(a, b report.PlotPoint) int {
 			return cmp.Or(cmp.Compare(a.X, b.X), cmp.Compare(a.Y, b.Y), strings.Compare(a.ID, b.ID))
 		})
 		var path []string

@@ -6,7 +6,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/significance"
 	"github.com/algal-assay/assay/harness"
-	"github.com/algal-assay/assay/htmlreport"
+	"github.com/algal-assay/assay/report"
 )
 
 // pText is "p = 0.016", or "p < 0.001".
@@ -136,7 +136,7 @@ func (b *Bench) system(id string) *System {
 
 // prStatistics gives pr.html a workload's intervals, verdicts and
 // statements, as the comment words them.
-func prStatistics(pw *htmlreport.PRWorkload, w *Workload) {
+func prStatistics(pw *report.PRWorkload, w *Workload) {
 	st := w.Statistics
 	if st == nil {
 		return

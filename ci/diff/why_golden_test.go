@@ -135,7 +135,7 @@ func TestGoldenCostRegression(t *testing.T) {
 }
 
 // pr.html of a Pareto change and a promotion change at once: the golden
-// file the browser test in htmlreport loads.
+// file the browser test in report loads.
 func TestGoldenPRHTML(t *testing.T) {
 	const tt = "suites/ticket-triage.bench.yaml"
 	const is = "suites/intent-select.foundry.yaml"
@@ -164,5 +164,5 @@ func TestGoldenPRHTML(t *testing.T) {
 	if err != nil || string(again) != string(page) {
 		t.Fatalf("pr.html differs between two renderings of one diff (err %v)", err)
 	}
-	golden.Check(t, filepath.Join("..", "..", "htmlreport", "testdata", "pr.golden"), page)
+	golden.Check(t, filepath.Join("..", "..", "report", "testdata", "pr.golden"), page)
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // TestImportsFlowOneWay enforces the design card: cmd -> ci -> harness ->
-// engine, with runrecord serving harness and ci, and htmlreport (the HTML
+// engine, with runrecord serving harness and ci, and report (the
 // reports, drawn from engine types only) serving harness, which writes
 // report.html, and ci, which writes pr.html; engine imports none of them,
 // and nothing imports cmd; internal (generic helpers) sits under them all
@@ -28,13 +28,13 @@ func TestImportsFlowOneWay(t *testing.T) {
 	}
 	// allowed[from] lists the top-level folders a package may import.
 	allowed := map[string][]string{
-		"engine":     {"internal", "engine"},
-		"runrecord":  {"internal", "engine", "runrecord"},
-		"htmlreport": {"internal", "engine", "htmlreport"},
-		"harness":    {"internal", "engine", "runrecord", "htmlreport", "harness"},
-		"ci":         {"internal", "engine", "runrecord", "htmlreport", "harness", "ci"},
-		"cmd":        {"internal", "engine", "runrecord", "htmlreport", "harness", "ci", "cmd"},
-		"suites":     {"internal", "engine", "runrecord", "htmlreport", "harness", "suites"},
+		"engine":    {"internal", "engine"},
+		"runrecord": {"internal", "engine", "runrecord"},
+		"report":    {"internal", "engine", "report"},
+		"harness":   {"internal", "engine", "runrecord", "report", "harness"},
+		"ci":        {"internal", "engine", "runrecord", "report", "harness", "ci"},
+		"cmd":       {"internal", "engine", "runrecord", "report", "harness", "ci", "cmd"},
+		"suites":    {"internal", "engine", "runrecord", "report", "harness", "suites"},
 		// internal is the floor: generic helpers that know nothing of
 		// ALGAL (atomic writes, YAML alias bounds, did-you-mean) and the
 		// tests' second module. Every layer may import it; it imports

@@ -3,7 +3,7 @@
 // -update rewrites that file from the current output instead.
 //
 // Importing the package registers the -update flag, once per test binary;
-// before it, the tests of ci/diff, htmlreport, cmd/assay and
+// before it, the tests of ci/diff, report, cmd/assay and
 // engine/effect/openai each kept their own flag and copy of these lines.
 package golden
 

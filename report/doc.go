@@ -1,4 +1,4 @@
-// Package htmlreport renders the reports people look at: report.html in a
+// Package report renders the reports people look at: report.html in a
 // bench or foundry run directory and pr.html in the pull-request check's
 // artifact. Each is one self-contained HTML file (inline CSS and SVG, no
 // script, nothing fetched from the network), so it reads the same opened
@@ -29,4 +29,4 @@
 // order and JSON values are shown in canonical form, so the same evidence
 // gives byte-identical files, whatever the concurrency of the run or the
 // machine. No page carries a wall-clock value.
-package htmlreport
+package report

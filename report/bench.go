@@ -1,4 +1,4 @@
-package htmlreport
+package report
 
 import (
 	"fmt"
@@ -439,7 +439,7 @@ func caseMatrix(r *bench.Report) []caseRow {
 func Bench(in BenchInput) ([]byte, error) {
 	r := in.Report
 	if r == nil {
-		return nil, fmt.Errorf("htmlreport: bench report of %q is nil", in.Workload)
+		return nil, fmt.Errorf("report: bench report of %q is nil", in.Workload)
 	}
 	ax := chooseAxes(r)
 	v := &benchView{page: runPage(in.Run, "bench"), Criteria: criteriaText(r), XName: ax.xName, YName: ax.yName, AxisNote: ax.note,

@@ -1,11 +1,11 @@
-package htmlreport_test
+package report_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/algal-assay/assay/engine/bench"
-	"github.com/algal-assay/assay/htmlreport"
+	"github.com/algal-assay/assay/report"
 )
 
 // noUsage is a bench whose systems reported no tokens and no cost (scripted
@@ -25,12 +25,12 @@ func noUsage() *bench.Report {
 // With no token or cost data the plot places systems by effect calls and
 // says so, instead of stacking every system at x = 0.
 func TestPlotFallsBackToCalls(t *testing.T) {
-	page, err := htmlreport.Bench(htmlreport.BenchInput{Run: htmlreport.Run{Workload: "scaffold"}, Report: noUsage()})
+	page, err := report.Bench(report.BenchInput{Run: report.Run{Workload: "scaffold"}, Report: noUsage()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	html := string(page)
-	for _, want := range []string{htmlreport.CallsAxisNote, "effect calls (lower is better)", "three-calls: calls 3, passed 1", "calls on the horizontal axis"} {
+	for _, want := range []string{report.CallsAxisNote, "effect calls (lower is better)", "three-calls: calls 3, passed 1", "calls on the horizontal axis"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -38,7 +38,7 @@ func TestPlotFallsBackToCalls(t *testing.T) {
 	if strings.Contains(html, "tokens in") {
 		t.Error("report.html still labels x as tokens")
 	}
-	xName, _, dollars, pts := htmlreport.PlotAxes(noUsage())
+	xName, _, dollars, pts := report.PlotAxes(noUsage())
 	if xName != bench.CriterionCalls || dollars || len(pts) != 2 || pts[0].X != 1 || pts[1].X != 3 {
 		t.Errorf("PlotAxes = %q %v %+v, want calls at 1 and 3", xName, dollars, pts)
 	}
@@ -46,25 +46,25 @@ func TestPlotFallsBackToCalls(t *testing.T) {
 	// One system with tokens is evidence enough: x stays tokens, no note.
 	r := noUsage()
 	r.Systems[1].Usage = bench.Tally{TokensIn: 5, TokensOut: 1}
-	page, err = htmlreport.Bench(htmlreport.BenchInput{Run: htmlreport.Run{Workload: "live"}, Report: r})
+	page, err = report.Bench(report.BenchInput{Run: report.Run{Workload: "live"}, Report: r})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if html := string(page); strings.Contains(html, htmlreport.CallsAxisNote) || !strings.Contains(html, "tokens in") {
+	if html := string(page); strings.Contains(html, report.CallsAxisNote) || !strings.Contains(html, "tokens in") {
 		t.Error("a bench with token counts lost its tokens axis")
 	}
 
 	// The PR page of a bench without usage says the same.
-	pr, err := htmlreport.PR(prInputOf(noUsage()))
+	pr, err := report.PR(prInputOf(noUsage()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(pr), htmlreport.CallsAxisNote) {
+	if !strings.Contains(string(pr), report.CallsAxisNote) {
 		t.Error("pr.html lacks the calls-axis note")
 	}
 }
 
-func prInputOf(r *bench.Report) htmlreport.PRInput {
-	return htmlreport.PRInput{Base: "main", Head: "abc123", Passed: true, Verdict: "ok",
-		Workloads: []htmlreport.PRWorkload{{Name: "scaffold", Kind: "bench", Status: "changed", BaseBench: r, HeadBench: r}}}
+func prInputOf(r *bench.Report) report.PRInput {
+	return report.PRInput{Base: "main", Head: "abc123", Passed: true, Verdict: "ok",
+		Workloads: []report.PRWorkload{{Name: "scaffold", Kind: "bench", Status: "changed", BaseBench: r, HeadBench: r}}}
 }

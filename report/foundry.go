@@ -1,4 +1,4 @@
-package htmlreport
+package report
 
 import (
 	"fmt"
@@ -176,7 +176,7 @@ func Foundry(in FoundryInput) ([]byte, error) {
 	r := in.Report
 	if r == nil {
 		if in.Exhausted == nil {
-			return nil, fmt.Errorf("htmlreport: foundry %q has neither a report nor an exhausted account", in.Workload)
+			return nil, fmt.Errorf("report: foundry %q has neither a report nor an exhausted account", in.Workload)
 		}
 		a := in.Exhausted
 		v.Facts = append(v.Facts, fact{Name: "promoted", Value: "nothing: the habitat budget ran out before promotion"},

@@ -1,4 +1,4 @@
-package htmlreport_test
+package report_test
 
 import (
 	"bytes"

@@ -1,11 +1,11 @@
-package htmlreport_test
+package report_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/algal-assay/assay/engine/bench"
-	"github.com/algal-assay/assay/htmlreport"
+	"github.com/algal-assay/assay/report"
 )
 
 // A system whose server omitted usage shows its tokens and cost as
@@ -25,12 +25,12 @@ func TestUnknownCostInReport(t *testing.T) {
 				Cases: []bench.CaseResult{{ID: "a", Passed: true, EffectCalls: 1, Usage: known}}},
 		},
 	}
-	page, err := htmlreport.Bench(htmlreport.BenchInput{Run: htmlreport.Run{Workload: "live"}, Report: rep})
+	page, err := report.Bench(report.BenchInput{Run: report.Run{Workload: "live"}, Report: rep})
 	if err != nil {
 		t.Fatal(err)
 	}
 	html := string(page)
-	for _, want := range []string{htmlreport.Unknown, htmlreport.UnknownNote, "$0.000014", "small-1: 1 calls, tokens " + htmlreport.Unknown + ", " + htmlreport.Unknown} {
+	for _, want := range []string{report.Unknown, report.UnknownNote, "$0.000014", "small-1: 1 calls, tokens " + report.Unknown + ", " + report.Unknown} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -41,7 +41,7 @@ func TestUnknownCostInReport(t *testing.T) {
 			t.Errorf("report.html shows an unknown cost as zero: %q", bad)
 		}
 	}
-	if htmlreport.Cost(known) != "$0.000014" || htmlreport.Cost(omitted) != htmlreport.Unknown || htmlreport.Tokens(omitted) != htmlreport.Unknown {
-		t.Errorf("Cost/Tokens: %s %s %s", htmlreport.Cost(known), htmlreport.Cost(omitted), htmlreport.Tokens(omitted))
+	if report.Cost(known) != "$0.000014" || report.Cost(omitted) != report.Unknown || report.Tokens(omitted) != report.Unknown {
+		t.Errorf("Cost/Tokens: %s %s %s", report.Cost(known), report.Cost(omitted), report.Tokens(omitted))
 	}
 }
