@@ -1,96 +1,185 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
-// TestImportsFlowOneWay enforces the design card: cmd -> ci -> harness ->
-// engine, with runrecord serving harness and ci, and report (the
-// reports, drawn from engine types only) serving harness, which writes
-// report.html, and ci, which writes pr.html; engine imports none of them,
-// and nothing imports cmd; internal (generic helpers) sits under them all
-// and imports none; and only engine/effect/backends imports a concrete
-// executor backend.
+// The layering's one source is the depguard rules of .golangci.yml:
+// golangci-lint applies them to every file, and TestImportsFlowOneWay reads
+// the same rules and holds `go list`'s view of every package to them, so
+// `go test` alone catches a wrong import too, and it fails when the rules
+// fall behind the code (a package in no layer, a backend the backends list
+// registers that the backends rule does not name).
+
+const modulePath = "github.com/algal-assay/assay/"
+
+// guardRule is one depguard rule as .golangci.yml writes it.
+type guardRule struct {
+	Files []string `yaml:"files"`
+	Deny  []struct {
+		Pkg  string `yaml:"pkg"`
+		Desc string `yaml:"desc"`
+	} `yaml:"deny"`
+}
+
+// guardRules reads the depguard rules from the repository's .golangci.yml.
+func guardRules(t *testing.T, root string) map[string]guardRule {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, ".golangci.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Linters struct {
+			Enable   []string `yaml:"enable"`
+			Settings struct {
+				Depguard struct {
+					Rules map[string]guardRule `yaml:"rules"`
+				} `yaml:"depguard"`
+			} `yaml:"settings"`
+		} `yaml:"linters"`
+	}
+	if err := yaml.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf(".golangci.yml: %v", err)
+	}
+	enabled := false
+	for _, l := range cfg.Linters.Enable {
+		enabled = enabled || l == "depguard"
+	}
+	if !enabled || len(cfg.Linters.Settings.Depguard.Rules) == 0 {
+		t.Fatal(".golangci.yml enables no depguard rules: the layering has no source")
+	}
+	return cfg.Linters.Settings.Depguard.Rules
+}
+
+// appliesTo says whether a rule covers the non-test files of the package in
+// dir (relative to the module root, slash-separated). It knows the pattern
+// forms .golangci.yml uses and fails on any other, so a rule this test
+// cannot read is never silently skipped.
+func (r guardRule) appliesTo(t *testing.T, name, dir string) bool {
+	t.Helper()
+	under := func(pattern string) (string, bool) {
+		rest, ok := strings.CutPrefix(pattern, "${config-path}/")
+		if !ok || !strings.HasSuffix(rest, "/**") {
+			return "", false
+		}
+		return strings.TrimSuffix(rest, "/**"), true
+	}
+	in, out := false, false
+	for _, p := range r.Files {
+		neg := strings.HasPrefix(p, "!")
+		p = strings.TrimPrefix(p, "!")
+		var match bool
+		switch {
+		case p == "$all":
+			match = true
+		case p == "$test":
+			match = false // go list's Imports are the non-test files'
+		default:
+			d, ok := under(p)
+			if !ok {
+				t.Fatalf("depguard rule %s: file pattern %q is not one this test reads ($all, $test, ${config-path}/DIR/**)", name, p)
+			}
+			match = dir == d || strings.HasPrefix(dir, d+"/")
+		}
+		if neg {
+			out = out || match
+		} else {
+			in = in || match
+		}
+	}
+	return in && !out
+}
+
 func TestImportsFlowOneWay(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go tool not on PATH")
 	}
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "github.com/algal-assay/assay/...").Output()
+	rootOut, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	root := strings.TrimSpace(string(rootOut))
+	rules := guardRules(t, root)
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, modulePath+"...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	const mod = "github.com/algal-assay/assay/"
-	layer := func(pkg string) string {
-		p := strings.TrimPrefix(pkg, mod)
-		return strings.SplitN(p, "/", 2)[0]
-	}
-	// allowed[from] lists the top-level folders a package may import.
-	allowed := map[string][]string{
-		"engine":    {"internal", "engine"},
-		"runrecord": {"internal", "engine", "runrecord"},
-		"report":    {"internal", "engine", "report"},
-		"harness":   {"internal", "engine", "runrecord", "report", "harness"},
-		"ci":        {"internal", "engine", "runrecord", "report", "harness", "ci"},
-		"cmd":       {"internal", "engine", "runrecord", "report", "harness", "ci", "cmd"},
-		"suites":    {"internal", "engine", "runrecord", "report", "harness", "suites"},
-		// internal is the floor: generic helpers that know nothing of
-		// ALGAL (atomic writes, YAML alias bounds, did-you-mean) and the
-		// tests' second module. Every layer may import it; it imports
-		// only itself.
-		"internal": {"internal"},
-	}
-	// testsOnly are internal packages no package may import outside its
-	// tests (go list's Imports leaves test imports out).
-	testsOnly := map[string]bool{mod + "internal/secondmodule": true}
-	// A concrete executor backend is a package the backends list imports
-	// (besides engine/effect itself); only the list may import one, so
-	// adding a backend never touches engine/vm or the harness.
-	const list = mod + "engine/effect/backends"
-	backends := map[string]bool{}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+
+	// Every package sits in exactly one layer: one rule named layer-X whose
+	// files are X's folder.
+	for _, line := range lines {
+		pkg := strings.Fields(line)[0]
+		dir := strings.TrimPrefix(pkg, modulePath)
+		var layers []string
+		for name, r := range rules {
+			if strings.HasPrefix(name, "layer-") && r.appliesTo(t, name, dir) {
+				layers = append(layers, name)
+			}
+		}
+		if len(layers) != 1 {
+			sort.Strings(layers)
+			t.Errorf("package %s sits in %d layers %v of .golangci.yml's depguard rules, want one (add a layer-%s rule)", pkg, len(layers), layers, strings.SplitN(dir, "/", 2)[0])
+		}
+	}
+
+	// The backends rule names every concrete backend the backends list
+	// registers, so adding a backend without naming it here fails.
+	const list = modulePath + "engine/effect/backends"
+	denied := map[string]bool{}
+	for _, d := range rules["backends"].Deny {
+		denied[d.Pkg] = true
+	}
+	registered := 0
 	for _, line := range lines {
 		if fields := strings.Fields(line); fields[0] == list {
 			for _, imp := range fields[1:] {
-				backends[imp] = imp != mod+"engine/effect"
+				if imp == modulePath+"engine/effect" || !strings.HasPrefix(imp, modulePath) {
+					continue
+				}
+				registered++
+				if !denied[imp] {
+					t.Errorf("%s registers the backend %s, which .golangci.yml's backends rule does not deny to other packages", list, imp)
+				}
 			}
 		}
 	}
-	if !backends[mod+"engine/effect/openai"] {
-		t.Fatalf("%s does not list the openai backend: %s", list, out)
+	if registered == 0 {
+		t.Fatalf("%s lists no backend: %s", list, out)
 	}
+
+	// Every non-test import of every package against every rule that
+	// covers it: the same judgement depguard makes, from the same rules.
 	checked := 0
 	for _, line := range lines {
 		fields := strings.Fields(line)
-		from := layer(fields[0])
-		ok, known := allowed[from]
-		if !known {
-			t.Errorf("package %s sits in no known layer", fields[0])
-			continue
-		}
-		for _, imp := range fields[1:] {
-			if !strings.HasPrefix(imp, mod) {
+		dir := strings.TrimPrefix(fields[0], modulePath)
+		for name, r := range rules {
+			if !r.appliesTo(t, name, dir) {
 				continue
 			}
-			if testsOnly[imp] {
-				t.Errorf("%s imports %s, which only tests may import", fields[0], imp)
+			for _, imp := range fields[1:] {
+				if !strings.HasPrefix(imp, modulePath) {
+					continue
+				}
+				checked++
+				for _, d := range r.Deny {
+					if strings.HasPrefix(imp, d.Pkg) {
+						t.Errorf("%s imports %s (.golangci.yml depguard rule %s: %s)", fields[0], imp, name, d.Desc)
+					}
+				}
 			}
-			if backends[imp] && fields[0] != list {
-				t.Errorf("%s imports the executor backend %s: only %s lists backends (register a scheme, see docs/architecture.md)", fields[0], imp, list)
-			}
-			to := layer(imp)
-			permitted := false
-			for _, a := range ok {
-				permitted = permitted || a == to
-			}
-			if !permitted {
-				t.Errorf("%s imports %s: %s may not depend on %s", fields[0], imp, from, to)
-			}
-			checked++
 		}
 	}
-	if checked < 20 {
-		t.Fatalf("only %d internal imports seen; go list output: %s", checked, out)
+	if checked < 100 {
+		t.Fatalf("only %d internal imports checked; go list output: %s", checked, out)
 	}
 }
