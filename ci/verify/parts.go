@@ -1,14 +1,12 @@
 package verify
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -22,76 +20,84 @@ const maxFieldMismatches = 8
 // aggregate.json, verification.json and gate.json agree, field by field,
 // with what the verified parts re-derive to; and every file is what the
 // run writes (FileKinds: each part's config and tables, the summary).
-func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *Result, opts Options, has func(string) bool, fail func(string, ...any)) error {
+func (c *runCheck) checkPartsRun(rec *runrecord.Record) error {
 	for _, f := range []string{harness.ReportFile, harness.BudgetFile} {
-		if has(f) {
-			fail("the run directory holds both %s and %s; a run in parts leaves only the aggregate", harness.AggregateFile, f)
+		if c.has(f) {
+			c.fail("the run directory holds both %s and %s; a run in parts leaves only the aggregate", harness.AggregateFile, f)
 			return nil
 		}
 	}
+	opts := c.opts
 	w := opts.Workloads.Lookup(rec.Pipeline)
 	if w == nil {
-		fail("%s, %s and %s cannot be re-derived: %s (%s names pipeline %q)", harness.AggregateFile, harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
+		c.fail("%s, %s and %s cannot be re-derived: %s (%s names pipeline %q)", harness.AggregateFile, harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
 		return nil
 	}
-	res.Run.Workload = w
+	c.res.Run.Workload = w
 	if !w.InParts() {
-		fail("%s is the aggregate of a bench run in parts, but workload %s (%s) runs in one part", harness.AggregateFile, w.Name, w.Path)
+		c.fail("%s is the aggregate of a bench run in parts, but workload %s (%s) runs in one part", harness.AggregateFile, w.Name, w.Path)
 		return nil
 	}
-	c, err := harness.Compile(w, runsRoot(dir), foundry.AdmitOptions{})
-	if err != nil {
-		fail("workload %s does not compile, so this run cannot be re-derived: %v", w.Path, err)
-		return nil
-	}
-	if c.Slug != rec.RunSlug || c.Slug != filepath.Base(dir) {
-		fail("workload %s compiles to run %s, but this run directory is %s (%s run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), runrecord.RecordFile, rec.RunSlug)
+	comp, ok := c.compileFor(w, rec)
+	if !ok {
 		return nil
 	}
 	keep := harness.GateVerdicts
 	if opts.everyVerdict {
 		keep = harness.EveryVerdict
 	}
-	d, err := harness.RederiveParts(ctx, c, dir, opts.Evidence, keep)
+	d, err := harness.RederiveParts(c.ctx, comp, c.dir, opts.Evidence, keep)
 	if err != nil {
-		fail("%s cannot be re-derived from the parts: %v", harness.AggregateFile, err)
+		c.fail("%s cannot be re-derived from the parts: %v", harness.AggregateFile, err)
 		return nil
 	}
-	res.Run.Derived = d
-	res.Digest = d.Verification.Digest
-	for _, mm := range d.Verification.Mismatches {
-		fail("a part does not verify: %s", mm)
-		res.Evidence = append(res.Evidence, res.Mismatches[len(res.Mismatches)-1])
-	}
-	stored, err := canon.ReadFile(filepath.Join(dir, harness.AggregateFile), 0)
-	if err != nil {
-		fail("%s: %v", harness.AggregateFile, err)
-	} else {
-		n := 0
-		diffFields(stored, d.Aggregate, "", func(field string, got, want any) {
-			if n++; n <= maxFieldMismatches {
-				fail("%s: %s is %s, but re-deriving it from the verified parts gives %s", harness.AggregateFile, field, show(got), show(want))
-			}
-		})
-		if n > maxFieldMismatches {
-			fail("%s: %d more field(s) disagree with the verified parts", harness.AggregateFile, n-maxFieldMismatches)
-		}
-	}
-	if has(harness.VerificationFile) {
-		compareStored(dir, harness.VerificationFile, d.Verification.Value(), verificationFields, "the parts", fail)
-	}
-	if has(harness.GateFile) {
-		compareGate(dir, w, d, harness.AggregateFile, fail)
-	}
+	c.comparePartsDerived(w, d)
 	if opts.everyVerdict {
 		// The run rendered its files from the verdicts its gate names
 		// (GateVerdicts); they are compared with those.
-		if d, err = harness.RederiveParts(ctx, c, dir, opts.Evidence, harness.GateVerdicts); err != nil {
+		if d, err = harness.RederiveParts(c.ctx, comp, c.dir, opts.Evidence, harness.GateVerdicts); err != nil {
 			return nil
 		}
 	}
-	rc := &rerun{dir: dir, rec: rec, compiled: c, derived: d, k: 1, tree: opts.Tree, roots: opts.Workloads.roots()}
-	return rc.check(opts, has, res, fail)
+	rc := &rerun{dir: c.dir, rec: rec, compiled: comp, derived: d, k: 1, tree: opts.Tree, roots: opts.Workloads.roots()}
+	return rc.check(opts, c.has, c.res, c.fail)
+}
+
+// comparePartsDerived records what the verified parts re-derive to and
+// compares aggregate.json, verification.json and gate.json with it.
+func (c *runCheck) comparePartsDerived(w *harness.Workload, d *harness.Derived) {
+	c.res.Run.Derived = d
+	c.res.Digest = d.Verification.Digest
+	for _, mm := range d.Verification.Mismatches {
+		c.failEvidence("a part does not verify: %s", mm)
+	}
+	c.compareAggregate(d.Aggregate)
+	if c.has(harness.VerificationFile) {
+		compareStored(c.dir, harness.VerificationFile, d.Verification.Value(), verificationFields, "the parts", c.fail)
+	}
+	if c.has(harness.GateFile) {
+		compareGate(c.dir, w, d, harness.AggregateFile, c.fail)
+	}
+}
+
+// compareAggregate compares aggregate.json field by field with the
+// aggregate re-derived from the verified parts, naming the first few
+// fields that disagree.
+func (c *runCheck) compareAggregate(derived any) {
+	stored, err := canon.ReadFile(filepath.Join(c.dir, harness.AggregateFile), 0)
+	if err != nil {
+		c.fail("%s: %v", harness.AggregateFile, err)
+		return
+	}
+	n := 0
+	diffFields(stored, derived, "", func(field string, got, want any) {
+		if n++; n <= maxFieldMismatches {
+			c.fail("%s: %s is %s, but re-deriving it from the verified parts gives %s", harness.AggregateFile, field, show(got), show(want))
+		}
+	})
+	if n > maxFieldMismatches {
+		c.fail("%s: %d more field(s) disagree with the verified parts", harness.AggregateFile, n-maxFieldMismatches)
+	}
 }
 
 // diffFields walks two JSON values and reports each leaf (or shape) that
@@ -99,27 +105,7 @@ func checkPartsRun(ctx context.Context, dir string, rec *runrecord.Record, res *
 func diffFields(got, want any, at string, bad func(field string, got, want any)) {
 	switch w := want.(type) {
 	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			bad(fieldName(at), got, want)
-			return
-		}
-		keys := map[string]bool{}
-		for k := range w {
-			keys[k] = true
-		}
-		for k := range g {
-			keys[k] = true
-		}
-		ordered := slices.Collect(maps.Keys(keys))
-		slices.SortFunc(ordered, canon.CompareKeys)
-		for _, k := range ordered {
-			next := k
-			if at != "" {
-				next = at + "." + k
-			}
-			diffFields(g[k], w[k], next, bad)
-		}
+		diffObjects(got, w, at, bad)
 	case []any:
 		g, ok := got.([]any)
 		if !ok || len(g) != len(w) {
@@ -133,6 +119,27 @@ func diffFields(got, want any, at string, bad func(field string, got, want any))
 		if !sameValue(got, want) {
 			bad(fieldName(at), got, want)
 		}
+	}
+}
+
+// diffObjects is diffFields of an object: every member either holds, in
+// canonical key order.
+func diffObjects(got any, want map[string]any, at string, bad func(field string, got, want any)) {
+	g, ok := got.(map[string]any)
+	if !ok {
+		bad(fieldName(at), got, want)
+		return
+	}
+	keys := maps.Clone(want)
+	maps.Copy(keys, g)
+	ordered := slices.Collect(maps.Keys(keys))
+	slices.SortFunc(ordered, canon.CompareKeys)
+	for _, k := range ordered {
+		next := k
+		if at != "" {
+			next = at + "." + k
+		}
+		diffFields(g[k], want[k], next, bad)
 	}
 }
 

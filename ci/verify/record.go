@@ -25,14 +25,33 @@ import (
 func checkRecord(rc *rerun, opts Options, fail func(string, ...any)) {
 	rec, w := rc.rec, rc.compiled.Workload
 	f := func(format string, a ...any) { fail(runrecord.RecordFile+": "+format, a...) }
-	// The bytes first: a harness record is in the one form the recorder
-	// writes, so a reordered, commented or re-spelled record is not one.
-	if got, err := canon.ReadBounded(filepath.Join(rc.dir, runrecord.RecordFile), 0); err == nil {
-		if want, err := runrecord.Encode(rec); err == nil && !bytes.Equal(got, want) {
-			f("not in the form the run recorder writes (%s)", firstDifference(got, want))
-		}
-	}
+	checkRecordBytes(rc, f)
 	a := harness.Assembly(w)
+	checkRecordHeader(rec, w, a, f)
+	if opts.Commit != "" {
+		checkRecordCommit(rec, opts.Commit, f)
+	}
+	checkPhases(rc, a, f)
+	checkRecordStatus(rec, f)
+	checkRecordTimes(rec, f)
+}
+
+// checkRecordBytes holds the record to its bytes first: a harness record
+// is in the one form the recorder writes, so a reordered, commented or
+// re-spelled record is not one.
+func checkRecordBytes(rc *rerun, f func(string, ...any)) {
+	got, err := canon.ReadBounded(filepath.Join(rc.dir, runrecord.RecordFile), 0)
+	if err != nil {
+		return
+	}
+	if want, err := runrecord.Encode(rc.rec); err == nil && !bytes.Equal(got, want) {
+		f("not in the form the run recorder writes (%s)", firstDifference(got, want))
+	}
+}
+
+// checkRecordHeader checks the workload's revision, the harness and that
+// the roster is pinned.
+func checkRecordHeader(rec *runrecord.Record, w *harness.Workload, a runrecord.Assembly, f func(string, ...any)) {
 	if rec.SourceRevision != w.Revision {
 		f("source_revision is %d, but workload %s is revision %d", rec.SourceRevision, w.Path, w.Revision)
 	}
@@ -42,22 +61,28 @@ func checkRecord(rc *rerun, opts Options, fail func(string, ...any)) {
 	if rec.AssemblySHA256 == "" {
 		f("assembly_sha256 is missing: every harness run pins its roster")
 	}
-	if opts.Commit != "" {
-		// The commit is known (an artifact's side): the run must say it
-		// read that commit, unmodified. The tree is confirmed against the
-		// commit, so a null head or a modified checkout is no honest run
-		// of it; without a known commit a null head stays what it is, a
-		// run made outside git.
-		switch {
-		case rec.FoundryHead == "":
-			f("foundry_head is null, but these runs were made at commit %s: a run of it records that commit", opts.Commit)
-		case rec.FoundryHead != opts.Commit:
-			f("foundry_head is %s, but these runs were made at commit %s", rec.FoundryHead, opts.Commit)
-		}
-		if rec.FoundryModified {
-			f("foundry_modified is true: the run read a checkout with changes commit %s does not hold, so it is not evidence of that commit", opts.Commit)
-		}
+}
+
+// checkRecordCommit holds the record to a known commit (an artifact's
+// side): the run must say it read that commit, unmodified. The tree is
+// confirmed against the commit, so a null head or a modified checkout is
+// no honest run of it; without a known commit a null head stays what it
+// is, a run made outside git.
+func checkRecordCommit(rec *runrecord.Record, commit string, f func(string, ...any)) {
+	switch {
+	case rec.FoundryHead == "":
+		f("foundry_head is null, but these runs were made at commit %s: a run of it records that commit", commit)
+	case rec.FoundryHead != commit:
+		f("foundry_head is %s, but these runs were made at commit %s", rec.FoundryHead, commit)
 	}
+	if rec.FoundryModified {
+		f("foundry_modified is true: the run read a checkout with changes commit %s does not hold, so it is not evidence of that commit", commit)
+	}
+}
+
+// checkPhases compares the record's phases with the roster's, one by one.
+func checkPhases(rc *rerun, a runrecord.Assembly, f func(string, ...any)) {
+	rec := rc.rec
 	if len(rec.Phases) != len(a.Phases) {
 		f("%d phases, but the roster has %d", len(rec.Phases), len(a.Phases))
 	}
@@ -68,27 +93,35 @@ func checkRecord(rc *rerun, opts Options, fail func(string, ...any)) {
 		}
 		checkPhase(rc, p, ap, f)
 	}
-	switch rec.Status {
-	case runrecord.RunRunning:
+}
+
+// checkRecordStatus holds the run's status to finished_at and, for a
+// cancelled run, to its phases.
+func checkRecordStatus(rec *runrecord.Record, f func(string, ...any)) {
+	if rec.Status == runrecord.RunRunning {
 		if rec.FinishedAt != nil {
 			f("status running, but finished_at is set")
 		}
-	case runrecord.RunCancelled:
-		// A stop interrupts a phase; one after the last phase left a
-		// complete run that its record no longer says is one.
-		if !slices.ContainsFunc(rec.Phases, func(p runrecord.Phase) bool {
-			return p.Status != runrecord.PhaseDone && p.Status != runrecord.PhaseSkipped
-		}) {
-			f("status cancelled, but every phase is done or skipped: a cancelled run leaves the phase it stopped running or pending")
-		}
-		if rec.FinishedAt == nil {
-			f("status %s, but finished_at is not set", rec.Status)
-		}
-	default:
-		if rec.FinishedAt == nil {
-			f("status %s, but finished_at is not set", rec.Status)
-		}
+		return
 	}
+	// A stop interrupts a phase; one after the last phase left a complete
+	// run that its record no longer says is one.
+	if rec.Status == runrecord.RunCancelled && !slices.ContainsFunc(rec.Phases, phaseUnfinished) {
+		f("status cancelled, but every phase is done or skipped: a cancelled run leaves the phase it stopped running or pending")
+	}
+	if rec.FinishedAt == nil {
+		f("status %s, but finished_at is not set", rec.Status)
+	}
+}
+
+// phaseUnfinished reports whether a phase is neither done nor skipped.
+func phaseUnfinished(p runrecord.Phase) bool {
+	return p.Status != runrecord.PhaseDone && p.Status != runrecord.PhaseSkipped
+}
+
+// checkRecordTimes holds the timestamps in order: started_at <= every
+// row's at, in the order the rows are written, <= finished_at.
+func checkRecordTimes(rec *runrecord.Record, f func(string, ...any)) {
 	if rec.StartedAt.IsZero() {
 		f("started_at is missing")
 	}
@@ -117,42 +150,55 @@ func checkRecord(rc *rerun, opts Options, fail func(string, ...any)) {
 
 // checkPhase checks one phase's status, branch member and iterations.
 func checkPhase(rc *rerun, p runrecord.Phase, ap runrecord.AssemblyPhase, f func(string, ...any)) {
-	w := rc.compiled.Workload
+	complete := rc.rec.Status == runrecord.RunComplete
 	switch {
-	case rc.rec.Status == runrecord.RunComplete && p.Status != runrecord.PhaseDone && p.Status != runrecord.PhaseSkipped:
+	case complete && phaseUnfinished(p):
 		f("status complete, but phase %d is %s", p.N, p.Status)
 	case (p.Status == runrecord.PhaseSkipped || p.Status == runrecord.PhasePending) && len(p.Artifacts) > 0:
 		f("phase %d is %s but lists %d file(s)", p.N, p.Status, len(p.Artifacts))
 	}
-	if p.N == harness.PhaseSource && rc.rec.Status == runrecord.RunComplete {
-		// A bench names its systems; a foundry takes its candidates from
-		// files, or from its generator.
-		switch {
-		case w.Kind == harness.KindBench && p.Status != runrecord.PhaseSkipped:
-			f("phase %d is %s, but a bench names its systems and skips it", p.N, p.Status)
-		case w.Kind == harness.KindFoundry && p.Selected != expectedSource(w):
-			f("phase %d selected %q, but workload %s takes its candidates from %q", p.N, p.Selected, w.Path, expectedSource(w))
-		case w.Kind == harness.KindFoundry && p.Status != runrecord.PhaseDone:
-			f("phase %d is %s, but a complete foundry run sources its candidates there", p.N, p.Status)
-		}
-	} else if rc.rec.Status == runrecord.RunComplete && p.Status != runrecord.PhaseDone {
+	if p.N == harness.PhaseSource && complete {
+		checkSourcePhase(rc.compiled.Workload, p, f)
+	} else if complete && p.Status != runrecord.PhaseDone {
 		f("status complete, but phase %d is %s: every phase but a bench's candidate source runs", p.N, p.Status)
 	}
 	if p.Selected != "" && !contains(ap.Chain, p.Selected) {
 		f("phase %d selected %q, which is not in its chain", p.N, p.Selected)
 	}
-	if p.Kind == runrecord.KindLoop {
-		n := 0
-		for _, r := range p.Artifacts {
-			if r.Iteration > 0 {
-				n++
-			}
+	checkIterations(p, f)
+}
+
+// checkSourcePhase checks the candidate-source phase of a complete run:
+// a bench names its systems; a foundry takes its candidates from files,
+// or from its generator.
+func checkSourcePhase(w *harness.Workload, p runrecord.Phase, f func(string, ...any)) {
+	switch {
+	case w.Kind == harness.KindBench && p.Status != runrecord.PhaseSkipped:
+		f("phase %d is %s, but a bench names its systems and skips it", p.N, p.Status)
+	case w.Kind == harness.KindFoundry && p.Selected != expectedSource(w):
+		f("phase %d selected %q, but workload %s takes its candidates from %q", p.N, p.Selected, w.Path, expectedSource(w))
+	case w.Kind == harness.KindFoundry && p.Status != runrecord.PhaseDone:
+		f("phase %d is %s, but a complete foundry run sources its candidates there", p.N, p.Status)
+	}
+}
+
+// checkIterations holds a loop phase's count to the iterations it lists;
+// any other phase counts none.
+func checkIterations(p runrecord.Phase, f func(string, ...any)) {
+	if p.Kind != runrecord.KindLoop {
+		if p.Iterations != 0 {
+			f("phase %d is a %s and has no iterations, but counts %d", p.N, p.Kind, p.Iterations)
 		}
-		if p.Iterations != n {
-			f("phase %d counts %d iteration(s), but lists %d", p.N, p.Iterations, n)
+		return
+	}
+	n := 0
+	for _, r := range p.Artifacts {
+		if r.Iteration > 0 {
+			n++
 		}
-	} else if p.Iterations != 0 {
-		f("phase %d is a %s and has no iterations, but counts %d", p.N, p.Kind, p.Iterations)
+	}
+	if p.Iterations != n {
+		f("phase %d counts %d iteration(s), but lists %d", p.N, p.Iterations, n)
 	}
 }
 

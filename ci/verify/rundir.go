@@ -76,172 +76,283 @@ func CheckRun(ctx context.Context, dir string, opts Options) (Result, error) {
 // is a host fault, not a verification failure.
 func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ error) {
 	res = Result{Path: dir, Kind: KindRun}
-	fail := func(format string, a ...any) { res.Mismatches = append(res.Mismatches, fmt.Sprintf(format, a...)) }
 	defer func() { res.OK = len(res.Mismatches) == 0 }()
-	view, err := runrecord.Read(dir, runrecord.Options{})
-	if err != nil {
-		fail("%v", err)
+	c := &runCheck{ctx: ctx, dir: dir, opts: opts, res: &res}
+	rec := c.readRecord()
+	if rec == nil {
 		return res, nil
+	}
+	c.checkStatusFiles(rec)
+	if c.has(harness.AggregateFile) {
+		return res, c.checkPartsRun(rec)
+	}
+	name, ok := c.reportName()
+	if !ok {
+		return res, nil
+	}
+	v, kind, ok := c.readReport(name)
+	if !ok {
+		return res, nil
+	}
+	w := opts.Workloads.Lookup(rec.Pipeline)
+	if w == nil {
+		return res, c.verifyWithoutWorkload(rec, name, v, kind)
+	}
+	res.Run.Workload = w
+	if w.Kind != kind {
+		c.fail("%s is a %s report but workload %s (%s) is a %s", name, kind, w.Name, w.Path, w.Kind)
+		return res, nil
+	}
+	w, k, storedRepeats, ok := c.repeatsClaimed(w)
+	if !ok {
+		return res, nil
+	}
+	res.Run.Workload = w
+	comp, ok := c.compileFor(w, rec)
+	if !ok {
+		return res, nil
+	}
+	reports, ok := c.repeatReports(rec, v, k, storedRepeats)
+	if !ok {
+		return res, nil
+	}
+	d, err := harness.RederiveRepeats(ctx, comp, reports, opts.Evidence)
+	if err != nil {
+		c.fail("%s: %v", name, err)
+		return res, nil
+	}
+	c.compareDerived(w, name, d, storedRepeats)
+	rc := &rerun{dir: dir, rec: rec, compiled: comp, derived: d, k: k, evidence: harness.RepeatReportFiles(dir, k), tree: opts.Tree, roots: opts.Workloads.roots()}
+	return res, rc.check(opts, c.has, &res, c.fail)
+}
+
+// runCheck is one run directory's check under way: the result its steps
+// fill in.
+type runCheck struct {
+	ctx  context.Context
+	dir  string
+	opts Options
+	res  *Result
+}
+
+// fail records a mismatch.
+func (c *runCheck) fail(format string, a ...any) {
+	c.res.Mismatches = append(c.res.Mismatches, fmt.Sprintf(format, a...))
+}
+
+// has reports whether the run directory holds name as a regular file.
+func (c *runCheck) has(name string) bool { return isRegular(filepath.Join(c.dir, name)) }
+
+// readRecord reads the run record and compares its listing with the
+// directory; nil when there is no record to go on (the failure is
+// recorded).
+func (c *runCheck) readRecord() *runrecord.Record {
+	view, err := runrecord.Read(c.dir, runrecord.Options{})
+	if err != nil {
+		c.fail("%v", err)
+		return nil
 	}
 	if view.State != runrecord.StateRecord {
 		msg := string(view.State)
 		if view.Problem != nil {
 			msg = view.Problem.Error()
 		}
-		fail("%s", msg)
-		return res, nil
+		c.fail("%s", msg)
+		return nil
 	}
 	rec := view.Record
-	res.Status = rec.Status
-	res.Run = &RunCheck{Record: rec}
+	c.res.Status = rec.Status
+	c.res.Run = &RunCheck{Record: rec}
 	for _, w := range view.Warnings {
-		fail("%s: %s", runrecord.RecordFile, w)
+		c.fail("%s: %s", runrecord.RecordFile, w)
 	}
-	checkListing(dir, view, fail)
+	checkListing(c.dir, view, c.fail)
+	return rec
+}
 
-	has := func(name string) bool { return isRegular(filepath.Join(dir, name)) }
+// checkStatusFiles holds the record's status to the files it implies: a
+// running run is no evidence, a complete one left its report (or
+// account), verification and gate.
+func (c *runCheck) checkStatusFiles(rec *runrecord.Record) {
 	switch rec.Status {
 	case runrecord.RunRunning:
-		fail("%s: status running: the run never finished (killed, or still going), so its files are not evidence", runrecord.RecordFile)
+		c.fail("%s: status running: the run never finished (killed, or still going), so its files are not evidence", runrecord.RecordFile)
 	case runrecord.RunComplete:
-		if !has(harness.ReportFile) && !has(harness.BudgetFile) && !has(harness.AggregateFile) {
-			fail("%s: status complete, but the run directory holds neither %s nor %s", runrecord.RecordFile, harness.ReportFile, harness.BudgetFile)
+		if !c.has(harness.ReportFile) && !c.has(harness.BudgetFile) && !c.has(harness.AggregateFile) {
+			c.fail("%s: status complete, but the run directory holds neither %s nor %s", runrecord.RecordFile, harness.ReportFile, harness.BudgetFile)
 		}
 		for _, f := range []string{harness.VerificationFile, harness.GateFile} {
-			if !has(f) {
-				fail("%s: status complete, but the run directory holds no %s", runrecord.RecordFile, f)
+			if !c.has(f) {
+				c.fail("%s: status complete, but the run directory holds no %s", runrecord.RecordFile, f)
 			}
 		}
 	}
-	if has(harness.AggregateFile) {
-		return res, checkPartsRun(ctx, dir, rec, &res, opts, has, fail)
-	}
-	if has(harness.ReportFile) && has(harness.BudgetFile) {
-		fail("the run directory holds both %s and %s; a run leaves one", harness.ReportFile, harness.BudgetFile)
-		return res, nil
+}
+
+// reportName is the one report (or account) file the run left; false
+// when there is none to re-derive from, or two.
+func (c *runCheck) reportName() (string, bool) {
+	if c.has(harness.ReportFile) && c.has(harness.BudgetFile) {
+		c.fail("the run directory holds both %s and %s; a run leaves one", harness.ReportFile, harness.BudgetFile)
+		return "", false
 	}
 	name := harness.ReportFile
-	if !has(name) {
+	if !c.has(name) {
 		name = harness.BudgetFile
 	}
-	if !has(name) {
-		for _, f := range []string{harness.VerificationFile, harness.GateFile} {
-			if has(f) {
-				fail("%s is there but neither %s nor %s: it cannot be re-derived, so it is not evidence", f, harness.ReportFile, harness.BudgetFile)
-			}
-		}
-		return res, nil
+	if c.has(name) {
+		return name, true
 	}
-	v, err := canon.ReadFile(filepath.Join(dir, name), 0)
+	for _, f := range []string{harness.VerificationFile, harness.GateFile} {
+		if c.has(f) {
+			c.fail("%s is there but neither %s nor %s: it cannot be re-derived, so it is not evidence", f, harness.ReportFile, harness.BudgetFile)
+		}
+	}
+	return "", false
+}
+
+// reportKinds maps a report's contract to the kind of workload that
+// writes it.
+var reportKinds = map[string]harness.Kind{bench.ReportContract: harness.KindBench, foundry.ReportContract: harness.KindFoundry, foundry.BudgetContract: harness.KindFoundry}
+
+// readReport reads the report file and the workload kind its contract
+// names; false when it is unreadable or its contract is not the file's.
+func (c *runCheck) readReport(name string) (any, harness.Kind, bool) {
+	v, err := canon.ReadFile(filepath.Join(c.dir, name), 0)
 	if err != nil {
-		fail("%s: %v", name, err)
-		return res, nil
+		c.fail("%s: %v", name, err)
+		return nil, "", false
 	}
 	m, _ := v.(map[string]any)
 	contract, _ := m["contract"].(string)
-	wantKind := map[string]harness.Kind{bench.ReportContract: harness.KindBench, foundry.ReportContract: harness.KindFoundry, foundry.BudgetContract: harness.KindFoundry}[contract]
-	if wantKind == "" || (name == harness.BudgetFile) != (contract == foundry.BudgetContract) {
+	kind := reportKinds[contract]
+	if kind == "" || (name == harness.BudgetFile) != (contract == foundry.BudgetContract) {
 		want := bench.ReportContract + " or " + foundry.ReportContract
 		if name == harness.BudgetFile {
 			want = foundry.BudgetContract
 		}
-		fail("%s: contract %q is not %s", name, contract, want)
-		return res, nil
+		c.fail("%s: contract %q is not %s", name, contract, want)
+		return nil, "", false
 	}
+	return v, kind, true
+}
 
-	w := opts.Workloads.Lookup(rec.Pipeline)
-	if w == nil {
-		fail("%s and %s cannot be re-derived: %s (%s names pipeline %q)", harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
-		// The report is still verified on its own.
-		sub := Result{Kind: KindBench}
-		if wantKind == harness.KindFoundry {
-			sub.Kind = KindFoundry
-		}
-		if err := check(ctx, &sub, v, opts.Evidence); err != nil {
-			return res, err
-		}
-		res.Digest = sub.Digest
-		for _, mm := range sub.Mismatches {
-			fail("%s does not verify: %s", name, mm)
-			res.Evidence = append(res.Evidence, res.Mismatches[len(res.Mismatches)-1])
-		}
-		return res, nil
+// verifyWithoutWorkload says the stored verdicts cannot be re-derived
+// when no workload names the run's pipeline, and still verifies the
+// report on its own.
+func (c *runCheck) verifyWithoutWorkload(rec *runrecord.Record, name string, v any, kind harness.Kind) error {
+	c.fail("%s and %s cannot be re-derived: %s (%s names pipeline %q)", harness.VerificationFile, harness.GateFile, c.opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
+	sub := Result{Kind: KindBench}
+	if kind == harness.KindFoundry {
+		sub.Kind = KindFoundry
 	}
-	res.Run.Workload = w
-	if w.Kind != wantKind {
-		fail("%s is a %s report but workload %s (%s) is a %s", name, wantKind, w.Name, w.Path, w.Kind)
-		return res, nil
+	if err := check(c.ctx, &sub, v, c.opts.Evidence); err != nil {
+		return err
 	}
-	// A repeated run says in repeats.json how many repeats it holds; the
-	// claim only stands if the workload compiled with it names this
-	// directory.
-	k, storedRepeats, err := harness.StoredRepeats(dir)
+	c.res.Digest = sub.Digest
+	for _, mm := range sub.Mismatches {
+		c.failEvidence("%s does not verify: %s", name, mm)
+	}
+	return nil
+}
+
+// failEvidence records a mismatch that is also a failure of the evidence.
+func (c *runCheck) failEvidence(format string, a ...any) {
+	c.fail(format, a...)
+	c.res.Evidence = append(c.res.Evidence, c.res.Mismatches[len(c.res.Mismatches)-1])
+}
+
+// repeatsClaimed is the workload with the repeats the run holds, their
+// number, and repeats.json as stored (nil without one). A repeated run
+// says in repeats.json how many repeats it holds; the claim only stands
+// if the workload compiled with it names this directory.
+func (c *runCheck) repeatsClaimed(w *harness.Workload) (*harness.Workload, int, any, bool) {
+	k, storedRepeats, err := harness.StoredRepeats(c.dir)
 	if err != nil {
-		fail("%v", err)
-		return res, nil
+		c.fail("%v", err)
+		return nil, 0, nil, false
 	}
 	if storedRepeats == nil {
-		// No aggregate: the workload's own repeats, or one repeat for a
-		// run made with --repeats 1, whichever names this directory.
-		k = w.Repeats
-		if w1, err := w.WithRepeats(1); err == nil && k > 1 {
-			if c1, err := harness.Compile(w1, ".", foundry.AdmitOptions{}); err == nil && c1.Slug == filepath.Base(dir) {
-				k = 1
-			}
-		}
+		k = c.unrecordedRepeats(w)
 	}
-	if w, err = w.WithRepeats(k); err != nil {
-		fail("workload %s cannot run the %d repeats %s claims: %v", res.Run.Workload.Path, k, harness.RepeatsFile, err)
-		return res, nil
-	}
-	res.Run.Workload = w
-	c, err := harness.Compile(w, runsRoot(dir), foundry.AdmitOptions{})
+	wk, err := w.WithRepeats(k)
 	if err != nil {
-		fail("workload %s does not compile, so this run cannot be re-derived: %v", w.Path, err)
-		return res, nil
+		c.fail("workload %s cannot run the %d repeats %s claims: %v", w.Path, k, harness.RepeatsFile, err)
+		return nil, 0, nil, false
 	}
-	if c.Slug != rec.RunSlug || c.Slug != filepath.Base(dir) {
-		fail("workload %s compiles to run %s, but this run directory is %s (%s run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, c.Slug, filepath.Base(dir), runrecord.RecordFile, rec.RunSlug)
-		return res, nil
+	return wk, k, storedRepeats, true
+}
+
+// unrecordedRepeats is the repeats of a run without an aggregate: the
+// workload's own repeats, or one repeat for a run made with --repeats 1,
+// whichever names this directory.
+func (c *runCheck) unrecordedRepeats(w *harness.Workload) int {
+	if w.Repeats <= 1 {
+		return w.Repeats
 	}
-	reports := []any{v}
-	if k > 1 {
-		if storedRepeats == nil && rec.Status == runrecord.RunComplete {
-			fail("%s: status complete, but this run of %d repeats holds no %s", runrecord.RecordFile, k, harness.RepeatsFile)
-		}
-		for _, f := range harness.RepeatReportFiles(dir, k)[1:] {
-			rv, err := canon.ReadFile(filepath.Join(dir, f), 0)
-			if err != nil {
-				fail("%s: %v", f, err)
-				return res, nil
-			}
-			reports = append(reports, rv)
+	if w1, err := w.WithRepeats(1); err == nil {
+		if c1, err := harness.Compile(w1, ".", foundry.AdmitOptions{}); err == nil && c1.Slug == filepath.Base(c.dir) {
+			return 1
 		}
 	}
-	d, err := harness.RederiveRepeats(ctx, c, reports, opts.Evidence)
+	return w.Repeats
+}
+
+// compileFor compiles the workload for this run directory; false when it
+// does not compile or compiles to another run.
+func (c *runCheck) compileFor(w *harness.Workload, rec *runrecord.Record) (*harness.Compiled, bool) {
+	comp, err := harness.Compile(w, runsRoot(c.dir), foundry.AdmitOptions{})
 	if err != nil {
-		fail("%s: %v", name, err)
-		return res, nil
+		c.fail("workload %s does not compile, so this run cannot be re-derived: %v", w.Path, err)
+		return nil, false
 	}
+	if comp.Slug != rec.RunSlug || comp.Slug != filepath.Base(c.dir) {
+		c.fail("workload %s compiles to run %s, but this run directory is %s (%s run_slug %s): the workload or an input it reads is not the one this run was made from, so its gate is not this run's", w.Path, comp.Slug, filepath.Base(c.dir), runrecord.RecordFile, rec.RunSlug)
+		return nil, false
+	}
+	return comp, true
+}
+
+// repeatReports are the reports of every repeat, first the one already
+// read; false when one is unreadable.
+func (c *runCheck) repeatReports(rec *runrecord.Record, first any, k int, storedRepeats any) ([]any, bool) {
+	reports := []any{first}
+	if k <= 1 {
+		return reports, true
+	}
+	if storedRepeats == nil && rec.Status == runrecord.RunComplete {
+		c.fail("%s: status complete, but this run of %d repeats holds no %s", runrecord.RecordFile, k, harness.RepeatsFile)
+	}
+	for _, f := range harness.RepeatReportFiles(c.dir, k)[1:] {
+		rv, err := canon.ReadFile(filepath.Join(c.dir, f), 0)
+		if err != nil {
+			c.fail("%s: %v", f, err)
+			return nil, false
+		}
+		reports = append(reports, rv)
+	}
+	return reports, true
+}
+
+// compareDerived records the re-derivation and compares the stored
+// repeats aggregate, verification and gate with it.
+func (c *runCheck) compareDerived(w *harness.Workload, name string, d *harness.Derived, storedRepeats any) {
 	if storedRepeats != nil && d.Repeats != nil {
 		for _, m := range harness.RepeatsDisagreements(storedRepeats, d.Repeats) {
-			fail("%s", m)
+			c.fail("%s", m)
 		}
 	}
-	res.Run.Derived = d
-	res.Digest = d.Verification.Digest
+	c.res.Run.Derived = d
+	c.res.Digest = d.Verification.Digest
 	for _, mm := range d.Verification.Mismatches {
-		fail("%s does not verify: %s", name, mm)
-		res.Evidence = append(res.Evidence, res.Mismatches[len(res.Mismatches)-1])
+		c.failEvidence("%s does not verify: %s", name, mm)
 	}
-	if has(harness.VerificationFile) {
-		compareStored(dir, harness.VerificationFile, d.Verification.Value(), verificationFields, name, fail)
+	if c.has(harness.VerificationFile) {
+		compareStored(c.dir, harness.VerificationFile, d.Verification.Value(), verificationFields, name, c.fail)
 	}
-	if has(harness.GateFile) {
-		compareGate(dir, w, d, name, fail)
+	if c.has(harness.GateFile) {
+		compareGate(c.dir, w, d, name, c.fail)
 	}
-	rc := &rerun{dir: dir, rec: rec, compiled: c, derived: d, k: k, evidence: harness.RepeatReportFiles(dir, k), tree: opts.Tree, roots: opts.Workloads.roots()}
-	return res, rc.check(opts, has, &res, fail)
 }
 
 // runsRoot is the runs root a run directory (<root>/<workload>/<slug>)
@@ -359,11 +470,16 @@ func compareGate(dir string, w *harness.Workload, d *harness.Derived, from strin
 	}
 	for i := 0; i < len(rules) && i < len(want); i++ {
 		got, _ := rules[i].(map[string]any)
-		exp := want[i].(map[string]any)
-		for _, k := range []string{"rule", "name", "passed"} {
-			if !sameValue(got[k], exp[k]) {
-				fail("%s: rules[%d].%s is %s, but re-deriving rule %q from %s gives %s", harness.GateFile, i, k, show(got[k]), exp["name"], src, show(exp[k]))
-			}
+		compareGateRule(i, got, want[i].(map[string]any), src, fail)
+	}
+}
+
+// compareGateRule compares one stored gate rule's kind, name and verdict
+// with the re-derived one.
+func compareGateRule(i int, got, exp map[string]any, src string, fail func(string, ...any)) {
+	for _, k := range []string{"rule", "name", "passed"} {
+		if !sameValue(got[k], exp[k]) {
+			fail("%s: rules[%d].%s is %s, but re-deriving rule %q from %s gives %s", harness.GateFile, i, k, show(got[k]), exp["name"], src, show(exp[k]))
 		}
 	}
 }

@@ -155,18 +155,8 @@ func wantTables(rc *rerun) ([]want, error) {
 }
 
 func wantReports(rc *rerun) ([]want, error) {
-	if s := rc.shard; s != nil {
-		// A shard's report is verified here in full, against its part.
-		out := make([]want, 0, len(s.held))
-		for _, p := range s.held {
-			out = append(out, want{name: p.ReportFile(), kind: "report", check: func(got []byte) []string {
-				if bad := canonical(p.ReportFile())(got); bad != nil {
-					return bad
-				}
-				return s.verdict(rc, p).why
-			}})
-		}
-		return out, nil
+	if rc.shard != nil {
+		return wantShardReports(rc), nil
 	}
 	var out []want
 	for i, name := range rc.evidence {
@@ -180,6 +170,22 @@ func wantReports(rc *rerun) ([]want, error) {
 		out = append(out, want{name: p.ReportFile(), kind: "report", phase: harness.PhaseEvaluate, ids: []string{"part-report", harness.ReusedPartReport}, iteration: i + 1, check: canonical(p.ReportFile())})
 	}
 	return out, nil
+}
+
+// wantShardReports are a shard's part reports, each verified here in
+// full, against its part.
+func wantShardReports(rc *rerun) []want {
+	s := rc.shard
+	out := make([]want, 0, len(s.held))
+	for _, p := range s.held {
+		out = append(out, want{name: p.ReportFile(), kind: "report", check: func(got []byte) []string {
+			if bad := canonical(p.ReportFile())(got); bad != nil {
+				return bad
+			}
+			return s.verdict(rc, p).why
+		}})
+	}
+	return out
 }
 
 // canonical holds evidence a run wrote to the form it writes (harness.JSONFile):
@@ -339,12 +345,8 @@ func (rc *rerun) treeRels(target string) []string {
 		return nil
 	}
 	var out []string
-	if rc.tree != "" {
-		if root, err := filepath.Abs(rc.tree); err == nil {
-			if rel, ok := relInside(root, abs); ok {
-				out = append(out, rel)
-			}
-		}
+	if rel, ok := rc.sideTreeRel(abs); ok {
+		out = append(out, rel)
 	}
 	if d := harness.DisplayPath(abs); !filepath.IsAbs(d) {
 		out = append(out, d)
@@ -354,18 +356,39 @@ func (rc *rerun) treeRels(target string) []string {
 			out = append(out, rel)
 		}
 	}
-	if wdir, err := filepath.Abs(filepath.Dir(rc.compiled.Workload.Path)); err == nil {
-		for dir := wdir; ; dir = filepath.Dir(dir) {
-			if rel, ok := relInside(dir, abs); ok {
-				out = append(out, rel)
-				break
-			}
-			if dir == filepath.Dir(dir) {
-				break
-			}
-		}
+	if rel, ok := rc.workloadRel(abs); ok {
+		out = append(out, rel)
 	}
 	return out
+}
+
+// sideTreeRel names abs from the side's tree, when one is given.
+func (rc *rerun) sideTreeRel(abs string) (string, bool) {
+	if rc.tree == "" {
+		return "", false
+	}
+	root, err := filepath.Abs(rc.tree)
+	if err != nil {
+		return "", false
+	}
+	return relInside(root, abs)
+}
+
+// workloadRel names abs from the nearest directory holding both it and
+// the workload file.
+func (rc *rerun) workloadRel(abs string) (string, bool) {
+	wdir, err := filepath.Abs(filepath.Dir(rc.compiled.Workload.Path))
+	if err != nil {
+		return "", false
+	}
+	for dir := wdir; ; dir = filepath.Dir(dir) {
+		if rel, ok := relInside(dir, abs); ok {
+			return rel, true
+		}
+		if dir == filepath.Dir(dir) {
+			return "", false
+		}
+	}
 }
 
 // namesSame reports whether path s (cleaned, slash-separated) names the
@@ -431,17 +454,9 @@ func (rc *rerun) learnShown(has func(string) bool) string {
 // must hold: every file of a known kind, listed in the record as the run
 // lists it, holding the bytes re-derived for it; nothing else.
 func (rc *rerun) checkFiles(named func(file string) bool, fail func(string, ...any)) error {
-	wants := map[string]want{}
-	byKind := map[string][]want{}
-	for _, k := range FileKinds {
-		ws, err := k.wants(rc)
-		if err != nil {
-			return err
-		}
-		byKind[k.Name] = ws
-		for _, w := range ws {
-			wants[w.name] = w
-		}
+	wants, byKind, err := rc.wanted()
+	if err != nil {
+		return err
 	}
 	entries, err := os.ReadDir(rc.dir)
 	if err != nil {
@@ -451,47 +466,81 @@ func (rc *rerun) checkFiles(named func(file string) bool, fail func(string, ...a
 	present := map[string]bool{}
 	for _, e := range entries {
 		present[e.Name()] = true
-		w, ok := wants[e.Name()]
-		if !ok {
-			fail("%s is not a file this run writes (no kind of run-directory file Assay knows), so it is neither evidence nor re-derivable", e.Name())
-			continue
-		}
-		if !e.Type().IsRegular() || (w.data == nil && w.check == nil) || named(e.Name()) {
-			continue
-		}
-		got, err := canon.ReadBounded(filepath.Join(rc.dir, e.Name()), 0)
-		if err != nil {
-			fail("%s: %v", e.Name(), err)
-			continue
-		}
-		if w.check != nil {
-			for _, m := range w.check(got) {
-				fail("%s", m)
-			}
-			continue
-		}
-		if !bytes.Equal(got, w.data) {
-			fail("%s differs from the %s re-derived from the verified evidence (%s)", e.Name(), w.kind, firstDifference(got, w.data))
-		}
+		rc.checkEntry(e, wants, named, fail)
 	}
-	switch {
-	case rc.shard != nil:
-		// Every file of each part held but its record: a part whose usage
-		// the report does not carry has none (the merge verifies it).
-		for _, name := range slices.Sorted(maps.Keys(wants)) {
-			if !present[name] && wants[name].kind != "part-record" {
-				fail("%s is missing: a shard writes it for each part it holds (%s)", name, wants[name].kind)
-			}
-		}
+	if rc.shard != nil {
+		rc.checkShardMissing(wants, present, fail)
 		return nil
-	case rc.rec.Status == runrecord.RunComplete:
+	}
+	if rc.rec.Status == runrecord.RunComplete {
 		for _, name := range slices.Sorted(maps.Keys(wants)) {
 			if !present[name] {
 				fail("%s is missing: a complete run of this workload writes it (%s)", name, wants[name].kind)
 			}
 		}
 	}
-	seq := writeOrder(rc, byKind)
+	rc.checkRows(wants, writeOrder(rc, byKind), fail)
+	return nil
+}
+
+// wanted is every file the run must hold, by name and by kind.
+func (rc *rerun) wanted() (map[string]want, map[string][]want, error) {
+	wants := map[string]want{}
+	byKind := map[string][]want{}
+	for _, k := range FileKinds {
+		ws, err := k.wants(rc)
+		if err != nil {
+			return nil, nil, err
+		}
+		byKind[k.Name] = ws
+		for _, w := range ws {
+			wants[w.name] = w
+		}
+	}
+	return wants, byKind, nil
+}
+
+// checkEntry holds one file of the directory to what the run must have
+// written there; a file a comparison already named is not named again.
+func (rc *rerun) checkEntry(e os.DirEntry, wants map[string]want, named func(file string) bool, fail func(string, ...any)) {
+	w, ok := wants[e.Name()]
+	if !ok {
+		fail("%s is not a file this run writes (no kind of run-directory file Assay knows), so it is neither evidence nor re-derivable", e.Name())
+		return
+	}
+	if !e.Type().IsRegular() || (w.data == nil && w.check == nil) || named(e.Name()) {
+		return
+	}
+	got, err := canon.ReadBounded(filepath.Join(rc.dir, e.Name()), 0)
+	if err != nil {
+		fail("%s: %v", e.Name(), err)
+		return
+	}
+	if w.check != nil {
+		for _, m := range w.check(got) {
+			fail("%s", m)
+		}
+		return
+	}
+	if !bytes.Equal(got, w.data) {
+		fail("%s differs from the %s re-derived from the verified evidence (%s)", e.Name(), w.kind, firstDifference(got, w.data))
+	}
+}
+
+// checkShardMissing wants every file of each part a shard holds but its
+// record: a part whose usage the report does not carry has none (the
+// merge verifies it).
+func (rc *rerun) checkShardMissing(wants map[string]want, present map[string]bool, fail func(string, ...any)) {
+	for _, name := range slices.Sorted(maps.Keys(wants)) {
+		if !present[name] && wants[name].kind != "part-record" {
+			fail("%s is missing: a shard writes it for each part it holds (%s)", name, wants[name].kind)
+		}
+	}
+}
+
+// checkRows holds the record's rows to the files: each listed once, in
+// the phase and under the id the run writes it, in the order it writes.
+func (rc *rerun) checkRows(wants map[string]want, seq map[string]int, fail func(string, ...any)) {
 	listed := map[string]bool{}
 	for _, p := range rc.rec.Phases {
 		prev, prevFile := -1, ""
@@ -502,12 +551,8 @@ func (rc *rerun) checkFiles(named func(file string) bool, fail func(string, ...a
 			}
 			listed[a.File] = true
 			w, ok := wants[a.File]
-			if !ok {
-				continue // reported as unknown, or as listed and missing
-			}
-			if w.phase == 0 || p.N != w.phase || !slices.Contains(w.ids, a.ID) || a.Iteration != w.iteration {
-				fail("%s lists %s in phase %d as %s%s, but a run writes it in phase %d as %s%s", runrecord.RecordFile, a.File, p.N, a.ID, iteration(a.Iteration), w.phase, strings.Join(w.ids, " or "), iteration(w.iteration))
-				continue
+			if !ok || !rowAsWritten(p, a, w, fail) {
+				continue // an unknown file is reported as unknown, or as listed and missing
 			}
 			if s := seq[a.File]; s < prev {
 				fail("%s lists %s after %s in phase %d, but a run writes it before (rows are listed in the order the run writes its files)", runrecord.RecordFile, a.File, prevFile, p.N)
@@ -516,7 +561,16 @@ func (rc *rerun) checkFiles(named func(file string) bool, fail func(string, ...a
 			}
 		}
 	}
-	return nil
+}
+
+// rowAsWritten reports whether a row lists its file in the phase, under
+// the id and at the iteration the run writes it, and fails it if not.
+func rowAsWritten(p runrecord.Phase, a runrecord.Artifact, w want, fail func(string, ...any)) bool {
+	if w.phase != 0 && p.N == w.phase && slices.Contains(w.ids, a.ID) && a.Iteration == w.iteration {
+		return true
+	}
+	fail("%s lists %s in phase %d as %s%s, but a run writes it in phase %d as %s%s", runrecord.RecordFile, a.File, p.N, a.ID, iteration(a.Iteration), w.phase, strings.Join(w.ids, " or "), iteration(w.iteration))
+	return false
 }
 
 // writeOrder numbers the files a run writes in the order it writes (and

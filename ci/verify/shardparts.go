@@ -69,13 +69,24 @@ func checkShardParts(ctx context.Context, dir string, opts Options) (res Result,
 		fail("workload %s compiles to run %s, but this directory is %s: the workload or an input it reads is not the one these parts were run from", w.Path, c.Slug, slug)
 		return res, nil
 	}
-	entries, err := os.ReadDir(dir)
+	held, err := heldParts(dir, c.Parts)
 	if err != nil {
 		fail("cannot list the directory: %v", pathErr(err))
 		return res, nil
 	}
-	// The parts held are the ones with a file here; each must then have
-	// every file a shard writes for it.
+	res.Status = fmt.Sprintf("%d of %d parts", len(held), len(c.Parts))
+	rc := &rerun{dir: dir, compiled: c, k: 1, tree: opts.Tree, roots: opts.Workloads.roots(),
+		shard: &shardParts{ctx: ctx, held: held, evidence: opts.Evidence, checked: map[int]*partVerdict{}}}
+	return res, rc.checkFiles(namedIn(&res), fail)
+}
+
+// heldParts are the parts a shard's directory holds: the ones with a
+// file there. Each must then have every file a shard writes for it.
+func heldParts(dir string, parts []harness.Part) ([]harness.Part, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	holds := map[int]bool{}
 	for _, e := range entries {
 		if m := partFileName.FindStringSubmatch(e.Name()); m != nil {
@@ -84,15 +95,12 @@ func checkShardParts(ctx context.Context, dir string, opts Options) (res Result,
 		}
 	}
 	var held []harness.Part
-	for _, p := range c.Parts {
+	for _, p := range parts {
 		if holds[p.N] {
 			held = append(held, p)
 		}
 	}
-	res.Status = fmt.Sprintf("%d of %d parts", len(held), len(c.Parts))
-	rc := &rerun{dir: dir, compiled: c, k: 1, tree: opts.Tree, roots: opts.Workloads.roots(),
-		shard: &shardParts{ctx: ctx, held: held, evidence: opts.Evidence, checked: map[int]*partVerdict{}}}
-	return res, rc.checkFiles(namedIn(&res), fail)
+	return held, nil
 }
 
 // shardParts is what re-deriving a shard's parts directory needs besides

@@ -125,21 +125,7 @@ func (r Result) Disagreements() []string {
 // item verifies, else the first mismatch and how many more there are.
 func (r Result) Detail() string {
 	if r.OK {
-		if r.Kind == KindParts {
-			return r.Status + " verified"
-		}
-		if r.Kind == KindRun {
-			s := "status " + r.Status
-			if r.Run != nil && r.Run.Derived != nil {
-				if r.Run.Derived.GatesPassed() {
-					s += "; gate re-derived: passes"
-				} else {
-					s += "; gate re-derived: fails"
-				}
-			}
-			return s
-		}
-		return r.Digest
+		return r.okDetail()
 	}
 	if len(r.Mismatches) == 0 {
 		return "does not verify"
@@ -149,6 +135,26 @@ func (r Result) Detail() string {
 		s += fmt.Sprintf(" (+%d more)", n)
 	}
 	return s
+}
+
+// okDetail is Detail of an item that verifies: a shard's parts say
+// their status, a run its status and the gate re-derived, evidence its
+// digest.
+func (r Result) okDetail() string {
+	switch r.Kind {
+	case KindParts:
+		return r.Status + " verified"
+	case KindRun:
+		s := "status " + r.Status
+		if r.Run == nil || r.Run.Derived == nil {
+			return s
+		}
+		if r.Run.Derived.GatesPassed() {
+			return s + "; gate re-derived: passes"
+		}
+		return s + "; gate re-derived: fails"
+	}
+	return r.Digest
 }
 
 func oneLine(s string) string {
@@ -297,62 +303,85 @@ func walk(roots []string, storeDir string, v visitor) error {
 		}
 	}
 	for _, root := range roots {
-		st, err := os.Stat(root)
-		if err != nil {
-			return &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("root %s: %v", root, pathErr(err))}
-		}
-		if !st.IsDir() {
-			// A root named on the command line is read whatever its name,
-			// through the non-blocking regular-file admission (a FIFO or
-			// device fails instead of hanging).
-			if err := v.file(root); err != nil {
-				return err
-			}
-			continue
-		}
-		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("%s: %v", path, pathErr(err))}
-			}
-			if d.IsDir() {
-				if path != root && strings.HasPrefix(d.Name(), ".") {
-					if kind := leftoverKind(d.Name(), true); kind != "" {
-						v.leftover(leftover(path, kind))
-					}
-					return filepath.SkipDir
-				}
-				if path != root && isDir(path, skip) {
-					return filepath.SkipDir
-				}
-				if isRunDir(path) {
-					if err := v.run(path); err != nil {
-						return err
-					}
-					return filepath.SkipDir
-				}
-				if isShardParts(path) {
-					if err := v.parts(path); err != nil {
-						return err
-					}
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if kind := leftoverKind(d.Name(), false); kind != "" {
-				v.leftover(leftover(path, kind))
-				return nil
-			}
-			if !d.Type().IsRegular() {
-				return nil // symbolic links and devices are never read
-			}
-			if strings.HasSuffix(d.Name(), ".json") && !storeObject.MatchString(filepath.ToSlash(path)) {
-				return v.file(path)
-			}
-			return nil
-		})
-		if err != nil {
+		if err := walkRoot(root, skip, v); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// walkRoot walks one root, skipping the store directory skip.
+func walkRoot(root, skip string, v visitor) error {
+	st, err := os.Stat(root)
+	if err != nil {
+		return &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("root %s: %v", root, pathErr(err))}
+	}
+	if !st.IsDir() {
+		// A root named on the command line is read whatever its name,
+		// through the non-blocking regular-file admission (a FIFO or
+		// device fails instead of hanging).
+		return v.file(root)
+	}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("%s: %v", path, pathErr(err))}
+		}
+		if d.IsDir() {
+			return v.visitDir(root, path, d, skip)
+		}
+		return v.visitFile(path, d)
+	})
+}
+
+// visitDir visits a directory under root: a hidden one is a leftover or
+// nothing, the store is skipped, and a run directory or a shard's parts
+// directory is checked whole.
+func (v visitor) visitDir(root, path string, d fs.DirEntry, skip string) error {
+	if path == root {
+		return v.visitRunDir(path)
+	}
+	if strings.HasPrefix(d.Name(), ".") {
+		if kind := leftoverKind(d.Name(), true); kind != "" {
+			v.leftover(leftover(path, kind))
+		}
+		return filepath.SkipDir
+	}
+	if isDir(path, skip) {
+		return filepath.SkipDir
+	}
+	return v.visitRunDir(path)
+}
+
+// visitRunDir checks path whole when it is a run directory or a shard's
+// parts directory, and then walks no further into it.
+func (v visitor) visitRunDir(path string) error {
+	var check func(string) error
+	switch {
+	case isRunDir(path):
+		check = v.run
+	case isShardParts(path):
+		check = v.parts
+	default:
+		return nil
+	}
+	if err := check(path); err != nil {
+		return err
+	}
+	return filepath.SkipDir
+}
+
+// visitFile visits a file: a leftover is listed, a JSON file outside the
+// store's objects is a candidate evidence file, nothing else is read.
+func (v visitor) visitFile(path string, d fs.DirEntry) error {
+	if kind := leftoverKind(d.Name(), false); kind != "" {
+		v.leftover(leftover(path, kind))
+		return nil
+	}
+	if !d.Type().IsRegular() {
+		return nil // symbolic links and devices are never read
+	}
+	if strings.HasSuffix(d.Name(), ".json") && !storeObject.MatchString(filepath.ToSlash(path)) {
+		return v.file(path)
 	}
 	return nil
 }
@@ -433,39 +462,11 @@ func knownContracts() string {
 // check verifies one parsed document into res; an error is a host fault
 // (a broken store), not a verification failure.
 func check(ctx context.Context, res *Result, v any, ev *vm.Workbench) error {
-	fail := func(err error) { res.Mismatches = append(res.Mismatches, err.Error()) }
 	switch res.Kind {
 	case KindReceipt:
-		rec := v.(map[string]any)
-		res.Digest, _ = rec["digest"].(string)
-		if err := receipt.Validate(rec); err != nil {
-			fail(err)
-			return nil
-		}
-		d, _ := rec["manifestDigest"].(string)
-		m, err := ev.Manifest(d)
-		if err != nil {
-			fail(fmt.Errorf("manifest %s: %v", d, err))
-			return nil
-		}
-		mm, err := ev.Replay(ctx, rec, m)
-		if err != nil {
-			fail(err)
-			return nil
-		}
-		res.Mismatches = append(res.Mismatches, mm...)
+		checkReceipt(ctx, res, v.(map[string]any), ev)
 	case KindBench, KindFoundry, KindBudget, KindSearch:
-		verify := foundry.VerifyDocument
-		if res.Kind == KindBench {
-			verify = bench.Verify
-		}
-		ver, err := verify(ctx, v, ev)
-		if err != nil {
-			fail(err)
-			return nil
-		}
-		res.Digest = ver.Digest
-		res.Mismatches = append(res.Mismatches, ver.Mismatches...)
+		checkReport(ctx, res, v, ev)
 	}
 	if res.Digest == "" {
 		if d, err := canon.Digest(v); err == nil && res.Kind != KindReceipt {
@@ -474,3 +475,43 @@ func check(ctx context.Context, res *Result, v any, ev *vm.Workbench) error {
 	}
 	return nil
 }
+
+// checkReceipt validates a receipt and replays it against its manifest.
+func checkReceipt(ctx context.Context, res *Result, rec map[string]any, ev *vm.Workbench) {
+	res.Digest, _ = rec["digest"].(string)
+	if err := receipt.Validate(rec); err != nil {
+		res.fail(err)
+		return
+	}
+	d, _ := rec["manifestDigest"].(string)
+	m, err := ev.Manifest(d)
+	if err != nil {
+		res.fail(fmt.Errorf("manifest %s: %v", d, err))
+		return
+	}
+	mm, err := ev.Replay(ctx, rec, m)
+	if err != nil {
+		res.fail(err)
+		return
+	}
+	res.Mismatches = append(res.Mismatches, mm...)
+}
+
+// checkReport verifies a bench report, or a foundry report, account or
+// search document, with the verifier of its contract.
+func checkReport(ctx context.Context, res *Result, v any, ev *vm.Workbench) {
+	verify := foundry.VerifyDocument
+	if res.Kind == KindBench {
+		verify = bench.Verify
+	}
+	ver, err := verify(ctx, v, ev)
+	if err != nil {
+		res.fail(err)
+		return
+	}
+	res.Digest = ver.Digest
+	res.Mismatches = append(res.Mismatches, ver.Mismatches...)
+}
+
+// fail records err as a mismatch.
+func (r *Result) fail(err error) { r.Mismatches = append(r.Mismatches, err.Error()) }
