@@ -148,16 +148,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	artifact.RequireWorkloads(d, sides.Paths, opts.AllowEmpty)
 	res := &Result{Diff: d, Failed: !d.Verdict.Passed, BaseSHA: sides.BaseSHA, Artifact: opts.Artifact}
 
-	pointer := opts.Pointer
-	if pointer == "" {
-		pointer = DefaultPointer()
-	}
 	if opts.EventPath != "" {
 		if res.PR, res.HeadSHA, err = readPR(opts.EventPath); err != nil {
 			return nil, err
 		}
 	}
-	ro := renderOptions(opts, pointer, res.HeadSHA)
+	ro := renderOptions(opts, res.HeadSHA)
 	// What the files are rendered with besides the evidence travels in the
 	// artifact, so `assay ci verify` renders the same bytes from it.
 	pres := artifact.Presentation{
@@ -170,24 +166,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Report, res.HTML, res.Comment = string(files.Report), files.HTML, string(files.Comment)
-	if opts.Redact != nil {
-		res.Report, res.Comment, res.HTML = opts.Redact(res.Report), opts.Redact(res.Comment), []byte(opts.Redact(string(res.HTML)))
-	}
+	res.show(files, opts.Redact)
 	if opts.Artifact != "" {
-		// The evidence first, while the base worktree still exists; then
-		// what the check rendered from it.
-		if err := os.RemoveAll(filepath.Join(opts.Artifact, "runs")); err != nil {
-			return nil, &fault.Error{Code: fault.IOFailed, Message: "artifact " + opts.Artifact, Err: err}
-		}
-		err := artifact.Write(ctx, opts.Artifact,
-			artifact.Source{Runs: sides.BaseOut, Store: sides.BaseStore, Tree: sides.BaseTree, Commit: sides.BaseSHA},
-			artifact.Source{Runs: sides.HeadOut, Store: sides.HeadStore, Tree: sides.HeadTree},
-			sides.Paths, sides.Archive, sides.HeadCommit, pres)
-		if err != nil {
-			return nil, err
-		}
-		if err := writeArtifact(opts.Artifact, res, files); err != nil {
+		if err := writeEvidence(ctx, opts.Artifact, sides, pres, res, files); err != nil {
 			return nil, err
 		}
 	}
@@ -199,15 +180,49 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// show sets the report, the drawn report and the comment as rendered,
+// redacted when redact is set.
+func (res *Result) show(files *artifact.Rendered, redact func(string) string) {
+	res.Report, res.HTML, res.Comment = string(files.Report), files.HTML, string(files.Comment)
+	if redact != nil {
+		res.Report, res.Comment, res.HTML = redact(res.Report), redact(res.Comment), []byte(redact(string(res.HTML)))
+	}
+}
+
+// writeEvidence writes the artifact: the evidence first, while the base
+// worktree still exists; then what the check rendered from it.
+func writeEvidence(ctx context.Context, dir string, sides *Sides, pres artifact.Presentation, res *Result, files *artifact.Rendered) error {
+	if err := os.RemoveAll(filepath.Join(dir, "runs")); err != nil {
+		return &fault.Error{Code: fault.IOFailed, Message: "artifact " + dir, Err: err}
+	}
+	err := artifact.Write(ctx, dir,
+		artifact.Source{Runs: sides.BaseOut, Store: sides.BaseStore, Tree: sides.BaseTree, Commit: sides.BaseSHA},
+		artifact.Source{Runs: sides.HeadOut, Store: sides.HeadStore, Tree: sides.HeadTree},
+		sides.Paths, sides.Archive, sides.HeadCommit, pres)
+	if err != nil {
+		return err
+	}
+	return writeArtifact(dir, res, files)
+}
+
 // DefaultPointer says where the rest of the report is, naming the run when
 // the Actions environment identifies it.
 func DefaultPointer() string {
-	server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
 	where := "the check run"
-	if server != "" && repo != "" && id != "" {
-		where = "[the check run](" + server + "/" + repo + "/actions/runs/" + id + ")"
+	if u := checkRunURL(); u != "" {
+		where = "[the check run](" + u + ")"
 	}
 	return "Full report: the job summary of " + where + "; data (diff.json, head run directories): its `" + ArtifactName + "` artifact."
+}
+
+// checkRunURL is the Actions run's page, when the environment names it
+// ("" otherwise).
+func checkRunURL() string {
+	server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
+	if server == "" || repo == "" || id == "" {
+		return ""
+	}
+	return server + "/" + repo + "/actions/runs/" + id
 }
 
 var shaPattern = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
@@ -342,28 +357,9 @@ func (s *Sides) Close() error {
 // RunSides runs the workloads at the head (Dir) and at BaseRef (a git
 // worktree), and diffs them.
 func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
-	if o.Dir == "" {
-		o.Dir = "."
-	}
-	if len(o.Paths) == 0 {
-		o.Paths = DefaultPaths
-	}
-	if o.BaseRef == "" {
-		if ref := os.Getenv("GITHUB_BASE_REF"); ref != "" {
-			o.BaseRef = "origin/" + ref
-		}
-	}
-	if o.BaseRef == "" {
-		return nil, &fault.Error{Code: CodeInput, Message: "no base ref: pass --base-ref REF, or run on a pull_request event (GITHUB_BASE_REF)"}
-	}
-	for _, p := range o.Paths {
-		if filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
-			return nil, &fault.Error{Code: CodeInput, Message: fmt.Sprintf("workload path %q must be relative to the repository and inside it", p)}
-		}
-	}
-	head, err := filepath.Abs(o.Dir)
+	head, err := o.resolve()
 	if err != nil {
-		return nil, &fault.Error{Code: CodeInput, Message: "repository " + o.Dir, Err: err}
+		return nil, err
 	}
 	log := o.Log
 	if log == nil {
@@ -381,8 +377,79 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 		return nil, &fault.Error{Code: fault.IOFailed, Message: "temporary directory", Err: err}
 	}
 	s.close = append(s.close, func() error { return os.RemoveAll(tmp) })
+	base, err := s.checkoutBase(ctx, head, o.BaseRef, tmp)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := s.makeRuns(ctx, o, base, head, tmp, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.compare(ctx, o, base, head, tmp, runs); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
-	baseSHA, err := git(ctx, head, "rev-parse", "--verify", "--end-of-options", o.BaseRef+"^{commit}")
+// resolve fills in the defaults (the current directory, DefaultPaths,
+// the pull request's base) and checks the options, returning the head
+// tree's absolute path.
+func (o *SideOptions) resolve() (string, error) {
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	if len(o.Paths) == 0 {
+		o.Paths = DefaultPaths
+	}
+	o.BaseRef = baseRef(o.BaseRef)
+	if o.BaseRef == "" {
+		return "", &fault.Error{Code: CodeInput, Message: "no base ref: pass --base-ref REF, or run on a pull_request event (GITHUB_BASE_REF)"}
+	}
+	if err := checkPaths(o.Paths); err != nil {
+		return "", err
+	}
+	head, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return "", &fault.Error{Code: CodeInput, Message: "repository " + o.Dir, Err: err}
+	}
+	return head, nil
+}
+
+// checkPaths holds workload paths inside the repository.
+func checkPaths(paths []string) error {
+	for _, p := range paths {
+		if filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
+			return &fault.Error{Code: CodeInput, Message: fmt.Sprintf("workload path %q must be relative to the repository and inside it", p)}
+		}
+	}
+	return nil
+}
+
+// baseRef is ref, or else the pull request's base branch when the
+// Actions event names one ("" when neither does).
+func baseRef(ref string) string {
+	if ref != "" {
+		return ref
+	}
+	if b := os.Getenv("GITHUB_BASE_REF"); b != "" {
+		return "origin/" + b
+	}
+	return ""
+}
+
+// baseCheckout is the base side checked out in a temporary worktree.
+type baseCheckout struct {
+	sha string
+	// headLabel names the head side for the log and the comment.
+	headLabel string
+	// tree is the worktree, root the directory in it the head's Dir is.
+	tree, root string
+}
+
+// checkoutBase resolves the base ref and the head commit and checks the
+// base out in a worktree under tmp, which Close removes.
+func (s *Sides) checkoutBase(ctx context.Context, head, baseRef, tmp string) (*baseCheckout, error) {
+	baseSHA, err := git(ctx, head, "rev-parse", "--verify", "--end-of-options", baseRef+"^{commit}")
 	if err != nil {
 		return nil, err
 	}
@@ -392,16 +459,15 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	if sha, err := git(ctx, head, "rev-parse", "--verify", "HEAD^{commit}"); err == nil && len(sha) == 40 {
 		s.HeadCommit = sha
 	}
-	headLabel := "working tree"
+	b := &baseCheckout{sha: baseSHA, headLabel: "working tree", tree: filepath.Join(tmp, "base")}
 	if sha, err := git(ctx, head, "rev-parse", "--short", "HEAD"); err == nil {
-		headLabel = "HEAD " + sha
+		b.headLabel = "HEAD " + sha
 	}
-	baseTree := filepath.Join(tmp, "base")
-	if _, err := git(ctx, head, "worktree", "add", "--detach", "--quiet", baseTree, baseSHA); err != nil {
+	if _, err := git(ctx, head, "worktree", "add", "--detach", "--quiet", b.tree, baseSHA); err != nil {
 		return nil, err
 	}
 	s.close = append(s.close, func() error {
-		_, err := git(context.Background(), head, "worktree", "remove", "--force", baseTree)
+		_, err := git(context.Background(), head, "worktree", "remove", "--force", b.tree)
 		_, _ = git(context.Background(), head, "worktree", "prune")
 		return err
 	})
@@ -411,111 +477,142 @@ func RunSides(ctx context.Context, o SideOptions) (_ *Sides, err error) {
 	if err != nil {
 		return nil, err
 	}
-	baseRoot := filepath.Join(baseTree, filepath.FromSlash(prefix))
+	b.root = filepath.Join(b.tree, filepath.FromSlash(prefix))
+	return b, nil
+}
 
-	baseStore, headStore := filepath.Join(tmp, "base-store"), filepath.Join(tmp, "head-store")
-	var baseProblems, headProblems []string
+// sideRuns are the stores each side's runs wrote, and the problems
+// running them met.
+type sideRuns struct {
+	baseStore, headStore       string
+	baseProblems, headProblems []string
+}
+
+// makeRuns runs both sides (the base first), or takes the runs made
+// beforehand (Made).
+func (s *Sides) makeRuns(ctx context.Context, o SideOptions, base *baseCheckout, head, tmp string, log io.Writer) (*sideRuns, error) {
 	if o.Made != nil {
-		made, err := o.Made.absolute()
-		if err != nil {
-			return nil, err
-		}
-		s.BaseOut, baseStore, s.HeadOut, headStore = made.BaseRuns, made.BaseStore, made.HeadRuns, made.HeadStore
-		fmt.Fprintf(log, "assay ci: base %s (%s), head %s: runs made beforehand\n", o.BaseRef, shortSHA(baseSHA), headLabel)
-	} else {
-		s.HeadOut = o.HeadOut
-		if s.HeadOut == "" {
-			s.HeadOut = filepath.Join(tmp, "head-runs")
-		} else if err := os.RemoveAll(s.HeadOut); err != nil {
-			// Stale run directories from an earlier check would be diffed.
-			return nil, &fault.Error{Code: fault.IOFailed, Message: "clear " + s.HeadOut, Err: err}
-		}
-		s.BaseOut = filepath.Join(tmp, "base-runs")
+		return s.takeMade(o, base, log)
+	}
+	r := &sideRuns{baseStore: filepath.Join(tmp, "base-store"), headStore: filepath.Join(tmp, "head-store")}
+	s.HeadOut = o.HeadOut
+	if s.HeadOut == "" {
+		s.HeadOut = filepath.Join(tmp, "head-runs")
+	} else if err := os.RemoveAll(s.HeadOut); err != nil {
+		// Stale run directories from an earlier check would be diffed.
+		return nil, &fault.Error{Code: fault.IOFailed, Message: "clear " + s.HeadOut, Err: err}
+	}
+	s.BaseOut = filepath.Join(tmp, "base-runs")
 
-		fmt.Fprintf(log, "assay ci: base %s (%s)\n", o.BaseRef, shortSHA(baseSHA))
-		if baseProblems, err = RunTreeLive(ctx, baseRoot, o.Paths, s.BaseOut, baseStore, o.Concurrency, prefixed(log, "base: "), Live{Record: archive.None, Archive: o.Archive}); err != nil {
-			return nil, err
-		}
-		if err := cancelled(ctx); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(log, "assay ci: head %s\n", headLabel)
-		if headProblems, err = RunTreeLive(ctx, head, o.Paths, s.HeadOut, headStore, o.Concurrency, prefixed(log, "head: "), Live{Record: o.Record, Archive: o.Archive}, o.AssayDirs...); err != nil {
-			return nil, err
-		}
-		if err := cancelled(ctx); err != nil {
-			return nil, err
-		}
+	var err error
+	fmt.Fprintf(log, "assay ci: base %s (%s)\n", o.BaseRef, shortSHA(base.sha))
+	if r.baseProblems, err = RunTreeLive(ctx, base.root, o.Paths, s.BaseOut, r.baseStore, o.Concurrency, prefixed(log, "base: "), Live{Record: archive.None, Archive: o.Archive}); err != nil {
+		return nil, err
 	}
-	baseEv, err := sideEvidence(baseRoot, o.Paths, baseStore)
+	if err := cancelled(ctx); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "assay ci: head %s\n", base.headLabel)
+	if r.headProblems, err = RunTreeLive(ctx, head, o.Paths, s.HeadOut, r.headStore, o.Concurrency, prefixed(log, "head: "), Live{Record: o.Record, Archive: o.Archive}, o.AssayDirs...); err != nil {
+		return nil, err
+	}
+	return r, cancelled(ctx)
+}
+
+// takeMade takes the runs made beforehand (Made) as both sides'.
+func (s *Sides) takeMade(o SideOptions, base *baseCheckout, log io.Writer) (*sideRuns, error) {
+	made, err := o.Made.absolute()
 	if err != nil {
 		return nil, err
 	}
-	headEv, err := sideEvidence(head, o.Paths, headStore)
+	s.BaseOut, s.HeadOut = made.BaseRuns, made.HeadRuns
+	fmt.Fprintf(log, "assay ci: base %s (%s), head %s: runs made beforehand\n", o.BaseRef, shortSHA(base.sha), base.headLabel)
+	return &sideRuns{baseStore: made.BaseStore, headStore: made.HeadStore}, nil
+}
+
+// compare re-verifies the head's runs, loads both sides and diffs them,
+// with the problems and notes the runs left.
+func (s *Sides) compare(ctx context.Context, o SideOptions, base *baseCheckout, head, tmp string, runs *sideRuns) error {
+	baseEv, err := sideEvidence(base.root, o.Paths, runs.baseStore)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	verified, failures, err := VerifyRuns(ctx, s.HeadOut, headStore, headEv.Workloads)
+	headEv, err := sideEvidence(head, o.Paths, runs.headStore)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	headProblems = append(headProblems, failures...)
-	s.BaseStore, s.HeadStore, s.BaseTree, s.HeadTree = baseStore, headStore, baseRoot, head
+	verified, failures, err := VerifyRuns(ctx, s.HeadOut, runs.headStore, headEv.Workloads)
+	if err != nil {
+		return err
+	}
+	runs.headProblems = append(runs.headProblems, failures...)
+	s.BaseStore, s.HeadStore, s.BaseTree, s.HeadTree = runs.baseStore, runs.headStore, base.root, head
 	s.Paths = o.Paths
 
 	baseSet, err := diff.LoadSet(ctx, s.BaseOut, baseEv)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	headSet, err := diff.LoadSet(ctx, s.HeadOut, headEv)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	trim := []string{baseRoot, baseTree, head, tmp, s.HeadOut}
-	// A head run made on uncommitted changes is not what its commit holds;
-	// the comment's head label says so (the run records carry the flag).
-	for _, r := range headSet.Runs {
-		if r.Modified {
-			headLabel += " with uncommitted changes"
-			break
-		}
-	}
-	dopts := diff.Options{BaseLabel: o.BaseRef + " " + shortSHA(baseSHA), HeadLabel: headLabel, Trim: trim}
-	archive := o.Archive
-	switch archive {
-	case "-":
-		archive = ""
-	case "":
-		archive = diff.DefaultArchive(head)
-	default:
-		if !filepath.IsAbs(archive) {
-			archive = filepath.Join(head, archive)
-		}
-	}
-	if archive != "" {
-		dopts.Replay = &diff.ReplayInput{Archive: archive, BaseTree: baseRoot, HeadTree: head}
-		s.Archive = archive
+	dopts := diff.Options{BaseLabel: o.BaseRef + " " + shortSHA(base.sha), HeadLabel: headLabel(base.headLabel, headSet), Trim: []string{base.root, base.tree, head, tmp, s.HeadOut}}
+	if s.Archive = archivePath(o.Archive, head); s.Archive != "" {
+		dopts.Replay = &diff.ReplayInput{Archive: s.Archive, BaseTree: base.root, HeadTree: head}
 	}
 	d, err := diff.Compute(baseSet, headSet, dopts)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	trimmer := strings.NewReplacer(baseRoot+string(filepath.Separator), "", head+string(filepath.Separator), "")
-	s.Problems, s.Notes = []string{}, []string{}
-	for _, p := range headProblems {
-		s.Problems = append(s.Problems, trimmer.Replace(p))
-	}
-	for _, p := range baseProblems {
-		s.Notes = append(s.Notes, "at base: "+trimmer.Replace(p))
-	}
-	if verified > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("head evidence re-verified offline (assay ci verify): %d items, %d failed", verified, len(failures)))
-	}
+	s.note(base.root, head, runs, verified, len(failures))
 	d.Problems = append(d.Problems, s.Problems...)
 	d.Notes = append(d.Notes, s.Notes...)
 	d.Settle()
 	s.Diff = d
-	return s, nil
+	return nil
+}
+
+// headLabel is the head side's label, saying so when a head run was made
+// on uncommitted changes: it is not what its commit holds (the run
+// records carry the flag).
+func headLabel(label string, headSet *diff.Set) string {
+	for _, r := range headSet.Runs {
+		if r.Modified {
+			return label + " with uncommitted changes"
+		}
+	}
+	return label
+}
+
+// archivePath is the receipt archive replayed: "-" for none, "" for the
+// head's default, else relative to the head.
+func archivePath(a, head string) string {
+	switch {
+	case a == "-":
+		return ""
+	case a == "":
+		return diff.DefaultArchive(head)
+	case !filepath.IsAbs(a):
+		return filepath.Join(head, a)
+	}
+	return a
+}
+
+// note sets Problems (the head's) and Notes (the base's problems and the
+// re-verification), with the trees' paths trimmed.
+func (s *Sides) note(baseRoot, head string, runs *sideRuns, verified, failed int) {
+	trimmer := strings.NewReplacer(baseRoot+string(filepath.Separator), "", head+string(filepath.Separator), "")
+	s.Problems, s.Notes = []string{}, []string{}
+	for _, p := range runs.headProblems {
+		s.Problems = append(s.Problems, trimmer.Replace(p))
+	}
+	for _, p := range runs.baseProblems {
+		s.Notes = append(s.Notes, "at base: "+trimmer.Replace(p))
+	}
+	if verified > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("head evidence re-verified offline (assay ci verify): %d items, %d failed", verified, failed))
+	}
 }
 
 // absolute resolves every directory, refusing one that is missing: a
@@ -570,13 +667,7 @@ func RunTree(ctx context.Context, tree string, paths []string, out, storeDir str
 // says. assayDirs are further directories of Assay's own output besides
 // out and storeDir (harness.Options's AssayDirs).
 func RunTreeLive(ctx context.Context, tree string, paths []string, out, storeDir string, concurrency int, log io.Writer, live Live, assayDirs ...string) ([]string, error) {
-	var roots []string
-	for _, p := range paths {
-		full := filepath.Join(tree, p)
-		if _, err := os.Stat(full); err == nil {
-			roots = append(roots, full)
-		}
-	}
+	roots := existing(tree, paths)
 	problems := []string{}
 	if len(roots) == 0 {
 		return problems, nil
@@ -591,39 +682,62 @@ func RunTreeLive(ctx context.Context, tree string, paths []string, out, storeDir
 	}
 	results, err := harness.RunAll(ctx, files, harness.BatchOptions{
 		Options: harness.Options{Runner: wb, Store: wb, Out: out, AssayDirs: append([]string{storeDir}, assayDirs...), Concurrency: concurrency, Record: live.Record, Archive: live.dir(tree)},
-		OnDone: func(r *harness.Result) {
-			switch {
-			case r.Workload == nil:
-				fmt.Fprintf(log, "FAIL %s: %v\n", r.Path, r.Err)
-			case r.Passed():
-				fmt.Fprintf(log, "PASS %s\n", r.Workload.Name)
-			default:
-				fmt.Fprintf(log, "FAIL %s\n", r.Workload.Name)
-			}
-		},
+		OnDone:  func(r *harness.Result) { logResult(log, r) },
 	})
 	if err != nil || ctx.Err() != nil {
 		return nil, &fault.Error{Code: CodeCancelled, Message: "cancelled", Err: context.Cause(ctx)}
 	}
 	for _, r := range results {
-		// Workloads that did not load or whose run could not start are
-		// problems; failed runs leave run directories the diff reads.
-		switch {
-		case r.Workload == nil:
-			problems = append(problems, r.Err.Error())
-		case r.Outcome == nil:
-			problems = append(problems, fmt.Sprintf("%s: %v", r.Workload.Name, r.Err))
-		case r.Outcome.Replay != nil:
-			// A could-not-replay head names the requests and the one
-			// command that records them; the comment carries it.
-			msg := r.Outcome.Replay.Error()
-			if rel, rerr := filepath.Rel(tree, live.dir(tree)); rerr == nil {
-				msg = strings.ReplaceAll(msg, live.dir(tree), rel)
-			}
-			problems = append(problems, fmt.Sprintf("%s: %s", r.Workload.Name, msg))
+		if p := runProblem(r, tree, live.dir(tree)); p != "" {
+			problems = append(problems, p)
 		}
 	}
 	return problems, nil
+}
+
+// existing are the paths (relative to tree) the tree holds, joined to it.
+func existing(tree string, paths []string) []string {
+	var roots []string
+	for _, p := range paths {
+		full := filepath.Join(tree, p)
+		if _, err := os.Stat(full); err == nil {
+			roots = append(roots, full)
+		}
+	}
+	return roots
+}
+
+// logResult logs one workload's outcome as it finishes.
+func logResult(log io.Writer, r *harness.Result) {
+	switch {
+	case r.Workload == nil:
+		fmt.Fprintf(log, "FAIL %s: %v\n", r.Path, r.Err)
+	case r.Passed():
+		fmt.Fprintf(log, "PASS %s\n", r.Workload.Name)
+	default:
+		fmt.Fprintf(log, "FAIL %s\n", r.Workload.Name)
+	}
+}
+
+// runProblem is the problem a workload's result is ("" for none):
+// workloads that did not load or whose run could not start are problems;
+// failed runs leave run directories the diff reads. A could-not-replay
+// run names the requests and the one command that records them (with the
+// archive named from the tree); the comment carries it.
+func runProblem(r *harness.Result, tree, archiveDir string) string {
+	switch {
+	case r.Workload == nil:
+		return r.Err.Error()
+	case r.Outcome == nil:
+		return fmt.Sprintf("%s: %v", r.Workload.Name, r.Err)
+	case r.Outcome.Replay != nil:
+		msg := r.Outcome.Replay.Error()
+		if rel, rerr := filepath.Rel(tree, archiveDir); rerr == nil {
+			msg = strings.ReplaceAll(msg, archiveDir, rel)
+		}
+		return fmt.Sprintf("%s: %s", r.Workload.Name, msg)
+	}
+	return ""
 }
 
 // sideEvidence is what one side's runs are re-derived against: its store
@@ -664,14 +778,20 @@ func VerifyRuns(ctx context.Context, runs, storeDir string, workloads *verify.Wo
 	var failures []string
 	for _, r := range rep.Results {
 		if !r.OK {
-			rel, err := filepath.Rel(runs, r.Path)
-			if err != nil {
-				rel = r.Path
-			}
-			failures = append(failures, fmt.Sprintf("verification of %s (%s) failed: %s", filepath.ToSlash(rel), r.Kind, r.Detail()))
+			failures = append(failures, failureLine(runs, r))
 		}
 	}
 	return len(rep.Results), failures, nil
+}
+
+// failureLine names a failed item from the runs root and says why it
+// fails.
+func failureLine(runs string, r verify.Result) string {
+	rel, err := filepath.Rel(runs, r.Path)
+	if err != nil {
+		rel = r.Path
+	}
+	return fmt.Sprintf("verification of %s (%s) failed: %s", filepath.ToSlash(rel), r.Kind, r.Detail())
 }
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {

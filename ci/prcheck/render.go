@@ -14,28 +14,26 @@ const ArtifactHTML = diff.ArtifactHTML
 // renderOptions say how the comment ends: the command that reproduces the
 // check, links to the head files it names (at the pull request's head
 // commit, when the event names it) and where pr.html is.
-func renderOptions(opts Options, pointer, headSHA string) diff.RenderOptions {
-	ro := diff.RenderOptions{Pointer: pointer, Command: reproduceCommand(opts)}
-	server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
+func renderOptions(opts Options, headSHA string) diff.RenderOptions {
+	ro := diff.RenderOptions{Pointer: opts.Pointer, Command: reproduceCommand(opts)}
+	if ro.Pointer == "" {
+		ro.Pointer = DefaultPointer()
+	}
+	server, repo := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY")
 	if server != "" && repo != "" && headSHA != "" {
 		ro.BlobBase = server + "/" + repo + "/blob/" + headSHA + "/"
 	}
 	if opts.Artifact != "" {
 		ro.Drawn = "`" + ArtifactHTML + "` in the `" + ArtifactName + "` artifact"
-		if server != "" && repo != "" && id != "" {
-			ro.Drawn += " of [the check run](" + server + "/" + repo + "/actions/runs/" + id + ")"
+		if u := checkRunURL(); u != "" {
+			ro.Drawn += " of [the check run](" + u + ")"
 		}
 	}
 	return ro
 }
 
 func reproduceCommand(opts Options) string {
-	ref := opts.BaseRef
-	if ref == "" {
-		if b := os.Getenv("GITHUB_BASE_REF"); b != "" {
-			ref = "origin/" + b
-		}
-	}
+	ref := baseRef(opts.BaseRef)
 	cmd := "assay ci pr"
 	if ref != "" {
 		cmd += " --base-ref " + ref
