@@ -82,83 +82,19 @@ func fail(format string, a ...any) error {
 // results are one per workload, in batch order, compact as RunAll's
 // (harness.Result.Compact); OnDone sees each whole.
 func Merge(ctx context.Context, dirs []string, opts Options) ([]*harness.Result, error) {
-	if len(dirs) == 0 {
-		return nil, fail("no shard directories given")
+	shards, err := readShards(dirs)
+	if err != nil {
+		return nil, err
 	}
-	shards := make([]shard, 0, len(dirs))
-	for _, d := range dirs {
-		m, err := harness.ReadShardManifest(filepath.Join(d, ShardRuns))
-		if err != nil {
-			return nil, fail("%s is not a shard directory (%s/%s): %v", d, ShardRuns, harness.ShardFile, err)
-		}
-		shards = append(shards, shard{dir: d, man: m})
+	holders, err := partHolders(shards)
+	if err != nil {
+		return nil, err
 	}
-	sort.SliceStable(shards, func(i, j int) bool { return shards[i].man.Shard.I < shards[j].man.Shard.I })
-	n := shards[0].man.Shard.N
-	for i, s := range shards {
-		if s.man.Shard.N != n {
-			return nil, fail("%s is shard %s but %s is shard %s: shards of one batch share n", s.dir, s.man.Shard, shards[0].dir, shards[0].man.Shard)
-		}
-		if i > 0 && shards[i-1].man.Shard.I == s.man.Shard.I {
-			return nil, fail("%s and %s are both shard %s", shards[i-1].dir, s.dir, s.man.Shard)
-		}
-	}
-	if len(shards) != n {
-		var missing []string
-		have := map[int]bool{}
-		for _, s := range shards {
-			have[s.man.Shard.I] = true
-		}
-		for i := 1; i <= n; i++ {
-			if !have[i] {
-				missing = append(missing, fmt.Sprintf("%d/%d", i, n))
-			}
-		}
-		return nil, fail("shard(s) %s missing: a merge needs every shard of the batch", strings.Join(missing, ", "))
-	}
-	// Every manifest lists the same batch; each part comes back once.
-	first := shards[0].man.Workloads
-	holders := make([]map[int]string, len(first))
-	for wi, w := range first {
-		holders[wi] = map[int]string{}
-		for _, s := range shards {
-			ws := s.man.Workloads
-			if len(ws) != len(first) || ws[wi].Name != w.Name || ws[wi].Slug != w.Slug || ws[wi].Parts != w.Parts {
-				return nil, fail("%s lists another batch than %s (workload %d: %s %s with %d parts): the shards were not made from the same workloads", s.dir, shards[0].dir, wi+1, w.Name, w.Slug, w.Parts)
-			}
-			for _, p := range ws[wi].Held {
-				if p < 1 || p > w.Parts {
-					return nil, fail("%s holds part %d of %s, which has %d", s.dir, p, w.Name, w.Parts)
-				}
-				if prev, dup := holders[wi][p]; dup {
-					return nil, fail("part %d of %s (%s) is in both %s and %s", p, w.Name, w.Slug, prev, s.dir)
-				}
-				holders[wi][p] = s.dir
-			}
-		}
-		if len(holders[wi]) != w.Parts {
-			var missing []string
-			for p := 1; p <= w.Parts; p++ {
-				if _, ok := holders[wi][p]; !ok {
-					missing = append(missing, fmt.Sprint(p))
-				}
-			}
-			return nil, fail("%s (%s) is missing part(s) %s: no shard holds them", w.Name, w.Slug, strings.Join(missing, ", "))
-		}
-	}
-	for _, s := range shards {
-		if holdsNothing(s.man) {
-			continue // more shards than parts: this one ran nothing, and may have no store
-		}
-		if err := copyStore(ctx, filepath.Join(s.dir, ShardStore), opts.Store.Store); err != nil {
-			return nil, err
-		}
-	}
-	if err := opts.Store.Commit(); err != nil {
+	if err := copyStores(ctx, shards, opts.Store); err != nil {
 		return nil, err
 	}
 	var out []*harness.Result
-	for wi, sw := range first {
+	for wi, sw := range shards[0].man.Workloads {
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
@@ -172,6 +108,122 @@ func Merge(ctx context.Context, dirs []string, opts Options) ([]*harness.Result,
 	return out, nil
 }
 
+// readShards reads the shard directories' manifests, in shard order, and
+// holds them to one batch: the same n, each shard once, none missing.
+func readShards(dirs []string) ([]shard, error) {
+	if len(dirs) == 0 {
+		return nil, fail("no shard directories given")
+	}
+	shards := make([]shard, 0, len(dirs))
+	for _, d := range dirs {
+		m, err := harness.ReadShardManifest(filepath.Join(d, ShardRuns))
+		if err != nil {
+			return nil, fail("%s is not a shard directory (%s/%s): %v", d, ShardRuns, harness.ShardFile, err)
+		}
+		shards = append(shards, shard{dir: d, man: m})
+	}
+	sort.SliceStable(shards, func(i, j int) bool { return shards[i].man.Shard.I < shards[j].man.Shard.I })
+	return shards, oneBatch(shards)
+}
+
+// oneBatch holds shards (in shard order) to one batch: the same n, each
+// shard once, none missing.
+func oneBatch(shards []shard) error {
+	n := shards[0].man.Shard.N
+	for i, s := range shards {
+		if s.man.Shard.N != n {
+			return fail("%s is shard %s but %s is shard %s: shards of one batch share n", s.dir, s.man.Shard, shards[0].dir, shards[0].man.Shard)
+		}
+		if i > 0 && shards[i-1].man.Shard.I == s.man.Shard.I {
+			return fail("%s and %s are both shard %s", shards[i-1].dir, s.dir, s.man.Shard)
+		}
+	}
+	if len(shards) != n {
+		return fail("shard(s) %s missing: a merge needs every shard of the batch", strings.Join(missingShards(shards, n), ", "))
+	}
+	return nil
+}
+
+// missingShards names the shards of n that are not among shards (i/n).
+func missingShards(shards []shard, n int) []string {
+	have := map[int]bool{}
+	for _, s := range shards {
+		have[s.man.Shard.I] = true
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if !have[i] {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	return missing
+}
+
+// partHolders says, for each workload of the batch, which shard holds
+// each part. Every manifest lists the same batch; each part comes back
+// once.
+func partHolders(shards []shard) ([]map[int]string, error) {
+	first := shards[0].man.Workloads
+	holders := make([]map[int]string, len(first))
+	for wi, w := range first {
+		holders[wi] = map[int]string{}
+		for _, s := range shards {
+			if err := holdParts(holders[wi], s, shards[0].dir, first, wi); err != nil {
+				return nil, err
+			}
+		}
+		if len(holders[wi]) != w.Parts {
+			return nil, fail("%s (%s) is missing part(s) %s: no shard holds them", w.Name, w.Slug, strings.Join(missingParts(holders[wi], w.Parts), ", "))
+		}
+	}
+	return holders, nil
+}
+
+// holdParts records the parts of workload wi of the batch (first, as the
+// first shard's manifest in firstDir lists it) that shard s holds, once
+// each.
+func holdParts(holders map[int]string, s shard, firstDir string, first []harness.ShardWorkload, wi int) error {
+	w, ws := first[wi], s.man.Workloads
+	if len(ws) != len(first) || ws[wi].Name != w.Name || ws[wi].Slug != w.Slug || ws[wi].Parts != w.Parts {
+		return fail("%s lists another batch than %s (workload %d: %s %s with %d parts): the shards were not made from the same workloads", s.dir, firstDir, wi+1, w.Name, w.Slug, w.Parts)
+	}
+	for _, p := range ws[wi].Held {
+		if p < 1 || p > w.Parts {
+			return fail("%s holds part %d of %s, which has %d", s.dir, p, w.Name, w.Parts)
+		}
+		if prev, dup := holders[p]; dup {
+			return fail("part %d of %s (%s) is in both %s and %s", p, w.Name, w.Slug, prev, s.dir)
+		}
+		holders[p] = s.dir
+	}
+	return nil
+}
+
+// missingParts names the parts of 1..parts no shard holds.
+func missingParts(holders map[int]string, parts int) []string {
+	var missing []string
+	for p := 1; p <= parts; p++ {
+		if _, ok := holders[p]; !ok {
+			missing = append(missing, fmt.Sprint(p))
+		}
+	}
+	return missing
+}
+
+// copyStores copies every shard's store into the merged one and commits
+// it.
+func copyStores(ctx context.Context, shards []shard, st *vm.Workbench) error {
+	for _, s := range shards {
+		if holdsNothing(s.man) {
+			continue // more shards than parts: this one ran nothing, and may have no store
+		}
+		if err := copyStore(ctx, filepath.Join(s.dir, ShardStore), st.Store); err != nil {
+			return err
+		}
+	}
+	return st.Commit()
+}
+
 // mergeWorkload assembles one workload's run directory.
 func mergeWorkload(ctx context.Context, sw harness.ShardWorkload, holders map[int]string, opts Options) *harness.Result {
 	res := &harness.Result{Path: sw.Path}
@@ -181,64 +233,102 @@ func mergeWorkload(ctx context.Context, sw harness.ShardWorkload, holders map[in
 		return res
 	}
 	res.Workload = w
-	whole := ""
-	for _, d := range holders {
-		if whole == "" || whole == d {
-			whole = d
-		} else {
-			whole = "-"
-		}
-	}
-	if whole != "-" { // one shard ran it whole, as any run
+	if whole, ok := wholeShard(holders); ok { // one shard ran it whole, as any run
 		res.Outcome, res.Err = copyRun(ctx, w, sw, whole, opts)
 		return res
 	}
-	partDir := func(n int) (string, bool) {
-		d, ok := holders[n]
-		return filepath.Join(d, ShardRuns, sw.Name, sw.Slug), ok
-	}
-	src := func(file string) ([]byte, bool, error) {
-		m := partFile.FindStringSubmatch(file)
-		if m == nil {
-			return nil, false, nil
-		}
-		n, _ := strconv.Atoi(m[1])
-		d, ok := partDir(n)
-		if !ok {
-			return nil, false, nil
-		}
-		path := filepath.Join(d, file)
-		if m[2] == "verified" {
-			if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-				return nil, false, nil // verified here instead
-			}
-		}
-		b, err := canon.ReadBounded(path, 0)
-		if err != nil {
-			return nil, false, fmt.Errorf("%s: %v", path, err)
-		}
-		return b, true, nil
-	}
+	parts := shardParts{sw: sw, holders: holders}
 	shardDirs := slices.Sorted(maps.Values(holders))
 	r := harness.RunWorkload(ctx, sw.Path, w, harness.BatchOptions{Options: harness.Options{
-		Runner: refuse{}, Store: opts.Store, Out: opts.Out, Reports: src,
+		Runner: refuse{}, Store: opts.Store, Out: opts.Out, Reports: parts.read,
 		AssayDirs: append([]string{opts.StoreDir}, shardDirs...),
 	}})
-	if r.Outcome != nil && r.Outcome.Compiled != nil && r.Outcome.Compiled.Slug != sw.Slug {
-		r.Err = errors.Join(r.Err, fail("%s compiles to run %s here, but the shards ran %s: the workload or an input changed since", sw.Path, r.Outcome.Compiled.Slug, sw.Slug))
-	}
-	if r.Outcome != nil && r.Outcome.Verification != nil {
-		// A part that does not verify is its shard's: name it.
-		for _, m := range r.Outcome.Verification.Mismatches {
-			if f := partFile.FindStringSubmatch(m); f != nil && strings.HasPrefix(m, f[0]) {
-				n, _ := strconv.Atoi(f[1])
-				if d, ok := partDir(n); ok {
-					r.Err = errors.Join(r.Err, fail("shard %s: %s", holders[n], filepath.Join(d, m)))
-				}
-			}
-		}
+	if r.Outcome != nil {
+		parts.check(r)
 	}
 	return r
+}
+
+// check holds a merged run to the shards': the workload compiles to the
+// run they ran, and a part that does not verify is its shard's, named.
+func (sp shardParts) check(r *harness.Result) {
+	if c := r.Outcome.Compiled; c != nil && c.Slug != sp.sw.Slug {
+		r.Err = errors.Join(r.Err, fail("%s compiles to run %s here, but the shards ran %s: the workload or an input changed since", sp.sw.Path, c.Slug, sp.sw.Slug))
+	}
+	if r.Outcome.Verification == nil {
+		return
+	}
+	for _, m := range r.Outcome.Verification.Mismatches {
+		if err := sp.blame(m); err != nil {
+			r.Err = errors.Join(r.Err, err)
+		}
+	}
+}
+
+// wholeShard is the one shard holding every part of a workload; false
+// when its parts are spread over several.
+func wholeShard(holders map[int]string) (string, bool) {
+	whole := ""
+	for _, d := range holders {
+		if whole != "" && whole != d {
+			return "", false
+		}
+		whole = d
+	}
+	return whole, true
+}
+
+// shardParts are the parts of one workload, each in the shard holding it.
+type shardParts struct {
+	sw      harness.ShardWorkload
+	holders map[int]string
+}
+
+// dir is the directory of the shard holding part n.
+func (sp shardParts) dir(n int) (string, bool) {
+	d, ok := sp.holders[n]
+	return filepath.Join(d, ShardRuns, sp.sw.Name, sp.sw.Slug), ok
+}
+
+// read is the merge's harness.Options.Reports: a part's report or
+// verification record from the shard holding it (a part a shard did not
+// record as verified is verified here instead).
+func (sp shardParts) read(file string) ([]byte, bool, error) {
+	m := partFile.FindStringSubmatch(file)
+	if m == nil {
+		return nil, false, nil
+	}
+	n, _ := strconv.Atoi(m[1])
+	d, ok := sp.dir(n)
+	if !ok {
+		return nil, false, nil
+	}
+	path := filepath.Join(d, file)
+	if m[2] == "verified" {
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, false, nil // verified here instead
+		}
+	}
+	b, err := canon.ReadBounded(path, 0)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %v", path, err)
+	}
+	return b, true, nil
+}
+
+// blame names the shard of a part that does not verify (nil when the
+// mismatch names no part a shard holds).
+func (sp shardParts) blame(mismatch string) error {
+	f := partFile.FindStringSubmatch(mismatch)
+	if f == nil || !strings.HasPrefix(mismatch, f[0]) {
+		return nil
+	}
+	n, _ := strconv.Atoi(f[1])
+	d, ok := sp.dir(n)
+	if !ok {
+		return nil
+	}
+	return fail("shard %s: %s", sp.holders[n], filepath.Join(d, mismatch))
 }
 
 // partFile matches the files of a part a shard holds: its report and its
@@ -264,14 +354,20 @@ func copyRun(ctx context.Context, w *harness.Workload, sw harness.ShardWorkload,
 	if err := copyDir(src, dst); err != nil {
 		return nil, err
 	}
+	return copiedOutcome(w, dst, chk, opts.Out), nil
+}
+
+// copiedOutcome is the outcome of a run copied to dst, as its check
+// re-derived it.
+func copiedOutcome(w *harness.Workload, dst string, chk verify.Result, out string) *harness.Outcome {
 	o := &harness.Outcome{Workload: w, RunDir: dst, Status: chk.Status}
 	if d := chk.Run.Derived; d != nil {
 		o.Bench, o.Foundry, o.Verification, o.Gates = d.Bench, d.Foundry, d.Verification, d.Gates
 	}
-	if c, err := harness.Compile(w, opts.Out, foundry.AdmitOptions{}); err == nil {
+	if c, err := harness.Compile(w, out, foundry.AdmitOptions{}); err == nil {
 		o.Compiled = c
 	}
-	return o, nil
+	return o
 }
 
 // copyDir replaces dst with a copy of the regular files of src, built
@@ -289,18 +385,27 @@ func copyDir(src, dst string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(tmp, e.Name())); err != nil {
-			return err
-		}
+	if err := copyRegularFiles(src, tmp, entries); err != nil {
+		return err
 	}
 	if err := os.RemoveAll(dst); err != nil {
 		return err
 	}
 	return os.Rename(tmp, dst)
+}
+
+// copyRegularFiles copies the regular files among entries of src into
+// dst; links and directories are left.
+func copyRegularFiles(src, dst string, entries []os.DirEntry) error {
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func copyFile(src, dst string) error {
@@ -344,37 +449,47 @@ func copyStore(ctx context.Context, dir string, dst store.Store) error {
 		return err
 	}
 	for _, ns := range []store.Namespace{store.Manifests, store.Values, store.Runs} {
-		digests, err := src.List(ns)
-		if err != nil {
+		if err := copyNamespace(ctx, dir, src, dst, ns); err != nil {
 			return err
 		}
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(evidence.DefaultConcurrency())
-		for _, d := range digests {
-			if gctx.Err() != nil {
-				break
-			}
-			g.Go(func() error {
-				b, ok, err := src.GetEncoded(ns, d)
-				if err != nil || !ok {
-					return err
-				}
-				got, err := putEncoded(dst, ns, b)
-				if err != nil {
-					return err
-				}
-				if got != d {
-					return fail("shard store %s: %s object %s stores as %s", dir, ns, d, got)
-				}
-				return nil
-			})
+	}
+	return nil
+}
+
+// copyNamespace copies every object of one namespace of the shard store
+// in dir, one worker per CPU.
+func copyNamespace(ctx context.Context, dir string, src *store.FileStore, dst store.Store, ns store.Namespace) error {
+	digests, err := src.List(ns)
+	if err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(evidence.DefaultConcurrency())
+	for _, d := range digests {
+		if gctx.Err() != nil {
+			break
 		}
-		if err := g.Wait(); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+		g.Go(func() error { return copyObject(dir, src, dst, ns, d) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// copyObject copies one object as its canonical bytes, read through the
+// store's digest check; it must store under the same digest.
+func copyObject(dir string, src *store.FileStore, dst store.Store, ns store.Namespace, d string) error {
+	b, ok, err := src.GetEncoded(ns, d)
+	if err != nil || !ok {
+		return err
+	}
+	got, err := putEncoded(dst, ns, b)
+	if err != nil {
+		return err
+	}
+	if got != d {
+		return fail("shard store %s: %s object %s stores as %s", dir, ns, d, got)
 	}
 	return nil
 }
