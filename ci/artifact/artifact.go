@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -198,36 +199,50 @@ func Write(ctx context.Context, dir string, base, head Source, paths []string, a
 // writeSide copies one side: its run directories (hidden leftovers
 // excluded), the store objects verification reads, and its tree files.
 func writeSide(ctx context.Context, dst Side, src Source, paths []string, archive, artifactDir string) error {
-	if err := os.MkdirAll(dst.Runs, 0o755); err != nil {
-		return &Error{Code: CodeIO, Message: "artifact " + dst.Runs, Err: err}
-	}
-	if err := os.MkdirAll(dst.Tree, 0o755); err != nil {
-		return &Error{Code: CodeIO, Message: "artifact " + dst.Tree, Err: err}
+	for _, d := range []string{dst.Runs, dst.Tree} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return &Error{Code: CodeIO, Message: "artifact " + d, Err: err}
+		}
 	}
 	if _, err := os.Stat(src.Runs); err == nil {
 		if err := copyTree(src.Runs, dst.Runs); err != nil {
 			return err
 		}
 	}
-	ws, files, err := treeFiles(src.Tree, paths, artifactDir)
+	ws, err := copySideTree(dst, src, paths, archive, artifactDir)
 	if err != nil {
 		return err
 	}
+	if src.Store == "" {
+		return nil
+	}
+	return copyReadObjects(ctx, dst, src, ws)
+}
+
+// copySideTree copies the tree files the side's workloads read, and the
+// receipt archive when there is one; it returns the workloads.
+func copySideTree(dst Side, src Source, paths []string, archive, artifactDir string) (*verify.Workloads, error) {
+	ws, files, err := treeFiles(src.Tree, paths, artifactDir)
+	if err != nil {
+		return nil, err
+	}
 	if archive != "" {
 		if err := copyTree(filepath.Join(src.Tree, archive), filepath.Join(dst.Tree, archive)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return nil, err
 		}
 	}
 	for _, rel := range files {
 		if err := copyFile(filepath.Join(src.Tree, rel), filepath.Join(dst.Tree, rel)); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	// The objects: whatever verifying this side reads, found by verifying
-	// it against the source store through a recording store.
-	if src.Store == "" {
-		return nil
-	}
+	return ws, nil
+}
+
+// copyReadObjects copies the store objects: whatever verifying this side
+// reads, found by verifying it against the source store through a
+// recording store.
+func copyReadObjects(ctx context.Context, dst Side, src Source, ws *verify.Workloads) error {
 	fst, err := store.OpenFileStore(src.Store)
 	if err != nil {
 		return err
@@ -239,12 +254,7 @@ func writeSide(ctx context.Context, dst Side, src Source, paths []string, archiv
 			return err
 		}
 	}
-	keys := make([]string, 0, len(rec.read))
-	for k := range rec.read {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(rec.read)) {
 		if err := copyFile(filepath.Join(src.Store, k), filepath.Join(dst.Store, k)); err != nil {
 			return err
 		}
@@ -300,99 +310,142 @@ func treeFiles(tree string, paths []string, artifactDir string) (*verify.Workloa
 	if err != nil {
 		return nil, nil, err
 	}
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if p == "" {
-			return
-		}
-		rel, ok := inside(tree, p)
-		if !ok || seen[rel] {
-			return
-		}
-		st, err := os.Lstat(p)
-		if err != nil {
-			return
-		}
-		if st.IsDir() {
-			_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-				if err == nil && d.Type().IsRegular() {
-					if r, ok := inside(tree, q); ok && !seen[r] {
-						seen[r] = true
-						out = append(out, r)
-					}
-				}
-				return nil
-			})
-			return
-		}
-		if st.Mode().IsRegular() {
-			seen[rel] = true
-			out = append(out, rel)
-		}
+	t := &treeSet{tree: tree, seen: map[string]bool{}}
+	if err := t.addWorkloadFiles(roots); err != nil {
+		return nil, nil, err
 	}
+	for _, w := range ws.All() {
+		t.addReadBy(w)
+	}
+	t.addModules(skip)
+	slices.Sort(t.out)
+	return ws, t.out, nil
+}
+
+// treeSet collects files of a tree, relative to it, each once.
+type treeSet struct {
+	tree string
+	seen map[string]bool
+	out  []string
+}
+
+// add adds the file p, or every regular file under the directory p, when
+// it is inside the tree; "" adds nothing.
+func (t *treeSet) add(p string) {
+	if p == "" {
+		return
+	}
+	rel, ok := inside(t.tree, p)
+	if !ok || t.seen[rel] {
+		return
+	}
+	st, err := os.Lstat(p)
+	if err != nil {
+		return
+	}
+	if st.IsDir() {
+		_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				t.addRegular(q)
+			}
+			return nil
+		})
+		return
+	}
+	if st.Mode().IsRegular() {
+		t.addRegular(p)
+	}
+}
+
+// addRegular adds a regular file p when it is inside the tree.
+func (t *treeSet) addRegular(p string) {
+	if r, ok := inside(t.tree, p); ok && !t.seen[r] {
+		t.seen[r] = true
+		t.out = append(t.out, r)
+	}
+}
+
+// addWorkloadFiles adds every workload file under the roots that exist,
+// also one that does not load, so the reader sees it fail.
+func (t *treeSet) addWorkloadFiles(roots []string) error {
 	var existing []string
 	for _, r := range roots {
 		if _, err := os.Stat(r); err == nil {
 			existing = append(existing, r)
 		}
 	}
-	if len(existing) > 0 {
-		files, err := harness.Discover(existing...)
-		if err != nil {
-			return nil, nil, &Error{Code: CodeIO, Message: "workloads", Err: err}
-		}
-		for _, f := range files {
-			add(f)
-		}
+	if len(existing) == 0 {
+		return nil
 	}
-	for _, w := range ws.All() {
-		add(w.Path)
-		for _, f := range w.CaseFiles {
-			add(f)
-		}
-		execs := append([]harness.Executor{}, w.Executors...)
-		for _, s := range w.Systems {
-			add(s.Manifest.Path)
-			execs = append(execs, s.Executors...)
-		}
-		for _, c := range w.Candidates {
-			add(c.Path)
-		}
-		if g := w.Generator; g != nil {
-			add(g.Manifest.Path)
-			execs = append(execs, g.Executors...)
-		}
-		for _, e := range execs {
-			for _, prefix := range []string{"scripted:", "replay:"} {
-				if p, ok := strings.CutPrefix(e.Spec, prefix); ok {
-					add(p)
-				}
+	files, err := harness.Discover(existing...)
+	if err != nil {
+		return &Error{Code: CodeIO, Message: "workloads", Err: err}
+	}
+	for _, f := range files {
+		t.add(f)
+	}
+	return nil
+}
+
+// addReadBy adds what a workload that loads reads: its file, manifests,
+// case files, candidates, and its executors' scripted tables and replay
+// directories.
+func (t *treeSet) addReadBy(w *harness.Workload) {
+	t.add(w.Path)
+	for _, f := range w.CaseFiles {
+		t.add(f)
+	}
+	execs := append([]harness.Executor{}, w.Executors...)
+	for _, s := range w.Systems {
+		t.add(s.Manifest.Path)
+		execs = append(execs, s.Executors...)
+	}
+	for _, c := range w.Candidates {
+		t.add(c.Path)
+	}
+	if g := w.Generator; g != nil {
+		t.add(g.Manifest.Path)
+		execs = append(execs, g.Executors...)
+	}
+	for _, e := range execs {
+		for _, prefix := range []string{"scripted:", "replay:"} {
+			if p, ok := strings.CutPrefix(e.Spec, prefix); ok {
+				t.add(p)
 			}
 		}
 	}
-	_ = filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+}
+
+// addModules adds every *.algal.json in the tree (child modules, and the
+// manifests archived receipts are matched against), outside hidden,
+// testdata and node_modules directories and outside artifacts.
+func (t *treeSet) addModules(skip string) {
+	_ = filepath.WalkDir(t.tree, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
 		if d.IsDir() {
-			if p != tree && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			// The artifact being written (out/assay-pr-check inside the
-			// working tree) and any earlier one are outputs, not sources.
-			if abs, err := filepath.Abs(p); err == nil && (abs == skip || IsArtifact(p)) {
-				return filepath.SkipDir
-			}
-			return nil
+			return t.skipDir(p, d, skip)
 		}
 		if strings.HasSuffix(d.Name(), ".algal.json") {
-			add(p)
+			t.add(p)
 		}
 		return nil
 	})
-	slices.Sort(out)
-	return ws, out, nil
+}
+
+// skipDir says whether the module walk skips a directory: hidden ones,
+// testdata and node_modules, and the artifact being written
+// (out/assay-pr-check inside the working tree, skip) and any earlier
+// one: they are outputs, not sources.
+func (t *treeSet) skipDir(p string, d fs.DirEntry, skip string) error {
+	if p != t.tree && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+		return filepath.SkipDir
+	}
+	if abs, err := filepath.Abs(p); err == nil && (abs == skip || IsArtifact(p)) {
+		return filepath.SkipDir
+	}
+	return nil
 }
 
 // inside returns target relative to root when it is inside root.

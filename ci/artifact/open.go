@@ -33,8 +33,29 @@ func Open(dir string) (*Artifact, error) {
 	if !st.IsDir() {
 		return nil, errorf(CodeInvalid, "artifact %s is not a directory", dir)
 	}
+	if err := admitEntries(dir); err != nil {
+		return nil, err
+	}
+	a := &Artifact{Dir: dir}
+	if err := a.readMarker(); err != nil {
+		return nil, err
+	}
+	for _, side := range []string{Base, Head} {
+		sd := a.Side(side)
+		for _, d := range []string{sd.Runs, sd.Store, sd.Tree} {
+			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+				return nil, errorf(CodeInvalid, "artifact %s has no directory %s", dir, relTo(dir, d))
+			}
+		}
+	}
+	return a, nil
+}
+
+// admitEntries holds every entry under dir to a regular file or a
+// directory, within the file-count and byte bounds.
+func admitEntries(dir string) error {
 	files, total := 0, int64(0)
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return &Error{Code: CodeInvalid, Message: "artifact " + p, Err: err}
 		}
@@ -55,77 +76,97 @@ func Open(dir string) (*Artifact, error) {
 		}
 		return nil
 	})
+}
+
+// readMarker reads artifact.json into a: its members, each checked, and
+// the canonical form the check writes.
+func (a *Artifact) readMarker() error {
+	data, err := canon.ReadBounded(filepath.Join(a.Dir, MarkerFile), maxMarker)
 	if err != nil {
-		return nil, err
-	}
-	data, err := canon.ReadBounded(filepath.Join(dir, MarkerFile), maxMarker)
-	if err != nil {
-		return nil, &Error{Code: CodeInvalid, Message: "artifact marker " + MarkerFile, Err: err}
+		return &Error{Code: CodeInvalid, Message: "artifact marker " + MarkerFile, Err: err}
 	}
 	v, err := canon.Parse(data, maxMarker)
 	if err != nil {
-		return nil, &Error{Code: CodeInvalid, Message: MarkerFile, Err: err}
+		return &Error{Code: CodeInvalid, Message: MarkerFile, Err: err}
 	}
 	m, _ := v.(map[string]any)
 	for _, k := range canon.SortedKeys(m) {
 		if !slices.Contains(markerMembers, k) {
-			return nil, errorf(CodeInvalid, "%s: unknown member %q", MarkerFile, k)
+			return errorf(CodeInvalid, "%s: unknown member %q", MarkerFile, k)
 		}
 	}
 	if m["layout"] != Layout {
-		return nil, errorf(CodeInvalid, "%s: layout %v is not %s", MarkerFile, m["layout"], Layout)
+		return errorf(CodeInvalid, "%s: layout %v is not %s", MarkerFile, m["layout"], Layout)
 	}
-	a := &Artifact{Dir: dir}
-	ps, _ := m["paths"].([]any)
-	for _, p := range ps {
-		s, ok := p.(string)
-		if !ok || !relativeInside(s) {
-			return nil, errorf(CodeInvalid, "%s: paths: %v is not a relative path inside the tree", MarkerFile, p)
-		}
-		a.Paths = append(a.Paths, s)
-	}
-	if len(a.Paths) == 0 {
-		return nil, errorf(CodeInvalid, "%s: paths names no workload path", MarkerFile)
-	}
-	if s, _ := m["archive"].(string); s != "" {
-		if !relativeInside(s) {
-			return nil, errorf(CodeInvalid, "%s: archive %q is not a relative path inside the tree", MarkerFile, s)
-		}
-		a.Archive = s
-		if st, err := os.Lstat(filepath.Join(dir, Head, TreeDir, filepath.FromSlash(s))); err != nil || !st.IsDir() {
-			return nil, errorf(CodeInvalid, "%s: archive %q is not a directory of the head tree", MarkerFile, s)
-		}
-	}
-	for key, dst := range map[string]*string{"head_commit": &a.HeadCommit, "base_commit": &a.BaseCommit} {
-		if c, present := m[key]; present {
-			s, _ := c.(string)
-			if s != "" && !commitPattern.MatchString(s) {
-				return nil, errorf(CodeInvalid, "%s: %s %v is not 40 lowercase hex digits", MarkerFile, key, c)
-			}
-			*dst = s
+	for _, read := range []func(map[string]any) error{a.markerPaths, a.markerArchive, a.markerCommits} {
+		if err := read(m); err != nil {
+			return err
 		}
 	}
 	for _, k := range markerMembers {
 		if _, ok := m[k]; !ok {
-			return nil, errorf(CodeInvalid, "%s: member %q is missing", MarkerFile, k)
+			return errorf(CodeInvalid, "%s: member %q is missing", MarkerFile, k)
 		}
 	}
 	if a.Presentation, err = parsePresentation(m["presentation"]); err != nil {
-		return nil, err
+		return err
 	}
 	// The marker is in the one form the check writes.
 	if b, err := canon.Encode(v); err != nil || string(append(b, '\n')) != string(data) {
-		return nil, errorf(CodeInvalid, "%s is not in the canonical form the check writes", MarkerFile)
+		return errorf(CodeInvalid, "%s is not in the canonical form the check writes", MarkerFile)
 	}
-	for _, side := range []string{Base, Head} {
-		sd := a.Side(side)
-		for _, d := range []string{sd.Runs, sd.Store, sd.Tree} {
-			if st, err := os.Stat(d); err != nil || !st.IsDir() {
-				return nil, errorf(CodeInvalid, "artifact %s has no directory %s", dir, relTo(dir, d))
-			}
+	return nil
+}
+
+// markerPaths reads the workload paths: at least one, each relative and
+// inside the tree.
+func (a *Artifact) markerPaths(m map[string]any) error {
+	ps, _ := m["paths"].([]any)
+	for _, p := range ps {
+		s, ok := p.(string)
+		if !ok || !relativeInside(s) {
+			return errorf(CodeInvalid, "%s: paths: %v is not a relative path inside the tree", MarkerFile, p)
 		}
+		a.Paths = append(a.Paths, s)
 	}
-	return a, nil
+	if len(a.Paths) == 0 {
+		return errorf(CodeInvalid, "%s: paths names no workload path", MarkerFile)
+	}
+	return nil
+}
+
+// markerArchive reads the receipt archive ("" for none): a directory of
+// the head tree.
+func (a *Artifact) markerArchive(m map[string]any) error {
+	s, _ := m["archive"].(string)
+	if s == "" {
+		return nil
+	}
+	if !relativeInside(s) {
+		return errorf(CodeInvalid, "%s: archive %q is not a relative path inside the tree", MarkerFile, s)
+	}
+	a.Archive = s
+	if st, err := os.Lstat(filepath.Join(a.Dir, Head, TreeDir, filepath.FromSlash(s))); err != nil || !st.IsDir() {
+		return errorf(CodeInvalid, "%s: archive %q is not a directory of the head tree", MarkerFile, s)
+	}
+	return nil
+}
+
+// markerCommits reads the commits the sides claim: null, or 40
+// lowercase hex digits.
+func (a *Artifact) markerCommits(m map[string]any) error {
+	for key, dst := range map[string]*string{"head_commit": &a.HeadCommit, "base_commit": &a.BaseCommit} {
+		c, present := m[key]
+		if !present {
+			continue
+		}
+		s, _ := c.(string)
+		if s != "" && !commitPattern.MatchString(s) {
+			return errorf(CodeInvalid, "%s: %s %v is not 40 lowercase hex digits", MarkerFile, key, c)
+		}
+		*dst = s
+	}
+	return nil
 }
 
 // markerMembers are artifact.json's members, every one required.
@@ -289,19 +330,29 @@ func (a *Artifact) commit(side string, o VerifyOptions) string {
 	return cmp.Or(o.BaseCommit, a.BaseCommit)
 }
 
-// listed holds side to its commit's listing: the problems found.
-func (a *Artifact) listed(ctx context.Context, side, commit string, rep *verify.Report, o VerifyOptions) []string {
+// unlistable says why side's commit cannot be listed ("" when it can):
+// none is known, the artifact claims another, or there is nothing to
+// list it with.
+func (a *Artifact) unlistable(side, commit string, tree Tree) string {
 	claim := a.HeadCommit
 	if side == Base {
 		claim = a.BaseCommit
 	}
 	switch {
 	case commit == "":
-		return []string{fmt.Sprintf("the artifact names no %s commit, so the workloads that need evidence cannot be listed", side)}
+		return fmt.Sprintf("the artifact names no %s commit, so the workloads that need evidence cannot be listed", side)
 	case claim != "" && claim != commit:
-		return []string{fmt.Sprintf("the artifact's %s tree is of commit %s, not %s, the commit the check ran on (the check must check out the pull request's head commit, not the test merge)", side, claim, commit)}
-	case o.Tree == nil:
-		return []string{fmt.Sprintf("the workloads at %s commit %s cannot be listed: no repository to list it from", side, commit)}
+		return fmt.Sprintf("the artifact's %s tree is of commit %s, not %s, the commit the check ran on (the check must check out the pull request's head commit, not the test merge)", side, claim, commit)
+	case tree == nil:
+		return fmt.Sprintf("the workloads at %s commit %s cannot be listed: no repository to list it from", side, commit)
+	}
+	return ""
+}
+
+// listed holds side to its commit's listing: the problems found.
+func (a *Artifact) listed(ctx context.Context, side, commit string, rep *verify.Report, o VerifyOptions) []string {
+	if why := a.unlistable(side, commit, o.Tree); why != "" {
+		return []string{why}
 	}
 	blobs, err := o.Tree(ctx, commit)
 	if err != nil {
@@ -319,15 +370,15 @@ func (a *Artifact) listed(ctx context.Context, side, commit string, rep *verify.
 	if len(workloads) == 0 && side == Head && !o.AllowEmpty {
 		out = append(out, fmt.Sprintf("no workloads under %s at head commit %s: a check of nothing proves nothing (a workflow that means it passes --allow-empty)", strings.Join(a.Paths, ", "), commit))
 	}
+	return append(out, a.unevidenced(side, commit, rep, workloads)...)
+}
+
+// unevidenced says, for each workload the commit lists that no run of
+// the side's report re-derives to, that its evidence is missing and why.
+func (a *Artifact) unevidenced(side, commit string, rep *verify.Report, workloads []string) []string {
 	tree := a.Side(side).Tree
-	ran := map[string]bool{}
-	for _, r := range rep.Results {
-		if r.Run != nil && r.Run.Workload != nil {
-			if rel, ok := inside(tree, r.Run.Workload.Path); ok {
-				ran[filepath.ToSlash(rel)] = true
-			}
-		}
-	}
+	ran := ranWorkloads(tree, rep)
+	var out []string
 	for _, w := range workloads {
 		if ran[w] {
 			continue
@@ -339,6 +390,21 @@ func (a *Artifact) listed(ctx context.Context, side, commit string, rep *verify.
 		out = append(out, fmt.Sprintf("evidence missing for %s (%s commit %s): %s", w, side, shortCommit(commit), why))
 	}
 	return out
+}
+
+// ranWorkloads are the workload files (relative to tree, slash-separated)
+// a run of rep was re-derived against.
+func ranWorkloads(tree string, rep *verify.Report) map[string]bool {
+	ran := map[string]bool{}
+	for _, r := range rep.Results {
+		if r.Run == nil || r.Run.Workload == nil {
+			continue
+		}
+		if rel, ok := inside(tree, r.Run.Workload.Path); ok {
+			ran[filepath.ToSlash(rel)] = true
+		}
+	}
+	return ran
 }
 
 // storeObjects holds every file of a side's store to what the store
