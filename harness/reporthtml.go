@@ -12,19 +12,10 @@ import (
 const ReportHTMLFile = "report.html"
 
 // ReportHTML renders report.html for an outcome that reached the
-// summarize phase (see package report).
+// summarize phase (see package report): the results model's run and the
+// reports it draws.
 func ReportHTML(o *Outcome) ([]byte, error) {
-	w := o.Workload
-	run := report.Run{Workload: w.Name, Description: w.Description}
-	if o.Compiled != nil {
-		run.Slug = o.Compiled.Slug
-	}
-	if v := o.Verification; v != nil {
-		run.Verification = &report.Verification{OK: v.OK, CheckedReceipts: v.CheckedReceipts, Mismatches: v.Mismatches}
-	}
-	for _, g := range o.Gates {
-		run.Gates = append(run.Gates, report.Gate{Name: g.Rule.Name(), Passed: g.Passed, Message: g.Message})
-	}
+	run := *RunResults(o)
 	if a := o.Repeats; a != nil {
 		// A repeated run draws its pooled view: case runs over all
 		// repeats, per-repeat means, the pooled Pareto set or promotion.

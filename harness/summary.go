@@ -3,17 +3,15 @@ package harness
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/report"
 )
 
-// Table is a summary table: a header and rows of cells.
-type Table struct {
-	Header []string
-	Rows   [][]string
-}
+// Table is a summary table: a header and rows of cells (report.Table, the
+// results model's).
+type Table = report.Table
 
 // SummaryTable is the per-contender table of an outcome: for a bench,
 // system, passed/total, tokens, calls and Pareto membership; for a
@@ -26,62 +24,68 @@ type Table struct {
 func SummaryTable(o *Outcome) Table { return summaryTable(o, true) }
 
 func summaryTable(o *Outcome, withCache bool) Table {
-	if o.brief != nil {
+	switch {
+	case o.brief != nil:
 		return o.brief.table
-	}
-	if o.Repeats != nil {
+	case o.Repeats != nil:
 		return RepeatsTable(o)
-	}
-	if o.Bench != nil {
-		t := Table{Header: []string{"system", "passed", "tokens", "calls", "pareto"}}
-		cache := o.Cache
-		if !withCache {
-			cache = nil
-		}
-		if cache != nil {
-			t.Header = append(t.Header, "cache read/write")
-		}
-		hasCost := o.Bench.Prices != nil
-		if hasCost {
-			t.Header = append(t.Header, "cost")
-		}
-		for _, s := range o.Bench.Systems {
-			pareto := "no"
-			if slices.Contains(o.Bench.Pareto, s.ID) {
-				pareto = "yes"
-			}
-			row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), tokens(int(s.Usage.UnknownTokens), fmt.Sprint(s.Usage.TokensIn+s.Usage.TokensOut)), fmt.Sprint(s.EffectCalls), pareto}
-			c, cached := cache[s.ID]
-			if cache != nil {
-				row = append(row, fmt.Sprintf("%d/%d", c.Read, c.Write))
-			}
-			if hasCost {
-				u := s.Usage
-				if cached {
-					u.Cost = c.Cost
-				}
-				row = append(row, CostCell(u))
-			}
-			t.Rows = append(t.Rows, row)
-		}
-		return t
-	}
-	if o.Foundry != nil && o.Foundry.Report != nil {
-		r := o.Foundry.Report
-		t := Table{Header: []string{"candidate", "promoted", "validation", "train", "holdout", "agent calls", "tokens"}}
-		for _, i := range foundry.Rank(r.Candidates) {
-			c := &r.Candidates[i]
-			promoted, holdout := "", "-"
-			if c.ManifestDigest == r.Promoted {
-				promoted = "yes"
-				holdout = fmt.Sprintf("%d/%d", r.Holdout.Passed, r.Holdout.Total)
-			}
-			t.Rows = append(t.Rows, []string{c.ManifestKey, promoted, fmt.Sprintf("%d/%d", c.Validation.Passed, c.Validation.Total),
-				fmt.Sprintf("%d/%d", c.Train.Passed, c.Train.Total), holdout, fmt.Sprint(c.Work.AgentCalls), tokens(o.UnknownUsage[c.ManifestKey], fmt.Sprint(c.Usage.TokensIn+c.Usage.TokensOut))})
-		}
-		return t
+	case o.Bench != nil && withCache:
+		return benchTable(o.Bench, o.Cache)
+	case o.Bench != nil:
+		return benchTable(o.Bench, nil)
+	case o.Foundry != nil && o.Foundry.Report != nil:
+		return foundryTable(o.Foundry.Report, o.UnknownUsage)
 	}
 	return Table{}
+}
+
+// benchTable is a bench's table, with the prompt-cache column when cache
+// is not nil.
+func benchTable(r *bench.Report, cache map[string]CacheTally) Table {
+	t := Table{Header: []string{"system", "passed", "tokens", "calls", "pareto"}}
+	if cache != nil {
+		t.Header = append(t.Header, "cache read/write")
+	}
+	hasCost := r.Prices != nil
+	if hasCost {
+		t.Header = append(t.Header, "cost")
+	}
+	for _, s := range r.Systems {
+		pareto := "no"
+		if slices.Contains(r.Pareto, s.ID) {
+			pareto = "yes"
+		}
+		row := []string{s.ID, fmt.Sprintf("%d/%d", s.Passed, s.Total), tokens(int(s.Usage.UnknownTokens), fmt.Sprint(s.Usage.TokensIn+s.Usage.TokensOut)), fmt.Sprint(s.EffectCalls), pareto}
+		c, cached := cache[s.ID]
+		if cache != nil {
+			row = append(row, fmt.Sprintf("%d/%d", c.Read, c.Write))
+		}
+		if hasCost {
+			u := s.Usage
+			if cached {
+				u.Cost = c.Cost
+			}
+			row = append(row, CostCell(u))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// foundryTable is a foundry's table, candidates in promotion order.
+func foundryTable(r *foundry.Report, unknownUsage map[string]int) Table {
+	t := Table{Header: []string{"candidate", "promoted", "validation", "train", "holdout", "agent calls", "tokens"}}
+	for _, i := range foundry.Rank(r.Candidates) {
+		c := &r.Candidates[i]
+		promoted, holdout := "", "-"
+		if c.ManifestDigest == r.Promoted {
+			promoted = "yes"
+			holdout = fmt.Sprintf("%d/%d", r.Holdout.Passed, r.Holdout.Total)
+		}
+		t.Rows = append(t.Rows, []string{c.ManifestKey, promoted, fmt.Sprintf("%d/%d", c.Validation.Passed, c.Validation.Total),
+			fmt.Sprintf("%d/%d", c.Train.Passed, c.Train.Total), holdout, fmt.Sprint(c.Work.AgentCalls), tokens(unknownUsage[c.ManifestKey], fmt.Sprint(c.Usage.TokensIn+c.Usage.TokensOut))})
+	}
+	return t
 }
 
 // tokens is a contender's token cell (known, its total or mean), or
@@ -105,84 +109,85 @@ func CostCell(t bench.Tally) string {
 	return bench.FormatCost(t.Cost)
 }
 
-// Markdown renders t as a GitHub table.
-func (t Table) Markdown() string {
-	if len(t.Header) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("| " + strings.Join(t.Header, " | ") + " |\n|")
-	for range t.Header {
-		b.WriteString(" --- |")
-	}
-	b.WriteString("\n")
-	for _, r := range t.Rows {
-		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
-	}
-	return b.String()
-}
+// Summary renders summary.md (see report.SummaryMD).
+func Summary(o *Outcome) string { return report.SummaryMD(RunResults(o)) }
 
-// Summary renders summary.md: what ran, the contender table, the gate
-// verdicts and the verification. It carries no wall-clock values, so the
-// same inputs give the same file.
-func Summary(o *Outcome) string {
-	w := o.Workload
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s (%s, revision %d)\n\n", w.Name, w.Kind, w.Revision)
-	if w.Description != "" {
-		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(w.Description))
+// RunResults is an outcome as the results model holds it: the run
+// directory's facts, its table (from the evidence alone), gate and
+// verification.
+func RunResults(o *Outcome) *report.Run {
+	r := &report.Run{Dir: o.RunDir, Status: o.Status, Warnings: o.Warnings, BudgetExhausted: o.BudgetExhausted(),
+		// summary.md is re-derived from the evidence alone
+		// (Derived.Outcome), which holds no cache token counts.
+		Table: summaryTable(o, false), Intervals: intervalsSection(o), RepeatsAccount: repeatsSection(o)}
+	if w := o.Workload; w != nil {
+		r.Workload, r.Kind, r.Revision, r.Description = w.Name, string(w.Kind), w.Revision, w.Description
 	}
-	fmt.Fprintf(&b, "- run: `%s`\n- inputs: `%s`\n", o.Compiled.Slug, o.Compiled.Identity)
+	if c := o.Compiled; c != nil {
+		r.Slug, r.Identity = c.Slug, c.Identity
+	}
 	if o.Repeats != nil {
-		fmt.Fprintf(&b, "- repeats: %d (the lines below are repeat 1's; the table pools every repeat)\n", o.Repeats.K)
+		r.Repeats = o.Repeats.K
 	}
-	if o.Bench != nil {
-		fmt.Fprintf(&b, "- report: `%s`\n- pareto: %s\n", o.Bench.Digest, strings.Join(o.Bench.Pareto, ", "))
-		b.WriteString(partsSummary(o))
+	if b := o.Bench; b != nil {
+		r.Bench = &report.BenchFacts{Digest: b.Digest, Pareto: b.Pareto}
+		r.PartsNote = partsSummary(o)
 	}
 	if o.Foundry != nil {
-		if r := o.Foundry.Report; r != nil {
-			fmt.Fprintf(&b, "- report: `%s`\n- promoted: `%s`\n- holdout: %d/%d\n", r.Digest, r.Promoted, r.Holdout.Passed, r.Holdout.Total)
-			if r.Lineage != nil {
-				fmt.Fprintf(&b, "- generator: `%s` (run `%s`)\n", r.Lineage.GeneratorDigest, r.Lineage.ReceiptDigest)
-			}
-		} else {
-			b.WriteString("- the habitat budget was exhausted before promotion (see budget.json)\n")
-		}
-	}
-	for _, warn := range o.Warnings {
-		fmt.Fprintf(&b, "- warning: %s\n", warn)
-	}
-	b.WriteString("\n## Results\n\n")
-	// summary.md is re-derived from the evidence alone (Derived.Outcome),
-	// which holds no cache token counts.
-	b.WriteString(summaryTable(o, false).Markdown())
-	b.WriteString(intervalsSection(o))
-	b.WriteString(repeatsSection(o))
-	b.WriteString("\n## Gate\n\n")
-	switch {
-	case o.Foundry != nil && o.Foundry.Report == nil:
-		b.WriteString("The workload fails: the foundry promoted no candidate.\n")
-	case len(o.Gates) == 0:
-		b.WriteString("No gate rules: the workload passes when its evidence verifies.\n")
+		r.Foundry = foundryFacts(o.Foundry.Report)
 	}
 	for _, g := range o.Gates {
-		mark := "PASS"
-		if !g.Passed {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(&b, "- **%s** %s: %s\n", mark, g.Rule.Name(), g.Message)
+		r.Gates = append(r.Gates, report.Gate{Name: g.Rule.Name(), Passed: g.Passed, Message: g.Message, At: g.Rule.Pos.String(), File: g.Rule.Pos.File})
 	}
-	b.WriteString("\n## Verification\n\n")
 	if v := o.Verification; v != nil {
-		if v.OK {
-			fmt.Fprintf(&b, "Verified: %d receipts checked and replayed.\n", v.CheckedReceipts)
-		} else {
-			fmt.Fprintf(&b, "NOT verified (%d receipts checked):\n\n", v.CheckedReceipts)
-			for _, m := range v.Mismatches {
-				fmt.Fprintf(&b, "- %s\n", m)
-			}
-		}
+		r.Verification = &report.Verification{OK: v.OK, CheckedReceipts: v.CheckedReceipts, Mismatches: v.Mismatches}
 	}
-	return b.String()
+	if rs := o.Resume; rs != nil {
+		r.Resumed = &report.Resumed{Reused: rs.Reused, Ran: rs.Ran, Rejected: rs.Rejected}
+	}
+	return r
+}
+
+// foundryFacts are a foundry report's digest, promotion and lineage (nil
+// when the foundry promoted nothing).
+func foundryFacts(r *foundry.Report) *report.FoundryFacts {
+	if r == nil {
+		return nil
+	}
+	f := &report.FoundryFacts{Digest: r.Digest, Promoted: r.Promoted, HoldoutPassed: r.Holdout.Passed, HoldoutTotal: r.Holdout.Total}
+	if l := r.Lineage; l != nil {
+		f.Lineage = &report.Lineage{Generator: l.GeneratorDigest, Run: l.ReceiptDigest}
+	}
+	return f
+}
+
+// JobResults is a job's results as the results model holds them, for its
+// --json and JUnit reports: total is how many workload files the job was
+// given, stopErr why it stopped before trying them all (nil when it did
+// not).
+func JobResults(results []*Result, total int, stopErr error) *report.Results {
+	out := &report.Results{Total: total, Workloads: make([]report.Workload, 0, len(results))}
+	if stopErr != nil {
+		out.Stopped = stopErr.Error()
+	}
+	for _, r := range results {
+		out.Workloads = append(out.Workloads, workloadResults(r))
+	}
+	return out
+}
+
+func workloadResults(r *Result) report.Workload {
+	w := report.Workload{File: r.Path, Passed: r.Passed(), Code: r.Code(), Reasons: r.Reasons()}
+	if r.Err != nil {
+		w.Err = r.Err.Error()
+	}
+	if wl := r.Workload; wl != nil {
+		w.Name, w.Kind, w.Revision = wl.Name, string(wl.Kind), wl.Revision
+		w.Runs, _ = r.RunCount()
+	}
+	if o := r.Outcome; o != nil {
+		w.Run = RunResults(o)
+		w.Table = SummaryTable(o)
+	}
+	return w
 }

@@ -11,31 +11,6 @@ import (
 	"github.com/algal-assay/assay/engine/significance"
 )
 
-// Verification is a run's verify phase as a report shows it.
-type Verification struct {
-	OK              bool
-	CheckedReceipts int
-	Mismatches      []string
-}
-
-// Gate is one gate rule's verdict.
-type Gate struct {
-	Name    string
-	Passed  bool
-	Message string
-}
-
-// Run names a run directory and what its later phases said.
-type Run struct {
-	// Workload is the workload's name; Kind "bench" or "foundry".
-	Workload    string
-	Description string
-	// Slug is the run directory's name (it identifies the inputs).
-	Slug         string
-	Verification *Verification
-	Gates        []Gate
-}
-
 // BenchInput is what a bench run's report.html shows.
 type BenchInput struct {
 	Run
