@@ -233,68 +233,83 @@ func list(names []string) string {
 
 func verdictMD(d *Diff, o RenderOptions) string {
 	var b strings.Builder
-	v := d.Verdict
-	if v.Passed {
-		fmt.Fprintf(&b, "**✅ Pass** · %d workloads at %s compared with %s: every run verified and every gate holds.", v.Workloads, code(d.Head), code(d.Base))
-	} else {
-		fmt.Fprintf(&b, "**❌ Fail** · %d of %d workloads fail at %s (compared with %s).", len(v.Failed), v.Workloads, code(d.Head), code(d.Base))
-		if len(d.Problems) > 0 {
-			fmt.Fprintf(&b, " %d problems stopped workloads from running.", len(d.Problems))
+	b.WriteString(verdictSentence(d) + "\n")
+	items := verdictItems(d)
+	for i, s := range items {
+		if i == o.rows() {
+			fmt.Fprintf(&b, "- … and %d more\n", len(items)-i)
+			break
 		}
-	}
-	if len(v.Changed) > 0 {
-		fmt.Fprintf(&b, " Changed: %s.", list(v.Changed))
-	} else {
-		b.WriteString(" No workload's results changed.")
-	}
-	b.WriteString("\n")
-	lines := 0
-	more := 0
-	item := func(s string) {
-		if lines >= o.rows() {
-			more++
-			return
-		}
-		if lines == 0 {
+		if i == 0 {
 			b.WriteString("\n")
 		}
-		lines++
 		b.WriteString("- " + s + "\n")
-	}
-	for _, p := range d.Problems {
-		item("**problem**: " + text(oneLine(p, 400)))
-	}
-	for _, w := range d.Workloads {
-		if w.Statistics != nil {
-			for _, f := range w.Statistics.Failures {
-				item(fmt.Sprintf("**%s**: compare fail-on %s: %s", text(w.Name), w.Statistics.FailOn, f))
-			}
-		}
-		if w.Head == nil || w.Head.Passed {
-			continue
-		}
-		if w.Head.Status != "complete" {
-			item(fmt.Sprintf("**%s**: the run ended %s", text(w.Name), text(w.Head.Status)))
-		}
-		if !w.Head.Verified {
-			if len(w.Mismatches) == 0 {
-				item(fmt.Sprintf("**%s**: not verified", text(w.Name)))
-			}
-			for _, m := range w.Mismatches {
-				item(fmt.Sprintf("**%s**: not verified: %s", text(w.Name), text(oneLine(m, 400))))
-			}
-		}
-		for _, g := range w.FailedGates {
-			item(fmt.Sprintf("**%s**: gate *%s* fails: %s", text(w.Name), text(g.Name), text(sentences(g.Message, 400, seeSection(w)))))
-		}
-	}
-	if more > 0 {
-		fmt.Fprintf(&b, "- … and %d more\n", more)
 	}
 	if o.Pointer != "" {
 		b.WriteString("\n" + o.Pointer + "\n")
 	}
 	return b.String()
+}
+
+// verdictSentence is the comment's first line: pass or fail, how many
+// workloads, and which changed.
+func verdictSentence(d *Diff) string {
+	v := d.Verdict
+	var s string
+	if v.Passed {
+		s = fmt.Sprintf("**✅ Pass** · %d workloads at %s compared with %s: every run verified and every gate holds.", v.Workloads, code(d.Head), code(d.Base))
+	} else {
+		s = fmt.Sprintf("**❌ Fail** · %d of %d workloads fail at %s (compared with %s).", len(v.Failed), v.Workloads, code(d.Head), code(d.Base))
+		if len(d.Problems) > 0 {
+			s += fmt.Sprintf(" %d problems stopped workloads from running.", len(d.Problems))
+		}
+	}
+	if len(v.Changed) > 0 {
+		return s + fmt.Sprintf(" Changed: %s.", list(v.Changed))
+	}
+	return s + " No workload's results changed."
+}
+
+// verdictItems are the failures under the verdict, one line each: the
+// problems that stopped workloads, then each workload's.
+func verdictItems(d *Diff) []string {
+	var out []string
+	for _, p := range d.Problems {
+		out = append(out, "**problem**: "+text(oneLine(p, 400)))
+	}
+	for _, w := range d.Workloads {
+		out = append(out, workloadItems(w)...)
+	}
+	return out
+}
+
+// workloadItems are a workload's failures: its compare fail-on findings,
+// and at head a run that did not complete, mismatches and failing gates.
+func workloadItems(w *Workload) []string {
+	var out []string
+	if w.Statistics != nil {
+		for _, f := range w.Statistics.Failures {
+			out = append(out, fmt.Sprintf("**%s**: compare fail-on %s: %s", text(w.Name), w.Statistics.FailOn, f))
+		}
+	}
+	if w.Head == nil || w.Head.Passed {
+		return out
+	}
+	if w.Head.Status != "complete" {
+		out = append(out, fmt.Sprintf("**%s**: the run ended %s", text(w.Name), text(w.Head.Status)))
+	}
+	if !w.Head.Verified && len(w.Mismatches) == 0 {
+		out = append(out, fmt.Sprintf("**%s**: not verified", text(w.Name)))
+	}
+	if !w.Head.Verified {
+		for _, m := range w.Mismatches {
+			out = append(out, fmt.Sprintf("**%s**: not verified: %s", text(w.Name), text(oneLine(m, 400))))
+		}
+	}
+	for _, g := range w.FailedGates {
+		out = append(out, fmt.Sprintf("**%s**: gate *%s* fails: %s", text(w.Name), text(g.Name), text(sentences(g.Message, 400, seeSection(w)))))
+	}
+	return out
 }
 
 // seeSection names the section that shows a workload in full.
@@ -403,89 +418,9 @@ func paretoMD(d *Diff) string {
 			continue
 		}
 		fmt.Fprintf(&b, "### %s (%s)\n\n", text(w.Name), w.Status)
-		switch {
-		case w.Status == StatusAdded:
-			fmt.Fprintf(&b, "Pareto set: %s\n\n", list(bn.ParetoHead))
-		case w.Status == StatusRemoved:
-			fmt.Fprintf(&b, "Pareto set at base: %s; the workload no longer runs at head.\n\n", list(bn.ParetoBase))
-		case len(bn.Joined)+len(bn.Left) == 0:
-			fmt.Fprintf(&b, "Pareto set unchanged: %s\n\n", list(bn.ParetoHead))
-		default:
-			fmt.Fprintf(&b, "Pareto set: %s → %s · joined: %s · left: %s\n\n", list(bn.ParetoBase), list(bn.ParetoHead), list(bn.Joined), list(bn.Left))
-			crit := criteriaNames(w)
-			for _, s := range bn.Systems {
-				if s.Pareto == "left" {
-					fmt.Fprintf(&b, "- **%s** left the Pareto set: %s.%s\n", text(s.ID), dominatedText(s.DominatedBy, crit), passVerdict(s, w.Statistics))
-				}
-			}
-			for _, id := range bn.Joined {
-				fmt.Fprintf(&b, "- **%s** joined the Pareto set: no system is as good on every criterion (%s) and better on one.%s\n", text(id), strings.Join(crit, ", "), passVerdict(bn.system(id), w.Statistics))
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("| system | passed | change | tokens | ")
-		if bn.HasCost {
-			b.WriteString("cost $ | ")
-		}
-		b.WriteString("calls | Pareto |\n| --- | --- | --- | --- | ")
-		if bn.HasCost {
-			b.WriteString("--- | ")
-		}
-		b.WriteString("--- | --- |\n")
-		unknown := false
-		for _, s := range bn.Systems {
-			var passed, tokens, cost, calls, pareto string
-			verdict := "—"
-			for _, st := range []*SystemStats{s.Base, s.Head} {
-				if st != nil && (st.TokensUnknown > 0 || bn.HasCost && st.CostUnknown > 0) {
-					unknown = true
-				}
-			}
-			switch {
-			case s.Base == nil:
-				passed = fmt.Sprintf("%d/%d (new)", s.Head.Passed, s.Head.Total)
-				tokens, cost, calls = tokensText(s.Head), amountText(s.Head), fmt.Sprint(s.Head.Calls)
-				pareto = yesNo(s.Head.OnPareto)
-			case s.Head == nil:
-				passed = fmt.Sprintf("%d/%d (removed)", s.Base.Passed, s.Base.Total)
-				tokens, cost, calls = tokensText(s.Base), amountText(s.Base), fmt.Sprint(s.Base.Calls)
-				pareto = "—"
-			default:
-				passed = change(fmt.Sprintf("%d/%d", s.Base.Passed, s.Base.Total), fmt.Sprintf("%d/%d", s.Head.Passed, s.Head.Total), delta(s.Base.Passed, s.Head.Passed))
-				verdict = changeCell(s.Change, w.Statistics, s.Base.Passed != s.Head.Passed || s.Base.Total != s.Head.Total)
-				tokens = change(tokensText(s.Base), tokensText(s.Head), unknownOr(s.Base.TokensUnknown+s.Head.TokensUnknown, delta(s.Base.Tokens, s.Head.Tokens)))
-				cost = change(amountText(s.Base), amountText(s.Head), unknownOr(s.Base.CostUnknown+s.Head.CostUnknown, fdelta(s.Base.Cost, s.Head.Cost)))
-				calls = change(fmt.Sprint(s.Base.Calls), fmt.Sprint(s.Head.Calls), delta(s.Base.Calls, s.Head.Calls))
-				switch s.Pareto {
-				case "joined":
-					pareto = "**joined**"
-				case "left":
-					pareto = "**left**"
-					if len(s.DominatedBy) > 0 {
-						pareto += ": dominated by " + dominatorNames(s.DominatedBy)
-					}
-				case "stays":
-					pareto = "yes"
-				default:
-					pareto = "no"
-				}
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | ", cell(s.ID), passed, verdict, tokens)
-			if bn.HasCost {
-				fmt.Fprintf(&b, "%s | ", cost)
-			}
-			fmt.Fprintf(&b, "%s | %s |\n", calls, pareto)
-		}
-		if unknown {
-			b.WriteString("\n" + report.UnknownNote + "\n")
-		}
-		var revised []string
-		for _, s := range bn.Systems {
-			if s.Base != nil && s.Head != nil && s.Base.ManifestDigest != s.Head.ManifestDigest {
-				revised = append(revised, fmt.Sprintf("%s runs %s (%s → %s)", text(s.ID), code(s.Head.ManifestKey), code(short(s.Base.ManifestDigest)), code(short(s.Head.ManifestDigest))))
-			}
-		}
-		if len(revised) > 0 {
+		paretoChange(&b, w)
+		systemsMD(&b, bn, w.Statistics)
+		if revised := revisedSystems(bn); len(revised) > 0 {
 			fmt.Fprintf(&b, "\nRevised organisms: %s.\n", strings.Join(revised, "; "))
 		}
 		if k := len(bn.Flips); k > 0 {
@@ -497,6 +432,127 @@ func paretoMD(d *Diff) string {
 		b.WriteString("\n")
 	}
 	return closeSection(&b, n, "bench", unchanged)
+}
+
+// paretoChange says how the Pareto set moved, and why each system that
+// left or joined it did.
+func paretoChange(b *strings.Builder, w *Workload) {
+	bn := w.Bench
+	switch {
+	case w.Status == StatusAdded:
+		fmt.Fprintf(b, "Pareto set: %s\n\n", list(bn.ParetoHead))
+	case w.Status == StatusRemoved:
+		fmt.Fprintf(b, "Pareto set at base: %s; the workload no longer runs at head.\n\n", list(bn.ParetoBase))
+	case len(bn.Joined)+len(bn.Left) == 0:
+		fmt.Fprintf(b, "Pareto set unchanged: %s\n\n", list(bn.ParetoHead))
+	default:
+		fmt.Fprintf(b, "Pareto set: %s → %s · joined: %s · left: %s\n\n", list(bn.ParetoBase), list(bn.ParetoHead), list(bn.Joined), list(bn.Left))
+		crit := criteriaNames(w)
+		for _, s := range bn.Systems {
+			if s.Pareto == "left" {
+				fmt.Fprintf(b, "- **%s** left the Pareto set: %s.%s\n", text(s.ID), dominatedText(s.DominatedBy, crit), passVerdict(s, w.Statistics))
+			}
+		}
+		for _, id := range bn.Joined {
+			fmt.Fprintf(b, "- **%s** joined the Pareto set: no system is as good on every criterion (%s) and better on one.%s\n", text(id), strings.Join(crit, ", "), passVerdict(bn.system(id), w.Statistics))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// systemsMD is the table of every system on both sides (a cost column
+// when the bench prices its calls), with a note when a cell is unknown.
+func systemsMD(b *strings.Builder, bn *Bench, st *Statistics) {
+	b.WriteString("| system | passed | change | tokens | ")
+	if bn.HasCost {
+		b.WriteString("cost $ | ")
+	}
+	b.WriteString("calls | Pareto |\n| --- | --- | --- | --- | ")
+	if bn.HasCost {
+		b.WriteString("--- | ")
+	}
+	b.WriteString("--- | --- |\n")
+	unknown := false
+	for _, s := range bn.Systems {
+		unknown = unknown || hasUnknown(s, bn.HasCost)
+		r := systemRow(s, st)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | ", cell(s.ID), r.passed, r.verdict, r.tokens)
+		if bn.HasCost {
+			fmt.Fprintf(b, "%s | ", r.cost)
+		}
+		fmt.Fprintf(b, "%s | %s |\n", r.calls, r.pareto)
+	}
+	if unknown {
+		b.WriteString("\n" + report.UnknownNote + "\n")
+	}
+}
+
+// hasUnknown reports whether a side of s has calls without usage (or
+// unpriced ones, when the bench prices its calls).
+func hasUnknown(s *System, hasCost bool) bool {
+	for _, st := range []*SystemStats{s.Base, s.Head} {
+		if st != nil && (st.TokensUnknown > 0 || hasCost && st.CostUnknown > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// systemCells are one system's cells in the Pareto table.
+type systemCells struct {
+	passed, verdict, tokens, cost, calls, pareto string
+}
+
+// systemRow words a system's cells: the change from base to head, or the
+// one side's values marked new or removed.
+func systemRow(s *System, st *Statistics) systemCells {
+	switch {
+	case s.Base == nil:
+		h := s.Head
+		return systemCells{passed: fmt.Sprintf("%d/%d (new)", h.Passed, h.Total), verdict: "—",
+			tokens: tokensText(h), cost: amountText(h), calls: fmt.Sprint(h.Calls), pareto: yesNo(h.OnPareto)}
+	case s.Head == nil:
+		b := s.Base
+		return systemCells{passed: fmt.Sprintf("%d/%d (removed)", b.Passed, b.Total), verdict: "—",
+			tokens: tokensText(b), cost: amountText(b), calls: fmt.Sprint(b.Calls), pareto: "—"}
+	}
+	b, h := s.Base, s.Head
+	return systemCells{
+		passed:  change(fmt.Sprintf("%d/%d", b.Passed, b.Total), fmt.Sprintf("%d/%d", h.Passed, h.Total), delta(b.Passed, h.Passed)),
+		verdict: changeCell(s.Change, st, b.Passed != h.Passed || b.Total != h.Total),
+		tokens:  change(tokensText(b), tokensText(h), unknownOr(b.TokensUnknown+h.TokensUnknown, delta(b.Tokens, h.Tokens))),
+		cost:    change(amountText(b), amountText(h), unknownOr(b.CostUnknown+h.CostUnknown, fdelta(b.Cost, h.Cost))),
+		calls:   change(fmt.Sprint(b.Calls), fmt.Sprint(h.Calls), delta(b.Calls, h.Calls)),
+		pareto:  paretoCell(s),
+	}
+}
+
+// paretoCell is the Pareto column of a system on both sides.
+func paretoCell(s *System) string {
+	switch s.Pareto {
+	case "joined":
+		return "**joined**"
+	case "left":
+		if len(s.DominatedBy) > 0 {
+			return "**left**: dominated by " + dominatorNames(s.DominatedBy)
+		}
+		return "**left**"
+	case "stays":
+		return "yes"
+	}
+	return "no"
+}
+
+// revisedSystems names each system whose organism differs between the
+// sides, with both digests.
+func revisedSystems(bn *Bench) []string {
+	var revised []string
+	for _, s := range bn.Systems {
+		if s.Base != nil && s.Head != nil && s.Base.ManifestDigest != s.Head.ManifestDigest {
+			revised = append(revised, fmt.Sprintf("%s runs %s (%s → %s)", text(s.ID), code(s.Head.ManifestKey), code(short(s.Base.ManifestDigest)), code(short(s.Head.ManifestDigest))))
+		}
+	}
+	return revised
 }
 
 // closeSection ends the Pareto or the promotion section, which held n
@@ -633,88 +689,20 @@ func promotionsMD(d *Diff) string {
 			continue
 		}
 		fmt.Fprintf(&b, "### %s (%s)\n\n", text(w.Name), w.Status)
-		switch {
-		case f.PromotedChanged:
-			fmt.Fprintf(&b, "**Promoted candidate changed**: %s → %s\n\n", promoted(f.Base), promoted(f.Head))
-			if f.PromotedChange != nil {
-				fmt.Fprintf(&b, "Validation, the base's promoted against the head's on the cases both ran: %s.\n\n", changeVerdict(f.PromotedChange, w.Statistics))
-			}
-		case f.Base != nil && f.Head != nil:
-			fmt.Fprintf(&b, "Promoted candidate unchanged: %s\n\n", promoted(f.Head))
-		case f.Head != nil:
-			fmt.Fprintf(&b, "Promotes %s\n\n", promoted(f.Head))
-		default:
-			fmt.Fprintf(&b, "Promoted %s at base; the workload no longer runs at head.\n\n", promoted(f.Base))
-		}
+		promotionLine(&b, f, w.Statistics)
 		if f.Base != nil && f.Head != nil && !f.Base.Exhausted && !f.Head.Exhausted {
-			b.WriteString("| promoted | base | head | Δ |\n| --- | --- | --- | --- |\n")
-			for _, r := range []struct {
-				name string
-				b, h Rate
-			}{{"validation", f.Base.Validation, f.Head.Validation}, {"train", f.Base.Train, f.Head.Train}, {"holdout", f.Base.Holdout, f.Head.Holdout}} {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.name, pct(r.b), pct(r.h), ppDelta(r.b, r.h))
-			}
-			fmt.Fprintf(&b, "| candidates | %d | %d | %s |\n\n", f.Base.Candidates, f.Head.Candidates, delta(int64(f.Base.Candidates), int64(f.Head.Candidates)))
-			if ch := f.PromotedChange; ch != nil && !f.PromotedChanged && (ch.Fixed+ch.Broken > 0 || f.Base.Validation.Passed != f.Head.Validation.Passed) {
-				fmt.Fprintf(&b, "Validation change of the promoted candidate: %s.\n\n", changeVerdict(ch, w.Statistics))
-			}
-			if len(f.Head.HoldoutFailing) > 0 {
-				fmt.Fprintf(&b, "Holdout cases the promoted candidate fails at head: %s.\n\n", list(f.Head.HoldoutFailing))
-			}
+			promotedMD(&b, f, w.Statistics)
 		}
 		if m := marginText(promotionMargin(f.Head), w.Statistics); m != "" {
 			b.WriteString(m + "\n\n")
 		}
 		if f.PromotedChanged || rankingChanged(f) {
-			b.WriteString(rankingMD("Ranking at head", f.HeadRanking))
-			if len(f.BaseRanking) > 0 {
-				b.WriteString("<details><summary>Ranking at base</summary>\n\n")
-				b.WriteString(rankingMD("", f.BaseRanking))
-				b.WriteString("</details>\n\n")
-			}
+			rankingsMD(&b, f)
 		}
-		if len(f.Candidates) > 0 {
-			b.WriteString("| candidate | validation | validation change | train |\n| --- | --- | --- | --- |\n")
-			for _, c := range f.Candidates {
-				name := tcode(c.Key)
-				if c.Head != nil && c.Head.Promoted {
-					name += " (promoted)"
-				}
-				var val, tr string
-				switch {
-				case c.Base == nil:
-					val, tr = rate(c.Head.Validation)+" (new)", rate(c.Head.Train)
-				case c.Head == nil:
-					val, tr = rate(c.Base.Validation)+" (removed)", rate(c.Base.Train)
-				default:
-					val = change(rate(c.Base.Validation), rate(c.Head.Validation), ppDelta(c.Base.Validation, c.Head.Validation))
-					tr = change(rate(c.Base.Train), rate(c.Head.Train), ppDelta(c.Base.Train, c.Head.Train))
-				}
-				vc := "—"
-				if c.Base != nil && c.Head != nil {
-					vc = changeCell(c.Change, w.Statistics, c.Base.Validation.Passed != c.Head.Validation.Passed || c.Base.Validation.Total != c.Head.Validation.Total)
-				}
-				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, val, vc, tr)
-			}
-			b.WriteString("\n")
-		}
-		cands := func(label string, cs []Candidate) {
-			if len(cs) == 0 {
-				return
-			}
-			var parts []string
-			for _, c := range cs {
-				if c.Was != "" {
-					parts = append(parts, fmt.Sprintf("%s (%s → %s)", code(c.Key), code(short(c.Was)), code(short(c.Digest))))
-				} else {
-					parts = append(parts, fmt.Sprintf("%s (%s)", code(c.Key), code(short(c.Digest))))
-				}
-			}
-			fmt.Fprintf(&b, "- candidates %s: %s\n", label, strings.Join(parts, ", "))
-		}
-		cands("added", f.Added)
-		cands("removed", f.Removed)
-		cands("revised", f.Revised)
+		candidatesMD(&b, f.Candidates, w.Statistics)
+		candidateList(&b, "added", f.Added)
+		candidateList(&b, "removed", f.Removed)
+		candidateList(&b, "revised", f.Revised)
 		if k := len(f.Flips); k > 0 {
 			fmt.Fprintf(&b, "- %s flipped (see %s)\n", plural(k, "case outcome"), TitleFlips)
 		}
@@ -724,6 +712,106 @@ func promotionsMD(d *Diff) string {
 		b.WriteString("\n")
 	}
 	return closeSection(&b, n, "foundry", unchanged)
+}
+
+// promotionLine says what each side promotes and, when the promoted
+// candidate changed, how the two compare on validation.
+func promotionLine(b *strings.Builder, f *Foundry, st *Statistics) {
+	switch {
+	case f.PromotedChanged:
+		fmt.Fprintf(b, "**Promoted candidate changed**: %s → %s\n\n", promoted(f.Base), promoted(f.Head))
+		if f.PromotedChange != nil {
+			fmt.Fprintf(b, "Validation, the base's promoted against the head's on the cases both ran: %s.\n\n", changeVerdict(f.PromotedChange, st))
+		}
+	case f.Base != nil && f.Head != nil:
+		fmt.Fprintf(b, "Promoted candidate unchanged: %s\n\n", promoted(f.Head))
+	case f.Head != nil:
+		fmt.Fprintf(b, "Promotes %s\n\n", promoted(f.Head))
+	default:
+		fmt.Fprintf(b, "Promoted %s at base; the workload no longer runs at head.\n\n", promoted(f.Base))
+	}
+}
+
+// promotedMD compares the promoted candidates of both sides: their rates
+// per split, the candidate count, the validation change of one promoted
+// on both sides and the holdout cases it fails at head.
+func promotedMD(b *strings.Builder, f *Foundry, st *Statistics) {
+	b.WriteString("| promoted | base | head | Δ |\n| --- | --- | --- | --- |\n")
+	for _, r := range []struct {
+		name string
+		b, h Rate
+	}{{"validation", f.Base.Validation, f.Head.Validation}, {"train", f.Base.Train, f.Head.Train}, {"holdout", f.Base.Holdout, f.Head.Holdout}} {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.name, pct(r.b), pct(r.h), ppDelta(r.b, r.h))
+	}
+	fmt.Fprintf(b, "| candidates | %d | %d | %s |\n\n", f.Base.Candidates, f.Head.Candidates, delta(int64(f.Base.Candidates), int64(f.Head.Candidates)))
+	if ch := f.PromotedChange; ch != nil && !f.PromotedChanged && (ch.Fixed+ch.Broken > 0 || f.Base.Validation.Passed != f.Head.Validation.Passed) {
+		fmt.Fprintf(b, "Validation change of the promoted candidate: %s.\n\n", changeVerdict(ch, st))
+	}
+	if len(f.Head.HoldoutFailing) > 0 {
+		fmt.Fprintf(b, "Holdout cases the promoted candidate fails at head: %s.\n\n", list(f.Head.HoldoutFailing))
+	}
+}
+
+// rankingsMD shows the promotion order at head, and at base folded away.
+func rankingsMD(b *strings.Builder, f *Foundry) {
+	b.WriteString(rankingMD("Ranking at head", f.HeadRanking))
+	if len(f.BaseRanking) > 0 {
+		b.WriteString("<details><summary>Ranking at base</summary>\n\n")
+		b.WriteString(rankingMD("", f.BaseRanking))
+		b.WriteString("</details>\n\n")
+	}
+}
+
+// candidatesMD is the table of every candidate's validation and train
+// rates on both sides (nothing when no candidate is listed).
+func candidatesMD(b *strings.Builder, cs []*CandidatePair, st *Statistics) {
+	if len(cs) == 0 {
+		return
+	}
+	b.WriteString("| candidate | validation | validation change | train |\n| --- | --- | --- | --- |\n")
+	for _, c := range cs {
+		name := tcode(c.Key)
+		if c.Head != nil && c.Head.Promoted {
+			name += " (promoted)"
+		}
+		val, tr := candidateRates(c)
+		vc := "—"
+		if c.Base != nil && c.Head != nil {
+			vc = changeCell(c.Change, st, c.Base.Validation.Passed != c.Head.Validation.Passed || c.Base.Validation.Total != c.Head.Validation.Total)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", name, val, vc, tr)
+	}
+	b.WriteString("\n")
+}
+
+// candidateRates are a candidate's validation and train cells: the change
+// from base to head, or the one side's rate marked new or removed.
+func candidateRates(c *CandidatePair) (val, tr string) {
+	switch {
+	case c.Base == nil:
+		return rate(c.Head.Validation) + " (new)", rate(c.Head.Train)
+	case c.Head == nil:
+		return rate(c.Base.Validation) + " (removed)", rate(c.Base.Train)
+	}
+	return change(rate(c.Base.Validation), rate(c.Head.Validation), ppDelta(c.Base.Validation, c.Head.Validation)),
+		change(rate(c.Base.Train), rate(c.Head.Train), ppDelta(c.Base.Train, c.Head.Train))
+}
+
+// candidateList names the candidates added, removed or revised, with
+// their digests (nothing when there are none).
+func candidateList(b *strings.Builder, label string, cs []Candidate) {
+	if len(cs) == 0 {
+		return
+	}
+	var parts []string
+	for _, c := range cs {
+		if c.Was != "" {
+			parts = append(parts, fmt.Sprintf("%s (%s → %s)", code(c.Key), code(short(c.Was)), code(short(c.Digest))))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s (%s)", code(c.Key), code(short(c.Digest))))
+		}
+	}
+	fmt.Fprintf(b, "- candidates %s: %s\n", label, strings.Join(parts, ", "))
 }
 
 // rankingChanged reports whether the promotion order or a deciding
@@ -834,28 +922,59 @@ func replaysMD(d *Diff, o RenderOptions) string {
 	}
 	// Which organisms, and which revision each receipt was replayed
 	// against, once: the rows then name cases, not hashes.
-	revs := map[string]bool{}
-	var revList []string
-	for _, x := range r.Results {
-		head := code(short(x.HeadManifest))
-		if x.HeadManifest == "" && x.HeadPath != "" {
-			head = "invalid " + code(x.HeadPath)
-		} else if x.HeadPath != "" {
-			head += " (" + code(x.HeadPath) + ")"
+	fmt.Fprintf(&b, "Replayed against: %s.\n", strings.Join(replayedAgainst(r.Results), "; "))
+	verdicts, behaviour, work := replayVerdicts(r.Results)
+	fmt.Fprintf(&b, "Verdicts: %s.\n\n", strings.Join(verdicts, ", "))
+	shown := 0
+	if len(behaviour) > 0 {
+		shown = replayTable(&b, behaviour, o.rows())
+	}
+	if len(work) > 0 {
+		if len(behaviour) > 0 {
+			b.WriteString("\n")
 		}
-		line := fmt.Sprintf("%s: %s → %s", code(x.Key), code(short(x.BaseManifest)), head)
+		b.WriteString("**Work accounting only**: these revisions take the same cells, effects, outcome and failures as the record and spend different work (a guard or expression that burns more or less fuel). Behaviour is unchanged; budgets and the work tie-break may not be.\n\n")
+		replayTable(&b, work, max(o.rows()-shown, 1))
+	}
+	return b.String()
+}
+
+// replayedAgainst names, once each, every organism replayed and the base
+// and head revisions it was replayed between.
+func replayedAgainst(results []Replay) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range results {
+		line := fmt.Sprintf("%s: %s → %s", code(x.Key), code(short(x.BaseManifest)), replayHead(x))
 		if x.Verdict == VerdictRemoved {
 			line = fmt.Sprintf("%s: %s → removed", code(x.Key), code(short(x.BaseManifest)))
 		}
-		if !revs[line] {
-			revs[line] = true
-			revList = append(revList, line)
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
 		}
 	}
-	fmt.Fprintf(&b, "Replayed against: %s.\n", strings.Join(revList, "; "))
+	return out
+}
+
+// replayHead is the head revision a receipt was replayed against, with
+// its file, or the file when it does not compile.
+func replayHead(x Replay) string {
+	head := code(short(x.HeadManifest))
+	if x.HeadManifest == "" && x.HeadPath != "" {
+		return "invalid " + code(x.HeadPath)
+	} else if x.HeadPath != "" {
+		head += " (" + code(x.HeadPath) + ")"
+	}
+	return head
+}
+
+// replayVerdicts counts the verdicts ("diverged" split into behaviour and
+// work accounting only) in sorted order, and parts the replays into those
+// whose behaviour changed (or did not diverge) and the work-only ones.
+func replayVerdicts(results []Replay) (verdicts []string, behaviour, work []Replay) {
 	counts := map[string]int{}
-	var behaviour, work []Replay
-	for _, x := range r.Results {
+	for _, x := range results {
 		k := x.Verdict
 		if workOnly(x) {
 			k = "diverged in work accounting only"
@@ -868,44 +987,40 @@ func replaysMD(d *Diff, o RenderOptions) string {
 		}
 		counts[k]++
 	}
-	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		verdicts = append(verdicts, fmt.Sprintf("%s %d", k, counts[k]))
 	}
-	fmt.Fprintf(&b, "Verdicts: %s.\n\n", strings.Join(parts, ", "))
-	table := func(rows []Replay, budget int) int {
-		b.WriteString("| workload | system or candidate | case | verdict | detail | receipt |\n| --- | --- | --- | --- | --- | --- |\n")
-		for i, x := range rows {
-			if i == budget {
-				fmt.Fprintf(&b, "\n… and %d more in the diff JSON.\n", len(rows)-i)
-				return i
-			}
-			wl, subj, cs := cell(x.Workload), cell(x.Subject), cell(x.Case)
-			if x.Workload == "" {
-				wl, subj, cs = "—", "—", "not in a base run"
-			} else if x.Split != "" {
-				cs += " (" + text(x.Split) + ")"
-			}
-			verdict := text(x.Verdict)
-			if x.Divergence != "" {
-				verdict += " (" + text(x.Divergence) + ")"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", wl, subj, cs, verdict, cell(x.Detail), tcode(shortFile(x.File)))
+	return verdicts, behaviour, work
+}
+
+// replayTable writes at most budget rows of replays and says how many
+// more the diff JSON holds; it returns how many it wrote.
+func replayTable(b *strings.Builder, rows []Replay, budget int) int {
+	b.WriteString("| workload | system or candidate | case | verdict | detail | receipt |\n| --- | --- | --- | --- | --- | --- |\n")
+	for i, x := range rows {
+		if i == budget {
+			fmt.Fprintf(b, "\n… and %d more in the diff JSON.\n", len(rows)-i)
+			return i
 		}
-		return len(rows)
+		b.WriteString(replayRow(x))
 	}
-	shown := 0
-	if len(behaviour) > 0 {
-		shown = table(behaviour, o.rows())
+	return len(rows)
+}
+
+// replayRow is one replayed receipt's row; a receipt no base run holds
+// has no workload, subject or case.
+func replayRow(x Replay) string {
+	wl, subj, cs := cell(x.Workload), cell(x.Subject), cell(x.Case)
+	if x.Workload == "" {
+		wl, subj, cs = "—", "—", "not in a base run"
+	} else if x.Split != "" {
+		cs += " (" + text(x.Split) + ")"
 	}
-	if len(work) > 0 {
-		if len(behaviour) > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("**Work accounting only**: these revisions take the same cells, effects, outcome and failures as the record and spend different work (a guard or expression that burns more or less fuel). Behaviour is unchanged; budgets and the work tie-break may not be.\n\n")
-		table(work, max(o.rows()-shown, 1))
+	verdict := text(x.Verdict)
+	if x.Divergence != "" {
+		verdict += " (" + text(x.Divergence) + ")"
 	}
-	return b.String()
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", wl, subj, cs, verdict, cell(x.Detail), tcode(shortFile(x.File)))
 }
 
 // workOnly reports whether a replay diverged only in its work ledger.

@@ -85,26 +85,30 @@ func compareFailures(w *Workload) []string {
 		return nil
 	}
 	var out []string
-	loss := func(subject string, ch *significance.Change, b, h Rate) {
-		switch {
-		case ch != nil && st.FailOn == harness.FailOnSignificantRegression && ch.Significant && ch.Broken > ch.Fixed:
-			out = append(out, fmt.Sprintf("%s: significant loss, %s", subject, changeVerdict(ch, st)))
-		case st.FailOn == harness.FailOnAnyRegression && h.Passed*b.Total < b.Passed*h.Total:
-			out = append(out, fmt.Sprintf("%s: pass count fell, %s → %s", subject, rate(b), rate(h)))
-		}
-	}
 	if bn := w.Bench; bn != nil {
 		for _, s := range bn.Systems {
 			if s.Base != nil && s.Head != nil {
-				loss("system "+code(s.ID), s.Change, Rate{Passed: s.Base.Passed, Total: s.Base.Total}, Rate{Passed: s.Head.Passed, Total: s.Head.Total})
+				out = appendLoss(out, st, "system "+code(s.ID), s.Change, Rate{Passed: s.Base.Passed, Total: s.Base.Total}, Rate{Passed: s.Head.Passed, Total: s.Head.Total})
 			}
 		}
 	}
 	if f := w.Foundry; f != nil && f.Base != nil && f.Head != nil && !f.Base.Exhausted && !f.Head.Exhausted {
-		loss("promoted candidate "+code(f.Head.Key)+" (validation)", f.PromotedChange, f.Base.Validation, f.Head.Validation)
+		out = appendLoss(out, st, "promoted candidate "+code(f.Head.Key)+" (validation)", f.PromotedChange, f.Base.Validation, f.Head.Validation)
 		if st.FailOn == harness.FailOnAnyRegression {
-			loss("promoted candidate "+code(f.Head.Key)+" (holdout)", nil, f.Base.Holdout, f.Head.Holdout)
+			out = appendLoss(out, st, "promoted candidate "+code(f.Head.Key)+" (holdout)", nil, f.Base.Holdout, f.Head.Holdout)
 		}
+	}
+	return out
+}
+
+// appendLoss adds subject's loss from b to h when the fail-on counts it:
+// a significant one (by its paired test ch) or any fall of the pass rate.
+func appendLoss(out []string, st *Statistics, subject string, ch *significance.Change, b, h Rate) []string {
+	switch {
+	case ch != nil && st.FailOn == harness.FailOnSignificantRegression && ch.Significant && ch.Broken > ch.Fixed:
+		return append(out, fmt.Sprintf("%s: significant loss, %s", subject, changeVerdict(ch, st)))
+	case st.FailOn == harness.FailOnAnyRegression && h.Passed*b.Total < b.Passed*h.Total:
+		return append(out, fmt.Sprintf("%s: pass count fell, %s → %s", subject, rate(b), rate(h)))
 	}
 	return out
 }
@@ -142,28 +146,42 @@ func prStatistics(pw *report.PRWorkload, w *Workload) {
 		return
 	}
 	if bn := w.Bench; bn != nil {
-		pw.BaseIntervals, pw.HeadIntervals, pw.Changes = map[string]significance.Interval{}, map[string]significance.Interval{}, map[string]string{}
-		for _, s := range bn.Systems {
-			if s.Base != nil {
-				pw.BaseIntervals[s.ID] = s.Base.PassRateCI95
-			}
-			if s.Head != nil {
-				pw.HeadIntervals[s.ID] = s.Head.PassRateCI95
-			}
-			if s.Base != nil && s.Head != nil {
-				pw.Changes[s.ID] = changeCell(s.Change, st, s.Base.Passed != s.Head.Passed || s.Base.Total != s.Head.Total)
-			}
-		}
+		prIntervals(pw, bn, st)
 	}
 	if f := w.Foundry; f != nil {
-		if f.PromotedChange != nil {
-			pw.Statistics = append(pw.Statistics, "Validation of the promoted candidate, base against head: "+changeVerdict(f.PromotedChange, st)+".")
-		}
-		if f.Head != nil {
-			if m := marginText(f.Head.Margin, st); m != "" {
-				pw.Statistics = append(pw.Statistics, strings.ReplaceAll(m, "`", ""))
-			}
-		}
+		pw.Statistics = append(pw.Statistics, promotionStatements(f, st)...)
 	}
 	pw.Statistics = append(pw.Statistics, flipsNeeded(st))
+}
+
+// prIntervals gives pr.html each system's pass-rate intervals on both
+// sides and the verdict of its paired test.
+func prIntervals(pw *report.PRWorkload, bn *Bench, st *Statistics) {
+	pw.BaseIntervals, pw.HeadIntervals, pw.Changes = map[string]significance.Interval{}, map[string]significance.Interval{}, map[string]string{}
+	for _, s := range bn.Systems {
+		if s.Base != nil {
+			pw.BaseIntervals[s.ID] = s.Base.PassRateCI95
+		}
+		if s.Head != nil {
+			pw.HeadIntervals[s.ID] = s.Head.PassRateCI95
+		}
+		if s.Base != nil && s.Head != nil {
+			pw.Changes[s.ID] = changeCell(s.Change, st, s.Base.Passed != s.Head.Passed || s.Base.Total != s.Head.Total)
+		}
+	}
+}
+
+// promotionStatements say how the promoted candidate's validation changed
+// and how clearly the head's promotion was decided, without code marks.
+func promotionStatements(f *Foundry, st *Statistics) []string {
+	var out []string
+	if f.PromotedChange != nil {
+		out = append(out, "Validation of the promoted candidate, base against head: "+changeVerdict(f.PromotedChange, st)+".")
+	}
+	if f.Head != nil {
+		if m := marginText(f.Head.Margin, st); m != "" {
+			out = append(out, strings.ReplaceAll(m, "`", ""))
+		}
+	}
+	return out
 }
