@@ -7,6 +7,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/console"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +52,7 @@ Prints the summary of assay run; exit 1 when a workload fails.`,
 			if err != nil {
 				return err
 			}
-			printSummary(c.stdout, results)
+			console.PrintSummary(c.stdout, results)
 			_, failed := harness.Tally(results)
 			if failed > 0 {
 				fmt.Fprintf(c.stdout, "\n%d of %d workloads failed\n", failed, len(results))

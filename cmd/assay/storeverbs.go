@@ -1,15 +1,14 @@
 package main
 
 import (
-	"fmt"
-	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/receipt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/spf13/cobra"
@@ -289,28 +288,4 @@ func newSlotCmd(c *cli) *cobra.Command {
 	}
 	cmd.AddCommand(get, set)
 	return cmd
-}
-
-// display renders a receipt field as upstream's diff lines do: a string
-// as itself, anything else as canonical JSON.
-func display(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := canon.Encode(v)
-	if err != nil {
-		return "null"
-	}
-	return string(b)
-}
-
-// canonEqual compares two values canonically (absent equals null).
-func canonEqual(a, b any) bool { return display2(a) == display2(b) }
-
-func display2(v any) string {
-	b, err := canon.Encode(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }

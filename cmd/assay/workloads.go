@@ -8,18 +8,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
-	"text/tabwriter"
-	"time"
 
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
-	"github.com/schollz/progressbar/v3"
+	"github.com/algal-assay/assay/harness/console"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 )
 
 // workloadFlags are the main job's flags, shared by `assay workloads run`
@@ -174,28 +170,33 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	}
 	// One run is one trust scope: a receipt met again is replayed once.
 	wb.Verified = &vm.VerifiedReceipts{}
-	disp := newProgressDisplay(c.stderr)
+	disp := console.NewProgress(c.stderr)
 	// On a terminal a failure reads as a sentence, and not at all when
 	// the summary on the same terminal says it (each message once).
-	disp.sentences = c.readableErr()
-	disp.summarized = c.readableErr() && c.readable() && !f.report.json
+	switch {
+	case c.readableErr() && c.readable() && !f.report.json:
+	case c.readableErr():
+		disp.Failure = func(w io.Writer, code, message string) { writeSentence(w, code, message, "") }
+	default:
+		disp.Failure = writeError
+	}
 	results, stopErr := harness.RunAll(ctx, files, harness.BatchOptions{
 		Options: harness.Options{
 			Runner: wb, Store: wb, Out: f.out, AssayDirs: []string{f.dir}, Concurrency: f.concurrency,
-			StrictSplits: f.strictSplits, HandleSignals: true, OnProgress: disp.update,
+			StrictSplits: f.strictSplits, HandleSignals: true, OnProgress: disp.Update,
 			Record: record, Archive: archiveDir, Repeats: f.repeats, Fresh: f.fresh,
 		},
-		OnStart: disp.start,
+		OnStart: disp.Start,
 		Shard:   shard,
 		OnDone: func(r *harness.Result) {
-			disp.finish(r)
+			disp.Finish(r)
 			if !r.Passed() {
-				disp.jsonError(r.Code(), r.JoinReasons())
+				disp.Fail(r.Code(), r.JoinReasons())
 			}
 		},
 	})
 	if stopErr != nil {
-		disp.jsonError(harness.CodeCancelled, stopErr.Error())
+		disp.Fail(harness.CodeCancelled, stopErr.Error())
 	}
 	if f.report.junit != "" {
 		if err := writeJUnit(f.report.junit, results, stopErr); err != nil {
@@ -211,7 +212,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 			return err
 		}
 	} else {
-		printSummary(c.stdout, results)
+		console.PrintSummary(c.stdout, results)
 		if stopErr != nil {
 			fmt.Fprintf(c.stdout, "\nSTOP %v\n", stopErr)
 		}
@@ -225,248 +226,6 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 		return reported(fmt.Errorf("%d workloads failed", failed))
 	}
 	return nil
-}
-
-// printSummary prints one block per workload file: the verdict, the
-// contender table, warnings, and every reason it failed, once each.
-func printSummary(w io.Writer, results []*harness.Result) {
-	for i, r := range results {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		verdict := "PASS"
-		if !r.Passed() {
-			verdict = "FAIL"
-		}
-		o := r.Outcome
-		switch {
-		case r.Workload == nil:
-			fmt.Fprintf(w, "%s %s (did not load)\n", verdict, r.Path)
-		case r.ShardParts != nil:
-			fmt.Fprintf(w, "%s %s %s (revision %d) part(s) %s of this shard -> %s (merge the shards for its verdict)\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision, joinInts(r.ShardParts), r.ShardDir)
-		case o == nil:
-			fmt.Fprintf(w, "%s %s %s (revision %d) did not run\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision)
-		default:
-			runs := ""
-			if n, shape := r.RunCount(); n > 0 {
-				runs = fmt.Sprintf(" %d runs (%s)", n, shape)
-			}
-			fmt.Fprintf(w, "%s %s %s (revision %d)%s -> %s\n", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision, runs, o.RunDir)
-		}
-		if o != nil {
-			t := harness.SummaryTable(o)
-			if len(t.Header) > 0 {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "  "+strings.Join(t.Header, "\t"))
-				for _, row := range t.Rows {
-					fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
-				}
-				_ = tw.Flush()
-			}
-			for _, warn := range o.Warnings {
-				fmt.Fprintf(w, "  warning: %s\n", warn)
-			}
-			for _, note := range o.Notes {
-				fmt.Fprintf(w, "  note: %s\n", note)
-			}
-		}
-		for _, reason := range r.Reasons() {
-			fmt.Fprintf(w, "  FAIL %s\n", reason)
-		}
-		if o != nil && len(o.Gates) > 0 {
-			held := 0
-			for _, g := range o.Gates {
-				if g.Passed {
-					held++
-				}
-			}
-			fmt.Fprintf(w, "  gate: %d of %d rules hold\n", held, len(o.Gates))
-		}
-	}
-}
-
-// progressDisplay shows runs done of total per workload with a pass/fail
-// tally: a live bar (schollz/progressbar, which handles redraw, rate and
-// width) when stderr is a terminal; otherwise plain start and finish lines
-// and, for a workload still running, a line every interval, so CI logs
-// stay readable and show that a long workload is alive.
-type progressDisplay struct {
-	mu       sync.Mutex
-	w        io.Writer
-	live     bool
-	bar      *progressbar.ProgressBar
-	interval time.Duration
-	last     harness.Progress
-	name     string
-	stop     chan struct{}
-	done     chan struct{}
-	// sentences prints failures for a person instead of as JSON lines;
-	// summarized leaves them to the summary, which a person reads too.
-	sentences, summarized bool
-}
-
-// ciInterval is how often a plain display reports a running workload.
-const ciInterval = 5 * time.Second
-
-func newProgressDisplay(w io.Writer) *progressDisplay {
-	live := false
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb" {
-		live = true
-	}
-	return &progressDisplay{w: w, live: live, interval: ciInterval}
-}
-
-func (p *progressDisplay) lineLocked(s string) {
-	if p.bar != nil {
-		_ = p.bar.Clear() // a display write; the job's result does not depend on it
-	}
-	fmt.Fprintln(p.w, s)
-}
-
-// jsonError prints a failure: the stable one-line JSON error, or on a
-// terminal a sentence (nothing when the summary will say it).
-func (p *progressDisplay) jsonError(code, message string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.summarized {
-		return
-	}
-	if p.bar != nil {
-		_ = p.bar.Clear()
-	}
-	if p.sentences {
-		writeSentence(p.w, code, message, "")
-		return
-	}
-	writeError(p.w, code, message)
-}
-
-func tally(ev harness.Progress) string {
-	runs := fmt.Sprintf("%d runs", ev.Done)
-	if ev.Total > 0 {
-		runs = fmt.Sprintf("%d/%d runs", ev.Done, ev.Total)
-	}
-	if ev.Reused > 0 {
-		runs += fmt.Sprintf(" (%d reused from an interrupted run)", ev.Reused)
-	}
-	s := fmt.Sprintf("%s, %d passed, %d failed", runs, ev.Passed, ev.Failed)
-	// Every run the harness does not judge is a generator's (it proposes
-	// a population; there is no case to pass or fail), so the three
-	// counts add up to the runs done.
-	if gen := ev.Done - ev.Passed - ev.Failed; gen > 0 {
-		s += ", " + plural(gen, "generator run")
-	}
-	return s
-}
-
-func (p *progressDisplay) start(w *harness.Workload) {
-	n, shape := w.RunCount()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.name, p.last = w.Name, harness.Progress{Workload: w.Name, Total: n}
-	if !p.live {
-		what := fmt.Sprintf("%d runs (%s)", n, shape)
-		if shape == "" {
-			// Only a generator's population leaves the count open.
-			what = "runs decided by its generator"
-		}
-		p.lineLocked(fmt.Sprintf("%s: running %s", w.Name, what))
-		p.stop, p.done = make(chan struct{}), make(chan struct{})
-		go p.heartbeat(p.stop, p.done)
-		return
-	}
-	// The total is unknown until the harness reports it (a generator's
-	// population size, say): -1 shows a spinner until then.
-	max := -1
-	if n > 0 {
-		max = n
-	}
-	p.bar = progressbar.NewOptions(max,
-		progressbar.OptionSetWriter(p.w),
-		progressbar.OptionSetDescription(w.Name),
-		progressbar.OptionSetItsString("runs"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetWidth(24),
-	)
-}
-
-// heartbeat prints the running workload's tally every interval.
-func (p *progressDisplay) heartbeat(stop, done chan struct{}) {
-	defer close(done)
-	t := time.NewTicker(p.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			p.mu.Lock()
-			p.lineLocked(fmt.Sprintf("%s: %s", p.name, tally(p.last)))
-			p.mu.Unlock()
-		}
-	}
-}
-
-func (p *progressDisplay) update(ev harness.Progress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if ev.Done < p.last.Done {
-		return // a late event from another goroutine
-	}
-	if ev.Total == 0 {
-		ev.Total = p.last.Total
-	}
-	p.last = ev
-	if p.bar == nil {
-		return
-	}
-	if ev.Total > 0 && p.bar.GetMax() != ev.Total {
-		p.bar.ChangeMax(ev.Total)
-	}
-	// The count first, then the tally: each renders, and the last render
-	// shows both for the same event.
-	_ = p.bar.Set(ev.Done)
-	p.bar.Describe(fmt.Sprintf("%s (%d passed, %d failed)", ev.Workload, ev.Passed, ev.Failed))
-}
-
-func (p *progressDisplay) finish(r *harness.Result) {
-	p.mu.Lock()
-	stop, done := p.stop, p.done
-	p.stop, p.done = nil, nil
-	p.mu.Unlock()
-	if stop != nil {
-		close(stop)
-		<-done
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar != nil {
-		_ = p.bar.Finish()
-		p.bar = nil
-	}
-	switch o := r.Outcome; {
-	case r.Workload == nil:
-		p.lineLocked(fmt.Sprintf("%s: FAIL (did not load)", r.Path))
-	case r.ShardParts != nil && r.Err == nil:
-		p.lineLocked(fmt.Sprintf("%s: part(s) %s of this shard done (%s)", r.Workload.Name, joinInts(r.ShardParts), tally(p.last)))
-	case o == nil:
-		p.lineLocked(fmt.Sprintf("%s: FAIL (did not run)", r.Workload.Name))
-	case r.Passed():
-		p.lineLocked(fmt.Sprintf("%s: pass (%s; %s)", r.Workload.Name, o.Status, tally(p.last)))
-	default:
-		p.lineLocked(fmt.Sprintf("%s: FAIL (%s; %s)", r.Workload.Name, o.Status, tally(p.last)))
-	}
-	p.last = harness.Progress{}
-}
-
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = fmt.Sprint(x)
-	}
-	return strings.Join(parts, ",")
 }
 
 // workRoot finds the root of the project the working directory is inside,
@@ -492,12 +251,4 @@ func workRoot() (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// plural is "1 word" or "n words".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

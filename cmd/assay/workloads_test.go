@@ -9,11 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/algal-assay/assay/harness"
 )
 
 func TestWorkloadsRunFixtures(t *testing.T) {
@@ -123,22 +119,6 @@ func TestWorkloadsRunStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-// Warnings (split leakage, an unfinished re-run left beside a complete
-// run) reach the job's output, not only summary.md.
-func TestPrintSummaryShowsWarnings(t *testing.T) {
-	o := &harness.Outcome{
-		Workload: &harness.Workload{Name: "w", Kind: harness.KindBench, Revision: 1},
-		RunDir:   "runs/w/.w-r1-x.partial-1",
-		Status:   "failed",
-		Warnings: []string{"this run is failed, so it was left in runs/w/.w-r1-x.partial-1; the complete run of the same inputs in runs/w/w-r1-x was kept"},
-	}
-	var b bytes.Buffer
-	printSummary(&b, []*harness.Result{{Path: "w.bench.yaml", Workload: o.Workload, Outcome: o}})
-	if !strings.Contains(b.String(), "  warning: this run is failed, so it was left in") {
-		t.Fatalf("summary:\n%s", b.String())
-	}
-}
-
 // --json replaces the summary with one document; --junit writes a report
 // naming each failed check and the run directory.
 func TestWorkloadsRunJSONAndJUnit(t *testing.T) {
@@ -211,81 +191,5 @@ func TestRunWithoutSuitesSaysWhatToDo(t *testing.T) {
 	code, _, errb := runCLI(t, "run")
 	if code != exitError || !strings.Contains(errb, "no suites/ directory here") || !strings.Contains(errb, "assay init") {
 		t.Fatalf("exit %d: %s", code, errb)
-	}
-}
-
-// Without a terminal, a running workload reports its tally every interval.
-func TestPlainProgressHeartbeat(t *testing.T) {
-	var b syncBuffer
-	p := newProgressDisplay(&b)
-	p.interval = 5 * time.Millisecond
-	w := &harness.Workload{Name: "slow", Kind: harness.KindBench, Systems: make([]harness.System, 2), Cases: make([]harness.Case, 3)}
-	p.start(w)
-	p.update(harness.Progress{Workload: "slow", Done: 2, Total: 6, Passed: 1, Failed: 1})
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(b.String(), "slow: 2/6 runs, 1 passed, 1 failed") && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	p.finish(&harness.Result{Path: "slow.bench.yaml", Workload: w})
-	got := b.String()
-	for _, want := range []string{"slow: running 6 runs (2 systems x 3 cases)\n", "slow: 2/6 runs, 1 passed, 1 failed\n", "slow: FAIL (did not run)\n"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("progress lacks %q:\n%s", want, got)
-		}
-	}
-	n := strings.Count(got, "\n")
-	time.Sleep(20 * time.Millisecond)
-	if strings.Count(b.String(), "\n") != n {
-		t.Error("the heartbeat kept printing after the workload finished")
-	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// A workload that has no runs says how many it has and why, not that a
-// generator decides them; only a generator's population does.
-func TestProgressStartNamesTheRunCount(t *testing.T) {
-	for _, tc := range []struct {
-		w    *harness.Workload
-		want string
-	}{
-		{&harness.Workload{Name: "empty", Kind: harness.KindBench, Systems: make([]harness.System, 2)}, "empty: running 0 runs (2 systems x 0 cases)\n"},
-		{&harness.Workload{Name: "grown", Kind: harness.KindFoundry, Generator: &harness.Generator{}}, "grown: running runs decided by its generator\n"},
-	} {
-		var b syncBuffer
-		p := newProgressDisplay(&b)
-		p.start(tc.w)
-		p.finish(&harness.Result{Path: tc.w.Name + ".yaml", Workload: tc.w})
-		if got := b.String(); !strings.HasPrefix(got, tc.want) {
-			t.Errorf("progress starts %q, want %q", got, tc.want)
-		}
-	}
-}
-
-// A generated foundry's tally adds up: its generator's runs are counted
-// as such, beside the judged case runs (it read "12 runs, 7 passed, 4
-// failed").
-func TestTallyCountsGeneratorRuns(t *testing.T) {
-	got := tally(harness.Progress{Done: 12, Passed: 7, Failed: 4})
-	if got != "12 runs, 7 passed, 4 failed, 1 generator run" {
-		t.Errorf("tally = %q", got)
-	}
-	if got := tally(harness.Progress{Done: 6, Total: 6, Passed: 5, Failed: 1}); got != "6/6 runs, 5 passed, 1 failed" {
-		t.Errorf("tally = %q", got)
 	}
 }
