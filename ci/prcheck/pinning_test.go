@@ -72,7 +72,7 @@ func TestEveryActionPinnedToCommit(t *testing.T) {
 	var files []string
 	// This repository's workflows, and the ones `assay init` writes into
 	// other repositories.
-	for _, dir := range []string{filepath.Join(repoRoot, ".github"), filepath.Join(repoRoot, "cmd", "assay", "initdata", ".github")} {
+	for _, dir := range []string{filepath.Join(repoRoot, ".github"), filepath.Join(repoRoot, "ci", "scaffold", "initdata", ".github")} {
 		if _, err := os.Stat(dir); err != nil {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/ci/artifact"
+	"github.com/algal-assay/assay/ci/comment"
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/ci/github/githubtest"
 )
@@ -185,7 +186,7 @@ func TestCICommentOutIsRedacted(t *testing.T) {
 		Report: []byte("token " + strings.ToUpper(secretToken) + "\n"),
 		HTML:   []byte("<p>" + secretToken + "</p>\n"),
 	}
-	if err := writeVerified(dir, files, red); err != nil {
+	if err := comment.WriteVerified(dir, files, red); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"diff.json", "report.md", "pr.html"} {

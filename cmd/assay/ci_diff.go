@@ -9,10 +9,8 @@ import (
 	"github.com/algal-assay/assay/ci/artifact"
 	"github.com/algal-assay/assay/ci/diff"
 	"github.com/algal-assay/assay/ci/prcheck"
-	civerify "github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
-	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
@@ -106,22 +104,6 @@ func (f ciDiffFlags) validate(args []string) error {
 	return nil
 }
 
-// diffEvidence is one side's store and the workloads under its tree.
-func diffEvidence(storeDir, tree string) (diff.Evidence, error) {
-	wb, err := vm.NewWorkbench(storeDir)
-	if err != nil {
-		return diff.Evidence{}, err
-	}
-	// Each side is its own trust scope (the head may come from a pull
-	// request): its own memo, never the other side's.
-	wb.Verified = &vm.VerifiedReceipts{}
-	ws, err := civerify.LoadWorkloads(tree)
-	if err != nil {
-		return diff.Evidence{}, err
-	}
-	return diff.Evidence{Store: wb, StoreDir: storeDir, Workloads: ws}, nil
-}
-
 func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -156,47 +138,11 @@ func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 		defer s.Close()
 		d = s.Diff
 	} else {
-		baseTree := f.baseTree
-		if baseTree == "" {
-			baseTree = f.headTree
-		}
-		baseStore := f.baseStore
-		if baseStore == "" {
-			baseStore = f.store
-		}
-		baseEv, err := diffEvidence(baseStore, baseTree)
+		var err error
+		d, err = diff.CompareDirs(ctx, diff.Dirs{Base: f.base, Head: f.head, BaseTree: f.baseTree, HeadTree: f.headTree,
+			Store: f.store, BaseStore: f.baseStore, Archive: f.archive, AllowEmpty: f.allowEmpty})
 		if err != nil {
 			return err
-		}
-		headEv, err := diffEvidence(f.store, f.headTree)
-		if err != nil {
-			return err
-		}
-		base, err := diff.LoadSet(ctx, f.base, baseEv)
-		if err != nil {
-			return err
-		}
-		head, err := diff.LoadSet(ctx, f.head, headEv)
-		if err != nil {
-			return err
-		}
-		opts := diff.Options{BaseLabel: f.base, HeadLabel: f.head, Trim: []string{f.baseTree, f.headTree}}
-		archive := f.archive
-		if archive == "" {
-			archive = diff.DefaultArchive(f.headTree)
-		}
-		if archive != "" && archive != "-" && f.baseTree != "" {
-			opts.Replay = &diff.ReplayInput{Archive: archive, BaseTree: f.baseTree, HeadTree: f.headTree}
-		}
-		if d, err = diff.Compute(base, head, opts); err != nil {
-			return err
-		}
-		if len(base.Runs) == 0 && len(head.Runs) == 0 && !f.allowEmpty {
-			d.Problems = append(d.Problems, fmt.Sprintf("no run directories under %s or %s: nothing was compared, so nothing passes (--allow-empty accepts that)", f.base, f.head))
-			d.Settle()
-		}
-		if archive != "" && archive != "-" && f.baseTree == "" {
-			d.Notes = append(d.Notes, "archived receipts not replayed: pass --base-tree DIR (the base's source tree)")
 		}
 	}
 	var out []byte

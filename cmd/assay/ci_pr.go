@@ -10,9 +10,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/algal-assay/assay/ci/comment"
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/ci/prcheck"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/spf13/cobra"
 )
 
@@ -186,28 +186,9 @@ func (c *cli) ciPRPost(ctx context.Context, res *prcheck.Result, red *ghci.Redac
 }
 
 func (c *cli) postPR(ctx context.Context, res *prcheck.Result) (any, error) {
-	if res.PR == 0 {
-		return nil, &fault.Error{Code: ghci.CodeEvent, Message: "--post: no pull request number in the event payload (GITHUB_EVENT_PATH)"}
-	}
-	repo := os.Getenv("GITHUB_REPOSITORY")
-	owner, name, err := ghci.ParseRepo(repo)
+	posted, err := comment.PostPR(ctx, c.stdout, res.PR, res.Comment)
 	if err != nil {
 		return nil, err
 	}
-	client, err := ghci.NewClient(os.Getenv("GITHUB_TOKEN"), os.Getenv("GITHUB_API_URL"), nil)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, postTimeout)
-	defer cancel()
-	marker, _ := ghci.Marker(ghci.DefaultKey)
-	action, url, err := ghci.Post(ctx, client, owner, name, res.PR, marker, res.Comment)
-	if ghci.CannotComment(err) {
-		fmt.Fprintf(c.stdout, "::warning title=assay ci pr::%s\n", escapeWorkflowData("cannot comment ("+err.Error()+"); the report is in the job summary and the artifact"))
-		return map[string]any{"action": "skipped", "reason": err.Error()}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"action": action, "url": url}, nil
+	return posted, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/algal-assay/assay/ci/scaffold"
 	"github.com/algal-assay/assay/internal/secondmodule"
 )
 
@@ -42,10 +43,10 @@ func TestInitScaffoldPassesAtOnce(t *testing.T) {
 	mod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
 	// The go line is Assay's own: a lower one would be raised by the
 	// user's first go mod tidy, rewriting the scaffold.
-	if own, _ := os.ReadFile(filepath.Join(repo, "go.mod")); !strings.Contains(string(own), "\ngo "+scaffoldGo+"\n") {
-		t.Errorf("the scaffold's go line (go %s) is not Assay's own:\n%s", scaffoldGo, own)
+	if own, _ := os.ReadFile(filepath.Join(repo, "go.mod")); !strings.Contains(string(own), "\ngo "+scaffold.GoVersion+"\n") {
+		t.Errorf("the scaffold's go line (go %s) is not Assay's own:\n%s", scaffold.GoVersion, own)
 	}
-	for _, want := range []string{"module example.com/my-organisms\n", "\ngo " + scaffoldGo + "\n", "require github.com/algal-assay/assay v0.0.0\n",
+	for _, want := range []string{"module example.com/my-organisms\n", "\ngo " + scaffold.GoVersion + "\n", "require github.com/algal-assay/assay v0.0.0\n",
 		"tool github.com/algal-assay/assay/cmd/assay\n", "replace github.com/algal-assay/assay => " + filepath.ToSlash(repo) + "\n"} {
 		if !strings.Contains(string(mod), want) {
 			t.Errorf("go.mod lacks %q:\n%s", want, mod)

@@ -3,12 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
@@ -77,7 +73,7 @@ is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
 				if _, err := fmt.Fprintf(c.stdout, "%s\n", b); err != nil {
 					return err
 				}
-			} else if err := printView(c.stdout, v); err != nil {
+			} else if err := v.WriteText(c.stdout, gateVerdict(v.Dir)); err != nil {
 				return err
 			}
 			if v.State != runrecord.StateRecord {
@@ -156,112 +152,4 @@ func gateVerdict(dir string) string {
 		return "gate " + word + ", no rules"
 	}
 	return fmt.Sprintf("gate %s, %d of %d rules hold", word, held, len(g.Rules))
-}
-
-func printView(w io.Writer, v *runrecord.View) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "run: %s\n", v.Dir)
-	if v.State != runrecord.StateRecord {
-		fmt.Fprintf(&b, "record: %s: %s\n", v.State, v.Problem.Error())
-		printReconstruction(&b, v.Reconstructed)
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
-	r := v.Record
-	finished := "null"
-	if r.FinishedAt != nil {
-		finished = stamp(*r.FinishedAt)
-	}
-	fmt.Fprintf(&b, "pipeline: %s\nrun_slug: %s\nharness_name: %s\nsource_revision: %d\nstatus: %s (%s)\nstarted_at: %s\nfinished_at: %s\n",
-		r.Pipeline, r.RunSlug, r.HarnessName, r.SourceRevision, r.Status, gateVerdict(v.Dir), stamp(r.StartedAt), finished)
-	head := orNull(r.FoundryHead)
-	if r.FoundryModified {
-		head += " (modified: the working tree had uncommitted changes, so this commit does not pin what the run read)"
-	}
-	fmt.Fprintf(&b, "assembly_sha256: %s\nfoundry_head: %s\n", orNull(r.AssemblySHA256), head)
-	fmt.Fprintf(&b, "pipeline check: %s: %s\n", v.Pipeline.Check, v.Pipeline.Message)
-	fmt.Fprintf(&b, "assembly: %s: %s\n", v.Assembly.Check, v.Assembly.Message)
-	for _, warn := range v.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", warn)
-	}
-	b.WriteString("phases:\n")
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  n\tkind\tname\tstatus\titerations\tselected")
-	for _, p := range r.Phases {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%d\t%s\n", p.N, p.Kind, p.Name(), p.Status, p.Iterations, orDash(p.Selected))
-	}
-	_ = tw.Flush() // into a strings.Builder
-	b.WriteString("files (last writer):\n")
-	if len(v.Writers) == 0 {
-		b.WriteString("  none\n")
-	}
-	tw = tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	for _, fw := range v.Writers {
-		it := ""
-		if fw.Iteration > 0 {
-			it = fmt.Sprintf(" iteration %d", fw.Iteration)
-		}
-		missing := ""
-		if !fw.Present {
-			missing = "\t(not in run directory)"
-		}
-		fmt.Fprintf(tw, "  %s\tphase %d%s\t%s\t%s%s\n", fw.File, fw.Phase, it, fw.ID, stamp(fw.At), missing)
-	}
-	_ = tw.Flush() // into a strings.Builder
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func printReconstruction(b *strings.Builder, r *runrecord.Reconstruction) {
-	if r == nil {
-		return
-	}
-	b.WriteString("reconstructed view (from file names, not a record):\n")
-	switch {
-	case r.Pipeline != "":
-		fmt.Fprintf(b, "  pipeline: %s (from %s)\n", r.Pipeline, r.PipelineSource)
-	case len(r.Candidates) > 1:
-		fmt.Fprintf(b, "  pipeline: not distinguishable (%s)\n", strings.Join(r.Candidates, ", "))
-	default:
-		b.WriteString("  pipeline: unknown\n")
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(b, "  note: %s\n", n)
-	}
-	if len(r.Files) == 0 {
-		b.WriteString("  files: none\n")
-		return
-	}
-	b.WriteString("  files:\n")
-	for _, f := range r.Files {
-		var ph []string
-		for _, n := range f.Phases {
-			ph = append(ph, fmt.Sprint(n))
-		}
-		who := "writer unknown"
-		switch len(ph) {
-		case 0:
-		case 1:
-			who = "declared by phase " + ph[0]
-		default:
-			who = "declared by phases " + strings.Join(ph, ", ") + " (ambiguous)"
-		}
-		fmt.Fprintf(b, "    %s: %s\n", f.File, who)
-	}
-}
-
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-func orNull(s string) string {
-	if s == "" {
-		return "null"
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
