@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/spf13/cobra"
 )
