@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
@@ -60,7 +56,7 @@ func newBundleCmd(c *cli) *cobra.Command {
 			if err := atomicfile.Write(out, data); err != nil {
 				return &fault.Error{Code: fault.IOFailed, Message: err.Error()}
 			}
-			return c.printCanonical(bundleSummary(b, out))
+			return c.printCanonical(b.Summary(out))
 		},
 	}
 	pack.Flags().StringVar(&dir, "dir", store.DefaultDir, "file store directory")
@@ -74,11 +70,11 @@ func newBundleCmd(c *cli) *cobra.Command {
 			"install the closure into --dir. Prints {\"root\",\"manifests\",\"values\"}.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			b, err := installBundle(udir, args[0])
+			b, err := bundle.InstallFile(udir, args[0])
 			if err != nil {
 				return err
 			}
-			return c.printCanonical(bundleSummary(b, ""))
+			return c.printCanonical(b.Summary(""))
 		},
 	}
 	unpack.Flags().StringVar(&udir, "dir", store.DefaultDir, "file store directory")
@@ -86,15 +82,6 @@ func newBundleCmd(c *cli) *cobra.Command {
 	return cmd
 }
 
-func bundleSummary(b *bundle.Bundle, out string) map[string]any {
-	v := map[string]any{"root": b.Root, "manifests": float64(len(b.Manifests)), "values": float64(len(b.Values))}
-	if out != "" {
-		v["out"] = out
-	}
-	return v
-}
-
-// printCanonical prints one canonical JSON line.
 func (c *cli) printCanonical(v any) error {
 	b, err := canon.Encode(v)
 	if err != nil {
@@ -135,7 +122,7 @@ func newPackCmd(c *cli) *cobra.Command {
 				return err
 			}
 			if out != "" {
-				if _, err := writeBundleInto(out, b); err != nil {
+				if _, err := bundle.WriteInto(out, b); err != nil {
 					return err
 				}
 			}
@@ -160,11 +147,11 @@ func newUnpackCmd(c *cli) *cobra.Command {
 			"closure into --dir (default .algal) and print {\"ok\":true,\"root\",\"manifests\",\"values\"}.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			b, err := installBundle(dir, args[0])
+			b, err := bundle.InstallFile(dir, args[0])
 			if err != nil {
 				return err
 			}
-			v := bundleSummary(b, "")
+			v := b.Summary("")
 			v["ok"] = true
 			return c.emit(v, "")
 		},
@@ -175,45 +162,3 @@ func newUnpackCmd(c *cli) *cobra.Command {
 
 // writeBundleInto writes b into dir as <hex of root>.bundle.json, the name
 // upstream's transports look up, and returns the path.
-func writeBundleInto(dir string, b *bundle.Bundle) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", &fault.Error{Code: fault.IOFailed, Message: err.Error()}
-	}
-	path := filepath.Join(dir, strings.TrimPrefix(b.Root, "sha256:")+".bundle.json")
-	return path, writeBundleFile(path, b)
-}
-
-// writeBundleFile writes the canonical bundle bytes (no trailing newline)
-// atomically. The file is content-named, so one already there must hold
-// exactly these bytes.
-func writeBundleFile(path string, b *bundle.Bundle) error {
-	data, err := canon.Encode(b.Value())
-	if err != nil {
-		return err
-	}
-	if old, err := os.ReadFile(path); err == nil {
-		if !bytes.Equal(old, data) {
-			return &fault.Error{Code: fault.DigestMismatch, Message: path + ": an existing bundle file holds other bytes"}
-		}
-		return nil
-	}
-	return writeOut(path, data)
-}
-
-// installBundle admits the bundle file at path (every entry re-hashed) and
-// installs its closure into the file store at dir: the one path behind
-// `bundle unpack` and upstream's `unpack`.
-func installBundle(dir, path string) (*bundle.Bundle, error) {
-	st, err := store.OpenFileStore(dir)
-	if err != nil {
-		return nil, err
-	}
-	b, err := bundle.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Install(st); err != nil {
-		return nil, err
-	}
-	return b, nil
-}

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"syscall"
 
 	"github.com/algal-assay/assay/ci/artifact"
 	ghci "github.com/algal-assay/assay/ci/github"
-	civerify "github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
@@ -96,85 +92,16 @@ is a symbolic link loop is the one-line JSON error {"error":{"code","message"},
 	return cmd
 }
 
-// rootError says why a root cannot be read, as a coded error (printed as
-// the one-line JSON error, exit 2): it does not exist, or it is a
-// symbolic link that never reaches a file (a loop).
-func rootError(root string, err error) error {
-	why := "cannot be read: " + err.Error()
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		why = "does not exist"
-	case errors.Is(err, syscall.ELOOP):
-		why = "is a symbolic link loop (too many levels of symbolic links)"
-	}
-	return &fault.Error{Code: fault.IOFailed, File: root, Message: "ci verify: root " + why}
-}
-
 func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) error {
-	explicit := len(roots) > 0
-	if !explicit {
-		roots = []string{"."}
-	}
-	for _, r := range roots {
-		if _, err := os.Stat(r); err != nil {
-			return rootError(r, err)
-		}
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	wb, err := vm.NewWorkbench(f.dir)
+	rep, err := artifact.VerifyRoots(ctx, artifact.Roots{Roots: roots, StoreDir: f.dir, Workloads: f.workloads,
+		RepoDir: f.repoDir, Paths: f.paths, AllowEmpty: f.allowEmpty,
+		Evidence: f.evidence})
 	if err != nil {
 		return err
 	}
-	// One ci verify is one trust scope: a receipt met again is replayed once.
-	wb.Verified = &vm.VerifiedReceipts{}
-	if f.tools != "" {
-		if wb.Tools, err = effect.LoadTools(f.tools); err != nil {
-			return err
-		}
-	}
-	rep := &civerify.Report{Roots: roots, Store: f.dir, AllowEmpty: !explicit || f.allowEmpty}
-	var plain []string
-	for _, r := range roots {
-		if !artifact.IsArtifact(r) {
-			plain = append(plain, r)
-			continue
-		}
-		// A PR-check artifact carries its own stores and workloads:
-		// each side is verified against those alone.
-		a, err := artifact.Open(r)
-		if err != nil {
-			return err
-		}
-		checked, err := a.Verify(ctx, artifact.VerifyOptions{Tree: artifact.GitTree(f.repoDir), AllowEmpty: f.allowEmpty, Paths: f.paths})
-		if err != nil {
-			return err
-		}
-		ar := checked.Report(r)
-		// The files the check rendered are rendered again from the
-		// evidence and held to those bytes.
-		rendered, err := a.CheckRendered(ctx)
-		if err != nil {
-			return err
-		}
-		ar.Results = append(ar.Results, rendered...)
-		rep.Results = append(rep.Results, ar.Results...)
-		rep.Leftovers = append(rep.Leftovers, ar.Leftovers...)
-	}
-	if len(plain) > 0 {
-		ws, err := civerify.LoadWorkloads(f.workloads...)
-		if err != nil {
-			return err
-		}
-		pr, err := civerify.Verify(ctx, plain, civerify.Options{Evidence: wb, StoreDir: f.dir, AllowEmpty: rep.AllowEmpty, Workloads: ws})
-		if err != nil {
-			return err
-		}
-		rep.Results = append(rep.Results, pr.Results...)
-		rep.Leftovers = append(rep.Leftovers, pr.Leftovers...)
-	}
-
 	if f.json {
 		b, err := canon.Encode(rep.Value())
 		if err != nil {
@@ -202,4 +129,20 @@ func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) err
 		return reported(errors.New(rep.Summary()))
 	}
 	return nil
+}
+
+// evidence opens the store under --dir with the --tools registry. One ci
+// verify is one trust scope: a receipt met again is replayed once.
+func (f ciVerifyFlags) evidence() (*vm.Workbench, error) {
+	wb, err := vm.NewWorkbench(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	wb.Verified = &vm.VerifiedReceipts{}
+	if f.tools != "" {
+		if wb.Tools, err = effect.LoadTools(f.tools); err != nil {
+			return nil, err
+		}
+	}
+	return wb, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/liverun"
 	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
@@ -79,12 +80,12 @@ func (c *cli) loadFoundryConfig(path string, opts foundry.AdmitOptions) (*foundr
 // openFoundryRun opens the config run of a foundry config (`assay
 // foundry CONFIG`, `assay foundry search CONFIG`): its candidates'
 // executors, its generator's and the flags' own.
-func (f *measureFlags) openFoundryRun(cmd *cobra.Command, args []string, cfg *foundry.Config, wb *vm.Workbench) (*configRun, evidence.Runner, error) {
+func (f *measureFlags) openFoundryRun(c *cli, cmd *cobra.Command, args []string, cfg *foundry.Config, wb *vm.Workbench) (*liverun.ConfigRun, evidence.Runner, error) {
 	specs := appendSpecs(nil, cfg.Executors)
 	if cfg.Generator != nil {
 		specs = appendSpecs(specs, cfg.Generator.Executors)
 	}
-	return f.live.openConfigRun(cmd, args, appendSpecs(specs, wb.Extra), wb)
+	return f.live.openConfigRun(c, cmd, args, appendSpecs(specs, wb.Extra), wb)
 }
 
 // verifyFlags are the flags of a verb that verifies evidence offline.
@@ -154,7 +155,7 @@ type verification interface {
 // terminal without --json it prints a readable summary instead.
 func (c *cli) emitVerification(v verification, ok bool) error {
 	if c.readable() {
-		if _, err := fmt.Fprint(c.stdout, readableVerification(v.Value())); err != nil {
+		if _, err := fmt.Fprint(c.stdout, evidence.Readable(v.Value())); err != nil {
 			return err
 		}
 	} else if err := c.emit(v.Value(), ""); err != nil {
@@ -164,25 +165,6 @@ func (c *cli) emitVerification(v verification, ok bool) error {
 		return reported(fmt.Errorf("verification failed"))
 	}
 	return nil
-}
-
-// readableVerification renders a bench or foundry verification for people.
-func readableVerification(v map[string]any) string {
-	var b strings.Builder
-	n, _ := v["checkedReceipts"].(float64)
-	if v["ok"] == true {
-		fmt.Fprintf(&b, "verified: every claim recomputed, %d receipts replayed offline\n", int(n))
-		return b.String()
-	}
-	fails, _ := v["failures"].([]any)
-	if len(fails) == 0 {
-		fails, _ = v["mismatches"].([]any)
-	}
-	fmt.Fprintf(&b, "NOT VERIFIED (%d receipts checked): %d problem(s)\n", int(n), len(fails))
-	for _, f := range fails {
-		fmt.Fprintf(&b, "  - %v\n", f)
-	}
-	return b.String()
 }
 
 func newBenchCmd(c *cli) *cobra.Command {
@@ -215,22 +197,22 @@ func newBenchCmd(c *cli) *cobra.Command {
 			for _, s := range cfg.Systems {
 				specs = appendSpecs(specs, s.Executors)
 			}
-			cr, runner, err := f.live.openConfigRun(cmd, args, appendSpecs(specs, wb.Extra), wb)
+			cr, runner, err := f.live.openConfigRun(c, cmd, args, appendSpecs(specs, wb.Extra), wb)
 			if err != nil {
 				return err
 			}
-			rep, err := bench.Run(cmd.Context(), cfg, runner, bench.Options{Concurrency: cr.concurrency(f.concurrency)})
+			rep, err := bench.Run(cmd.Context(), cfg, runner, bench.Options{Concurrency: cr.Concurrency(f.concurrency)})
 			if err != nil {
-				return cr.stopped(c, wb, err)
+				return cr.Stopped(wb, err)
 			}
 			runs := harness.Runs(rep, nil)
-			if err := cr.finish(c, cmd.Context(), wb, rep.Value(), runs); err != nil {
+			if err := cr.Finish(cmd.Context(), wb, rep.Value(), runs); err != nil {
 				return err
 			}
 			if err := c.emit(rep.Value(), f.out); err != nil {
 				return err
 			}
-			return cr.failures(c, wb, runs)
+			return cr.Failures(wb, runs)
 		},
 	}
 	f.runFlags(cmd)
@@ -280,20 +262,20 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cr, runner, err := f.openFoundryRun(cmd, args, cfg, wb)
+			cr, runner, err := f.openFoundryRun(c, cmd, args, cfg, wb)
 			if err != nil {
 				return err
 			}
-			res, err := foundry.Run(cmd.Context(), cfg, runner, foundry.Options{Concurrency: cr.concurrency(f.concurrency)})
+			res, err := foundry.Run(cmd.Context(), cfg, runner, foundry.Options{Concurrency: cr.Concurrency(f.concurrency)})
 			if err != nil {
-				return cr.stopped(c, wb, err)
+				return cr.Stopped(wb, err)
 			}
 			runs := harness.Runs(nil, res)
 			var doc map[string]any
 			if res.Report != nil {
 				doc = res.Report.Value()
 			}
-			if err := cr.finish(c, cmd.Context(), wb, doc, runs); err != nil {
+			if err := cr.Finish(cmd.Context(), wb, doc, runs); err != nil {
 				return err
 			}
 			if res.Exhausted != nil {
@@ -305,7 +287,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			if err := c.emit(res.Report.Value(), f.out); err != nil {
 				return err
 			}
-			return cr.failures(c, wb, runs)
+			return cr.Failures(wb, runs)
 		},
 	}
 	f.foundryFlags(cmd)
@@ -332,20 +314,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 
 // promotedOf reads the promoted digest of a foundry or search report.
 func promotedOf(search bool) func(any) (string, error) {
-	return func(v any) (string, error) {
-		if search {
-			s, err := foundry.ParseSearchReport(v)
-			if err != nil {
-				return "", err
-			}
-			return s.Result.Promoted, nil
-		}
-		r, err := foundry.ParseReport(v)
-		if err != nil {
-			return "", err
-		}
-		return r.Promoted, nil
-	}
+	return func(v any) (string, error) { return foundry.Promoted(v, search) }
 }
 
 // packVerb builds foundry pack / search-pack / export: packing is permitted
@@ -389,7 +358,7 @@ func (c *cli) packVerb(use, short string, promoted func(any) (string, error), to
 			}
 			path := f.out
 			if toDir {
-				if path, err = writeBundleInto(f.out, b); err != nil {
+				if path, err = bundle.WriteInto(f.out, b); err != nil {
 					return err
 				}
 			} else {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
@@ -94,36 +93,22 @@ func (c *cli) replay(path string, f replayFlags) error {
 	if opts.ToolSignatures, err = toolSignatures(f.tools); err != nil {
 		return err
 	}
+	var transports bundle.Transports
 	if f.transports != "" {
-		t, err := bundle.LoadTransports(f.transports)
-		if err != nil {
+		if transports, err = bundle.LoadTransports(f.transports); err != nil {
 			return err
 		}
-		m, err := manifest.ParseValue(revision)
-		if err != nil {
-			return err
-		}
-		if _, err := bundle.Prefetch(context.Background(), view, m, t); err != nil {
-			return err
+		if transports == nil {
+			transports = bundle.Transports{}
 		}
 	}
-	cmp, err := vm.CompareValue(rec, revision, opts)
+	var persist store.Store
+	if f.write {
+		persist = st
+	}
+	cmp, err := vm.ReplayRevision(context.Background(), rec, revision, opts, transports, persist)
 	if err != nil {
 		return err
-	}
-	if f.write && cmp.Revised != nil {
-		// The revised manifest goes in too, so the persisted receipt
-		// verifies from the store alone.
-		m, err := manifest.ParseValue(revision)
-		if err != nil {
-			return err
-		}
-		if _, err := st.Put(store.Manifests, m.Value); err != nil {
-			return err
-		}
-		if _, err := st.Put(store.Runs, cmp.Revised); err != nil {
-			return err
-		}
 	}
 	if c.readable() {
 		// --out still receives upstream's bytes; the terminal gets a sentence.
@@ -136,7 +121,7 @@ func (c *cli) replay(path string, f replayFlags) error {
 				return err
 			}
 		}
-		if _, err := fmt.Fprint(c.stdout, readableComparison(cmp)); err != nil {
+		if _, err := fmt.Fprint(c.stdout, cmp.Readable()); err != nil {
 			return err
 		}
 	} else if err := c.emit(cmp.Value(), f.out); err != nil {
@@ -146,29 +131,4 @@ func (c *cli) replay(path string, f replayFlags) error {
 		return reported(fmt.Errorf("could not replay: %s", cmp.Reason.Code))
 	}
 	return nil
-}
-
-// readableComparison is replay's form for people.
-func readableComparison(cmp *vm.Comparison) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "verdict: %s\n", cmp.Verdict)
-	if cmp.OriginalOutcome != "" || cmp.RevisedOutcome != "" {
-		fmt.Fprintf(&b, "outcome: recorded %s, revised %s\n", cmp.OriginalOutcome, cmp.RevisedOutcome)
-	}
-	fmt.Fprintf(&b, "replayed prefix: %d cells identical\n", len(cmp.Prefix))
-	if d := cmp.Divergence; d != nil {
-		where := d.Path
-		if where == "" {
-			where = "(the receipt)"
-		}
-		fmt.Fprintf(&b, "first divergence: %s at %s\n", d.Kind, where)
-	}
-	if r := cmp.Reason; r != nil {
-		fmt.Fprintf(&b, "could not replay: %s", r.Code)
-		if r.Path != "" {
-			fmt.Fprintf(&b, " at %s", r.Path)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
 }

@@ -74,11 +74,11 @@ func (c *cli) resume(cmd *cobra.Command, args []string, f runFlags) (map[string]
 // answers is finished as verb's (run, resume, call).
 func (c *cli) runHosted(cmd *cobra.Command, args []string, f runFlags, st store.Store, m *manifest.Manifest, verb string,
 	start func(host *vm.Host) (rec map[string]any, caseID string, err error)) (map[string]any, error) {
-	mr, err := f.openManifestRun(cmd, args, m)
+	mr, err := f.openManifestRun(c, cmd, args, m)
 	if err != nil {
 		return nil, err
 	}
-	host, err := newHost(st, f, m, mr.recording())
+	host, err := newHost(st, f, m, mr.Recording())
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (c *cli) runHosted(cmd *cobra.Command, args []string, f runFlags, st store.
 	if err != nil {
 		return nil, err
 	}
-	if err := mr.finish(c, st, rec, f.tools, verb, caseID); err != nil {
+	if err := mr.Finish(st, rec, f.tools, verb, caseID); err != nil {
 		return nil, err
 	}
 	return rec, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/harness/liverun"
 )
 
 // Exit codes shared by every verb, as upstream's CLI documents them.
@@ -71,7 +72,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	var rj rejection
-	if errors.As(err, &rj) {
+	var shown *liverun.Reported
+	if errors.As(err, &rj) || errors.As(err, &shown) {
 		return exitNo
 	}
 	if code, ok := codeOf(err); ok {

@@ -187,7 +187,7 @@ func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map
 		if args, err = c.readArgs(f.args); err != nil {
 			return nil, "", err
 		}
-	} else if err := needsNoArgs(cmdArgs[0], m); err != nil {
+	} else if err := m.NeedsNoArgs(cmdArgs[0]); err != nil {
 		return nil, "", err
 	}
 	st, err := f.openRunStore()
@@ -217,36 +217,6 @@ func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map
 		return nil, "", err
 	}
 	return c.persistReceipt(st, rec, f)
-}
-
-// needsNoArgs refuses to run, without --args, a manifest whose input cells
-// declare ports that are not optional: every cell downstream would be
-// skipped and the run would report "complete" having done nothing.
-func needsNoArgs(path string, m *manifest.Manifest) error {
-	example := map[string]any{}
-	var missing []string
-	for _, cell := range m.Cells {
-		if cell.Kind != manifest.KindInput {
-			continue
-		}
-		ports := map[string]any{}
-		for _, p := range cell.Declared {
-			if !p.Optional {
-				missing = append(missing, fmt.Sprintf("%s.%s", cell.ID, p.Name))
-				ports[p.Name] = "<" + p.Type + ">"
-			}
-		}
-		if len(ports) > 0 {
-			example[cell.ID] = ports
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	shape, _ := canon.Encode(example)
-	return &fault.Error{Code: fault.InputMissing, File: path,
-		Message: fmt.Sprintf("the organism needs input %s, and no --args were given: nothing would run", strings.Join(missing, ", ")),
-		Hint:    fmt.Sprintf(" (pass --args FILE holding %s, or --args - to read it from stdin)", shape)}
 }
 
 // runCase runs m on args and names the case by the digest of its args.

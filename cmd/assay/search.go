@@ -31,22 +31,22 @@ func (c *cli) foundrySearchVerb() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cr, runner, err := f.openFoundryRun(cmd, args, cfg, wb)
+			cr, runner, err := f.openFoundryRun(c, cmd, args, cfg, wb)
 			if err != nil {
 				return err
 			}
-			rep, err := foundry.RunSearch(cmd.Context(), cfg, runner, foundry.Options{Concurrency: cr.concurrency(f.concurrency)})
+			rep, err := foundry.RunSearch(cmd.Context(), cfg, runner, foundry.Options{Concurrency: cr.Concurrency(f.concurrency)})
 			if err != nil {
-				return cr.stopped(c, wb, err)
+				return cr.Stopped(wb, err)
 			}
 			runs := harness.SearchRuns(rep)
-			if err := cr.finish(c, cmd.Context(), wb, rep.Value(), runs); err != nil {
+			if err := cr.Finish(cmd.Context(), wb, rep.Value(), runs); err != nil {
 				return err
 			}
 			if err := c.emit(rep.Value(), f.out); err != nil {
 				return err
 			}
-			return cr.failures(c, wb, runs)
+			return cr.Failures(wb, runs)
 		},
 	}
 	f.foundryFlags(cmd)

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/catalog"
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/spf13/cobra"
 )
@@ -95,75 +91,21 @@ func newStoreCmd(c *cli) *cobra.Command {
 	return cmd
 }
 
-// listed reads every object of a namespace for a listing; an unreadable
-// object is listed with its error, as upstream lists it. Every object is
-// verified as it is read: the store re-hashes it against its name, and
-// check (objectCheck) holds it to its own contract, so a listing never
-// shows what an object claims about itself unchecked.
-func listed(st *store.FileStore, ns store.Namespace, row func(digest string, v map[string]any) map[string]any) ([]map[string]any, error) {
-	digests, err := st.List(ns)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]map[string]any, 0, len(digests))
-	for _, d := range digests {
-		v, _, err := st.Get(ns, d)
-		if err == nil {
-			err = objectCheck(ns, v)
-		}
-		if err != nil {
-			out = append(out, map[string]any{"digest": d, "error": fault.MessageOf(err)})
-			continue
-		}
-		m, _ := v.(map[string]any)
-		out = append(out, row(d, m))
-	}
-	return out, nil
-}
-
-// objectCheck holds a store object to its contract beyond its name: a
-// receipt's recorded digest must be its intrinsic digest (receipt.Check),
-// a manifest must be an admissible organism.
-func objectCheck(ns store.Namespace, v any) error {
-	switch ns {
-	case store.Runs:
-		return receipt.Check(v)
-	case store.Manifests:
-		_, err := manifest.ParseValue(v)
-		return err
-	}
-	return nil
-}
-
-// sortedRows orders rows by a text field then digest, as upstream does.
-func sortedRows(rows []map[string]any, field string) []any {
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, _ := rows[i][field].(string)
-		b, _ := rows[j][field].(string)
-		return a+rows[i]["digest"].(string) < b+rows[j]["digest"].(string)
-	})
-	out := make([]any, len(rows))
-	for i, r := range rows {
-		out[i] = r
-	}
-	return out
-}
-
 // newListingCmd builds a verb that lists one namespace of the store under
 // --dir: {"dir", NAMESPACE: [row of every object]}, sorted by the row's
 // sortBy text then digest.
-func newListingCmd(c *cli, short, sortBy string, ns store.Namespace, row func(digest string, v map[string]any) map[string]any) *cobra.Command {
+func newListingCmd(c *cli, short, sortBy string, ns store.Namespace, row catalog.Row) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   string(ns),
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: withStore(&dir, func(st *store.FileStore, _ []string) error {
-			rows, err := listed(st, ns, row)
+			rows, err := catalog.List(st, ns, sortBy, row)
 			if err != nil {
 				return err
 			}
-			return c.emit(map[string]any{"dir": filepath.Join(dir, string(ns)), string(ns): sortedRows(rows, sortBy)}, "")
+			return c.emit(map[string]any{"dir": filepath.Join(dir, string(ns)), string(ns): rows}, "")
 		}),
 	}
 	storeDirFlag(cmd, &dir)
@@ -171,19 +113,13 @@ func newListingCmd(c *cli, short, sortBy string, ns store.Namespace, row func(di
 }
 
 func newRunsCmd(c *cli) *cobra.Command {
-	cmd := newListingCmd(c, "List the receipts stored under --dir", "manifestKey", store.Runs, func(d string, r map[string]any) map[string]any {
-		effects, _ := r["effects"].([]any)
-		return map[string]any{"digest": d, "manifestKey": r["manifestKey"], "outcome": r["outcome"], "effects": float64(len(effects))}
-	})
+	cmd := newListingCmd(c, "List the receipts stored under --dir", "manifestKey", store.Runs, catalog.RunRow)
 	cmd.Long = "Prints {\"dir\",\"runs\":[{digest,manifestKey,outcome,effects}]}, sorted by manifest key then digest."
 	return cmd
 }
 
 func newManifestsCmd(c *cli) *cobra.Command {
-	cmd := newListingCmd(c, "List the manifests stored under --dir (spawned children included)", "key", store.Manifests, func(d string, m map[string]any) map[string]any {
-		cells, _ := m["cells"].([]any)
-		return map[string]any{"digest": d, "key": m["key"], "name": m["name"], "cells": float64(len(cells))}
-	})
+	cmd := newListingCmd(c, "List the manifests stored under --dir (spawned children included)", "key", store.Manifests, catalog.ManifestRow)
 	cmd.Long = "Prints {\"dir\",\"manifests\":[{digest,key,name,cells}]}, sorted by key then digest."
 	return cmd
 }
@@ -217,26 +153,10 @@ func newSlotsCmd(c *cli) *cobra.Command {
 		Long:  "Prints {\"dir\",\"slots\":[{name,value}]}, sorted by name.",
 		Args:  cobra.NoArgs,
 		RunE: withStore(&dir, func(st *store.FileStore, _ []string) error {
-			slotDir := filepath.Join(dir, "slots")
-			entries, err := os.ReadDir(slotDir)
-			if err != nil && !os.IsNotExist(err) {
-				return &fault.Error{Code: fault.IOFailed, Message: slotDir, Err: err}
-			}
-			var names []string
-			for _, e := range entries {
-				if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() {
-					names = append(names, n)
-				}
-			}
-			sort.Strings(names)
-			slots := make([]any, 0, len(names))
-			for _, n := range names {
-				v, _, err := st.GetSlot(n)
-				if err != nil {
-					slots = append(slots, map[string]any{"name": n, "error": fault.MessageOf(err)})
-					continue
-				}
-				slots = append(slots, map[string]any{"name": n, "value": v})
+			slotDir := catalog.SlotDir(dir)
+			slots, err := catalog.Slots(st, slotDir)
+			if err != nil {
+				return err
 			}
 			return c.emit(map[string]any{"dir": slotDir, "slots": slots}, "")
 		}),

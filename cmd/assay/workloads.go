@@ -117,52 +117,21 @@ func runWorkloads(c *cli, paths []string, f workloadFlags) error {
 func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlags) error {
 	// The verb's own --json shadows the root's: errors follow it too.
 	c.json = c.json || f.report.json
-	if f.concurrency < 0 {
-		return usagef("--concurrency must not be negative")
-	}
-	if f.repeats < 0 || f.repeats > harness.MaxRepeats {
-		return usagef("--repeats must be from 1 to %d (0: each workload's own)", harness.MaxRepeats)
+	if err := f.validate(); err != nil {
+		return err
 	}
 	record, archiveDir, err := f.live.resolve()
 	if err != nil {
 		return err
 	}
-	if root, ok := workRoot(); ok {
-		// Run from inside a repository as go and git are: what the run
-		// writes lands at the root, where .gitignore covers it.
-		if !f.dirSet {
-			f.dir = filepath.Join(root, f.dir)
-		}
-		if !f.outSet {
-			f.out = filepath.Join(root, f.out)
-		}
-		if len(paths) == 0 {
-			paths = []string{filepath.Join(root, defaultSuites)}
-		}
-		fmt.Fprintf(c.stderr, "assay: the repository root is %s: runs/ and .algal/ are written there\n", root)
-	}
-	if len(paths) == 0 {
-		if st, err := os.Stat(defaultSuites); err != nil || !st.IsDir() {
-			return &fault.Error{Code: harness.CodeWorkload, File: defaultSuites,
-				Message: "no suites/ directory here, and no workload paths were given: run `assay init` to scaffold an organism, a bench and a foundry workload under suites/, or name workload files or directories (assay run PATH...)"}
-		}
-		paths = []string{defaultSuites}
-	}
-	files, err := harness.Discover(paths...)
+	paths = f.atRoot(c, paths)
+	files, err := discoverWorkloads(paths)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return &fault.Error{Code: harness.CodeWorkload, File: strings.Join(paths, ", "),
-			Message: "no *.bench.yaml or *.foundry.yaml workloads found (run `assay init` for a starter set)"}
-	}
-	var shard *harness.Shard
-	if f.shard != "" {
-		s, err := harness.ParseShard(f.shard)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		shard = &s
+	shard, err := f.shardOf()
+	if err != nil {
+		return err
 	}
 	wb, err := vm.NewWorkbench(f.dir)
 	if err != nil {
@@ -170,16 +139,7 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	}
 	// One run is one trust scope: a receipt met again is replayed once.
 	wb.Verified = &vm.VerifiedReceipts{}
-	disp := console.NewProgress(c.stderr)
-	// On a terminal a failure reads as a sentence, and not at all when
-	// the summary on the same terminal says it (each message once).
-	switch {
-	case c.readableErr() && c.readable() && !f.report.json:
-	case c.readableErr():
-		disp.Failure = func(w io.Writer, code, message string) { writeSentence(w, code, message, "") }
-	default:
-		disp.Failure = writeError
-	}
+	disp := c.progress(f.report.json)
 	results, stopErr := harness.RunAll(ctx, files, harness.BatchOptions{
 		Options: harness.Options{
 			Runner: wb, Store: wb, Out: f.out, AssayDirs: []string{f.dir}, Concurrency: f.concurrency,
@@ -198,29 +158,108 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	if stopErr != nil {
 		disp.Fail(harness.CodeCancelled, stopErr.Error())
 	}
-	if f.report.junit != "" {
-		if err := writeJUnit(f.report.junit, results, stopErr); err != nil {
+	return c.reportJob(f.report, results, len(files), stopErr)
+}
+
+// validate checks the flags no parser checks.
+func (f workloadFlags) validate() error {
+	if f.concurrency < 0 {
+		return usagef("--concurrency must not be negative")
+	}
+	if f.repeats < 0 || f.repeats > harness.MaxRepeats {
+		return usagef("--repeats must be from 1 to %d (0: each workload's own)", harness.MaxRepeats)
+	}
+	return nil
+}
+
+// atRoot runs from inside a repository as go and git do: what the run
+// writes lands at the root, where .gitignore covers it, and the default
+// suites are the root's. It returns the workload paths.
+func (f *workloadFlags) atRoot(c *cli, paths []string) []string {
+	root, ok := workRoot()
+	if !ok {
+		return paths
+	}
+	if !f.dirSet {
+		f.dir = filepath.Join(root, f.dir)
+	}
+	if !f.outSet {
+		f.out = filepath.Join(root, f.out)
+	}
+	if len(paths) == 0 {
+		paths = []string{filepath.Join(root, defaultSuites)}
+	}
+	fmt.Fprintf(c.stderr, "assay: the repository root is %s: runs/ and .algal/ are written there\n", root)
+	return paths
+}
+
+// discoverWorkloads finds the workload files under paths (default
+// suites/), failing when there are none.
+func discoverWorkloads(paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		if st, err := os.Stat(defaultSuites); err != nil || !st.IsDir() {
+			return nil, &fault.Error{Code: harness.CodeWorkload, File: defaultSuites,
+				Message: "no suites/ directory here, and no workload paths were given: run `assay init` to scaffold an organism, a bench and a foundry workload under suites/, or name workload files or directories (assay run PATH...)"}
+		}
+		paths = []string{defaultSuites}
+	}
+	files, err := harness.Discover(paths...)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, &fault.Error{Code: harness.CodeWorkload, File: strings.Join(paths, ", "),
+			Message: "no *.bench.yaml or *.foundry.yaml workloads found (run `assay init` for a starter set)"}
+	}
+	return files, nil
+}
+
+// shardOf parses --shard (nil: run everything).
+func (f workloadFlags) shardOf() (*harness.Shard, error) {
+	if f.shard == "" {
+		return nil, nil
+	}
+	s, err := harness.ParseShard(f.shard)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return &s, nil
+}
+
+// progress is the job's display on stderr. On a terminal a failure reads
+// as a sentence, and not at all when the summary on the same terminal
+// says it (each message once).
+func (c *cli) progress(jsonReport bool) *console.Progress {
+	disp := console.NewProgress(c.stderr)
+	switch {
+	case c.readableErr() && c.readable() && !jsonReport:
+	case c.readableErr():
+		disp.Failure = func(w io.Writer, code, message string) { writeSentence(w, code, message, "") }
+	default:
+		disp.Failure = writeError
+	}
+	return disp
+}
+
+// reportJob writes the JUnit report, prints the summary (or --json) and
+// fails when any workload failed or did not run.
+func (c *cli) reportJob(r workloadReport, results []*harness.Result, total int, stopErr error) error {
+	if r.junit != "" {
+		if err := writeJUnit(r.junit, results, stopErr); err != nil {
 			return err
 		}
 	}
 	_, failed := harness.Tally(results)
 	if stopErr != nil {
-		failed += len(files) - len(results)
+		failed += total - len(results)
 	}
-	if f.report.json {
-		if err := printResultsJSON(c.stdout, results, len(files), stopErr); err != nil {
+	if r.json {
+		if err := printResultsJSON(c.stdout, results, total, stopErr); err != nil {
 			return err
 		}
 	} else {
 		console.PrintSummary(c.stdout, results)
-		if stopErr != nil {
-			fmt.Fprintf(c.stdout, "\nSTOP %v\n", stopErr)
-		}
-		if failed > 0 {
-			fmt.Fprintf(c.stdout, "\n%d of %d workloads failed\n", failed, len(files))
-		} else {
-			fmt.Fprintf(c.stdout, "\nall %d workloads passed\n", len(files))
-		}
+		console.PrintVerdict(c.stdout, total, failed, stopErr)
 	}
 	if failed > 0 {
 		return reported(fmt.Errorf("%d workloads failed", failed))

@@ -51,6 +51,19 @@ func headline(r *harness.Result) string {
 	return fmt.Sprintf("%s %s %s (revision %d)%s -> %s", verdict, r.Workload.Kind, r.Workload.Name, r.Workload.Revision, runs, r.Outcome.RunDir)
 }
 
+// PrintVerdict ends the summary: why the job stopped, if it did, and how
+// many of total workloads failed.
+func PrintVerdict(w io.Writer, total, failed int, stopErr error) {
+	if stopErr != nil {
+		fmt.Fprintf(w, "\nSTOP %v\n", stopErr)
+	}
+	if failed > 0 {
+		fmt.Fprintf(w, "\n%d of %d workloads failed\n", failed, total)
+	} else {
+		fmt.Fprintf(w, "\nall %d workloads passed\n", total)
+	}
+}
+
 // printOutcome prints a run's contender table, warnings and notes.
 func printOutcome(w io.Writer, o *harness.Outcome) {
 	t := harness.SummaryTable(o)
