@@ -33,6 +33,7 @@ type vector struct {
 }
 
 func TestSharedCanonicalVectors(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(sharedContracts(t), "canonical-vectors.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +68,7 @@ func TestSharedCanonicalVectors(t *testing.T) {
 }
 
 func TestEncodeTable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`1e21`, `1e+21`},
 		{`1e-7`, `1e-7`},
@@ -102,6 +104,7 @@ func TestEncodeTable(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", MaxDepth+2) + strings.Repeat("]", MaxDepth+2)
 	for _, tc := range []struct {
 		name, in, code string
@@ -143,6 +146,7 @@ func TestParseRejects(t *testing.T) {
 }
 
 func TestDepthBoundary(t *testing.T) {
+	t.Parallel()
 	ok := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
 	if _, err := Parse([]byte(ok), 0); err != nil {
 		t.Fatalf("depth %d must parse: %v", MaxDepth, err)
@@ -160,6 +164,7 @@ func TestDepthBoundary(t *testing.T) {
 }
 
 func TestSizeBound(t *testing.T) {
+	t.Parallel()
 	if _, err := Parse([]byte(`"abc"`), 5); err != nil {
 		t.Fatalf("5 bytes at bound 5: %v", err)
 	}
@@ -174,6 +179,7 @@ func TestSizeBound(t *testing.T) {
 }
 
 func TestEncodeRejectsNonJSON(t *testing.T) {
+	t.Parallel()
 	_, err := Encode(math.NaN())
 	faulttest.Want(t, err, fault.Parse)
 	_, err = Encode(math.Inf(-1))
@@ -183,6 +189,7 @@ func TestEncodeRejectsNonJSON(t *testing.T) {
 }
 
 func TestDigest(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`null`, "sha256:74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"},
 		{`{"b":2,"a":1}`, "sha256:43258cff783fe7036d8a43033f830adfc60ec037382473548ac742b888292777"},
@@ -203,6 +210,7 @@ func TestDigest(t *testing.T) {
 }
 
 func TestIsDigest(t *testing.T) {
+	t.Parallel()
 	good := "sha256:" + strings.Repeat("0a", 32)
 	if !IsDigest(good) {
 		t.Fatal("valid token rejected")
@@ -221,6 +229,7 @@ func TestIsDigest(t *testing.T) {
 }
 
 func TestCompareUTF16(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		a, b string
 		want int
@@ -241,6 +250,7 @@ func TestCompareUTF16(t *testing.T) {
 // TestRoundTripProperty: canon(parse(canon(x))) == canon(x), and the digest
 // does not depend on the key order of the input spelling.
 func TestRoundTripProperty(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		`{"z":[1,2.5,{"q":null}],"a":"x\u0000y","10":true,"2":-3e-9}`,
 		`[{"b":1,"a":2},{"a":2,"b":1},"\ud83d\ude00"]`,
@@ -269,6 +279,7 @@ func TestRoundTripProperty(t *testing.T) {
 }
 
 func TestReadFileAdmission(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	reg := filepath.Join(dir, "doc.json")
 	if err := os.WriteFile(reg, []byte(`{"ok":true}`), 0o644); err != nil {
@@ -313,6 +324,7 @@ func TestReadFileAdmission(t *testing.T) {
 // TestUpstreamBundleDigests proves our digests equal upstream's: every
 // manifest in every upstream bundle is named by its digest.
 func TestUpstreamBundleDigests(t *testing.T) {
+	t.Parallel()
 	root := os.Getenv("ASSAY_UPSTREAM_DIR")
 	if root == "" {
 		t.Skip("ASSAY_UPSTREAM_DIR unset: upstream conformance corpus not available")
@@ -352,6 +364,7 @@ func TestUpstreamBundleDigests(t *testing.T) {
 }
 
 func TestUnknownKey(t *testing.T) {
+	t.Parallel()
 	m := map[string]any{"id": 1.0, "zeta": 2.0, "beta": 3.0, "args": 4.0}
 	if k, bad := UnknownKey(m, "id", "args"); !bad || k != "beta" {
 		t.Errorf("got %q %v, want the first unknown key in byte order, beta", k, bad)
@@ -368,6 +381,7 @@ func TestUnknownKey(t *testing.T) {
 // located the way an editor counts (line and column, 1-based, columns in
 // characters), not as a byte offset a person has to count to.
 func TestReadFileSyntaxErrorsCarryLineColumn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		doc, want string
@@ -391,6 +405,7 @@ func TestReadFileSyntaxErrorsCarryLineColumn(t *testing.T) {
 // Locate finds keys and indices, stops at the deepest member a path
 // reaches, and points a key's position at its opening quote.
 func TestLocate(t *testing.T) {
+	t.Parallel()
 	doc := []byte("{\"a\": [1, {\"b\":\n  \"x\"}], \"c\": true}")
 	cases := []struct {
 		path                []string
@@ -419,6 +434,7 @@ func TestLocate(t *testing.T) {
 // A file that does not exist is IO_FAILED naming it, with a did-you-mean
 // over its directory kept in the hint (Error() is unchanged).
 func TestReadMissingFileHints(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "echo.algal.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package canon
 import "testing"
 
 func TestCloneIsDeep(t *testing.T) {
+	t.Parallel()
 	v, err := Parse([]byte(`{"a":[1,{"b":"x"}],"c":null}`), 0)
 	if err != nil {
 		t.Fatal(err)

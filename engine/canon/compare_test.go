@@ -15,6 +15,7 @@ import (
 // characters, many sharing a long common prefix so that the prefix search
 // is exercised at every length.
 func TestCompareUTF16Property(t *testing.T) {
+	t.Parallel()
 	chars := []rune{'a', 'b', 'z', 0x7f, 0xe9, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfeff, 0xffff, 0x10000, 0x1f600, 0x10ffff}
 	r := rand.New(rand.NewPCG(7, 15))
 	word := func(n int) string {
@@ -55,6 +56,7 @@ func TestCompareUTF16AllocatesNothing(t *testing.T) {
 // for valid text of every width at every offset and for invalid bytes
 // (counted as a range loop decodes them).
 func TestUTF16LenMatchesEncoding(t *testing.T) {
+	t.Parallel()
 	chars := []rune{'a', 0x7f, 0xe9, 0x7ff, 0x800, 0xffff, 0x10000, 0x1f600, 0x10ffff}
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 5000 {

@@ -1,6 +1,8 @@
 package canon
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -120,13 +122,14 @@ func IsDigest(s string) bool {
 		return false
 	}
 	for i := len(digestPrefix); i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+		if !isLowerHex(s[i]) {
 			return false
 		}
 	}
 	return true
 }
+
+func isLowerHex(c byte) bool { return isDigit(c) || c-'a' < 6 }
 
 // DigestHex returns the 64 hex digits of a valid digest token and false for
 // anything else; stores use it to name files.
@@ -160,34 +163,40 @@ func (e *encoder) value(v any, depth int) error {
 	case nil:
 		e.buf = append(e.buf, "null"...)
 	case bool:
-		if x {
-			e.buf = append(e.buf, "true"...)
-		} else {
-			e.buf = append(e.buf, "false"...)
-		}
+		e.buf = strconv.AppendBool(e.buf, x)
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return &fault.Error{Code: fault.Parse, Offset: -1, Message: "non-finite number"}
-		}
-		e.buf = FormatNumber(e.buf, x)
+		return e.number(x)
 	case string:
 		e.buf = appendString(e.buf, x)
 	case []any:
-		e.buf = append(e.buf, '[')
-		for i, item := range x {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			if err := e.value(item, depth+1); err != nil {
-				return err
-			}
-		}
-		e.buf = append(e.buf, ']')
+		return e.array(x, depth)
 	case map[string]any:
 		return e.object(x, depth)
 	default:
 		return &fault.Error{Code: fault.Internal, Offset: -1, Message: fmt.Sprintf("value of Go type %T is not JSON", v)}
 	}
+	return nil
+}
+
+func (e *encoder) number(f float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return &fault.Error{Code: fault.Parse, Offset: -1, Message: "non-finite number"}
+	}
+	e.buf = FormatNumber(e.buf, f)
+	return nil
+}
+
+func (e *encoder) array(a []any, depth int) error {
+	e.buf = append(e.buf, '[')
+	for i, item := range a {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		if err := e.value(item, depth+1); err != nil {
+			return err
+		}
+	}
+	e.buf = append(e.buf, ']')
 	return nil
 }
 
@@ -258,13 +267,7 @@ func CompareKeys(a, b string) int {
 	ib, bok := arrayIndex(b)
 	switch {
 	case aok && bok:
-		switch {
-		case ia < ib:
-			return -1
-		case ia > ib:
-			return 1
-		}
-		return 0
+		return cmp.Compare(ia, ib)
 	case aok:
 		return -1
 	case bok:
@@ -282,7 +285,7 @@ func arrayIndex(k string) (uint64, bool) {
 	var n uint64
 	for i := 0; i < len(k); i++ {
 		c := k[i]
-		if c < '0' || c > '9' {
+		if !isDigit(c) {
 			return 0, false
 		}
 		n = n*10 + uint64(c-'0')
@@ -353,15 +356,7 @@ func utf16Lead(r rune) rune {
 	return r
 }
 
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+func cmpInt(a, b int) int { return cmp.Compare(a, b) }
 
 const hexDigits = "0123456789abcdef"
 
@@ -373,26 +368,13 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if !endsPlain[c] {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
+		if short := stringifyEscapes[c]; short != 0 {
+			dst = append(dst, '\\', short)
+		} else {
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
 		start = i + 1
@@ -400,6 +382,10 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// stringifyEscapes is the letter of each two-character escape
+// JSON.stringify writes, by the byte it stands for.
+var stringifyEscapes = [256]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
 
 // FormatNumber appends f as JavaScript's Number#toString writes it. Callers
 // must not pass NaN or an infinity.
@@ -411,57 +397,60 @@ func FormatNumber(dst []byte, f float64) []byte {
 	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 		return strconv.AppendInt(dst, int64(f), 10)
 	}
-	var scratch [32]byte
-	// 'e' with precision -1 gives the shortest round-trip digits,
-	// d[.ddd]e±XX, which we lay out by JavaScript's rules.
-	b := strconv.AppendFloat(scratch[:0], f, 'e', -1, 64)
-	if b[0] == '-' {
+	if f < 0 {
 		dst = append(dst, '-')
-		b = b[1:]
-	}
-	ePos := 0
-	for ePos < len(b) && b[ePos] != 'e' {
-		ePos++
+		f = -f
 	}
 	var digits [24]byte
-	k := 0
+	d, n := shortestDigits(&digits, f)
+	switch {
+	case len(d) <= n && n <= 21:
+		return appendZeros(append(dst, d...), n-len(d))
+	case 0 < n && n <= 21:
+		return append(append(append(dst, d[:n]...), '.'), d[n:]...)
+	case -6 < n && n <= 0:
+		return append(appendZeros(append(dst, '0', '.'), -n), d...)
+	}
+	return appendExponential(dst, d, n)
+}
+
+// shortestDigits writes into digits the shortest decimal digits that
+// round-trip the positive finite f, d1..dk with f = 0.d1..dk × 10^n, and
+// returns them with n.
+func shortestDigits(digits *[24]byte, f float64) (d []byte, n int) {
+	var scratch [32]byte
+	// 'e' with precision -1 gives the shortest round-trip digits,
+	// d[.ddd]e±XX, which FormatNumber lays out by JavaScript's rules.
+	b := strconv.AppendFloat(scratch[:0], f, 'e', -1, 64)
+	ePos := bytes.IndexByte(b, 'e')
+	d = digits[:0]
 	for _, c := range b[:ePos] {
 		if c != '.' {
-			digits[k] = c
-			k++
+			d = append(d, c)
 		}
 	}
 	exp, _ := strconv.Atoi(string(b[ePos+1:]))
-	n := exp + 1 // value is 0.d1..dk × 10^n
-	switch {
-	case k <= n && n <= 21:
-		dst = append(dst, digits[:k]...)
-		for i := 0; i < n-k; i++ {
-			dst = append(dst, '0')
-		}
-	case 0 < n && n <= 21:
-		dst = append(dst, digits[:n]...)
-		dst = append(dst, '.')
-		dst = append(dst, digits[n:k]...)
-	case -6 < n && n <= 0:
-		dst = append(dst, '0', '.')
-		for i := 0; i < -n; i++ {
-			dst = append(dst, '0')
-		}
-		dst = append(dst, digits[:k]...)
-	default:
-		dst = append(dst, digits[0])
-		if k > 1 {
-			dst = append(dst, '.')
-			dst = append(dst, digits[1:k]...)
-		}
-		dst = append(dst, 'e')
-		if n-1 >= 0 {
-			dst = append(dst, '+')
-		}
-		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	return d, exp + 1
+}
+
+func appendZeros(dst []byte, n int) []byte {
+	for range n {
+		dst = append(dst, '0')
 	}
 	return dst
+}
+
+// appendExponential lays out 0.d × 10^n as d1[.d2..dk]e±(n-1).
+func appendExponential(dst, d []byte, n int) []byte {
+	dst = append(dst, d[0])
+	if len(d) > 1 {
+		dst = append(append(dst, '.'), d[1:]...)
+	}
+	dst = append(dst, 'e')
+	if n-1 >= 0 {
+		dst = append(dst, '+')
+	}
+	return strconv.AppendInt(dst, int64(n-1), 10)
 }
 
 // Canonicalize parses data strictly and returns its canonical bytes.

@@ -14,42 +14,45 @@ func equal(a, b any, depth int) bool {
 		return false // Encode refuses it
 	}
 	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
+	case nil, bool, string:
+		// Same type and value; a string's escaping is one-to-one.
+		return a == b
 	case float64:
 		y, ok := b.(float64)
 		// == also equates 0 and -0, which encode alike; a non-finite
 		// number does not encode at all.
 		return ok && x == y && !math.IsInf(x, 0)
-	case string:
-		y, ok := b.(string)
-		return ok && x == y // the escaping is one-to-one
 	case []any:
 		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i], depth+1) {
-				return false
-			}
-		}
-		return true
+		return ok && equalArrays(x, y, depth)
 	case map[string]any:
 		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !equal(v, w, depth+1) {
-				return false
-			}
-		}
-		return true
+		return ok && equalObjects(x, y, depth)
 	}
 	return false // not a JSON value: Encode refuses it
+}
+
+func equalArrays(x, y []any, depth int) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if !equal(x[i], y[i], depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalObjects(x, y map[string]any, depth int) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for k, v := range x {
+		w, ok := y[k]
+		if !ok || !equal(v, w, depth+1) {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 )
 
 func TestIsID(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s  string
 		ok bool

@@ -10,6 +10,7 @@ import (
 // Large collections are sized ahead (countRest) and streamed encodings
 // flush in pieces; neither may change a byte or an error.
 func TestLargeCollectionsParseAsSmallOnesDo(t *testing.T) {
+	t.Parallel()
 	items := func(n int, f func(i int) string) string {
 		parts := make([]string, n)
 		for i := range parts {
@@ -54,6 +55,7 @@ func TestLargeCollectionsParseAsSmallOnesDo(t *testing.T) {
 }
 
 func TestStreamedEncodingMatchesEncode(t *testing.T) {
+	t.Parallel()
 	for _, v := range []any{realisticDoc(80 << 10), map[string]any{"s": strings.Repeat("é\"x", 50000)}, []any{1.5, "a", nil}} {
 		want, err := Encode(v)
 		if err != nil {

@@ -25,31 +25,34 @@ func Locate(data []byte, path ...string) Location {
 	p.skipSpace()
 	loc := Location{Key: p.pos, Value: p.pos}
 	for depth, step := range path {
-		if p.pos >= len(data) {
+		key, value, ok := p.locateStep(step, depth)
+		if !ok {
 			return loc
 		}
-		switch data[p.pos] {
-		case '{':
-			key, value, ok := p.member(step, depth)
-			if !ok {
-				return loc
-			}
-			loc = Location{Key: key, Value: value, Matched: depth + 1}
-		case '[':
-			i, err := strconv.Atoi(step)
-			if err != nil || i < 0 {
-				return loc
-			}
-			at, ok := p.element(i, depth)
-			if !ok {
-				return loc
-			}
-			loc = Location{Key: at, Value: at, Matched: depth + 1}
-		default:
-			return loc
-		}
+		loc = Location{Key: key, Value: value, Matched: depth + 1}
 	}
 	return loc
+}
+
+// locateStep moves p into the object member or array element that step
+// names in the collection starting at p.pos, and returns the offsets of
+// its key and value (both the element's for an array).
+func (p *parser) locateStep(step string, depth int) (key, value int, ok bool) {
+	if p.pos >= len(p.data) {
+		return 0, 0, false
+	}
+	switch p.data[p.pos] {
+	case '{':
+		return p.member(step, depth)
+	case '[':
+		i, err := strconv.Atoi(step)
+		if err != nil || i < 0 {
+			return 0, 0, false
+		}
+		at, ok := p.element(i, depth)
+		return at, at, ok
+	}
+	return 0, 0, false
 }
 
 // member moves p to the value of the object member named name, the object
@@ -58,32 +61,36 @@ func (p *parser) member(name string, depth int) (key, value int, ok bool) {
 	p.pos++ // '{'
 	for {
 		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return 0, 0, false
-		}
 		at := p.pos
-		k, err := p.key()
-		if err != nil {
+		k, ok := p.memberKey()
+		if !ok {
 			return 0, 0, false
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return 0, 0, false
-		}
-		p.pos++
-		p.skipSpace()
 		if k == name {
 			return at, p.pos, true
 		}
-		if !p.skip(depth) {
+		if !p.skipElement(depth) {
 			return 0, 0, false
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ',' {
-			return 0, 0, false
-		}
-		p.pos++
 	}
+}
+
+// memberKey moves p past the key at p.pos and its colon, to the member's
+// value.
+func (p *parser) memberKey() (string, bool) {
+	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		return "", false
+	}
+	k, err := p.key()
+	if err != nil {
+		return "", false
+	}
+	p.skipSpace()
+	if !p.accept(':') {
+		return "", false
+	}
+	p.skipSpace()
+	return k, true
 }
 
 // element moves p to element i of the array starting at p.pos.
@@ -97,15 +104,20 @@ func (p *parser) element(i, depth int) (int, bool) {
 		if n == i {
 			return p.pos, true
 		}
-		if !p.skip(depth) {
+		if !p.skipElement(depth) {
 			return 0, false
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ',' {
-			return 0, false
-		}
-		p.pos++
 	}
+}
+
+// skipElement moves p past the value at p.pos and the comma after it,
+// reporting false when either is missing.
+func (p *parser) skipElement(depth int) bool {
+	if !p.skip(depth) {
+		return false
+	}
+	p.skipSpace()
+	return p.accept(',')
 }
 
 // skip moves p past one value.
@@ -126,43 +138,60 @@ func LineColumn(data []byte, off int) (line, col int) { return lineColumn(data, 
 func FieldSteps(s string) ([]string, bool) {
 	var steps []string
 	for i := 0; i < len(s); {
+		var step string
+		ok := true
 		switch c := s[i]; {
 		case c == '[':
-			j := strings.IndexByte(s[i:], ']')
-			if j < 2 {
-				return nil, false
-			}
-			n := s[i+1 : i+j]
-			if _, err := strconv.Atoi(n); err != nil {
-				return nil, false
-			}
-			steps = append(steps, n)
-			i += j + 1
-			if strings.HasPrefix(s[i:], ` "`) {
-				q, err := strconv.QuotedPrefix(s[i+1:])
-				if err != nil {
-					return nil, false
-				}
-				i += 1 + len(q)
-			}
+			step, i, ok = indexStep(s, i)
 		case c == '.' && i > 0:
-			i++
-			if i == len(s) || s[i] == '.' || s[i] == '[' {
-				return nil, false
-			}
+			i, ok = i+1, nameFollows(s, i+1)
 		default:
-			j := i
-			for j < len(s) && !strings.ContainsRune(".[] :\"", rune(s[j])) {
-				j++
-			}
-			if j == i {
-				return nil, false
-			}
-			steps = append(steps, s[i:j])
-			i = j
+			step, i, ok = nameStep(s, i)
+		}
+		if !ok {
+			return nil, false
+		}
+		if step != "" {
+			steps = append(steps, step)
 		}
 	}
 	return steps, len(steps) > 0
+}
+
+// indexStep reads the index in brackets at s[i] (and the quoted id that
+// may follow it), returning its digits and the offset past it.
+func indexStep(s string, i int) (step string, next int, ok bool) {
+	j := strings.IndexByte(s[i:], ']')
+	if j < 2 {
+		return "", 0, false
+	}
+	n := s[i+1 : i+j]
+	if _, err := strconv.Atoi(n); err != nil {
+		return "", 0, false
+	}
+	i += j + 1
+	if strings.HasPrefix(s[i:], ` "`) {
+		q, err := strconv.QuotedPrefix(s[i+1:])
+		if err != nil {
+			return "", 0, false
+		}
+		i += 1 + len(q)
+	}
+	return n, i, true
+}
+
+// nameFollows reports whether what follows a dot at s[i] may be a name.
+func nameFollows(s string, i int) bool {
+	return i < len(s) && s[i] != '.' && s[i] != '['
+}
+
+// nameStep reads the name at s[i], returning it and the offset past it.
+func nameStep(s string, i int) (step string, next int, ok bool) {
+	j := i
+	for j < len(s) && !strings.ContainsRune(".[] :\"", rune(s[j])) {
+		j++
+	}
+	return s[i:j], j, j > i
 }
 
 // FieldPosition is the line and column in the JSON file at path of the
@@ -178,13 +207,9 @@ func FieldPosition(path, field, message string) (line, col int) {
 	if err != nil {
 		return 0, 0
 	}
-	key := false
-	if q, ok := strings.CutPrefix(message, "unknown key "); ok {
-		if p, err := strconv.QuotedPrefix(q); err == nil {
-			if k, err := strconv.Unquote(p); err == nil {
-				steps, key = append(steps, k), true
-			}
-		}
+	k, key := unknownKeyOf(message)
+	if key {
+		steps = append(steps, k)
 	}
 	loc := Locate(data, steps...)
 	off := loc.Value
@@ -192,4 +217,18 @@ func FieldPosition(path, field, message string) (line, col int) {
 		off = loc.Key
 	}
 	return LineColumn(data, off)
+}
+
+// unknownKeyOf is the key an `unknown key "k"` message names.
+func unknownKeyOf(message string) (string, bool) {
+	q, ok := strings.CutPrefix(message, "unknown key ")
+	if !ok {
+		return "", false
+	}
+	p, err := strconv.QuotedPrefix(q)
+	if err != nil {
+		return "", false
+	}
+	k, err := strconv.Unquote(p)
+	return k, err == nil
 }

@@ -33,6 +33,7 @@ func mappedDoc() []byte {
 // mapping (no string points into it: reading them after the unmap would
 // fault).
 func TestMappedReadMatchesParse(t *testing.T) {
+	t.Parallel()
 	doc := mappedDoc()
 	p := filepath.Join(t.TempDir(), "big.json")
 	if err := os.WriteFile(p, doc, 0o644); err != nil {
@@ -59,6 +60,7 @@ func TestMappedReadMatchesParse(t *testing.T) {
 // A syntax error late in a mapped file, after its start was released, is
 // located by line and column as on the heap path.
 func TestMappedReadLocatesErrors(t *testing.T) {
+	t.Parallel()
 	doc := mappedDoc()
 	doc = append(doc[:len(doc)-1], []byte("\n,}")...)
 	p := filepath.Join(t.TempDir(), "bad.json")
@@ -74,6 +76,7 @@ func TestMappedReadLocatesErrors(t *testing.T) {
 
 // A file that shrinks under the mapping is IO_FAILED, not a crash.
 func TestMappedReadOfShrunkFile(t *testing.T) {
+	t.Parallel()
 	doc := mappedDoc()
 	p := filepath.Join(t.TempDir(), "shrinks.json")
 	if err := os.WriteFile(p, doc, 0o644); err != nil {

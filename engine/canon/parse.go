@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -37,6 +39,15 @@ const (
 	MaxDocumentBytes = 64 << 20
 )
 
+// bound is the size bound in force for a caller's maxBytes: zero or
+// negative, or anything past MaxDocumentBytes, means MaxDocumentBytes.
+func bound(maxBytes int) int {
+	if maxBytes <= 0 || maxBytes > MaxDocumentBytes {
+		return MaxDocumentBytes
+	}
+	return maxBytes
+}
+
 func errAt(code string, off int, format string, a ...any) *fault.Error {
 	return &fault.Error{Code: code, Offset: off, HasOffset: off >= 0, Message: fmt.Sprintf(format, a...)}
 }
@@ -47,9 +58,7 @@ func errAt(code string, off int, format string, a ...any) *fault.Error {
 // strings, numbers that overflow a double, nesting deeper than MaxDepth and
 // anything after the value but white space.
 func Parse(data []byte, maxBytes int) (any, error) {
-	if maxBytes <= 0 || maxBytes > MaxDocumentBytes {
-		maxBytes = MaxDocumentBytes
-	}
+	maxBytes = bound(maxBytes)
 	if len(data) > maxBytes {
 		return nil, errAt(fault.BudgetExhausted, -1, "document is %d bytes, over the %d-byte bound", len(data), maxBytes)
 	}
@@ -60,16 +69,12 @@ func Parse(data []byte, maxBytes int) (any, error) {
 // parse moves on how much of data it will not read again (a mapped file
 // hands those pages back).
 func parse(data []byte, release func(upto int)) (any, error) {
-	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+	if bytes.HasPrefix(data, byteOrderMark) {
 		return nil, errAt(fault.Parse, 0, "leading byte-order mark")
 	}
 	t := internPool.Get().(*internTables)
 	defer internPool.Put(t)
-	if len(t.names) >= internMaxNames || len(t.values) >= internMaxNames {
-		// Full of another kind of document's strings: start afresh.
-		clear(t.names)
-		clear(t.values)
-	}
+	t.startAfreshIfFull()
 	p := parser{data: data, release: release, names: t.names, values: t.values}
 	p.skipSpace()
 	v, err := p.value(0)
@@ -87,9 +92,7 @@ func parse(data []byte, release func(upto int)) (any, error) {
 // from r and parses them; one byte more is a BUDGET_EXHAUSTED rejection, so
 // an endless stream never grows memory past the bound.
 func ParseReader(r io.Reader, maxBytes int) (any, error) {
-	if maxBytes <= 0 || maxBytes > MaxDocumentBytes {
-		maxBytes = MaxDocumentBytes
-	}
+	maxBytes = bound(maxBytes)
 	data, err := io.ReadAll(io.LimitReader(r, int64(maxBytes)+1))
 	if err != nil {
 		return nil, &fault.Error{Code: fault.IOFailed, Offset: -1, Message: err.Error()}
@@ -173,9 +176,7 @@ func ReadBounded(path string, maxBytes int) ([]byte, error) {
 // MaxDocumentBytes) for ReadBounded and ReadFile, returning it with its
 // size and the bound in force.
 func openBounded(path string, maxBytes int) (*os.File, int64, int, error) {
-	if maxBytes <= 0 || maxBytes > MaxDocumentBytes {
-		maxBytes = MaxDocumentBytes
-	}
+	maxBytes = bound(maxBytes)
 	fail := func(code, format string, a ...any) (*os.File, int64, int, error) {
 		return nil, 0, 0, &fault.Error{Code: code, Offset: -1, File: path, Message: fmt.Sprintf(format, a...)}
 	}
@@ -289,6 +290,17 @@ type internTables struct {
 	values map[string]any
 }
 
+var byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
+
+// startAfreshIfFull empties tables full of another kind of document's
+// strings.
+func (t *internTables) startAfreshIfFull() {
+	if len(t.names) >= internMaxNames || len(t.values) >= internMaxNames {
+		clear(t.names)
+		clear(t.values)
+	}
+}
+
 var internPool = sync.Pool{New: func() any {
 	return &internTables{names: make(map[string]string, 64), values: make(map[string]any, 64)}
 }}
@@ -331,11 +343,7 @@ func (p *parser) countRest(pos int) int {
 	for i := pos; i < len(d); i++ {
 		switch d[i] {
 		case '"':
-			for i++; i < len(d) && d[i] != '"'; i++ {
-				if d[i] == '\\' {
-					i++
-				}
-			}
+			i = closingQuote(d, i)
 		case '[', '{':
 			depth++
 		case ']', '}':
@@ -350,6 +358,19 @@ func (p *parser) countRest(pos int) int {
 		}
 	}
 	return -1
+}
+
+// closingQuote is the offset of the quote that closes the string opening
+// at d[open], or len(d) when the text ends first.
+func closingQuote(d []byte, open int) int {
+	i := open + 1
+	for i < len(d) && d[i] != '"' {
+		if d[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	return i
 }
 
 func (p *parser) skipSpace() {
@@ -370,20 +391,16 @@ func (p *parser) value(depth int) (any, error) {
 	if p.pos >= len(p.data) {
 		return nil, errAt(fault.Parse, p.pos, "unexpected end of input")
 	}
-	switch c := p.data[p.pos]; {
-	case c == '{':
+	switch p.data[p.pos] {
+	case '{':
 		return p.object(depth)
-	case c == '[':
+	case '[':
 		return p.array(depth)
-	case c == '"':
+	case '"':
 		return p.string()
-	case c == 't':
-		return p.literal("true", true)
-	case c == 'f':
-		return p.literal("false", false)
-	case c == 'n':
-		return p.literal("null", nil)
-	case c == '-' || (c >= '0' && c <= '9'):
+	case 't', 'f', 'n':
+		return p.literal()
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return p.number()
 	default:
 		return nil, p.unexpected()
@@ -401,12 +418,20 @@ func (p *parser) unexpected() error {
 	return errAt(fault.Parse, p.pos, "unexpected character %q", r)
 }
 
-func (p *parser) literal(word string, v any) (any, error) {
-	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return nil, errAt(fault.Parse, p.pos, "invalid literal, expected %s", word)
+// literals are the words a value may be, by their first byte.
+var literals = [256]struct {
+	word  string
+	value any
+}{'t': {"true", true}, 'f': {"false", false}, 'n': {"null", nil}}
+
+// literal reads true, false or null, the word its first byte starts.
+func (p *parser) literal() (any, error) {
+	l := literals[p.data[p.pos]]
+	if rest := p.data[p.pos:]; len(rest) < len(l.word) || string(rest[:len(l.word)]) != l.word {
+		return nil, errAt(fault.Parse, p.pos, "invalid literal, expected %s", l.word)
 	}
-	p.pos += len(word)
-	return v, nil
+	p.pos += len(l.word)
+	return l.value, nil
 }
 
 func (p *parser) object(depth int) (any, error) {
@@ -415,72 +440,98 @@ func (p *parser) object(depth int) (any, error) {
 	m := map[string]any{}
 	sized := false
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
+	if p.accept('}') {
 		return m, nil
 	}
 	for {
 		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			if p.pos >= len(p.data) {
-				return nil, errAt(fault.Parse, start, "unterminated object")
-			}
-			return nil, errAt(fault.Parse, p.pos, "expected a string key")
-		}
-		keyAt := p.pos
-		if !sized && len(m) == bigCollection {
-			// A large object: rehashing as it grows would leave its old
-			// tables behind, so it moves once into a map of its final size.
-			sized = true
-			if rest := p.countRest(p.pos); rest > 0 {
-				big := make(map[string]any, len(m)+rest)
-				for k, v := range m {
-					big[k] = v
-				}
-				m = big
-			}
-		}
-		key, err := p.key()
-		if err != nil {
+		if err := p.expectKey(start); err != nil {
 			return nil, err
 		}
-		if _, dup := m[key]; dup {
-			return nil, errAt(fault.Parse, keyAt, "duplicate object key %q", key)
+		if !sized && len(m) == bigCollection {
+			sized = true
+			m = p.resize(m)
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, errAt(fault.Parse, p.pos, "expected ':' after object key")
-		}
-		p.pos++
-		p.skipSpace()
-		v, err := p.value(depth + 1)
+		key, v, err := p.memberOf(m, depth)
 		if err != nil {
 			return nil, err
 		}
 		m[key] = v
-		p.done()
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, errAt(fault.Parse, start, "unterminated object")
+		more, err := p.next(start, '}', "object")
+		if err != nil {
+			return nil, err
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if !more {
 			return m, nil
-		default:
-			return nil, errAt(fault.Parse, p.pos, "expected ',' or '}' in object")
 		}
 	}
+}
+
+// expectKey checks that an object member's key starts at p.pos.
+func (p *parser) expectKey(start int) error {
+	switch {
+	case p.pos >= len(p.data):
+		return errAt(fault.Parse, start, "unterminated object")
+	case p.data[p.pos] != '"':
+		return errAt(fault.Parse, p.pos, "expected a string key")
+	}
+	return nil
+}
+
+// resize moves a large object, once, into a map of its final size:
+// rehashing as it grows would leave its old tables behind.
+func (p *parser) resize(m map[string]any) map[string]any {
+	rest := p.countRest(p.pos)
+	if rest <= 0 {
+		return m
+	}
+	big := make(map[string]any, len(m)+rest)
+	maps.Copy(big, m)
+	return big
+}
+
+// memberOf reads the member of object m starting at p.pos, rejecting a key
+// m already holds.
+func (p *parser) memberOf(m map[string]any, depth int) (string, any, error) {
+	keyAt := p.pos
+	key, err := p.key()
+	if err != nil {
+		return "", nil, err
+	}
+	if _, dup := m[key]; dup {
+		return "", nil, errAt(fault.Parse, keyAt, "duplicate object key %q", key)
+	}
+	p.skipSpace()
+	if !p.accept(':') {
+		return "", nil, errAt(fault.Parse, p.pos, "expected ':' after object key")
+	}
+	p.skipSpace()
+	v, err := p.value(depth + 1)
+	return key, v, err
+}
+
+// next moves p past what follows a collection's element: a comma (more
+// is true) or the closing bracket close (more is false, and so is err).
+// what names the collection, "object" or "array", in the errors.
+func (p *parser) next(start int, close byte, what string) (more bool, err error) {
+	p.done()
+	p.skipSpace()
+	switch {
+	case p.pos >= len(p.data):
+		return false, errAt(fault.Parse, start, "unterminated %s", what)
+	case p.accept(','):
+		return true, nil
+	case p.accept(close):
+		return false, nil
+	}
+	return false, errAt(fault.Parse, p.pos, "expected ',' or '%c' in %s", close, what)
 }
 
 func (p *parser) array(depth int) (any, error) {
 	start := p.pos
 	p.pos++ // '['
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
+	if p.accept(']') {
 		return []any{}, nil
 	}
 	// Elements go onto the shared stack; past bigCollection the rest are
@@ -494,10 +545,7 @@ func (p *parser) array(depth int) (any, error) {
 	for {
 		p.skipSpace()
 		if a == nil && len(p.stack)-base == bigCollection {
-			if rest := p.countRest(p.pos); rest > 0 {
-				a = make([]any, bigCollection, bigCollection+rest)
-				copy(a, p.stack[base:])
-			}
+			a = p.sized(base)
 		}
 		v, err := p.value(depth + 1)
 		if err != nil {
@@ -508,25 +556,38 @@ func (p *parser) array(depth int) (any, error) {
 		} else {
 			p.stack = append(p.stack, v)
 		}
-		p.done()
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, errAt(fault.Parse, start, "unterminated array")
+		more, err := p.next(start, ']', "array")
+		if err != nil {
+			return nil, err
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			if a == nil {
-				a = make([]any, len(p.stack)-base)
-				copy(a, p.stack[base:])
-			}
-			return a, nil
-		default:
-			return nil, errAt(fault.Parse, p.pos, "expected ',' or ']' in array")
+		if !more {
+			return p.elements(a, base), nil
 		}
 	}
+}
+
+// sized moves the elements collected on the stack from base into a slice
+// with room for the rest of the array, counted ahead; it is nil when the
+// text ends first.
+func (p *parser) sized(base int) []any {
+	rest := p.countRest(p.pos)
+	if rest <= 0 {
+		return nil
+	}
+	a := make([]any, bigCollection, bigCollection+rest)
+	copy(a, p.stack[base:])
+	return a
+}
+
+// elements is a finished array: a, or when it was never sized, an exactly
+// sized copy of the elements collected on the stack from base.
+func (p *parser) elements(a []any, base int) []any {
+	if a != nil {
+		return a
+	}
+	a = make([]any, len(p.stack)-base)
+	copy(a, p.stack[base:])
+	return a
 }
 
 // key reads an object key.
@@ -569,57 +630,80 @@ func (p *parser) str() (b []byte, s string, err error) {
 	start := p.pos
 	p.pos++ // opening quote
 	// Fast path: no escapes, all printable ASCII or valid UTF-8.
+	end, err := p.plainEnd()
+	if err != nil {
+		return nil, "", err
+	}
+	if end < len(p.data) && p.data[end] == '"' {
+		b := p.data[p.pos:end:end]
+		p.pos = end + 1
+		return b, "", nil
+	}
+	s, err = p.decodeString(start, end)
+	return nil, s, err
+}
+
+// decodeString reads the rest of the string that starts at start, its
+// text up to end (where p.plainEnd stopped) being plain, into a new
+// string with its escapes decoded.
+func (p *parser) decodeString(start, end int) (string, error) {
+	buf := make([]byte, 0, end-p.pos+16)
+	buf = append(buf, p.data[p.pos:end]...)
+	p.pos = end
+	for p.pos < len(p.data) {
+		var err error
+		switch c := p.data[p.pos]; {
+		case c == '"':
+			p.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return "", errAt(fault.Parse, p.pos, "raw control character in string")
+		case c == '\\':
+			buf, err = p.escape(buf)
+		default:
+			end, err = p.plainEnd()
+			buf = append(buf, p.data[p.pos:end]...)
+			p.pos = end
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return "", errAt(fault.Parse, start, "unterminated string")
+}
+
+// plainEnd is where the run of string text from p.pos that needs no
+// decoding (printable ASCII and valid UTF-8, no quote, no backslash) ends.
+func (p *parser) plainEnd() (int, error) {
+	d := p.data
 	i := p.pos
-	for i < len(p.data) {
-		c := p.data[i]
-		if c == '"' {
-			b := p.data[p.pos:i:i]
-			p.pos = i + 1
-			return b, "", nil
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
-		if c < utf8.RuneSelf {
+	for i < len(d) && !endsPlain[d[i]] {
+		if d[i] < utf8.RuneSelf {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(p.data[i:])
+		r, size := utf8.DecodeRune(d[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return nil, "", errAt(fault.Parse, i, "invalid UTF-8")
+			return i, errAt(fault.Parse, i, "invalid UTF-8")
 		}
 		i += size
 	}
-	buf := make([]byte, 0, i-p.pos+16)
-	buf = append(buf, p.data[p.pos:i]...)
-	p.pos = i
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			return nil, string(buf), nil
-		case c < 0x20:
-			return nil, "", errAt(fault.Parse, p.pos, "raw control character in string")
-		case c == '\\':
-			var err error
-			if buf, err = p.escape(buf); err != nil {
-				return nil, "", err
-			}
-		case c < utf8.RuneSelf:
-			buf = append(buf, c)
-			p.pos++
-		default:
-			r, size := utf8.DecodeRune(p.data[p.pos:])
-			if r == utf8.RuneError && size <= 1 {
-				return nil, "", errAt(fault.Parse, p.pos, "invalid UTF-8")
-			}
-			buf = append(buf, p.data[p.pos:p.pos+size]...)
-			p.pos += size
-		}
-	}
-	return nil, "", errAt(fault.Parse, start, "unterminated string")
+	return i, nil
 }
+
+// endsPlain marks the bytes that end a plain run of string text: the
+// closing quote, an escape's backslash and the C0 controls.
+var endsPlain = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// shortEscapes maps the letter of each two-character escape to the byte
+// it stands for.
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func (p *parser) escape(buf []byte) ([]byte, error) {
 	at := p.pos
@@ -628,46 +712,52 @@ func (p *parser) escape(buf []byte) ([]byte, error) {
 	}
 	c := p.data[p.pos+1]
 	p.pos += 2
-	switch c {
-	case '"', '\\', '/':
-		return append(buf, c), nil
-	case 'b':
-		return append(buf, '\b'), nil
-	case 'f':
-		return append(buf, '\f'), nil
-	case 'n':
-		return append(buf, '\n'), nil
-	case 'r':
-		return append(buf, '\r'), nil
-	case 't':
-		return append(buf, '\t'), nil
-	case 'u':
-		r, ok := p.hex4()
-		if !ok {
-			return nil, errAt(fault.Parse, at, "invalid \\u escape")
-		}
-		if utf16.IsSurrogate(r) {
-			if r >= 0xDC00 {
-				return nil, errAt(fault.Parse, at, "lone low surrogate \\u%04x", r)
-			}
-			if p.pos+1 >= len(p.data) || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
-				return nil, errAt(fault.Parse, at, "lone high surrogate \\u%04x", r)
-			}
-			p.pos += 2
-			lo, ok := p.hex4()
-			if !ok {
-				return nil, errAt(fault.Parse, p.pos-2, "invalid \\u escape")
-			}
-			if lo < 0xDC00 || lo > 0xDFFF {
-				return nil, errAt(fault.Parse, at, "high surrogate \\u%04x not followed by a low surrogate", r)
-			}
-			r = utf16.DecodeRune(r, lo)
-		}
-		return utf8.AppendRune(buf, r), nil
-	default:
+	if b := shortEscapes[c]; b != 0 {
+		return append(buf, b), nil
+	}
+	if c != 'u' {
 		return nil, errAt(fault.Parse, at, "invalid escape \\%c", c)
 	}
+	r, err := p.unicodeEscape(at)
+	if err != nil {
+		return nil, err
+	}
+	return utf8.AppendRune(buf, r), nil
 }
+
+// unicodeEscape reads the hex digits of the \u escape at at, and for a
+// high surrogate the low surrogate's escape that must follow it.
+func (p *parser) unicodeEscape(at int) (rune, error) {
+	r, ok := p.hex4()
+	switch {
+	case !ok:
+		return 0, errAt(fault.Parse, at, "invalid \\u escape")
+	case !utf16.IsSurrogate(r):
+		return r, nil
+	case r >= 0xDC00:
+		return 0, errAt(fault.Parse, at, "lone low surrogate \\u%04x", r)
+	}
+	return p.lowSurrogate(at, r)
+}
+
+// lowSurrogate reads the escape of the low surrogate that completes hi,
+// whose escape is at at.
+func (p *parser) lowSurrogate(at int, hi rune) (rune, error) {
+	if !bytes.HasPrefix(p.data[p.pos:], unicodeEscapeMark) {
+		return 0, errAt(fault.Parse, at, "lone high surrogate \\u%04x", hi)
+	}
+	p.pos += 2
+	lo, ok := p.hex4()
+	if !ok {
+		return 0, errAt(fault.Parse, p.pos-2, "invalid \\u escape")
+	}
+	if lo < 0xDC00 || lo > 0xDFFF {
+		return 0, errAt(fault.Parse, at, "high surrogate \\u%04x not followed by a low surrogate", hi)
+	}
+	return utf16.DecodeRune(hi, lo), nil
+}
+
+var unicodeEscapeMark = []byte(`\u`)
 
 func (p *parser) hex4() (rune, bool) {
 	if len(p.data)-p.pos < 4 {
@@ -675,80 +765,38 @@ func (p *parser) hex4() (rune, bool) {
 	}
 	var r rune
 	for _, c := range p.data[p.pos : p.pos+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
+		v := hexValue[c]
+		if v < 0 {
 			return 0, false
 		}
+		r = r<<4 | rune(v)
 	}
 	p.pos += 4
 	return r, true
 }
 
+// hexValue is the value of each hex digit, either case, and -1 for any
+// other byte.
+var hexValue = func() (t [256]int8) {
+	for c := range t {
+		t[c] = -1
+	}
+	for v := range int8(16) {
+		t["0123456789abcdef"[v]], t["0123456789ABCDEF"[v]] = v, v
+	}
+	return t
+}()
+
 // number scans the JSON number grammar exactly, then converts with
 // strconv, which rounds correctly to the nearest double as JavaScript does.
 func (p *parser) number() (any, error) {
 	start := p.pos
-	d := p.data
-	if p.pos < len(d) && d[p.pos] == '-' {
-		p.pos++
+	if err := p.scanNumber(start); err != nil {
+		return nil, err
 	}
-	switch {
-	case p.pos < len(d) && d[p.pos] == '0':
-		p.pos++
-	case p.pos < len(d) && d[p.pos] >= '1' && d[p.pos] <= '9':
-		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
-			p.pos++
-		}
-	default:
-		return nil, errAt(fault.Parse, start, "invalid number")
-	}
-	if p.pos < len(d) && d[p.pos] == '.' {
-		p.pos++
-		if p.pos >= len(d) || d[p.pos] < '0' || d[p.pos] > '9' {
-			return nil, errAt(fault.Parse, start, "invalid number: digits must follow '.'")
-		}
-		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
-			p.pos++
-		}
-	}
-	if p.pos < len(d) && (d[p.pos] == 'e' || d[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(d) && (d[p.pos] == '+' || d[p.pos] == '-') {
-			p.pos++
-		}
-		if p.pos >= len(d) || d[p.pos] < '0' || d[p.pos] > '9' {
-			return nil, errAt(fault.Parse, start, "invalid number: exponent has no digits")
-		}
-		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
-			p.pos++
-		}
-	}
-	text := d[start:p.pos]
+	text := p.data[start:p.pos]
 	if n, ok := smallInt(text); ok {
-		if n < 0 || n >= float64(len(p.ints)) || (n == 0 && text[0] == '-') {
-			return n, nil
-		}
-		if n < float64(len(boxedInts)) {
-			return boxedInts[int(n)], nil
-		}
-		if len(p.data) < bigDocument {
-			return n, nil
-		}
-		if p.ints == nil {
-			p.ints = new([1 << 16]any)
-		}
-		b := &p.ints[int(n)]
-		if *b == nil {
-			*b = n
-		}
-		return *b, nil
+		return p.boxInt(n), nil
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil {
@@ -758,34 +806,97 @@ func (p *parser) number() (any, error) {
 	return f, nil
 }
 
+// scanNumber moves p past a number's text, checking it against the JSON
+// grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?. Every
+// rejection points at the number's start.
+func (p *parser) scanNumber(start int) error {
+	p.accept('-')
+	if !p.accept('0') && p.skipDigits() == 0 {
+		return errAt(fault.Parse, start, "invalid number")
+	}
+	if p.accept('.') && p.skipDigits() == 0 {
+		return errAt(fault.Parse, start, "invalid number: digits must follow '.'")
+	}
+	if p.acceptExponent() && p.skipDigits() == 0 {
+		return errAt(fault.Parse, start, "invalid number: exponent has no digits")
+	}
+	return nil
+}
+
+// accept moves p past c when c is the next byte.
+func (p *parser) accept(c byte) bool {
+	if p.pos < len(p.data) && p.data[p.pos] == c {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+// acceptExponent moves p past an exponent's marker and sign, if one is
+// next.
+func (p *parser) acceptExponent() bool {
+	if !p.accept('e') && !p.accept('E') {
+		return false
+	}
+	if !p.accept('+') {
+		p.accept('-')
+	}
+	return true
+}
+
+// skipDigits moves p past a run of decimal digits and returns its length.
+func (p *parser) skipDigits() int {
+	from := p.pos
+	for p.pos < len(p.data) && isDigit(p.data[p.pos]) {
+		p.pos++
+	}
+	return p.pos - from
+}
+
+func isDigit(c byte) bool { return c-'0' < 10 }
+
+// boxInt returns the integer n in an interface, boxed once where that
+// pays: the small counts every document is full of share one box for the
+// process, and a large document keeps its own table for the rest below
+// 65536. Negative numbers (-0 too) are boxed as they come.
+func (p *parser) boxInt(n float64) any {
+	switch {
+	case math.Signbit(n) || n >= float64(len(p.ints)):
+		return n
+	case n < float64(len(boxedInts)):
+		return boxedInts[int(n)]
+	case len(p.data) < bigDocument:
+		return n
+	}
+	if p.ints == nil {
+		p.ints = new([1 << 16]any)
+	}
+	b := &p.ints[int(n)]
+	if *b == nil {
+		*b = n
+	}
+	return *b
+}
+
 // smallInt converts short unsigned-or-negative integer literals without
 // strconv; most numbers in manifests and receipts are counts.
 func smallInt(b []byte) (float64, bool) {
-	neg := false
-	if len(b) > 0 && b[0] == '-' {
-		neg = true
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 15 {
+	digits := bytes.TrimPrefix(b, []byte{'-'})
+	if len(digits) == 0 || len(digits) > 15 {
 		return 0, false
 	}
 	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
+	for _, c := range digits {
+		if !isDigit(c) {
 			return 0, false
 		}
 		n = n*10 + int64(c-'0')
 	}
-	if neg {
-		if n == 0 {
-			return negZero, true
-		}
-		return float64(-n), true
+	if len(digits) < len(b) {
+		return -float64(n), true // "-0" is -0
 	}
 	return float64(n), true
 }
-
-var negZero = func() float64 { z := 0.0; return -z }()
 
 // boxedInts are the small counts documents are full of, boxed once: a
 // float64 in an interface otherwise costs an allocation of its own.

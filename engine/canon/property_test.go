@@ -122,6 +122,7 @@ func writeShuffled(b *bytes.Buffer, r *rand.Rand, v any) {
 // key order, any white space) parses to the same canonical bytes and
 // digest.
 func TestPropertyFixedPointAndOrderIndependence(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(2026, 11))
 	for i := 0; i < 5000; i++ {
 		v := randomValue(r, 0)

@@ -14,6 +14,7 @@ import (
 // canonical bytes, for random objects and keys that sort first, last,
 // among array-index keys and between astral and BMP characters.
 func TestEncodeSealedIsEncodeWithTheMember(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(2026, 19))
 	keys := []string{"digest", "", "0", "7", "07", "a", "\U0010ffff", "\ue000", "~"}
 	for i := range 3000 {
@@ -53,6 +54,7 @@ func TestEncodeSealedIsEncodeWithTheMember(t *testing.T) {
 }
 
 func TestEncodeSealedRefusesAPresentKeyAndBadValues(t *testing.T) {
+	t.Parallel()
 	if _, _, err := EncodeSealed(map[string]any{"digest": "x"}, "digest", DigestBytes); fault.CodeOf(err) != fault.Internal {
 		t.Fatalf("present key: %v", err)
 	}
@@ -65,6 +67,7 @@ func TestEncodeSealedRefusesAPresentKeyAndBadValues(t *testing.T) {
 // pairs that are equal, nearly equal (one leaf changed, -0 for 0) or
 // unrelated, and for values Encode refuses.
 func TestEqualIsEqualCanonicalBytes(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(2026, 1919))
 	same := func(a, b any) bool {
 		x, err1 := Encode(a)

@@ -3,6 +3,7 @@ package canon
 import "testing"
 
 func TestStringsEncodesAnArray(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   []string
 		want string

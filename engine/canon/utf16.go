@@ -16,14 +16,7 @@ import (
 // a four-byte sequence (11110xxx) adds the second unit of a surrogate pair.
 func UTF16Len(s string) int {
 	if !utf8.ValidString(s) {
-		n := 0
-		for _, r := range s {
-			if r >= 0x10000 {
-				n++
-			}
-			n++
-		}
-		return n
+		return utf16LenDecoding(s)
 	}
 	const highs = 0x8080808080808080
 	n := len(s)
@@ -37,13 +30,32 @@ func UTF16Len(s string) int {
 		four := w & (w << 1) & (w << 2) & (w << 3) & highs
 		n += bits.OnesCount64(four) - bits.OnesCount64(cont)
 	}
-	for ; i < len(s); i++ {
+	return n + unitsOverBytes(s[i:])
+}
+
+// unitsOverBytes is how many more UTF-16 units than bytes the valid
+// UTF-8 s has (a negative count), a byte at a time.
+func unitsOverBytes(s string) (n int) {
+	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c&0xC0 == 0x80:
 			n--
 		case c >= 0xF0:
 			n++
 		}
+	}
+	return n
+}
+
+// utf16LenDecoding is UTF16Len of text that is not valid UTF-8, counted a
+// decoded rune at a time.
+func utf16LenDecoding(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n++
+		}
+		n++
 	}
 	return n
 }
