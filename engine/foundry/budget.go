@@ -3,6 +3,7 @@ package foundry
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
@@ -134,12 +135,17 @@ func (a *Account) Charge(receiptDigest string, receipt map[string]any) error {
 	}
 	p.Receipt = receiptDigest
 	p.Charged = Ceiling{Work: w.Units, Attempts: w.AgentCalls}
-	a.Runs = append(a.Runs, *p)
-	a.Charged.Work += w.Units
-	a.Charged.Attempts += w.AgentCalls
-	a.Charged.Runs++
+	a.record(*p)
 	a.pending = nil
 	return nil
+}
+
+// record adds a charged run to the account and its charge to the totals.
+func (a *Account) record(run BudgetRun) {
+	a.Runs = append(a.Runs, run)
+	a.Charged.Work += run.Charged.Work
+	a.Charged.Attempts += run.Charged.Attempts
+	a.Charged.Runs++
 }
 
 // Release drops an open reservation of a run that produced no receipt.
@@ -219,123 +225,191 @@ func parseCeiling(v any, field string) (Ceiling, error) {
 // totals are the sum of the charges, and a refusal names exactly the
 // limits its ceiling exceeds. field prefixes error locations.
 func ParseAccount(v any, field string) (*Account, error) {
-	at := func(s string) string {
-		if field == "" {
-			return s
-		}
-		return field + "." + s
+	f := accountField(field)
+	m, err := accountRecord(v, f)
+	if err != nil {
+		return nil, err
 	}
-	root := field
-	if root == "" {
-		root = "account"
+	a := &Account{}
+	if a.Activity, err = parseActivity(m["activity"], f.at("activity")); err != nil {
+		return nil, err
 	}
-	fields := []string{"contract", "activity", "limits", "runs", "charged", "outcome", "refused"}
-	m, err := evidence.Closed(v, root, fields...)
+	if a.Limits, err = parseLimits(m["limits"], f.at("limits")); err != nil {
+		return nil, err
+	}
+	if err := a.parseRuns(m["runs"], f); err != nil {
+		return nil, err
+	}
+	if err := a.checkCharged(m["charged"], f.at("charged")); err != nil {
+		return nil, err
+	}
+	if a.Refused, err = a.parseOutcome(m, f); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// accountField is where an account sits in the document that holds it
+// ("" for an account file of its own).
+type accountField string
+
+// at is the location of the account's member s.
+func (f accountField) at(s string) string {
+	if f == "" {
+		return s
+	}
+	return string(f) + "." + s
+}
+
+// root is the location of the account itself.
+func (f accountField) root() string {
+	if f == "" {
+		return "account"
+	}
+	return string(f)
+}
+
+// accountFields are an account's members, every one required.
+var accountFields = []string{"contract", "activity", "limits", "runs", "charged", "outcome", "refused"}
+
+// accountRecord reads the account's object and checks its contract.
+func accountRecord(v any, f accountField) (map[string]any, error) {
+	m, err := evidence.Closed(v, f.root(), accountFields...)
 	if err != nil {
 		return nil, err
 	}
 	// The record is closed both ways: a complete account writes
 	// "refused": null rather than leaving it out.
-	if err := requireKeys(m, root, fields...); err != nil {
+	if err := requireKeys(m, f.root(), accountFields...); err != nil {
 		return nil, err
 	}
 	if m["contract"] != BudgetContract {
-		return nil, fail(fault.Parse, at("contract"), "must be %s", BudgetContract)
+		return nil, fail(fault.Parse, f.at("contract"), "must be %s", BudgetContract)
 	}
-	a := &Account{}
-	a.Activity, _ = m["activity"].(string)
-	known := false
-	for _, k := range activities {
-		known = known || k == a.Activity
+	return m, nil
+}
+
+func parseActivity(v any, field string) (string, error) {
+	activity, _ := v.(string)
+	if !slices.Contains(activities, activity) {
+		return "", fail(fault.Parse, field, "must be experiment, foundry or search")
 	}
-	if !known {
-		return nil, fail(fault.Parse, at("activity"), "must be experiment, foundry or search")
-	}
-	if a.Limits, err = parseLimits(m["limits"], at("limits")); err != nil {
-		return nil, err
-	}
-	rawRuns, ok := m["runs"].([]any)
+	return activity, nil
+}
+
+// parseRuns reads the account's runs in order, admitting each against
+// the limits beside what the runs before it were charged.
+func (a *Account) parseRuns(v any, f accountField) error {
+	rawRuns, ok := v.([]any)
 	if !ok || int64(len(rawRuns)) > a.Limits.Runs {
-		return nil, fail(fault.Parse, at("runs"), "must be a list of at most limits.runs entries")
+		return fail(fault.Parse, f.at("runs"), "must be a list of at most limits.runs entries")
 	}
 	for i, rr := range rawRuns {
-		rat := at(fmt.Sprintf("runs[%d]", i))
-		r, err := evidence.Closed(rr, rat, "manifest", "receipt", "ceiling", "charged")
+		rat := f.at(fmt.Sprintf("runs[%d]", i))
+		run, err := parseBudgetRun(rr, rat)
 		if err != nil {
-			return nil, err
-		}
-		var run BudgetRun
-		if run.Manifest, err = evidence.DigestField(r["manifest"], rat+".manifest"); err != nil {
-			return nil, err
-		}
-		if run.Receipt, err = evidence.DigestField(r["receipt"], rat+".receipt"); err != nil {
-			return nil, err
-		}
-		if run.Ceiling, err = parseCeiling(r["ceiling"], rat+".ceiling"); err != nil {
-			return nil, err
-		}
-		ch, err := evidence.Closed(r["charged"], rat+".charged", "work", "attempts")
-		if err != nil {
-			return nil, err
-		}
-		if run.Charged.Work, err = bounded(ch["work"], rat+".charged.work", 0, MaxRunWork); err != nil {
-			return nil, err
-		}
-		// The runtime refuses an attempt past maxAgentCalls, so attempts
-		// never exceed the ceiling; work may, by the last activation.
-		if run.Charged.Attempts, err = bounded(ch["attempts"], rat+".charged.attempts", 0, run.Ceiling.Attempts); err != nil {
-			return nil, err
+			return err
 		}
 		if len(exceeded(a.Limits, a.Charged, run.Ceiling)) > 0 {
-			return nil, fail(fault.Parse, rat, "was admitted beyond the limits")
+			return fail(fault.Parse, rat, "was admitted beyond the limits")
 		}
-		a.Charged.Work += run.Charged.Work
-		a.Charged.Attempts += run.Charged.Attempts
-		a.Charged.Runs++
-		a.Runs = append(a.Runs, run)
+		a.record(run)
 	}
-	ch, err := evidence.Closed(m["charged"], at("charged"), "work", "attempts", "runs")
+	return nil
+}
+
+func parseBudgetRun(v any, field string) (BudgetRun, error) {
+	r, err := evidence.Closed(v, field, "manifest", "receipt", "ceiling", "charged")
 	if err != nil {
-		return nil, err
+		return BudgetRun{}, err
 	}
-	if ch["work"] != float64(a.Charged.Work) || ch["attempts"] != float64(a.Charged.Attempts) || ch["runs"] != float64(a.Charged.Runs) {
-		return nil, fail(fault.Parse, at("charged"), "claimed %s, the runs sum to %s", limitsText(ch), limitsText(limitsValue(a.Charged)))
+	var run BudgetRun
+	if run.Manifest, err = evidence.DigestField(r["manifest"], field+".manifest"); err != nil {
+		return BudgetRun{}, err
 	}
+	if run.Receipt, err = evidence.DigestField(r["receipt"], field+".receipt"); err != nil {
+		return BudgetRun{}, err
+	}
+	if run.Ceiling, err = parseCeiling(r["ceiling"], field+".ceiling"); err != nil {
+		return BudgetRun{}, err
+	}
+	if run.Charged, err = parseCharge(r["charged"], field+".charged", run.Ceiling); err != nil {
+		return BudgetRun{}, err
+	}
+	return run, nil
+}
+
+// parseCharge reads what a run of ceiling c was charged.
+func parseCharge(v any, field string, c Ceiling) (Ceiling, error) {
+	ch, err := evidence.Closed(v, field, "work", "attempts")
+	if err != nil {
+		return Ceiling{}, err
+	}
+	var charged Ceiling
+	if charged.Work, err = bounded(ch["work"], field+".work", 0, MaxRunWork); err != nil {
+		return Ceiling{}, err
+	}
+	// The runtime refuses an attempt past maxAgentCalls, so attempts
+	// never exceed the ceiling; work may, by the last activation.
+	if charged.Attempts, err = bounded(ch["attempts"], field+".attempts", 0, c.Attempts); err != nil {
+		return Ceiling{}, err
+	}
+	return charged, nil
+}
+
+// checkCharged checks the account's claimed totals against the sum of
+// its runs' charges.
+func (a *Account) checkCharged(v any, field string) error {
+	ch, err := evidence.Closed(v, field, "work", "attempts", "runs")
+	if err != nil {
+		return err
+	}
+	if sum := limitsValue(a.Charged); !canon.Equal(ch, sum) {
+		return fail(fault.Parse, field, "claimed %s, the runs sum to %s", limitsText(ch), limitsText(sum))
+	}
+	return nil
+}
+
+// parseOutcome reads the account's outcome: complete, with no refusal, or
+// exhausted by the refusal it records.
+func (a *Account) parseOutcome(m map[string]any, f accountField) (*Refusal, error) {
 	switch m["outcome"] {
 	case "complete":
 		if m["refused"] != nil {
-			return nil, fail(fault.Parse, at("refused"), "a complete account has no refusal")
+			return nil, fail(fault.Parse, f.at("refused"), "a complete account has no refusal")
 		}
+		return nil, nil
 	case "exhausted":
-		rf, err := evidence.Closed(m["refused"], at("refused"), "manifest", "ceiling", "reasons")
-		if err != nil {
-			return nil, err
-		}
-		ref := &Refusal{}
-		if ref.Manifest, err = evidence.DigestField(rf["manifest"], at("refused.manifest")); err != nil {
-			return nil, err
-		}
-		if ref.Ceiling, err = parseCeiling(rf["ceiling"], at("refused.ceiling")); err != nil {
-			return nil, err
-		}
-		want := exceeded(a.Limits, a.Charged, ref.Ceiling)
-		if len(want) == 0 {
-			return nil, fail(fault.Parse, at("refused.ceiling"), "fits within the limits")
-		}
-		listed, _ := rf["reasons"].([]any)
-		same := len(listed) == len(want)
-		for i := 0; same && i < len(want); i++ {
-			same = listed[i] == want[i]
-		}
-		if !same {
-			return nil, fail(fault.Parse, at("refused.reasons"), "must name exactly the exceeded limits %v", want)
-		}
-		ref.Reasons = want
-		a.Refused = ref
-	default:
-		return nil, fail(fault.Parse, at("outcome"), "must be complete or exhausted")
+		return a.parseRefusal(m["refused"], f)
 	}
-	return a, nil
+	return nil, fail(fault.Parse, f.at("outcome"), "must be complete or exhausted")
+}
+
+// parseRefusal reads a refusal and checks that its ceiling exceeds the
+// limits, beside what the runs were charged, and that its reasons name
+// exactly those limits.
+func (a *Account) parseRefusal(v any, f accountField) (*Refusal, error) {
+	rf, err := evidence.Closed(v, f.at("refused"), "manifest", "ceiling", "reasons")
+	if err != nil {
+		return nil, err
+	}
+	ref := &Refusal{}
+	if ref.Manifest, err = evidence.DigestField(rf["manifest"], f.at("refused.manifest")); err != nil {
+		return nil, err
+	}
+	if ref.Ceiling, err = parseCeiling(rf["ceiling"], f.at("refused.ceiling")); err != nil {
+		return nil, err
+	}
+	want := exceeded(a.Limits, a.Charged, ref.Ceiling)
+	if len(want) == 0 {
+		return nil, fail(fault.Parse, f.at("refused.ceiling"), "fits within the limits")
+	}
+	listed, _ := rf["reasons"].([]any)
+	if !slices.EqualFunc(listed, want, func(l any, w string) bool { return l == w }) {
+		return nil, fail(fault.Parse, f.at("refused.reasons"), "must name exactly the exceeded limits %v", want)
+	}
+	ref.Reasons = want
+	return ref, nil
 }
 
 func limitsText(m map[string]any) string {

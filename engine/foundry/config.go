@@ -15,6 +15,7 @@ package foundry
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
@@ -40,6 +41,9 @@ const (
 	SplitValidation = "validation"
 	SplitHoldout    = "holdout"
 )
+
+// splits are the split names in workload order.
+var splits = []string{SplitTrain, SplitValidation, SplitHoldout}
 
 // fail builds a rejection naming the field.
 var fail = evidence.Fail
@@ -136,85 +140,152 @@ func ParseConfig(v any, dir string, load ManifestLoader, opts AdmitOptions) (*Co
 	if err != nil {
 		return nil, err
 	}
+	if err := checkConfigShape(raw, opts); err != nil {
+		return nil, err
+	}
+	a := &admission{cfg: &Config{}, dir: dir, load: load, opts: opts}
+	for _, step := range configSteps {
+		member := raw[step.key]
+		if member == nil && step.optional {
+			continue
+		}
+		if err := step.admit(a, member); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.complete(); err != nil {
+		return nil, err
+	}
+	return a.cfg, nil
+}
+
+// checkConfigShape checks the config's keys and contract.
+func checkConfigShape(raw map[string]any, opts AdmitOptions) error {
 	if _, ok := raw["search"]; ok && !opts.Search {
-		return nil, fail(fault.Parse, "search", "search settings require the foundry search command (assay foundry search CONFIG)")
+		return fail(fault.Parse, "search", "search settings require the foundry search command (assay foundry search CONFIG)")
 	}
 	if err := evidence.ClosedKeys(raw, "config", "contract", "candidates", "generator", "cases", "scorer", "budget", "executors", "search"); err != nil {
-		return nil, err
+		return err
 	}
 	if raw["contract"] != ConfigContract {
-		return nil, fail(fault.Parse, "contract", "must be %s", ConfigContract)
+		return fail(fault.Parse, "contract", "must be %s", ConfigContract)
 	}
-	cfg := &Config{}
-	// Contract-level checks come before any file is read.
-	if sc, ok := raw["scorer"]; ok && sc != nil {
-		if cfg.Scorer, err = evidence.CompileScorer(sc, "scorer"); err != nil {
-			return nil, err
-		}
+	return nil
+}
+
+// admission is a config being admitted, member by member.
+type admission struct {
+	cfg  *Config
+	dir  string
+	load ManifestLoader
+	opts AdmitOptions
+}
+
+// configSteps admit the config's members in order: the contract-level
+// checks come before any file is read. An optional member is skipped
+// when it is absent or null.
+var configSteps = []struct {
+	key      string
+	optional bool
+	admit    func(a *admission, v any) error
+}{
+	{"scorer", true, (*admission).scorer},
+	{"budget", true, (*admission).budget},
+	{"search", false, (*admission).search},
+	{"cases", false, (*admission).cases},
+	{"executors", true, (*admission).executors},
+	{"candidates", true, (*admission).candidates},
+	{"generator", true, (*admission).generator},
+}
+
+func (a *admission) scorer(v any) (err error) {
+	a.cfg.Scorer, err = evidence.CompileScorer(v, "scorer")
+	return err
+}
+
+func (a *admission) budget(v any) error {
+	l, err := parseLimits(v, "budget")
+	if err != nil {
+		return err
 	}
-	if b, ok := raw["budget"]; ok && b != nil {
-		l, err := parseLimits(b, "budget")
+	a.cfg.Budget = &l
+	return nil
+}
+
+// search admits the search block's own shape, in search mode only.
+func (a *admission) search(v any) (err error) {
+	if !a.opts.Search {
+		return nil
+	}
+	a.cfg.Search, err = parseSearch(v, a.cfg.Budget != nil)
+	return err
+}
+
+// cases admits the workload and looks for cases leaking between splits.
+func (a *admission) cases(v any) (err error) {
+	if a.cfg.Cases, err = parseCases(v, "cases"); err != nil {
+		return err
+	}
+	a.cfg.Warnings, err = leakage(a.cfg.Cases, a.opts.StrictSplits)
+	return err
+}
+
+func (a *admission) executors(v any) (err error) {
+	a.cfg.Executors, err = parseExecutors(v, "executors", a.dir)
+	return err
+}
+
+// candidates loads each candidate file, once, and checks it against the
+// cases.
+func (a *admission) candidates(v any) error {
+	entries, err := evidence.List(v, "candidates", 0, MaxCandidates)
+	if err != nil {
+		return err
+	}
+	seen := map[string]int{}
+	for i, e := range entries {
+		at := fmt.Sprintf("candidates[%d]", i)
+		m, err := a.loadFile(e, at)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		cfg.Budget = &l
-	}
-	if opts.Search { // the search block's own shape, before any file is read
-		if cfg.Search, err = parseSearch(raw["search"], cfg.Budget != nil); err != nil {
-			return nil, err
+		if j, dup := seen[m.Digest]; dup {
+			return fail(fault.Parse, at, "duplicate candidate %s (same manifest as candidates[%d])", m.Digest, j)
 		}
+		seen[m.Digest] = i
+		if err := compatible(m, a.cfg.Cases, at); err != nil {
+			return err
+		}
+		a.cfg.Candidates = append(a.cfg.Candidates, m)
 	}
-	if cfg.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
+	return nil
+}
+
+// loadFile admits the manifest at the path v holds, relative to the
+// config's directory.
+func (a *admission) loadFile(v any, field string) (*manifest.Manifest, error) {
+	path, err := evidence.Text(v, field, 4096)
+	if err != nil {
 		return nil, err
 	}
-	if cfg.Warnings, err = leakage(cfg.Cases, opts.StrictSplits); err != nil {
-		return nil, err
+	return a.load(evidence.Resolve(a.dir, path))
+}
+
+func (a *admission) generator(v any) (err error) {
+	a.cfg.Generator, err = parseGenerator(v, a.dir, a.load)
+	return err
+}
+
+// complete checks what the config needs as a whole: a population, and in
+// search mode a generator that takes the feedback.
+func (a *admission) complete() error {
+	if len(a.cfg.Candidates) == 0 && a.cfg.Generator == nil {
+		return fail(fault.Parse, "config", "needs candidates or a generator")
 	}
-	if ex, ok := raw["executors"]; ok && ex != nil {
-		if cfg.Executors, err = parseExecutors(ex, "executors", dir); err != nil {
-			return nil, err
-		}
+	if a.cfg.Search != nil {
+		return checkSearchGenerator(a.cfg)
 	}
-	if rc, ok := raw["candidates"]; ok && rc != nil {
-		entries, err := evidence.List(rc, "candidates", 0, MaxCandidates)
-		if err != nil {
-			return nil, err
-		}
-		seen := map[string]int{}
-		for i, e := range entries {
-			at := fmt.Sprintf("candidates[%d]", i)
-			path, err := evidence.Text(e, at, 4096)
-			if err != nil {
-				return nil, err
-			}
-			m, err := load(evidence.Resolve(dir, path))
-			if err != nil {
-				return nil, err
-			}
-			if j, dup := seen[m.Digest]; dup {
-				return nil, fail(fault.Parse, at, "duplicate candidate %s (same manifest as candidates[%d])", m.Digest, j)
-			}
-			seen[m.Digest] = i
-			if err := compatible(m, cfg.Cases, at); err != nil {
-				return nil, err
-			}
-			cfg.Candidates = append(cfg.Candidates, m)
-		}
-	}
-	if rg, ok := raw["generator"]; ok && rg != nil {
-		if cfg.Generator, err = parseGenerator(rg, dir, load); err != nil {
-			return nil, err
-		}
-	}
-	if len(cfg.Candidates) == 0 && cfg.Generator == nil {
-		return nil, fail(fault.Parse, "config", "needs candidates or a generator")
-	}
-	if cfg.Search != nil { // search needs a generator that takes the feedback
-		if err := checkSearchGenerator(cfg); err != nil {
-			return nil, err
-		}
-	}
-	return cfg, nil
+	return nil
 }
 
 func parseExecutors(v any, field, dir string) (map[string]string, error) {
@@ -244,47 +315,62 @@ func parseGenerator(v any, dir string, load ManifestLoader) (*Generator, error) 
 	if err := evidence.ClosedKeys(raw, "generator", "manifest", "args", "output", "field", "executors"); err != nil {
 		return nil, err
 	}
-	g := &Generator{}
 	path, err := evidence.Text(raw["manifest"], "generator.manifest", 4096)
 	if err != nil {
 		return nil, err
 	}
+	g, err := generatorSettings(raw, dir)
+	if err != nil {
+		return nil, err
+	}
+	if g.Manifest, err = load(evidence.Resolve(dir, path)); err != nil {
+		return nil, err
+	}
+	if err := checkGeneratorInterface(g); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// generatorSettings reads what a generator is run with and which output
+// holds its proposals.
+func generatorSettings(raw map[string]any, dir string) (g *Generator, err error) {
+	g = &Generator{}
 	if g.Args, err = evidence.Object(raw["args"], "generator.args"); err != nil {
 		return nil, err
 	}
 	if g.Output, err = evidence.Text(raw["output"], "generator.output", MaxIDLen); err != nil {
 		return nil, err
 	}
-	if f, ok := raw["field"]; ok && f != nil {
+	if f := raw["field"]; f != nil {
 		if g.Field, err = evidence.Text(f, "generator.field", MaxIDLen); err != nil {
 			return nil, err
 		}
 	}
-	if ex, ok := raw["executors"]; ok && ex != nil {
+	if ex := raw["executors"]; ex != nil {
 		if g.Executors, err = parseExecutors(ex, "generator.executors", dir); err != nil {
 			return nil, err
 		}
 	}
-	if g.Manifest, err = load(evidence.Resolve(dir, path)); err != nil {
-		return nil, err
-	}
+	return g, nil
+}
+
+// checkGeneratorInterface checks that the generator's manifest declares
+// the output it proposes through and every input it is given.
+func checkGeneratorInterface(g *Generator) error {
 	m := g.Manifest
 	if m.Interface == nil {
-		return nil, fail(fault.Parse, "generator.manifest", "generator %s must declare an interface", m.Key)
+		return fail(fault.Parse, "generator.manifest", "generator %s must declare an interface", m.Key)
 	}
-	found := false
-	for _, p := range m.Interface.Outputs {
-		found = found || p.Name == g.Output
-	}
-	if !found {
-		return nil, fail(fault.Parse, "generator.output", "generator %s has no interface output %q", m.Key, g.Output)
+	if !slices.ContainsFunc(m.Interface.Outputs, func(p manifest.InterfacePort) bool { return p.Name == g.Output }) {
+		return fail(fault.Parse, "generator.output", "generator %s has no interface output %q", m.Key, g.Output)
 	}
 	for _, name := range canon.SortedKeys(g.Args) {
 		if !hasInput(m, name) {
-			return nil, fail(fault.Parse, "generator.args", "generator %s has no interface input %q", m.Key, name)
+			return fail(fault.Parse, "generator.args", "generator %s has no interface input %q", m.Key, name)
 		}
 	}
-	return g, nil
+	return nil
 }
 
 func hasInput(m *manifest.Manifest, name string) bool {
@@ -302,17 +388,17 @@ func parseCases(v any, field string) ([]Case, error) {
 		return nil, err
 	}
 	cases := make([]Case, len(raw))
-	splits := map[string]bool{}
+	seen := map[string]bool{}
 	for i, c := range raw {
 		split, _ := c.Object["split"].(string)
-		if split != SplitTrain && split != SplitValidation && split != SplitHoldout {
+		if !slices.Contains(splits, split) {
 			return nil, fail(fault.Parse, fmt.Sprintf("%s[%d].split", field, i), "must be train, validation or holdout")
 		}
-		splits[split] = true
+		seen[split] = true
 		cases[i] = Case{ID: c.ID, Split: split, Args: c.Args, Expect: c.Expect}
 	}
-	for _, s := range []string{SplitTrain, SplitValidation, SplitHoldout} {
-		if !splits[s] {
+	for _, s := range splits {
+		if !seen[s] {
 			return nil, fail(fault.Parse, field, "needs at least one %s case", s)
 		}
 	}

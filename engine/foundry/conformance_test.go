@@ -15,6 +15,7 @@ import (
 // The closed habitat record carries every field: a complete account
 // records "refused": null rather than omitting it.
 func TestAccountRecordIsComplete(t *testing.T) {
+	t.Parallel()
 	rep, _ := sampleReport(t)
 	honest := rep.Budget.Value()
 	if _, err := ParseAccount(canon.Clone(honest), ""); err != nil {
@@ -42,6 +43,7 @@ func TestAccountRecordIsComplete(t *testing.T) {
 // A scorer failure aborts the foundry with SCORER_INVALID naming the first
 // failing run in report order, whatever the concurrency.
 func TestScorerAbortIsDeterministic(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for range 10 {
 		cfg, f := fixture(t, spec{"a", behavior{}}, spec{"b", behavior{}}, spec{"c", behavior{}})

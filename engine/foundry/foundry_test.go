@@ -240,6 +240,7 @@ func run(t testing.TB, cfg *Config, f *fakeRunner, opts Options) *Report {
 func digestOf(t testing.TB, key string) string { return candidate(t, key).Digest }
 
 func TestPromotionEndToEnd(t *testing.T) {
+	t.Parallel()
 	cfg, f := fixture(t,
 		spec{"low-val", behavior{answer: wrongOn("gamma"), calls: 1, units: 100}},
 		spec{"low-train", behavior{answer: wrongOn("alpha"), calls: 1, units: 100}},
@@ -281,6 +282,7 @@ func TestPromotionEndToEnd(t *testing.T) {
 }
 
 func TestTieBreaks(t *testing.T) {
+	t.Parallel()
 	c := func(d string, vp, tp, calls, units int64) CandidateResult {
 		return CandidateResult{ManifestDigest: "sha256:" + strings.Repeat(d, 64), Validation: Score{vp, 4}, Train: Score{tp, 4},
 			Work: Work{AgentCalls: calls, Units: units}}
@@ -320,6 +322,7 @@ func TestTieBreaks(t *testing.T) {
 }
 
 func TestHoldoutRunsOnlyOnTheWinner(t *testing.T) {
+	t.Parallel()
 	for _, ordered := range []bool{false, true} {
 		cfg, f := fixture(t,
 			spec{"weak", behavior{answer: wrongOn("gamma", "delta"), ordered: ordered}},
@@ -357,6 +360,7 @@ func TestHoldoutRunsOnlyOnTheWinner(t *testing.T) {
 }
 
 func TestConcurrencyDoesNotChangeTheReport(t *testing.T) {
+	t.Parallel()
 	reporttest.SameAtEveryConcurrency(t, []int{1, 4, 32}, func(n int) ([]byte, error) {
 		cfg, f := fixture(t,
 			spec{"one", behavior{answer: wrongOn("beta"), calls: 2, units: 50, tokIn: 7, tokOut: 3}},
@@ -369,6 +373,7 @@ func TestConcurrencyDoesNotChangeTheReport(t *testing.T) {
 }
 
 func TestOrderedSessionKeepsCaseOrder(t *testing.T) {
+	t.Parallel()
 	cfg, f := fixture(t, spec{"a", behavior{ordered: true}}, spec{"b", behavior{answer: wrongOn("gamma")}})
 	f.jitter = true
 	var mu sync.Mutex
@@ -386,6 +391,7 @@ func TestOrderedSessionKeepsCaseOrder(t *testing.T) {
 }
 
 func TestReportShapeAndUsage(t *testing.T) {
+	t.Parallel()
 	cfg, f := fixture(t, spec{"a", behavior{calls: 2, units: 10, tokIn: 5, tokOut: 1}})
 	rep := run(t, cfg, f, Options{})
 	v := rep.Value()
@@ -412,6 +418,7 @@ func TestReportShapeAndUsage(t *testing.T) {
 }
 
 func TestScorer(t *testing.T) {
+	t.Parallel()
 	cfg, f := fixture(t, spec{"a", behavior{answer: func(q string) any { return strings.ToUpper(q) }}}, spec{"b", behavior{}})
 	var err error
 	cfg.Scorer, err = evidence.CompileScorer(map[string]any{"contract": "algal.expr.v1",
@@ -446,6 +453,7 @@ func generatorFixture(t testing.TB, emitted any, field string) (*Config, *fakeRu
 }
 
 func TestGeneratorPopulation(t *testing.T) {
+	t.Parallel()
 	one, two := candidateValue(t, "gen-one"), candidateValue(t, "gen-two")
 	invalid := map[string]any{"contract": "algal.organism.v1", "key": "organism:broken", "cells": "nope"}
 	incompatible := candidateValue(t, "gen-three")
@@ -550,6 +558,7 @@ func baseCases() []any {
 }
 
 func TestLeakage(t *testing.T) {
+	t.Parallel()
 	leaky := []any{caseValue("t1", "train", "a"), caseValue("v1", "validation", "b"), caseValue("h1", "holdout", "a"),
 		caseValue("t2", "train", "a"), caseValue("h2", "holdout", "a")}
 	cfg, err := ParseConfig(configValue(leaky, nil), "/cfg", loader(t), AdmitOptions{})
@@ -573,6 +582,7 @@ func TestLeakage(t *testing.T) {
 }
 
 func TestParseConfig(t *testing.T) {
+	t.Parallel()
 	cfg, err := ParseConfig(configValue(baseCases(), map[string]any{
 		"executors": map[string]any{"x": "scripted:r.json"},
 		"budget":    map[string]any{"work": 10.0, "attempts": 2.0, "runs": 3.0},
@@ -656,6 +666,7 @@ func holdOf(v map[string]any, k int) map[string]any {
 // digest so only the claim itself can betray the forgery, and expects
 // verification to name it.
 func TestForgeryIsCaught(t *testing.T) {
+	t.Parallel()
 	rep, f := sampleReport(t)
 	weak, strong := rep.Candidates[0].ManifestDigest, rep.Candidates[1].ManifestDigest
 	if res, err := Verify(context.Background(), rep.Value(), f); err != nil || !res.OK || res.CheckedReceipts != 9 {
@@ -727,6 +738,7 @@ func TestForgeryIsCaught(t *testing.T) {
 }
 
 func TestParseReportRejects(t *testing.T) {
+	t.Parallel()
 	rep, _ := sampleReport(t)
 	rejects := reporttest.ParseRejects(t, rep.Value(), ParseReport)
 	rejects("unknown top key", "report", func(v map[string]any) { v["extra"] = 1.0 })
@@ -753,6 +765,7 @@ func TestParseReportRejects(t *testing.T) {
 }
 
 func TestBudgetCompleteAccount(t *testing.T) {
+	t.Parallel()
 	rep, f := sampleReport(t)
 	a := rep.Budget
 	if a == nil || a.Refused != nil || a.Charged != (Limits{Work: 90, Attempts: 9, Runs: 9}) || len(a.Runs) != 9 {
@@ -794,6 +807,7 @@ func TestBudgetCompleteAccount(t *testing.T) {
 }
 
 func TestBudgetExhaustion(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		limits  Limits
@@ -854,6 +868,7 @@ func mustEncode(t testing.TB, v any) []byte {
 }
 
 func TestAccountVerification(t *testing.T) {
+	t.Parallel()
 	cfg, f := fixture(t, spec{"a", behavior{calls: 1, units: 100}}, spec{"b", behavior{calls: 1, units: 100}})
 	cfg.Budget = &Limits{Work: 10_000_000, Attempts: 256, Runs: 5}
 	res, err := Run(context.Background(), cfg, f, Options{})
@@ -907,6 +922,7 @@ func TestAccountVerification(t *testing.T) {
 }
 
 func TestUpstreamConfigs(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("ASSAY_UPSTREAM_DIR")
 	if dir == "" {
 		t.Skip("ASSAY_UPSTREAM_DIR unset: upstream foundry configs not available")

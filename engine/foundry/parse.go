@@ -26,15 +26,7 @@ func ParseReport(v any) (*Report, error) {
 		}
 	}
 	if lv, ok := raw["lineage"]; ok {
-		l, err := evidence.Closed(lv, "lineage", "generatorDigest", "receiptDigest")
-		if err != nil {
-			return nil, err
-		}
-		r.Lineage = &Lineage{}
-		if r.Lineage.GeneratorDigest, err = evidence.DigestField(l["generatorDigest"], "lineage.generatorDigest"); err != nil {
-			return nil, err
-		}
-		if r.Lineage.ReceiptDigest, err = evidence.DigestField(l["receiptDigest"], "lineage.receiptDigest"); err != nil {
+		if r.Lineage, err = parseLineage(lv); err != nil {
 			return nil, err
 		}
 	}
@@ -46,17 +38,39 @@ func ParseReport(v any) (*Report, error) {
 	if r.Candidates, err = evidence.Entries(raw["candidates"], "candidates", 1, MaxCandidates, parseCandidate); err != nil {
 		return nil, err
 	}
-	h, err := evidence.Closed(raw["holdout"], "holdout", "passed", "total", "cases")
-	if err != nil {
-		return nil, err
-	}
-	if r.Holdout.Score, err = parseScore(h, "holdout"); err != nil {
-		return nil, err
-	}
-	if r.Holdout.Cases, err = evidence.Entries(h["cases"], "holdout.cases", 1, MaxCases, parseCaseResult); err != nil {
+	if r.Holdout, err = parseHoldout(raw["holdout"]); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+func parseLineage(v any) (*Lineage, error) {
+	l, err := evidence.Closed(v, "lineage", "generatorDigest", "receiptDigest")
+	if err != nil {
+		return nil, err
+	}
+	lineage := &Lineage{}
+	if lineage.GeneratorDigest, err = evidence.DigestField(l["generatorDigest"], "lineage.generatorDigest"); err != nil {
+		return nil, err
+	}
+	if lineage.ReceiptDigest, err = evidence.DigestField(l["receiptDigest"], "lineage.receiptDigest"); err != nil {
+		return nil, err
+	}
+	return lineage, nil
+}
+
+func parseHoldout(v any) (h Holdout, err error) {
+	raw, err := evidence.Closed(v, "holdout", "passed", "total", "cases")
+	if err != nil {
+		return Holdout{}, err
+	}
+	if h.Score, err = parseScore(raw, "holdout"); err != nil {
+		return Holdout{}, err
+	}
+	if h.Cases, err = evidence.Entries(raw["cases"], "holdout.cases", 1, MaxCases, parseCaseResult); err != nil {
+		return Holdout{}, err
+	}
+	return h, nil
 }
 
 // openReport reads the top level of a foundry or search report: its keys

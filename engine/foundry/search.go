@@ -98,118 +98,134 @@ func dedupe(ms []*manifest.Manifest) []*manifest.Manifest {
 // that report, with the last generator run as lineage, is the result.
 // Like Run, the report does not depend on opts.Concurrency.
 func RunSearch(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options) (*SearchReport, error) {
+	if err := checkSearchable(cfg); err != nil {
+		return nil, err
+	}
+	s, err := openSearch(ctx, cfg, runner, opts)
+	if err != nil {
+		return nil, err
+	}
+	for gen := 0; gen < cfg.Search.MaxGenerations; gen++ {
+		if err := s.generation(ctx, gen); err != nil {
+			return nil, err
+		}
+	}
+	return s.finish(ctx)
+}
+
+// checkSearchable rejects a config not admitted for foundry search.
+func checkSearchable(cfg *Config) error {
 	if cfg.Search == nil || cfg.Generator == nil {
-		return nil, fail(fault.Parse, "search", "RunSearch needs a config admitted for foundry search (a search block and a generator)")
+		return fail(fault.Parse, "search", "RunSearch needs a config admitted for foundry search (a search block and a generator)")
 	}
 	if cfg.Budget != nil {
-		return nil, fail(fault.Parse, "budget", "a habitat budget is not supported under foundry search")
+		return fail(fault.Parse, "budget", "a habitat budget is not supported under foundry search")
 	}
-	f := &foundryRun{cfg: cfg, runner: runner, opts: opts}
+	return nil
+}
+
+// search is a generational search in progress.
+type search struct {
+	f         *foundryRun
+	g         *Generator
+	gsess     evidence.Session // the generator's one session
+	selection []Case           // the train and validation cases
+	sr        *SearchReport
+	// survivors open the next generation's population; members are the
+	// last generation's proposals; prev is the last generation.
+	survivors []*manifest.Manifest
+	members   []*manifest.Manifest
+	prev      *Generation
+}
+
+// openSearch opens the generator's session and starts from the config's
+// file candidates.
+func openSearch(ctx context.Context, cfg *Config, runner evidence.Runner, opts Options) (*search, error) {
 	g := cfg.Generator
-	execs := g.Executors
-	if execs == nil {
-		execs = cfg.Executors
-	}
-	gsess, err := runner.Open(ctx, g.Manifest, execs)
+	gsess, err := runner.Open(ctx, g.Manifest, g.executorsIn(cfg))
 	if err != nil {
 		return nil, err
 	}
-	var selection []Case
-	for _, c := range cfg.Cases {
-		if c.Split != SplitHoldout {
-			selection = append(selection, c)
+	selection, _ := splitCases(cfg.Cases)
+	return &search{
+		f: &foundryRun{cfg: cfg, runner: runner, opts: opts}, g: g, gsess: gsess,
+		selection: selection,
+		sr:        &SearchReport{GeneratorDigest: g.Manifest.Digest},
+		survivors: dedupe(cfg.Candidates),
+	}, nil
+}
+
+// generation runs generation gen: the generator proposes, the survivors
+// and the proposals are measured, and the winner survives.
+func (s *search) generation(ctx context.Context, gen int) error {
+	at := fmt.Sprintf("generations[%d]", gen)
+	digest, proposed, err := s.propose(ctx, gen, at)
+	if err != nil {
+		return err
+	}
+	population := dedupe(append(append([]*manifest.Manifest(nil), s.survivors...), s.members...))
+	if len(population) > MaxCandidates {
+		return fail(fault.BudgetExhausted, at, "population of %d exceeds the bound of %d", len(population), MaxCandidates)
+	}
+	cands, _, err := s.f.measure(ctx, population, s.selection)
+	if err != nil {
+		return err
+	}
+	winner := Rank(cands)[0]
+	s.sr.Generations = append(s.sr.Generations, Generation{
+		Index: gen, GeneratorDigest: s.g.Manifest.Digest, ReceiptDigest: digest,
+		Proposed: proposed, Candidates: cands, Promoted: population[winner].Digest,
+	})
+	s.prev = &s.sr.Generations[len(s.sr.Generations)-1]
+	s.survivors = []*manifest.Manifest{population[winner]}
+	return nil
+}
+
+// propose runs the generator for generation gen and admits its proposals
+// as s.members, returning its receipt's digest and the proposals' digests.
+func (s *search) propose(ctx context.Context, gen int, at string) (digest string, proposed []string, err error) {
+	g := s.g
+	args := generatorArgs(g, s.f.cfg.Search, gen, s.prev)
+	receipt, digest, err := s.f.runGenerator(ctx, s.gsess, args, at)
+	if err != nil {
+		return "", nil, err
+	}
+	if s.members, err = Population(g, evidence.InterfaceOutputs(g.Manifest, receipt)); err != nil {
+		return "", nil, err
+	}
+	proposed = make([]string, len(s.members))
+	for i, m := range s.members {
+		proposed[i] = m.Digest
+		if err := compatible(m, s.f.cfg.Cases, fmt.Sprintf("%s.proposed[%d]", at, i)); err != nil {
+			return "", nil, err
 		}
 	}
-	sr := &SearchReport{GeneratorDigest: g.Manifest.Digest}
-	survivors := dedupe(cfg.Candidates)
-	var members []*manifest.Manifest
-	var prev *Generation
-	for gen := 0; gen < cfg.Search.MaxGenerations; gen++ {
-		at := fmt.Sprintf("generations[%d]", gen)
-		args := generatorArgs(g, cfg.Search, gen, prev)
-		receipt, digest, err := f.run(ctx, gsess, g.Manifest, evidence.CellArgs(g.Manifest, args))
-		if err != nil {
-			return nil, err
-		}
-		if f.opts.OnRun != nil {
-			f.opts.OnRun(g.Manifest.Key, "", "")
-		}
-		if o, _ := receipt["outcome"].(string); o != "complete" {
-			return nil, fail(fault.Parse, at, "generator %s ended %s (receipt %s)", g.Manifest.Key, o, digest)
-		}
-		if members, err = Population(g, evidence.InterfaceOutputs(g.Manifest, receipt)); err != nil {
-			return nil, err
-		}
-		proposed := make([]string, len(members))
-		for i, m := range members {
-			proposed[i] = m.Digest
-			if err := compatible(m, cfg.Cases, fmt.Sprintf("%s.proposed[%d]", at, i)); err != nil {
-				return nil, err
-			}
-		}
-		population := dedupe(append(append([]*manifest.Manifest(nil), survivors...), members...))
-		if len(population) > MaxCandidates {
-			return nil, fail(fault.BudgetExhausted, at, "population of %d exceeds the bound of %d", len(population), MaxCandidates)
-		}
-		cands, err := f.measure(ctx, population, selection)
-		if err != nil {
-			return nil, err
-		}
-		winner := Rank(cands)[0]
-		sr.Generations = append(sr.Generations, Generation{
-			Index: gen, GeneratorDigest: g.Manifest.Digest, ReceiptDigest: digest,
-			Proposed: proposed, Candidates: cands, Promoted: population[winner].Digest,
-		})
-		prev = &sr.Generations[len(sr.Generations)-1]
-		survivors = []*manifest.Manifest{population[winner]}
-	}
+	return digest, proposed, nil
+}
+
+// finish runs one foundry epoch over the last winner and the last
+// proposals, which runs holdout on its promotion, and seals the search
+// report with it as the result and the last generator run as lineage.
+func (s *search) finish(ctx context.Context) (*SearchReport, error) {
+	cfg := s.f.cfg
 	final := &Config{
-		Candidates: dedupe(append(survivors, members...)),
+		Candidates: dedupe(append(s.survivors, s.members...)),
 		Cases:      cfg.Cases, Scorer: cfg.Scorer, Executors: cfg.Executors,
 	}
-	res, err := (&foundryRun{cfg: final, runner: runner, opts: opts}).evaluate(ctx)
+	res, err := (&foundryRun{cfg: final, runner: s.f.runner, opts: s.f.opts}).evaluate(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res.Lineage = &Lineage{GeneratorDigest: prev.GeneratorDigest, ReceiptDigest: prev.ReceiptDigest}
+	res.Lineage = &Lineage{GeneratorDigest: s.prev.GeneratorDigest, ReceiptDigest: s.prev.ReceiptDigest}
 	if err := res.seal(); err != nil {
 		return nil, err
 	}
-	sr.Result = res
-	if err := sr.seal(); err != nil {
+	s.sr.Result = res
+	if err := s.sr.seal(); err != nil {
 		return nil, err
 	}
-	if err := evidence.Commit(runner); err != nil {
+	if err := evidence.Commit(s.f.runner); err != nil {
 		return nil, err
 	}
-	return sr, nil
-}
-
-// measure runs every selection case for every member of the population
-// and aggregates each candidate's evidence, as a foundry epoch does before
-// promotion.
-func (f *foundryRun) measure(ctx context.Context, population []*manifest.Manifest, selection []Case) ([]CandidateResult, error) {
-	sessions := make([]evidence.Session, len(population))
-	cands := make([]CandidateResult, len(population))
-	for i, m := range population {
-		sess, err := f.runner.Open(ctx, m, f.cfg.Executors)
-		if err != nil {
-			return nil, err
-		}
-		sessions[i] = sess
-		cands[i] = CandidateResult{ManifestDigest: m.Digest, ManifestKey: m.Key, Cases: make([]CaseResult, len(selection))}
-	}
-	err := f.schedule(ctx, len(population), len(selection), func(i int) bool { return sessions[i].Ordered() },
-		func(ctx context.Context, ci, k int) error {
-			res, err := f.evalCase(ctx, sessions[ci], population[ci], selection[k])
-			cands[ci].Cases[k] = res
-			return err
-		})
-	if err != nil {
-		return nil, err
-	}
-	for i := range cands {
-		cands[i].aggregate()
-	}
-	return cands, nil
+	return s.sr, nil
 }

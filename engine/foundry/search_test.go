@@ -89,6 +89,7 @@ func digests(cands []CandidateResult) []string {
 }
 
 func TestSearchEndToEnd(t *testing.T) {
+	t.Parallel()
 	cfg, r := searchFixture(t, 3)
 	rep := runSearch(t, cfg, r, Options{})
 	weak, strong, mid := digestOf(t, "weak"), digestOf(t, "strong"), digestOf(t, "mid")
@@ -165,6 +166,7 @@ func TestSearchEndToEnd(t *testing.T) {
 }
 
 func TestSearchSeedsCompeteFromGenerationZero(t *testing.T) {
+	t.Parallel()
 	cfg, r := searchFixture(t, 1)
 	r.behave["organism:seed"] = &behavior{answer: echo, calls: 0, units: 5}
 	cfg.Candidates = []*manifest.Manifest{candidate(t, "seed")}
@@ -182,6 +184,7 @@ func TestSearchSeedsCompeteFromGenerationZero(t *testing.T) {
 }
 
 func TestSearchConcurrencyIsByteIdentical(t *testing.T) {
+	t.Parallel()
 	// Three runs at each concurrency: jitter reorders the cases each time.
 	reporttest.SameAtEveryConcurrency(t, []int{1, 1, 1, 3, 3, 3, 16, 16, 16}, func(n int) ([]byte, error) {
 		cfg, r := searchFixture(t, 3)
@@ -191,6 +194,7 @@ func TestSearchConcurrencyIsByteIdentical(t *testing.T) {
 }
 
 func TestSearchRunRejections(t *testing.T) {
+	t.Parallel()
 	t.Run("population bound", func(t *testing.T) {
 		cfg, r := searchFixture(t, 2)
 		var many []any
@@ -254,6 +258,7 @@ func forgedGeneratorRun(t *testing.T, r *evolvingRunner, cfg *Config, gen int, a
 // digest so only the claim can betray the forgery, and expects
 // verification to name it.
 func TestSearchForgeryIsCaught(t *testing.T) {
+	t.Parallel()
 	cfg, r := searchFixture(t, 3)
 	rep := runSearch(t, cfg, r, Options{})
 	weak, strong, mid := digestOf(t, "weak"), digestOf(t, "strong"), digestOf(t, "mid")
@@ -335,6 +340,7 @@ func TestSearchForgeryIsCaught(t *testing.T) {
 }
 
 func TestParseSearchReportRejects(t *testing.T) {
+	t.Parallel()
 	cfg, r := searchFixture(t, 2)
 	good := runSearch(t, cfg, r, Options{}).Value()
 	many := make([]any, MaxGenerations+1)
@@ -379,6 +385,7 @@ func TestParseSearchReportRejects(t *testing.T) {
 }
 
 func TestSearchConfig(t *testing.T) {
+	t.Parallel()
 	dir := "/cfg" // where loader keeps its manifests
 	gen := mustParse(t, searchGeneratorManifest)
 	load := func(path string) (*manifest.Manifest, error) {
@@ -445,6 +452,7 @@ func TestSearchConfig(t *testing.T) {
 }
 
 func TestInspectSearch(t *testing.T) {
+	t.Parallel()
 	cfg, r := searchFixture(t, 3)
 	rep := runSearch(t, cfg, r, Options{})
 	out, err := InspectDocument(rep.Value())

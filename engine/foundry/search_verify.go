@@ -68,11 +68,7 @@ func VerifySearch(ctx context.Context, v any, ev evidence.Store) (*Verification,
 			vf.bad("%s.generatorDigest: claimed %s, the search's generator is %s", at, g.GeneratorDigest, s.GeneratorDigest)
 		}
 		vf.checkGenerationClaims(at, g, s.Result)
-		var prev *Generation
-		if i > 0 {
-			prev = &s.Generations[i-1]
-		}
-		vf.checkPopulation(at, g, prev)
+		vf.checkPopulation(at, g, s.previous(i))
 		if err := vf.checkGenerationReceipts(at, g); err != nil {
 			return nil, err
 		}
@@ -96,7 +92,6 @@ func VerifySearch(ctx context.Context, v any, ev evidence.Store) (*Verification,
 // the result's selection workload in order, no holdout evidence, true pass
 // claims, aggregates that sum its cases, and the deterministic winner.
 func (vf *verifier) checkGenerationClaims(at string, g *Generation, result *Report) {
-	workload := result.Candidates[0].Cases
 	recomputed := make([]CandidateResult, len(g.Candidates))
 	seen := map[string]bool{}
 	for i := range g.Candidates {
@@ -106,27 +101,32 @@ func (vf *verifier) checkGenerationClaims(at string, g *Generation, result *Repo
 			vf.bad("%s: listed twice", cat)
 		}
 		seen[c.ManifestDigest] = true
-		if len(c.Cases) != len(workload) {
-			vf.bad("%s.cases: %d cases, the result's workload has %d", cat, len(c.Cases), len(workload))
-		}
-		for k := range c.Cases {
-			cs := &c.Cases[k]
-			if cs.Split == SplitHoldout {
-				vf.bad("%s.cases[%s].split: holdout evidence leaked into generation selection", cat, cs.ID)
-			} else if k < len(workload) {
-				w := &workload[k]
-				if cs.ID != w.ID || cs.Split != w.Split || !canon.Equal(cs.Args, w.Args) || !canon.Equal(cs.Expect, w.Expect) {
-					vf.bad("%s.cases[%s]: differs from case %q of the result's workload (id, split, args or expect)", cat, cs.ID, w.ID)
-				}
-			}
-			vf.checkPass(result.Scorer, cat+".cases["+cs.ID+"]", cs)
-		}
+		vf.checkGenerationCases(cat, c, result)
 		recomputed[i] = vf.checkSums(cat, c)
 	}
 	if !seen[g.Promoted] {
 		vf.bad("%s.promoted: %s is not a candidate of the generation", at, g.Promoted)
 	} else if want := promoteValid(recomputed); want != "" && want != g.Promoted {
 		vf.bad("%s.promoted: claimed %s, the recorded cases promote %s", at, g.Promoted, want)
+	}
+}
+
+// checkGenerationCases checks candidate c's cases in a generation, at cat:
+// the result's selection workload in order, no holdout evidence, and true
+// pass claims under the result's scorer.
+func (vf *verifier) checkGenerationCases(cat string, c *CandidateResult, result *Report) {
+	workload := result.Candidates[0].Cases
+	if len(c.Cases) != len(workload) {
+		vf.bad("%s.cases: %d cases, the result's workload has %d", cat, len(c.Cases), len(workload))
+	}
+	for k := range c.Cases {
+		cs := &c.Cases[k]
+		if cs.Split == SplitHoldout {
+			vf.bad("%s.cases[%s].split: holdout evidence leaked into generation selection", cat, cs.ID)
+		} else if k < len(workload) && !sameCase(cs, &workload[k]) {
+			vf.bad("%s.cases[%s]: differs from case %q of the result's workload (id, split, args or expect)", cat, cs.ID, workload[k].ID)
+		}
+		vf.checkPass(result.Scorer, cat+".cases["+cs.ID+"]", cs)
 	}
 }
 
@@ -321,40 +321,12 @@ func interfaceArg(receipt map[string]any, p manifest.InterfacePort) (any, bool) 
 // name the feedback input; it is the input that carries the feedback
 // longest, the first in interface order on a tie.
 func (vf *verifier) checkFeedback(s *SearchReport, gm *manifest.Manifest, receipts []map[string]any) {
-	n := len(s.Generations)
-	want := make([]any, n)
-	for g := range n {
-		var prev *Generation
-		if g > 0 {
-			prev = &s.Generations[g-1]
-		}
-		want[g] = SearchFeedback(g, prev)
-	}
 	inputs := gm.Interface.Inputs
 	if len(inputs) == 0 {
 		vf.bad("generatorDigest: the generator %s declares no interface input to receive feedback", gm.Digest)
 		return
 	}
-	carrier, broken := 0, -1
-	for p, in := range inputs {
-		failAt := n
-		for g, receipt := range receipts {
-			if receipt == nil {
-				continue
-			}
-			if v, ok := interfaceArg(receipt, in); !ok || !canon.Equal(v, want[g]) {
-				failAt = g
-				break
-			}
-		}
-		if failAt == n {
-			carrier, broken = p, -1
-			break
-		}
-		if failAt > broken {
-			carrier, broken = p, failAt
-		}
-	}
+	carrier, broken := feedbackCarrier(inputs, receipts, wantedFeedback(s))
 	if broken == 0 {
 		vf.bad("generations[0].receiptDigest: no generator input received the null feedback of generation 0")
 		return
@@ -367,24 +339,84 @@ func (vf *verifier) checkFeedback(s *SearchReport, gm *manifest.Manifest, receip
 		if p == carrier {
 			continue
 		}
-		first := -1
-		var v0 any
-		var ok0 bool
-		for g, receipt := range receipts {
-			if receipt == nil {
-				continue
-			}
-			v, ok := interfaceArg(receipt, in)
-			if first < 0 {
-				first, v0, ok0 = g, v, ok
-				continue
-			}
-			if ok != ok0 || !canon.Equal(v, v0) {
-				vf.bad("generations[%d].receiptDigest: generator input %q differs from generation %d; only the feedback input %q may change", g, in.Name, first, inputs[carrier].Name)
-				break
-			}
+		if g, first := firstChange(in, receipts); g >= 0 {
+			vf.bad("generations[%d].receiptDigest: generator input %q differs from generation %d; only the feedback input %q may change", g, in.Name, first, inputs[carrier].Name)
 		}
 	}
+}
+
+// wantedFeedback is the feedback each generation of s implies for the
+// next one's generator run (null for generation 0).
+func wantedFeedback(s *SearchReport) []any {
+	want := make([]any, len(s.Generations))
+	for g := range want {
+		want[g] = SearchFeedback(g, s.previous(g))
+	}
+	return want
+}
+
+// previous is the generation before generation g, nil for the first.
+func (s *SearchReport) previous(g int) *Generation {
+	if g == 0 {
+		return nil
+	}
+	return &s.Generations[g-1]
+}
+
+// feedbackCarrier finds the input that carries the wanted feedback
+// through the generator runs (receipts, nil where a run did not load):
+// the first input, in interface order, that carries it in every run
+// (broken is -1), or else the one that carries it longest, broken being
+// the generation where its chain breaks.
+func feedbackCarrier(inputs []manifest.InterfacePort, receipts []map[string]any, want []any) (carrier, broken int) {
+	carrier, broken = 0, -1
+	for p, in := range inputs {
+		failAt := chainBreak(in, receipts, want)
+		if failAt == len(want) {
+			return p, -1
+		}
+		if failAt > broken {
+			carrier, broken = p, failAt
+		}
+	}
+	return carrier, broken
+}
+
+// chainBreak is the first generation whose run did not receive the
+// wanted feedback in input in, or len(want) when every run did.
+func chainBreak(in manifest.InterfacePort, receipts []map[string]any, want []any) int {
+	for g, receipt := range receipts {
+		if receipt == nil {
+			continue
+		}
+		if v, ok := interfaceArg(receipt, in); !ok || !canon.Equal(v, want[g]) {
+			return g
+		}
+	}
+	return len(want)
+}
+
+// firstChange finds the first generator run whose value of input in
+// differs from the first run's that loaded, returning both generations,
+// or -1 when every run received the same value.
+func firstChange(in manifest.InterfacePort, receipts []map[string]any) (g, first int) {
+	first = -1
+	var v0 any
+	var ok0 bool
+	for g, receipt := range receipts {
+		if receipt == nil {
+			continue
+		}
+		v, ok := interfaceArg(receipt, in)
+		if first < 0 {
+			first, v0, ok0 = g, v, ok
+			continue
+		}
+		if ok != ok0 || !canon.Equal(v, v0) {
+			return g, first
+		}
+	}
+	return -1, first
 }
 
 // checkResult: the final epoch ran the last winner followed by the last

@@ -48,11 +48,25 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 	if err := vf.out.CheckDigest(v.(map[string]any)); err != nil {
 		return nil, err
 	}
-
 	// Claims that follow from the recorded cases alone.
+	selectionIDs := vf.checkSelection(r)
+	vf.checkHoldout(r, selectionIDs)
+	// Claims checked against the store.
+	if err := vf.checkStored(r); err != nil {
+		return nil, err
+	}
+	vf.out.OK = len(vf.out.Mismatches) == 0
+	return vf.out, nil
+}
+
+// checkSelection checks each candidate's selection evidence (listed once,
+// the common workload, no holdout case, true pass claims, aggregates that
+// sum its cases) and the promotion it implies, and returns the ids of the
+// selection cases.
+func (vf *verifier) checkSelection(r *Report) (selectionIDs map[string]bool) {
 	recomputed := make([]CandidateResult, len(r.Candidates))
 	seenCand := map[string]bool{}
-	selectionIDs := map[string]bool{}
+	selectionIDs = map[string]bool{}
 	for i := range r.Candidates {
 		c := &r.Candidates[i]
 		at := "candidates[" + c.ManifestDigest + "]"
@@ -61,14 +75,7 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 		}
 		seenCand[c.ManifestDigest] = true
 		vf.checkWorkload(r, i, at)
-		for k := range c.Cases {
-			cs := &c.Cases[k]
-			selectionIDs[cs.ID] = true
-			if cs.Split == SplitHoldout {
-				vf.bad("%s.cases[%s].split: holdout evidence recorded for a candidate before promotion", at, cs.ID)
-			}
-			vf.checkPass(r.Scorer, at+".cases["+cs.ID+"]", cs)
-		}
+		vf.checkSelectionCases(r, at, c, selectionIDs)
 		recomputed[i] = vf.checkSums(at, c)
 	}
 	if !seenCand[r.Promoted] {
@@ -77,6 +84,25 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 	if want := promoteValid(recomputed); want != "" && want != r.Promoted {
 		vf.bad("promoted: claimed %s, the recorded cases promote %s", r.Promoted, want)
 	}
+	return selectionIDs
+}
+
+// checkSelectionCases checks candidate c's cases, noting their ids in ids:
+// none may be a holdout case, and every pass claim must hold.
+func (vf *verifier) checkSelectionCases(r *Report, at string, c *CandidateResult, ids map[string]bool) {
+	for k := range c.Cases {
+		cs := &c.Cases[k]
+		ids[cs.ID] = true
+		if cs.Split == SplitHoldout {
+			vf.bad("%s.cases[%s].split: holdout evidence recorded for a candidate before promotion", at, cs.ID)
+		}
+		vf.checkPass(r.Scorer, at+".cases["+cs.ID+"]", cs)
+	}
+}
+
+// checkHoldout checks the holdout's cases (holdout cases only, ids used by
+// no other case, true pass claims) and its score.
+func (vf *verifier) checkHoldout(r *Report, selectionIDs map[string]bool) {
 	holdIDs := map[string]bool{}
 	for k := range r.Holdout.Cases {
 		cs := &r.Holdout.Cases[k]
@@ -91,39 +117,46 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 		vf.checkPass(r.Scorer, at, cs)
 	}
 	compareScore(vf, "holdout", r.Holdout.Score, holdoutScore(r.Holdout.Cases))
+}
 
-	// Claims checked against the store.
+// checkStored checks the report's claims against the store: every case
+// against its receipt, the lineage receipt and the budget account.
+func (vf *verifier) checkStored(r *Report) error {
 	for i := range r.Candidates {
 		c := &r.Candidates[i]
 		at := "candidates[" + c.ManifestDigest + "]"
-		m := vf.manifest(at, c.ManifestDigest, c.ManifestKey)
-		if m == nil {
-			continue
-		}
-		for k := range c.Cases {
-			if err := vf.checkReceipt(at+".cases["+c.Cases[k].ID+"]", m, &c.Cases[k]); err != nil {
-				return nil, err
-			}
+		if err := vf.checkReceipts(at, vf.manifest(at, c.ManifestDigest, c.ManifestKey), c.Cases); err != nil {
+			return err
 		}
 	}
-	if m := vf.manifest("promoted", r.Promoted, ""); m != nil {
-		for k := range r.Holdout.Cases {
-			if err := vf.checkReceipt("holdout.cases["+r.Holdout.Cases[k].ID+"]", m, &r.Holdout.Cases[k]); err != nil {
-				return nil, err
-			}
-		}
+	if err := vf.checkReceipts("holdout", vf.manifest("promoted", r.Promoted, ""), r.Holdout.Cases); err != nil {
+		return err
 	}
 	if r.Lineage != nil {
 		if err := vf.checkLineage(r.Lineage); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if r.Budget != nil {
 		vf.checkBinding(r)
 		vf.checkCharges("budget", r.Budget)
 	}
-	vf.out.OK = len(vf.out.Mismatches) == 0
-	return vf.out, nil
+	return nil
+}
+
+// checkReceipts checks cases, recorded under at, against their receipts
+// as runs of m; a manifest that did not load (nil, already reported)
+// leaves them unchecked.
+func (vf *verifier) checkReceipts(at string, m *manifest.Manifest, cases []CaseResult) error {
+	if m == nil {
+		return nil
+	}
+	for k := range cases {
+		if err := vf.checkReceipt(at+".cases["+cases[k].ID+"]", m, &cases[k]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // promoteValid promotes over recomputed scores, or returns "" when a
@@ -159,13 +192,7 @@ func (vf *verifier) checkSums(at string, c *CandidateResult) CandidateResult {
 func (vf *verifier) checkWorkload(r *Report, i int, at string) {
 	c, first := &r.Candidates[i], &r.Candidates[0]
 	if i == 0 {
-		ids := map[string]bool{}
-		for k := range c.Cases {
-			if ids[c.Cases[k].ID] {
-				vf.bad("%s.cases[%s]: recorded twice", at, c.Cases[k].ID)
-			}
-			ids[c.Cases[k].ID] = true
-		}
+		vf.checkCaseIDs(at, c)
 		return
 	}
 	if len(c.Cases) != len(first.Cases) {
@@ -174,10 +201,27 @@ func (vf *verifier) checkWorkload(r *Report, i int, at string) {
 	}
 	for k := range c.Cases {
 		a, b := &c.Cases[k], &first.Cases[k]
-		if a.ID != b.ID || a.Split != b.Split || !canon.Equal(a.Args, b.Args) || !canon.Equal(a.Expect, b.Expect) {
+		if !sameCase(a, b) {
 			vf.bad("%s.cases[%s]: differs from case %q of candidates[%s] (id, split, args or expect)", at, a.ID, b.ID, first.ManifestDigest)
 		}
 	}
+}
+
+// checkCaseIDs: c records each case once.
+func (vf *verifier) checkCaseIDs(at string, c *CandidateResult) {
+	ids := map[string]bool{}
+	for k := range c.Cases {
+		if ids[c.Cases[k].ID] {
+			vf.bad("%s.cases[%s]: recorded twice", at, c.Cases[k].ID)
+		}
+		ids[c.Cases[k].ID] = true
+	}
+}
+
+// sameCase reports whether a and b record the same workload case: id,
+// split, args and expect.
+func sameCase(a, b *CaseResult) bool {
+	return a.ID == b.ID && a.Split == b.Split && canon.Equal(a.Args, b.Args) && canon.Equal(a.Expect, b.Expect)
 }
 
 func (vf *verifier) checkPass(sc *evidence.Scorer, at string, c *CaseResult) {
@@ -297,28 +341,37 @@ func (vf *verifier) checkBinding(r *Report) {
 	if a.Refused != nil {
 		vf.bad("budget.outcome: a report embeds only a complete account, this one is exhausted")
 	}
-	type run struct{ manifest, receipt string }
-	var want []run
-	if r.Lineage != nil {
-		want = append(want, run{r.Lineage.GeneratorDigest, r.Lineage.ReceiptDigest})
-	}
-	for i := range r.Candidates {
-		for k := range r.Candidates[i].Cases {
-			want = append(want, run{r.Candidates[i].ManifestDigest, r.Candidates[i].Cases[k].ReceiptDigest})
-		}
-	}
-	for k := range r.Holdout.Cases {
-		want = append(want, run{r.Promoted, r.Holdout.Cases[k].ReceiptDigest})
-	}
+	want := reportRuns(r)
 	if len(a.Runs) != len(want) {
 		vf.bad("budget.runs: the account charges %d runs, the report records %d", len(a.Runs), len(want))
 	}
 	for i := 0; i < len(a.Runs) && i < len(want); i++ {
-		if a.Runs[i].Manifest != want[i].manifest || a.Runs[i].Receipt != want[i].receipt {
+		if got := (reportRun{a.Runs[i].Manifest, a.Runs[i].Receipt}); got != want[i] {
 			vf.bad("budget.runs[%d]: charges manifest %s receipt %s, the report's run %d is manifest %s receipt %s",
-				i, a.Runs[i].Manifest, a.Runs[i].Receipt, i, want[i].manifest, want[i].receipt)
+				i, got.manifest, got.receipt, i, want[i].manifest, want[i].receipt)
 		}
 	}
+}
+
+// reportRun is a run a report records: the manifest run and its receipt.
+type reportRun struct{ manifest, receipt string }
+
+// reportRuns lists the runs of report r in admission order: generator,
+// each candidate's cases, holdout.
+func reportRuns(r *Report) []reportRun {
+	var runs []reportRun
+	if r.Lineage != nil {
+		runs = append(runs, reportRun{r.Lineage.GeneratorDigest, r.Lineage.ReceiptDigest})
+	}
+	for i := range r.Candidates {
+		for k := range r.Candidates[i].Cases {
+			runs = append(runs, reportRun{r.Candidates[i].ManifestDigest, r.Candidates[i].Cases[k].ReceiptDigest})
+		}
+	}
+	for k := range r.Holdout.Cases {
+		runs = append(runs, reportRun{r.Promoted, r.Holdout.Cases[k].ReceiptDigest})
+	}
+	return runs
 }
 
 // checkCharges: each ceiling is its manifest's declared budget and each
@@ -326,38 +379,47 @@ func (vf *verifier) checkBinding(r *Report) {
 // that ceiling.
 func (vf *verifier) checkCharges(label string, a *Account) {
 	for i := range a.Runs {
-		run := &a.Runs[i]
-		at := fmt.Sprintf("%s.runs[%d]", label, i)
-		m, err := vf.ev.Manifest(run.Manifest)
-		if err != nil {
-			vf.bad("%s.manifest: %v", at, err)
-			continue
-		}
-		if c := ceilingOf(m); c != run.Ceiling {
-			vf.bad("%s.ceiling: claimed {work %d, attempts %d}, manifest %s declares {work %d, attempts %d}", at, run.Ceiling.Work, run.Ceiling.Attempts, run.Manifest, c.Work, c.Attempts)
-		}
-		receipt, err := vf.ev.Receipt(run.Receipt)
-		if err != nil {
-			vf.bad("%s.receipt: %v", at, err)
-			continue
-		}
-		if d, _ := receipt["manifestDigest"].(string); d != run.Manifest {
-			vf.bad("%s.receipt: receipt %s ran manifest %s, not %s", at, run.Receipt, d, run.Manifest)
-			continue
-		}
-		w := evidence.ReceiptWork(receipt)
-		if got := (Ceiling{Work: w.Units, Attempts: w.AgentCalls}); got != run.Charged {
-			vf.bad("%s.charged: claimed {work %d, attempts %d}, the receipt records {work %d, attempts %d}", at, run.Charged.Work, run.Charged.Attempts, got.Work, got.Attempts)
-		}
+		vf.checkCharge(fmt.Sprintf("%s.runs[%d]", label, i), &a.Runs[i])
 	}
 	if a.Refused != nil {
 		at := label + ".refused"
-		m, err := vf.ev.Manifest(a.Refused.Manifest)
-		if err != nil {
+		if m, err := vf.ev.Manifest(a.Refused.Manifest); err != nil {
 			vf.bad("%s.manifest: %v", at, err)
-		} else if c := ceilingOf(m); c != a.Refused.Ceiling {
-			vf.bad("%s.ceiling: claimed {work %d, attempts %d}, manifest %s declares {work %d, attempts %d}", at, a.Refused.Ceiling.Work, a.Refused.Ceiling.Attempts, a.Refused.Manifest, c.Work, c.Attempts)
+		} else {
+			vf.checkCeiling(at, a.Refused.Ceiling, a.Refused.Manifest, m)
 		}
+	}
+}
+
+// checkCharge checks one charged run, recorded at at, against its
+// manifest and receipt.
+func (vf *verifier) checkCharge(at string, run *BudgetRun) {
+	m, err := vf.ev.Manifest(run.Manifest)
+	if err != nil {
+		vf.bad("%s.manifest: %v", at, err)
+		return
+	}
+	vf.checkCeiling(at, run.Ceiling, run.Manifest, m)
+	receipt, err := vf.ev.Receipt(run.Receipt)
+	if err != nil {
+		vf.bad("%s.receipt: %v", at, err)
+		return
+	}
+	if d, _ := receipt["manifestDigest"].(string); d != run.Manifest {
+		vf.bad("%s.receipt: receipt %s ran manifest %s, not %s", at, run.Receipt, d, run.Manifest)
+		return
+	}
+	w := evidence.ReceiptWork(receipt)
+	if got := (Ceiling{Work: w.Units, Attempts: w.AgentCalls}); got != run.Charged {
+		vf.bad("%s.charged: claimed {work %d, attempts %d}, the receipt records {work %d, attempts %d}", at, run.Charged.Work, run.Charged.Attempts, got.Work, got.Attempts)
+	}
+}
+
+// checkCeiling: the claimed ceiling is the one manifest m, stored under
+// digest, declares.
+func (vf *verifier) checkCeiling(at string, claimed Ceiling, digest string, m *manifest.Manifest) {
+	if c := ceilingOf(m); c != claimed {
+		vf.bad("%s.ceiling: claimed {work %d, attempts %d}, manifest %s declares {work %d, attempts %d}", at, claimed.Work, claimed.Attempts, digest, c.Work, c.Attempts)
 	}
 }
 
@@ -382,10 +444,20 @@ func VerifyAccount(ctx context.Context, v any, ev evidence.Store) (*Verification
 		vf.bad("activity: claimed %q, a foundry account is %q", a.Activity, ActivityFoundry)
 	}
 	vf.checkCharges("account", a)
+	if err := vf.replayRuns(a); err != nil {
+		return nil, err
+	}
+	vf.out.OK = len(vf.out.Mismatches) == 0
+	return vf.out, nil
+}
+
+// replayRuns replays every run of account a offline whose manifest and
+// receipt the store holds and agree; checkCharges reported the others.
+func (vf *verifier) replayRuns(a *Account) error {
 	for i := range a.Runs {
 		run := &a.Runs[i]
-		m, err1 := ev.Manifest(run.Manifest)
-		receipt, err2 := ev.Receipt(run.Receipt)
+		m, err1 := vf.ev.Manifest(run.Manifest)
+		receipt, err2 := vf.ev.Receipt(run.Receipt)
 		if err1 != nil || err2 != nil {
 			continue // already reported by checkCharges
 		}
@@ -393,9 +465,8 @@ func VerifyAccount(ctx context.Context, v any, ev evidence.Store) (*Verification
 			continue
 		}
 		if err := vf.replay(fmt.Sprintf("account.runs[%d]", i), receipt, m); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	vf.out.OK = len(vf.out.Mismatches) == 0
-	return vf.out, nil
+	return nil
 }
