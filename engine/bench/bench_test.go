@@ -169,6 +169,7 @@ func fixture(t testing.TB) (*Config, *fakeRunner, *fakeEvidence) {
 }
 
 func TestRunReportAndPareto(t *testing.T) {
+	t.Parallel()
 	cfg, r, ev := fixture(t)
 	rep, err := Run(context.Background(), cfg, r, Options{Concurrency: 2})
 	if err != nil {
@@ -203,6 +204,7 @@ func TestRunReportAndPareto(t *testing.T) {
 }
 
 func TestPricesChangeTheCostSignal(t *testing.T) {
+	t.Parallel()
 	cfg, r, ev := fixture(t)
 	// large-1 is cheap per token here: frontier now beats cheap on cost.
 	cfg.Prices = map[string]Price{"small-1": {Input: 1000, Output: 1000}, "large-1": {Input: 1, Output: 1}}
@@ -222,6 +224,7 @@ func TestPricesChangeTheCostSignal(t *testing.T) {
 }
 
 func TestParetoTable(t *testing.T) {
+	t.Parallel()
 	sys := func(id string, passed, tokens, calls int64) SystemResult {
 		return SystemResult{ID: id, Passed: passed, Usage: Tally{TokensIn: tokens}, EffectCalls: calls}
 	}
@@ -246,6 +249,7 @@ func TestParetoTable(t *testing.T) {
 // on which it is strictly better, so a report can say why a system is off
 // the Pareto set.
 func TestDominatedBy(t *testing.T) {
+	t.Parallel()
 	sys := func(id string, passed, tokens, calls int64) SystemResult {
 		return SystemResult{ID: id, Passed: passed, Usage: Tally{TokensIn: tokens}, EffectCalls: calls}
 	}
@@ -290,6 +294,7 @@ func TestDominatedBy(t *testing.T) {
 }
 
 func TestConcurrencyDoesNotChangeTheReport(t *testing.T) {
+	t.Parallel()
 	reporttest.SameAtEveryConcurrency(t, []int{1, 4, 32}, func(n int) ([]byte, error) {
 		cfg, r, _ := fixture(t)
 		r.jitter = true
@@ -303,6 +308,7 @@ func TestConcurrencyDoesNotChangeTheReport(t *testing.T) {
 }
 
 func TestOrderedSessionsRunInCaseOrder(t *testing.T) {
+	t.Parallel()
 	cfg, r, _ := fixture(t)
 	r.jitter = true
 	r.ordered["cheap"] = true
@@ -324,6 +330,7 @@ func TestOrderedSessionsRunInCaseOrder(t *testing.T) {
 }
 
 func TestScorerAndAxes(t *testing.T) {
+	t.Parallel()
 	cfg, r, ev := fixture(t)
 	var err error
 	cfg.Scorer, err = evidence.CompileScorer(map[string]any{"contract": "algal.expr.v1", "program": []any{"eq", []any{"get", "outputs", "out"}, []any{"get", "expect", "out"}}}, "scorer")
@@ -370,6 +377,7 @@ func TestScorerAndAxes(t *testing.T) {
 // digest so only the claim itself can betray the forgery, and expects
 // verification to name it.
 func TestForgeryIsCaught(t *testing.T) {
+	t.Parallel()
 	cfg, r, ev := fixture(t)
 	cfg.Axes, _ = parseAxes([]any{map[string]any{"name": "quality", "dir": "up", "expr": map[string]any{"contract": "algal.expr.v1", "program": []any{"get", "passed"}}}}, "axes")
 	rep, err := Run(context.Background(), cfg, r, Options{})
@@ -418,6 +426,7 @@ func TestForgeryIsCaught(t *testing.T) {
 }
 
 func TestParseReportRejects(t *testing.T) {
+	t.Parallel()
 	cfg, r, _ := fixture(t)
 	rep, err := Run(context.Background(), cfg, r, Options{})
 	if err != nil {
@@ -442,6 +451,7 @@ func TestParseReportRejects(t *testing.T) {
 }
 
 func TestParseConfigRejects(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, "route")
 	load := func(string) (*manifest.Manifest, error) { return m, nil }
 	base := func() map[string]any {
@@ -502,6 +512,7 @@ func caseOf(v map[string]any, si, ci int) map[string]any {
 }
 
 func TestInspect(t *testing.T) {
+	t.Parallel()
 	cfg, r, _ := fixture(t)
 	rep, err := Run(context.Background(), cfg, r, Options{})
 	if err != nil {

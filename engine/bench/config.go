@@ -124,25 +124,36 @@ func ParseConfig(v any, dir string, load ManifestLoader) (*Config, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if p, ok := raw["prices"]; ok && p != nil {
-		if cfg.Prices, err = parsePrices(p, "prices"); err != nil {
-			return nil, err
-		}
-	}
-	if sc, ok := raw["scorer"]; ok && sc != nil {
-		if cfg.Scorer, err = evidence.CompileScorer(sc, "scorer"); err != nil {
-			return nil, err
-		}
-	}
-	if ax, ok := raw["axes"]; ok && ax != nil {
-		if cfg.Axes, err = parseAxes(ax, "axes"); err != nil {
-			return nil, err
-		}
+	if err := parseSettings(raw, true, &cfg.Prices, &cfg.Scorer, &cfg.Axes); err != nil {
+		return nil, err
 	}
 	if err := checkInterfaces(cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// parseSettings reads the optional members a config and its report share,
+// prices, scorer and axes, in that order, into the places given. An
+// absent member, or a null one where nullAbsent, leaves its place alone.
+func parseSettings(raw map[string]any, nullAbsent bool, prices *map[string]Price, scorer **evidence.Scorer, axes *[]Axis) error {
+	for _, m := range []struct {
+		key   string
+		parse func(v any) error
+	}{
+		{"prices", func(v any) (err error) { *prices, err = parsePrices(v, "prices"); return err }},
+		{"scorer", func(v any) (err error) { *scorer, err = evidence.CompileScorer(v, "scorer"); return err }},
+		{"axes", func(v any) (err error) { *axes, err = parseAxes(v, "axes"); return err }},
+	} {
+		v, ok := raw[m.key]
+		if !ok || (nullAbsent && v == nil) {
+			continue
+		}
+		if err := m.parse(v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parseSystemConfig admits one systems entry; seen holds the ids of the
@@ -160,23 +171,43 @@ func parseSystemConfig(v any, field, dir string, load ManifestLoader, seen map[s
 		return System{}, fail(fault.Parse, field+".id", "duplicate system id %q", id)
 	}
 	seen[id] = true
-	path, ok := s["manifest"].(string)
+	m, err := loadSystemManifest(s["manifest"], field+".manifest", id, dir, load)
+	if err != nil {
+		return System{}, err
+	}
+	resolved, err := resolveExecutors(s["executors"], field, id, dir)
+	if err != nil {
+		return System{}, err
+	}
+	return System{ID: id, Manifest: m, Executors: resolved}, nil
+}
+
+// loadSystemManifest admits the manifest of system id at the path v
+// holds, which must declare an interface.
+func loadSystemManifest(v any, field, id, dir string, load ManifestLoader) (*manifest.Manifest, error) {
+	path, ok := v.(string)
 	if !ok || path == "" {
-		return System{}, fail(fault.Parse, field+".manifest", "must be a path")
+		return nil, fail(fault.Parse, field, "must be a path")
 	}
 	m, err := load(evidence.Resolve(dir, path))
 	if err != nil {
-		return System{}, err
+		return nil, err
 	}
 	if m.Interface == nil {
-		return System{}, fail(fault.Parse, field+".manifest", "system %q manifest must declare an interface", id)
+		return nil, fail(fault.Parse, field, "system %q manifest must declare an interface", id)
 	}
-	execs, err := evidence.Object(s["executors"], field+".executors")
+	return m, nil
+}
+
+// resolveExecutors resolves the executors of system id, at least one,
+// each a spec under a name.
+func resolveExecutors(v any, field, id, dir string) (map[string]string, error) {
+	execs, err := evidence.Object(v, field+".executors")
 	if err != nil {
-		return System{}, err
+		return nil, err
 	}
 	if len(execs) == 0 {
-		return System{}, fail(fault.Parse, field+".executors", "system %q needs at least one executor", id)
+		return nil, fail(fault.Parse, field+".executors", "system %q needs at least one executor", id)
 	}
 	resolved := make(map[string]string, len(execs))
 	// Sorted, so the first bad entry named is the same on every run.
@@ -184,13 +215,13 @@ func parseSystemConfig(v any, field, dir string, load ManifestLoader, seen map[s
 		at := fmt.Sprintf("%s.executors[%q]", field, name)
 		str, ok := execs[name].(string)
 		if name == "" || len(name) > MaxIDLen || !ok {
-			return System{}, fail(fault.Parse, at, "must be a non-empty spec string under a name of at most %d characters", MaxIDLen)
+			return nil, fail(fault.Parse, at, "must be a non-empty spec string under a name of at most %d characters", MaxIDLen)
 		}
 		if resolved[name], err = effect.ResolveSpec(str, dir, effect.InConfig); err != nil {
-			return System{}, fail(fault.Parse, at, "%v", err)
+			return nil, fail(fault.Parse, at, "%v", err)
 		}
 	}
-	return System{ID: id, Manifest: m, Executors: resolved}, nil
+	return resolved, nil
 }
 
 func parseCases(v any, field string) ([]Case, error) {
@@ -233,61 +264,80 @@ func parseAxes(v any, field string) ([]Axis, error) {
 	axes := make([]Axis, 0, len(raw))
 	seen := map[string]bool{}
 	for i, ra := range raw {
-		at := fmt.Sprintf("%s[%d]", field, i)
-		a, err := evidence.Closed(ra, at, "name", "dir", "expr")
+		a, err := parseAxis(ra, fmt.Sprintf("%s[%d]", field, i), seen)
 		if err != nil {
 			return nil, err
 		}
-		name, err := evidence.ID(a["name"], at+".name")
-		if err != nil {
-			return nil, err
-		}
-		if seen[name] {
-			return nil, fail(fault.Parse, at+".name", "duplicate axis name %q", name)
-		}
-		seen[name] = true
-		dir, _ := a["dir"].(string)
-		if dir != "up" && dir != "down" {
-			return nil, fail(fault.Parse, at+".dir", `must be "up" or "down"`)
-		}
-		env, prog, err := evidence.CompileEnvelope(a["expr"], at+".expr", axisNames, fault.AxisInvalid)
-		if err != nil {
-			return nil, err
-		}
-		axes = append(axes, Axis{Name: name, Dir: dir, Expr: env, prog: prog})
+		axes = append(axes, a)
 	}
 	return axes, nil
+}
+
+// parseAxis reads one axis; seen holds the names of the axes before it.
+func parseAxis(v any, at string, seen map[string]bool) (Axis, error) {
+	a, err := evidence.Closed(v, at, "name", "dir", "expr")
+	if err != nil {
+		return Axis{}, err
+	}
+	name, err := evidence.ID(a["name"], at+".name")
+	if err != nil {
+		return Axis{}, err
+	}
+	if seen[name] {
+		return Axis{}, fail(fault.Parse, at+".name", "duplicate axis name %q", name)
+	}
+	seen[name] = true
+	dir, _ := a["dir"].(string)
+	if dir != "up" && dir != "down" {
+		return Axis{}, fail(fault.Parse, at+".dir", `must be "up" or "down"`)
+	}
+	env, prog, err := evidence.CompileEnvelope(a["expr"], at+".expr", axisNames, fault.AxisInvalid)
+	if err != nil {
+		return Axis{}, err
+	}
+	return Axis{Name: name, Dir: dir, Expr: env, prog: prog}, nil
 }
 
 // checkInterfaces: every case's args name interface inputs of every
 // system, and expect names exactly the interface outputs.
 func checkInterfaces(cfg *Config) error {
 	for _, s := range cfg.Systems {
-		inputs := map[string]bool{}
-		for _, p := range s.Manifest.Interface.Inputs {
-			inputs[p.Name] = true
-		}
-		outputs := map[string]bool{}
-		for _, p := range s.Manifest.Interface.Outputs {
-			outputs[p.Name] = true
-		}
+		inputs := portNames(s.Manifest.Interface.Inputs)
+		outputs := portNames(s.Manifest.Interface.Outputs)
 		for _, c := range cfg.Cases {
-			for _, name := range canon.SortedKeys(c.Args) {
-				if !inputs[name] {
-					return fail(fault.Parse, "cases["+c.ID+"].args", "system %q has no interface input %q", s.ID, name)
-				}
-			}
-			for _, p := range s.Manifest.Interface.Outputs {
-				if _, ok := c.Expect[p.Name]; !ok {
-					return fail(fault.Parse, "cases["+c.ID+"].expect", "missing expected output %q of system %q", p.Name, s.ID)
-				}
-			}
-			for _, name := range canon.SortedKeys(c.Expect) {
-				if !outputs[name] {
-					return fail(fault.Parse, "cases["+c.ID+"].expect", "system %q has no interface output %q", s.ID, name)
-				}
+			if err := checkCaseInterface(s, c, inputs, outputs); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// checkCaseInterface checks case c against system s's interface, whose
+// input and output names are given.
+func checkCaseInterface(s System, c Case, inputs, outputs map[string]bool) error {
+	for _, name := range canon.SortedKeys(c.Args) {
+		if !inputs[name] {
+			return fail(fault.Parse, "cases["+c.ID+"].args", "system %q has no interface input %q", s.ID, name)
+		}
+	}
+	for _, p := range s.Manifest.Interface.Outputs {
+		if _, ok := c.Expect[p.Name]; !ok {
+			return fail(fault.Parse, "cases["+c.ID+"].expect", "missing expected output %q of system %q", p.Name, s.ID)
+		}
+	}
+	for _, name := range canon.SortedKeys(c.Expect) {
+		if !outputs[name] {
+			return fail(fault.Parse, "cases["+c.ID+"].expect", "system %q has no interface output %q", s.ID, name)
+		}
+	}
+	return nil
+}
+
+func portNames(ports []manifest.InterfacePort) map[string]bool {
+	names := make(map[string]bool, len(ports))
+	for _, p := range ports {
+		names[p.Name] = true
+	}
+	return names
 }

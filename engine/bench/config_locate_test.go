@@ -12,6 +12,7 @@ import (
 // of the member at fault and, for an unknown key, the key it was likely
 // meant to be.
 func TestConfigMistakesLocated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "typo.config.json")
 	doc := `{

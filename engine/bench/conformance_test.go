@@ -33,6 +33,7 @@ func hasMismatch(res *Verification, prefix string) bool {
 // A report declaring axes must record axisValues on every system, naming
 // exactly the declared axes.
 func TestAxisValuesMustMatchTheDeclaredAxes(t *testing.T) {
+	t.Parallel()
 	cfg, r, _ := fixture(t)
 	var err error
 	if cfg.Axes, err = parseAxes([]any{axisEnv("quality", "up", []any{"get", "passed"}), axisEnv("calls", "down", []any{"get", "effectCalls"})}, "axes"); err != nil {
@@ -75,6 +76,7 @@ func TestAxisValuesMustMatchTheDeclaredAxes(t *testing.T) {
 // Axis programs see exactly the aggregate record: the case list and the
 // axis values themselves are not among the names.
 func TestAxisNamesAreExactlyTheAggregateFields(t *testing.T) {
+	t.Parallel()
 	for _, name := range axisNames {
 		if _, err := parseAxes([]any{axisEnv("a", "up", []any{"get", name})}, "axes"); err != nil {
 			t.Errorf("aggregate field %s rejected: %v", name, err)
@@ -95,6 +97,7 @@ func TestAxisNamesAreExactlyTheAggregateFields(t *testing.T) {
 
 // Ties among survivors break by each axis in its direction, then by id.
 func TestAxisParetoTiesBreakByAxesThenID(t *testing.T) {
+	t.Parallel()
 	axes, err := parseAxes([]any{axisEnv("q", "up", 0.0), axisEnv("c", "down", 0.0)}, "axes")
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +124,7 @@ func TestAxisParetoTiesBreakByAxesThenID(t *testing.T) {
 // Costs sum in effect order within a case and then in case order, the
 // order every implementation uses, so the recorded doubles agree.
 func TestCostSummationOrder(t *testing.T) {
+	t.Parallel()
 	prices := map[string]Price{"m": {Input: 1, Output: 0}}
 	eff := func(tin float64) any {
 		return map[string]any{"usage": map[string]any{"model": "m", "tokensIn": tin, "tokensOut": 0.0}}
@@ -144,6 +148,7 @@ func TestCostSummationOrder(t *testing.T) {
 // A receipt that ran the claimed manifest on other args (same outputs,
 // same effects) is caught by the args binding alone.
 func TestReceiptArgsBinding(t *testing.T) {
+	t.Parallel()
 	cfg, r, ev := fixture(t)
 	rep, err := Run(context.Background(), cfg, r, Options{})
 	if err != nil {
@@ -167,6 +172,7 @@ func TestReceiptArgsBinding(t *testing.T) {
 // checkedReceipts counts the receipts verification replayed: a receipt of
 // another manifest is reported and not replayed, so it is not counted.
 func TestReceiptOfAnotherManifestIsNotCounted(t *testing.T) {
+	t.Parallel()
 	cfg, r, ev := fixture(t)
 	rep, err := Run(context.Background(), cfg, r, Options{})
 	if err != nil {
@@ -194,6 +200,7 @@ func TestReceiptOfAnotherManifestIsNotCounted(t *testing.T) {
 // Admission errors must not depend on Go's map order: with several bad
 // entries in one object the same one is named every time.
 func TestConfigErrorsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	m := mustManifest(t, "route")
 	load := func(string) (*manifest.Manifest, error) { return m, nil }
 	execs, prices := map[string]any{}, map[string]any{}
@@ -259,6 +266,7 @@ func TestConfigErrorsAreDeterministic(t *testing.T) {
 // A scorer failure aborts the bench with SCORER_INVALID naming the first
 // failing case in system then case order, whatever the concurrency.
 func TestScorerAbortIsDeterministic(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for range 10 {
 		cfg, r, _ := fixture(t)

@@ -16,19 +16,39 @@ import (
 func Inspect(r *Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "bench %s\nworkload %s, %d cases\n", r.Digest, r.Workload, len(r.Cases))
+	fmt.Fprintf(&b, "pareto axes: %s\n\n", paretoAxes(r))
+	writeSystems(&b, r)
+	if split := disagreements(r); len(split) > 0 {
+		b.WriteString("\ncases the systems disagree on:\n" + strings.Join(split, "\n") + "\n")
+	}
+	if r.Scorer != nil {
+		prog, _ := canon.Encode(r.Scorer.Envelope["program"])
+		fmt.Fprintf(&b, "scorer: %s\n", prog)
+	} else {
+		b.WriteString("scorer: exact match\n")
+	}
+	return b.String()
+}
+
+// paretoAxes names the criteria the Pareto set is taken over, with the
+// direction that is better.
+func paretoAxes(r *Report) string {
 	switch {
 	case r.Axes != nil:
 		names := make([]string, len(r.Axes))
 		for i, a := range r.Axes {
 			names[i] = a.Name + " " + map[string]string{"up": "↑", "down": "↓"}[a.Dir]
 		}
-		fmt.Fprintf(&b, "pareto axes: %s\n\n", strings.Join(names, ", "))
+		return strings.Join(names, ", ")
 	case r.Prices != nil:
-		b.WriteString("pareto axes: passed ↑, cost in dollars ↓, effect calls ↓\n\n")
-	default:
-		b.WriteString("pareto axes: passed ↑, total tokens ↓, effect calls ↓\n\n")
+		return "passed ↑, cost in dollars ↓, effect calls ↓"
 	}
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	return "passed ↑, total tokens ↓, effect calls ↓"
+}
+
+// writeSystems writes the table of systems, a row each.
+func writeSystems(b *strings.Builder, r *Report) {
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
 	head := "system\tpassed\ttokens in/out\tcost\tcalls\twork units\tpareto"
 	for _, a := range r.Axes {
 		head += "\t" + a.Name
@@ -48,6 +68,11 @@ func Inspect(r *Report) string {
 		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
+}
+
+// disagreements lists, a line each, the cases some systems pass and
+// others fail.
+func disagreements(r *Report) []string {
 	var split []string
 	for ci, c := range r.Cases {
 		var pass, fail []string
@@ -62,14 +87,5 @@ func Inspect(r *Report) string {
 			split = append(split, fmt.Sprintf("  %s: passed by %s; failed by %s", c.ID, strings.Join(pass, ", "), strings.Join(fail, ", ")))
 		}
 	}
-	if len(split) > 0 {
-		b.WriteString("\ncases the systems disagree on:\n" + strings.Join(split, "\n") + "\n")
-	}
-	if r.Scorer != nil {
-		prog, _ := canon.Encode(r.Scorer.Envelope["program"])
-		fmt.Fprintf(&b, "scorer: %s\n", prog)
-	} else {
-		b.WriteString("scorer: exact match\n")
-	}
-	return b.String()
+	return split
 }

@@ -3,6 +3,7 @@ package bench
 import "testing"
 
 func TestFormatCostHasFixedPrecision(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   float64
 		want string

@@ -20,33 +20,40 @@ func ParseReport(v any) (*Report, error) {
 		return nil, fail(fault.Parse, "contract", "must be %s", ReportContract)
 	}
 	r := &Report{}
-	if r.Workload, err = evidence.DigestField(raw["workload"], "workload"); err != nil {
+	if err := r.parseWorkload(raw); err != nil {
 		return nil, err
 	}
-	if r.Digest, err = evidence.DigestField(raw["digest"], "digest"); err != nil {
+	if err := parseSettings(raw, false, &r.Prices, &r.Scorer, &r.Axes); err != nil {
 		return nil, err
-	}
-	if r.Cases, err = parseCases(raw["cases"], "cases"); err != nil {
-		return nil, err
-	}
-	if p, ok := raw["prices"]; ok {
-		if r.Prices, err = parsePrices(p, "prices"); err != nil {
-			return nil, err
-		}
-	}
-	if sc, ok := raw["scorer"]; ok {
-		if r.Scorer, err = evidence.CompileScorer(sc, "scorer"); err != nil {
-			return nil, err
-		}
-	}
-	if ax, ok := raw["axes"]; ok {
-		if r.Axes, err = parseAxes(ax, "axes"); err != nil {
-			return nil, err
-		}
 	}
 	ids := map[string]bool{}
-	if r.Systems, err = evidence.Entries(raw["systems"], "systems", 1, MaxSystems, func(v any, at string) (SystemResult, error) {
-		s, err := parseSystem(v, at, r.Axes)
+	if r.Systems, err = evidence.Entries(raw["systems"], "systems", 1, MaxSystems, distinctSystems(r.Axes, ids)); err != nil {
+		return nil, err
+	}
+	if r.Pareto, err = evidence.Entries(raw["pareto"], "pareto", 0, MaxSystems, paretoMembers(ids)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// parseWorkload reads the report's workload: its digest, the report's
+// own digest, and the cases.
+func (r *Report) parseWorkload(raw map[string]any) (err error) {
+	if r.Workload, err = evidence.DigestField(raw["workload"], "workload"); err != nil {
+		return err
+	}
+	if r.Digest, err = evidence.DigestField(raw["digest"], "digest"); err != nil {
+		return err
+	}
+	r.Cases, err = parseCases(raw["cases"], "cases")
+	return err
+}
+
+// distinctSystems parses systems entries under axes, noting their ids in
+// ids and rejecting an id seen before.
+func distinctSystems(axes []Axis, ids map[string]bool) func(v any, at string) (SystemResult, error) {
+	return func(v any, at string) (SystemResult, error) {
+		s, err := parseSystem(v, at, axes)
 		if err != nil {
 			return SystemResult{}, err
 		}
@@ -55,11 +62,14 @@ func ParseReport(v any) (*Report, error) {
 		}
 		ids[s.ID] = true
 		return *s, nil
-	}); err != nil {
-		return nil, err
 	}
+}
+
+// paretoMembers parses pareto entries: ids of systems in ids, each named
+// once.
+func paretoMembers(ids map[string]bool) func(v any, at string) (string, error) {
 	seen := map[string]bool{}
-	if r.Pareto, err = evidence.Entries(raw["pareto"], "pareto", 0, MaxSystems, func(v any, at string) (string, error) {
+	return func(v any, at string) (string, error) {
 		id, err := evidence.ID(v, at)
 		if err != nil {
 			return "", err
@@ -72,10 +82,7 @@ func ParseReport(v any) (*Report, error) {
 		}
 		seen[id] = true
 		return id, nil
-	}); err != nil {
-		return nil, err
 	}
-	return r, nil
 }
 
 func parseTally(v any, field string, withCalls bool) (Tally, error) {
@@ -113,6 +120,31 @@ func parseAttribution(v any, field string) (map[string]Tally, error) {
 }
 
 func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
+	m, err := systemObject(v, at, axes)
+	if err != nil {
+		return nil, err
+	}
+	s := &SystemResult{}
+	if err := s.parseIdentity(m, at); err != nil {
+		return nil, err
+	}
+	if err := s.parseTotals(m, at); err != nil {
+		return nil, err
+	}
+	if axes != nil {
+		if s.AxisValues, err = parseAxisValues(m["axisValues"], at+".axisValues", axes); err != nil {
+			return nil, err
+		}
+	}
+	if s.Cases, err = evidence.Entries(m["cases"], at+".cases", 1, MaxCases, parseCaseResult); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// systemObject reads a system's object: its keys are closed, and hold
+// axisValues exactly when the report declares axes.
+func systemObject(v any, at string, axes []Axis) (map[string]any, error) {
 	m, err := evidence.Object(v, at)
 	if err != nil {
 		return nil, err
@@ -124,60 +156,66 @@ func parseSystem(v any, at string, axes []Axis) (*SystemResult, error) {
 			return nil, fail(fault.Parse, at+".axisValues", "missing: the report declares axes")
 		}
 	}
-	if err := evidence.ClosedKeys(m, at, keys...); err != nil {
-		return nil, err
-	}
-	s := &SystemResult{}
+	return m, evidence.ClosedKeys(m, at, keys...)
+}
+
+// parseIdentity reads which system s is: its id and the manifest it ran.
+func (s *SystemResult) parseIdentity(m map[string]any, at string) (err error) {
 	if s.ID, err = evidence.ID(m["id"], at+".id"); err != nil {
-		return nil, err
+		return err
 	}
 	if s.ManifestDigest, err = evidence.DigestField(m["manifestDigest"], at+".manifestDigest"); err != nil {
-		return nil, err
+		return err
 	}
 	if s.ManifestKey, _ = m["manifestKey"].(string); s.ManifestKey == "" || len(s.ManifestKey) > 256 {
-		return nil, fail(fault.Parse, at+".manifestKey", "must be a manifest key")
+		return fail(fault.Parse, at+".manifestKey", "must be a manifest key")
 	}
+	return nil
+}
+
+// parseTotals reads system s's totals: counts, work, usage and
+// attribution.
+func (s *SystemResult) parseTotals(m map[string]any, at string) (err error) {
 	for _, f := range []struct {
 		key string
 		dst *int64
 	}{{"passed", &s.Passed}, {"total", &s.Total}, {"effectCalls", &s.EffectCalls}} {
 		if *f.dst, err = evidence.CountField(m[f.key], at+"."+f.key); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if s.Passed > s.Total {
-		return nil, fail(fault.Parse, at+".passed", "exceeds total")
+		return fail(fault.Parse, at+".passed", "exceeds total")
 	}
 	if s.Work, err = evidence.ParseWork(m["work"], at+".work"); err != nil {
-		return nil, err
+		return err
 	}
 	if s.Usage, err = parseTally(m["usage"], at+".usage", false); err != nil {
+		return err
+	}
+	s.Attribution, err = parseAttribution(m["attribution"], at+".attribution")
+	return err
+}
+
+// parseAxisValues reads a system's axis values: a number for each
+// declared axis and nothing else.
+func parseAxisValues(v any, field string, axes []Axis) (map[string]float64, error) {
+	av, err := evidence.Object(v, field)
+	if err != nil {
 		return nil, err
 	}
-	if s.Attribution, err = parseAttribution(m["attribution"], at+".attribution"); err != nil {
-		return nil, err
+	if len(av) != len(axes) {
+		return nil, fail(fault.Parse, field, "must hold exactly one value per declared axis")
 	}
-	if axes != nil {
-		av, err := evidence.Object(m["axisValues"], at+".axisValues")
-		if err != nil {
-			return nil, err
+	values := make(map[string]float64, len(axes))
+	for _, a := range axes {
+		f, ok := av[a.Name].(float64)
+		if !ok {
+			return nil, fail(fault.Parse, field+"."+a.Name, "must be a number")
 		}
-		if len(av) != len(axes) {
-			return nil, fail(fault.Parse, at+".axisValues", "must hold exactly one value per declared axis")
-		}
-		s.AxisValues = make(map[string]float64, len(axes))
-		for _, a := range axes {
-			f, ok := av[a.Name].(float64)
-			if !ok {
-				return nil, fail(fault.Parse, at+".axisValues."+a.Name, "must be a number")
-			}
-			s.AxisValues[a.Name] = f
-		}
+		values[a.Name] = f
 	}
-	if s.Cases, err = evidence.Entries(m["cases"], at+".cases", 1, MaxCases, parseCaseResult); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return values, nil
 }
 
 func parseCaseResult(v any, at string) (CaseResult, error) {

@@ -383,16 +383,11 @@ type Dominance struct {
 // so a report can say why a system is off the Pareto set; nil when id is
 // on it (or unknown).
 func (r *Report) DominatedBy(id string) []Dominance {
-	var s *SystemResult
-	for i := range r.Systems {
-		if r.Systems[i].ID == id {
-			s = &r.Systems[i]
-			break
-		}
-	}
-	if s == nil {
+	i := slices.IndexFunc(r.Systems, func(s SystemResult) bool { return s.ID == id })
+	if i < 0 {
 		return nil
 	}
+	s := &r.Systems[i]
 	crit := r.criteria()
 	var out []Dominance
 	for i := range r.Systems {
@@ -400,21 +395,33 @@ func (r *Report) DominatedBy(id string) []Dominance {
 		if o.ID == s.ID {
 			continue
 		}
-		var better []string
-		atLeast := true
-		for _, c := range crit {
-			switch d := c.better(o, s); {
-			case d < 0:
-				atLeast = false
-			case d > 0:
-				better = append(better, c.name)
-			}
-		}
-		if atLeast && len(better) > 0 {
+		if better, ok := betterOn(crit, o, s); ok && len(better) > 0 {
 			out = append(out, Dominance{By: o.ID, Better: better})
 		}
 	}
 	return out
+}
+
+// betterOn names the criteria on which o is better than s, in criteria
+// order; atLeast is false when s is better than o on any.
+func betterOn(crit []criterion, o, s *SystemResult) (better []string, atLeast bool) {
+	atLeast = true
+	for _, c := range crit {
+		switch d := c.better(o, s); {
+		case d < 0:
+			atLeast = false
+		case d > 0:
+			better = append(better, c.name)
+		}
+	}
+	return better, atLeast
+}
+
+// dominates reports whether o is at least as good as s on every
+// criterion and strictly better on one.
+func dominates(crit []criterion, o, s *SystemResult) bool {
+	better, atLeast := betterOn(crit, o, s)
+	return atLeast && len(better) > 0
 }
 
 // better compares a and b on one criterion: >0 when a is better.
@@ -437,29 +444,8 @@ func Pareto(systems []SystemResult, prices map[string]Price, axes []Axis) []stri
 	}
 	var kept []*SystemResult
 	for i := range systems {
-		s := &systems[i]
-		dominated := false
-		for j := range systems {
-			o := &systems[j]
-			if i == j || o.ID == s.ID {
-				continue
-			}
-			allAtLeast, strictly := true, false
-			for _, c := range crit {
-				switch d := c.better(o, s); {
-				case d < 0:
-					allAtLeast = false
-				case d > 0:
-					strictly = true
-				}
-			}
-			if allAtLeast && strictly {
-				dominated = true
-				break
-			}
-		}
-		if !dominated {
-			kept = append(kept, s)
+		if !dominatedIn(systems, i, crit) {
+			kept = append(kept, &systems[i])
 		}
 	}
 	slices.SortFunc(kept, func(a, b *SystemResult) int {
@@ -475,6 +461,17 @@ func Pareto(systems []SystemResult, prices map[string]Price, axes []Axis) []stri
 		ids[i] = s.ID
 	}
 	return ids
+}
+
+// dominatedIn reports whether another of systems (not one under the same
+// id) dominates systems[i].
+func dominatedIn(systems []SystemResult, i int, crit []criterion) bool {
+	for j := range systems {
+		if i != j && systems[j].ID != systems[i].ID && dominates(crit, &systems[j], &systems[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // finish computes the derived parts of a report (workload, aggregates,

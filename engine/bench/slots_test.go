@@ -12,6 +12,7 @@ import (
 // Runs sharing slots hold at most that many cases together, whatever
 // their own concurrency, and each report is the one it makes alone.
 func TestSharedSlotsBoundTheCasesOfEveryRun(t *testing.T) {
+	t.Parallel()
 	cfg, alone, _ := fixture(t)
 	alone.ordered["cheap"] = true
 	rep, err := Run(context.Background(), cfg, alone, Options{Concurrency: 1})
@@ -50,6 +51,7 @@ func TestSharedSlotsBoundTheCasesOfEveryRun(t *testing.T) {
 // A freed slot goes to the waiter of the lowest rank, in arrival order
 // within a rank.
 func TestSlotsServeTheLowestRankFirst(t *testing.T) {
+	t.Parallel()
 	s := NewSlots(1)
 	s.acquire(0)
 	var mu sync.Mutex

@@ -11,6 +11,7 @@ import (
 // and also when it spent tokens on a model the price card does not price.
 // A record without usage (scripted, command) and a failure claim nothing.
 func TestMeasureCountsUnknownUsage(t *testing.T) {
+	t.Parallel()
 	prices := map[string]bench.Price{"small-1": {Input: 1, Output: 2}}
 	for _, tc := range []struct {
 		name           string

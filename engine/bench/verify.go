@@ -28,16 +28,14 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 		return nil, err
 	}
 	out := &Verification{Digest: r.Digest}
-	bad := out.Bad
 	if err := out.CheckDigest(v.(map[string]any)); err != nil {
 		return nil, err
 	}
 	if w, err := WorkloadDigest(r.Cases); err != nil {
 		return nil, err
 	} else if w != r.Workload {
-		bad("workload: claimed %s, computed %s", r.Workload, w)
+		out.Bad("workload: claimed %s, computed %s", r.Workload, w)
 	}
-
 	// A system's own checks run here, in order; its cases are checked
 	// afterwards on a bounded pool, each case keeping its mismatches in its
 	// own slot, and everything is joined in report order, so the
@@ -46,59 +44,91 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 	systemBad := make([][]string, len(r.Systems))
 	var checks []caseCheck
 	for si := range r.Systems {
-		s := &r.Systems[si]
-		at := "systems[" + s.ID + "]"
 		bad := func(format string, a ...any) { systemBad[si] = append(systemBad[si], fmt.Sprintf(format, a...)) }
-		// Aggregates must follow from the recorded cases.
-		re := SystemResult{ID: s.ID, ManifestDigest: s.ManifestDigest, ManifestKey: s.ManifestKey, Cases: s.Cases}
-		re.aggregate()
-		compareAggregate(at, s, &re, bad)
-		if r.Axes != nil {
-			want, err := axisValues(r.Axes, s)
-			if err != nil {
-				bad("%s.axisValues: %v", at, err)
-			}
-			for _, a := range r.Axes {
-				if got := s.AxisValues[a.Name]; want != nil && !sameNumber(got, want[a.Name]) {
-					bad("%s.axisValues.%s: claimed %s, computed %s", at, a.Name, num(got), num(want[a.Name]))
-				}
-			}
-		}
-		if len(s.Cases) != len(r.Cases) {
-			bad("%s.cases: %d cases, the workload has %d", at, len(s.Cases), len(r.Cases))
-		}
-		m, err := ev.Manifest(s.ManifestDigest)
-		if err != nil {
-			bad("%s.manifestDigest: %v", at, err)
-			continue
-		}
-		if m.Key != s.ManifestKey {
-			bad("%s.manifestKey: claimed %q, manifest says %q", at, s.ManifestKey, m.Key)
-		}
-		if m.Interface == nil {
-			bad("%s: manifest %s declares no interface", at, s.ManifestDigest)
-			continue
-		}
-		for ci := range min(len(s.Cases), len(r.Cases)) {
-			checks = append(checks, caseCheck{si: si, m: m, want: r.Cases[ci], c: &s.Cases[ci], at: at})
-		}
+		checks = append(checks, checkSystem(r, si, ev, bad)...)
 	}
 	if err := runChecks(ctx, r, checks, ev); err != nil {
 		return nil, err
 	}
+	join(out, systemBad, checks)
+	if want := Pareto(r.Systems, r.Prices, r.Axes); strings.Join(want, ",") != strings.Join(r.Pareto, ",") {
+		out.Bad("pareto: claimed [%s], the system totals give [%s]", strings.Join(r.Pareto, ","), strings.Join(want, ","))
+	}
+	out.OK = len(out.Mismatches) == 0
+	return out, nil
+}
+
+// checkSystem checks system si's own claims (aggregates, axis values, the
+// workload's length, its manifest) and returns the checks of its cases,
+// none when its manifest cannot be checked against.
+func checkSystem(r *Report, si int, ev evidence.Store, bad func(string, ...any)) []caseCheck {
+	s := &r.Systems[si]
+	at := "systems[" + s.ID + "]"
+	// Aggregates must follow from the recorded cases.
+	re := SystemResult{ID: s.ID, ManifestDigest: s.ManifestDigest, ManifestKey: s.ManifestKey, Cases: s.Cases}
+	re.aggregate()
+	compareAggregate(at, s, &re, bad)
+	if r.Axes != nil {
+		checkAxisValues(r.Axes, s, at, bad)
+	}
+	if len(s.Cases) != len(r.Cases) {
+		bad("%s.cases: %d cases, the workload has %d", at, len(s.Cases), len(r.Cases))
+	}
+	m := systemManifest(s, at, ev, bad)
+	if m == nil {
+		return nil
+	}
+	checks := make([]caseCheck, 0, min(len(s.Cases), len(r.Cases)))
+	for ci := range min(len(s.Cases), len(r.Cases)) {
+		checks = append(checks, caseCheck{si: si, m: m, want: r.Cases[ci], c: &s.Cases[ci], at: at})
+	}
+	return checks
+}
+
+// checkAxisValues compares system s's claimed axis values with those its
+// totals give.
+func checkAxisValues(axes []Axis, s *SystemResult, at string, bad func(string, ...any)) {
+	want, err := axisValues(axes, s)
+	if err != nil {
+		bad("%s.axisValues: %v", at, err)
+	}
+	for _, a := range axes {
+		if got := s.AxisValues[a.Name]; want != nil && !sameNumber(got, want[a.Name]) {
+			bad("%s.axisValues.%s: claimed %s, computed %s", at, a.Name, num(got), num(want[a.Name]))
+		}
+	}
+}
+
+// systemManifest is the stored manifest system s claims to have run, or
+// nil when it cannot be checked against: not stored, or without an
+// interface.
+func systemManifest(s *SystemResult, at string, ev evidence.Store, bad func(string, ...any)) *manifest.Manifest {
+	m, err := ev.Manifest(s.ManifestDigest)
+	if err != nil {
+		bad("%s.manifestDigest: %v", at, err)
+		return nil
+	}
+	if m.Key != s.ManifestKey {
+		bad("%s.manifestKey: claimed %q, manifest says %q", at, s.ManifestKey, m.Key)
+	}
+	if m.Interface == nil {
+		bad("%s: manifest %s declares no interface", at, s.ManifestDigest)
+		return nil
+	}
+	return m
+}
+
+// join appends, in report order, each system's own mismatches and then
+// those of its cases to out, counting the receipts the cases replayed.
+func join(out *Verification, systemBad [][]string, checks []caseCheck) {
 	next := 0
-	for si := range r.Systems {
+	for si := range systemBad {
 		out.Mismatches = append(out.Mismatches, systemBad[si]...)
 		for ; next < len(checks) && checks[next].si == si; next++ {
 			out.Mismatches = append(out.Mismatches, checks[next].found...)
 			out.CheckedReceipts += checks[next].receipts
 		}
 	}
-	if want := Pareto(r.Systems, r.Prices, r.Axes); strings.Join(want, ",") != strings.Join(r.Pareto, ",") {
-		bad("pareto: claimed [%s], the system totals give [%s]", strings.Join(r.Pareto, ","), strings.Join(want, ","))
-	}
-	out.OK = len(out.Mismatches) == 0
-	return out, nil
 }
 
 // MeasureSink is an evidence store that keeps what Verify measured of each
@@ -175,15 +205,7 @@ func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case,
 		bad("%s: recorded where the workload has case %q", at, want.ID)
 		return 0, nil
 	}
-	if !canon.Equal(c.Expect, want.Expect) {
-		bad("%s.expect: differs from the workload", at)
-	}
-	passed, err := r.Scorer.Judge(want.ID, want.Args, want.Expect, c.Outcome, c.Outputs)
-	if err != nil {
-		bad("%s.passed: %v", at, err)
-	} else if passed != c.Passed {
-		bad("%s.passed: claimed %t, the recorded outputs give %t", at, c.Passed, passed)
-	}
+	checkCaseClaims(r.Scorer, want, c, at, bad)
 	receipt, err := ev.Receipt(c.ReceiptDigest)
 	if err != nil {
 		bad("%s.receiptDigest: %v", at, err)
@@ -193,6 +215,37 @@ func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case,
 		bad("%s: receipt %s ran manifest %s, not %s", at, c.ReceiptDigest, d, m.Digest)
 		return 0, nil
 	}
+	checkRun(m, want, c, receipt, at, bad)
+	checkUsage(r.Prices, c, receipt, at, ev, bad)
+	// The receipt was read under its digest: a store that remembers what
+	// it verified replays each distinct receipt once.
+	diffs, err := evidence.ReplayStored(ctx, ev, c.ReceiptDigest, receipt, m)
+	if err != nil {
+		return 1, err
+	}
+	for _, d := range diffs {
+		bad("%s: replay: %s", at, d)
+	}
+	return 1, nil
+}
+
+// checkCaseClaims checks what follows from case c's record alone: the
+// workload's expect, and its pass claim under the scorer.
+func checkCaseClaims(sc *evidence.Scorer, want Case, c *CaseResult, at string, bad func(string, ...any)) {
+	if !canon.Equal(c.Expect, want.Expect) {
+		bad("%s.expect: differs from the workload", at)
+	}
+	passed, err := sc.Judge(want.ID, want.Args, want.Expect, c.Outcome, c.Outputs)
+	if err != nil {
+		bad("%s.passed: %v", at, err)
+	} else if passed != c.Passed {
+		bad("%s.passed: claimed %t, the recorded outputs give %t", at, c.Passed, passed)
+	}
+}
+
+// checkRun checks case c's claims about its run against its receipt: the
+// case's args, outcome, outputs and work.
+func checkRun(m *manifest.Manifest, want Case, c *CaseResult, receipt map[string]any, at string, bad func(string, ...any)) {
 	if !canon.Equal(receipt["args"], evidence.CellArgs(m, want.Args)) {
 		bad("%s: receipt args differ from the case args", at)
 	}
@@ -205,7 +258,13 @@ func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case,
 	if w := evidence.ReceiptWork(receipt); w != c.Work {
 		bad("%s.work: claimed %v, receipt says %v", at, c.Work, w)
 	}
-	calls, usage, attribution := Measure(receipt, r.Prices)
+}
+
+// checkUsage measures the receipt's effects under the report's prices
+// (handing the measure to ev when it keeps them) and checks case c's
+// effect calls, usage and attribution against it.
+func checkUsage(prices map[string]Price, c *CaseResult, receipt map[string]any, at string, ev evidence.Store, bad func(string, ...any)) {
+	calls, usage, attribution := Measure(receipt, prices)
 	if sink, ok := ev.(MeasureSink); ok {
 		sink.Measured(c.ReceiptDigest, usage, attribution)
 	}
@@ -218,16 +277,6 @@ func verifyCase(ctx context.Context, r *Report, m *manifest.Manifest, want Case,
 	if !sameAttribution(attribution, c.Attribution) {
 		bad("%s.attribution: differs from the receipt's effects", at)
 	}
-	// The receipt was read under its digest: a store that remembers what
-	// it verified replays each distinct receipt once.
-	diffs, err := evidence.ReplayStored(ctx, ev, c.ReceiptDigest, receipt, m)
-	if err != nil {
-		return 1, err
-	}
-	for _, d := range diffs {
-		bad("%s: replay: %s", at, d)
-	}
-	return 1, nil
 }
 
 // sameNumber compares as the canonical form does, so -0 equals 0.
