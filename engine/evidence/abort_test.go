@@ -7,6 +7,7 @@ import (
 )
 
 func TestAbortKeepsTheLowestNumberedFailure(t *testing.T) {
+	t.Parallel()
 	var a Abort
 	if a.Skip(0) || a.Err() != nil {
 		t.Fatal("a fresh Abort skips or fails")

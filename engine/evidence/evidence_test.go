@@ -20,6 +20,7 @@ const twoPorts = `{"contract":"algal.organism.v1","key":"organism:pair","name":"
   {"from":{"cell":"in","port":"x"},"to":{"cell":"tag","port":"x"}}]}`
 
 func TestCellArgsAndOutputs(t *testing.T) {
+	t.Parallel()
 	m, err := manifest.Parse([]byte(twoPorts))
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +39,7 @@ func TestCellArgsAndOutputs(t *testing.T) {
 }
 
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	expect := map[string]any{"out": "bug"}
 	var exact *Scorer
 	if ok, _ := exact.Judge("c", nil, expect, "complete", map[string]any{"out": "bug"}); !ok {
@@ -67,6 +69,7 @@ func TestJudge(t *testing.T) {
 // Scorer errors reach the person who wrote the workload: they read as a
 // sentence with a suggestion, keeping SCORER_INVALID and the field path.
 func TestScorerErrorsReadAsSentences(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		program any
 		want    string

@@ -11,6 +11,7 @@ import (
 // keeps content immutable under its key, as the file store does by
 // construction.
 func TestStoredContentDoesNotAliasCaller(t *testing.T) {
+	t.Parallel()
 	for name, s := range map[string]Store{"mem": NewMemStore(), "overlay": NewOverlay(NewMemStore())} {
 		t.Run(name, func(t *testing.T) {
 			v := map[string]any{"n": 1.0, "list": []any{"a"}}

@@ -16,6 +16,7 @@ import (
 )
 
 func TestBatchWritesAreVisibleAndCommitClearsThem(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), ".algal")
 	fs, err := OpenFileStore(root)
 	if err != nil {
@@ -76,6 +77,7 @@ func TestBatchWritesAreVisibleAndCommitClearsThem(t *testing.T) {
 // syncEach is the barrier where syncfs(2) is unavailable; it must accept
 // a file a repair removed meanwhile and refuse nothing else.
 func TestSyncEachFlushesFilesAndDirectories(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	fs, _ := OpenFileStore(root)
 	b := fs.Batch()
@@ -97,6 +99,7 @@ func TestSyncEachFlushesFilesAndDirectories(t *testing.T) {
 // torn bytes: a prefix of the object, zeros, or nothing. Each is detected
 // on read and replaced by the next put.
 func TestBatchTornObjectsAreDetectedAndRewritten(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	fs, _ := OpenFileStore(root)
 	b := fs.Batch()
@@ -133,6 +136,7 @@ func TestBatchTornObjectsAreDetectedAndRewritten(t *testing.T) {
 }
 
 func TestTornMemoRecordIsAMissAndIsReplaced(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	fs, _ := OpenFileStore(root)
 	rd := jsontest.Digest(t, "req")

@@ -31,6 +31,7 @@ func crashRequest(i int) string {
 // through a batch, committing every 64, from ASSAY_STORE_CRASH_FROM until
 // it has written ASSAY_STORE_CRASH_N of each or is killed.
 func TestHelperCrashWriter(t *testing.T) {
+	t.Parallel()
 	root := os.Getenv("ASSAY_STORE_CRASH_DIR")
 	if root == "" {
 		t.Skip("helper process only")
@@ -119,6 +120,7 @@ func checkVisible(t *testing.T, root string) (objects, memos int) {
 // further on, so kills land among new writes as well as re-puts of what
 // earlier rounds left.
 func TestKilledWriterLeavesAVerifiableStore(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns and kills processes")
 	}

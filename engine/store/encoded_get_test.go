@@ -15,6 +15,7 @@ import (
 // value in other bytes, and a DIGEST_MISMATCH for bytes of another value;
 // a missing object is not an error.
 func TestGetEncodedReturnsTheCanonicalBytesItsDigestNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	f, err := OpenFileStore(dir)
 	if err != nil {

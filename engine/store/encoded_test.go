@@ -13,6 +13,7 @@ import (
 // would have: same name, same bytes, the same bounds. A store without
 // PutEncoded gets a plain Put.
 func TestPutEncodedIsPut(t *testing.T) {
+	t.Parallel()
 	v := map[string]any{"z": "last", "a": []any{1.0, "x", nil}}
 	b, _ := canon.Encode(v)
 	stores := impls(t)

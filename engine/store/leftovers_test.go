@@ -15,6 +15,7 @@ import (
 // writing (holding the writers' lock shared) neither happens, since its
 // temporary files look the same.
 func TestKilledWritersTempFilesAreCleaned(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	first, err := OpenFileStore(root)
 	if err != nil {
@@ -64,6 +65,7 @@ func TestKilledWritersTempFilesAreCleaned(t *testing.T) {
 // Leftovers never writes: a store without a writers' lock file stays
 // without one.
 func TestLeftoversWritesNothing(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	f, _ := OpenFileStore(root)
 	if left, busy, err := f.Leftovers(); err != nil || busy || len(left) != 0 {
@@ -79,6 +81,7 @@ func TestLeftoversWritesNothing(t *testing.T) {
 // killed writer's; after Commit the store is idle again, and the batch
 // takes the lock again at its next write.
 func TestBatchHoldsTheWritersLockUntilCommit(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	fs, _ := OpenFileStore(root)
 	b := fs.Batch()
@@ -128,6 +131,7 @@ func TestBatchHoldsTheWritersLockUntilCommit(t *testing.T) {
 // A Commit while a write is still in flight keeps the lock for it: that
 // write's temporary file must not look like a killed writer's.
 func TestBatchCommitKeepsTheLockForAWriteInFlight(t *testing.T) {
+	t.Parallel()
 	fs, _ := OpenFileStore(t.TempDir())
 	b := fs.Batch()
 	release, err := b.writing("put")

@@ -30,6 +30,7 @@ func impls(t *testing.T) map[string]func() Store {
 }
 
 func TestPutGetRoundTrip(t *testing.T) {
+	t.Parallel()
 	for name, mk := range impls(t) {
 		t.Run(name, func(t *testing.T) {
 			s := mk()
@@ -79,6 +80,7 @@ func TestPutGetRoundTrip(t *testing.T) {
 }
 
 func TestFileLayoutIsCanonical(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	receipt := map[string]any{"contract": "algal.run.v1", "digest": "sha256:" + strings.Repeat("0", 64)}
@@ -106,6 +108,7 @@ func TestFileLayoutIsCanonical(t *testing.T) {
 }
 
 func TestTamperIsDigestMismatchAndPutRepairs(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	d, err := s.Put(Values, map[string]any{"amount": 10.0})
@@ -136,6 +139,7 @@ func TestTamperIsDigestMismatchAndPutRepairs(t *testing.T) {
 }
 
 func TestSymlinksRefused(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	d, _ := s.Put(Values, "x")
@@ -171,6 +175,7 @@ func TestSymlinksRefused(t *testing.T) {
 }
 
 func TestConcurrentWritersOneFile(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	v := map[string]any{"blob": strings.Repeat("z", 100_000)}
@@ -215,6 +220,7 @@ func checkSingleValidObject(t *testing.T, root string, v any) {
 // TestHelperProcess is not a test: the two-process test re-executes the
 // test binary into it.
 func TestHelperProcess(t *testing.T) {
+	t.Parallel()
 	root := os.Getenv("ASSAY_STORE_HELPER_DIR")
 	if root == "" {
 		t.Skip("helper process only")
@@ -240,6 +246,7 @@ func TestHelperProcess(t *testing.T) {
 }
 
 func TestTwoProcessesWriteOneObject(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
@@ -273,6 +280,7 @@ func TestTwoProcessesWriteOneObject(t *testing.T) {
 }
 
 func TestMemoFirstWins(t *testing.T) {
+	t.Parallel()
 	for name, mk := range impls(t) {
 		t.Run(name, func(t *testing.T) {
 			s := mk()
@@ -311,6 +319,7 @@ func TestMemoFirstWins(t *testing.T) {
 }
 
 func TestMemoConcurrentFirstWins(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	rd := jsontest.Digest(t, "req")
@@ -346,6 +355,7 @@ func memoRace(t *testing.T, rd string, writer func(i int) (Store, any)) any {
 }
 
 func TestMemoTamperedRecord(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	rd := jsontest.Digest(t, "req")
@@ -370,6 +380,7 @@ func TestMemoTamperedRecord(t *testing.T) {
 }
 
 func TestMemoKey(t *testing.T) {
+	t.Parallel()
 	rd := jsontest.Digest(t, "req")
 	k, err := MemoKey(rd, "scripted")
 	if err != nil {
@@ -388,6 +399,7 @@ func TestMemoKey(t *testing.T) {
 }
 
 func TestSlots(t *testing.T) {
+	t.Parallel()
 	for name, mk := range impls(t) {
 		t.Run(name, func(t *testing.T) {
 			s := mk()
@@ -416,6 +428,7 @@ func TestSlots(t *testing.T) {
 }
 
 func TestFileSlotPersistsAcrossOpen(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	if err := s.SetSlot("mem", "one"); err != nil {
@@ -435,6 +448,7 @@ func TestFileSlotPersistsAcrossOpen(t *testing.T) {
 }
 
 func TestListIgnoresForeignFiles(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s, _ := OpenFileStore(root)
 	d, _ := s.Put(Runs, "r")
@@ -455,6 +469,7 @@ func TestListIgnoresForeignFiles(t *testing.T) {
 }
 
 func TestOverlayLeavesBaseUntouched(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	base, _ := OpenFileStore(root)
 	old, _ := base.Put(Values, "old")
