@@ -139,7 +139,7 @@ func FieldSteps(s string) ([]string, bool) {
 	var steps []string
 	for i := 0; i < len(s); {
 		var step string
-		ok := true
+		var ok bool
 		switch c := s[i]; {
 		case c == '[':
 			step, i, ok = indexStep(s, i)

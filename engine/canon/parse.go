@@ -361,7 +361,7 @@ func (p *parser) countRest(pos int) int {
 }
 
 // closingQuote is the offset of the quote that closes the string opening
-// at d[open], or len(d) when the text ends first.
+// at d[open], or an offset at or past len(d) when the text ends first.
 func closingQuote(d []byte, open int) int {
 	i := open + 1
 	for i < len(d) && d[i] != '"' {
