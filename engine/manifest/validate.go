@@ -95,70 +95,127 @@ func validateV1(s map[string]any, v any) string {
 	if msg := requiredCheck(s, v); msg != "" {
 		return msg
 	}
-	props, obj, keys := propertyNames(s, v)
-	for _, k := range keys {
-		if pv, ok := obj[k]; ok {
-			if msg := ValidateValue(props[k], pv, 1); msg != "" {
-				return msg
-			}
+	return validateProperties(s, v, 1)
+}
+
+// valueRule checks one aspect of a value against a strict schema,
+// returning "" or the reason.
+type valueRule func(s map[string]any, v any, v3 bool) string
+
+// The value rules of versions 2 and 3 in the order the native runtime
+// runs them. A rule about objects and one about lists never both apply, so
+// uniqueItems (a list rule) may run before the properties (an object rule)
+// that validateNested checks after these.
+var (
+	strictValueRulesV2 = []valueRule{typeCheck, enumCheck, numberBoundsCheck, requiredRule}
+	strictValueRulesV3 = []valueRule{typeCheck, enumCheck, numberBoundsCheck, textCheck, requiredRule, closedRecordCheck, uniqueItemsCheck}
+)
+
+func validateStrict(s map[string]any, v any, v3 bool) string {
+	rules, version := strictValueRulesV2, 2
+	if v3 {
+		rules, version = strictValueRulesV3, 3
+	}
+	for _, rule := range rules {
+		if msg := rule(s, v, v3); msg != "" {
+			return msg
+		}
+	}
+	if msg := validateProperties(s, v, version); msg != "" {
+		return msg
+	}
+	return validateItems(s, v, version)
+}
+
+func enumCheck(s map[string]any, v any, _ bool) string {
+	enum, ok := s["enum"].([]any)
+	if !ok || enumHas(enum, v) {
+		return ""
+	}
+	return "expected an allowed value"
+}
+
+// enumHas reports whether v is canonically equal to an entry of enum.
+func enumHas(enum []any, v any) bool {
+	b, _ := canon.Encode(v)
+	for _, e := range enum {
+		eb, _ := canon.Encode(e)
+		if string(eb) == string(b) {
+			return true
+		}
+	}
+	return false
+}
+
+func numberBoundsCheck(s map[string]any, v any, _ bool) string {
+	f, isNum := v.(float64)
+	if !isNum {
+		return ""
+	}
+	if m, ok := s["minimum"].(float64); ok && f < m {
+		return "number below minimum"
+	}
+	if m, ok := s["maximum"].(float64); ok && f > m {
+		return "number above maximum"
+	}
+	return ""
+}
+
+// textCheck is the v3 text rule: length in code points, then format.
+func textCheck(s map[string]any, v any, _ bool) string {
+	str, isText := v.(string)
+	if !isText {
+		return ""
+	}
+	n := float64(utf8.RuneCountInString(str))
+	if m, ok := s["minLength"].(float64); ok && n < m {
+		return "text shorter than minLength"
+	}
+	if m, ok := s["maxLength"].(float64); ok && n > m {
+		return "text longer than maxLength"
+	}
+	if format, ok := s["format"].(string); ok && !formatMatches(format, str) {
+		return "text is not a " + format
+	}
+	return ""
+}
+
+func requiredRule(s map[string]any, v any, _ bool) string { return requiredCheck(s, v) }
+
+// closedRecordCheck is the v3 "additionalProperties": false rule.
+func closedRecordCheck(s map[string]any, v any, _ bool) string {
+	if s["additionalProperties"] != false {
+		return ""
+	}
+	props, obj, _ := propertyNames(s, v)
+	for k := range obj {
+		if _, ok := props[k]; !ok {
+			return "undeclared field"
 		}
 	}
 	return ""
 }
 
-func validateStrict(s map[string]any, v any, v3 bool) string {
-	if msg := typeCheck(s, v, v3); msg != "" {
-		return msg
+func uniqueItemsCheck(s map[string]any, v any, _ bool) string {
+	list, isList := v.([]any)
+	if !isList || s["uniqueItems"] != true {
+		return ""
 	}
-	if enum, ok := s["enum"].([]any); ok {
-		b, _ := canon.Encode(v)
-		found := false
-		for _, e := range enum {
-			eb, _ := canon.Encode(e)
-			if string(eb) == string(b) {
-				found = true
-				break
-			}
+	seen := make(map[string]bool, len(list))
+	for _, e := range list {
+		b, _ := canon.Encode(e)
+		if seen[string(b)] {
+			return "repeated item"
 		}
-		if !found {
-			return "expected an allowed value"
-		}
+		seen[string(b)] = true
 	}
-	if f, isNum := v.(float64); isNum {
-		if m, ok := s["minimum"].(float64); ok && f < m {
-			return "number below minimum"
-		}
-		if m, ok := s["maximum"].(float64); ok && f > m {
-			return "number above maximum"
-		}
-	}
-	if str, isText := v.(string); isText && v3 {
-		n := float64(utf8.RuneCountInString(str))
-		if m, ok := s["minLength"].(float64); ok && n < m {
-			return "text shorter than minLength"
-		}
-		if m, ok := s["maxLength"].(float64); ok && n > m {
-			return "text longer than maxLength"
-		}
-		if format, ok := s["format"].(string); ok && !formatMatches(format, str) {
-			return "text is not a " + format
-		}
-	}
-	if msg := requiredCheck(s, v); msg != "" {
-		return msg
-	}
+	return ""
+}
+
+// validateProperties checks the value's declared properties in byte order;
+// a nested failure is reported as is.
+func validateProperties(s map[string]any, v any, version int) string {
 	props, obj, keys := propertyNames(s, v)
-	if v3 && obj != nil && s["additionalProperties"] == false {
-		for k := range obj {
-			if _, ok := props[k]; !ok {
-				return "undeclared field"
-			}
-		}
-	}
-	version := 2
-	if v3 {
-		version = 3
-	}
 	for _, k := range keys {
 		if pv, ok := obj[k]; ok {
 			if msg := ValidateValue(props[k], pv, version); msg != "" {
@@ -166,50 +223,57 @@ func validateStrict(s map[string]any, v any, v3 bool) string {
 			}
 		}
 	}
+	return ""
+}
+
+// validateItems checks each list item, a failure prefixed "item <i>: ".
+func validateItems(s map[string]any, v any, version int) string {
 	list, isList := v.([]any)
-	if v3 && isList && s["uniqueItems"] == true {
-		seen := make(map[string]bool, len(list))
-		for _, e := range list {
-			b, _ := canon.Encode(e)
-			if seen[string(b)] {
-				return "repeated item"
-			}
-			seen[string(b)] = true
-		}
+	items, ok := s["items"]
+	if !ok || !isList {
+		return ""
 	}
-	if items, ok := s["items"]; ok && isList {
-		for i, e := range list {
-			if msg := ValidateValue(items, e, version); msg != "" {
-				return fmt.Sprintf("item %d: %s", i, msg)
-			}
+	for i, e := range list {
+		if msg := ValidateValue(items, e, version); msg != "" {
+			return fmt.Sprintf("item %d: %s", i, msg)
 		}
 	}
 	return ""
 }
 
+// formatTests are the fixed character tests of the v3 formats.
+var formatTests = map[string]func(string) bool{
+	"digest": canon.IsDigest,
+	"name":   isNameFormat,
+	"slug":   isSlugFormat,
+	"uri":    isURIFormat,
+}
+
 // formatMatches is the fixed character test of a v3 "format".
 func formatMatches(format, s string) bool {
-	switch format {
-	case "digest":
-		return canon.IsDigest(s)
-	case "name":
-		return canon.UTF16Len(s) <= 64 && s != "" && s[0] >= 'a' && s[0] <= 'z' && allBytes(s, isSlugByte)
-	case "slug":
-		return canon.UTF16Len(s) <= 128 && s != "" && s[0] != '-' && s[len(s)-1] != '-' &&
-			!strings.Contains(s, "--") && allBytes(s, isSlugByte)
-	case "uri":
-		colon := strings.IndexByte(s, ':')
-		if colon < 0 {
-			return false
-		}
-		scheme, rest := s[:colon], s[colon+1:]
-		return canon.UTF16Len(s) <= 2048 && rest != "" && scheme != "" && isAlpha(scheme[0]) &&
-			allBytes(scheme, func(b byte) bool { return isAlpha(b) || isDigit(b) || b == '+' || b == '-' || b == '.' }) &&
-			allBytes(rest, func(b byte) bool {
-				return isAlpha(b) || isDigit(b) || strings.IndexByte("-._~!$&'()*+,;=:@/?#[]%", b) >= 0
-			})
-	}
-	return false
+	test, ok := formatTests[format]
+	return ok && test(s)
+}
+
+func isNameFormat(s string) bool {
+	return canon.UTF16Len(s) <= 64 && s != "" && s[0] >= 'a' && s[0] <= 'z' && allBytes(s, isSlugByte)
+}
+
+func isSlugFormat(s string) bool {
+	return canon.UTF16Len(s) <= 128 && s != "" && s[0] != '-' && s[len(s)-1] != '-' &&
+		!strings.Contains(s, "--") && allBytes(s, isSlugByte)
+}
+
+func isURIFormat(s string) bool {
+	scheme, rest, ok := strings.Cut(s, ":")
+	return ok && canon.UTF16Len(s) <= 2048 && rest != "" && scheme != "" && isAlpha(scheme[0]) &&
+		allBytes(scheme, isSchemeByte) && allBytes(rest, isURIByte)
+}
+
+func isSchemeByte(b byte) bool { return isAlpha(b) || isDigit(b) || b == '+' || b == '-' || b == '.' }
+
+func isURIByte(b byte) bool {
+	return isAlpha(b) || isDigit(b) || strings.IndexByte("-._~!$&'()*+,;=:@/?#[]%", b) >= 0
 }
 
 func isAlpha(b byte) bool    { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
