@@ -156,34 +156,41 @@ func (c *Compiled) InterfaceSignature() (Signature, error) {
 		return Signature{}, fail(fault.InterfaceMismatch, "", "embedded organism %s declares no interface", c.Manifest.Key)
 	}
 	sig := Signature{}
-	for _, side := range []string{"inputs", "outputs"} {
-		list := iface.Inputs
-		if side == "outputs" {
-			list = iface.Outputs
+	for _, ip := range iface.Inputs {
+		p, err := c.interfacePort("inputs", ip)
+		if err != nil {
+			return sig, err
 		}
-		for _, ip := range list {
-			loc := fmt.Sprintf("interface.%s.%s", side, ip.Name)
-			i, ok := c.Manifest.byID[ip.Cell]
-			if side == "inputs" && (!ok || c.Manifest.Cells[i].Kind != KindInput) {
-				return sig, hinted(fail(fault.InterfaceMismatch, loc, "must name an input cell, got %q", ip.Cell), ip.Cell, c.Manifest.cellIDs(KindInput))
-			}
-			if !ok {
-				return sig, hinted(fail(fault.InterfaceMismatch, loc, "names missing cell %q", ip.Cell), ip.Cell, c.Manifest.cellIDs(""))
-			}
-			p, ok := c.Signatures[i].Output(ip.Port)
-			if !ok {
-				return sig, hinted(fail(fault.InterfaceMismatch, loc, "cell %q has no output port %q", ip.Cell, ip.Port), ip.Port, portNames(c.Signatures[i].Outputs))
-			}
-			p.Name = ip.Name
-			p.Value, p.HasValue = nil, false
-			if side == "inputs" {
-				sig.Inputs = append(sig.Inputs, p)
-			} else {
-				sig.Outputs = append(sig.Outputs, p)
-			}
+		sig.Inputs = append(sig.Inputs, p)
+	}
+	for _, ip := range iface.Outputs {
+		p, err := c.interfacePort("outputs", ip)
+		if err != nil {
+			return sig, err
 		}
+		sig.Outputs = append(sig.Outputs, p)
 	}
 	return sig, nil
+}
+
+// interfacePort types one interface port of side ("inputs" or "outputs"):
+// the output port it names, renamed, without a const value.
+func (c *Compiled) interfacePort(side string, ip InterfacePort) (Port, error) {
+	loc := fmt.Sprintf("interface.%s.%s", side, ip.Name)
+	i, ok := c.Manifest.byID[ip.Cell]
+	if side == "inputs" && (!ok || c.Manifest.Cells[i].Kind != KindInput) {
+		return Port{}, hinted(fail(fault.InterfaceMismatch, loc, "must name an input cell, got %q", ip.Cell), ip.Cell, c.Manifest.cellIDs(KindInput))
+	}
+	if !ok {
+		return Port{}, hinted(fail(fault.InterfaceMismatch, loc, "names missing cell %q", ip.Cell), ip.Cell, c.Manifest.cellIDs(""))
+	}
+	p, ok := c.Signatures[i].Output(ip.Port)
+	if !ok {
+		return Port{}, hinted(fail(fault.InterfaceMismatch, loc, "cell %q has no output port %q", ip.Cell, ip.Port), ip.Port, portNames(c.Signatures[i].Outputs))
+	}
+	p.Name = ip.Name
+	p.Value, p.HasValue = nil, false
+	return p, nil
 }
 
 type compiler struct {
@@ -257,23 +264,10 @@ func (c *compiler) compile(m *Manifest, depth int) (*Compiled, error) {
 	}
 	n := len(m.Cells)
 	out := &Compiled{Manifest: m, Depth: depth, Signatures: make([]Signature, n), Children: make([]*Compiled, n)}
-	for i, cell := range m.Cells {
-		loc := fmt.Sprintf("cells[%d] %q", i, cell.ID)
-		if cell.Embed != nil {
-			child, err := c.resolve(cell.Embed.Manifest, cell.Embed.Via)
-			if err == nil {
-				out.Children[i], err = c.compile(child, depth+1)
-			}
-			if err != nil {
-				return nil, within(loc, err)
-			}
+	for _, cell := range m.Cells {
+		if err := c.compileCell(out, cell, depth); err != nil {
+			return nil, within(cellLoc(cell), err)
 		}
-		sig, err := c.signature(out, cell)
-		if err != nil {
-			return nil, within(loc, err)
-		}
-		sig.Name = cell.ID
-		out.Signatures[i] = sig
 	}
 	if m.Interface != nil {
 		if _, err := out.InterfaceSignature(); err != nil {
@@ -288,10 +282,33 @@ func (c *compiler) compile(m *Manifest, depth int) (*Compiled, error) {
 	}
 	for _, cell := range m.Cells {
 		if err := c.checkEffectCell(out, cell); err != nil {
-			return nil, within(fmt.Sprintf("cells[%d] %q", cell.Index, cell.ID), err)
+			return nil, within(cellLoc(cell), err)
 		}
 	}
 	return out, nil
+}
+
+// cellLoc locates a cell by index and id.
+func cellLoc(cell *Cell) string { return fmt.Sprintf("cells[%d] %q", cell.Index, cell.ID) }
+
+// compileCell compiles the child a cell embeds, if any, and types the cell.
+func (c *compiler) compileCell(out *Compiled, cell *Cell, depth int) error {
+	if cell.Embed != nil {
+		child, err := c.resolve(cell.Embed.Manifest, cell.Embed.Via)
+		if err == nil {
+			out.Children[cell.Index], err = c.compile(child, depth+1)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	sig, err := c.signature(out, cell)
+	if err != nil {
+		return err
+	}
+	sig.Name = cell.ID
+	out.Signatures[cell.Index] = sig
+	return nil
 }
 
 func fixed(in, out []Port) Signature { return Signature{Inputs: in, Outputs: out} }
@@ -321,64 +338,96 @@ func (c *compiler) signature(out *Compiled, cell *Cell) (Signature, error) {
 	return spec.Signature(cell), nil
 }
 
+// embedKindSignatures adjust an embedded child's interface signature to
+// the embedding cell's kind (organism keeps it as is).
+var embedKindSignatures = map[Kind]func(sig *Signature, e *EmbedCell) error{
+	KindRepeat: repeatSignature,
+	KindEach:   eachSignature,
+}
+
 func embedSignature(child *Compiled, cell *Cell) (Signature, error) {
 	sig, err := child.InterfaceSignature()
 	if err != nil {
 		return sig, err
 	}
-	e := cell.Embed
-	switch cell.Kind {
-	case KindRepeat:
-		for _, cr := range e.Carry {
-			loc := "carry." + cr.Output
-			src, ok1 := sig.Output(cr.Output)
-			_, ok2 := sig.Input(cr.Input)
-			if !ok1 || !ok2 {
-				return sig, fail(fault.InterfaceMismatch, loc, "carry must name an interface output and input (%s -> %s)", cr.Output, cr.Input)
-			}
-			for j := range sig.Inputs {
-				if sig.Inputs[j].Name != cr.Input {
-					continue
-				}
-				dst := sig.Inputs[j]
-				if !Compatible(src, dst) || (dst.Many && !src.Many) {
-					return sig, fail(fault.TypeMismatch, loc, "repeat carry must preserve interface port types and cardinality (%s -> %s)", describePort(src), describePort(dst))
-				}
-				sig.Inputs[j].Optional = true
-			}
-		}
-		if u := e.Until; u != nil {
-			p, ok := sig.Output(u.Output)
-			if !ok {
-				return sig, fail(fault.InterfaceMismatch, "until.output", "interface has no output %q", u.Output)
-			}
-			if u.Field != "" && p.Type != TypeJSON {
-				return sig, fail(fault.GuardInvalid, "until.field", "requires a json output, %q is %s", u.Output, p.Type)
-			}
-			if u.Field == "" && p.Type == TypeChoice && !p.HasLabel(u.Equals) {
-				return sig, fail(fault.GuardInvalid, "until.equals", "%q is not a declared label of %q", u.Equals, u.Output)
-			}
-		}
-	case KindEach:
-		found := false
-		for j := range sig.Inputs {
-			if sig.Inputs[j].Name != e.Over {
-				continue
-			}
-			found = true
-			if sig.Inputs[j].Type == TypeCap {
-				return sig, fail(fault.TypeMismatch, "over", "each cannot turn a json list into capability input %q; use a typed pass-through input", e.Over)
-			}
-			sig.Inputs[j] = jsonPort(e.Over)
-		}
-		if !found {
-			return sig, fail(fault.InterfaceMismatch, "over", "%q is not an interface input", e.Over)
-		}
-		for j := range sig.Outputs {
-			sig.Outputs[j].Many = true
+	if adjust, ok := embedKindSignatures[cell.Kind]; ok {
+		err = adjust(&sig, cell.Embed)
+	}
+	return sig, err
+}
+
+// repeatSignature checks a repeat's carries and until against the child's
+// interface; a carried input becomes optional (round one has no carry).
+func repeatSignature(sig *Signature, e *EmbedCell) error {
+	for _, cr := range e.Carry {
+		if err := sig.carry(cr); err != nil {
+			return err
 		}
 	}
-	return sig, nil
+	if e.Until != nil {
+		return sig.checkUntil(e.Until)
+	}
+	return nil
+}
+
+// carry checks that cr joins an interface output to an input of the same
+// type and cardinality, and makes that input optional.
+func (sig *Signature) carry(cr Carry) error {
+	loc := "carry." + cr.Output
+	src, ok1 := sig.Output(cr.Output)
+	_, ok2 := sig.Input(cr.Input)
+	if !ok1 || !ok2 {
+		return fail(fault.InterfaceMismatch, loc, "carry must name an interface output and input (%s -> %s)", cr.Output, cr.Input)
+	}
+	for j := range sig.Inputs {
+		if sig.Inputs[j].Name != cr.Input {
+			continue
+		}
+		dst := sig.Inputs[j]
+		if !Compatible(src, dst) || (dst.Many && !src.Many) {
+			return fail(fault.TypeMismatch, loc, "repeat carry must preserve interface port types and cardinality (%s -> %s)", describePort(src), describePort(dst))
+		}
+		sig.Inputs[j].Optional = true
+	}
+	return nil
+}
+
+// checkUntil checks a repeat's exit condition against the output it reads.
+func (sig *Signature) checkUntil(u *Until) error {
+	p, ok := sig.Output(u.Output)
+	if !ok {
+		return fail(fault.InterfaceMismatch, "until.output", "interface has no output %q", u.Output)
+	}
+	if u.Field != "" && p.Type != TypeJSON {
+		return fail(fault.GuardInvalid, "until.field", "requires a json output, %q is %s", u.Output, p.Type)
+	}
+	if u.Field == "" && p.Type == TypeChoice && !p.HasLabel(u.Equals) {
+		return fail(fault.GuardInvalid, "until.equals", "%q is not a declared label of %q", u.Equals, u.Output)
+	}
+	return nil
+}
+
+// eachSignature turns the input each iterates over into a json list and
+// every output into a list.
+func eachSignature(sig *Signature, e *EmbedCell) error {
+	found := false
+	for j := range sig.Inputs {
+		if sig.Inputs[j].Name != e.Over {
+			continue
+		}
+		found = true
+		if sig.Inputs[j].Type == TypeCap {
+			return fail(fault.TypeMismatch, "over", "each cannot turn a json list into capability input %q; use a typed pass-through input", e.Over)
+		}
+		sig.Inputs[j] = jsonPort(e.Over)
+	}
+	if !found {
+		return fail(fault.InterfaceMismatch, "over", "%q is not an interface input", e.Over)
+	}
+	for j := range sig.Outputs {
+		sig.Outputs[j].Many = true
+	}
+	return nil
 }
 
 // Compatible reports whether a producer port may feed a consumer port:
@@ -401,16 +450,23 @@ func Compatible(from, to Port) bool {
 		return true
 	}
 	if from.Type == to.Type {
-		if from.Labels != nil && to.Labels != nil {
-			for _, l := range from.Labels {
-				if !contains(to.Labels, l) {
-					return false
-				}
-			}
-		}
-		return true
+		return labelsCover(from.Labels, to.Labels)
 	}
 	return from.Type == TypeChoice && to.Type == TypeText
+}
+
+// labelsCover reports whether the consumer's labels (nil: any) include
+// every producer label (nil: none declared).
+func labelsCover(from, to []string) bool {
+	if from == nil || to == nil {
+		return true
+	}
+	for _, l := range from {
+		if !contains(to, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // cellIDs lists the ids of m's cells (of one kind, unless kind is empty),
@@ -446,52 +502,76 @@ func checkEdges(out *Compiled) error {
 	out.Outbound = make([][]int, n)
 	out.Edges = make([]CompiledEdge, len(m.Edges))
 	for i, e := range m.Edges {
-		loc := fmt.Sprintf("edges[%d]", i)
-		fi, producer, err := edgeEnd(out, loc, e.From, false)
+		ce, err := checkEdge(out, i, e)
 		if err != nil {
 			return err
 		}
-		ti, consumer, err := edgeEnd(out, loc, e.To, true)
-		if err != nil {
-			return err
+		out.Inbound[ce.ToIndex] = append(out.Inbound[ce.ToIndex], i)
+		out.Outbound[ce.FromIndex] = append(out.Outbound[ce.FromIndex], i)
+		out.Edges[i] = ce
+	}
+	return nil
+}
+
+// checkEdge resolves edge i's ends and checks that the producer may feed
+// the consumer, the guard suits the producer, and the input is not fed
+// twice unless it is many.
+func checkEdge(out *Compiled, i int, e *Edge) (CompiledEdge, error) {
+	loc := fmt.Sprintf("edges[%d]", i)
+	fi, producer, err := edgeEnd(out, loc, e.From, false)
+	if err != nil {
+		return CompiledEdge{}, err
+	}
+	ti, consumer, err := edgeEnd(out, loc, e.To, true)
+	if err != nil {
+		return CompiledEdge{}, err
+	}
+	if e.OnFail {
+		if consumer.Type != TypeJSON {
+			return CompiledEdge{}, fail(fault.TypeMismatch, loc, "a failure edge needs a json consumer, %s.%s is %s", e.To.Cell, e.To.Port, describePort(consumer))
 		}
-		if e.OnFail {
-			if consumer.Type != TypeJSON {
-				return fail(fault.TypeMismatch, loc, "a failure edge needs a json consumer, %s.%s is %s", e.To.Cell, e.To.Port, describePort(consumer))
-			}
-		} else if !Compatible(producer, consumer) {
-			return fail(fault.TypeMismatch, loc, "%s.%s (%s) cannot feed %s.%s (%s)", e.From.Cell, e.From.Port, describePort(producer), e.To.Cell, e.To.Port, describePort(consumer))
+	} else if !Compatible(producer, consumer) {
+		return CompiledEdge{}, fail(fault.TypeMismatch, loc, "%s.%s (%s) cannot feed %s.%s (%s)", e.From.Cell, e.From.Port, describePort(producer), e.To.Cell, e.To.Port, describePort(consumer))
+	}
+	if err := checkGuard(e, producer, loc); err != nil {
+		return CompiledEdge{}, err
+	}
+	if err := checkFanIn(out, e, ti, consumer, loc); err != nil {
+		return CompiledEdge{}, err
+	}
+	return CompiledEdge{Edge: e, FromIndex: fi, ToIndex: ti, Producer: producer, Consumer: consumer}, nil
+}
+
+// checkGuard checks a label or field guard against the producer port.
+func checkGuard(e *Edge, producer Port, loc string) error {
+	g := e.Guard
+	switch {
+	case g == nil:
+		return nil
+	case g.Kind == GuardField && producer.Type != TypeJSON:
+		return fail(fault.GuardInvalid, loc+".guard", "field guard needs a json producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
+	case g.Kind == GuardLabel && producer.Type != TypeChoice:
+		return fail(fault.GuardInvalid, loc+".guard", "equals guard needs a choice producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
+	case g.Kind == GuardLabel && !producer.HasLabel(g.Equals):
+		return fail(fault.GuardInvalid, loc+".guard.equals", "%q is not a declared label of %s.%s", g.Equals, e.From.Cell, e.From.Port)
+	}
+	return nil
+}
+
+// checkFanIn enforces single assignment: an input fed by an earlier edge
+// must be many, and normal and failure edges do not mix on it.
+func checkFanIn(out *Compiled, e *Edge, ti int, consumer Port, loc string) error {
+	for _, prior := range out.Inbound[ti] {
+		pe := out.Manifest.Edges[prior]
+		if pe.To.Port != e.To.Port {
+			continue
 		}
-		if g := e.Guard; g != nil {
-			switch g.Kind {
-			case GuardField:
-				if producer.Type != TypeJSON {
-					return fail(fault.GuardInvalid, loc+".guard", "field guard needs a json producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
-				}
-			case GuardLabel:
-				if producer.Type != TypeChoice {
-					return fail(fault.GuardInvalid, loc+".guard", "equals guard needs a choice producer, %s.%s is %s", e.From.Cell, e.From.Port, producer.Type)
-				}
-				if !producer.HasLabel(g.Equals) {
-					return fail(fault.GuardInvalid, loc+".guard.equals", "%q is not a declared label of %s.%s", g.Equals, e.From.Cell, e.From.Port)
-				}
-			}
+		if !consumer.Many {
+			return fail(fault.ManifestInvalid, loc+".to", "input %s.%s already fed by edges[%d] (single assignment; declare many)", e.To.Cell, e.To.Port, prior)
 		}
-		for _, prior := range out.Inbound[ti] {
-			pe := m.Edges[prior]
-			if pe.To.Port != e.To.Port {
-				continue
-			}
-			if !consumer.Many {
-				return fail(fault.ManifestInvalid, loc+".to", "input %s.%s already fed by edges[%d] (single assignment; declare many)", e.To.Cell, e.To.Port, prior)
-			}
-			if pe.OnFail != e.OnFail {
-				return fail(fault.ManifestInvalid, loc+".to", "input %s.%s mixes normal and failure edges", e.To.Cell, e.To.Port)
-			}
+		if pe.OnFail != e.OnFail {
+			return fail(fault.ManifestInvalid, loc+".to", "input %s.%s mixes normal and failure edges", e.To.Cell, e.To.Port)
 		}
-		out.Inbound[ti] = append(out.Inbound[ti], i)
-		out.Outbound[fi] = append(out.Outbound[fi], i)
-		out.Edges[i] = CompiledEdge{Edge: e, FromIndex: fi, ToIndex: ti, Producer: producer, Consumer: consumer}
 	}
 	return nil
 }
@@ -529,21 +609,9 @@ func order(out *Compiled) error {
 	done := make([]bool, n)
 	out.Order = make([]int, 0, n)
 	for len(out.Order) < n {
-		next := -1
-		for i := 0; i < n; i++ {
-			if !done[i] && indeg[i] == 0 {
-				next = i
-				break
-			}
-		}
+		next := nextReady(done, indeg)
 		if next < 0 {
-			var stuck []string
-			for i := 0; i < n; i++ {
-				if !done[i] {
-					stuck = append(stuck, fmt.Sprintf("%q", out.Manifest.Cells[i].ID))
-				}
-			}
-			return fail(fault.GraphCycle, "edges", "the graph has a cycle through %s; organisms must be acyclic", strings.Join(stuck, ", "))
+			return cycleError(out, done)
 		}
 		done[next] = true
 		out.Order = append(out.Order, next)
@@ -552,6 +620,28 @@ func order(out *Compiled) error {
 		}
 	}
 	return nil
+}
+
+// nextReady returns the earliest declared cell not yet ordered whose
+// inputs are all ordered, or -1.
+func nextReady(done []bool, indeg []int) int {
+	for i := range done {
+		if !done[i] && indeg[i] == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// cycleError names the cells left unordered.
+func cycleError(out *Compiled, done []bool) error {
+	var stuck []string
+	for i, d := range done {
+		if !d {
+			stuck = append(stuck, fmt.Sprintf("%q", out.Manifest.Cells[i].ID))
+		}
+	}
+	return fail(fault.GraphCycle, "edges", "the graph has a cycle through %s; organisms must be acyclic", strings.Join(stuck, ", "))
 }
 
 // ancestors returns the cells with a path of edges into cell i.
@@ -586,6 +676,22 @@ func (c *compiler) checkEffectCell(out *Compiled, cell *Cell) error {
 	default:
 		return nil
 	}
+	if err := checkView(out, cell, view); err != nil {
+		return err
+	}
+	for k, t := range tools {
+		_, isFn := c.opts.fn(t)
+		_, isTool := c.opts.tool(t)
+		if !isFn && !isTool {
+			return fail(fault.ToolUnknown, fmt.Sprintf("tools[%d]", k), "tool %q is not host-admitted", t)
+		}
+	}
+	return nil
+}
+
+// checkView checks that a view names declared inputs, and ancestors and
+// their output ports.
+func checkView(out *Compiled, cell *Cell, view *View) error {
 	sig := &out.Signatures[cell.Index]
 	for _, in := range view.Inputs {
 		if _, ok := sig.Input(in); !ok {
@@ -595,26 +701,26 @@ func (c *compiler) checkEffectCell(out *Compiled, cell *Cell) error {
 	if view.Graph && len(view.Cells) == 0 {
 		return fail(fault.ManifestInvalid, "view.graph", "requires view.cells")
 	}
-	if len(view.Cells) > 0 {
-		anc := ancestors(out, cell.Index)
-		for k, vc := range view.Cells {
-			loc := fmt.Sprintf("view.cells[%d]", k)
-			if !anc[vc.Cell] {
-				return fail(fault.ManifestInvalid, loc, "%q is not an ancestor of %q", vc.Cell, cell.ID)
-			}
-			ps, _ := out.Signature(vc.Cell)
-			for _, p := range vc.Ports {
-				if _, ok := ps.Output(p); !ok {
-					return fail(fault.ManifestInvalid, loc+".ports", "cell %q has no output port %q", vc.Cell, p)
-				}
-			}
+	if len(view.Cells) == 0 {
+		return nil
+	}
+	anc := ancestors(out, cell.Index)
+	for k, vc := range view.Cells {
+		if err := checkViewCell(out, cell, vc, anc, fmt.Sprintf("view.cells[%d]", k)); err != nil {
+			return err
 		}
 	}
-	for k, t := range tools {
-		_, isFn := c.opts.fn(t)
-		_, isTool := c.opts.tool(t)
-		if !isFn && !isTool {
-			return fail(fault.ToolUnknown, fmt.Sprintf("tools[%d]", k), "tool %q is not host-admitted", t)
+	return nil
+}
+
+func checkViewCell(out *Compiled, cell *Cell, vc ViewCell, anc map[string]bool, loc string) error {
+	if !anc[vc.Cell] {
+		return fail(fault.ManifestInvalid, loc, "%q is not an ancestor of %q", vc.Cell, cell.ID)
+	}
+	ps, _ := out.Signature(vc.Cell)
+	for _, p := range vc.Ports {
+		if _, ok := ps.Output(p); !ok {
+			return fail(fault.ManifestInvalid, loc+".ports", "cell %q has no output port %q", vc.Cell, p)
 		}
 	}
 	return nil

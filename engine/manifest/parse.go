@@ -39,51 +39,95 @@ func Parse(data []byte) (*Manifest, error) {
 // ParseValue checks and normalizes a decoded manifest value. The value must
 // not be modified afterwards: the normalized form shares unchanged parts.
 func ParseValue(v any) (*Manifest, error) {
+	raw, size, err := manifestObject(v)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{}
+	if err := m.readHead(raw); err != nil {
+		return nil, err
+	}
+	cellValues, err := m.readCells(raw)
+	if err != nil {
+		return nil, err
+	}
+	edgesRaw, err := m.readEdges(raw)
+	if err != nil {
+		return nil, err
+	}
+	norm := copyObject(raw)
+	norm["budgets"] = m.Budgets.value()
+	norm["cells"] = cellValues
+	norm["edges"] = edgesRaw
+	if iv, ok := raw["interface"]; ok {
+		iface, value, err := parseInterface(iv)
+		if err != nil {
+			return nil, err
+		}
+		m.Interface = iface
+		norm["interface"] = value
+	}
+	m.Value = norm
+	if err := m.seal(norm, size); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// manifestObject admits the manifest's outer object: its size, its keys
+// and its contract. It returns the canonical size.
+func manifestObject(v any) (map[string]any, int, error) {
 	raw, ok := v.(map[string]any)
 	if !ok {
-		return nil, invalid("", "manifest must be an object, got %s", describe(v))
+		return nil, 0, invalid("", "manifest must be an object, got %s", describe(v))
 	}
 	size, err := canonicalSize(raw)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if size > MaxManifestBytes {
-		return nil, limit("", "manifest is %d canonical bytes, over the %d-byte bound", size, MaxManifestBytes)
+		return nil, 0, limit("", "manifest is %d canonical bytes, over the %d-byte bound", size, MaxManifestBytes)
 	}
 	if err := onlyKeys(raw, "", "contract", "key", "name", "note", "budgets", "interface", "cells", "edges"); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if raw["contract"] != Contract {
-		return nil, invalid("contract", "expected %q", Contract)
+		return nil, 0, invalid("contract", "expected %q", Contract)
 	}
-	m := &Manifest{}
+	return raw, size, nil
+}
+
+// readHead reads the manifest's key, name, note and budgets.
+func (m *Manifest) readHead(raw map[string]any) error {
 	key, err := asText(raw["key"], "key", 64)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	suffix, ok := strings.CutPrefix(key, "organism:")
 	if !ok || !canon.IsID(suffix) {
-		return nil, invalid("key", "%q is not organism:<kebab-id>", key)
+		return invalid("key", "%q is not organism:<kebab-id>", key)
 	}
 	m.Key = key
 	if m.Name, err = asText(raw["name"], "name", MaxNameLen); err != nil {
-		return nil, err
+		return err
 	}
 	if n, ok := raw["note"]; ok {
 		if m.Note, err = asText(n, "note", MaxNoteLen); err != nil {
-			return nil, err
+			return err
 		}
 		m.HasNote = true
 	}
+	m.Budgets = DefaultBudgets()
 	if bv, ok := raw["budgets"]; ok {
 		// A present null is not an absent field: both runtimes reject it.
-		if m.Budgets, err = parseBudgets(bv); err != nil {
-			return nil, err
-		}
-	} else {
-		m.Budgets = DefaultBudgets()
+		m.Budgets, err = parseBudgets(bv)
 	}
+	return err
+}
 
+// readCells reads the cells, each id once, and returns their normalized
+// values.
+func (m *Manifest) readCells(raw map[string]any) ([]any, error) {
 	cellsRaw, err := asList(raw["cells"], "cells", MaxCells)
 	if err != nil {
 		return nil, err
@@ -102,9 +146,15 @@ func ParseValue(v any) (*Manifest, error) {
 		m.Cells = append(m.Cells, cell)
 		cellValues[i] = cell.Value
 	}
+	return cellValues, nil
+}
 
+// readEdges reads the edges (none when absent) and returns them as
+// declared.
+func (m *Manifest) readEdges(raw map[string]any) ([]any, error) {
 	edgesRaw := []any{}
 	if e, ok := raw["edges"]; ok {
+		var err error
 		if edgesRaw, err = asList(e, "edges", MaxEdges); err != nil {
 			return nil, err
 		}
@@ -116,33 +166,30 @@ func ParseValue(v any) (*Manifest, error) {
 		}
 		m.Edges = append(m.Edges, edge)
 	}
+	return edgesRaw, nil
+}
 
-	norm := copyObject(raw)
-	norm["budgets"] = map[string]any{
-		"maxSteps": float64(m.Budgets.MaxSteps), "maxAgentCalls": float64(m.Budgets.MaxAgentCalls),
-		"maxWork": float64(m.Budgets.MaxWork), "maxContextBytes": float64(m.Budgets.MaxContextBytes),
-		"maxOutputBytes": float64(m.Budgets.MaxOutputBytes), "maxDepth": float64(m.Budgets.MaxDepth),
+// value is the budgets' normalized object, every budget filled in.
+func (b Budgets) value() map[string]any {
+	return map[string]any{
+		"maxSteps": float64(b.MaxSteps), "maxAgentCalls": float64(b.MaxAgentCalls),
+		"maxWork": float64(b.MaxWork), "maxContextBytes": float64(b.MaxContextBytes),
+		"maxOutputBytes": float64(b.MaxOutputBytes), "maxDepth": float64(b.MaxDepth),
 	}
-	norm["cells"] = cellValues
-	norm["edges"] = edgesRaw
-	if iv, ok := raw["interface"]; ok {
-		iface, value, err := parseInterface(iv)
-		if err != nil {
-			return nil, err
-		}
-		m.Interface = iface
-		norm["interface"] = value
-	}
-	m.Value = norm
+}
+
+// seal encodes the normalized manifest, bounds it, and digests it.
+func (m *Manifest) seal(norm map[string]any, size int) error {
+	var err error
 	// The raw size is a close hint for the normalized size; one allocation.
 	if m.Canonical, err = canon.AppendEncode(make([]byte, 0, size+size/16+1024), norm); err != nil {
-		return nil, invalid("", "%v", err)
+		return invalid("", "%v", err)
 	}
 	if len(m.Canonical) > MaxManifestBytes {
-		return nil, limit("", "normalized manifest is %d canonical bytes, over the %d-byte bound", len(m.Canonical), MaxManifestBytes)
+		return limit("", "normalized manifest is %d canonical bytes, over the %d-byte bound", len(m.Canonical), MaxManifestBytes)
 	}
 	m.Digest = canon.DigestBytes(m.Canonical)
-	return m, nil
+	return nil
 }
 
 func canonicalSize(v any) (int, error) {
@@ -181,41 +228,14 @@ func parseInterface(v any) (*Interface, map[string]any, error) {
 	iface := &Interface{}
 	norm := copyObject(raw)
 	for _, side := range []string{"inputs", "outputs"} {
-		loc := "interface." + side
 		sv, ok := raw[side]
 		if !ok {
 			sv = map[string]any{}
 			norm[side] = sv
 		}
-		sm, err := asObject(sv, loc)
+		ports, err := parseInterfaceSide(sv, "interface."+side)
 		if err != nil {
 			return nil, nil, err
-		}
-		if len(sm) > MaxInterfacePorts {
-			return nil, nil, limit(loc, "%d ports exceed the bound of %d", len(sm), MaxInterfacePorts)
-		}
-		var ports []InterfacePort
-		for _, name := range canon.SortedKeys(sm) {
-			if err := nameID(name, loc); err != nil {
-				return nil, nil, err
-			}
-			ploc := join(loc, name)
-			t, err := asObject(sm[name], ploc)
-			if err != nil {
-				return nil, nil, err
-			}
-			if err := onlyKeys(t, ploc, "cell", "port"); err != nil {
-				return nil, nil, err
-			}
-			cell, err := asID(t["cell"], ploc+".cell")
-			if err != nil {
-				return nil, nil, err
-			}
-			port, err := asID(t["port"], ploc+".port")
-			if err != nil {
-				return nil, nil, err
-			}
-			ports = append(ports, InterfacePort{Name: name, Cell: cell, Port: port})
 		}
 		if side == "inputs" {
 			iface.Inputs = ports
@@ -224,6 +244,51 @@ func parseInterface(v any) (*Interface, map[string]any, error) {
 		}
 	}
 	return iface, norm, nil
+}
+
+// parseInterfaceSide reads one side of the interface: names mapped to the
+// cell ports they stand for, in canonical key order.
+func parseInterfaceSide(sv any, loc string) ([]InterfacePort, error) {
+	sm, err := asObject(sv, loc)
+	if err != nil {
+		return nil, err
+	}
+	if len(sm) > MaxInterfacePorts {
+		return nil, limit(loc, "%d ports exceed the bound of %d", len(sm), MaxInterfacePorts)
+	}
+	var ports []InterfacePort
+	for _, name := range canon.SortedKeys(sm) {
+		if err := nameID(name, loc); err != nil {
+			return nil, err
+		}
+		end, err := parseEndpoint(sm[name], join(loc, name))
+		if err != nil {
+			return nil, err
+		}
+		ports = append(ports, InterfacePort{Name: name, Cell: end.Cell, Port: end.Port})
+	}
+	return ports, nil
+}
+
+// parseEndpoint reads a {"cell","port"} object (an edge end, an interface
+// port's target).
+func parseEndpoint(v any, loc string) (Endpoint, error) {
+	em, err := asObject(v, loc)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	if err := onlyKeys(em, loc, "cell", "port"); err != nil {
+		return Endpoint{}, err
+	}
+	cell, err := asID(em["cell"], loc+".cell")
+	if err != nil {
+		return Endpoint{}, err
+	}
+	port, err := asID(em["port"], loc+".port")
+	if err != nil {
+		return Endpoint{}, err
+	}
+	return Endpoint{cell, port}, nil
 }
 
 func parseEdge(v any, i int) (*Edge, error) {
@@ -236,63 +301,16 @@ func parseEdge(v any, i int) (*Edge, error) {
 		return nil, err
 	}
 	e := &Edge{Index: i, Value: raw}
-	for _, end := range []string{"from", "to"} {
-		eloc := loc + "." + end
-		em, err := asObject(raw[end], eloc)
-		if err != nil {
-			return nil, err
-		}
-		if err := onlyKeys(em, eloc, "cell", "port"); err != nil {
-			return nil, err
-		}
-		cell, err := asID(em["cell"], eloc+".cell")
-		if err != nil {
-			return nil, err
-		}
-		port, err := asID(em["port"], eloc+".port")
-		if err != nil {
-			return nil, err
-		}
-		if end == "from" {
-			e.From = Endpoint{cell, port}
-		} else {
-			e.To = Endpoint{cell, port}
-		}
+	if e.From, err = parseEndpoint(raw["from"], loc+".from"); err != nil {
+		return nil, err
+	}
+	if e.To, err = parseEndpoint(raw["to"], loc+".to"); err != nil {
+		return nil, err
 	}
 	if g, ok := raw["guard"]; ok {
-		gloc := loc + ".guard"
-		gm, err := asObject(g, gloc)
-		if err != nil {
+		if e.Guard, err = parseGuard(g, loc+".guard"); err != nil {
 			return nil, err
 		}
-		if err := onlyKeys(gm, gloc, "equals", "field", "expr"); err != nil {
-			return nil, err
-		}
-		guard := &Guard{Value: gm}
-		if x, ok := gm["expr"]; ok {
-			_, hasEq := gm["equals"]
-			_, hasField := gm["field"]
-			if hasEq || hasField {
-				return nil, invalid(gloc, "expr cannot mix with equals/field")
-			}
-			p, err := parseProgram(x, gloc+".expr", []string{"value"})
-			if err != nil {
-				return nil, err
-			}
-			guard.Kind, guard.Expr = GuardExpr, &p
-		} else {
-			if guard.Equals, err = asText(gm["equals"], gloc+".equals", 64); err != nil {
-				return nil, err
-			}
-			guard.Kind = GuardLabel
-			if f, ok := gm["field"]; ok {
-				if guard.Field, err = asID(f, gloc+".field"); err != nil {
-					return nil, err
-				}
-				guard.Kind = GuardField
-			}
-		}
-		e.Guard = guard
 	}
 	if on, ok := raw["on"]; ok {
 		if on != "fail" {
@@ -304,6 +322,48 @@ func parseEdge(v any, i int) (*Edge, error) {
 		e.OnFail = true
 	}
 	return e, nil
+}
+
+// parseGuard reads an edge guard: an expression over the value, or a label
+// (or json field) that must equal a text.
+func parseGuard(g any, loc string) (*Guard, error) {
+	gm, err := asObject(g, loc)
+	if err != nil {
+		return nil, err
+	}
+	if err := onlyKeys(gm, loc, "equals", "field", "expr"); err != nil {
+		return nil, err
+	}
+	guard := &Guard{Value: gm}
+	if x, ok := gm["expr"]; ok {
+		return guard, guard.readExpr(x, gm, loc)
+	}
+	if guard.Equals, err = asText(gm["equals"], loc+".equals", 64); err != nil {
+		return nil, err
+	}
+	guard.Kind = GuardLabel
+	if f, ok := gm["field"]; ok {
+		if guard.Field, err = asID(f, loc+".field"); err != nil {
+			return nil, err
+		}
+		guard.Kind = GuardField
+	}
+	return guard, nil
+}
+
+// readExpr reads an expression guard, which stands alone.
+func (guard *Guard) readExpr(x any, gm map[string]any, loc string) error {
+	_, hasEq := gm["equals"]
+	_, hasField := gm["field"]
+	if hasEq || hasField {
+		return invalid(loc, "expr cannot mix with equals/field")
+	}
+	p, err := parseProgram(x, loc+".expr", []string{"value"})
+	if err != nil {
+		return err
+	}
+	guard.Kind, guard.Expr = GuardExpr, &p
+	return nil
 }
 
 // parseProgram admits an {"contract":"algal.expr.v1","program":…} object
