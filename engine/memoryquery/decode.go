@@ -3,6 +3,7 @@ package memoryquery
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,58 +127,64 @@ func oneOf(names []string) string {
 func record(v any, name string, fields []string, defaults bool, field func(name string, v any) *fault.Error) *fault.Error {
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		seen := map[string]bool{}
-		for _, k := range keys {
-			known := false
-			for _, f := range fields {
-				if f == k {
-					known = true
-					break
-				}
-			}
-			if !known {
-				return invalid("unknown field `%s`, %s", k, oneOf(fields))
-			}
-			if err := field(k, x[k]); err != nil {
-				return err
-			}
-			seen[k] = true
-		}
-		if !defaults {
-			for _, f := range fields {
-				if !seen[f] {
-					return invalid("missing field `%s`", f)
-				}
-			}
-		}
-		return nil
+		return recordObject(x, fields, defaults, field)
 	case []any:
-		for i, f := range fields {
-			if i >= len(x) {
-				if defaults {
-					break
-				}
-				plural := "s"
-				if len(fields) == 1 {
-					plural = ""
-				}
-				return invalid("invalid length %d, expected struct %s with %d element%s", i, name, len(fields), plural)
-			}
-			if err := field(f, x[i]); err != nil {
-				return err
-			}
-		}
-		if len(x) > len(fields) {
-			return invalid("invalid length %d, expected fewer elements in array", len(x))
-		}
-		return nil
+		return recordArray(x, name, fields, defaults, field)
 	}
 	return invalidType(v, "struct "+name)
+}
+
+// recordObject decodes a record written as an object, visiting its keys
+// in byte order.
+func recordObject(x map[string]any, fields []string, defaults bool, field func(name string, v any) *fault.Error) *fault.Error {
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !slices.Contains(fields, k) {
+			return invalid("unknown field `%s`, %s", k, oneOf(fields))
+		}
+		if err := field(k, x[k]); err != nil {
+			return err
+		}
+	}
+	if defaults {
+		return nil
+	}
+	for _, f := range fields {
+		if _, seen := x[f]; !seen {
+			return invalid("missing field `%s`", f)
+		}
+	}
+	return nil
+}
+
+// recordArray decodes a record written as an array of its fields in
+// declaration order.
+func recordArray(x []any, name string, fields []string, defaults bool, field func(name string, v any) *fault.Error) *fault.Error {
+	n := min(len(x), len(fields))
+	for i, f := range fields[:n] {
+		if err := field(f, x[i]); err != nil {
+			return err
+		}
+	}
+	if n < len(fields) && !defaults {
+		return invalid("invalid length %d, expected struct %s with %d element%s", n, name, len(fields), plural(len(fields)))
+	}
+	if len(x) > len(fields) {
+		return invalid("invalid length %d, expected fewer elements in array", len(x))
+	}
+	return nil
+}
+
+// plural is the "s" of a count other than one.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func decodeString(v any) (string, *fault.Error) {
