@@ -209,48 +209,14 @@ func (c *compiler) compile(v any, depth int) (*node, *fault.Error) {
 }
 
 func (c *compiler) call(arr []any, depth int) (*node, *fault.Error) {
-	var head string
-	if len(arr) > 0 {
-		head, _ = arr[0].(string)
+	head, spec, err := callHead(arr)
+	if err != nil {
+		return nil, err
 	}
-	if len(arr) == 0 || !isString(arr[0]) {
-		return nil, newErr(CodeParse, "what", "op head must be a string")
-	}
-	spec, ok := opTable[head]
-	if !ok {
-		return nil, newErr(CodeOp, "op", head)
-	}
-	argc := len(arr) - 1
-	if argc < spec.min || (spec.max != variadic && argc > spec.max) {
-		want := strconv.Itoa(spec.min) + ".."
-		if spec.max != variadic {
-			want += strconv.Itoa(spec.max)
-		}
-		return nil, newErr(CodeArity, "op", head, "want", want, "got", argc)
-	}
-	n := &node{kind: kindCall, def: spec, opName: head, base: 2, scope: len(c.scope), slot: -1}
-	switch {
-	case spec.evalArgs != nil:
-		n.kind = kindArgs
-	case spec.eval2 != nil:
-		n.kind = kindPair
-	case head == "get":
-		n.kind = kindGet
-	}
-	switch {
-	case spec.cheap:
-		n.base = 1
-	case spec.perArg:
-		n.base = 2 + argc
-	}
-	var names []string
-	for _, slot := range spec.binders {
-		s, ok := arr[1+slot].(string)
-		if !ok || !isIdent(s) {
-			return nil, newErr(CodeParse, "op", head,
-				"what", fmt.Sprintf("binder arg %d must be an identifier <= %d chars", slot, MaxNameLen))
-		}
-		names = append(names, s)
+	n := newCallNode(spec, head, len(arr)-1, len(c.scope))
+	names, err := binderNames(spec, head, arr)
+	if err != nil {
+		return nil, err
 	}
 	if spec.compile != nil {
 		done, err := spec.compile(c, n, arr)
@@ -268,28 +234,104 @@ func (c *compiler) call(arr []any, depth int) (*node, *fault.Error) {
 			n.name2 = names[1]
 		}
 	}
-	last := len(arr) - 1
-	for i := 1; i <= last; i++ {
-		if slices.Contains(spec.binders, i-1) {
-			continue // binder names are data, never evaluated
-		}
-		if i == last && len(names) > 0 {
-			c.scope = append(c.scope, names...)
-			c.maxSlots = max(c.maxSlots, len(c.scope))
-		}
-		a, err := c.compile(arr[i], depth+1)
-		if i == last && len(names) > 0 {
-			c.scope = c.scope[:len(c.scope)-len(names)]
-		}
-		if err != nil {
-			return nil, err
-		}
-		n.args = append(n.args, a)
+	if err := c.callArgs(n, spec, arr, names, depth); err != nil {
+		return nil, err
 	}
 	if spec.compiled != nil {
 		spec.compiled(n)
 	}
 	return n, nil
+}
+
+// callHead reads a call's op name and finds the op, checking its arity.
+func callHead(arr []any) (string, *opDef, *fault.Error) {
+	if len(arr) == 0 || !isString(arr[0]) {
+		return "", nil, newErr(CodeParse, "what", "op head must be a string")
+	}
+	head := arr[0].(string)
+	spec, ok := opTable[head]
+	if !ok {
+		return "", nil, newErr(CodeOp, "op", head)
+	}
+	argc := len(arr) - 1
+	if argc < spec.min || (spec.max != variadic && argc > spec.max) {
+		return "", nil, newErr(CodeArity, "op", head, "want", spec.arity(), "got", argc)
+	}
+	return head, spec, nil
+}
+
+// arity is the op's arity as the arity error words it: "min..max", or
+// "min.." when variadic.
+func (spec *opDef) arity() string {
+	want := strconv.Itoa(spec.min) + ".."
+	if spec.max != variadic {
+		want += strconv.Itoa(spec.max)
+	}
+	return want
+}
+
+// newCallNode is the node of a call of spec with argc arguments: its
+// evaluation shape and its base cost.
+func newCallNode(spec *opDef, head string, argc, scope int) *node {
+	n := &node{kind: kindCall, def: spec, opName: head, base: 2, scope: scope, slot: -1}
+	switch {
+	case spec.evalArgs != nil:
+		n.kind = kindArgs
+	case spec.eval2 != nil:
+		n.kind = kindPair
+	case head == "get":
+		n.kind = kindGet
+	}
+	switch {
+	case spec.cheap:
+		n.base = 1
+	case spec.perArg:
+		n.base = 2 + argc
+	}
+	return n
+}
+
+// binderNames reads the identifiers in the op's binder slots.
+func binderNames(spec *opDef, head string, arr []any) ([]string, *fault.Error) {
+	var names []string
+	for _, slot := range spec.binders {
+		s, ok := arr[1+slot].(string)
+		if !ok || !isIdent(s) {
+			return nil, newErr(CodeParse, "op", head,
+				"what", fmt.Sprintf("binder arg %d must be an identifier <= %d chars", slot, MaxNameLen))
+		}
+		names = append(names, s)
+	}
+	return names, nil
+}
+
+// callArgs compiles the arguments that are not binder names; the binders
+// are in scope for the last argument alone.
+func (c *compiler) callArgs(n *node, spec *opDef, arr []any, names []string, depth int) *fault.Error {
+	last := len(arr) - 1
+	for i := 1; i <= last; i++ {
+		if slices.Contains(spec.binders, i-1) {
+			continue // binder names are data, never evaluated
+		}
+		a, err := c.compileArg(arr[i], depth, names, i == last)
+		if err != nil {
+			return err
+		}
+		n.args = append(n.args, a)
+	}
+	return nil
+}
+
+// compileArg compiles one argument, with names in scope when bound.
+func (c *compiler) compileArg(v any, depth int, names []string, bound bool) (*node, *fault.Error) {
+	if !bound || len(names) == 0 {
+		return c.compile(v, depth+1)
+	}
+	c.scope = append(c.scope, names...)
+	c.maxSlots = max(c.maxSlots, len(c.scope))
+	a, err := c.compile(v, depth+1)
+	c.scope = c.scope[:len(c.scope)-len(names)]
+	return a, err
 }
 
 func isString(v any) bool { _, ok := v.(string); return ok }

@@ -29,50 +29,78 @@ func Describe(err error, names ...string) string {
 		}
 		return err.Error()
 	}
-	d := func(k string) string {
-		switch v := e.Details[k].(type) {
-		case string:
-			return v
-		case float64:
-			return string(canon.FormatNumber(nil, v))
-		}
-		return ""
-	}
-	op := strconv.Quote(d("op"))
-	switch e.Code {
-	case CodeOp:
-		return "unknown op " + op + suggest.DidYouMean(d("op"), Ops())
-	case CodeArity:
-		return "op " + op + " takes " + arityWords(d("want")) + ", got " + d("got")
-	case CodeType:
-		if want := d("want"); want == "two numbers or two strings" {
-			return "op " + op + " compares two numbers or two strings, got " + strings.Replace(d("got"), ",", " and ", 1)
-		}
-		return "op " + op + " argument " + d("arg") + " must be " + article(d("want")) + ", got " + d("got")
-	case CodePath:
-		what := d("what")
-		if name, ok := strings.CutPrefix(what, "unbound name "); ok && d("op") == "get" {
-			unquoted := strings.TrimSuffix(strings.TrimPrefix(name, `"`), `"`)
-			return "unbound name " + name + suggest.DidYouMean(unquoted, names)
-		}
-		return "op " + op + ": " + what
-	case CodeArg:
-		return "op " + op + ": " + d("what")
-	case CodeNum:
-		return "op " + op + " gave a number that is not finite"
-	case CodeDivZero:
-		return "op " + op + " divides by zero"
-	case CodeBounds:
-		return boundWords(d("what"), d("max"))
-	case CodeFuel:
-		return "out of fuel: the next step costs " + d("cost") + " and " + d("left") + " is left"
-	case CodeParse:
-		if _, ok := e.Details["op"]; ok {
-			return "op " + op + ": " + d("what")
-		}
-		return d("what")
+	if sentence, ok := sentences[e.Code]; ok {
+		return sentence(details(e.Details), names)
 	}
 	return e.Message
+}
+
+// details reads an expression error's detail fields as text.
+type details map[string]any
+
+func (d details) text(k string) string {
+	switch v := d[k].(type) {
+	case string:
+		return v
+	case float64:
+		return string(canon.FormatNumber(nil, v))
+	}
+	return ""
+}
+
+// op is the quoted op name.
+func (d details) op() string { return strconv.Quote(d.text("op")) }
+
+// sentences word each error code for a person; names are the env names,
+// for an unbound name's suggestion.
+var sentences = map[string]func(d details, names []string) string{
+	CodeOp:      describeOp,
+	CodeArity:   describeArity,
+	CodeType:    describeType,
+	CodePath:    describePath,
+	CodeArg:     describeOpWhat,
+	CodeNum:     func(d details, _ []string) string { return "op " + d.op() + " gave a number that is not finite" },
+	CodeDivZero: func(d details, _ []string) string { return "op " + d.op() + " divides by zero" },
+	CodeBounds:  func(d details, _ []string) string { return boundWords(d.text("what"), d.text("max")) },
+	CodeFuel:    describeFuel,
+	CodeParse:   describeParse,
+}
+
+func describeOp(d details, _ []string) string {
+	return "unknown op " + d.op() + suggest.DidYouMean(d.text("op"), Ops())
+}
+
+func describeArity(d details, _ []string) string {
+	return "op " + d.op() + " takes " + arityWords(d.text("want")) + ", got " + d.text("got")
+}
+
+func describeType(d details, _ []string) string {
+	if want := d.text("want"); want == "two numbers or two strings" {
+		return "op " + d.op() + " compares two numbers or two strings, got " + strings.Replace(d.text("got"), ",", " and ", 1)
+	}
+	return "op " + d.op() + " argument " + d.text("arg") + " must be " + article(d.text("want")) + ", got " + d.text("got")
+}
+
+func describePath(d details, names []string) string {
+	what := d.text("what")
+	if name, ok := strings.CutPrefix(what, "unbound name "); ok && d.text("op") == "get" {
+		unquoted := strings.TrimSuffix(strings.TrimPrefix(name, `"`), `"`)
+		return "unbound name " + name + suggest.DidYouMean(unquoted, names)
+	}
+	return "op " + d.op() + ": " + what
+}
+
+func describeOpWhat(d details, _ []string) string { return "op " + d.op() + ": " + d.text("what") }
+
+func describeFuel(d details, _ []string) string {
+	return "out of fuel: the next step costs " + d.text("cost") + " and " + d.text("left") + " is left"
+}
+
+func describeParse(d details, _ []string) string {
+	if _, ok := d["op"]; ok {
+		return describeOpWhat(d, nil)
+	}
+	return d.text("what")
 }
 
 // arityWords renders an arity range "min..max" or "min.." in words.

@@ -443,82 +443,107 @@ func (m *machine) pop(base int) {
 }
 
 func (m *machine) get(n *node) (any, *fault.Error) {
-	var name string
-	if n.litName {
-		if err := m.charge(1); err != nil { // the literal name node
-			return nil, err
-		}
-		name = n.name
-	} else {
-		v, err := m.eval(n.args[0])
-		if err != nil {
-			return nil, err
-		}
-		s, ok := v.(string)
-		if !ok {
-			return nil, errType("get", 0, "name string", kindOf(v))
-		}
-		name = s
+	name, err := m.getName(n)
+	if err != nil {
+		return nil, err
 	}
-	var cur any
-	found := false
-	if n.litName {
-		if n.slot >= 0 {
-			cur, found = m.vars[n.slot], true
-		}
-	} else {
-		for i := n.scope - 1; i >= 0; i-- {
-			if m.names[i] == name {
-				cur, found = m.vars[i], true
-				break
-			}
-		}
-	}
-	if !found {
-		if cur, found = m.env[name]; !found {
-			return nil, errUnbound(name)
-		}
+	cur, err := m.binding(n, name)
+	if err != nil {
+		return nil, err
 	}
 	if n.path != nil {
 		return walkPath(cur, n.path, &m.left)
 	}
 	for i, step := range n.args[1:] {
-		var k any
-		if step.kind == kindLit { // inline the literal's own evaluation
-			if m.left < 1 {
-				return nil, errFuel(1, m.left)
-			}
-			m.left--
-			k = step.lit
-		} else {
-			var err *fault.Error
-			if k, err = m.eval(step); err != nil {
-				return nil, err
-			}
+		k, err := m.stepKey(step)
+		if err != nil {
+			return nil, err
 		}
-		switch x := k.(type) {
-		case string:
-			o, ok := cur.(map[string]any)
-			if !ok {
-				return nil, nil
-			}
-			if cur, ok = o[x]; !ok {
-				return nil, nil
-			}
-		case float64:
-			if x < 0 || x != math.Trunc(x) {
-				return nil, errType("get", i+1, "nonneg integer index", "number")
-			}
-			l, ok := cur.([]any)
-			if !ok || x >= float64(len(l)) {
-				return nil, nil
-			}
-			cur = l[int(x)]
-		default:
-			return nil, errType("get", i+1, "string key or nonneg integer index", kindOf(k))
+		var found bool
+		if cur, found, err = getStep(cur, k, i+1); err != nil || !found {
+			return nil, err // a miss is null
 		}
 	}
 	return cur, nil
+}
+
+// getName evaluates the name a get reads (a literal name costs 1).
+func (m *machine) getName(n *node) (string, *fault.Error) {
+	if n.litName {
+		return n.name, m.charge(1) // the literal name node
+	}
+	v, err := m.eval(n.args[0])
+	if err != nil {
+		return "", err
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", errType("get", 0, "name string", kindOf(v))
+	}
+	return s, nil
+}
+
+// binding is the value of name: the innermost binder in scope (resolved
+// at compile time for a literal name), else the environment.
+func (m *machine) binding(n *node, name string) (any, *fault.Error) {
+	if n.litName {
+		if n.slot >= 0 {
+			return m.vars[n.slot], nil
+		}
+	} else if i := lastIndex(m.names[:n.scope], name); i >= 0 {
+		return m.vars[i], nil
+	}
+	if cur, found := m.env[name]; found {
+		return cur, nil
+	}
+	return nil, errUnbound(name)
+}
+
+// lastIndex is the position of the last s in l, or -1.
+func lastIndex(l []string, s string) int {
+	for i := len(l) - 1; i >= 0; i-- {
+		if l[i] == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// stepKey evaluates one dynamic get step's key or index.
+func (m *machine) stepKey(step *node) (any, *fault.Error) {
+	if step.kind != kindLit {
+		return m.eval(step)
+	}
+	// Inline the literal's own evaluation.
+	if m.left < 1 {
+		return nil, errFuel(1, m.left)
+	}
+	m.left--
+	return step.lit, nil
+}
+
+// getStep reads key k (a string) or index k (a non-negative integer) of
+// cur; found is false on a miss. at is the step's argument position.
+func getStep(cur, k any, at int) (any, bool, *fault.Error) {
+	switch x := k.(type) {
+	case string:
+		o, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false, nil
+		}
+		v, ok := o[x]
+		return v, ok, nil
+	case float64:
+		if x < 0 || x != math.Trunc(x) {
+			return nil, false, errType("get", at, "nonneg integer index", "number")
+		}
+		l, ok := cur.([]any)
+		if !ok || x >= float64(len(l)) {
+			return nil, false, nil
+		}
+		return l[int(x)], true, nil
+	}
+	return nil, false, errType("get", at, "string key or nonneg integer index", kindOf(k))
 }
 
 // walkPath applies a literal get path to cur, charging each step's

@@ -116,39 +116,37 @@ func measure(v any) (size, deep int) {
 	case string:
 		return strLen(x), 0
 	case []any:
-		size = 1 + len(x)
-		if len(x) == 0 {
-			size = 2
-		}
-		for _, c := range x {
-			s, d := measure(c)
-			size += s
-			if d+1 > deep {
-				deep = d + 1
-			}
-		}
-		return size, deep
+		return measureList(x)
 	case map[string]any:
-		size = 1 + len(x)
-		if len(x) == 0 {
-			size = 2
-		}
-		seen := 0
-		for k, c := range x {
-			s, d := measure(c)
-			size += s + strLen(k) + 1
-			if d+1 > deep {
-				deep = d + 1
-			}
-			// Stop at the last entry rather than let the iterator scan
-			// the map's remaining slots for its end.
-			if seen++; seen == len(x) {
-				break
-			}
-		}
-		return size, deep
+		return measureObject(x)
 	}
 	return 0, 0
+}
+
+func measureList(x []any) (size, deep int) {
+	size = max(2, 1+len(x))
+	for _, c := range x {
+		s, d := measure(c)
+		size += s
+		deep = max(deep, d+1)
+	}
+	return size, deep
+}
+
+func measureObject(x map[string]any) (size, deep int) {
+	size = max(2, 1+len(x))
+	seen := 0
+	for k, c := range x {
+		s, d := measure(c)
+		size += s + strLen(k) + 1
+		deep = max(deep, d+1)
+		// Stop at the last entry rather than let the iterator scan
+		// the map's remaining slots for its end.
+		if seen++; seen == len(x) {
+			break
+		}
+	}
+	return size, deep
 }
 
 // valueDepth is upstream's value_depth: scalars 0, containers 1 + the
@@ -240,40 +238,49 @@ func (w *walker) walk(v any, depth int) *fault.Error {
 		}
 		return w.add(strLen(x))
 	case []any:
-		if len(x) > MaxListLen {
-			return errBounds("list-len", MaxListLen)
-		}
-		if err := w.add(max(2, 1+len(x))); err != nil {
-			return err
-		}
-		for _, c := range x {
-			if err := w.walk(c, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return w.walkList(x, depth)
 	case map[string]any:
-		if len(x) > MaxObjectKeys {
-			return errBounds("object-keys", MaxObjectKeys)
-		}
-		if err := w.add(max(2, 1+len(x))); err != nil {
-			return err
-		}
-		for _, k := range byteKeys(x) {
-			if len(k) > MaxStringBytes {
-				return errBounds("string-bytes", MaxStringBytes)
-			}
-			if err := w.add(strLen(k) + 1); err != nil {
-				return err
-			}
-			if err := w.walk(x[k], depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return w.walkObject(x, depth)
 	}
 	s, _ := measure(v)
 	return w.add(s)
+}
+
+func (w *walker) walkList(x []any, depth int) *fault.Error {
+	if len(x) > MaxListLen {
+		return errBounds("list-len", MaxListLen)
+	}
+	if err := w.add(max(2, 1+len(x))); err != nil {
+		return err
+	}
+	for _, c := range x {
+		if err := w.walk(c, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkObject walks an object's entries in UTF-8 key order.
+func (w *walker) walkObject(x map[string]any, depth int) *fault.Error {
+	if len(x) > MaxObjectKeys {
+		return errBounds("object-keys", MaxObjectKeys)
+	}
+	if err := w.add(max(2, 1+len(x))); err != nil {
+		return err
+	}
+	for _, k := range byteKeys(x) {
+		if len(k) > MaxStringBytes {
+			return errBounds("string-bytes", MaxStringBytes)
+		}
+		if err := w.add(strLen(k) + 1); err != nil {
+			return err
+		}
+		if err := w.walk(x[k], depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // admit validates a value handed in from outside (a program or env): only
@@ -437,33 +444,41 @@ func (m *machine) equal(a, b any) bool {
 		return ok && m.sameText(x, y)
 	case []any:
 		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !m.equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && m.equalLists(x, y)
 	case map[string]any:
 		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		seen := 0
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !m.equal(xv, yv) {
-				return false
-			}
-			if seen++; seen == len(x) {
-				break
-			}
-		}
-		return true
+		return ok && m.equalObjects(x, y)
 	}
 	return false
+}
+
+func (m *machine) equalLists(x, y []any) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if !m.equal(x[i], y[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *machine) equalObjects(x, y map[string]any) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	seen := 0
+	for k, xv := range x {
+		yv, ok := y[k]
+		if !ok || !m.equal(xv, yv) {
+			return false
+		}
+		if seen++; seen == len(x) {
+			break
+		}
+	}
+	return true
 }
 
 func rank(v any) int {
@@ -492,37 +507,44 @@ func (m *machine) compareTotal(a, b any) int {
 	}
 	switch x := a.(type) {
 	case bool:
-		y := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
+		return boolRank(x) - boolRank(b.(bool))
 	case float64:
-		y := b.(float64)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return compareNumbers(x, b.(float64))
 	case string:
 		return m.compareText(x, b.(string))
 	case []any:
-		y := b.([]any)
-		for i := 0; i < len(x) && i < len(y); i++ {
-			if c := m.compareTotal(x[i], y[i]); c != 0 {
-				return c
-			}
-		}
-		return len(x) - len(y)
+		return m.compareLists(x, b.([]any))
 	case map[string]any:
 		xa, _ := canon.Encode(x)
 		yb, _ := canon.Encode(b)
 		return bytes.Compare(xa, yb)
 	}
 	return 0
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func compareNumbers(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// compareLists orders lists elementwise, then the shorter first.
+func (m *machine) compareLists(x, y []any) int {
+	for i := 0; i < len(x) && i < len(y); i++ {
+		if c := m.compareTotal(x[i], y[i]); c != 0 {
+			return c
+		}
+	}
+	return len(x) - len(y)
 }
