@@ -284,10 +284,9 @@ func parseConfig(m map[string]any) (Config, error) {
 	c.SendHandle, _ = m["send"].(string)
 	c.ReceiveHandle, _ = m["receive"].(string)
 	var ok1, ok2 bool
-	c.MaxMessages, ok1 = intField(m, "maxMessages")
-	c.MaxMessageBytes, ok2 = intField(m, "maxMessageBytes")
-	if !canon.IsID(c.Name) || !ok1 || !ok2 || c.MaxMessages < 1 || c.MaxMessages > MaxPending ||
-		c.MaxMessageBytes < 1 || c.MaxMessageBytes > MaxMessageBytes {
+	c.MaxMessages, ok1 = boundedInt(m, "maxMessages", MaxPending)
+	c.MaxMessageBytes, ok2 = boundedInt(m, "maxMessageBytes", MaxMessageBytes)
+	if !canon.IsID(c.Name) || !ok1 || !ok2 {
 		return c, errf(fault.Parse, "mailbox configuration fields are out of bounds")
 	}
 	if _, _, err := ParseHandle(c.SendHandle, Send); err != nil {
@@ -297,6 +296,12 @@ func parseConfig(m map[string]any) (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// boundedInt reads an integer field of 1..max; ok is false otherwise.
+func boundedInt(m map[string]any, k string, max int) (int, bool) {
+	n, ok := intField(m, k)
+	return n, ok && n >= 1 && n <= max
 }
 
 // inspect reads a mailbox configuration (false when absent).
@@ -323,11 +328,8 @@ func (s *Service) inspect(name string) (Config, bool, error) {
 // match exactly (different bounds are refused). maxMessages is 1..1024,
 // maxMessageBytes 1..250000.
 func (s *Service) Create(name string, maxMessages, maxMessageBytes int) (Config, error) {
-	if !canon.IsID(name) {
-		return Config{}, errf(fault.Parse, "mailbox name %q must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)", name)
-	}
-	if maxMessages < 1 || maxMessages > MaxPending || maxMessageBytes < 1 || maxMessageBytes > MaxMessageBytes {
-		return Config{}, errf(fault.BudgetExhausted, "mailbox bounds: pending must be 1..%d and message bytes 1..%d", MaxPending, MaxMessageBytes)
+	if err := checkCreate(name, maxMessages, maxMessageBytes); err != nil {
+		return Config{}, err
 	}
 	if err := s.checkTree(); err != nil {
 		return Config{}, err
@@ -337,35 +339,68 @@ func (s *Service) Create(name string, maxMessages, maxMessageBytes int) (Config,
 		return Config{}, err
 	}
 	defer unlock()
-	if c, ok, err := s.inspect(name); err != nil {
-		return Config{}, err
-	} else if ok {
-		if c.MaxMessages != maxMessages || c.MaxMessageBytes != maxMessageBytes {
-			return Config{}, errf(fault.Parse, "mailbox %s already exists with different bounds", name)
-		}
-		return c, nil
+	if c, ok, err := s.inspect(name); err != nil || ok {
+		return sameBounds(c, err, maxMessages, maxMessageBytes)
 	}
-	if n, err := s.count(); err != nil {
-		return Config{}, err
-	} else if n >= MaxMailboxes {
-		return Config{}, errf(fault.BudgetExhausted, "mailbox count exhausted (%d)", MaxMailboxes)
-	}
-	seed, err := randomHex()
-	if err != nil {
+	if err := s.checkRoom(); err != nil {
 		return Config{}, err
 	}
 	c := Config{Name: name, MaxMessages: maxMessages, MaxMessageBytes: maxMessageBytes}
+	if err := s.admitHandles(&c); err != nil {
+		return Config{}, err
+	}
+	if err := s.makeMailbox(c); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// checkCreate checks a new mailbox's name and bounds.
+func checkCreate(name string, maxMessages, maxMessageBytes int) error {
+	if !canon.IsID(name) {
+		return errf(fault.Parse, "mailbox name %q must be a lowercase id ([a-z][a-z0-9-]*, at most 64 bytes)", name)
+	}
+	if maxMessages < 1 || maxMessages > MaxPending || maxMessageBytes < 1 || maxMessageBytes > MaxMessageBytes {
+		return errf(fault.BudgetExhausted, "mailbox bounds: pending must be 1..%d and message bytes 1..%d", MaxPending, MaxMessageBytes)
+	}
+	return nil
+}
+
+// sameBounds returns the existing mailbox c (or the error reading it)
+// when its bounds are the ones asked for.
+func sameBounds(c Config, err error, maxMessages, maxMessageBytes int) (Config, error) {
+	if err != nil {
+		return Config{}, err
+	}
+	if c.MaxMessages != maxMessages || c.MaxMessageBytes != maxMessageBytes {
+		return Config{}, errf(fault.Parse, "mailbox %s already exists with different bounds", c.Name)
+	}
+	return c, nil
+}
+
+// checkRoom refuses a new mailbox once the store holds MaxMailboxes.
+func (s *Service) checkRoom() error {
+	n, err := s.count()
+	if err != nil {
+		return err
+	}
+	if n >= MaxMailboxes {
+		return errf(fault.BudgetExhausted, "mailbox count exhausted (%d)", MaxMailboxes)
+	}
+	return nil
+}
+
+// admitHandles mints the mailbox's send and receive handles from one
+// random seed and writes their capability records.
+func (s *Service) admitHandles(c *Config) error {
+	seed, err := randomHex()
+	if err != nil {
+		return err
+	}
 	for _, class := range []string{Send, Receive} {
-		nonce := seed + "-" + strings.TrimPrefix(class, "mailbox-")
-		h, err := handleOf(class, name, nonce)
+		h, err := s.admitHandle(class, c.Name, seed+"-"+strings.TrimPrefix(class, "mailbox-"))
 		if err != nil {
-			return Config{}, err
-		}
-		_, hx, _ := ParseHandle(h, class)
-		rec := map[string]any{"contract": CapabilityContract, "handle": h, "capability": class,
-			"mailbox": name, "nonce": nonce, "revoked": false}
-		if _, err := writeNew(s.capPath(hx), rec); err != nil {
-			return Config{}, err
+			return err
 		}
 		if class == Send {
 			c.SendHandle = h
@@ -373,16 +408,34 @@ func (s *Service) Create(name string, maxMessages, maxMessageBytes int) (Config,
 			c.ReceiveHandle = h
 		}
 	}
-	dir := s.mailboxDir(name)
+	return nil
+}
+
+func (s *Service) admitHandle(class, name, nonce string) (string, error) {
+	h, err := handleOf(class, name, nonce)
+	if err != nil {
+		return "", err
+	}
+	_, hx, _ := ParseHandle(h, class)
+	rec := map[string]any{"contract": CapabilityContract, "handle": h, "capability": class,
+		"mailbox": name, "nonce": nonce, "revoked": false}
+	if _, err := writeNew(s.capPath(hx), rec); err != nil {
+		return "", err
+	}
+	return h, nil
+}
+
+// makeMailbox makes the mailbox's directories, then publishes its
+// configuration.
+func (s *Service) makeMailbox(c Config) error {
+	dir := s.mailboxDir(c.Name)
 	for _, sub := range []string{"messages", "pending", "consumed"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return Config{}, errf(fault.IOFailed, "%v", err)
+			return errf(fault.IOFailed, "%v", err)
 		}
 	}
-	if _, err := writeNew(filepath.Join(dir, "config.json"), c.Value()); err != nil {
-		return Config{}, err
-	}
-	return c, nil
+	_, err := writeNew(filepath.Join(dir, "config.json"), c.Value())
+	return err
 }
 
 func (s *Service) count() (int, error) {
@@ -409,30 +462,9 @@ func (s *Service) count() (int, error) {
 
 // resolve maps an active handle of class to its mailbox.
 func (s *Service) resolve(handle, class string) (Config, map[string]any, error) {
-	_, hx, err := ParseHandle(handle, class)
+	rec, mb, err := s.capability(handle, class)
 	if err != nil {
 		return Config{}, nil, err
-	}
-	if err := s.checkTree(); err != nil {
-		return Config{}, nil, err
-	}
-	rec, ok, err := readRecord(s.capPath(hx))
-	if err != nil {
-		return Config{}, nil, err
-	}
-	if !ok {
-		return Config{}, nil, errf(fault.CapabilityDenied, "capability is not admitted")
-	}
-	mb, _ := rec["mailbox"].(string)
-	nonce, _ := rec["nonce"].(string)
-	if rec["contract"] != CapabilityContract || rec["capability"] != class || rec["handle"] != handle || !canon.IsID(mb) {
-		return Config{}, nil, errf(fault.DigestMismatch, "capability record does not match its handle")
-	}
-	if h, err := handleOf(class, mb, nonce); err != nil || h != handle {
-		return Config{}, nil, errf(fault.DigestMismatch, "capability handle does not match its admission")
-	}
-	if rec["revoked"] != false {
-		return Config{}, nil, errf(fault.CapabilityDenied, "capability is revoked")
 	}
 	c, ok, err := s.inspect(mb)
 	if err != nil {
@@ -441,10 +473,63 @@ func (s *Service) resolve(handle, class string) (Config, map[string]any, error) 
 	if !ok {
 		return Config{}, nil, errf(fault.CapabilityDenied, "mailbox is not admitted")
 	}
-	if (class == Send && c.SendHandle != handle) || (class == Receive && c.ReceiveHandle != handle) {
+	if !c.admits(class, handle) {
 		return Config{}, nil, errf(fault.CapabilityDenied, "capability admission does not match its mailbox")
 	}
 	return c, rec, nil
+}
+
+// capability reads and checks the capability record of an active handle
+// of class, returning it and the mailbox it names.
+func (s *Service) capability(handle, class string) (map[string]any, string, error) {
+	_, hx, err := ParseHandle(handle, class)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := s.checkTree(); err != nil {
+		return nil, "", err
+	}
+	rec, ok, err := readRecord(s.capPath(hx))
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		return nil, "", errf(fault.CapabilityDenied, "capability is not admitted")
+	}
+	mb, err := capabilityMailbox(rec, handle, class)
+	if err != nil {
+		return nil, "", err
+	}
+	if rec["revoked"] != false {
+		return nil, "", errf(fault.CapabilityDenied, "capability is revoked")
+	}
+	return rec, mb, nil
+}
+
+// capabilityMailbox checks that a capability record is the one its
+// handle was minted for and returns the mailbox it names.
+func capabilityMailbox(rec map[string]any, handle, class string) (string, error) {
+	mb, _ := rec["mailbox"].(string)
+	nonce, _ := rec["nonce"].(string)
+	if rec["contract"] != CapabilityContract || rec["capability"] != class || rec["handle"] != handle || !canon.IsID(mb) {
+		return "", errf(fault.DigestMismatch, "capability record does not match its handle")
+	}
+	if h, err := handleOf(class, mb, nonce); err != nil || h != handle {
+		return "", errf(fault.DigestMismatch, "capability handle does not match its admission")
+	}
+	return mb, nil
+}
+
+// admits reports whether the mailbox's configuration names handle as its
+// handle of class.
+func (c Config) admits(class, handle string) bool {
+	switch class {
+	case Send:
+		return c.SendHandle == handle
+	case Receive:
+		return c.ReceiveHandle == handle
+	}
+	return true
 }
 
 // Revoke disables one handle; the mailbox's other handle keeps working.
@@ -493,60 +578,91 @@ func (s *Service) Send(handle string, value any, key string) (id string, duplica
 		return "", false, err
 	}
 	defer unlock()
-	b, err := canon.Encode(value)
-	if err != nil {
-		return "", false, errf(fault.Parse, "message is not canonical JSON: %v", err)
-	}
-	if len(b) > c.MaxMessageBytes {
-		return "", false, errf(fault.BudgetExhausted, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
-	}
-	id, err = envelopeID(c.Name, key, value)
-	if err != nil {
+	d := &delivery{c: c, dir: dir, key: key, keyHex: keyHex, value: value}
+	if d.id, err = messageID(c, key, value); err != nil {
 		return "", false, err
 	}
-	claimPath := filepath.Join(dir, "messages", keyHex+".json")
-	claim, claimed, err := readRecord(claimPath)
+	claimed, err := d.checkClaim()
 	if err != nil {
 		return "", false, err
-	}
-	if claimed && (claim["id"] != id || claim["idempotencyKey"] != key || claim["mailbox"] != c.Name) {
-		return "", false, errf(fault.DigestMismatch, "idempotency key already claims a different mailbox message")
 	}
 	pending, err := s.pending(c)
 	if err != nil {
 		return "", false, err
 	}
-	delivered, err := s.deliveryEvidence(c, pending, keyHex, id)
+	delivered, err := s.deliveryEvidence(c, pending, keyHex, d.id)
 	if err != nil {
 		return "", false, err
 	}
-	if !claimed && delivered {
+	if delivered && !claimed {
 		return "", false, errf(fault.DigestMismatch, "mailbox delivery has no message claim")
 	}
-	if claimed && delivered {
-		return id, true, nil
+	if delivered {
+		return d.id, true, nil
 	}
 	// A new delivery, or a retry of one interrupted after its claim was
 	// published: either way the delivery marker is still to be written.
-	if len(pending) >= c.MaxMessages {
-		return "", false, errf(fault.MailboxFull, "mailbox %q is full", c.Name)
-	}
-	seq, err := s.nextSeq(c, pending)
-	if err != nil {
+	if err := s.deliver(d, pending, claimed); err != nil {
 		return "", false, err
+	}
+	return d.id, claimed, nil
+}
+
+// delivery is one Send under way: the mailbox, its directory, and the
+// message's idempotency key, id and value.
+type delivery struct {
+	c               Config
+	dir             string
+	key, keyHex, id string
+	value           any
+}
+
+// messageID bounds the message and returns its envelope id.
+func messageID(c Config, key string, value any) (string, error) {
+	b, err := canon.Encode(value)
+	if err != nil {
+		return "", errf(fault.Parse, "message is not canonical JSON: %v", err)
+	}
+	if len(b) > c.MaxMessageBytes {
+		return "", errf(fault.BudgetExhausted, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
+	}
+	return envelopeID(c.Name, key, value)
+}
+
+func (d *delivery) claimPath() string { return filepath.Join(d.dir, "messages", d.keyHex+".json") }
+
+// checkClaim reports whether the key is claimed, by this very message.
+func (d *delivery) checkClaim() (bool, error) {
+	claim, claimed, err := readRecord(d.claimPath())
+	if err != nil {
+		return false, err
+	}
+	if claimed && (claim["id"] != d.id || claim["idempotencyKey"] != d.key || claim["mailbox"] != d.c.Name) {
+		return false, errf(fault.DigestMismatch, "idempotency key already claims a different mailbox message")
+	}
+	return claimed, nil
+}
+
+// deliver claims the key (unless claimed already) and writes the
+// delivery marker next in order, room permitting.
+func (s *Service) deliver(d *delivery, pending []string, claimed bool) error {
+	if len(pending) >= d.c.MaxMessages {
+		return errf(fault.MailboxFull, "mailbox %q is full", d.c.Name)
+	}
+	seq, err := s.nextSeq(d.c, pending)
+	if err != nil {
+		return err
 	}
 	if !claimed {
-		msg := map[string]any{"contract": MessageContract, "id": id, "mailbox": c.Name, "idempotencyKey": key, "value": value}
-		if _, err := writeNew(claimPath, msg); err != nil {
-			return "", false, err
+		msg := map[string]any{"contract": MessageContract, "id": d.id, "mailbox": d.c.Name, "idempotencyKey": d.key, "value": d.value}
+		if _, err := writeNew(d.claimPath(), msg); err != nil {
+			return err
 		}
 	}
-	marker := map[string]any{"contract": DeliveryContract, "id": id}
-	name := fmt.Sprintf("%012d-%s.json", seq, keyHex)
-	if _, err := writeNew(filepath.Join(dir, "pending", name), marker); err != nil {
-		return "", false, err
-	}
-	return id, claimed, nil
+	marker := map[string]any{"contract": DeliveryContract, "id": d.id}
+	name := fmt.Sprintf("%012d-%s.json", seq, d.keyHex)
+	_, err = writeNew(filepath.Join(d.dir, "pending", name), marker)
+	return err
 }
 
 // deliveryEvidence reports whether a delivery marker (pending or
@@ -554,18 +670,9 @@ func (s *Service) Send(handle string, value any, key string) (id string, duplica
 // message are DIGEST_MISMATCH; both at once mean an interrupted receive,
 // which needs reconciliation before anything moves (IO_FAILED).
 func (s *Service) deliveryEvidence(c Config, pending []string, keyHex, id string) (bool, error) {
-	dir := s.mailboxDir(c.Name)
-	var found []string
-	for _, name := range pending {
-		if strings.HasSuffix(name, "-"+keyHex+".json") {
-			found = append(found, filepath.Join(dir, "pending", name))
-		}
-	}
-	consumed := filepath.Join(dir, "consumed", keyHex+".json")
-	if _, ok, err := readRecord(consumed); err != nil {
+	found, err := s.deliveryMarkers(c, pending, keyHex)
+	if err != nil {
 		return false, err
-	} else if ok {
-		found = append(found, consumed)
 	}
 	for _, path := range found {
 		marker, ok, err := readRecord(path)
@@ -580,6 +687,27 @@ func (s *Service) deliveryEvidence(c Config, pending []string, keyHex, id string
 		return false, errf(fault.IOFailed, "mailbox delivery is uncertain; pending and consumed evidence require reconciliation")
 	}
 	return len(found) == 1, nil
+}
+
+// deliveryMarkers lists the paths of the pending and consumed markers of
+// the idempotency key.
+func (s *Service) deliveryMarkers(c Config, pending []string, keyHex string) ([]string, error) {
+	dir := s.mailboxDir(c.Name)
+	var found []string
+	for _, name := range pending {
+		if strings.HasSuffix(name, "-"+keyHex+".json") {
+			found = append(found, filepath.Join(dir, "pending", name))
+		}
+	}
+	consumed := filepath.Join(dir, "consumed", keyHex+".json")
+	_, ok, err := readRecord(consumed)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		found = append(found, consumed)
+	}
+	return found, nil
 }
 
 // nextSeq orders deliveries first in, first out: the next sequence
@@ -620,6 +748,19 @@ func (s *Service) pending(c Config) ([]string, error) {
 	if len(entries) > maxPendingScanEntries {
 		return nil, errf(fault.BudgetExhausted, "mailbox pending physical entry count")
 	}
+	out, err := markerNames(entries)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > c.MaxMessages {
+		return nil, errf(fault.BudgetExhausted, "mailbox pending entry count")
+	}
+	return out, nil
+}
+
+// markerNames lists the delivery markers among a pending directory's
+// entries, sorted (so in delivery order); temporary files are skipped.
+func markerNames(entries []os.DirEntry) ([]string, error) {
 	var out []string
 	for _, e := range entries {
 		if atomicfile.IsTemp(e.Name()) || !strings.HasSuffix(e.Name(), ".json") {
@@ -631,9 +772,6 @@ func (s *Service) pending(c Config) ([]string, error) {
 		out = append(out, e.Name())
 	}
 	sort.Strings(out)
-	if len(out) > c.MaxMessages {
-		return nil, errf(fault.BudgetExhausted, "mailbox pending entry count")
-	}
 	return out, nil
 }
 
@@ -678,6 +816,20 @@ func (s *Service) Receive(handle string) (id string, message any, err error) {
 	if _, valid := canon.DigestHex("sha256:" + keyHex); !ok || !valid {
 		return "", nil, errf(fault.DigestMismatch, "mailbox delivery marker %s is malformed", name)
 	}
+	id, value, err := checkedDelivery(c, dir, name, keyHex)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := consume(dir, name, keyHex, id); err != nil {
+		return "", nil, err
+	}
+	return id, value, nil
+}
+
+// checkedDelivery reads the delivery marker name and its message claim
+// and checks them against each other and the mailbox; it returns the
+// message's id and value.
+func checkedDelivery(c Config, dir, name, keyHex string) (string, any, error) {
 	marker, ok, err := readRecord(filepath.Join(dir, "pending", name))
 	if err != nil || !ok {
 		return "", nil, errf(fault.IOFailed, "mailbox delivery %s disappeared", name)
@@ -689,31 +841,47 @@ func (s *Service) Receive(handle string) (id string, message any, err error) {
 	if !ok {
 		return "", nil, errf(fault.DigestMismatch, "mailbox delivery has no message claim")
 	}
-	key, _ := claim["idempotencyKey"].(string)
-	id, _ = claim["id"].(string)
-	want, err := envelopeID(c.Name, key, claim["value"])
-	if err != nil || claim["contract"] != MessageContract || want != id || key != "sha256:"+keyHex ||
-		claim["mailbox"] != c.Name || marker["contract"] != DeliveryContract || marker["id"] != id {
+	id, sound := soundDelivery(c, claim, marker, keyHex)
+	if !sound {
 		return "", nil, errf(fault.DigestMismatch, "mailbox delivery is corrupt")
 	}
 	if b, _ := canon.Encode(claim["value"]); len(b) > c.MaxMessageBytes {
 		return "", nil, errf(fault.BudgetExhausted, "mailbox message %dB exceeds %dB", len(b), c.MaxMessageBytes)
 	}
+	return id, claim["value"], nil
+}
+
+// soundDelivery reports whether a claim is the message its key and the
+// mailbox say, and the marker delivers it; it returns the message id.
+func soundDelivery(c Config, claim, marker map[string]any, keyHex string) (string, bool) {
+	key, _ := claim["idempotencyKey"].(string)
+	id, _ := claim["id"].(string)
+	want, err := envelopeID(c.Name, key, claim["value"])
+	return id, err == nil && claim["contract"] == MessageContract && want == id && key == "sha256:"+keyHex &&
+		claim["mailbox"] == c.Name && marker["contract"] == DeliveryContract && marker["id"] == id
+}
+
+// consume moves a delivery from pending to consumed: the consumed marker
+// first, then the pending one goes.
+func consume(dir, name, keyHex, id string) error {
+	consumed := filepath.Join(dir, "consumed", keyHex+".json")
 	// A consumed marker next to the pending one is an interrupted receive:
 	// the message may already have been handed out, so it is not handed
 	// out again until the host reconciles.
-	if _, done, err := readRecord(filepath.Join(dir, "consumed", keyHex+".json")); err != nil {
-		return "", nil, err
-	} else if done {
-		return "", nil, errf(fault.IOFailed, "mailbox delivery is uncertain; pending and consumed evidence require reconciliation")
+	_, done, err := readRecord(consumed)
+	if err != nil {
+		return err
 	}
-	if _, err := writeNew(filepath.Join(dir, "consumed", keyHex+".json"), map[string]any{"contract": DeliveryContract, "id": id}); err != nil {
-		return "", nil, err
+	if done {
+		return errf(fault.IOFailed, "mailbox delivery is uncertain; pending and consumed evidence require reconciliation")
+	}
+	if _, err := writeNew(consumed, map[string]any{"contract": DeliveryContract, "id": id}); err != nil {
+		return err
 	}
 	if err := os.Remove(filepath.Join(dir, "pending", name)); err != nil {
-		return "", nil, errf(fault.IOFailed, "%v", err)
+		return errf(fault.IOFailed, "%v", err)
 	}
-	return id, claim["value"], nil
+	return nil
 }
 
 // Pending reports how many deliveries await a receive (host readiness; it
@@ -742,21 +910,30 @@ func (s *Service) List() ([]Listed, error) {
 		if !e.IsDir() || !canon.IsID(e.Name()) {
 			continue
 		}
-		c, ok, err := s.inspect(e.Name())
+		l, ok, err := s.listed(e.Name())
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
+		if ok {
+			out = append(out, l)
 		}
-		p, err := s.pending(c)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Listed{Config: c, Pending: len(p)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// listed reads one mailbox and counts its pending deliveries (false when
+// the directory holds no admitted mailbox).
+func (s *Service) listed(name string) (Listed, bool, error) {
+	c, ok, err := s.inspect(name)
+	if err != nil || !ok {
+		return Listed{}, false, err
+	}
+	p, err := s.pending(c)
+	if err != nil {
+		return Listed{}, false, err
+	}
+	return Listed{Config: c, Pending: len(p)}, true, nil
 }
 
 // Listed is one mailbox of List.
