@@ -70,42 +70,59 @@ func Pack(st store.Store, root string) (*Bundle, error) {
 		if _, seen := b.Manifests[d]; seen {
 			continue
 		}
-		v, err := store.Load(st, store.Manifests, d)
+		m, err := loadManifest(st, d)
 		if err != nil {
 			return nil, err
-		}
-		m, err := manifest.ParseValue(v)
-		if err != nil {
-			return nil, err
-		}
-		if m.Digest != d {
-			return nil, errf(fault.DigestMismatch, "stored manifest %s normalizes to %s", d, m.Digest)
 		}
 		b.Manifests[d] = m
 		for _, c := range m.Cells {
 			if c.Embed != nil && c.Embed.Manifest != "" {
 				queue = append(queue, c.Embed.Manifest)
 			}
-			if c.Kind != manifest.KindConst {
-				continue
-			}
-			for _, p := range c.Declared {
-				ref, ok := p.Value.(string)
-				if p.Type != manifest.TypeRef || !p.HasValue || !ok {
-					continue
-				}
-				if _, seen := b.Values[ref]; seen {
-					continue
-				}
-				val, err := store.Load(st, store.Values, ref)
-				if err != nil {
-					return nil, err
-				}
-				b.Values[ref] = val
+			if err := b.packConstRefs(st, c); err != nil {
+				return nil, err
 			}
 		}
 	}
 	return b, nil
+}
+
+// loadManifest loads manifest d from st and checks that it normalizes to d.
+func loadManifest(st store.Store, d string) (*manifest.Manifest, error) {
+	v, err := store.Load(st, store.Manifests, d)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.ParseValue(v)
+	if err != nil {
+		return nil, err
+	}
+	if m.Digest != d {
+		return nil, errf(fault.DigestMismatch, "stored manifest %s normalizes to %s", d, m.Digest)
+	}
+	return m, nil
+}
+
+// packConstRefs adds the values a const cell's ref ports name.
+func (b *Bundle) packConstRefs(st store.Store, c *manifest.Cell) error {
+	if c.Kind != manifest.KindConst {
+		return nil
+	}
+	for _, p := range c.Declared {
+		ref, ok := p.Value.(string)
+		if p.Type != manifest.TypeRef || !p.HasValue || !ok {
+			continue
+		}
+		if _, seen := b.Values[ref]; seen {
+			continue
+		}
+		val, err := store.Load(st, store.Values, ref)
+		if err != nil {
+			return err
+		}
+		b.Values[ref] = val
+	}
+	return nil
 }
 
 // Parse admits bundle bytes: at most MaxBytes, strict JSON (no BOM, valid
@@ -140,60 +157,19 @@ func ReadFile(path string) (*Bundle, error) {
 // manifests, values}, every manifest parsing and normalizing to its key,
 // every value hashing to its key, and the root among the manifests.
 func Decode(v any) (*Bundle, error) {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, errf(fault.Parse, "bundle must be an object")
-	}
-	if k, bad := canon.UnknownKey(obj, "contract", "root", "manifests", "values"); bad {
-		return nil, errf(fault.Parse, "bundle has unknown field %q", k)
-	}
-	if obj["contract"] != Contract {
-		return nil, errf(fault.Parse, "bundle contract must be %s", Contract)
-	}
-	root, _ := obj["root"].(string)
-	if !canon.IsDigest(root) {
-		return nil, errf(fault.Parse, "bundle root must be a sha256 digest")
-	}
-	ms, ok := obj["manifests"].(map[string]any)
-	if !ok {
-		return nil, errf(fault.Parse, "bundle manifests must be an object keyed by digest")
-	}
-	vs := map[string]any{}
-	if raw, present := obj["values"]; present {
-		if vs, ok = raw.(map[string]any); !ok {
-			return nil, errf(fault.Parse, "bundle values must be an object keyed by digest")
-		}
+	root, ms, vs, err := bundleObject(v)
+	if err != nil {
+		return nil, err
 	}
 	b := &Bundle{Root: root, Manifests: make(map[string]*manifest.Manifest, len(ms)), Values: make(map[string]any, len(vs))}
 	for _, k := range canon.SortedKeys(ms) {
-		if !canon.IsDigest(k) {
-			return nil, errf(fault.Parse, "bundle manifest key %q is not a sha256 digest", k)
-		}
-		raw, err := canon.Digest(ms[k])
-		if err != nil {
-			return nil, errf(fault.Parse, "bundle manifest %s: %v", k, err)
-		}
-		if raw != k {
-			return nil, errf(fault.DigestMismatch, "bundle manifest %s hashes to %s", k, raw)
-		}
-		m, err := manifest.ParseValue(ms[k])
-		if err != nil {
+		if b.Manifests[k], err = decodeManifest(k, ms[k]); err != nil {
 			return nil, err
 		}
-		// A key that matches the raw entry but not its normalization would
-		// name a manifest nobody can reference by digest.
-		if m.Digest != k {
-			return nil, errf(fault.DigestMismatch, "bundle manifest %s normalizes to %s", k, m.Digest)
-		}
-		b.Manifests[k] = m
 	}
 	for _, k := range canon.SortedKeys(vs) {
-		if !canon.IsDigest(k) {
-			return nil, errf(fault.Parse, "bundle value key %q is not a sha256 digest", k)
-		}
-		d, err := canon.Digest(vs[k])
-		if err != nil || d != k {
-			return nil, errf(fault.DigestMismatch, "bundle value %s does not hash to its key", k)
+		if err := checkValue(k, vs[k]); err != nil {
+			return nil, err
 		}
 		b.Values[k] = vs[k]
 	}
@@ -201,6 +177,72 @@ func Decode(v any) (*Bundle, error) {
 		return nil, errf(fault.DigestMismatch, "bundle root %s is not among its manifests", root)
 	}
 	return b, nil
+}
+
+// bundleObject admits the bundle's outer object and returns its root, its
+// manifests and its values (none when absent).
+func bundleObject(v any) (string, map[string]any, map[string]any, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", nil, nil, errf(fault.Parse, "bundle must be an object")
+	}
+	if k, bad := canon.UnknownKey(obj, "contract", "root", "manifests", "values"); bad {
+		return "", nil, nil, errf(fault.Parse, "bundle has unknown field %q", k)
+	}
+	if obj["contract"] != Contract {
+		return "", nil, nil, errf(fault.Parse, "bundle contract must be %s", Contract)
+	}
+	root, _ := obj["root"].(string)
+	if !canon.IsDigest(root) {
+		return "", nil, nil, errf(fault.Parse, "bundle root must be a sha256 digest")
+	}
+	ms, ok := obj["manifests"].(map[string]any)
+	if !ok {
+		return "", nil, nil, errf(fault.Parse, "bundle manifests must be an object keyed by digest")
+	}
+	vs := map[string]any{}
+	if raw, present := obj["values"]; present {
+		if vs, ok = raw.(map[string]any); !ok {
+			return "", nil, nil, errf(fault.Parse, "bundle values must be an object keyed by digest")
+		}
+	}
+	return root, ms, vs, nil
+}
+
+// decodeManifest admits the manifest filed under key k: the entry hashes
+// to k as written and normalizes to k.
+func decodeManifest(k string, v any) (*manifest.Manifest, error) {
+	if !canon.IsDigest(k) {
+		return nil, errf(fault.Parse, "bundle manifest key %q is not a sha256 digest", k)
+	}
+	raw, err := canon.Digest(v)
+	if err != nil {
+		return nil, errf(fault.Parse, "bundle manifest %s: %v", k, err)
+	}
+	if raw != k {
+		return nil, errf(fault.DigestMismatch, "bundle manifest %s hashes to %s", k, raw)
+	}
+	m, err := manifest.ParseValue(v)
+	if err != nil {
+		return nil, err
+	}
+	// A key that matches the raw entry but not its normalization would
+	// name a manifest nobody can reference by digest.
+	if m.Digest != k {
+		return nil, errf(fault.DigestMismatch, "bundle manifest %s normalizes to %s", k, m.Digest)
+	}
+	return m, nil
+}
+
+// checkValue admits the value filed under key k: it hashes to k.
+func checkValue(k string, v any) error {
+	if !canon.IsDigest(k) {
+		return errf(fault.Parse, "bundle value key %q is not a sha256 digest", k)
+	}
+	if d, err := canon.Digest(v); err != nil || d != k {
+		return errf(fault.DigestMismatch, "bundle value %s does not hash to its key", k)
+	}
+	return nil
 }
 
 // Install writes every manifest and value into st (the store re-checks any

@@ -107,36 +107,62 @@ func (h *HTTP) Fetch(ctx context.Context, digest string) ([]byte, error) {
 	if !ok {
 		return nil, errf(fault.Parse, "bundle root %q is not a sha256 digest", digest)
 	}
-	limit := MaxBytes
-	if h.Limit > 0 && h.Limit < limit {
-		limit = h.Limit
-	}
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, h.deadline())
 	defer cancel()
 	url := strings.TrimRight(h.Base, "/") + "/" + hex + ".bundle.json"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, errf(fault.Parse, "transport URL %s: %v", h.Base, err)
 	}
-	client := h.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	resp, err := h.client().Do(req)
 	if err != nil {
 		return nil, h.failure(ctx, err)
 	}
 	defer resp.Body.Close()
+	if err := h.statusError(resp, digest); err != nil {
+		return nil, err
+	}
+	return h.readBody(ctx, resp)
+}
+
+// limit is the byte bound of one bundle: MaxBytes, or Limit when lower.
+func (h *HTTP) limit() int {
+	if h.Limit > 0 && h.Limit < MaxBytes {
+		return h.Limit
+	}
+	return MaxBytes
+}
+
+// deadline is the fetch timeout: Timeout, or DefaultTimeout when unset.
+func (h *HTTP) deadline() time.Duration {
+	if h.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return h.Timeout
+}
+
+func (h *HTTP) client() *http.Client {
+	if h.Client == nil {
+		return http.DefaultClient
+	}
+	return h.Client
+}
+
+// statusError maps a status other than 200: 404 and 410 are a miss.
+func (h *HTTP) statusError(resp *http.Response, digest string) error {
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, errf(fault.StoreMiss, "transport %s has no bundle for %s (HTTP %d)", h.Base, digest, resp.StatusCode)
+		return errf(fault.StoreMiss, "transport %s has no bundle for %s (HTTP %d)", h.Base, digest, resp.StatusCode)
 	case resp.StatusCode != http.StatusOK:
-		return nil, errf(fault.IOFailed, "transport %s answered HTTP %d for %s", h.Base, resp.StatusCode, digest)
+		return errf(fault.IOFailed, "transport %s answered HTTP %d for %s", h.Base, resp.StatusCode, digest)
 	}
+	return nil
+}
+
+// readBody reads the body within the limit: a declared length over it is
+// refused before any byte is read, a stream past it is cut at limit+1.
+func (h *HTTP) readBody(ctx context.Context, resp *http.Response) ([]byte, error) {
+	limit := h.limit()
 	if resp.ContentLength > int64(limit) {
 		return nil, errf(fault.BudgetExhausted, "transport %s declares %d bytes, over the %d-byte bound", h.Base, resp.ContentLength, limit)
 	}
@@ -158,11 +184,7 @@ func (h *HTTP) failure(ctx context.Context, err error) error {
 }
 
 func (h *HTTP) timeoutText() string {
-	t := h.Timeout
-	if t <= 0 {
-		t = DefaultTimeout
-	}
-	return strconv.FormatInt(t.Milliseconds(), 10) + " ms"
+	return strconv.FormatInt(h.deadline().Milliseconds(), 10) + " ms"
 }
 
 // Fetch asks src for the bundle rooted at digest and admits it: a bundle

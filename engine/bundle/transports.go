@@ -61,16 +61,21 @@ func ParseTransports(v any, base string) (Transports, error) {
 		if err != nil {
 			return nil, err
 		}
-		if base != "" && !strings.Contains(spec, "://") && !filepath.IsAbs(spec) {
-			spec = filepath.Join(base, spec)
-		}
-		src, err := NewSource(spec, timeout)
+		src, err := NewSource(inBase(base, spec), timeout)
 		if err != nil {
 			return nil, &fault.Error{Code: codeOf(err), Message: "transport " + name + ": " + err.Error()}
 		}
 		out[name] = src
 	}
 	return out, nil
+}
+
+// inBase resolves a relative directory spec in base ("" keeps it).
+func inBase(base, spec string) string {
+	if base != "" && !strings.Contains(spec, "://") && !filepath.IsAbs(spec) {
+		return filepath.Join(base, spec)
+	}
+	return spec
 }
 
 func entry(name string, v any) (string, time.Duration, error) {
@@ -88,15 +93,24 @@ func entry(name string, v any) (string, time.Duration, error) {
 	if s == "" {
 		return "", 0, errf(fault.Parse, "transport %s needs a source", name)
 	}
-	var timeout time.Duration
-	if raw, ok := obj["timeoutMs"]; ok {
-		f, ok := raw.(float64)
-		if !ok || f != float64(int64(f)) || f < MinTimeoutMs || f > MaxTimeoutMs {
-			return "", 0, errf(fault.Parse, "transport %s timeoutMs must be an integer in %d..%d", name, MinTimeoutMs, MaxTimeoutMs)
-		}
-		timeout = time.Duration(f) * time.Millisecond
+	timeout, err := timeoutOf(name, obj)
+	if err != nil {
+		return "", 0, err
 	}
 	return s, timeout, nil
+}
+
+// timeoutOf reads an entry's optional timeoutMs (0 when absent).
+func timeoutOf(name string, obj map[string]any) (time.Duration, error) {
+	raw, ok := obj["timeoutMs"]
+	if !ok {
+		return 0, nil
+	}
+	f, ok := raw.(float64)
+	if !ok || f != float64(int64(f)) || f < MinTimeoutMs || f > MaxTimeoutMs {
+		return 0, errf(fault.Parse, "transport %s timeoutMs must be an integer in %d..%d", name, MinTimeoutMs, MaxTimeoutMs)
+	}
+	return time.Duration(f) * time.Millisecond, nil
 }
 
 // Of builds sources from plain name -> directory-or-URL specs (the
