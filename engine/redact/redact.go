@@ -152,8 +152,31 @@ func (r *Redactor) spans(text []byte) [][2]int {
 	if r == nil || len(r.forms) == 0 {
 		return nil
 	}
-	// The skeleton is text without line breaks, lower-cased byte for
-	// byte; at maps each of its bytes back to text.
+	sk := skeletonOf(text)
+	var out [][2]int
+	for _, f := range r.forms {
+		eachIndex(sk.s, f, func(a int) { out = append(out, sk.span(a, a+len(f))) })
+	}
+	// A form cut short (a message truncated to a width, "ghs_S3cr3..."
+	// or "...3cr3tT0ken") still gives half the secret away: a half of a
+	// form, at least minForm long, is redacted with as much of the form
+	// as follows it (a first half) or leads up to it (a last half).
+	for _, f := range r.forms {
+		if len(f) >= 2*minForm {
+			out = sk.halfForms(f, out)
+		}
+	}
+	return mergeSpans(out)
+}
+
+// skeleton is text without line breaks, lower-cased byte for byte; at
+// maps each of its bytes back to text.
+type skeleton struct {
+	s  string
+	at []int
+}
+
+func skeletonOf(text []byte) skeleton {
 	skel := make([]byte, 0, len(text))
 	at := make([]int, 0, len(text))
 	for i := 0; i < len(text); {
@@ -169,56 +192,49 @@ func (r *Redactor) spans(text []byte) [][2]int {
 		at = append(at, i)
 		i++
 	}
-	sk := string(skel)
-	var out [][2]int
-	for _, f := range r.forms {
-		for from := 0; ; {
-			k := strings.Index(sk[from:], f)
-			if k < 0 {
-				break
-			}
-			a := from + k
-			out = append(out, [2]int{at[a], at[a+len(f)-1] + 1})
-			from = a + 1
+	return skeleton{string(skel), at}
+}
+
+// span is the range of text the skeleton's bytes [a, b) come from.
+func (sk skeleton) span(a, b int) [2]int { return [2]int{sk.at[a], sk.at[b-1] + 1} }
+
+// halfForms appends the spans of f's first half with as much of f as
+// follows it, then of f's last half with as much of f as leads up to it.
+func (sk skeleton) halfForms(f string, out [][2]int) [][2]int {
+	h := (len(f) + 1) / 2
+	eachIndex(sk.s, f[:h], func(a int) {
+		m := h
+		for a+m < len(sk.s) && m < len(f) && sk.s[a+m] == f[m] {
+			m++
 		}
+		out = append(out, sk.span(a, a+m))
+	})
+	eachIndex(sk.s, f[len(f)-h:], func(b int) {
+		s, j := b, len(f)-h
+		for s > 0 && j > 0 && sk.s[s-1] == f[j-1] {
+			s--
+			j--
+		}
+		out = append(out, sk.span(s, b+h))
+	})
+	return out
+}
+
+// eachIndex calls found with the start of every occurrence of sub in s,
+// overlapping ones included, in order.
+func eachIndex(s, sub string, found func(int)) {
+	for from := 0; ; {
+		k := strings.Index(s[from:], sub)
+		if k < 0 {
+			return
+		}
+		found(from + k)
+		from += k + 1
 	}
-	// A form cut short (a message truncated to a width, "ghs_S3cr3..."
-	// or "...3cr3tT0ken") still gives half the secret away: a half of a
-	// form, at least minForm long, is redacted with as much of the form
-	// as follows it (a first half) or leads up to it (a last half).
-	for _, f := range r.forms {
-		if len(f) < 2*minForm {
-			continue
-		}
-		h := (len(f) + 1) / 2
-		for from := 0; ; {
-			k := strings.Index(sk[from:], f[:h])
-			if k < 0 {
-				break
-			}
-			a, m := from+k, h
-			for a+m < len(sk) && m < len(f) && sk[a+m] == f[m] {
-				m++
-			}
-			out = append(out, [2]int{at[a], at[a+m-1] + 1})
-			from = a + 1
-		}
-		tail := f[len(f)-h:]
-		for from := 0; ; {
-			k := strings.Index(sk[from:], tail)
-			if k < 0 {
-				break
-			}
-			b := from + k
-			s, j := b, len(f)-h
-			for s > 0 && j > 0 && sk[s-1] == f[j-1] {
-				s--
-				j--
-			}
-			out = append(out, [2]int{at[s], at[b+h-1] + 1})
-			from = b + 1
-		}
-	}
+}
+
+// mergeSpans sorts spans by start and merges those that overlap or touch.
+func mergeSpans(out [][2]int) [][2]int {
 	slices.SortFunc(out, func(x, y [2]int) int { return x[0] - y[0] })
 	merged := out[:0]
 	for _, sp := range out {

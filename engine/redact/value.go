@@ -1,5 +1,7 @@
 package redact
 
+import "maps"
+
 // Count is String that also says how many secrets it replaced (a live
 // backend records the count beside an answer it redacted).
 func (r *Redactor) Count(s string) (string, int) {
@@ -26,46 +28,54 @@ func (r *Redactor) Value(v any) (any, int) {
 	case string:
 		return r.Count(x)
 	case []any:
-		var out []any
-		total := 0
-		for i, e := range x {
-			ne, n := r.Value(e)
-			if n == 0 {
-				continue
-			}
-			if out == nil {
-				out = append([]any(nil), x...)
-			}
-			out[i] = ne
-			total += n
-		}
-		if out == nil {
-			return v, 0
-		}
-		return out, total
+		return r.list(x)
 	case map[string]any:
-		var out map[string]any
-		total := 0
-		for k, e := range x {
-			nk, kn := r.Count(k)
-			ne, n := r.Value(e)
-			if n+kn == 0 {
-				continue
-			}
-			if out == nil {
-				out = make(map[string]any, len(x))
-				for k2, e2 := range x {
-					out[k2] = e2
-				}
-			}
-			delete(out, k)
-			out[nk] = ne
-			total += n + kn
-		}
-		if out == nil {
-			return v, 0
-		}
-		return out, total
+		return r.object(x)
 	}
 	return v, 0
+}
+
+// list redacts a list's elements, copying it at the first change.
+func (r *Redactor) list(x []any) (any, int) {
+	var out []any
+	total := 0
+	for i, e := range x {
+		ne, n := r.Value(e)
+		if n == 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), x...)
+		}
+		out[i] = ne
+		total += n
+	}
+	if out == nil {
+		return x, 0
+	}
+	return out, total
+}
+
+// object redacts an object's keys and values, copying it at the first
+// change.
+func (r *Redactor) object(x map[string]any) (any, int) {
+	var out map[string]any
+	total := 0
+	for k, e := range x {
+		nk, kn := r.Count(k)
+		ne, n := r.Value(e)
+		if n+kn == 0 {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(x)
+		}
+		delete(out, k)
+		out[nk] = ne
+		total += n + kn
+	}
+	if out == nil {
+		return x, 0
+	}
+	return out, total
 }
