@@ -35,21 +35,32 @@ func Write(path string, data []byte) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
+	if err = fill(f, data); err != nil {
 		return err
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return err
 	}
+	return syncDir(dir)
+}
+
+// fill writes data to the temporary file, makes it world-readable, syncs
+// and closes it.
+func fill(f *os.File, data []byte) error {
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// syncDir fsyncs a directory, so a rename in it survives a power cut.
+func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

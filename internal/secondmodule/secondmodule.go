@@ -75,30 +75,7 @@ func Adopt(t testing.TB, dir, root string) {
 	if second := readModFile(t, bin, dir); second.Go != main.Go {
 		t.Fatalf("%s/go.mod says go %s, the main module go %s: the go command would raise it, loading the whole module graph", dir, second.Go, main.Go)
 	}
-	at := func(m modVersion) string {
-		if m.Version == "" {
-			return m.Path
-		}
-		return m.Path + "@" + m.Version
-	}
-	// A replacement without a version is a directory, relative to root,
-	// not to dir.
-	to := func(m modVersion) string {
-		if m.Version == "" && !filepath.IsAbs(m.Path) {
-			return filepath.Join(root, m.Path)
-		}
-		return at(m)
-	}
-	args := []string{"mod", "edit"}
-	for _, r := range main.Require {
-		args = append(args, "-require="+at(r))
-	}
-	for _, x := range main.Exclude {
-		args = append(args, "-exclude="+at(x))
-	}
-	for _, r := range main.Replace {
-		args = append(args, "-replace="+at(r.Old)+"="+to(r.New))
-	}
+	args := append([]string{"mod", "edit"}, adoptArgs(main, root)...)
 	edit := exec.Command(bin, args...)
 	edit.Dir = dir
 	edit.Env = append(os.Environ(), "GOWORK=off")
@@ -112,6 +89,39 @@ func Adopt(t testing.TB, dir, root string) {
 	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sums, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// adoptArgs are the go mod edit flags that give a module main's
+// requirements, excludes and replacements.
+func adoptArgs(main modFile, root string) []string {
+	var args []string
+	for _, r := range main.Require {
+		args = append(args, "-require="+modAt(r))
+	}
+	for _, x := range main.Exclude {
+		args = append(args, "-exclude="+modAt(x))
+	}
+	for _, r := range main.Replace {
+		args = append(args, "-replace="+modAt(r.Old)+"="+replacementIn(root, r.New))
+	}
+	return args
+}
+
+// modAt is a module path, @version when it has one.
+func modAt(m modVersion) string {
+	if m.Version == "" {
+		return m.Path
+	}
+	return m.Path + "@" + m.Version
+}
+
+// replacementIn is a replacement's target: a replacement without a
+// version is a directory, relative to root, not to the adopting module.
+func replacementIn(root string, m modVersion) string {
+	if m.Version == "" && !filepath.IsAbs(m.Path) {
+		return filepath.Join(root, m.Path)
+	}
+	return modAt(m)
 }
 
 // Go runs the go command in dir against the module cache only and

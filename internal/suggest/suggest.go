@@ -40,18 +40,25 @@ func Closest(name string, candidates []string) (string, bool) {
 		if c == "" {
 			continue
 		}
-		d := levenshtein.ComputeDistance(name, c)
-		switch {
-		case d > 0 && strings.EqualFold(name, c):
-			d = 0 // a case slip is the likeliest mistake of all
-		case d == 2 && swapped(name, c):
-			d = 1
-		}
+		d := distance(name, c)
 		if d < bestDist || d == bestDist && c < best {
 			best, bestDist = c, d
 		}
 	}
 	return best, bestDist <= limit
+}
+
+// distance is the edit distance from name to c, where a case slip counts
+// 0 and one exchange of neighbouring characters counts 1.
+func distance(name, c string) int {
+	d := levenshtein.ComputeDistance(name, c)
+	switch {
+	case d > 0 && strings.EqualFold(name, c):
+		return 0 // a case slip is the likeliest mistake of all
+	case d == 2 && swapped(name, c):
+		return 1
+	}
+	return d
 }
 
 // DidYouMean returns ` (did you mean "x"?)` naming the closest candidate,
