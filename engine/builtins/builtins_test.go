@@ -13,6 +13,7 @@ import (
 // registry.rs invoke: the FN_FAILED messages are receipt data, so they
 // must match byte for byte.
 func TestBuiltinFailureMessages(t *testing.T) {
+	t.Parallel()
 	fns := Funcs()
 	cases := []struct {
 		fn   string
@@ -57,6 +58,7 @@ func want(t testing.TB, what string, got any, w string) { t.Helper(); jsontest.W
 // implements them: a name on one side only is a fn cell that admits and
 // cannot run, or a body no manifest can reach.
 func TestNamesMatchManifestSignatures(t *testing.T) {
+	t.Parallel()
 	impl, sigs := Names(), manifest.BuiltinNames()
 	if !slices.Equal(impl, sigs) {
 		t.Fatalf("implemented builtins %v, manifest signatures %v", impl, sigs)

@@ -31,6 +31,7 @@ func planKey(t *testing.T, plan string) string {
 
 // The whole compiled document is receipt data: pin one byte for byte.
 func TestManifestCompileShape(t *testing.T) {
+	t.Parallel()
 	plan := `["fn:format.v1;prefix=Hello, ","uppercase.v1"]`
 	want(t, "compiled", compileOK(t, plan), `{"contract":"algal.organism.v1","key":"`+planKey(t, plan)+`",
 	 "name":"Compiled format.v1->uppercase.v1","budgets":{"maxAgentCalls":0,"maxSteps":32,"maxWork":10000},
@@ -47,6 +48,7 @@ func TestManifestCompileShape(t *testing.T) {
 }
 
 func TestManifestCompileCases(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		plan string
 		// check the compiled document's parts (canonical JSON)
@@ -112,6 +114,7 @@ func TestManifestCompileCases(t *testing.T) {
 }
 
 func TestManifestCompileFailures(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 4097)
 	cases := []struct{ plan, code, msg string }{
 		{`{}`, fault.Parse, "expected array"},

@@ -29,6 +29,7 @@ func nativeHistory() string {
 }
 
 func TestContextCompactNative(t *testing.T) {
+	t.Parallel()
 	source := parseJSON(t, nativeHistory())
 	out, extra, err := fnContextCompact(map[string]any{"source": source, "policy": obj(t, `{"maxBytes":512,"keepRecent":1}`)})
 	if err != nil || extra != 0 {
@@ -55,6 +56,7 @@ func TestContextCompactNative(t *testing.T) {
 // The stub replaces an item only while the view is over the target and
 // only when it is strictly smaller than the item.
 func TestContextCompactSelection(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("z", 400)
 	src := func(items string) any { return parseJSON(t, `{"contract":"algal.context.v1","items":[`+items+`]}`) }
 	cases := []struct {
@@ -92,6 +94,7 @@ func TestContextCompactSelection(t *testing.T) {
 }
 
 func TestContextCompactFailures(t *testing.T) {
+	t.Parallel()
 	ok := `{"id":"a","role":"tool","content":"x"}`
 	items := func(n int) string {
 		parts := make([]string, n)

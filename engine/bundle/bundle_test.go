@@ -57,6 +57,7 @@ func fixture(t testing.TB) (store.Store, *manifest.Manifest, *manifest.Manifest,
 }
 
 func TestPackWalksEmbeddingGraphAndRefs(t *testing.T) {
+	t.Parallel()
 	st, root, mid, leaf, ref := fixture(t)
 	// An unrelated manifest in the store must stay out of the closure.
 	other := mustManifest(t, `{"contract":"algal.organism.v1","key":"organism:other","name":"O","cells":[]}`)
@@ -101,6 +102,7 @@ func TestPackWalksEmbeddingGraphAndRefs(t *testing.T) {
 }
 
 func TestPackMissing(t *testing.T) {
+	t.Parallel()
 	st, root, _, leaf, ref := fixture(t)
 	partial := store.NewMemStore()
 	if _, err := partial.Put(store.Manifests, root.Value); err != nil {
@@ -134,6 +136,7 @@ func packed(t testing.TB) (map[string]any, *manifest.Manifest, *manifest.Manifes
 }
 
 func TestDecodeRejects(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		edit func(b map[string]any, root, leaf *manifest.Manifest, ref string)
@@ -189,6 +192,7 @@ func TestDecodeRejects(t *testing.T) {
 }
 
 func TestParseRejectsBOMAndBadUTF8(t *testing.T) {
+	t.Parallel()
 	b, _, _, _ := packed(t)
 	data, _ := canon.Encode(b)
 	if _, err := Parse(data); err != nil {
@@ -218,6 +222,7 @@ func writeBundle(t testing.TB, dir string, b map[string]any) string {
 }
 
 func TestDirSource(t *testing.T) {
+	t.Parallel()
 	b, root, leaf, _ := packed(t)
 	dir := t.TempDir()
 	writeBundle(t, dir, b)
@@ -248,6 +253,7 @@ func TestDirSource(t *testing.T) {
 }
 
 func TestDirSourceRefusesFIFO(t *testing.T) {
+	t.Parallel()
 	_, root, _, _ := packed(t)
 	dir := t.TempDir()
 	hex, _ := canon.DigestHex(root.Digest)
@@ -273,6 +279,7 @@ func TestDirSourceRefusesFIFO(t *testing.T) {
 }
 
 func TestDirSourceFollowsConfiguredSymlink(t *testing.T) {
+	t.Parallel()
 	b, root, _, _ := packed(t)
 	real := t.TempDir()
 	p := writeBundle(t, real, b)
@@ -286,6 +293,7 @@ func TestDirSourceFollowsConfiguredSymlink(t *testing.T) {
 }
 
 func TestUpstreamBundle(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("ASSAY_UPSTREAM_DIR")
 	if dir == "" {
 		t.Skip("ASSAY_UPSTREAM_DIR unset: the upstream bundle is not available")
@@ -322,6 +330,7 @@ func TestUpstreamBundle(t *testing.T) {
 }
 
 func TestTransportsConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "transports.json")
 	if err := os.WriteFile(cfg, []byte(`{"local":"bundles","abs":"/srv/b","web":"https://example.test/b/",
@@ -369,6 +378,7 @@ func TestTransportsConfig(t *testing.T) {
 }
 
 func TestResolverAndPrefetch(t *testing.T) {
+	t.Parallel()
 	b, root, leaf, _ := packed(t)
 	dir := t.TempDir()
 	writeBundle(t, dir, b)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestHTTPSource(t *testing.T) {
+	t.Parallel()
 	b, root, leaf, _ := packed(t)
 	data, _ := canon.Encode(b)
 	rh, _ := canon.DigestHex(root.Digest)
@@ -67,6 +68,7 @@ func streamer(total int64, written *atomic.Int64) http.HandlerFunc {
 }
 
 func TestHTTPStreamPastCapWithoutContentLength(t *testing.T) {
+	t.Parallel()
 	var written atomic.Int64
 	// The server would stream 4x the cap; the client must stop just past it.
 	srv := httptest.NewServer(streamer(4*MaxBytes, &written))
@@ -87,6 +89,7 @@ func TestHTTPStreamPastCapWithoutContentLength(t *testing.T) {
 }
 
 func TestHTTPDeclaredLengthOverCap(t *testing.T) {
+	t.Parallel()
 	var bodyRead atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(101))
@@ -103,6 +106,7 @@ func TestHTTPDeclaredLengthOverCap(t *testing.T) {
 }
 
 func TestHTTPWholeRequestDeadline(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Headers arrive at once; the body then stalls: the deadline must

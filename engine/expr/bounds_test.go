@@ -84,6 +84,7 @@ func runBoundCases(t *testing.T, cases []boundCase) {
 }
 
 func TestProgramBounds(t *testing.T) {
+	t.Parallel()
 	// A string literal's canonical size is its length + 2 quotes.
 	atBytes := strings.Repeat("a", MaxProgramBytes-2)
 	listArgs := func(n int) any {
@@ -104,6 +105,7 @@ func TestProgramBounds(t *testing.T) {
 }
 
 func TestEnvBounds(t *testing.T) {
+	t.Parallel()
 	// {"l":[s1,...,sk]} has canonical size 2 + 4 + (2 + k-1) + sum(len+2).
 	strs := func(total int) []any {
 		var out []any
@@ -153,6 +155,7 @@ func TestEnvBounds(t *testing.T) {
 }
 
 func TestEvalBounds(t *testing.T) {
+	t.Parallel()
 	s65536 := strings.Repeat("s", MaxStringBytes)
 	l1024 := listOf(1024, func(int) any { return 1.0 })
 	get := func(n string) any { return []any{"get", n} }
@@ -193,6 +196,7 @@ func TestEvalBounds(t *testing.T) {
 }
 
 func TestFoldDoublingBurn(t *testing.T) {
+	t.Parallel()
 	// sconcat of acc with itself doubles a 10-byte string: 10, 20, ...
 	// 10*2^13 = 81920 > 65536 fails string-bytes on the 13th step. Each
 	// step burns 1 + sconcat(2 + 4 + 4 + bytes) until the failing one,
@@ -218,6 +222,7 @@ func TestFoldDoublingBurn(t *testing.T) {
 // TestListDoublingValueBytes makes fold double a list accumulator
 // (["list",acc,acc]) so value-bytes, not output, stops it.
 func TestListDoublingValueBytes(t *testing.T) {
+	t.Parallel()
 	prog := []any{"fold", []any{"quote", listOf(30, func(int) any { return 0.0 })}, []any{"get", "s"}, "acc", "it",
 		[]any{"concat", []any{"list", []any{"get", "acc"}}, []any{"list", []any{"get", "acc"}}}}
 	_, _, err := Run(prog, map[string]any{"s": strings.Repeat("y", 60000)}, MaxFuel)
@@ -227,6 +232,7 @@ func TestListDoublingValueBytes(t *testing.T) {
 }
 
 func TestNonJSONInputs(t *testing.T) {
+	t.Parallel()
 	cyc := []any{nil}
 	cyc[0] = cyc
 	for name, c := range map[string]struct {
@@ -251,6 +257,7 @@ func TestNonJSONInputs(t *testing.T) {
 func nanValue() any { z := 0.0; return z / z }
 
 func TestErrorRendering(t *testing.T) {
+	t.Parallel()
 	_, _, err := Run([]any{"add", 1.0, "x"}, nil, 100)
 	const want = `{"arg":1,"code":"EXPR_TYPE","got":"text","op":"add","want":"number"}`
 	if Canonical(err) != want || err.Error() != want {
@@ -265,6 +272,7 @@ func TestErrorRendering(t *testing.T) {
 }
 
 func TestOpsListed(t *testing.T) {
+	t.Parallel()
 	ops := Ops()
 	if len(ops) != 61 {
 		t.Fatalf("%d ops, want 61: %v", len(ops), ops)
@@ -284,6 +292,7 @@ func TestOpsListed(t *testing.T) {
 }
 
 func TestAdmitThenEvalEnv(t *testing.T) {
+	t.Parallel()
 	p, err := Compile([]any{"get", "x", "k"}, []string{"x"})
 	if err != nil {
 		t.Fatal(err)
@@ -312,6 +321,7 @@ func TestAdmitThenEvalEnv(t *testing.T) {
 }
 
 func TestBinaryArgsValueBytes(t *testing.T) {
+	t.Parallel()
 	// Two copies of a ~200 KB list overflow eq's running argument total
 	// before eq charges its node counts.
 	big := listOf(1000, func(int) any { return strings.Repeat("z", 190) })

@@ -87,6 +87,7 @@ func errorJSON(t *testing.T, err error) string {
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	cases := loadCases(t)
 	if len(cases) < 150 {
 		t.Fatalf("only %d conformance cases loaded", len(cases))
@@ -165,6 +166,7 @@ func assertOutcome(t *testing.T, lane string, c conformanceCase, v any, burn int
 // conformance case: a budget one below the burn fails EXPR_FUEL with the
 // whole budget burned (or 0), and any larger budget gives the same answer.
 func TestFuelSweep(t *testing.T) {
+	t.Parallel()
 	for _, c := range loadCases(t) {
 		if c.hasName || c.Error != nil || c.Fuel != nil {
 			continue
@@ -185,6 +187,7 @@ func TestFuelSweep(t *testing.T) {
 }
 
 func TestCasesFileIsCanonicalData(t *testing.T) {
+	t.Parallel()
 	// The cases file must stay parseable by the strict parser (no
 	// duplicate keys, valid UTF-8): a silent last-wins key would hide a case.
 	data, err := os.ReadFile("testdata/cases.json")

@@ -9,6 +9,7 @@ import (
 // TestDescribe pins the sentence of every error code, through the real
 // compile and run paths, and that the canonical text is untouched.
 func TestDescribe(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		program any
 		env     map[string]any
@@ -56,6 +57,7 @@ func TestDescribe(t *testing.T) {
 }
 
 func TestDescribeOtherErrors(t *testing.T) {
+	t.Parallel()
 	if got := Describe(errors.New("plain")); got != "plain" {
 		t.Errorf("Describe(plain) = %q", got)
 	}
@@ -69,6 +71,7 @@ func TestDescribeOtherErrors(t *testing.T) {
 }
 
 func TestHumanize(t *testing.T) {
+	t.Parallel()
 	_, _, op := Run([]any{"frobnicate", 1.0}, map[string]any{}, 10)
 	_, _, typ := Run([]any{"add", 1.0, "x"}, map[string]any{}, 10)
 	_, _, path := Run([]any{"get", "a", "b"}, map[string]any{}, 10)

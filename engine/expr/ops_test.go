@@ -13,6 +13,7 @@ import (
 // escape to six bytes each while counting one UTF-8 byte toward the
 // string-bytes bound.
 func TestStringResultsWalked(t *testing.T) {
+	t.Parallel()
 	// s: 43,500 U+0001 (6 canonical bytes each) then 1,023 commas, so
 	// its canonical size is 2 + 261,000 + 1,023 = 262,025 (admitted), while
 	// its 1,024 parts render as 2 + 261,002 + 1,023*2 + 1,023 = 264,073.
@@ -39,6 +40,7 @@ func TestStringResultsWalked(t *testing.T) {
 // TestOpTableMatchesFacts pins every op's arity range, binder slots and base
 // cost against the table in EXPR-FACTS sections 3 and 6.
 func TestOpTableMatchesFacts(t *testing.T) {
+	t.Parallel()
 	type row struct {
 		min, max int
 		binders  []int
@@ -92,6 +94,7 @@ func TestOpTableMatchesFacts(t *testing.T) {
 // budget one below the base cost fails at the op node itself with
 // {cost: base, left: base-1} and burn 0.
 func TestBaseCostByBudget(t *testing.T) {
+	t.Parallel()
 	for _, op := range Ops() {
 		spec := opTable[op]
 		argc := spec.min
@@ -125,6 +128,7 @@ func TestBaseCostByBudget(t *testing.T) {
 // general step-by-step walk, at every budget: each literal step is swapped
 // for ["quote", step], which costs the same 1 but is evaluated as a node.
 func TestLiteralPathFastPath(t *testing.T) {
+	t.Parallel()
 	env := map[string]any{
 		"doc": map[string]any{"a": map[string]any{"b": []any{0.0, map[string]any{"c": "leaf"}, nil}}},
 		"n":   nil,
@@ -172,6 +176,7 @@ func TestLiteralPathFastPath(t *testing.T) {
 // once, and every example runs to a value (an example that fails teaches
 // nothing) with the arity and base cost the entry declares.
 func TestReferenceCoversEveryOp(t *testing.T) {
+	t.Parallel()
 	ref, err := Reference()
 	if err != nil {
 		t.Fatal(err)

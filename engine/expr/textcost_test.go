@@ -24,6 +24,7 @@ func evalMachine(p *Program, env map[string]any, fuel int) (*machine, *fault.Err
 // depend on string length, so a scan per use was ~1,000x slower per fuel
 // unit than any other op).
 func TestLongStringsScannedOnce(t *testing.T) {
+	t.Parallel()
 	s := strings.Repeat("abcdefgh", MaxStringBytes/8)
 	u := s[:len(s)-1] + "i"
 	env := map[string]any{"s": s, "t": u, "l": []any{u, "x", s}, "xs": listOf(MaxListLen, func(int) any { return 0.0 })}
@@ -59,6 +60,7 @@ func TestLongStringsScannedOnce(t *testing.T) {
 // pairs that differ at the start, the middle, the end, only in length,
 // and across the supplementary / U+E000..U+FFFF split.
 func TestLongTextResultsUnchanged(t *testing.T) {
+	t.Parallel()
 	base := strings.Repeat("ab\"\\\x01éq", 400) // escapes make size != length
 	variants := []string{
 		base, base + "x", "z" + base[1:], base[:1200] + "😀" + base[1200:], base[:1200] + "\uffff" + base[1200:],
@@ -110,6 +112,7 @@ func referenceCompare(a, b string) int {
 // against a byte-by-byte count, for every byte value at every offset of a
 // word and for random text.
 func TestStrLenMatchesReference(t *testing.T) {
+	t.Parallel()
 	ref := func(s string) int {
 		n := 2
 		for i := 0; i < len(s); i++ {

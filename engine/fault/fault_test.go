@@ -8,6 +8,7 @@ import (
 )
 
 func TestErrorPrintsOneShape(t *testing.T) {
+	t.Parallel()
 	cause := errors.New("permission denied")
 	for _, tc := range []struct {
 		err  *Error
@@ -34,6 +35,7 @@ func TestErrorPrintsOneShape(t *testing.T) {
 }
 
 func TestCodeFoundThroughWrapping(t *testing.T) {
+	t.Parallel()
 	inner := New(DigestMismatch, "object %s does not hash to its key", "ab")
 	wrapped := fmt.Errorf("load: %w", inner)
 	if c := CodeOf(wrapped); c != DigestMismatch {
@@ -52,6 +54,7 @@ func TestCodeFoundThroughWrapping(t *testing.T) {
 }
 
 func TestReceiptCodesAreClosed(t *testing.T) {
+	t.Parallel()
 	codes := ReceiptCodes()
 	if len(codes) != 28 {
 		t.Fatalf("%d receipt codes, upstream's table has 28", len(codes))
@@ -75,6 +78,7 @@ func TestReceiptCodesAreClosed(t *testing.T) {
 }
 
 func TestFlatKeepsCodeAndWholeText(t *testing.T) {
+	t.Parallel()
 	located := &Error{Code: StoreMiss, File: "manifests/x", Message: "gone"}
 	for _, tc := range []struct {
 		err        error

@@ -12,6 +12,7 @@ import (
 // Compare passes on the same bytes and names the first line that differs
 // in any other.
 func TestCheckThenCompare(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "render", "page.golden")
 	defer func(old bool) { *update = old }(*update)
 	*update = true

@@ -24,6 +24,7 @@ func key(t testing.TB) string {
 }
 
 func TestCreateSendReceive(t *testing.T) {
+	t.Parallel()
 	svc := Open(t.TempDir())
 	c, err := svc.Create("inbox", 4, 100)
 	if err != nil {
@@ -82,6 +83,7 @@ func TestCreateSendReceive(t *testing.T) {
 }
 
 func TestIdempotentSendDeliveredOnce(t *testing.T) {
+	t.Parallel()
 	svc := Open(t.TempDir())
 	c, _ := svc.Create("once", 8, 1000)
 	k := key(t)
@@ -115,6 +117,7 @@ func TestIdempotentSendDeliveredOnce(t *testing.T) {
 }
 
 func TestBounds(t *testing.T) {
+	t.Parallel()
 	svc := Open(t.TempDir())
 	for _, b := range [][2]int{{0, 10}, {1025, 10}, {1, 0}, {1, 250_001}} {
 		_, err := svc.Create("box", b[0], b[1])
@@ -147,6 +150,7 @@ func TestBounds(t *testing.T) {
 }
 
 func TestRevoke(t *testing.T) {
+	t.Parallel()
 	svc := Open(t.TempDir())
 	c, _ := svc.Create("rv", 4, 100)
 	if _, _, err := svc.Send(c.SendHandle, "m", key(t)); err != nil {
@@ -172,6 +176,7 @@ func TestRevoke(t *testing.T) {
 }
 
 func TestTamperedStateIsRefused(t *testing.T) {
+	t.Parallel()
 	svc, c, k, _ := sentOne(t, "tb", "orig")
 	root := svc.root
 	hex, _ := canon.DigestHex(k)
@@ -194,6 +199,7 @@ func TestTamperedStateIsRefused(t *testing.T) {
 }
 
 func TestConcurrentSendsWithOneKey(t *testing.T) {
+	t.Parallel()
 	svc := Open(t.TempDir())
 	c, _ := svc.Create("race", 64, 100)
 	k := key(t)
@@ -223,6 +229,7 @@ func TestConcurrentSendsWithOneKey(t *testing.T) {
 }
 
 func TestToolsExecutor(t *testing.T) {
+	t.Parallel()
 	svc := Open(t.TempDir())
 	c, _ := svc.Create("tools", 4, 1000)
 	tools := NewTools(svc)

@@ -44,6 +44,7 @@ func pendingMarker(t *testing.T, root, box, key string) string {
 // marker is completed by a retry with the same idempotency key: the retry
 // is the same delivery, and it must actually arrive.
 func TestRetryCompletesInterruptedSend(t *testing.T) {
+	t.Parallel()
 	svc, c, k, id := sentOne(t, "crash", "hello")
 	root := svc.root
 	marker := pendingMarker(t, root, "crash", k)
@@ -71,6 +72,7 @@ func TestRetryCompletesInterruptedSend(t *testing.T) {
 // between its two steps) is uncertain: receive fails closed instead of
 // delivering the message a second time.
 func TestReceiveRefusesUncertainDelivery(t *testing.T) {
+	t.Parallel()
 	svc, c, k, _ := sentOne(t, "half", "once")
 	root := svc.root
 	marker := pendingMarker(t, root, "half", k)
@@ -91,6 +93,7 @@ func TestReceiveRefusesUncertainDelivery(t *testing.T) {
 // A delivery marker without its message claim is foreign state: a send
 // with that key refuses rather than claiming over it.
 func TestSendRefusesMarkerWithoutClaim(t *testing.T) {
+	t.Parallel()
 	svc, c, k, _ := sentOne(t, "orphan", "x")
 	root := svc.root
 	hex, _ := canon.DigestHex(k)
@@ -102,6 +105,7 @@ func TestSendRefusesMarkerWithoutClaim(t *testing.T) {
 // Delivery order stays first in, first out even when retained message
 // claims are garbage collected by the host (a lifecycle responsibility).
 func TestFIFOSurvivesClaimCollection(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	svc := Open(root)
 	c, _ := svc.Create("gc", 8, 100)

@@ -59,6 +59,7 @@ func wantCode(t *testing.T, err error, code, contains string) {
 }
 
 func TestCompileInstanceBudget(t *testing.T) {
+	t.Parallel()
 	root, r := binaryDAG(t, 9) // 1023 instances
 	c, err := Compile(root, Options{Resolver: r})
 	if err != nil {
@@ -73,6 +74,7 @@ func TestCompileInstanceBudget(t *testing.T) {
 }
 
 func TestCompileCellAndEdgeBudgets(t *testing.T) {
+	t.Parallel()
 	// 64 cells per instance: 63 children of 64 cells plus a 64-cell
 	// parent is 4096 cells exactly; one more child cell is over.
 	r := MapResolver{}
@@ -120,6 +122,7 @@ func TestCompileCellAndEdgeBudgets(t *testing.T) {
 }
 
 func TestCompileByteBudget(t *testing.T) {
+	t.Parallel()
 	r := MapResolver{}
 	big := add(t, r, leafSource("big", 1_000_000))
 	mid := add(t, r, wrapSource("mid", big.Digest, 40)) // ~40 MB expanded
@@ -133,6 +136,7 @@ func TestCompileByteBudget(t *testing.T) {
 }
 
 func TestCompileDepth(t *testing.T) {
+	t.Parallel()
 	chain := func(n int) (*Manifest, MapResolver) {
 		r := MapResolver{}
 		m := add(t, r, leafSource("leaf", 0))
@@ -156,6 +160,7 @@ type badResolver struct{ v any }
 func (b badResolver) ResolveManifest(string, string) (any, error) { return b.v, nil }
 
 func TestCompileDigestMismatchAndMiss(t *testing.T) {
+	t.Parallel()
 	r := MapResolver{}
 	leaf := add(t, r, leafSource("leaf", 0))
 	other := mustParse(t, leafSource("other", 0))
@@ -169,6 +174,7 @@ func TestCompileDigestMismatchAndMiss(t *testing.T) {
 }
 
 func TestToolRegistry(t *testing.T) {
+	t.Parallel()
 	src := `{"contract":"algal.organism.v1","key":"organism:t","name":"T",
 	 "cells":[{"id":"in","kind":"input","outputs":{"h":{"type":"cap","capability":"mailbox-receive"}}},
 	          {"id":"wait","kind":"tool","tool":"mailbox.receive.v1"},

@@ -9,6 +9,7 @@ import "testing"
 // the same class; a list feeds a scalar only when the scalar is json, so
 // ref and cap lists never feed scalar ports.
 func TestCompatible(t *testing.T) {
+	t.Parallel()
 	p := func(typ string) Port { return Port{Type: typ} }
 	many := func(x Port) Port { x.Many = true; return x }
 	labeled := func(ls ...string) Port { return Port{Type: TypeChoice, Labels: ls} }

@@ -67,6 +67,7 @@ func admit(manifest any, resolver MapResolver) (*Compiled, error) {
 }
 
 func TestInvalidManifests(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join("testdata", "invalid", "*.json"))
 	if len(files) < 100 {
 		t.Fatalf("found %d invalid cases", len(files))
@@ -102,6 +103,7 @@ func TestInvalidManifests(t *testing.T) {
 // The child modules the table embeds must admit on their own, so a case
 // fails for its manifest's defect and not for a broken fixture.
 func TestInvalidCaseModulesParse(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join("testdata", "invalid", "*.json"))
 	for _, f := range files {
 		c := loadInvalid(t, f)

@@ -41,6 +41,7 @@ const locateBase = `{
 // Compile located by LocateFile. The message after the position is the
 // contract's message unchanged, plus the hint.
 func TestMistakesLocated(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, old, new string
 		code, want     string
@@ -101,6 +102,7 @@ func TestMistakesLocated(t *testing.T) {
 // The base manifest itself is admissible, so every mistake above is the
 // only one in its file.
 func TestLocateBaseAdmits(t *testing.T) {
+	t.Parallel()
 	m, err := Parse([]byte(locateBase))
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +115,7 @@ func TestLocateBaseAdmits(t *testing.T) {
 // A spawned manifest's rejection (ParseValue, no file) keeps the message
 // the contract fixes, with the hint kept apart.
 func TestHintStaysOutOfMessage(t *testing.T) {
+	t.Parallel()
 	_, err := Parse([]byte(strings.Replace(locateBase, `"prompt":`, `"promt":`, 1)))
 	e, ok := fault.As(err)
 	if !ok {

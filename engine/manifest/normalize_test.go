@@ -36,6 +36,7 @@ const remoteInner = `{
 }`
 
 func TestDigestParityRemoteInner(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, remoteInner)
 	const want = "sha256:94b94c4f1e559cf9c9d9218e9c2dab6deb0ad804d848c3f275f32d1b7a217e6a"
 	if m.Digest != want {
@@ -52,6 +53,7 @@ func TestDigestParityRemoteInner(t *testing.T) {
 }
 
 func TestNormalizationDefaults(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, `{"contract":"algal.organism.v1","key":"organism:n","name":"N",
 	 "budgets":{"maxSteps":9},
 	 "interface":{"outputs":{}},
@@ -115,6 +117,7 @@ func graphSource(extra string) string {
 }
 
 func TestCompiledGraph(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, graphSource(`,{"from":{"cell":"route","port":"out"},"to":{"cell":"sink","port":"value"},"on":"fail"}`))
 	c, err := Compile(m, Options{})
 	if err != nil {
@@ -167,6 +170,7 @@ func TestCompiledGraph(t *testing.T) {
 }
 
 func TestFileAdmission(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.algal.json")
 	if err := os.WriteFile(good, []byte(remoteInner), 0o644); err != nil {

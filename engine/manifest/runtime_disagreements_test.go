@@ -12,6 +12,7 @@ import (
 // each, so a manifest admitted by both gets Rust's digest, and one Rust
 // rejects is rejected here too.
 func TestShapesTheRuntimesDisagreeOn(t *testing.T) {
+	t.Parallel()
 	const head = `{"contract":"algal.organism.v1","key":"organism:shape","name":"Shape","cells":[`
 	admit := func(t *testing.T, body string) *Manifest {
 		t.Helper()

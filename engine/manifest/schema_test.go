@@ -13,6 +13,7 @@ import (
 // other keywords as hints; versions 2 and 3 are closed vocabularies whose
 // malformed declarations are rejected at parse (PARSE_FAILED).
 func TestSchemaAdmission(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, schema string
 		version      int

@@ -45,6 +45,7 @@ func upstreamModules(t *testing.T, examples string) MapResolver {
 }
 
 func TestUpstreamExamplesAdmit(t *testing.T) {
+	t.Parallel()
 	examples := filepath.Join(upstreamDir(t), "examples")
 	mods := upstreamModules(t, examples)
 	files, _ := filepath.Glob(filepath.Join(examples, "*.algal.json"))
@@ -72,6 +73,7 @@ func TestUpstreamExamplesAdmit(t *testing.T) {
 // tools the suite does not configure. The test reports which admit and
 // requires that every rejection is a coded admission error.
 func TestUpstreamSubfolderExamples(t *testing.T) {
+	t.Parallel()
 	examples := filepath.Join(upstreamDir(t), "examples")
 	mods := upstreamModules(t, examples)
 	var files []string
@@ -111,6 +113,7 @@ func TestUpstreamSubfolderExamples(t *testing.T) {
 }
 
 func TestUpstreamBundleDigests(t *testing.T) {
+	t.Parallel()
 	examples := filepath.Join(upstreamDir(t), "examples")
 	bundles, _ := filepath.Glob(filepath.Join(examples, "bundles", "*.bundle.json"))
 	if len(bundles) == 0 {

@@ -5,6 +5,7 @@ import "testing"
 // The expected reasons are the native runtime's: they are receipt data
 // (effect errors and failure records), so wording and check order matter.
 func TestValidateValue(t *testing.T) {
+	t.Parallel()
 	obj := func(kv ...any) map[string]any {
 		m := map[string]any{}
 		for i := 0; i < len(kv); i += 2 {

@@ -42,6 +42,7 @@ func mustRun(t testing.TB, snapshot, program string) map[string]any {
 }
 
 func TestFixtureResult(t *testing.T) {
+	t.Parallel()
 	snapshot, program := fixture(t)
 	r := mustRun(t, snapshot, program)
 	rows := r["rows"].([]any)
@@ -119,6 +120,7 @@ func TestFixtureResult(t *testing.T) {
 // Facts and literals decode positionally too (the reference decoder
 // accepts a record as an array); the fact digest is of the object form.
 func TestPositionalRecords(t *testing.T) {
+	t.Parallel()
 	snapshot, program := fixture(t)
 	src := jsontest.Digest(t, "observed dependencies")
 	positional := `{"contract":"algal.memory.v1","facts":[["depends",["app","parser"],["` + src + `"]],["depends",["parser","lexer"],["` + src + `"]]]}`
@@ -129,6 +131,7 @@ func TestPositionalRecords(t *testing.T) {
 }
 
 func TestMultiHopProofDAG(t *testing.T) {
+	t.Parallel()
 	src := jsontest.Digest(t, "edges")
 	edge := func(a, b string) string {
 		return `{"relation":"edge","tuple":["` + a + `","` + b + `"],"sources":["` + src + `"]}`
@@ -170,6 +173,7 @@ func TestMultiHopProofDAG(t *testing.T) {
 }
 
 func TestDuplicateFactsKeepFirstCanonical(t *testing.T) {
+	t.Parallel()
 	one := `{"relation":"f","tuple":["x"],"sources":["` + jsontest.Digest(t, "one") + `"]}`
 	two := `{"relation":"f","tuple":["x"],"sources":["` + jsontest.Digest(t, "two") + `"]}`
 	r := mustRun(t, `{"contract":"algal.memory.v1","facts":[`+two+`,`+one+`]}`,
@@ -190,6 +194,7 @@ func TestDuplicateFactsKeepFirstCanonical(t *testing.T) {
 }
 
 func TestEmptyAnswerIsComplete(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, `{"contract":"algal.memory.v1","facts":[]}`, `{"contract":"algal.query.v1","rules":[],"query":{"relation":"f","terms":[{"var":"v"}]}}`)
 	if jsontest.Canonical(t, r["rows"]) != `[]` || jsontest.Canonical(t, r["proofs"]) != `{}` || r["complete"] != true || r["work"] != 0.0 || r["rounds"] != 1.0 {
 		t.Fatalf("empty: %s", jsontest.Canonical(t, r))
@@ -198,6 +203,7 @@ func TestEmptyAnswerIsComplete(t *testing.T) {
 
 // Every limit just at the fixture's need passes and one below fails.
 func TestLimitBounds(t *testing.T) {
+	t.Parallel()
 	snapshot, program := fixture(t)
 	full := mustRun(t, snapshot, program)
 	size := len(jsontest.Canonical(t, full))
@@ -233,6 +239,7 @@ func TestLimitBounds(t *testing.T) {
 }
 
 func TestRejections(t *testing.T) {
+	t.Parallel()
 	snapshot, program := fixture(t)
 	src := jsontest.Digest(t, "s")
 	facts := func(fs ...string) string {
@@ -345,6 +352,7 @@ func TestRejections(t *testing.T) {
 }
 
 func TestNumbersInMessages(t *testing.T) {
+	t.Parallel()
 	cases := map[float64]string{
 		5:    "integer `5`",
 		-3:   "integer `-3`",

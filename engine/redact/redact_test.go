@@ -64,6 +64,7 @@ func wrap(s string, n int) string {
 // Every echo form of every kind of secret is gone from the text, and the
 // text around it stays.
 func TestRedactsEveryForm(t *testing.T) {
+	t.Parallel()
 	for _, secret := range []string{token, "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz012345", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "sk-proj-Zx9Yw8Vu7Ts6Rq5Po4", "sk-AbCdEf0123456789xyz", "plainsecretvalue42"} {
 		r := New(secret)
 		for name, form := range echoes(secret) {
@@ -88,6 +89,7 @@ func leaked(text, secret string) bool {
 // Text without the secret is left alone, short secrets are ignored, and
 // nil redacts nothing.
 func TestLeavesOtherTextAlone(t *testing.T) {
+	t.Parallel()
 	r := New(token, "short", "")
 	text := "short text with ghs_ prefix and base64 Z2hzXw== and a\nline break"
 	if got := r.String(text); got != text {
@@ -102,6 +104,7 @@ func TestLeavesOtherTextAlone(t *testing.T) {
 // The writer catches a secret split across writes (byte by byte, and
 // across lines), and Flush writes the rest.
 func TestWriterAcrossWrites(t *testing.T) {
+	t.Parallel()
 	r := New(token)
 	for name, form := range echoes(token) {
 		var out bytes.Buffer
@@ -124,6 +127,7 @@ func TestWriterAcrossWrites(t *testing.T) {
 // Error keeps a coded error's code and status and gives others the code
 // asked for.
 func TestErrorKeepsCode(t *testing.T) {
+	t.Parallel()
 	r := New(token)
 	err := r.Error(&fault.Error{Code: "GITHUB_API", Status: 500, Message: "echo " + strings.ToUpper(token)}, "X")
 	var e *fault.Error
@@ -152,6 +156,7 @@ func BenchmarkRedactComment(b *testing.B) {
 // Text without a secret passes through the writer unchanged, however it
 // is cut into writes.
 func TestWriterPassesOtherText(t *testing.T) {
+	t.Parallel()
 	var text strings.Builder
 	for i := range 400 {
 		fmt.Fprintf(&text, "line %d of the log, ghs_ and sk- mentioned\n", i)

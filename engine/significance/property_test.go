@@ -71,6 +71,7 @@ func FuzzCompare(f *testing.F) {
 // The p-value is compared with alpha before it is rounded: 2/2^5 = 0.0625
 // is not significant at 0.0625 and is at 0.0626.
 func TestAlphaIsExact(t *testing.T) {
+	t.Parallel()
 	pairs := single("00000", "11111")
 	if Compare(McNemarExact, pairs, Alpha(0.0625)).Significant {
 		t.Error("p = alpha is not significant")
@@ -85,6 +86,7 @@ func TestAlphaIsExact(t *testing.T) {
 
 // Large case sets stay exact: 20,000 cases, six of them flipped (p = 1/32).
 func TestLargeCounts(t *testing.T) {
+	t.Parallel()
 	p := McNemar(10000, 9000)
 	f, _ := p.Float64()
 	if f <= 0 || f > 1e-10 {

@@ -11,6 +11,7 @@ import (
 // z²/(n+z²), at n/n the lower is n/(n+z²); 5/10 is the textbook
 // [0.2366,0.7634].
 func TestWilson(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		c, n int
 		want string
@@ -32,6 +33,7 @@ func TestWilson(t *testing.T) {
 }
 
 func TestMcNemar(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		fixed, broken int
 		want          string
@@ -68,6 +70,7 @@ func single(base, head string) []Pair {
 }
 
 func TestCompareSingle(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, base, head string
 		want             string
@@ -95,6 +98,7 @@ func TestCompareSingle(t *testing.T) {
 // d = 2/3, 2/3, 0; mean 4/9; var = (2·(2/9)² + (4/9)²)/2 = 12/81; SE =
 // sqrt(12/243) = 2/9; z = 2, p = erfc(√2) = 0.0455; ±1.96·2/9 = 0.43556.
 func TestComparePairedMean(t *testing.T) {
+	t.Parallel()
 	pairs := []Pair{
 		{Count{1, 3}, Count{3, 3}},
 		{Count{0, 3}, Count{2, 3}},
@@ -124,6 +128,7 @@ func TestComparePairedMean(t *testing.T) {
 // Clustered by case: rates 1, 1/3, 2/3, 0 → mean 1/2, var = (1/4 + 1/36 +
 // 1/36 + 1/4)/3 = 5/27, SE = sqrt(5/108) = 0.21517, ±0.42173.
 func TestClustered(t *testing.T) {
+	t.Parallel()
 	b, _ := json.Marshal(Clustered([]Count{{3, 3}, {1, 3}, {2, 3}, {0, 3}}))
 	if string(b) != "[0.0783,0.9217]" {
 		t.Errorf("got %s", b)
@@ -138,6 +143,7 @@ func TestClustered(t *testing.T) {
 }
 
 func TestMinFlips(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		test  string
 		n     int
@@ -162,6 +168,7 @@ func TestMinFlips(t *testing.T) {
 }
 
 func TestErfcMatchesMath(t *testing.T) {
+	t.Parallel()
 	for _, x := range []float64{0, 1e-9, 0.1, 0.5, 1, 1.4142135623730951, 2, 3, 4.5, 4.99, 5, 5.01, 6, 8, 12, 20, 26} {
 		got, _ := erfc(newFloat().SetFloat64(x)).Float64()
 		want := math.Erfc(x)
@@ -172,6 +179,7 @@ func TestErfcMatchesMath(t *testing.T) {
 }
 
 func TestFormatP(t *testing.T) {
+	t.Parallel()
 	a := DefaultAlpha
 	for _, tc := range []struct {
 		p    Figure
@@ -194,6 +202,7 @@ func TestFormatP(t *testing.T) {
 }
 
 func TestFigure(t *testing.T) {
+	t.Parallel()
 	for x, want := range map[float64]string{0.015625: "0.0156", -0.00001: "0", 1: "1", 0.25: "0.25", 0.44444: "0.4444"} {
 		if got := Figure(x).String(); got != want {
 			t.Errorf("Figure(%v) = %q, want %q", x, got, want)

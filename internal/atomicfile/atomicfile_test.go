@@ -8,6 +8,7 @@ import (
 )
 
 func TestWriteReplacesWhole(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "report.json")
 	a := []byte(`{"a":"` + string(make([]byte, 0)) + `old"}`)

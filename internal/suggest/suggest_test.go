@@ -10,6 +10,7 @@ import (
 var ops = []string{"add", "concat", "contains", "eq", "filter", "fold", "get", "gt", "lt", "neq", "sconcat", "upper"}
 
 func TestClosest(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, want string
 		ok         bool
@@ -36,6 +37,7 @@ func TestClosest(t *testing.T) {
 }
 
 func TestClosestIgnoresCandidateOrder(t *testing.T) {
+	t.Parallel()
 	rev := slices.Clone(ops)
 	slices.Reverse(rev)
 	for _, name := range []string{"gte", "ge", "eqq", "lte", "contain", "fil"} {
@@ -48,6 +50,7 @@ func TestClosestIgnoresCandidateOrder(t *testing.T) {
 }
 
 func TestDidYouMean(t *testing.T) {
+	t.Parallel()
 	if got, want := DidYouMean("eqq", ops), ` (did you mean "eq"?)`; got != want {
 		t.Errorf("DidYouMean(eqq) = %q, want %q", got, want)
 	}
@@ -63,6 +66,7 @@ func TestDidYouMean(t *testing.T) {
 }
 
 func TestMaxDistance(t *testing.T) {
+	t.Parallel()
 	for chars, want := range map[int]int{0: 1, 1: 1, 4: 1, 5: 2, 8: 3, 40: 3} {
 		if got := MaxDistance(chars); got != want {
 			t.Errorf("MaxDistance(%d) = %d, want %d", chars, got, want)
@@ -73,6 +77,7 @@ func TestMaxDistance(t *testing.T) {
 // File suggests the closest name in the directory a missing file would be
 // in, spelled as written.
 func TestFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "fixtures"), 0o755); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ func parse(t *testing.T, src string) *yaml.Node {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 1000)
 	tests := []struct {
 		name      string
