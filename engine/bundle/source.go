@@ -44,14 +44,20 @@ func NewSource(spec string, timeout time.Duration) (Source, error) {
 	if timeout < time.Duration(MinTimeoutMs)*time.Millisecond || timeout > time.Duration(MaxTimeoutMs)*time.Millisecond {
 		return nil, errf(fault.Parse, "transport timeout must be %d..%d ms", MinTimeoutMs, MaxTimeoutMs)
 	}
-	lower := strings.ToLower(spec)
 	switch {
-	case strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://"):
+	case isHTTP(spec):
 		return &HTTP{Base: spec, Timeout: timeout}, nil
 	case strings.Contains(spec, "://"):
 		return nil, errf(fault.EffectUnbound, "transport %q: only directories and http(s) URLs are supported", spec)
 	}
 	return Dir(spec), nil
+}
+
+// isHTTP reports whether spec is an http:// or https:// URL (the scheme
+// in any case).
+func isHTTP(spec string) bool {
+	lower := strings.ToLower(spec)
+	return strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
 }
 
 // Dir is a directory of <hex>.bundle.json files.

@@ -193,14 +193,7 @@ func Prefetch(ctx context.Context, st store.Store, m *manifest.Manifest, t Trans
 				continue
 			}
 			seen[c.Embed.Manifest] = true
-			v, err := r.ResolveManifest(c.Embed.Manifest, c.Embed.Via)
-			if err != nil {
-				return nil, err
-			}
-			if v == nil {
-				return nil, errf(fault.StoreMiss, "manifest %s is not in the store", c.Embed.Manifest)
-			}
-			child, err := manifest.ParseValue(v)
+			child, err := r.child(c.Embed)
 			if err != nil {
 				return nil, err
 			}
@@ -208,6 +201,18 @@ func Prefetch(ctx context.Context, st store.Store, m *manifest.Manifest, t Trans
 		}
 	}
 	return r.Served, nil
+}
+
+// child resolves and admits the manifest an embedding cell names.
+func (r *Resolver) child(e *manifest.EmbedCell) (*manifest.Manifest, error) {
+	v, err := r.ResolveManifest(e.Manifest, e.Via)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, errf(fault.StoreMiss, "manifest %s is not in the store", e.Manifest)
+	}
+	return manifest.ParseValue(v)
 }
 
 func codeOf(err error) string {

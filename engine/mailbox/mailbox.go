@@ -174,14 +174,11 @@ func (s *Service) checkTree(paths ...string) error {
 // regular files only, bounded. Absent is (nil, false, nil).
 func readRecord(path string) (map[string]any, bool, error) {
 	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, false, nil
-		}
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, false, errf(fault.IOFailed, "mailbox symlinks are not admitted: %s", path)
-		}
-		return nil, false, errf(fault.IOFailed, "%s: %v", path, err)
+		return nil, false, openError(path, err)
 	}
 	defer fd.Close()
 	st, err := fd.Stat()
@@ -202,6 +199,14 @@ func readRecord(path string) (map[string]any, bool, error) {
 	return m, true, nil
 }
 
+// openError is the failure to open a record: a symlink is refused as such.
+func openError(path string, err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return errf(fault.IOFailed, "mailbox symlinks are not admitted: %s", path)
+	}
+	return errf(fault.IOFailed, "%s: %v", path, err)
+}
+
 // writeNew publishes an immutable record; an existing one must hold the
 // same bytes (DIGEST_MISMATCH otherwise). It reports whether it wrote.
 func writeNew(path string, v any) (bool, error) {
@@ -212,14 +217,8 @@ func writeNew(path string, v any) (bool, error) {
 	if err := noLink(path); err != nil {
 		return false, err
 	}
-	if old, ok, err := readRecord(path); err != nil {
-		return false, err
-	} else if ok {
-		ob, _ := canon.Encode(old)
-		if string(ob) != string(b) {
-			return false, errf(fault.DigestMismatch, "immutable mailbox record %s conflicts", path)
-		}
-		return false, nil
+	if old, ok, err := readRecord(path); err != nil || ok {
+		return false, sameRecord(path, old, b, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, errf(fault.IOFailed, "%v", err)
@@ -228,6 +227,18 @@ func writeNew(path string, v any) (bool, error) {
 		return false, errf(fault.IOFailed, "%v", err)
 	}
 	return true, nil
+}
+
+// sameRecord checks an existing immutable record (or the error reading
+// it) against the bytes about to be published.
+func sameRecord(path string, old map[string]any, b []byte, err error) error {
+	if err != nil {
+		return err
+	}
+	if ob, _ := canon.Encode(old); string(ob) != string(b) {
+		return errf(fault.DigestMismatch, "immutable mailbox record %s conflicts", path)
+	}
+	return nil
 }
 
 func replace(path string, v any) error {
