@@ -103,26 +103,37 @@ const maxBreak = 2 * (maxEscapes + 1)
 // string or a quoted message, as often as maxEscapes, or as in a
 // workflow command's %0A) and indentation at s[i:], 0 when there is none.
 func breakLen(s []byte, i int) int {
-	n := 0
-	switch {
-	case s[i] == '\n':
-		n = 1
-	case s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n':
-		n = 2
-	case s[i] == '\\':
-		n = escapedBreak(s, i)
-	case hasAt(s, i, "%0A"):
-		n = 3
-	case hasAt(s, i, "%0D%0A"):
-		n = 6
-	default:
+	n := lineBreak(s, i)
+	if n == 0 {
 		return 0
 	}
-	for k := 0; k < maxIndent && i+n < len(s) && (s[i+n] == ' ' || s[i+n] == '\t' || s[i+n] == '>'); k++ {
+	for k := 0; k < maxIndent && i+n < len(s) && isIndent(s[i+n]); k++ {
 		n++
 	}
 	return n
 }
+
+// lineBreak is the length of the line break alone at s[i:], 0 when there
+// is none.
+func lineBreak(s []byte, i int) int {
+	switch {
+	case s[i] == '\n':
+		return 1
+	case s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n':
+		return 2
+	case s[i] == '\\':
+		return escapedBreak(s, i)
+	case hasAt(s, i, "%0A"):
+		return 3
+	case hasAt(s, i, "%0D%0A"):
+		return 6
+	}
+	return 0
+}
+
+// isIndent reports whether c may indent a continued line (a quote's '>'
+// included).
+func isIndent(c byte) bool { return c == ' ' || c == '\t' || c == '>' }
 
 // escapedBreak is the length of an escaped \n or \r\n at s[i:] (each
 // escaped by the same one to maxEscapes backslashes), 0 when there is
@@ -266,15 +277,7 @@ func replace(text []byte, spans [][2]int) []byte {
 // their upper- and lower-cased spellings), whole and as the part that
 // stays the same wherever the value sits inside a longer encoding.
 func Forms(s string) []string {
-	plain := []string{s}
-	for _, p := range Prefixes {
-		if len(s) > len(p) && strings.EqualFold(s[:len(p)], p) {
-			if body := s[len(p):]; len(body) >= minForm {
-				plain = append(plain, body)
-			}
-			break
-		}
-	}
+	plain := plainForms(s)
 	forms := slices.Clone(plain)
 	for _, p := range plain {
 		for _, v := range []string{p, strings.ToUpper(p), strings.ToLower(p)} {
@@ -290,6 +293,20 @@ func Forms(s string) []string {
 		}
 	}
 	return out
+}
+
+// plainForms is s, and its body without the first known prefix it
+// starts with (any case) when that body is at least minForm long.
+func plainForms(s string) []string {
+	for _, p := range Prefixes {
+		if len(s) > len(p) && strings.EqualFold(s[:len(p)], p) {
+			if body := s[len(p):]; len(body) >= minForm {
+				return []string{s, body}
+			}
+			break
+		}
+	}
+	return []string{s}
 }
 
 // encodedForms are the stable parts of v's encoding at each of the three
