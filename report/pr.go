@@ -155,51 +155,19 @@ func prBenchView(name string, b, h *bench.Report, w PRWorkload) *prBench {
 	if h != nil {
 		data = append(data, benchData(h, ax, "head", w.HeadIntervals)...)
 	}
-	var ids []string
-	for _, r := range []*bench.Report{h, b} {
-		if r == nil {
-			continue
-		}
-		for _, s := range r.Systems {
-			if !slices.Contains(ids, s.ID) {
-				ids = append(ids, s.ID)
-			}
-		}
-	}
-	inSet := func(r *bench.Report, id string) bool { return r != nil && slices.Contains(r.Pareto, id) }
-	for _, id := range ids {
-		bs, hs := findBench(b, id), findBench(h, id)
-		row := prSystemRow{ID: id}
-		val := func(s *bench.SystemResult) (string, string, string, string) {
-			if s == nil {
-				return "—", "—", "—", "—"
-			}
-			return fmt.Sprintf("%d/%d", s.Passed, s.Total), Cost(s.Usage), strconv.FormatInt(s.EffectCalls, 10), Tokens(s.Usage)
-		}
-		bp, bc, bk, bt := val(bs)
-		hp, hc, hk, ht := val(hs)
-		row.Passed, row.Cost, row.Calls, row.Tokens = change(bp, hp), change(bc, hc), change(bk, hk), change(bt, ht)
+	for _, id := range systemIDs(h, b) {
+		row := prSystem(b, h, id, ax)
 		row.Change = "—"
 		if c, ok := w.Changes[id]; ok {
 			row.Change = c
 		}
-		row.Moved = bs != nil && hs != nil && (ax.x(bs) != ax.x(hs) || ax.y(bs) != ax.y(hs))
-		switch {
-		case hs == nil:
-			row.Pareto = "removed at head"
-		case inSet(h, id) && (b == nil || inSet(b, id)):
-			row.Pareto = "yes"
-		case inSet(h, id):
-			row.Pareto = "joined"
+		var left string
+		row.Pareto, left = prPareto(b, h, id)
+		if row.Pareto == "joined" {
 			v.Joined = append(v.Joined, id)
-		default:
-			_, detail := dominatorsText(h, id)
-			if inSet(b, id) {
-				row.Pareto = "left: dominated by " + detail
-				v.Left = append(v.Left, id+": dominated by "+detail)
-			} else {
-				row.Pareto = "no: dominated by " + detail
-			}
+		}
+		if left != "" {
+			v.Left = append(v.Left, left)
 		}
 		v.Systems = append(v.Systems, row)
 	}
@@ -211,6 +179,61 @@ func prBenchView(name string, b, h *bench.Report, w PRWorkload) *prBench {
 		XLabel: ax.xLabel, YLabel: ax.yLabel, XPrefix: ax.xPrefix, XInteger: ax.xInt, YInteger: ax.yInt, YMax: ax.yMax,
 		Data: data, Compare: b != nil && h != nil})
 	return v
+}
+
+// systemIDs are the systems of the reports, once each, in the order the
+// first report that has them lists them.
+func systemIDs(reports ...*bench.Report) []string {
+	var ids []string
+	for _, r := range reports {
+		if r == nil {
+			continue
+		}
+		for _, s := range r.Systems {
+			if !slices.Contains(ids, s.ID) {
+				ids = append(ids, s.ID)
+			}
+		}
+	}
+	return ids
+}
+
+// prSystem is a system's row on both sides: passed, cost, calls and
+// tokens from base to head, and whether its point moved.
+func prSystem(b, h *bench.Report, id string, ax axes) prSystemRow {
+	bs, hs := findBench(b, id), findBench(h, id)
+	bp, bc, bk, bt := systemValues(bs)
+	hp, hc, hk, ht := systemValues(hs)
+	return prSystemRow{ID: id, Passed: change(bp, hp), Cost: change(bc, hc), Calls: change(bk, hk), Tokens: change(bt, ht),
+		Moved: bs != nil && hs != nil && (ax.x(bs) != ax.x(hs) || ax.y(bs) != ax.y(hs))}
+}
+
+// systemValues are a system's passed, cost, calls and tokens cells ("—"
+// each when it does not run on that side).
+func systemValues(s *bench.SystemResult) (passed, cost, calls, tokens string) {
+	if s == nil {
+		return "—", "—", "—", "—"
+	}
+	return fmt.Sprintf("%d/%d", s.Passed, s.Total), Cost(s.Usage), strconv.FormatInt(s.EffectCalls, 10), Tokens(s.Usage)
+}
+
+// prPareto is a system's Pareto cell on both sides and, when it left the
+// set, the line that says who dominates it ("" otherwise).
+func prPareto(b, h *bench.Report, id string) (cell, left string) {
+	inSet := func(r *bench.Report) bool { return r != nil && slices.Contains(r.Pareto, id) }
+	switch {
+	case findBench(h, id) == nil:
+		return "removed at head", ""
+	case inSet(h) && (b == nil || inSet(b)):
+		return "yes", ""
+	case inSet(h):
+		return "joined", ""
+	}
+	_, detail := dominatorsText(h, id)
+	if inSet(b) {
+		return "left: dominated by " + detail, id + ": dominated by " + detail
+	}
+	return "no: dominated by " + detail, ""
 }
 
 // safeID turns a workload name into an id fragment (names are free text).
@@ -247,33 +270,14 @@ func PR(in PRInput) ([]byte, error) {
 	v.Notes = in.Notes
 	// Benches first: the plot is what a reviewer looks at before anything.
 	ws := slices.Clone(in.Workloads)
-	slices.SortStableFunc(ws, func(a, b PRWorkload) int {
-		ab, bb := a.BaseBench != nil || a.HeadBench != nil, b.BaseBench != nil || b.HeadBench != nil
-		switch {
-		case ab && !bb:
-			return -1
-		case bb && !ab:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ws, func(a, b PRWorkload) int { return benchesFirst(a.isBench(), b.isBench()) })
 	for _, w := range ws {
 		wv := prWorkloadView{Name: w.Name, Kind: w.Kind, Status: w.Status, File: w.File, Flips: w.Flips, Statistics: w.Statistics}
-		if w.BaseBench != nil || w.HeadBench != nil {
+		if w.isBench() {
 			wv.Bench = prBenchView(w.Name, w.BaseBench, w.HeadBench, w)
 		}
 		if w.BaseFoundry != nil || w.HeadFoundry != nil {
-			f := &prFoundry{}
-			bk, hk := promotedKey(w.BaseFoundry), promotedKey(w.HeadFoundry)
-			f.Changed = bk != hk
-			f.Promotion = change(bk, hk)
-			if w.HeadFoundry != nil {
-				f.Head = &rankingView{rankColumns, rankRows(w.HeadFoundry)}
-			}
-			if w.BaseFoundry != nil {
-				f.Base = &rankingView{rankColumns, rankRows(w.BaseFoundry)}
-			}
-			wv.Foundry = f
+			wv.Foundry = prFoundryView(w.BaseFoundry, w.HeadFoundry)
 		}
 		v.Workloads = append(v.Workloads, wv)
 	}
@@ -287,4 +291,33 @@ func PR(in PRInput) ([]byte, error) {
 		}
 	}
 	return render("pr", v)
+}
+
+// isBench: the workload is a bench on either side.
+func (w PRWorkload) isBench() bool { return w.BaseBench != nil || w.HeadBench != nil }
+
+// benchesFirst orders benches before foundries, keeping the order within
+// each.
+func benchesFirst(a, b bool) int {
+	switch {
+	case a && !b:
+		return -1
+	case b && !a:
+		return 1
+	}
+	return 0
+}
+
+// prFoundryView is a foundry's promotion on both sides and each side's
+// ranking.
+func prFoundryView(b, h *foundry.Report) *prFoundry {
+	bk, hk := promotedKey(b), promotedKey(h)
+	f := &prFoundry{Changed: bk != hk, Promotion: change(bk, hk)}
+	if h != nil {
+		f.Head = &rankingView{rankColumns, rankRows(h)}
+	}
+	if b != nil {
+		f.Base = &rankingView{rankColumns, rankRows(b)}
+	}
+	return f
 }
