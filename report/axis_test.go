@@ -25,6 +25,7 @@ func noUsage() *bench.Report {
 // With no token or cost data the plot places systems by effect calls and
 // says so, instead of stacking every system at x = 0.
 func TestPlotFallsBackToCalls(t *testing.T) {
+	t.Parallel()
 	page, err := report.Bench(report.BenchInput{Run: report.Run{Workload: "scaffold"}, Report: noUsage()})
 	if err != nil {
 		t.Fatal(err)

@@ -76,6 +76,7 @@ var pointPattern = regexp.MustCompile(`<circle class="point[^"]*" data-system="(
 // (the screenshot is not blank) and its DOM holds one point per system and
 // the frontier path.
 func TestPagesInBrowser(t *testing.T) {
+	t.Parallel()
 	bin := chromium(t)
 	for _, pc := range pageChecks {
 		t.Run(pc.file, func(t *testing.T) {

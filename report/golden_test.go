@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +70,7 @@ func serialPages(t *testing.T) map[string][]byte {
 }
 
 func TestGoldenReports(t *testing.T) {
+	t.Parallel()
 	pages := serialPages(t)
 	for _, name := range workloads {
 		got, ok := pages[name]
@@ -81,6 +83,7 @@ func TestGoldenReports(t *testing.T) {
 
 // The same evidence gives the same bytes whatever the concurrency.
 func TestReportsIgnoreConcurrency(t *testing.T) {
+	t.Parallel()
 	pages := serialPages(t)
 	parallel := runSuites(t, 4)
 	for _, name := range workloads {
@@ -92,7 +95,9 @@ func TestReportsIgnoreConcurrency(t *testing.T) {
 
 // A page is self-contained: nothing it shows is fetched.
 func TestReportsLoadNothing(t *testing.T) {
-	pages := serialPages(t)
+	t.Parallel()
+	// A copy: the serial pages are shared with the tests running beside.
+	pages := maps.Clone(serialPages(t))
 	pr, err := os.ReadFile(filepath.Join("testdata", "pr.golden"))
 	if err != nil {
 		t.Fatal(err)

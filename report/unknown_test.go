@@ -12,6 +12,7 @@ import (
 // unknown, with the note saying why, in every table of report.html; a
 // known cost is still dollars.
 func TestUnknownCostInReport(t *testing.T) {
+	t.Parallel()
 	omitted := bench.Tally{UnknownTokens: 1, UnknownCost: 1}
 	known := bench.Tally{TokensIn: 10, TokensOut: 2, Cost: 0.000014}
 	rep := &bench.Report{
