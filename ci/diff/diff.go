@@ -306,52 +306,16 @@ func Compute(base, head *Set, opts Options) (*Diff, error) {
 		Workloads: []*Workload{}, Regressions: []*Regression{}, Problems: []string{}, Notes: []string{},
 	}
 	trim := trimmer(opts.Trim)
-	names := map[string]bool{}
-	for _, s := range []*Set{base, head} {
-		if s == nil {
-			continue
-		}
-		for _, r := range s.Runs {
-			names[r.Workload] = true
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(names)) {
+	for _, name := range workloadNames(base, head) {
 		w := compareWorkload(base.Lookup(name), head.Lookup(name), trim)
 		d.Workloads = append(d.Workloads, w)
 		d.Regressions = append(d.Regressions, regressions(w)...)
 	}
 	for i, s := range []*Set{base, head} {
-		if s == nil {
-			continue
-		}
-		label := []string{d.Base, d.Head}[i]
-		for _, ig := range s.Ignored {
-			d.Notes = append(d.Notes, "older run directory ignored at "+label+": "+ig)
-		}
+		d.Notes = append(d.Notes, ignoredNotes(s, []string{d.Base, d.Head}[i])...)
 	}
 	slices.Sort(d.Notes)
-	slices.SortStableFunc(d.Regressions, func(a, b *Regression) int {
-		// Pass rates first (a lost case outweighs any cost), then totals
-		// by relative growth.
-		if (a.Amount == nil) != (b.Amount == nil) {
-			if a.Amount == nil {
-				return -1
-			}
-			return 1
-		}
-		if a.Amount != nil {
-			if c := cmp.Compare(b.Amount.Relative, a.Amount.Relative); c != 0 {
-				return c
-			}
-		}
-		if c := cmp.Compare(b.Drop, a.Drop); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(len(b.Cases), len(a.Cases)); c != 0 {
-			return c
-		}
-		return cmp.Or(strings.Compare(a.Workload, b.Workload), strings.Compare(a.Subject, b.Subject), strings.Compare(a.Metric, b.Metric))
-	})
+	slices.SortStableFunc(d.Regressions, compareRegressions)
 	if opts.Replay != nil {
 		r, err := replayArchive(*opts.Replay, trim)
 		if err != nil {
@@ -362,6 +326,57 @@ func Compute(base, head *Set, opts Options) (*Diff, error) {
 	}
 	d.Settle()
 	return d, nil
+}
+
+// workloadNames are the names of the workloads either side ran, sorted.
+func workloadNames(sets ...*Set) []string {
+	names := map[string]bool{}
+	for _, s := range sets {
+		if s == nil {
+			continue
+		}
+		for _, r := range s.Runs {
+			names[r.Workload] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
+// ignoredNotes note the older run directories a side ignored (none for
+// a nil side).
+func ignoredNotes(s *Set, label string) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, ig := range s.Ignored {
+		out = append(out, "older run directory ignored at "+label+": "+ig)
+	}
+	return out
+}
+
+// compareRegressions orders regressions: pass rates first (a lost case
+// outweighs any cost), then totals by relative growth; then by drop, by
+// cases lost, and by name.
+func compareRegressions(a, b *Regression) int {
+	if (a.Amount == nil) != (b.Amount == nil) {
+		if a.Amount == nil {
+			return -1
+		}
+		return 1
+	}
+	if a.Amount != nil {
+		if c := cmp.Compare(b.Amount.Relative, a.Amount.Relative); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(b.Drop, a.Drop); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(len(b.Cases), len(a.Cases)); c != 0 {
+		return c
+	}
+	return cmp.Or(strings.Compare(a.Workload, b.Workload), strings.Compare(a.Subject, b.Subject), strings.Compare(a.Metric, b.Metric))
 }
 
 // Settle recomputes the verdict from the workloads and problems; call it
@@ -376,7 +391,7 @@ func (d *Diff) Settle() {
 			continue
 		}
 		v.Workloads++
-		if !w.Head.Passed || w.Statistics != nil && len(w.Statistics.Failures) > 0 {
+		if w.headFails() {
 			v.Failed = append(v.Failed, w.Name)
 			v.Passed = false
 		}
@@ -385,6 +400,12 @@ func (d *Diff) Settle() {
 		v.Passed = false
 	}
 	d.Verdict = v
+}
+
+// headFails reports whether the head's run fails, or a comparison the
+// workload fails on does.
+func (w *Workload) headFails() bool {
+	return !w.Head.Passed || w.Statistics != nil && len(w.Statistics.Failures) > 0
 }
 
 // JSON renders the diff as indented JSON with a trailing newline.
@@ -433,54 +454,14 @@ func side(r *Run) *Side {
 
 func compareWorkload(b, h *Run, trim func(string) string) *Workload {
 	w := &Workload{Base: side(b), Head: side(h), FailedGates: []GateRule{}, Mismatches: []string{}, base: b, head: h}
-	w.File = workloadFile(h, trim)
-	if w.File == "" {
-		w.File = workloadFile(b, trim)
-	}
-	switch {
-	case b == nil:
-		w.Name, w.Kind, w.Status = h.Workload, h.Kind, StatusAdded
-	case h == nil:
-		w.Name, w.Kind, w.Status = b.Workload, b.Kind, StatusRemoved
-	default:
-		w.Name, w.Kind = h.Workload, cmp.Or(h.Kind, b.Kind)
-	}
+	w.File = cmp.Or(workloadFile(h, trim), workloadFile(b, trim))
+	w.identify(b, h)
 	if h != nil {
-		if h.Gate != nil {
-			for _, g := range h.Gate.Rules {
-				if !g.Passed {
-					g.At, g.Message = trim(g.At), trim(g.Message)
-					w.FailedGates = append(w.FailedGates, g)
-				}
-			}
-		}
-		if h.Verification != nil {
-			for _, m := range h.Verification.Mismatches {
-				w.Mismatches = append(w.Mismatches, trim(m))
-			}
-		}
+		w.addHeadFailures(h, trim)
 	}
-	var bb, hb *bench.Report
-	var bv, hv []SystemVerdicts
-	var bf, hf *foundry.Report
-	var bx, hx bool
-	if b != nil {
-		bb, bv, bf, bx = b.Bench, b.BenchVerdicts, b.Foundry, b.BudgetExhausted
-	}
-	if h != nil {
-		hb, hv, hf, hx = h.Bench, h.BenchVerdicts, h.Foundry, h.BudgetExhausted
-	}
-	changed := false
-	switch w.Kind {
-	case KindBench:
-		w.Bench = compareBench(bb, hb, bv, hv)
-		changed = benchChanged(w.Bench)
-	case KindFoundry:
-		w.Foundry = compareFoundry(bf, hf, bx, hx)
-		changed = foundryChanged(w.Foundry)
-	}
+	changed := w.compareReports(b, h)
 	addStatistics(w, b, h)
-	if w.Repeats = compareRepeats(b, h); w.Repeats != nil && (len(w.Repeats.BecameFlaky) > 0 || len(w.Repeats.StoppedFlaky) > 0 || w.Repeats.BaseRepeats != w.Repeats.HeadRepeats) {
+	if w.Repeats = compareRepeats(b, h); w.Repeats != nil && w.Repeats.changed() {
 		changed = true
 	}
 	if w.Status == "" {
@@ -490,6 +471,68 @@ func compareWorkload(b, h *Run, trim func(string) string) *Workload {
 		}
 	}
 	return w
+}
+
+// identify names the workload and its kind from the sides, and says
+// whether it was added or removed.
+func (w *Workload) identify(b, h *Run) {
+	switch {
+	case b == nil:
+		w.Name, w.Kind, w.Status = h.Workload, h.Kind, StatusAdded
+	case h == nil:
+		w.Name, w.Kind, w.Status = b.Workload, b.Kind, StatusRemoved
+	default:
+		w.Name, w.Kind = h.Workload, cmp.Or(h.Kind, b.Kind)
+	}
+}
+
+// addHeadFailures adds the head run's failed gate rules and verification
+// mismatches, with paths trimmed.
+func (w *Workload) addHeadFailures(h *Run, trim func(string) string) {
+	if h.Gate != nil {
+		for _, g := range h.Gate.Rules {
+			if !g.Passed {
+				g.At, g.Message = trim(g.At), trim(g.Message)
+				w.FailedGates = append(w.FailedGates, g)
+			}
+		}
+	}
+	if h.Verification != nil {
+		for _, m := range h.Verification.Mismatches {
+			w.Mismatches = append(w.Mismatches, trim(m))
+		}
+	}
+}
+
+// reports are one side's re-derived reports (zero for a side that did
+// not run).
+type reports struct {
+	bench     *bench.Report
+	verdicts  []SystemVerdicts
+	foundry   *foundry.Report
+	exhausted bool
+}
+
+func reportsOf(r *Run) reports {
+	if r == nil {
+		return reports{}
+	}
+	return reports{r.Bench, r.BenchVerdicts, r.Foundry, r.BudgetExhausted}
+}
+
+// compareReports compares the two sides' bench or foundry reports and
+// says whether they changed.
+func (w *Workload) compareReports(b, h *Run) bool {
+	br, hr := reportsOf(b), reportsOf(h)
+	switch w.Kind {
+	case KindBench:
+		w.Bench = compareBench(br.bench, hr.bench, br.verdicts, hr.verdicts)
+		return benchChanged(w.Bench)
+	case KindFoundry:
+		w.Foundry = compareFoundry(br.foundry, hr.foundry, br.exhausted, hr.exhausted)
+		return foundryChanged(w.Foundry)
+	}
+	return false
 }
 
 func benchStats(s *bench.SystemResult, onPareto bool) *SystemStats {
@@ -502,7 +545,7 @@ func benchStats(s *bench.SystemResult, onPareto bool) *SystemStats {
 }
 
 func compareBench(b, h *bench.Report, bv, hv []SystemVerdicts) *Bench {
-	out := &Bench{Systems: []*System{}, ParetoBase: []string{}, ParetoHead: []string{}, Joined: []string{}, Left: []string{}, Flips: []Flip{}}
+	out := &Bench{Systems: pairSystems(b, h), ParetoBase: []string{}, ParetoHead: []string{}, Joined: []string{}, Left: []string{}, Flips: []Flip{}}
 	if b != nil {
 		out.ParetoBase = append(out.ParetoBase, b.Pareto...)
 		out.HasCost = out.HasCost || b.Prices != nil
@@ -511,8 +554,38 @@ func compareBench(b, h *bench.Report, bv, hv []SystemVerdicts) *Bench {
 		out.ParetoHead = append(out.ParetoHead, h.Pareto...)
 		out.HasCost = out.HasCost || h.Prices != nil
 	}
+	if b != nil {
+		out.Joined = newIn(out.ParetoHead, out.ParetoBase)
+	}
+	if h != nil {
+		out.Left = newIn(out.ParetoBase, out.ParetoHead)
+		addDominators(out.Systems, h)
+	}
+	if b != nil && h != nil {
+		out.Flips = append(out.Flips, systemFlips(b, h, bv, hv)...)
+	}
+	return out
+}
+
+// systemFlips are the cases that flipped for each system both sides ran,
+// in head order.
+func systemFlips(b, h *bench.Report, bv, hv []SystemVerdicts) []Flip {
+	var out []Flip
+	for _, s := range h.Systems {
+		if findSystem(b, s.ID) != nil {
+			out = append(out, benchFlips(s.ID, systemVerdicts(bv, s.ID), systemVerdicts(hv, s.ID))...)
+		}
+	}
+	return out
+}
+
+// pairSystems pairs each system's figures on the two sides: head order
+// first (what the pull request ships), then systems the head dropped, in
+// base order; a system on both sides says how it moved on the Pareto
+// front.
+func pairSystems(b, h *bench.Report) []*System {
 	byID := map[string]*System{}
-	var order []string
+	var order []*System
 	add := func(r *bench.Report, head bool) {
 		if r == nil {
 			return
@@ -523,7 +596,7 @@ func compareBench(b, h *bench.Report, bv, hv []SystemVerdicts) *Bench {
 			if sys == nil {
 				sys = &System{ID: s.ID}
 				byID[s.ID] = sys
-				order = append(order, s.ID)
+				order = append(order, sys)
 			}
 			st := benchStats(s, slices.Contains(r.Pareto, s.ID))
 			if head {
@@ -533,59 +606,55 @@ func compareBench(b, h *bench.Report, bv, hv []SystemVerdicts) *Bench {
 			}
 		}
 	}
-	// Head order first (what the pull request ships), then systems the
-	// head dropped, in base order.
 	add(h, true)
 	add(b, false)
-	for _, id := range order {
-		s := byID[id]
-		out.Systems = append(out.Systems, s)
-		if s.Base == nil || s.Head == nil {
+	systems := []*System{}
+	for _, s := range order {
+		systems = append(systems, s)
+		if s.Base != nil && s.Head != nil {
+			s.Pareto = paretoMove(s.Base.OnPareto, s.Head.OnPareto)
+		}
+	}
+	return systems
+}
+
+// paretoMove says how a system moved on the Pareto front.
+func paretoMove(base, head bool) string {
+	switch {
+	case base && head:
+		return "stays"
+	case head:
+		return "joined"
+	case base:
+		return "left"
+	}
+	return "out"
+}
+
+// newIn are the ids of ids not in was, sorted.
+func newIn(ids, was []string) []string {
+	out := []string{}
+	for _, id := range ids {
+		if !slices.Contains(was, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// addDominators names, for each system the head runs off its Pareto
+// front, the systems that dominate it there.
+func addDominators(systems []*System, h *bench.Report) {
+	for _, s := range systems {
+		s.DominatedBy = []Dominator{}
+		if s.Head == nil || s.Head.OnPareto {
 			continue
 		}
-		switch {
-		case s.Base.OnPareto && s.Head.OnPareto:
-			s.Pareto = "stays"
-		case s.Head.OnPareto:
-			s.Pareto = "joined"
-		case s.Base.OnPareto:
-			s.Pareto = "left"
-		default:
-			s.Pareto = "out"
+		for _, dm := range h.DominatedBy(s.ID) {
+			s.DominatedBy = append(s.DominatedBy, Dominator{By: dm.By, Better: dm.Better})
 		}
 	}
-	for _, id := range out.ParetoHead {
-		if !slices.Contains(out.ParetoBase, id) && b != nil {
-			out.Joined = append(out.Joined, id)
-		}
-	}
-	for _, id := range out.ParetoBase {
-		if !slices.Contains(out.ParetoHead, id) && h != nil {
-			out.Left = append(out.Left, id)
-		}
-	}
-	slices.Sort(out.Joined)
-	slices.Sort(out.Left)
-	if h != nil {
-		for _, s := range out.Systems {
-			s.DominatedBy = []Dominator{}
-			if s.Head == nil || s.Head.OnPareto {
-				continue
-			}
-			for _, dm := range h.DominatedBy(s.ID) {
-				s.DominatedBy = append(s.DominatedBy, Dominator{By: dm.By, Better: dm.Better})
-			}
-		}
-	}
-	if b != nil && h != nil {
-		for _, s := range h.Systems {
-			if findSystem(b, s.ID) == nil {
-				continue
-			}
-			out.Flips = append(out.Flips, benchFlips(s.ID, systemVerdicts(bv, s.ID), systemVerdicts(hv, s.ID))...)
-		}
-	}
-	return out
 }
 
 func findSystem(r *bench.Report, id string) *bench.SystemResult {
@@ -684,64 +753,79 @@ func compareFoundry(b, h *foundry.Report, bx, hx bool) *Foundry {
 	if b == nil || h == nil {
 		return out
 	}
+	out.compareCandidates(b, h)
+	// Holdout cases run only on the promoted candidate: compare them when
+	// the same organism is promoted on both sides.
+	if out.Base.Key != "" && out.Base.Key == out.Head.Key {
+		out.Flips = append(out.Flips, flips(out.Head.Key, foundry.SplitHoldout, holdoutOutcomes(b), holdoutOutcomes(h))...)
+	}
+	slices.SortStableFunc(out.Flips, func(a, b Flip) int {
+		return cmp.Or(strings.Compare(a.Subject, b.Subject), strings.Compare(a.Case, b.Case))
+	})
+	return out
+}
+
+// compareCandidates pairs the two sides' candidates by key and says
+// which were added, revised and removed, and which cases flipped.
+func (out *Foundry) compareCandidates(b, h *foundry.Report) {
 	bk := candidatesByKey(b)
 	hk := candidatesByKey(h)
-	all := map[string]bool{}
-	for k := range bk {
-		all[k] = true
-	}
-	for k := range hk {
-		all[k] = true
-	}
-	for _, k := range slices.Sorted(maps.Keys(all)) {
-		out.Candidates = append(out.Candidates, &CandidatePair{Key: k, Base: candidateStats(b, bk[k]), Head: candidateStats(h, hk[k])})
-	}
+	out.Candidates = pairCandidates(b, h, bk, hk)
 	for _, k := range slices.Sorted(maps.Keys(hk)) {
-		hc := hk[k]
-		bc, ok := bk[k]
-		switch {
-		case !ok:
-			out.Added = append(out.Added, Candidate{Key: k, Digest: hc.ManifestDigest})
-		case bc.ManifestDigest != hc.ManifestDigest:
-			out.Revised = append(out.Revised, Candidate{Key: k, Digest: hc.ManifestDigest, Was: bc.ManifestDigest})
-		}
-		if ok {
-			bm, hm := map[string]bool{}, map[string]bool{}
-			splits := map[string]string{}
-			for _, c := range bc.Cases {
-				bm[c.ID] = c.Passed
-			}
-			for _, c := range hc.Cases {
-				hm[c.ID] = c.Passed
-				splits[c.ID] = c.Split
-			}
-			for _, f := range flips(k, "", bm, hm) {
-				f.Split = splits[f.Case]
-				out.Flips = append(out.Flips, f)
-			}
-		}
+		out.compareCandidate(k, bk[k], hk[k])
 	}
 	for _, k := range slices.Sorted(maps.Keys(bk)) {
 		if _, ok := hk[k]; !ok {
 			out.Removed = append(out.Removed, Candidate{Key: k, Digest: bk[k].ManifestDigest})
 		}
 	}
-	// Holdout cases run only on the promoted candidate: compare them when
-	// the same organism is promoted on both sides.
-	if out.Base.Key != "" && out.Base.Key == out.Head.Key {
-		bm, hm := map[string]bool{}, map[string]bool{}
-		for _, c := range b.Holdout.Cases {
-			bm[c.ID] = c.Passed
-		}
-		for _, c := range h.Holdout.Cases {
-			hm[c.ID] = c.Passed
-		}
-		out.Flips = append(out.Flips, flips(out.Head.Key, foundry.SplitHoldout, bm, hm)...)
+}
+
+// pairCandidates pairs every candidate key's figures on the two sides,
+// by key.
+func pairCandidates(b, h *foundry.Report, bk, hk map[string]*foundry.CandidateResult) []*CandidatePair {
+	all := maps.Clone(bk)
+	maps.Copy(all, hk)
+	out := []*CandidatePair{}
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		out = append(out, &CandidatePair{Key: k, Base: candidateStats(b, bk[k]), Head: candidateStats(h, hk[k])})
 	}
-	slices.SortStableFunc(out.Flips, func(a, b Flip) int {
-		return cmp.Or(strings.Compare(a.Subject, b.Subject), strings.Compare(a.Case, b.Case))
-	})
 	return out
+}
+
+// compareCandidate compares the head's candidate hc under key k with the
+// base's bc (nil when the base had none): added, revised, and the cases
+// that flipped, each with its split.
+func (out *Foundry) compareCandidate(k string, bc, hc *foundry.CandidateResult) {
+	if bc == nil {
+		out.Added = append(out.Added, Candidate{Key: k, Digest: hc.ManifestDigest})
+		return
+	}
+	if bc.ManifestDigest != hc.ManifestDigest {
+		out.Revised = append(out.Revised, Candidate{Key: k, Digest: hc.ManifestDigest, Was: bc.ManifestDigest})
+	}
+	bm, hm := map[string]bool{}, map[string]bool{}
+	splits := map[string]string{}
+	for _, c := range bc.Cases {
+		bm[c.ID] = c.Passed
+	}
+	for _, c := range hc.Cases {
+		hm[c.ID] = c.Passed
+		splits[c.ID] = c.Split
+	}
+	for _, f := range flips(k, "", bm, hm) {
+		f.Split = splits[f.Case]
+		out.Flips = append(out.Flips, f)
+	}
+}
+
+// holdoutOutcomes are the holdout's case outcomes by case id.
+func holdoutOutcomes(r *foundry.Report) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range r.Holdout.Cases {
+		m[c.ID] = c.Passed
+	}
+	return m
 }
 
 func candidateStats(r *foundry.Report, c *foundry.CandidateResult) *CandidateStats {
@@ -774,7 +858,12 @@ func foundryChanged(f *Foundry) bool {
 	if f.Base == nil {
 		return false
 	}
-	b, h := *f.Base, *f.Head
+	return promotionChanged(*f.Base, *f.Head)
+}
+
+// promotionChanged reports whether the promotion differs between the
+// sides in anything the comment shows.
+func promotionChanged(b, h Promotion) bool {
 	if !slices.Equal(b.HoldoutFailing, h.HoldoutFailing) {
 		return true
 	}
@@ -784,74 +873,99 @@ func foundryChanged(f *Foundry) bool {
 
 // regressions lists what got worse in w, one entry per subject and metric.
 func regressions(w *Workload) []*Regression {
-	var out []*Regression
-	add := func(subject, metric string, b, h Rate, fl []Flip) {
-		var cases []string
-		for _, f := range fl {
-			if f.Subject == subject && f.Regressed() && (metric == "passed" || f.Split == metric) {
-				cases = append(cases, f.Case)
-			}
-		}
-		drop := b.Value() - h.Value()
-		if drop <= 0 && len(cases) == 0 {
-			return
-		}
-		if cases == nil {
-			cases = []string{}
-		}
-		out = append(out, &Regression{Workload: w.Name, Subject: subject, Metric: metric, Base: b, Head: h, Drop: max(drop, 0), Cases: cases})
-	}
-	grew := func(subject, metric string, b, h float64) {
-		if h <= b {
-			return
-		}
-		a := &Amount{Base: b, Head: h}
-		if b > 0 {
-			a.Relative = h/b - 1
-		}
-		out = append(out, &Regression{Workload: w.Name, Subject: subject, Metric: metric, Cases: []string{}, Amount: a})
-	}
+	l := &regressionList{workload: w.Name}
 	if b := w.Bench; b != nil {
-		for _, s := range b.Systems {
-			if s.Base != nil && s.Head != nil {
-				add(s.ID, "passed", Rate{Passed: s.Base.Passed, Total: s.Base.Total}, Rate{Passed: s.Head.Passed, Total: s.Head.Total}, b.Flips)
-				// An unknown total cannot be said to have grown (nor
-				// not to have): the table shows it as unknown instead.
-				switch {
-				case b.HasCost:
-					if s.Base.CostUnknown == 0 && s.Head.CostUnknown == 0 {
-						grew(s.ID, MetricCost, s.Base.Cost, s.Head.Cost)
-					}
-				case s.Base.TokensUnknown == 0 && s.Head.TokensUnknown == 0:
-					grew(s.ID, MetricTokens, float64(s.Base.Tokens), float64(s.Head.Tokens))
-				}
-				grew(s.ID, MetricCalls, float64(s.Base.Calls), float64(s.Head.Calls))
-			}
-		}
+		l.bench(b)
 	}
 	if f := w.Foundry; f != nil && f.Base != nil && f.Head != nil && !f.Base.Exhausted && !f.Head.Exhausted {
-		for _, c := range f.Candidates {
-			if c.Base != nil && c.Head != nil {
-				add(c.Key, foundry.SplitValidation, c.Base.Validation, c.Head.Validation, f.Flips)
-				add(c.Key, foundry.SplitTrain, c.Base.Train, c.Head.Train, f.Flips)
-			}
-		}
-		if f.Base.Key == f.Head.Key {
-			add(f.Head.Key, foundry.SplitHoldout, f.Base.Holdout, f.Head.Holdout, f.Flips)
-		} else {
-			// A different organism ships: what matters is whether the
-			// shipped candidate's rates got worse, and which holdout
-			// cases fail now that did not before.
-			var now []Flip
-			for _, id := range f.Head.HoldoutFailing {
-				if !slices.Contains(f.Base.HoldoutFailing, id) {
-					now = append(now, Flip{Subject: "promoted", Case: id, Split: foundry.SplitHoldout, Base: Pass, Head: Fail})
-				}
-			}
-			add("promoted", foundry.SplitValidation, f.Base.Validation, f.Head.Validation, nil)
-			add("promoted", foundry.SplitTrain, f.Base.Train, f.Head.Train, nil)
-			add("promoted", foundry.SplitHoldout, f.Base.Holdout, f.Head.Holdout, now)
+		l.foundry(f)
+	}
+	return l.out
+}
+
+// regressionList collects one workload's regressions.
+type regressionList struct {
+	workload string
+	out      []*Regression
+}
+
+// rate adds a regression when a rate dropped or a case flipped to fail
+// (of the metric's split, or any for "passed").
+func (l *regressionList) rate(subject, metric string, b, h Rate, fl []Flip) {
+	cases := []string{}
+	for _, f := range fl {
+		if f.Subject == subject && f.Regressed() && (metric == "passed" || f.Split == metric) {
+			cases = append(cases, f.Case)
 		}
 	}
-	return out
+	drop := b.Value() - h.Value()
+	if drop <= 0 && len(cases) == 0 {
+		return
+	}
+	l.out = append(l.out, &Regression{Workload: l.workload, Subject: subject, Metric: metric, Base: b, Head: h, Drop: max(drop, 0), Cases: cases})
+}
+
+// grew adds a regression when a total grew.
+func (l *regressionList) grew(subject, metric string, b, h float64) {
+	if h <= b {
+		return
+	}
+	a := &Amount{Base: b, Head: h}
+	if b > 0 {
+		a.Relative = h/b - 1
+	}
+	l.out = append(l.out, &Regression{Workload: l.workload, Subject: subject, Metric: metric, Cases: []string{}, Amount: a})
+}
+
+// bench adds the regressions of every system both sides ran.
+func (l *regressionList) bench(b *Bench) {
+	for _, s := range b.Systems {
+		if s.Base != nil && s.Head != nil {
+			l.system(s, b)
+		}
+	}
+}
+
+// system adds a bench system's regressions: its pass rate, its cost (or
+// tokens, without prices) and its calls. An unknown total cannot be said
+// to have grown (nor not to have): the table shows it as unknown
+// instead.
+func (l *regressionList) system(s *System, b *Bench) {
+	l.rate(s.ID, "passed", Rate{Passed: s.Base.Passed, Total: s.Base.Total}, Rate{Passed: s.Head.Passed, Total: s.Head.Total}, b.Flips)
+	switch {
+	case b.HasCost:
+		if s.Base.CostUnknown == 0 && s.Head.CostUnknown == 0 {
+			l.grew(s.ID, MetricCost, s.Base.Cost, s.Head.Cost)
+		}
+	case s.Base.TokensUnknown == 0 && s.Head.TokensUnknown == 0:
+		l.grew(s.ID, MetricTokens, float64(s.Base.Tokens), float64(s.Head.Tokens))
+	}
+	l.grew(s.ID, MetricCalls, float64(s.Base.Calls), float64(s.Head.Calls))
+}
+
+// foundry adds a foundry's regressions: each candidate's validation and
+// train rates, and the promoted organism's.
+func (l *regressionList) foundry(f *Foundry) {
+	for _, c := range f.Candidates {
+		if c.Base != nil && c.Head != nil {
+			l.rate(c.Key, foundry.SplitValidation, c.Base.Validation, c.Head.Validation, f.Flips)
+			l.rate(c.Key, foundry.SplitTrain, c.Base.Train, c.Head.Train, f.Flips)
+		}
+	}
+	if f.Base.Key == f.Head.Key {
+		l.rate(f.Head.Key, foundry.SplitHoldout, f.Base.Holdout, f.Head.Holdout, f.Flips)
+		return
+	}
+	// A different organism ships: what matters is whether the shipped
+	// candidate's rates got worse, and which holdout cases fail now that
+	// did not before.
+	var now []Flip
+	for _, id := range f.Head.HoldoutFailing {
+		if !slices.Contains(f.Base.HoldoutFailing, id) {
+			now = append(now, Flip{Subject: "promoted", Case: id, Split: foundry.SplitHoldout, Base: Pass, Head: Fail})
+		}
+	}
+	l.rate("promoted", foundry.SplitValidation, f.Base.Validation, f.Head.Validation, nil)
+	l.rate("promoted", foundry.SplitTrain, f.Base.Train, f.Head.Train, nil)
+	l.rate("promoted", foundry.SplitHoldout, f.Base.Holdout, f.Head.Holdout, now)
 }

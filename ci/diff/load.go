@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -144,28 +145,37 @@ func LoadSet(ctx context.Context, root string, ev Evidence) (*Set, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		dir, ignored, err := pickRun(filepath.Join(root, e.Name()))
-		if err != nil {
+		if err := s.loadWorkload(ctx, e.Name(), ev); err != nil {
 			return nil, err
 		}
-		for _, ig := range ignored {
-			s.Ignored = append(s.Ignored, filepath.ToSlash(filepath.Join(e.Name(), ig)))
-		}
-		if dir == "" {
-			continue
-		}
-		r, err := LoadRun(ctx, dir, ev)
-		if err != nil {
-			return nil, err
-		}
-		if r.Workload == "" {
-			r.Workload = e.Name()
-		}
-		s.Runs = append(s.Runs, r)
 	}
 	slices.SortFunc(s.Runs, func(a, b *Run) int { return strings.Compare(a.Workload, b.Workload) })
 	slices.Sort(s.Ignored)
 	return s, nil
+}
+
+// loadWorkload loads the run of the workload directory name under the
+// set's root, and notes the older runs it ignored.
+func (s *Set) loadWorkload(ctx context.Context, name string, ev Evidence) error {
+	dir, ignored, err := pickRun(filepath.Join(s.Root, name))
+	if err != nil {
+		return err
+	}
+	for _, ig := range ignored {
+		s.Ignored = append(s.Ignored, filepath.ToSlash(filepath.Join(name, ig)))
+	}
+	if dir == "" {
+		return nil
+	}
+	r, err := LoadRun(ctx, dir, ev)
+	if err != nil {
+		return err
+	}
+	if r.Workload == "" {
+		r.Workload = name
+	}
+	s.Runs = append(s.Runs, r)
+	return nil
 }
 
 // pickRun chooses the run directory of one workload directory: the one
@@ -185,35 +195,32 @@ func pickRun(wdir string) (string, []string, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		var t int64 = -1
-		for _, f := range []string{"gate.json", "foundry-run.yml"} {
-			if st, err := os.Stat(filepath.Join(wdir, e.Name(), f)); err == nil {
-				t = st.ModTime().UnixNano()
-				break
-			}
+		if t := writtenAt(filepath.Join(wdir, e.Name())); t >= 0 {
+			cands = append(cands, cand{e.Name(), t})
 		}
-		if t < 0 {
-			continue
-		}
-		cands = append(cands, cand{e.Name(), t})
 	}
 	if len(cands) == 0 {
 		return "", nil, nil
 	}
 	slices.SortFunc(cands, func(a, b cand) int {
-		if a.t != b.t {
-			if a.t > b.t {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.name, b.name)
+		return cmp.Or(cmp.Compare(b.t, a.t), strings.Compare(a.name, b.name))
 	})
 	var ignored []string
 	for _, c := range cands[1:] {
 		ignored = append(ignored, c.name)
 	}
 	return filepath.Join(wdir, cands[0].name), ignored, nil
+}
+
+// writtenAt is when a run directory's gate.json (else foundry-run.yml)
+// was written, in Unix nanoseconds; -1 when it holds neither.
+func writtenAt(dir string) int64 {
+	for _, f := range []string{"gate.json", "foundry-run.yml"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return st.ModTime().UnixNano()
+		}
+	}
+	return -1
 }
 
 // LoadRun reads one run directory through ci/verify.CheckRun: the record
@@ -230,19 +237,26 @@ func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
 		}
 		return nil, &fault.Error{Code: CodeEvidence, Message: fmt.Sprintf("run directory %s does not hold up: %s", dir, strings.Join(dis, "; "))}
 	}
-	rec := res.Run.Record
-	r := &Run{Dir: dir, Slug: filepath.Base(dir), Workload: rec.Pipeline, Status: rec.Status, Modified: rec.FoundryModified,
+	return runOf(dir, res.Run), nil
+}
+
+// runOf is the run a checked run directory holds.
+func runOf(dir string, c *verify.RunCheck) *Run {
+	rec := c.Record
+	r := &Run{Dir: dir, Slug: cmp.Or(rec.RunSlug, filepath.Base(dir)), Workload: rec.Pipeline, Status: rec.Status, Modified: rec.FoundryModified,
 		Kind: strings.TrimPrefix(rec.HarnessName, "assay-"), Compare: harness.DefaultCompare()}
-	if w := res.Run.Workload; w != nil && w.Compare.FailOn != "" {
+	if w := c.Workload; w != nil && w.Compare.FailOn != "" {
 		r.Compare = w.Compare
 	}
-	if rec.RunSlug != "" {
-		r.Slug = rec.RunSlug
+	if c.Derived != nil {
+		r.takeDerived(c.Derived)
 	}
-	d := res.Run.Derived
-	if d == nil {
-		return r, nil
-	}
+	return r
+}
+
+// takeDerived takes what re-deriving the run gave: its reports (pooled
+// over its repeats), the verification and the gate verdicts.
+func (r *Run) takeDerived(d *harness.Derived) {
 	r.Bench = d.Bench
 	if d.Foundry != nil {
 		r.Foundry = d.Foundry.Report
@@ -268,5 +282,4 @@ func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
 		g.Rules = append(g.Rules, GateRule{Name: x.Rule.Name(), Rule: x.Rule.Kind, At: x.Rule.Pos.String(), Passed: x.Passed, Message: x.Message})
 	}
 	r.Gate = g
-	return r, nil
 }

@@ -114,10 +114,26 @@ func compareRepeats(b, h *Run) *Repeats {
 	if (b == nil || b.Repeats == nil) && (h == nil || h.Repeats == nil) {
 		return nil
 	}
-	out := &Repeats{Contenders: []*RepeatContender{}, BecameFlaky: []FlakyCase{}, StoppedFlaky: []FlakyCase{}}
+	out := &Repeats{}
 	var bcs, hcs []harness.RepeatContender
 	out.BaseRepeats, bcs = contenderSamples(b)
 	out.HeadRepeats, hcs = contenderSamples(h)
+	out.Contenders = pairContenders(out.BaseRepeats, bcs, out.HeadRepeats, hcs)
+	bf, hf := flakyCases(bcs), flakyCases(hcs)
+	out.BecameFlaky, out.StoppedFlaky = onlyIn(hf, bf), onlyIn(bf, hf)
+	return out
+}
+
+// changed reports whether a case became or stopped being flaky, or the
+// number of repeats changed.
+func (r *Repeats) changed() bool {
+	return len(r.BecameFlaky) > 0 || len(r.StoppedFlaky) > 0 || r.BaseRepeats != r.HeadRepeats
+}
+
+// pairContenders pairs each contender's repeat figures on the two sides,
+// head order first, then contenders only the base ran.
+func pairContenders(bk int, bcs []harness.RepeatContender, hk int, hcs []harness.RepeatContender) []*RepeatContender {
+	out := []*RepeatContender{}
 	byID := map[string]*RepeatContender{}
 	get := func(id string) *RepeatContender {
 		if c, ok := byID[id]; ok {
@@ -125,40 +141,42 @@ func compareRepeats(b, h *Run) *Repeats {
 		}
 		c := &RepeatContender{ID: id}
 		byID[id] = c
-		out.Contenders = append(out.Contenders, c)
+		out = append(out, c)
 		return c
 	}
-	flaky := func(cs []harness.RepeatContender) map[string]harness.RepeatCase {
-		m := map[string]harness.RepeatCase{}
-		for _, c := range cs {
-			for _, rc := range c.Cases {
-				if rc.Verdict() == harness.VerdictFlaky {
-					m[c.ID+"\x00"+rc.ID] = rc
-				}
-			}
-		}
-		return m
-	}
 	for i := range hcs {
-		get(hcs[i].ID).Head = repeatStats(out.HeadRepeats, &hcs[i])
+		get(hcs[i].ID).Head = repeatStats(hk, &hcs[i])
 	}
 	for i := range bcs {
-		get(bcs[i].ID).Base = repeatStats(out.BaseRepeats, &bcs[i])
+		get(bcs[i].ID).Base = repeatStats(bk, &bcs[i])
 	}
-	bf, hf := flaky(bcs), flaky(hcs)
-	fc := func(key string, rc harness.RepeatCase) FlakyCase {
+	return out
+}
+
+// flakyCases are the flaky cases of every contender, keyed by contender
+// and case id.
+func flakyCases(cs []harness.RepeatContender) map[string]harness.RepeatCase {
+	m := map[string]harness.RepeatCase{}
+	for _, c := range cs {
+		for _, rc := range c.Cases {
+			if rc.Verdict() == harness.VerdictFlaky {
+				m[c.ID+"\x00"+rc.ID] = rc
+			}
+		}
+	}
+	return m
+}
+
+// onlyIn are the flaky cases of a that b does not have, sorted by key.
+func onlyIn(a, b map[string]harness.RepeatCase) []FlakyCase {
+	out := []FlakyCase{}
+	for _, key := range slices.Sorted(maps.Keys(a)) {
+		if _, ok := b[key]; ok {
+			continue
+		}
+		rc := a[key]
 		subject, _, _ := strings.Cut(key, "\x00")
-		return FlakyCase{Subject: subject, Case: rc.ID, PassedIn: rc.PassedIn, Runs: rc.Runs}
-	}
-	for _, key := range slices.Sorted(maps.Keys(hf)) {
-		if _, was := bf[key]; !was {
-			out.BecameFlaky = append(out.BecameFlaky, fc(key, hf[key]))
-		}
-	}
-	for _, key := range slices.Sorted(maps.Keys(bf)) {
-		if _, is := hf[key]; !is {
-			out.StoppedFlaky = append(out.StoppedFlaky, fc(key, bf[key]))
-		}
+		out = append(out, FlakyCase{Subject: subject, Case: rc.ID, PassedIn: rc.PassedIn, Runs: rc.Runs})
 	}
 	return out
 }
@@ -189,43 +207,58 @@ func statsCell(s *RepeatStats, f func(*RepeatStats) string) string {
 func repeatsMD(d *Diff) string {
 	var b strings.Builder
 	for _, w := range d.Workloads {
-		r := w.Repeats
-		if r == nil {
-			continue
-		}
-		fmt.Fprintf(&b, "### %s (%s)\n\n", text(w.Name), repeatsShape(r))
-		b.WriteString("| contender | pass rate base → head | pass^k base → head | flaky at head |\n| --- | --- | --- | --- |\n")
-		for _, c := range r.Contenders {
-			rate := func(s *RepeatStats) string { return s.rate.String() }
-			hat := func(s *RepeatStats) string { return fmt.Sprintf("%s (k=%d)", s.hatK.String(), s.Repeats) }
-			flaky := "—"
-			if c.Head != nil {
-				flaky = fmt.Sprint(len(c.Head.Flaky))
-				if len(c.Head.Flaky) > 0 {
-					flaky += " (" + strings.Join(texts(c.Head.Flaky), ", ") + ")"
-				}
-			}
-			fmt.Fprintf(&b, "| %s | %s → %s | %s → %s | %s |\n", cell(c.ID), statsCell(c.Base, rate), statsCell(c.Head, rate), statsCell(c.Base, hat), statsCell(c.Head, hat), flaky)
-		}
-		b.WriteString("\n")
-		for _, l := range []struct {
-			title string
-			cases []FlakyCase
-		}{{"Became flaky", r.BecameFlaky}, {"Stopped being flaky", r.StoppedFlaky}} {
-			if len(l.cases) == 0 {
-				continue
-			}
-			fmt.Fprintf(&b, "%s:\n\n", l.title)
-			for _, f := range l.cases {
-				fmt.Fprintf(&b, "- %s case %s: passed in %s of %d repeats\n", code(f.Subject), code(f.Case), repeatList(f.PassedIn), f.Runs)
-			}
-			b.WriteString("\n")
-		}
-		if len(r.BecameFlaky) == 0 && len(r.StoppedFlaky) == 0 {
-			b.WriteString("No case became or stopped being flaky.\n\n")
+		if w.Repeats != nil {
+			workloadRepeatsMD(&b, w.Name, w.Repeats)
 		}
 	}
 	return b.String()
+}
+
+// workloadRepeatsMD writes one workload's repeats: a row per contender,
+// then the cases that became or stopped being flaky.
+func workloadRepeatsMD(b *strings.Builder, name string, r *Repeats) {
+	fmt.Fprintf(b, "### %s (%s)\n\n", text(name), repeatsShape(r))
+	b.WriteString("| contender | pass rate base → head | pass^k base → head | flaky at head |\n| --- | --- | --- | --- |\n")
+	rate := func(s *RepeatStats) string { return s.rate.String() }
+	hat := func(s *RepeatStats) string { return fmt.Sprintf("%s (k=%d)", s.hatK.String(), s.Repeats) }
+	for _, c := range r.Contenders {
+		fmt.Fprintf(b, "| %s | %s → %s | %s → %s | %s |\n", cell(c.ID), statsCell(c.Base, rate), statsCell(c.Head, rate), statsCell(c.Base, hat), statsCell(c.Head, hat), flakyCell(c.Head))
+	}
+	b.WriteString("\n")
+	for _, l := range []struct {
+		title string
+		cases []FlakyCase
+	}{{"Became flaky", r.BecameFlaky}, {"Stopped being flaky", r.StoppedFlaky}} {
+		flakyListMD(b, l.title, l.cases)
+	}
+	if len(r.BecameFlaky) == 0 && len(r.StoppedFlaky) == 0 {
+		b.WriteString("No case became or stopped being flaky.\n\n")
+	}
+}
+
+// flakyCell is how many of a contender's cases are flaky at head, and
+// which.
+func flakyCell(head *RepeatStats) string {
+	if head == nil {
+		return "—"
+	}
+	s := fmt.Sprint(len(head.Flaky))
+	if len(head.Flaky) > 0 {
+		s += " (" + strings.Join(texts(head.Flaky), ", ") + ")"
+	}
+	return s
+}
+
+// flakyListMD writes a titled list of flaky cases (nothing when empty).
+func flakyListMD(b *strings.Builder, title string, cases []FlakyCase) {
+	if len(cases) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%s:\n\n", title)
+	for _, f := range cases {
+		fmt.Fprintf(b, "- %s case %s: passed in %s of %d repeats\n", code(f.Subject), code(f.Case), repeatList(f.PassedIn), f.Runs)
+	}
+	b.WriteString("\n")
 }
 
 func repeatsShape(r *Repeats) string {

@@ -96,10 +96,7 @@ func scanTree(root string) ([]organism, error) {
 			return err
 		}
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
+			return skipSourceDir(p != root, d.Name())
 		}
 		if !strings.HasSuffix(d.Name(), ".algal.json") || !d.Type().IsRegular() {
 			return nil
@@ -107,20 +104,7 @@ func scanTree(root string) ([]organism, error) {
 		if len(out) >= maxTreeManifests {
 			return &fault.Error{Code: CodeArchive, Message: "more than 10000 *.algal.json files under " + root}
 		}
-		rel, _ := filepath.Rel(root, p)
-		o := organism{path: filepath.ToSlash(rel)}
-		if m, err := manifest.ReadFile(p); err == nil {
-			o.key, o.digest, o.value = m.Key, m.Digest, m.Value
-		} else if v, err := canon.ReadFile(p, manifest.MaxManifestBytes); err == nil {
-			// A head file that no longer admits still names its key, so
-			// the receipts of that organism are compared (and reported as
-			// could-not-replay) rather than silently dropped.
-			if obj, ok := v.(map[string]any); ok {
-				o.key, _ = obj["key"].(string)
-				o.value = v
-			}
-		}
-		if o.key != "" {
+		if o := readOrganism(root, p); o.key != "" {
 			out = append(out, o)
 		}
 		return nil
@@ -136,6 +120,37 @@ func scanTree(root string) ([]organism, error) {
 	return out, nil
 }
 
+// skipSourceDir skips a directory below the root of a tree scan that
+// holds no sources: hidden ones, testdata and node_modules.
+func skipSourceDir(below bool, name string) error {
+	if below && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+		return filepath.SkipDir
+	}
+	return nil
+}
+
+// readOrganism reads the manifest file p of the tree at root. A head
+// file that no longer admits still names its key, so the receipts of
+// that organism are compared (and reported as could-not-replay) rather
+// than silently dropped; a file that names no key is no organism.
+func readOrganism(root, p string) organism {
+	rel, _ := filepath.Rel(root, p)
+	o := organism{path: filepath.ToSlash(rel)}
+	if m, err := manifest.ReadFile(p); err == nil {
+		o.key, o.digest, o.value = m.Key, m.Digest, m.Value
+		return o
+	}
+	v, err := canon.ReadFile(p, manifest.MaxManifestBytes)
+	if err != nil {
+		return o
+	}
+	if obj, ok := v.(map[string]any); ok {
+		o.key, _ = obj["key"].(string)
+		o.value = v
+	}
+	return o
+}
+
 // archived is one receipt of the archive: its canonical value (what the
 // comparison replays and the stored digest hashes) and its typed fields.
 type archived struct {
@@ -147,14 +162,8 @@ type archived struct {
 func readArchive(dir string) (recs []archived, requests int, skipped []string, err error) {
 	arc, _ := archive.Open(dir) // nil when dir is no store root: then nothing is a request body
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != dir && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
+		if err != nil || d.IsDir() {
+			return skipHidden(err, p != dir, d)
 		}
 		if !strings.HasSuffix(d.Name(), ".json") {
 			return nil
@@ -165,27 +174,46 @@ func readArchive(dir string) (recs []archived, requests int, skipped []string, e
 			requests++
 			return nil
 		}
-		data, err := canon.ReadBounded(p, receipt.MaxBytes)
-		if err != nil {
+		if a, ok := readArchived(p, rel); ok {
+			recs = append(recs, a)
+		} else {
 			skipped = append(skipped, rel)
-			return nil
 		}
-		rec, err := receipt.Parse(data)
-		if err != nil {
-			skipped = append(skipped, rel)
-			return nil
-		}
-		// An effect record the effect contract refuses still names its
-		// manifest: the comparison reports it (as an error) instead of
-		// the archive dropping it.
-		typed, _ := receipt.FromValue(rec)
-		recs = append(recs, archived{file: rel, rec: rec, typed: typed})
 		return nil
 	})
 	if err != nil {
 		return nil, 0, nil, &fault.Error{Code: CodeArchive, Message: "receipt archive " + dir, Err: err}
 	}
 	return recs, requests, skipped, nil
+}
+
+// skipHidden is the walk's answer for an error or a directory: the error,
+// else SkipDir for a hidden directory below the root.
+func skipHidden(err error, below bool, d fs.DirEntry) error {
+	if err != nil {
+		return err
+	}
+	if below && strings.HasPrefix(d.Name(), ".") {
+		return filepath.SkipDir
+	}
+	return nil
+}
+
+// readArchived reads the receipt file p (rel in the archive); false when
+// it is no receipt. An effect record the effect contract refuses still
+// names its manifest: the comparison reports it (as an error) instead of
+// the archive dropping it.
+func readArchived(p, rel string) (archived, bool) {
+	data, err := canon.ReadBounded(p, receipt.MaxBytes)
+	if err != nil {
+		return archived{}, false
+	}
+	rec, err := receipt.Parse(data)
+	if err != nil {
+		return archived{}, false
+	}
+	typed, _ := receipt.FromValue(rec)
+	return archived{file: rel, rec: rec, typed: typed}, true
 }
 
 // isRequestBody reports whether rel is one of a recording archive's live
@@ -215,76 +243,12 @@ func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
 	if len(recs) == 0 {
 		return out, nil
 	}
-	baseOrgs, err := scanTree(in.BaseTree)
+	t, err := scanTrees(in.BaseTree, in.HeadTree)
 	if err != nil {
 		return nil, err
 	}
-	headOrgs, err := scanTree(in.HeadTree)
-	if err != nil {
-		return nil, err
-	}
-	baseByDigest := map[string]organism{}
-	for _, o := range baseOrgs {
-		if _, dup := baseByDigest[o.digest]; o.digest != "" && !dup {
-			baseByDigest[o.digest] = o
-		}
-	}
-	headByKey := map[string][]organism{}
-	for _, o := range headOrgs {
-		headByKey[o.key] = append(headByKey[o.key], o)
-	}
-
-	// Children named by digest resolve from either tree.
-	st := store.NewMemStore()
-	for _, o := range append(slices.Clone(baseOrgs), headOrgs...) {
-		if o.digest != "" {
-			if _, err := st.Put(store.Manifests, o.value); err != nil {
-				return nil, &fault.Error{Code: CodeArchive, Message: "admit " + o.path, Err: err}
-			}
-		}
-	}
-
 	for _, a := range recs {
-		md, digest := a.typed.ManifestDigest, a.typed.Digest
-		bo, ok := baseByDigest[md]
-		if !ok {
-			continue
-		}
-		heads := headByKey[bo.key]
-		if slices.ContainsFunc(heads, func(o organism) bool { return o.digest == md }) {
-			continue // the organism is unchanged at head
-		}
-		out.Touched++
-		stored, _ := canon.Digest(a.rec)
-		r := Replay{File: a.file, Receipt: digest, Stored: stored, Key: bo.key, BaseManifest: md, BasePath: bo.path}
-		if len(heads) == 0 {
-			r.Verdict, r.Detail = VerdictRemoved, "no *.algal.json at head has key "+bo.key
-			out.Results = append(out.Results, r)
-			continue
-		}
-		seen := map[string]bool{}
-		for _, ho := range heads {
-			id := ho.digest
-			if id == "" {
-				id = "invalid:" + ho.path
-			}
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			rr := r
-			rr.HeadManifest, rr.HeadPath = ho.digest, ho.path
-			c, err := vm.CompareValue(a.rec, ho.value, vm.ReplayOptions{Store: st})
-			if err != nil {
-				rr.Verdict, rr.Detail = VerdictError, vm.CodedMessage(err)
-			} else {
-				rr.Verdict, rr.Detail = c.Verdict, comparisonDetail(c)
-				if c.Divergence != nil && c.Verdict == vm.VerdictDiverged {
-					rr.Divergence = c.Divergence.Kind
-				}
-			}
-			out.Results = append(out.Results, rr)
-		}
+		out.Results = append(out.Results, t.replay(a, out)...)
 	}
 	slices.SortFunc(out.Results, func(a, b Replay) int {
 		return cmp.Or(strings.Compare(a.Key, b.Key), strings.Compare(a.File, b.File), strings.Compare(a.HeadPath, b.HeadPath))
@@ -292,33 +256,142 @@ func replayArchive(in ReplayInput, trim func(string) string) (*Replays, error) {
 	return out, nil
 }
 
+// trees are the organisms of both trees: the base's by digest, the
+// head's by key, and a store every admitted one is in, so children named
+// by digest resolve from either tree.
+type trees struct {
+	baseByDigest map[string]organism
+	headByKey    map[string][]organism
+	store        store.Store
+}
+
+func scanTrees(baseTree, headTree string) (*trees, error) {
+	baseOrgs, err := scanTree(baseTree)
+	if err != nil {
+		return nil, err
+	}
+	headOrgs, err := scanTree(headTree)
+	if err != nil {
+		return nil, err
+	}
+	t := &trees{baseByDigest: map[string]organism{}, headByKey: map[string][]organism{}, store: store.NewMemStore()}
+	for _, o := range baseOrgs {
+		if _, dup := t.baseByDigest[o.digest]; o.digest != "" && !dup {
+			t.baseByDigest[o.digest] = o
+		}
+	}
+	for _, o := range headOrgs {
+		t.headByKey[o.key] = append(t.headByKey[o.key], o)
+	}
+	if err := t.admit(append(slices.Clone(baseOrgs), headOrgs...)); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// admit puts every organism that admits into the trees' store.
+func (t *trees) admit(orgs []organism) error {
+	for _, o := range orgs {
+		if o.digest == "" {
+			continue
+		}
+		if _, err := t.store.Put(store.Manifests, o.value); err != nil {
+			return &fault.Error{Code: CodeArchive, Message: "admit " + o.path, Err: err}
+		}
+	}
+	return nil
+}
+
+// replay replays one archived receipt of a base organism against every
+// distinct revision of it at head (none when the organism is not the
+// base's or is unchanged at head), counting it in out.Touched.
+func (t *trees) replay(a archived, out *Replays) []Replay {
+	md, digest := a.typed.ManifestDigest, a.typed.Digest
+	bo, ok := t.baseByDigest[md]
+	if !ok {
+		return nil
+	}
+	heads := t.headByKey[bo.key]
+	if slices.ContainsFunc(heads, func(o organism) bool { return o.digest == md }) {
+		return nil // the organism is unchanged at head
+	}
+	out.Touched++
+	stored, _ := canon.Digest(a.rec)
+	r := Replay{File: a.file, Receipt: digest, Stored: stored, Key: bo.key, BaseManifest: md, BasePath: bo.path}
+	if len(heads) == 0 {
+		r.Verdict, r.Detail = VerdictRemoved, "no *.algal.json at head has key "+bo.key
+		return []Replay{r}
+	}
+	var results []Replay
+	seen := map[string]bool{}
+	for _, ho := range heads {
+		id := ho.digest
+		if id == "" {
+			id = "invalid:" + ho.path
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		results = append(results, t.against(r, a.rec, ho))
+	}
+	return results
+}
+
+// against replays a receipt against one head revision ho.
+func (t *trees) against(r Replay, rec map[string]any, ho organism) Replay {
+	r.HeadManifest, r.HeadPath = ho.digest, ho.path
+	c, err := vm.CompareValue(rec, ho.value, vm.ReplayOptions{Store: t.store})
+	if err != nil {
+		r.Verdict, r.Detail = VerdictError, vm.CodedMessage(err)
+		return r
+	}
+	r.Verdict, r.Detail = c.Verdict, comparisonDetail(c)
+	if c.Divergence != nil && c.Verdict == vm.VerdictDiverged {
+		r.Divergence = c.Divergence.Kind
+	}
+	return r
+}
+
 // comparisonDetail says in one line where the revision departed from the
 // record, or why it could not be replayed.
 func comparisonDetail(c *vm.Comparison) string {
 	switch {
 	case c.Reason != nil:
-		s := c.Reason.Code
-		if c.Reason.Path != "" {
-			s += " at " + c.Reason.Path
-		}
-		if c.Reason.Detail != nil && *c.Reason.Detail != "" {
-			s += ": " + *c.Reason.Detail
-		}
-		return oneLine(s, 200)
+		return oneLine(reasonDetail(c.Reason.Code, c.Reason.Path, c.Reason.Detail), 200)
 	case c.Divergence != nil:
-		s := "first divergence: " + c.Divergence.Kind
-		if c.Divergence.Path != "" {
-			s += " " + c.Divergence.Path
-		}
-		if c.Divergence.Detail != nil && *c.Divergence.Detail != "" {
-			s += " (" + *c.Divergence.Detail + ")"
-		}
-		if c.OriginalOutcome != c.RevisedOutcome && c.RevisedOutcome != "" {
-			s += "; outcome " + c.OriginalOutcome + " -> " + c.RevisedOutcome
-		}
-		return oneLine(s, 200)
+		return oneLine(divergenceDetail(c), 200)
 	}
 	return "reproduces the recorded trace"
+}
+
+// divergenceDetail says where the revision first departed from the
+// record, and how the outcome changed.
+func divergenceDetail(c *vm.Comparison) string {
+	s := "first divergence: " + c.Divergence.Kind
+	if c.Divergence.Path != "" {
+		s += " " + c.Divergence.Path
+	}
+	if d := c.Divergence.Detail; d != nil && *d != "" {
+		s += " (" + *d + ")"
+	}
+	if c.OriginalOutcome != c.RevisedOutcome && c.RevisedOutcome != "" {
+		s += "; outcome " + c.OriginalOutcome + " -> " + c.RevisedOutcome
+	}
+	return s
+}
+
+// reasonDetail says why a receipt could not be replayed: the code, where,
+// and the detail.
+func reasonDetail(code, path string, detail *string) string {
+	s := code
+	if path != "" {
+		s += " at " + path
+	}
+	if detail != nil && *detail != "" {
+		s += ": " + *detail
+	}
+	return s
 }
 
 func oneLine(s string, maxRunes int) string {

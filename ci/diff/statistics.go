@@ -62,19 +62,28 @@ func sideSamples(r *Run) *samples {
 			s.by[cs[i].ID] = &cs[i]
 		}
 	}
-	switch {
-	case r.Repeats != nil && r.Repeats.Holdout != nil:
-		s.holdout = r.Repeats.Holdout.Cases
-	case r.Foundry != nil:
-		for _, c := range r.Foundry.Holdout.Cases {
-			rc := harness.RepeatCase{ID: c.ID, Split: foundry.SplitHoldout, Runs: 1}
-			if c.Passed {
-				rc.PassedIn = []int{1}
-			}
-			s.holdout = append(s.holdout, rc)
-		}
-	}
+	s.holdout = holdoutSamples(r)
 	return s
+}
+
+// holdoutSamples are a run's holdout cases: the repeats aggregate's, or
+// one sample per case of a single foundry run.
+func holdoutSamples(r *Run) []harness.RepeatCase {
+	if r.Repeats != nil && r.Repeats.Holdout != nil {
+		return r.Repeats.Holdout.Cases
+	}
+	if r.Foundry == nil {
+		return nil
+	}
+	var out []harness.RepeatCase
+	for _, c := range r.Foundry.Holdout.Cases {
+		rc := harness.RepeatCase{ID: c.ID, Split: foundry.SplitHoldout, Runs: 1}
+		if c.Passed {
+			rc.PassedIn = []int{1}
+		}
+		out = append(out, rc)
+	}
+	return out
 }
 
 func count(c harness.RepeatCase) significance.Count {
@@ -152,73 +161,120 @@ func addStatistics(w *Workload, b, h *Run) {
 	bs, hs := sideSamples(b), sideSamples(h)
 	st := &Statistics{Test: testOf(bs.repeated || hs.repeated), Alpha: significance.Figure(set.Alpha), FailOn: set.FailOn, Failures: []string{}, alpha: set.AlphaRat()}
 	w.Statistics = st
-	change := func(base, head []harness.RepeatCase) *significance.Change {
-		ch := significance.Compare(st.Test, pair(base, head), st.alpha)
-		return &ch
-	}
+	c := &statsPair{st: st, base: bs, head: hs}
 	if bn := w.Bench; bn != nil {
-		for _, sys := range bn.Systems {
-			if sys.Base != nil {
-				sys.Base.PassRateCI95 = bs.interval(bs.cases(sys.ID, ""), Rate{Passed: sys.Base.Passed, Total: sys.Base.Total})
-			}
-			if sys.Head != nil {
-				sys.Head.PassRateCI95 = hs.interval(hs.cases(sys.ID, ""), Rate{Passed: sys.Head.Passed, Total: sys.Head.Total})
-			}
-			if sys.Base != nil && sys.Head != nil {
-				sys.Change = change(bs.cases(sys.ID, ""), hs.cases(sys.ID, ""))
-			}
-		}
-		if r := h; r != nil && r.Bench != nil {
-			st.Cases = len(r.Bench.Cases)
-		} else if b != nil && b.Bench != nil {
-			st.Cases = len(b.Bench.Cases)
-		}
+		c.bench(bn, b, h)
 	}
 	if f := w.Foundry; f != nil {
-		for _, c := range f.Candidates {
-			for _, x := range []struct {
-				s  *samples
-				cs *CandidateStats
-			}{{bs, c.Base}, {hs, c.Head}} {
-				if x.cs != nil {
-					x.cs.Validation.PassRateCI95 = x.s.interval(x.s.cases(c.Key, foundry.SplitValidation), x.cs.Validation)
-					x.cs.Train.PassRateCI95 = x.s.interval(x.s.cases(c.Key, foundry.SplitTrain), x.cs.Train)
-				}
-			}
-			if c.Base != nil && c.Head != nil {
-				c.Change = change(bs.cases(c.Key, foundry.SplitValidation), hs.cases(c.Key, foundry.SplitValidation))
-			}
-		}
-		for _, x := range []struct {
-			s       *samples
-			p       *Promotion
-			ranking []RankPlace
-		}{{bs, f.Base, f.BaseRanking}, {hs, f.Head, f.HeadRanking}} {
-			p := x.p
-			if p == nil || p.Key == "" {
-				continue
-			}
-			p.Validation.PassRateCI95 = x.s.interval(x.s.cases(p.Key, foundry.SplitValidation), p.Validation)
-			p.Train.PassRateCI95 = x.s.interval(x.s.cases(p.Key, foundry.SplitTrain), p.Train)
-			p.Holdout.PassRateCI95 = x.s.interval(x.s.holdout, p.Holdout)
-			if len(x.ranking) > 1 {
-				win, run := x.ranking[0].Key, x.ranking[1].Key
-				ch := significance.Compare(testOf(x.s.repeated), pair(x.s.cases(run, foundry.SplitValidation), x.s.cases(win, foundry.SplitValidation)), st.alpha)
-				p.Margin = &Margin{Winner: win, RunnerUp: run, Split: foundry.SplitValidation, Test: ch.Test, PairedCases: ch.PairedCases,
-					WinnerOnly: ch.Fixed, RunnerUpOnly: ch.Broken, PValue: ch.PValue, Significant: ch.Significant}
-			}
-		}
-		if f.Base != nil && f.Head != nil && f.Base.Key != "" && f.Head.Key != "" {
-			f.PromotedChange = change(bs.cases(f.Base.Key, foundry.SplitValidation), hs.cases(f.Head.Key, foundry.SplitValidation))
-		}
-		if f.Head != nil && f.Head.Key != "" {
-			st.Cases = len(hs.cases(f.Head.Key, foundry.SplitValidation))
-		} else if f.Base != nil && f.Base.Key != "" {
-			st.Cases = len(bs.cases(f.Base.Key, foundry.SplitValidation))
-		}
+		c.foundry(f)
 	}
 	st.MinFlips = significance.MinFlips(st.Test, st.Cases, st.alpha)
 	if f := compareFailures(w); f != nil {
 		st.Failures = f
 	}
+}
+
+// statsPair is the statistics of a workload under way, with both sides'
+// samples.
+type statsPair struct {
+	st         *Statistics
+	base, head *samples
+}
+
+// change is the paired test of two case lists.
+func (c *statsPair) change(base, head []harness.RepeatCase) *significance.Change {
+	ch := significance.Compare(c.st.Test, pair(base, head), c.st.alpha)
+	return &ch
+}
+
+// bench adds each system's intervals and change, and the cases the test
+// ran on (the head's, else the base's).
+func (c *statsPair) bench(bn *Bench, b, h *Run) {
+	for _, sys := range bn.Systems {
+		if sys.Base != nil {
+			sys.Base.PassRateCI95 = c.base.interval(c.base.cases(sys.ID, ""), Rate{Passed: sys.Base.Passed, Total: sys.Base.Total})
+		}
+		if sys.Head != nil {
+			sys.Head.PassRateCI95 = c.head.interval(c.head.cases(sys.ID, ""), Rate{Passed: sys.Head.Passed, Total: sys.Head.Total})
+		}
+		if sys.Base != nil && sys.Head != nil {
+			sys.Change = c.change(c.base.cases(sys.ID, ""), c.head.cases(sys.ID, ""))
+		}
+	}
+	c.st.Cases = benchCases(b, h, c.st.Cases)
+}
+
+// benchCases are how many cases the bench ran (the head's, else the
+// base's; else cases).
+func benchCases(b, h *Run, cases int) int {
+	for _, r := range []*Run{h, b} {
+		if r != nil && r.Bench != nil {
+			return len(r.Bench.Cases)
+		}
+	}
+	return cases
+}
+
+// foundry adds each candidate's intervals and change, the promoted
+// organisms' intervals and margins, and the change of the promoted one.
+func (c *statsPair) foundry(f *Foundry) {
+	for _, cand := range f.Candidates {
+		c.candidate(cand)
+	}
+	c.promotion(c.base, f.Base, f.BaseRanking)
+	c.promotion(c.head, f.Head, f.HeadRanking)
+	if f.Base != nil && f.Head != nil && f.Base.Key != "" && f.Head.Key != "" {
+		f.PromotedChange = c.change(c.base.cases(f.Base.Key, foundry.SplitValidation), c.head.cases(f.Head.Key, foundry.SplitValidation))
+	}
+	c.st.Cases = c.promotedCases(f)
+}
+
+// promotedCases are how many validation cases the promoted organism ran
+// (the head's, else the base's; 0 when neither promoted one).
+func (c *statsPair) promotedCases(f *Foundry) int {
+	if f.Head != nil && f.Head.Key != "" {
+		return len(c.head.cases(f.Head.Key, foundry.SplitValidation))
+	}
+	if f.Base != nil && f.Base.Key != "" {
+		return len(c.base.cases(f.Base.Key, foundry.SplitValidation))
+	}
+	return c.st.Cases
+}
+
+// candidate adds a candidate's intervals on each side and, when both
+// sides ran it, its change on validation.
+func (c *statsPair) candidate(cand *CandidatePair) {
+	candidateIntervals(c.base, cand.Key, cand.Base)
+	candidateIntervals(c.head, cand.Key, cand.Head)
+	if cand.Base != nil && cand.Head != nil {
+		cand.Change = c.change(c.base.cases(cand.Key, foundry.SplitValidation), c.head.cases(cand.Key, foundry.SplitValidation))
+	}
+}
+
+// candidateIntervals sets a candidate's validation and train intervals
+// on one side (none when the side does not have it).
+func candidateIntervals(s *samples, key string, cs *CandidateStats) {
+	if cs == nil {
+		return
+	}
+	cs.Validation.PassRateCI95 = s.interval(s.cases(key, foundry.SplitValidation), cs.Validation)
+	cs.Train.PassRateCI95 = s.interval(s.cases(key, foundry.SplitTrain), cs.Train)
+}
+
+// promotion sets one side's promoted organism's intervals and, when the
+// ranking has a runner-up, its margin over it.
+func (c *statsPair) promotion(s *samples, p *Promotion, ranking []RankPlace) {
+	if p == nil || p.Key == "" {
+		return
+	}
+	p.Validation.PassRateCI95 = s.interval(s.cases(p.Key, foundry.SplitValidation), p.Validation)
+	p.Train.PassRateCI95 = s.interval(s.cases(p.Key, foundry.SplitTrain), p.Train)
+	p.Holdout.PassRateCI95 = s.interval(s.holdout, p.Holdout)
+	if len(ranking) < 2 {
+		return
+	}
+	win, run := ranking[0].Key, ranking[1].Key
+	ch := significance.Compare(testOf(s.repeated), pair(s.cases(run, foundry.SplitValidation), s.cases(win, foundry.SplitValidation)), c.st.alpha)
+	p.Margin = &Margin{Winner: win, RunnerUp: run, Split: foundry.SplitValidation, Test: ch.Test, PairedCases: ch.PairedCases,
+		WinnerOnly: ch.Fixed, RunnerUpOnly: ch.Broken, PValue: ch.PValue, Significant: ch.Significant}
 }
