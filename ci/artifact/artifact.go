@@ -151,18 +151,12 @@ func IsArtifact(dir string) bool {
 // what the check renders its files with besides the evidence (the files
 // themselves are WriteRendered's).
 func Write(ctx context.Context, dir string, base, head Source, paths []string, archive, headCommit string, pres Presentation) error {
-	for _, c := range []string{headCommit, base.Commit} {
-		if c != "" && !commitPattern.MatchString(c) {
-			return errorf(CodeInvalid, "commit %q is not 40 lowercase hex digits", c)
-		}
+	if err := checkCommits(headCommit, base.Commit); err != nil {
+		return err
 	}
 	a := &Artifact{Dir: dir, Paths: paths, HeadCommit: headCommit, BaseCommit: base.Commit, Presentation: pres}
 	if archive != "" {
-		abs := archive
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(head.Tree, archive)
-		}
-		rel, ok := inside(head.Tree, abs)
+		rel, ok := inside(head.Tree, absIn(head.Tree, archive))
 		if !ok {
 			return errorf(CodeInvalid, "archive %s is outside the head tree %s", archive, head.Tree)
 		}
@@ -173,19 +167,38 @@ func Write(ctx context.Context, dir string, base, head Source, paths []string, a
 			return &Error{Code: CodeIO, Message: "artifact " + dir, Err: err}
 		}
 	}
-	for _, s := range []struct {
-		name string
-		src  Source
-	}{{Base, base}, {Head, head}} {
-		extra := ""
-		if s.name == Head && a.Archive != "" {
-			extra = a.Archive
-		}
-		if err := writeSide(ctx, a.Side(s.name), s.src, paths, extra, dir); err != nil {
-			return err
+	if err := writeSide(ctx, a.Side(Base), base, paths, "", dir); err != nil {
+		return err
+	}
+	if err := writeSide(ctx, a.Side(Head), head, paths, a.Archive, dir); err != nil {
+		return err
+	}
+	return a.writeMarker(pres)
+}
+
+// checkCommits holds each commit given to 40 lowercase hex digits.
+func checkCommits(commits ...string) error {
+	for _, c := range commits {
+		if c != "" && !commitPattern.MatchString(c) {
+			return errorf(CodeInvalid, "commit %q is not 40 lowercase hex digits", c)
 		}
 	}
-	marker := map[string]any{"layout": Layout, "paths": canon.Strings(paths), "archive": a.Archive, "head_commit": a.HeadCommit, "base_commit": a.BaseCommit, "presentation": pres.value()}
+	return nil
+}
+
+// absIn is p as an absolute path, a relative one taken from dir.
+func absIn(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// writeMarker writes artifact.json, in the canonical form Open holds it
+// to.
+func (a *Artifact) writeMarker(pres Presentation) error {
+	dir := a.Dir
+	marker := map[string]any{"layout": Layout, "paths": canon.Strings(a.Paths), "archive": a.Archive, "head_commit": a.HeadCommit, "base_commit": a.BaseCommit, "presentation": pres.value()}
 	b, err := canon.Encode(marker)
 	if err != nil {
 		return err
@@ -344,17 +357,22 @@ func (t *treeSet) add(p string) {
 		return
 	}
 	if st.IsDir() {
-		_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				t.addRegular(q)
-			}
-			return nil
-		})
+		t.addDir(p)
 		return
 	}
 	if st.Mode().IsRegular() {
 		t.addRegular(p)
 	}
+}
+
+// addDir adds every regular file under the directory p.
+func (t *treeSet) addDir(p string) {
+	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			t.addRegular(q)
+		}
+		return nil
+	})
 }
 
 // addRegular adds a regular file p when it is inside the tree.
@@ -408,12 +426,19 @@ func (t *treeSet) addReadBy(w *harness.Workload) {
 		execs = append(execs, g.Executors...)
 	}
 	for _, e := range execs {
-		for _, prefix := range []string{"scripted:", "replay:"} {
-			if p, ok := strings.CutPrefix(e.Spec, prefix); ok {
-				t.add(p)
-			}
+		t.add(executorFile(e.Spec))
+	}
+}
+
+// executorFile is the file or directory an executor reads: a scripted
+// table, a replay directory ("" for none).
+func executorFile(spec string) string {
+	for _, prefix := range []string{"scripted:", "replay:"} {
+		if p, ok := strings.CutPrefix(spec, prefix); ok {
+			return p
 		}
 	}
+	return ""
 }
 
 // addModules adds every *.algal.json in the tree (child modules, and the
@@ -439,13 +464,19 @@ func (t *treeSet) addModules(skip string) {
 // (out/assay-pr-check inside the working tree, skip) and any earlier
 // one: they are outputs, not sources.
 func (t *treeSet) skipDir(p string, d fs.DirEntry, skip string) error {
-	if p != t.tree && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+	if p != t.tree && holdsNoSources(d.Name()) {
 		return filepath.SkipDir
 	}
 	if abs, err := filepath.Abs(p); err == nil && (abs == skip || IsArtifact(p)) {
 		return filepath.SkipDir
 	}
 	return nil
+}
+
+// holdsNoSources reports whether a directory of that name holds no
+// sources: a hidden one, testdata, node_modules.
+func holdsNoSources(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules"
 }
 
 // inside returns target relative to root when it is inside root.
@@ -473,10 +504,7 @@ func copyTree(src, dst string) error {
 			return &Error{Code: CodeIO, Message: "copy " + p, Err: err}
 		}
 		if p != src && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
+			return skipEntry(d)
 		}
 		rel, _ := filepath.Rel(src, p)
 		if d.IsDir() {
@@ -487,6 +515,14 @@ func copyTree(src, dst string) error {
 		}
 		return copyFile(p, filepath.Join(dst, rel))
 	})
+}
+
+// skipEntry passes over a walked entry: a directory's contents too.
+func skipEntry(d fs.DirEntry) error {
+	if d.IsDir() {
+		return filepath.SkipDir
+	}
+	return nil
 }
 
 func copyFile(src, dst string) error {

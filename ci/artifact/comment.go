@@ -64,35 +64,44 @@ func ComposeComment(ctx context.Context, dir string, o CommentOptions) (*Comment
 	a, err := Open(dir)
 	if err != nil {
 		c.Failures = append(c.Failures, "the artifact cannot be read as evidence: "+err.Error())
-	} else {
-		checked, err := a.Verify(ctx, VerifyOptions{Tree: o.Tree, HeadCommit: o.HeadSHA, BaseCommit: o.BaseSHA, AllowEmpty: o.AllowEmpty, Paths: o.Paths})
-		if err != nil {
-			return nil, err // a host fault, not the artifact's
-		}
-		if !checked.OK() {
-			c.Failures = checked.Failures(dir)
-		} else {
-			d, err := a.Diff(ctx, checked, diff.Options{BaseLabel: "base", HeadLabel: headLabel(o.HeadSHA)})
-			if err != nil {
-				c.Failures = append(c.Failures, err.Error())
-			} else {
-				c.Verified, c.Passed = true, d.Verdict.Passed
-				n := len(checked.Base.Results) + len(checked.Head.Results)
-				how := fmt.Sprintf("Re-verified by the comment workflow with the default branch's assay: %d run directories, every file re-derived from their reports and workload files, every workload at head commit %s and base commit %s listed from the repository and its evidence required.",
-					n, code(shortCommit(a.commit(Head, VerifyOptions{HeadCommit: o.HeadSHA}))), code(shortCommit(a.commit(Base, VerifyOptions{BaseCommit: o.BaseSHA}))))
-				// The same rendering as the check's, from this binary's
-				// diff of the verified evidence and the workflow's own
-				// presentation; the check's uploaded files are not read.
-				files, err := Render(d, Presentation{Pointer: o.Pointer, Command: o.Command, BlobBase: o.BlobBase, Drawn: o.Drawn}, o.Marker, trusted(o, how, d.Verdict.Passed))
-				if err != nil {
-					return nil, err
-				}
-				c.Body, c.Files = string(files.Comment), files
-				return c, nil
-			}
-		}
+		return c.unverified(dir, o)
 	}
-	// The evidence does not verify: no result from it is reported.
+	checked, err := a.Verify(ctx, VerifyOptions{Tree: o.Tree, HeadCommit: o.HeadSHA, BaseCommit: o.BaseSHA, AllowEmpty: o.AllowEmpty, Paths: o.Paths})
+	if err != nil {
+		return nil, err // a host fault, not the artifact's
+	}
+	if !checked.OK() {
+		c.Failures = checked.Failures(dir)
+		return c.unverified(dir, o)
+	}
+	d, err := a.Diff(ctx, checked, diff.Options{BaseLabel: "base", HeadLabel: headLabel(o.HeadSHA)})
+	if err != nil {
+		c.Failures = append(c.Failures, err.Error())
+		return c.unverified(dir, o)
+	}
+	return c.verified(a, checked, d, o)
+}
+
+// verified renders the comment of evidence that verifies.
+func (c *Comment) verified(a *Artifact, checked *Checked, d *diff.Diff, o CommentOptions) (*Comment, error) {
+	c.Verified, c.Passed = true, d.Verdict.Passed
+	n := len(checked.Base.Results) + len(checked.Head.Results)
+	how := fmt.Sprintf("Re-verified by the comment workflow with the default branch's assay: %d run directories, every file re-derived from their reports and workload files, every workload at head commit %s and base commit %s listed from the repository and its evidence required.",
+		n, code(shortCommit(a.commit(Head, VerifyOptions{HeadCommit: o.HeadSHA}))), code(shortCommit(a.commit(Base, VerifyOptions{BaseCommit: o.BaseSHA}))))
+	// The same rendering as the check's, from this binary's diff of the
+	// verified evidence and the workflow's own presentation; the check's
+	// uploaded files are not read.
+	files, err := Render(d, Presentation{Pointer: o.Pointer, Command: o.Command, BlobBase: o.BlobBase, Drawn: o.Drawn}, o.Marker, trusted(o, how, d.Verdict.Passed))
+	if err != nil {
+		return nil, err
+	}
+	c.Body, c.Files = string(files.Comment), files
+	return c, nil
+}
+
+// unverified renders the comment of evidence that does not verify: no
+// result from it is reported, only its failures.
+func (c *Comment) unverified(dir string, o CommentOptions) (*Comment, error) {
 	d := &diff.Diff{Base: "base", Head: headLabel(o.HeadSHA), Workloads: []*diff.Workload{}}
 	for _, f := range c.Failures {
 		d.Problems = append(d.Problems, "evidence does not verify: "+strings.ReplaceAll(f, dir+"/", ""))

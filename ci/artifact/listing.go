@@ -42,21 +42,27 @@ func GitTree(dir string) Tree {
 			}
 			return nil, &fault.Error{Code: CodeList, Message: fmt.Sprintf("git ls-tree %s in %s: %s (verify in a clone that holds the commit: --repo-dir)", commit, dir, oneLine(msg))}
 		}
-		files := map[string]string{}
-		for _, e := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
-			if e == "" {
-				continue
-			}
-			m := lsTreeLine.FindStringSubmatch(e)
-			if m == nil {
-				return nil, &fault.Error{Code: CodeList, Message: fmt.Sprintf("git ls-tree %s: unexpected line %q", commit, e)}
-			}
-			if m[1] == "blob" {
-				files[m[3]] = m[2]
-			}
-		}
-		return files, nil
+		return parseLsTree(commit, out)
 	}
+}
+
+// parseLsTree reads `git ls-tree -r -z` output: each blob's path and
+// object id.
+func parseLsTree(commit string, out []byte) (map[string]string, error) {
+	files := map[string]string{}
+	for _, e := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if e == "" {
+			continue
+		}
+		m := lsTreeLine.FindStringSubmatch(e)
+		if m == nil {
+			return nil, &fault.Error{Code: CodeList, Message: fmt.Sprintf("git ls-tree %s: unexpected line %q", commit, e)}
+		}
+		if m[1] == "blob" {
+			files[m[3]] = m[2]
+		}
+	}
+	return files, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

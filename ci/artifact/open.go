@@ -40,15 +40,23 @@ func Open(dir string) (*Artifact, error) {
 	if err := a.readMarker(); err != nil {
 		return nil, err
 	}
+	if err := a.checkSideDirs(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// checkSideDirs requires each side's runs, store and tree directories.
+func (a *Artifact) checkSideDirs() error {
 	for _, side := range []string{Base, Head} {
 		sd := a.Side(side)
 		for _, d := range []string{sd.Runs, sd.Store, sd.Tree} {
 			if st, err := os.Stat(d); err != nil || !st.IsDir() {
-				return nil, errorf(CodeInvalid, "artifact %s has no directory %s", dir, relTo(dir, d))
+				return errorf(CodeInvalid, "artifact %s has no directory %s", a.Dir, relTo(a.Dir, d))
 			}
 		}
 	}
-	return a, nil
+	return nil
 }
 
 // admitEntries holds every entry under dir to a regular file or a
@@ -90,10 +98,8 @@ func (a *Artifact) readMarker() error {
 		return &Error{Code: CodeInvalid, Message: MarkerFile, Err: err}
 	}
 	m, _ := v.(map[string]any)
-	for _, k := range canon.SortedKeys(m) {
-		if !slices.Contains(markerMembers, k) {
-			return errorf(CodeInvalid, "%s: unknown member %q", MarkerFile, k)
-		}
+	if err := onlyMembers(m, markerMembers, MarkerFile); err != nil {
+		return err
 	}
 	if m["layout"] != Layout {
 		return errorf(CodeInvalid, "%s: layout %v is not %s", MarkerFile, m["layout"], Layout)
@@ -114,6 +120,17 @@ func (a *Artifact) readMarker() error {
 	// The marker is in the one form the check writes.
 	if b, err := canon.Encode(v); err != nil || string(append(b, '\n')) != string(data) {
 		return errorf(CodeInvalid, "%s is not in the canonical form the check writes", MarkerFile)
+	}
+	return nil
+}
+
+// onlyMembers refuses the first member of m (in key order) that allowed
+// does not list; where names the object in the message.
+func onlyMembers(m map[string]any, allowed []string, where string) error {
+	for _, k := range canon.SortedKeys(m) {
+		if !slices.Contains(allowed, k) {
+			return errorf(CodeInvalid, "%s: unknown member %q", where, k)
+		}
 	}
 	return nil
 }
@@ -294,31 +311,37 @@ func (a *Artifact) Verify(ctx context.Context, o VerifyOptions) (*Checked, error
 	if o.Paths != nil && !slices.Equal(o.Paths, a.Paths) {
 		c.Problems = append(c.Problems, fmt.Sprintf("the artifact's check covered %s, but the check's paths are %s: workloads outside what it covered would go unchecked", strings.Join(a.Paths, ", "), strings.Join(o.Paths, ", ")))
 	}
-	for _, side := range []string{Base, Head} {
-		ev, ws, err := a.Evidence(side)
-		if err != nil {
-			return nil, err
-		}
-		sd := a.Side(side)
-		commit := a.commit(side, o)
-		rep, err := verify.Verify(ctx, []string{sd.Runs}, verify.Options{Evidence: ev.Store, StoreDir: sd.Store, AllowEmpty: true, Workloads: ws, Tree: sd.Tree, Commit: commit})
-		if err != nil {
-			return nil, err
-		}
-		if side == Base {
-			c.Base = rep
-		} else {
-			c.Head = rep
-		}
-		for _, p := range ws.Problems {
-			c.Problems = append(c.Problems, side+" workload does not load: "+strings.ReplaceAll(p, sd.Tree+string(filepath.Separator), ""))
-		}
-		c.Problems = append(c.Problems, a.listed(ctx, side, commit, rep, o)...)
-		c.Problems = append(c.Problems, storeObjects(side, sd.Store)...)
+	var err error
+	if c.Base, err = a.verifySide(ctx, Base, o, c); err != nil {
+		return nil, err
+	}
+	if c.Head, err = a.verifySide(ctx, Head, o, c); err != nil {
+		return nil, err
 	}
 	c.Root = a.strays()
 	slices.Sort(c.Problems)
 	return c, nil
+}
+
+// verifySide verifies one side against its own store and workloads and
+// its commit, adding the problems found to c.
+func (a *Artifact) verifySide(ctx context.Context, side string, o VerifyOptions, c *Checked) (*verify.Report, error) {
+	ev, ws, err := a.Evidence(side)
+	if err != nil {
+		return nil, err
+	}
+	sd := a.Side(side)
+	commit := a.commit(side, o)
+	rep, err := verify.Verify(ctx, []string{sd.Runs}, verify.Options{Evidence: ev.Store, StoreDir: sd.Store, AllowEmpty: true, Workloads: ws, Tree: sd.Tree, Commit: commit})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ws.Problems {
+		c.Problems = append(c.Problems, side+" workload does not load: "+strings.ReplaceAll(p, sd.Tree+string(filepath.Separator), ""))
+	}
+	c.Problems = append(c.Problems, a.listed(ctx, side, commit, rep, o)...)
+	c.Problems = append(c.Problems, storeObjects(side, sd.Store)...)
+	return rep, nil
 }
 
 // commit is the commit side must be: the trusted one when given, else
@@ -446,23 +469,15 @@ func shortCommit(s string) string {
 // replayed against the head tree's manifests, the head's problems added.
 // It does not verify first; call Verify and look at OK.
 func (a *Artifact) Diff(ctx context.Context, checked *Checked, opts diff.Options) (*diff.Diff, error) {
-	baseEv, _, err := a.Evidence(Base)
+	baseSet, err := a.loadSet(ctx, Base)
 	if err != nil {
 		return nil, err
 	}
-	headEv, _, err := a.Evidence(Head)
+	headSet, err := a.loadSet(ctx, Head)
 	if err != nil {
 		return nil, err
 	}
 	b, h := a.Side(Base), a.Side(Head)
-	baseSet, err := diff.LoadSet(ctx, b.Runs, baseEv)
-	if err != nil {
-		return nil, err
-	}
-	headSet, err := diff.LoadSet(ctx, h.Runs, headEv)
-	if err != nil {
-		return nil, err
-	}
 	// Gate messages name workload files as the harness displays them:
 	// relative to the git work tree when the artifact sits inside one.
 	opts.Trim = append(opts.Trim, b.Tree, h.Tree, b.Runs, h.Runs, a.Dir, harness.DisplayPath(b.Tree), harness.DisplayPath(h.Tree))
@@ -478,6 +493,16 @@ func (a *Artifact) Diff(ctx context.Context, checked *Checked, opts diff.Options
 	}
 	d.Settle()
 	return d, nil
+}
+
+// loadSet reads one side's runs through ci/diff.LoadSet, every verdict
+// re-derived from the side's own evidence.
+func (a *Artifact) loadSet(ctx context.Context, side string) (*diff.Set, error) {
+	ev, _, err := a.Evidence(side)
+	if err != nil {
+		return nil, err
+	}
+	return diff.LoadSet(ctx, a.Side(side).Runs, ev)
 }
 
 // KindWorkload labels a head workload problem in Report, KindRoot one

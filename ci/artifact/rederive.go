@@ -38,26 +38,45 @@ func (a *Artifact) strays() []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if !slices.Contains(rootNames, e.Name()) {
-			what := "file"
-			if e.IsDir() {
-				what = "directory"
-			}
-			out = append(out, fmt.Sprintf("%s at the artifact's root is a %s the check never writes (it writes %s)", strconv.Quote(e.Name()), what, strings.Join(rootNames, ", ")))
-			continue
-		}
-		if (e.Name() == Base || e.Name() == Head) != e.IsDir() {
-			out = append(out, fmt.Sprintf("%s at the artifact's root is of the wrong type", e.Name()))
+		if m := strayEntry(e); m != "" {
+			out = append(out, m)
 		}
 	}
-	_, errJSON := os.Lstat(filepath.Join(a.Dir, ghci.ArtifactPRJSON))
-	_, errNum := os.Lstat(filepath.Join(a.Dir, ghci.ArtifactPRNumber))
-	if errJSON == nil || errNum == nil {
-		if _, err := ghci.ReadArtifact(a.Dir); err != nil {
-			out = append(out, "the pull request the artifact names cannot be read: "+err.Error())
-		}
+	if m := a.prProblem(); m != "" {
+		out = append(out, m)
 	}
 	return out
+}
+
+// prProblem says what is wrong with the pull request the artifact names
+// in pr.json or pr-number ("" when nothing is, or it names none).
+func (a *Artifact) prProblem() string {
+	_, errJSON := os.Lstat(filepath.Join(a.Dir, ghci.ArtifactPRJSON))
+	_, errNum := os.Lstat(filepath.Join(a.Dir, ghci.ArtifactPRNumber))
+	if errJSON != nil && errNum != nil {
+		return ""
+	}
+	if _, err := ghci.ReadArtifact(a.Dir); err != nil {
+		return "the pull request the artifact names cannot be read: " + err.Error()
+	}
+	return ""
+}
+
+// strayEntry says what is wrong with an entry of the artifact's root: a
+// name the check never writes, or a side that is not a directory (or a
+// file that is); "" when nothing is.
+func strayEntry(e os.DirEntry) string {
+	if !slices.Contains(rootNames, e.Name()) {
+		what := "file"
+		if e.IsDir() {
+			what = "directory"
+		}
+		return fmt.Sprintf("%s at the artifact's root is a %s the check never writes (it writes %s)", strconv.Quote(e.Name()), what, strings.Join(rootNames, ", "))
+	}
+	if (e.Name() == Base || e.Name() == Head) != e.IsDir() {
+		return fmt.Sprintf("%s at the artifact's root is of the wrong type", e.Name())
+	}
+	return ""
 }
 
 // Rederive renders the check's files again, with this binary, from the
@@ -179,52 +198,8 @@ type object struct {
 func decodeJSON(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var value func(depth int) (any, error)
-	value = func(depth int) (any, error) {
-		if depth > 10_000 {
-			return nil, errors.New("nested too deeply")
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		d, ok := tok.(json.Delim)
-		if !ok {
-			return tok, nil
-		}
-		if d == '[' {
-			l := []any{}
-			for dec.More() {
-				v, err := value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				l = append(l, v)
-			}
-			_, err := dec.Token()
-			return l, err
-		}
-		o := &object{vals: map[string]any{}}
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			key, _ := k.(string)
-			v, err := value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			if _, dup := o.vals[key]; dup {
-				return nil, fmt.Errorf("member %q twice", key)
-			}
-			o.keys = append(o.keys, key)
-			o.vals[key] = v
-		}
-		_, err = dec.Token()
-		return o, err
-	}
-	v, err := value(0)
+	d := decoder{dec}
+	v, err := d.value(0)
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +207,65 @@ func decodeJSON(b []byte) (any, error) {
 		return nil, errors.New("more than one value")
 	}
 	return v, nil
+}
+
+// decoder reads JSON values token by token.
+type decoder struct{ *json.Decoder }
+
+// value reads one value at the given nesting depth.
+func (d decoder) value(depth int) (any, error) {
+	if depth > 10_000 {
+		return nil, errors.New("nested too deeply")
+	}
+	tok, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		return tok, nil
+	}
+	if delim == '[' {
+		return d.list(depth)
+	}
+	return d.object(depth)
+}
+
+// list reads a list's entries and its closing bracket.
+func (d decoder) list(depth int) (any, error) {
+	l := []any{}
+	for d.More() {
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		l = append(l, v)
+	}
+	_, err := d.Token()
+	return l, err
+}
+
+// object reads an object's members, each once, and its closing brace.
+func (d decoder) object(depth int) (any, error) {
+	o := &object{vals: map[string]any{}}
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := k.(string)
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := o.vals[key]; dup {
+			return nil, fmt.Errorf("member %q twice", key)
+		}
+		o.keys = append(o.keys, key)
+		o.vals[key] = v
+	}
+	_, err := d.Token()
+	return o, err
 }
 
 // valueDifference is "" when g equals w, else the first difference in the
@@ -247,37 +281,50 @@ func valueDifference(at string, g, w any) string {
 		if !ok {
 			return fmt.Sprintf("%s is %s, re-derived an object", name, show(g))
 		}
-		for _, k := range wt.keys {
-			gv, ok := gt.vals[k]
-			if !ok {
-				return fmt.Sprintf("%s is missing, re-derived %s", member(at, k), show(wt.vals[k]))
-			}
-			if msg := valueDifference(member(at, k), gv, wt.vals[k]); msg != "" {
-				return msg
-			}
-		}
-		for _, k := range gt.keys {
-			if _, ok := wt.vals[k]; !ok {
-				return fmt.Sprintf("%s is %s, which is not re-derived (no such member)", member(at, k), show(gt.vals[k]))
-			}
-		}
+		return objectDifference(at, gt, wt)
 	case []any:
 		gt, ok := g.([]any)
 		if !ok {
 			return fmt.Sprintf("%s is %s, re-derived a list", name, show(g))
 		}
-		for i := range min(len(gt), len(wt)) {
-			if msg := valueDifference(fmt.Sprintf("%s[%d]", at, i), gt[i], wt[i]); msg != "" {
-				return msg
-			}
+		return listDifference(at, name, gt, wt)
+	}
+	if !sameLeaf(g, w) {
+		return fmt.Sprintf("%s is %s, re-derived %s", name, show(g), show(w))
+	}
+	return ""
+}
+
+// objectDifference is valueDifference of two objects: the re-derived
+// members in order, then a member only the file has.
+func objectDifference(at string, g, w *object) string {
+	for _, k := range w.keys {
+		gv, ok := g.vals[k]
+		if !ok {
+			return fmt.Sprintf("%s is missing, re-derived %s", member(at, k), show(w.vals[k]))
 		}
-		if len(gt) != len(wt) {
-			return fmt.Sprintf("%s has %d entries, re-derived %d", name, len(gt), len(wt))
+		if msg := valueDifference(member(at, k), gv, w.vals[k]); msg != "" {
+			return msg
 		}
-	default:
-		if !sameLeaf(g, w) {
-			return fmt.Sprintf("%s is %s, re-derived %s", name, show(g), show(w))
+	}
+	for _, k := range g.keys {
+		if _, ok := w.vals[k]; !ok {
+			return fmt.Sprintf("%s is %s, which is not re-derived (no such member)", member(at, k), show(g.vals[k]))
 		}
+	}
+	return ""
+}
+
+// listDifference is valueDifference of two lists: the entries both have
+// in order, then their lengths.
+func listDifference(at, name string, g, w []any) string {
+	for i := range min(len(g), len(w)) {
+		if msg := valueDifference(fmt.Sprintf("%s[%d]", at, i), g[i], w[i]); msg != "" {
+			return msg
+		}
+	}
+	if len(g) != len(w) {
+		return fmt.Sprintf("%s has %d entries, re-derived %d", name, len(g), len(w))
 	}
 	return ""
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/algal-assay/assay/ci/diff"
 	ghci "github.com/algal-assay/assay/ci/github"
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 )
 
@@ -91,17 +90,8 @@ func parsePresentation(v any) (Presentation, error) {
 		key string
 		dst *[]string
 	}{{"notes", &p.Notes}, {"problems", &p.Problems}}
-	known := []string{"allow_empty"}
-	for _, t := range texts {
-		known = append(known, t.key)
-	}
-	for _, l := range lists {
-		known = append(known, l.key)
-	}
-	for _, k := range canon.SortedKeys(m) {
-		if !slices.Contains(known, k) {
-			return p, errorf(CodeInvalid, "%s: presentation: unknown member %q", MarkerFile, k)
-		}
+	if err := onlyMembers(m, presentationMembers, MarkerFile+": presentation"); err != nil {
+		return p, err
 	}
 	for _, t := range texts {
 		s, ok := m[t.key].(string)
@@ -111,18 +101,11 @@ func parsePresentation(v any) (Presentation, error) {
 		*t.dst = s
 	}
 	for _, l := range lists {
-		items, ok := m[l.key].([]any)
-		if !ok {
-			return p, errorf(CodeInvalid, "%s: presentation.%s: want a list of strings", MarkerFile, l.key)
+		items, err := presentationList(m, l.key)
+		if err != nil {
+			return p, err
 		}
-		*l.dst = make([]string, 0, len(items))
-		for i, e := range items {
-			s, ok := e.(string)
-			if !ok {
-				return p, errorf(CodeInvalid, "%s: presentation.%s[%d]: want a string", MarkerFile, l.key, i)
-			}
-			*l.dst = append(*l.dst, s)
-		}
+		*l.dst = items
 	}
 	if p.BlobBase != "" && !blobBase.MatchString(p.BlobBase) {
 		return p, errorf(CodeInvalid, "%s: presentation.blob_base %q is not an http(s) URL ending in /", MarkerFile, p.BlobBase)
@@ -133,6 +116,26 @@ func parsePresentation(v any) (Presentation, error) {
 	}
 	p.AllowEmpty = b
 	return p, nil
+}
+
+// presentationMembers are the members value writes.
+var presentationMembers = []string{"allow_empty", "base_label", "blob_base", "command", "drawn", "head_label", "pointer", "notes", "problems"}
+
+// presentationList reads the presentation's list of strings key.
+func presentationList(m map[string]any, key string) ([]string, error) {
+	items, ok := m[key].([]any)
+	if !ok {
+		return nil, errorf(CodeInvalid, "%s: presentation.%s: want a list of strings", MarkerFile, key)
+	}
+	out := make([]string, 0, len(items))
+	for i, e := range items {
+		s, ok := e.(string)
+		if !ok {
+			return nil, errorf(CodeInvalid, "%s: presentation.%s[%d]: want a string", MarkerFile, key, i)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // blobBase is the form of a file-link prefix (diff.RenderOptions.BlobBase).
