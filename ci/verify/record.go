@@ -140,23 +140,24 @@ func checkRecordTimes(rec *runrecord.Record, f func(string, ...any)) {
 	for _, p := range rec.Phases {
 		for _, r := range p.Artifacts {
 			order("the at of "+r.File, r.At)
-			if r.At.Before(last) {
-				f("the at of %s (%s) is before the row above it (%s): rows are written in order", r.File, stamp(r.At), stamp(last))
-			}
-			last = r.At
+			last = checkRowAfter(r, last, f)
 		}
 	}
+}
+
+// checkRowAfter holds a row's at to the row above it (at last), and is
+// the row's at.
+func checkRowAfter(r runrecord.Artifact, last time.Time, f func(string, ...any)) time.Time {
+	if r.At.Before(last) {
+		f("the at of %s (%s) is before the row above it (%s): rows are written in order", r.File, stamp(r.At), stamp(last))
+	}
+	return r.At
 }
 
 // checkPhase checks one phase's status, branch member and iterations.
 func checkPhase(rc *rerun, p runrecord.Phase, ap runrecord.AssemblyPhase, f func(string, ...any)) {
 	complete := rc.rec.Status == runrecord.RunComplete
-	switch {
-	case complete && phaseUnfinished(p):
-		f("status complete, but phase %d is %s", p.N, p.Status)
-	case (p.Status == runrecord.PhaseSkipped || p.Status == runrecord.PhasePending) && len(p.Artifacts) > 0:
-		f("phase %d is %s but lists %d file(s)", p.N, p.Status, len(p.Artifacts))
-	}
+	checkPhaseRows(p, complete, f)
 	if p.N == harness.PhaseSource && complete {
 		checkSourcePhase(rc.compiled.Workload, p, f)
 	} else if complete && p.Status != runrecord.PhaseDone {
@@ -166,6 +167,18 @@ func checkPhase(rc *rerun, p runrecord.Phase, ap runrecord.AssemblyPhase, f func
 		f("phase %d selected %q, which is not in its chain", p.N, p.Selected)
 	}
 	checkIterations(p, f)
+}
+
+// checkPhaseRows holds a phase's status to the run's and to its rows: a
+// complete run's phases are done or skipped, and a skipped or pending
+// phase lists nothing.
+func checkPhaseRows(p runrecord.Phase, complete bool, f func(string, ...any)) {
+	switch {
+	case complete && phaseUnfinished(p):
+		f("status complete, but phase %d is %s", p.N, p.Status)
+	case (p.Status == runrecord.PhaseSkipped || p.Status == runrecord.PhasePending) && len(p.Artifacts) > 0:
+		f("phase %d is %s but lists %d file(s)", p.N, p.Status, len(p.Artifacts))
+	}
 }
 
 // checkSourcePhase checks the candidate-source phase of a complete run:

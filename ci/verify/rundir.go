@@ -98,32 +98,40 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 	if w == nil {
 		return res, c.verifyWithoutWorkload(rec, name, v, kind)
 	}
-	res.Run.Workload = w
+	return res, c.rederive(rec, w, name, v, kind)
+}
+
+// rederive re-derives the run from its report (v, in file name, of
+// kind) and the workload w its record names, compares the stored files
+// with the re-derivation, and then holds the record and every file to
+// it.
+func (c *runCheck) rederive(rec *runrecord.Record, w *harness.Workload, name string, v any, kind harness.Kind) error {
+	c.res.Run.Workload = w
 	if w.Kind != kind {
 		c.fail("%s is a %s report but workload %s (%s) is a %s", name, kind, w.Name, w.Path, w.Kind)
-		return res, nil
+		return nil
 	}
 	w, k, storedRepeats, ok := c.repeatsClaimed(w)
 	if !ok {
-		return res, nil
+		return nil
 	}
-	res.Run.Workload = w
+	c.res.Run.Workload = w
 	comp, ok := c.compileFor(w, rec)
 	if !ok {
-		return res, nil
+		return nil
 	}
 	reports, ok := c.repeatReports(rec, v, k, storedRepeats)
 	if !ok {
-		return res, nil
+		return nil
 	}
-	d, err := harness.RederiveRepeats(ctx, comp, reports, opts.Evidence)
+	d, err := harness.RederiveRepeats(c.ctx, comp, reports, c.opts.Evidence)
 	if err != nil {
 		c.fail("%s: %v", name, err)
-		return res, nil
+		return nil
 	}
 	c.compareDerived(w, name, d, storedRepeats)
-	rc := &rerun{dir: dir, rec: rec, compiled: comp, derived: d, k: k, evidence: harness.RepeatReportFiles(dir, k), tree: opts.Tree, roots: opts.Workloads.roots()}
-	return res, rc.check(opts, c.has, &res, c.fail)
+	rc := &rerun{dir: c.dir, rec: rec, compiled: comp, derived: d, k: k, evidence: harness.RepeatReportFiles(c.dir, k), tree: c.opts.Tree, roots: c.opts.Workloads.roots()}
+	return rc.check(c.opts, c.has, c.res, c.fail)
 }
 
 // runCheck is one run directory's check under way: the result its steps
@@ -392,6 +400,12 @@ func checkListing(dir string, view *runrecord.View, fail func(string, ...any)) {
 	if view.Record.AssemblySHA256 != "" && !isRegular(filepath.Join(dir, runrecord.AssemblyFile)) {
 		fail("%s: assembly_sha256 is set but %s is missing", runrecord.RecordFile, runrecord.AssemblyFile)
 	}
+	checkListed(dir, listed, fail)
+}
+
+// checkListed holds every entry of the run directory to a regular file
+// the record lists.
+func checkListed(dir string, listed map[string]bool, fail func(string, ...any)) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		fail("cannot list the run directory: %v", pathErr(err))
@@ -449,13 +463,8 @@ func compareStored(dir, file string, derived map[string]any, fields []string, fr
 func compareGate(dir string, w *harness.Workload, d *harness.Derived, from string, fail func(string, ...any)) {
 	derived := harness.GateValue(w, d.Gates)
 	src := w.Path + " and " + from
-	stored := compareStored(dir, harness.GateFile, derived, []string{"workload", "passed", "rules"}, src, func(format string, a ...any) {
-		// Rules are compared one by one below, with better messages.
-		if strings.HasPrefix(format, "%s: %s is") && len(a) > 1 && a[1] == "rules" {
-			return
-		}
-		fail(format, a...)
-	})
+	// Rules are compared one by one below, with better messages.
+	stored := compareStored(dir, harness.GateFile, derived, []string{"workload", "passed", "rules"}, src, exceptRules(fail))
 	if stored == nil {
 		return
 	}
@@ -471,6 +480,16 @@ func compareGate(dir string, w *harness.Workload, d *harness.Derived, from strin
 	for i := 0; i < len(rules) && i < len(want); i++ {
 		got, _ := rules[i].(map[string]any)
 		compareGateRule(i, got, want[i].(map[string]any), src, fail)
+	}
+}
+
+// exceptRules is fail without the comparison of the rules as a whole.
+func exceptRules(fail func(string, ...any)) func(string, ...any) {
+	return func(format string, a ...any) {
+		if strings.HasPrefix(format, "%s: %s is") && len(a) > 1 && a[1] == "rules" {
+			return
+		}
+		fail(format, a...)
 	}
 }
 
@@ -533,17 +552,29 @@ func leftoverKind(name string, dir bool) string {
 	if !strings.HasPrefix(name, ".") {
 		return "" // Cargo.lock and friends are nobody's leftovers
 	}
-	switch {
-	case dir && strings.Contains(name, rundir.StagingInfix):
-		return LeftInterrupted
-	case dir && (strings.Contains(name, rundir.ReplacedInfix) || strings.Contains(name, ".old-")):
-		return LeftReplaced
-	case !dir && strings.HasSuffix(name, rundir.LockSuffix):
-		return LeftLock
-	case !dir && (strings.HasPrefix(name, ".tmp-") || strings.HasPrefix(name, atomicfile.TempPrefix)):
-		return LeftTemp
+	for _, r := range leftoverRules {
+		if r.dir == dir && r.match(name) {
+			return r.kind
+		}
 	}
 	return ""
+}
+
+// leftoverRules name the leftovers, first match wins: a directory or a
+// file whose hidden name matches is of kind.
+var leftoverRules = []struct {
+	dir   bool
+	kind  string
+	match func(name string) bool
+}{
+	{true, LeftInterrupted, func(n string) bool { return strings.Contains(n, rundir.StagingInfix) }},
+	{true, LeftReplaced, func(n string) bool {
+		return strings.Contains(n, rundir.ReplacedInfix) || strings.Contains(n, ".old-")
+	}},
+	{false, LeftLock, func(n string) bool { return strings.HasSuffix(n, rundir.LockSuffix) }},
+	{false, LeftTemp, func(n string) bool {
+		return strings.HasPrefix(n, ".tmp-") || strings.HasPrefix(n, atomicfile.TempPrefix)
+	}},
 }
 
 func leftover(path, kind string) Leftover {

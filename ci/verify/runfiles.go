@@ -516,6 +516,12 @@ func (rc *rerun) checkEntry(e os.DirEntry, wants map[string]want, named func(fil
 		fail("%s: %v", e.Name(), err)
 		return
 	}
+	w.compare(e.Name(), got, fail)
+}
+
+// compare holds a file's bytes to the want: its check, else the bytes
+// re-derived for it.
+func (w want) compare(name string, got []byte, fail func(string, ...any)) {
 	if w.check != nil {
 		for _, m := range w.check(got) {
 			fail("%s", m)
@@ -523,7 +529,7 @@ func (rc *rerun) checkEntry(e os.DirEntry, wants map[string]want, named func(fil
 		return
 	}
 	if !bytes.Equal(got, w.data) {
-		fail("%s differs from the %s re-derived from the verified evidence (%s)", e.Name(), w.kind, firstDifference(got, w.data))
+		fail("%s differs from the %s re-derived from the verified evidence (%s)", name, w.kind, firstDifference(got, w.data))
 	}
 }
 

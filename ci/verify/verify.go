@@ -259,19 +259,11 @@ func Verify(ctx context.Context, roots []string, opts Options) (*Report, error) 
 			return nil
 		},
 		file: func(path string) error {
-			kind, v, perr := classify(path)
-			if kind == "" {
-				return nil
+			res, err := checkFile(ctx, path, opts.Evidence)
+			if res != nil {
+				rep.Results = append(rep.Results, *res)
 			}
-			res := Result{Path: path, Kind: kind}
-			if perr != nil {
-				res.Mismatches = []string{perr.Error()}
-			} else if err := check(ctx, &res, v, opts.Evidence); err != nil {
-				return err
-			}
-			res.OK = len(res.Mismatches) == 0
-			rep.Results = append(rep.Results, res)
-			return nil
+			return err
 		},
 		leftover: func(l Leftover) { rep.Leftovers = append(rep.Leftovers, l) },
 	})
@@ -282,6 +274,23 @@ func Verify(ctx context.Context, roots []string, opts Options) (*Report, error) 
 		rep.Leftovers = append(rep.Leftovers, storeLeftovers(opts.StoreDir)...)
 	}
 	return rep, nil
+}
+
+// checkFile verifies a file the walk found when it is evidence (nil when
+// it is not); an error is a host fault.
+func checkFile(ctx context.Context, path string, ev *vm.Workbench) (*Result, error) {
+	kind, v, perr := classify(path)
+	if kind == "" {
+		return nil, nil
+	}
+	res := Result{Path: path, Kind: kind}
+	if perr != nil {
+		res.Mismatches = []string{perr.Error()}
+	} else if err := check(ctx, &res, v, ev); err != nil {
+		return nil, err
+	}
+	res.OK = len(res.Mismatches) == 0
+	return &res, nil
 }
 
 // visitor receives what walk finds.
@@ -416,12 +425,7 @@ func classify(path string) (kind string, v any, err error) {
 		// Whether it would have been evidence cannot be told, so it fails.
 		return KindUnknown, nil, fmt.Errorf("cannot be read as evidence: %v", rerr)
 	}
-	for _, c := range contracts {
-		if bytes.Contains(data, []byte(`"`+c.contract+`"`)) {
-			kind = c.kind
-			break
-		}
-	}
+	kind = mentionedKind(data)
 	if kind == "" && !named && !evidenceFamily.Match(data) {
 		return "", nil, nil
 	}
@@ -432,17 +436,37 @@ func classify(path string) (kind string, v any, err error) {
 		return kind, nil, err
 	}
 	m, _ := v.(map[string]any)
-	for _, c := range contracts {
-		if m["contract"] == c.contract {
-			return c.kind, v, nil
-		}
-	}
 	name, _ := m["contract"].(string)
+	if k := contractKind(name); k != "" {
+		return k, v, nil
+	}
 	if named || evidenceContract.MatchString(name) {
 		return KindUnknown, nil, fmt.Errorf("contract %q is not one this verifier knows (%s)", name, knownContracts())
 	}
 	// Mentions a contract without being one (a config, a comparison).
 	return "", nil, nil
+}
+
+// mentionedKind is the kind of the first contract the bytes mention as a
+// JSON string ("" for none).
+func mentionedKind(data []byte) string {
+	for _, c := range contracts {
+		if bytes.Contains(data, []byte(`"`+c.contract+`"`)) {
+			return c.kind
+		}
+	}
+	return ""
+}
+
+// contractKind is the kind of evidence of a contract ("" for one this
+// verifier does not know).
+func contractKind(name string) string {
+	for _, c := range contracts {
+		if name == c.contract {
+			return c.kind
+		}
+	}
+	return ""
 }
 
 // An evidence contract of a family this verifier reads, in any version.
