@@ -59,25 +59,14 @@ func ReadArtifact(dir string) (*Artifact, error) {
 		return nil, errorf(CodeArtifact, "artifact %s is not a directory", dir)
 	}
 	a := &Artifact{}
-
-	jsonPath := filepath.Join(dir, ArtifactPRJSON)
-	numPath := filepath.Join(dir, ArtifactPRNumber)
-	fromJSON, fromNum := 0, 0
-	if data, err := readRegular(jsonPath, maxPRFileBytes, false); err == nil {
-		fromJSON, a.HeadSHA, err = parsePRJSON(data)
-		if err != nil {
-			return nil, err
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, artifactFileError(jsonPath, err)
+	fromJSON, sha, err := readPRJSON(filepath.Join(dir, ArtifactPRJSON))
+	if err != nil {
+		return nil, err
 	}
-	if data, err := readRegular(numPath, maxPRFileBytes, false); err == nil {
-		fromNum, err = ParsePRNumber(strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"))
-		if err != nil {
-			return nil, errorf(CodeArtifact, "%s: %v", numPath, err)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, artifactFileError(numPath, err)
+	a.HeadSHA = sha
+	fromNum, err := readPRNumber(filepath.Join(dir, ArtifactPRNumber))
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case fromJSON == 0 && fromNum == 0:
@@ -90,6 +79,36 @@ func ReadArtifact(dir string) (*Artifact, error) {
 		a.PR = fromNum
 	}
 	return a, nil
+}
+
+// readPRJSON reads pr.json's number and head commit; 0 when the artifact
+// has no pr.json.
+func readPRJSON(path string) (int, string, error) {
+	data, err := readRegular(path, maxPRFileBytes, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, "", nil
+	}
+	if err != nil {
+		return 0, "", artifactFileError(path, err)
+	}
+	return parsePRJSON(data)
+}
+
+// readPRNumber reads pr-number, one number on a line; 0 when the
+// artifact has no pr-number.
+func readPRNumber(path string) (int, error) {
+	data, err := readRegular(path, maxPRFileBytes, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, artifactFileError(path, err)
+	}
+	n, err := ParsePRNumber(strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"))
+	if err != nil {
+		return 0, errorf(CodeArtifact, "%s: %v", path, err)
+	}
+	return n, nil
 }
 
 func artifactFileError(path string, err error) error {
@@ -121,13 +140,13 @@ func parsePRJSON(data []byte) (int, string, error) {
 	if f != float64(int64(f)) || f < 1 || f > maxPR {
 		return 0, "", errorf(CodeArtifact, "%s: number %v: want a positive integer up to %d", ArtifactPRJSON, f, maxPR)
 	}
-	sha := ""
-	if raw, present := obj["head_sha"]; present {
-		s, ok := raw.(string)
-		if !ok || !shaPattern.MatchString(s) {
-			return 0, "", errorf(CodeArtifact, "%s: head_sha: want 40 or 64 lowercase hex digits", ArtifactPRJSON)
-		}
-		sha = s
+	raw, present := obj["head_sha"]
+	if !present {
+		return int(f), "", nil
+	}
+	sha, ok := raw.(string)
+	if !ok || !shaPattern.MatchString(sha) {
+		return 0, "", errorf(CodeArtifact, "%s: head_sha: want 40 or 64 lowercase hex digits", ArtifactPRJSON)
 	}
 	return int(f), sha, nil
 }
@@ -179,24 +198,9 @@ func readBodyFile(path string, followLinks bool) (string, error) {
 // followLinks, a symbolic link is refused, and the opened file is checked to
 // be the one inspected so it cannot be swapped in between.
 func readRegular(path string, max int64, followLinks bool) ([]byte, error) {
-	var before fs.FileInfo
-	var err error
-	if followLinks {
-		before, err = os.Stat(path)
-	} else {
-		before, err = os.Lstat(path)
-	}
+	before, err := inspect(path, max, followLinks)
 	if err != nil {
 		return nil, err
-	}
-	if before.Mode()&fs.ModeSymlink != 0 {
-		return nil, errorf(CodeArtifact, "%s is a symbolic link; artifact files must be regular files", path)
-	}
-	if !before.Mode().IsRegular() {
-		return nil, errorf(CodeInput, "%s is not a regular file", path)
-	}
-	if before.Size() > max {
-		return nil, errorf(CodeInput, "%s is %d bytes, over the limit of %d bytes", path, before.Size(), max)
 	}
 	// O_NONBLOCK: a file swapped for a FIFO after the Lstat must not block
 	// the open; the descriptor is checked to be the file inspected.
@@ -220,6 +224,29 @@ func readRegular(path string, max int64, followLinks bool) ([]byte, error) {
 		return nil, errorf(CodeInput, "%s is over the limit of %d bytes", path, max)
 	}
 	return data, nil
+}
+
+// inspect stats path (through a symbolic link only with followLinks) and
+// admits a regular file of at most max bytes.
+func inspect(path string, max int64, followLinks bool) (fs.FileInfo, error) {
+	stat := os.Lstat
+	if followLinks {
+		stat = os.Stat
+	}
+	before, err := stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if before.Mode()&fs.ModeSymlink != 0 {
+		return nil, errorf(CodeArtifact, "%s is a symbolic link; artifact files must be regular files", path)
+	}
+	if !before.Mode().IsRegular() {
+		return nil, errorf(CodeInput, "%s is not a regular file", path)
+	}
+	if before.Size() > max {
+		return nil, errorf(CodeInput, "%s is %d bytes, over the limit of %d bytes", path, before.Size(), max)
+	}
+	return before, nil
 }
 
 // Event holds what the comment step needs from the Actions event payload

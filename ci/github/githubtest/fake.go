@@ -204,6 +204,32 @@ var (
 	treePath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/git/trees/([0-9a-f]{40})$`)
 )
 
+// routes are the endpoints the fake serves: a method on a path, by name.
+var routes = []struct {
+	method   string
+	path     *regexp.Regexp
+	endpoint string
+}{
+	{http.MethodGet, listPath, "list"},
+	{http.MethodPost, listPath, "create"},
+	{http.MethodPatch, editPath, "edit"},
+	{http.MethodGet, pullPath, "pull"},
+	{http.MethodGet, treePath, "tree"},
+}
+
+// route finds the endpoint r asks for and the path's parts (owner, repo,
+// number or sha); nil when the fake serves no such endpoint.
+func route(r *http.Request) ([]string, string) {
+	for _, rt := range routes {
+		if r.Method == rt.method {
+			if m := rt.path.FindStringSubmatch(r.URL.Path); m != nil {
+				return m, rt.endpoint
+			}
+		}
+	}
+	return nil, ""
+}
+
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
@@ -213,47 +239,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "Requires authentication")
 		return
 	}
-	var m []string
-	endpoint := ""
-	switch {
-	case r.Method == http.MethodGet && listPath.MatchString(r.URL.Path):
-		m, endpoint = listPath.FindStringSubmatch(r.URL.Path), "list"
-	case r.Method == http.MethodPost && listPath.MatchString(r.URL.Path):
-		m, endpoint = listPath.FindStringSubmatch(r.URL.Path), "create"
-	case r.Method == http.MethodPatch && editPath.MatchString(r.URL.Path):
-		m, endpoint = editPath.FindStringSubmatch(r.URL.Path), "edit"
-	case r.Method == http.MethodGet && pullPath.MatchString(r.URL.Path):
-		m, endpoint = pullPath.FindStringSubmatch(r.URL.Path), "pull"
-	case r.Method == http.MethodGet && treePath.MatchString(r.URL.Path):
-		m, endpoint = treePath.FindStringSubmatch(r.URL.Path), "tree"
-	default:
+	m, endpoint := route(r)
+	if m == nil || m[1] != s.Owner || m[2] != s.Repo {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	if m[1] != s.Owner || m[2] != s.Repo {
-		writeError(w, http.StatusNotFound, "Not Found")
-		return
-	}
-	if rd, ok := s.redirect[endpoint]; ok {
-		target := rd.location + r.URL.Path
-		if r.URL.RawQuery != "" {
-			target += "?" + r.URL.RawQuery
-		}
-		w.Header().Set("Location", target)
-		w.WriteHeader(rd.status)
-		return
-	}
-	if e, ok := s.echo[endpoint]; ok {
-		auth := r.Header.Get("Authorization")
-		if e.form != nil {
-			_, tok, _ := strings.Cut(auth, " ")
-			auth = e.form(tok)
-		}
-		writeError(w, e.status, "upstream rejected request with Authorization: "+auth)
-		return
-	}
-	if status := s.fail[endpoint]; status != 0 {
-		writeError(w, status, "Resource not accessible by integration")
+	if s.intercept(w, r, endpoint) {
 		return
 	}
 	if endpoint == "tree" {
@@ -265,49 +256,93 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	case "list":
 		s.list(w, r, int(n))
 	case "create":
-		var in struct{ Body string }
-		if err := json.Unmarshal(body, &in); err != nil {
-			writeError(w, http.StatusBadRequest, "Problems parsing JSON")
-			return
-		}
-		if len([]rune(in.Body)) > 65536 {
-			writeError(w, http.StatusUnprocessableEntity, "Body is too long (maximum is 65536 characters)")
-			return
-		}
-		s.nextID++
-		c := Comment{ID: s.nextID, Issue: int(n), Body: in.Body, User: Bot, Association: "NONE"}
-		s.comments = append(s.comments, c)
-		writeJSON(w, http.StatusCreated, s.render(c))
+		s.create(w, int(n), body)
 	case "edit":
-		var in struct{ Body string }
-		if err := json.Unmarshal(body, &in); err != nil {
-			writeError(w, http.StatusBadRequest, "Problems parsing JSON")
-			return
-		}
-		for i := range s.comments {
-			if s.comments[i].ID == n {
-				if s.comments[i].User != Bot {
-					writeError(w, http.StatusForbidden, "Must have admin rights to edit another user's comment")
-					return
-				}
-				s.comments[i].Body = in.Body
-				writeJSON(w, http.StatusOK, s.render(s.comments[i]))
-				return
-			}
-		}
-		writeError(w, http.StatusNotFound, "Not Found")
+		s.edit(w, n, body)
 	case "pull":
-		sha, ok := s.heads[int(n)]
-		if !ok {
-			writeError(w, http.StatusNotFound, "Not Found")
+		s.pull(w, n)
+	}
+}
+
+// intercept answers for an endpoint the test made redirect, echo the
+// credential or fail; false when it answers as GitHub does.
+func (s *Server) intercept(w http.ResponseWriter, r *http.Request, endpoint string) bool {
+	if rd, ok := s.redirect[endpoint]; ok {
+		target := rd.location + r.URL.Path
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		w.Header().Set("Location", target)
+		w.WriteHeader(rd.status)
+		return true
+	}
+	if e, ok := s.echo[endpoint]; ok {
+		auth := r.Header.Get("Authorization")
+		if e.form != nil {
+			_, tok, _ := strings.Cut(auth, " ")
+			auth = e.form(tok)
+		}
+		writeError(w, e.status, "upstream rejected request with Authorization: "+auth)
+		return true
+	}
+	if status := s.fail[endpoint]; status != 0 {
+		writeError(w, status, "Resource not accessible by integration")
+		return true
+	}
+	return false
+}
+
+// create creates a comment on an issue, as the bot.
+func (s *Server) create(w http.ResponseWriter, issue int, body []byte) {
+	var in struct{ Body string }
+	if err := json.Unmarshal(body, &in); err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	if len([]rune(in.Body)) > 65536 {
+		writeError(w, http.StatusUnprocessableEntity, "Body is too long (maximum is 65536 characters)")
+		return
+	}
+	s.nextID++
+	c := Comment{ID: s.nextID, Issue: issue, Body: in.Body, User: Bot, Association: "NONE"}
+	s.comments = append(s.comments, c)
+	writeJSON(w, http.StatusCreated, s.render(c))
+}
+
+// edit edits one of the bot's comments.
+func (s *Server) edit(w http.ResponseWriter, id int64, body []byte) {
+	var in struct{ Body string }
+	if err := json.Unmarshal(body, &in); err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	for i := range s.comments {
+		if s.comments[i].ID != id {
+			continue
+		}
+		if s.comments[i].User != Bot {
+			writeError(w, http.StatusForbidden, "Must have admin rights to edit another user's comment")
 			return
 		}
-		pull := map[string]any{"number": n, "head": map[string]any{"sha": sha}}
-		if base, ok := s.bases[int(n)]; ok {
-			pull["base"] = map[string]any{"sha": base}
-		}
-		writeJSON(w, http.StatusOK, pull)
+		s.comments[i].Body = in.Body
+		writeJSON(w, http.StatusOK, s.render(s.comments[i]))
+		return
 	}
+	writeError(w, http.StatusNotFound, "Not Found")
+}
+
+// pull answers a pull request with its head (and base) commit.
+func (s *Server) pull(w http.ResponseWriter, n int64) {
+	sha, ok := s.heads[int(n)]
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	pull := map[string]any{"number": n, "head": map[string]any{"sha": sha}}
+	if base, ok := s.bases[int(n)]; ok {
+		pull["base"] = map[string]any{"sha": base}
+	}
+	writeJSON(w, http.StatusOK, pull)
 }
 
 func (s *Server) tree(w http.ResponseWriter, r *http.Request, sha string) {
