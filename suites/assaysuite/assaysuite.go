@@ -266,17 +266,7 @@ func describeWorkload(path string, w *harness.Workload, opts Options) {
 		ginkgo.BeforeAll(r.start)
 		ginkgo.AfterAll(r.finish)
 
-		ginkgo.It("runs to completion", ginkgo.Label("run"), at(path, w.NamePos().Line), func() {
-			o := r.outcome()
-			if o != nil {
-				for _, warn := range o.Warnings {
-					ginkgo.AddReportEntry("warning", warn, at(path, w.NamePos().Line))
-				}
-			}
-			if r.result.Err != nil || o == nil || o.Status != "complete" {
-				r.fail(w.NamePos().Line, fmt.Sprintf("%s: the run did not complete: %s", path, r.result.JoinReasons()))
-			}
-		})
+		ginkgo.It("runs to completion", ginkgo.Label("run"), at(path, w.NamePos().Line), r.ranToCompletion)
 		if w.Kind == harness.KindBench {
 			for _, s := range w.Systems {
 				ginkgo.It("system "+s.ID, ginkgo.Label("system"), at(path, s.Pos.Line), func() {
@@ -301,32 +291,53 @@ func describeWorkload(path string, w *harness.Workload, opts Options) {
 		for i, rule := range w.Gate.Rules {
 			ginkgo.It("gate: "+rule.Name(), ginkgo.Label("gate"), at(path, rule.Pos.Line), func() {
 				r.completed()
-				gates := r.outcome().Gates
-				if i >= len(gates) || gates[i].Rule.Name() != rule.Name() {
-					r.fail(rule.Pos.Line, fmt.Sprintf("gate rule %q was not judged", rule.Name()))
-					return
-				}
-				if gates[i].Passed {
-					ginkgo.AddReportEntry("verdict", gates[i].Message, ginkgo.ReportEntryVisibilityFailureOrVerbose, at(path, rule.Pos.Line))
-					return
-				}
-				switch {
-				case rule.Case != "":
-					// A case's expected outcome fails at the case's line.
-					file, line := r.caseAt(rule.Case, rule.Pos.Line)
-					r.failIn(file, line, gates[i].Message)
-				case rule.System != "" && w.Kind == harness.KindBench:
-					msg := gates[i].Message
-					if cases := r.failedCases(rule.System); len(cases) > 0 {
-						msg += "\nfailed " + strings.Join(cases, "\nfailed ")
-					}
-					r.fail(rule.Pos.Line, msg)
-				default:
-					r.fail(rule.Pos.Line, gates[i].Message)
-				}
+				r.judged(i, rule)
 			})
 		}
 	})
+}
+
+// ranToCompletion reports the run's warnings and fails unless it
+// completed.
+func (r *workloadRun) ranToCompletion() {
+	line := r.w.NamePos().Line
+	o := r.outcome()
+	if o != nil {
+		for _, warn := range o.Warnings {
+			ginkgo.AddReportEntry("warning", warn, at(r.path, line))
+		}
+	}
+	if r.result.Err != nil || o == nil || o.Status != "complete" {
+		r.fail(line, fmt.Sprintf("%s: the run did not complete: %s", r.path, r.result.JoinReasons()))
+	}
+}
+
+// judged reports gate rule i's verdict, failing where the workload says
+// what failed: a case's expected outcome at the case's line, a bench
+// system's rule with the cases it failed.
+func (r *workloadRun) judged(i int, rule harness.Rule) {
+	gates := r.outcome().Gates
+	if i >= len(gates) || gates[i].Rule.Name() != rule.Name() {
+		r.fail(rule.Pos.Line, fmt.Sprintf("gate rule %q was not judged", rule.Name()))
+		return
+	}
+	if gates[i].Passed {
+		ginkgo.AddReportEntry("verdict", gates[i].Message, ginkgo.ReportEntryVisibilityFailureOrVerbose, at(r.path, rule.Pos.Line))
+		return
+	}
+	switch {
+	case rule.Case != "":
+		file, line := r.caseAt(rule.Case, rule.Pos.Line)
+		r.failIn(file, line, gates[i].Message)
+	case rule.System != "" && r.w.Kind == harness.KindBench:
+		msg := gates[i].Message
+		if cases := r.failedCases(rule.System); len(cases) > 0 {
+			msg += "\nfailed " + strings.Join(cases, "\nfailed ")
+		}
+		r.fail(rule.Pos.Line, msg)
+	default:
+		r.fail(rule.Pos.Line, gates[i].Message)
+	}
 }
 
 // describeSystem reports one bench system's measurements and the cases it
