@@ -102,6 +102,7 @@ func objects(t *testing.T, dir string) []string {
 // the uncited object stayed behind, and taking any carried object out
 // makes it fail.
 func TestArtifactCarriesExactlyTheReferencedObjects(t *testing.T) {
+	t.Parallel()
 	art, src := build(t)
 	a, err := artifact.Open(art)
 	if err != nil {
@@ -156,6 +157,7 @@ func TestArtifactCarriesExactlyTheReferencedObjects(t *testing.T) {
 }
 
 func TestOpenRefusesWhatIsNotTheLayout(t *testing.T) {
+	t.Parallel()
 	art, _ := build(t)
 	wantInvalid := func(t *testing.T, what string) {
 		t.Helper()
@@ -200,6 +202,7 @@ func TestOpenRefusesWhatIsNotTheLayout(t *testing.T) {
 // poster alike; pr.json and its older form pr-number are the check's and
 // must read as a pull request.
 func TestArtifactRootHoldsOnlyWhatTheCheckWrites(t *testing.T) {
+	t.Parallel()
 	art, src := build(t)
 	ctx := context.Background()
 	root := func() []string {
@@ -256,6 +259,7 @@ func TestArtifactRootHoldsOnlyWhatTheCheckWrites(t *testing.T) {
 // artifact.json's presentation is read strictly: every member present and
 // of its type, nothing else, and file links only under an http(s) URL.
 func TestOpenRefusesABadPresentation(t *testing.T) {
+	t.Parallel()
 	art, _ := build(t)
 	marker := filepath.Join(art, artifact.MarkerFile)
 	good, err := os.ReadFile(marker)

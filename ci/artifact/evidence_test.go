@@ -17,6 +17,7 @@ import (
 // scratch, and a receipt whose bytes change between the passes is read
 // under another digest and never taken from the memo.
 func TestArtifactVerifiesEachReceiptOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	art, src := build(t)
 	a, err := artifact.Open(art)

@@ -296,6 +296,7 @@ func runFileKind(name string) string {
 // artifact over the repository's suites is caught by the run's
 // verification. Run with -v for the figures per kind (docs/ci.md).
 func TestRunDirectoryMutationsCaught(t *testing.T) {
+	t.Parallel()
 	runs, opts := headRuns(t)
 	tried, caught := map[string]int{}, map[string]int{}
 	if len(runs) != 4 {
@@ -390,6 +391,7 @@ func report(t *testing.T, what string, tried, caught map[string]int) {
 // byte what it is. Run with -v for
 // the figures per kind (docs/ci.md).
 func TestArtifactMutationsCaught(t *testing.T) {
+	t.Parallel()
 	art, src := build(t)
 	ctx := context.Background()
 	vo := artifact.VerifyOptions{Tree: artifact.GitTree(src.Tree)}

@@ -363,6 +363,7 @@ func spreadStamps(t *testing.T, run string) []byte {
 // caught by ci verify of the artifact's side (its commit known), and the
 // failure names the record. Run with -v for the figure (docs/ci.md).
 func TestRunRecordMutationsCaught(t *testing.T) {
+	t.Parallel()
 	runs, opts := headRuns(t)
 	if len(runs) != 4 {
 		t.Fatalf("head runs: %v", runs)

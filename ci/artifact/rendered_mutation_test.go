@@ -285,6 +285,7 @@ func diffMutations(t *testing.T, data []byte) []diffMutation {
 // statistics fields also go the whole way through CheckRendered. Run with
 // -v for the figures per kind (docs/ci.md).
 func TestRenderedFileMutationsCaught(t *testing.T) {
+	t.Parallel()
 	art, _ := buildSuites(t)
 	ctx := context.Background()
 	a, err := artifact.Open(art)

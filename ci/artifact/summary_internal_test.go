@@ -10,6 +10,7 @@ import (
 // GitHub caps a step's job summary at 1 MiB of bytes, not characters: a
 // report of three-byte characters must be cut to fit in bytes.
 func TestSummaryFitsInBytes(t *testing.T) {
+	t.Parallel()
 	line := strings.Repeat("→", 99) + "\n" // 298 bytes, 100 characters
 	var sections []ghci.Section
 	for i := range 40 {

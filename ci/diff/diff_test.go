@@ -17,6 +17,7 @@ import (
 // The same inputs give byte-identical JSON and Markdown, whatever the
 // order runs were loaded or how often the diff is rendered.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	bt, bs := base(t)
 	ht := copyTree(t, "suites", "fixtures")
 	mutate(t, ht, "suites/ticket-triage.bench.yaml", "frontier: { route: technical }", "frontier: { route: billing }")
@@ -57,6 +58,7 @@ func TestDeterministic(t *testing.T) {
 // A workload run on one side only is added or removed, and an empty or
 // missing runs root is an empty set.
 func TestAddedRemovedAndEmpty(t *testing.T) {
+	t.Parallel()
 	_, bs := base(t)
 	empty, err := diff.LoadSet(context.Background(), filepath.Join(t.TempDir(), "missing"), diff.Evidence{})
 	if err != nil || len(empty.Runs) != 0 {
@@ -92,6 +94,7 @@ func TestAddedRemovedAndEmpty(t *testing.T) {
 // With several run directories for one workload, the newest is used and
 // the others are noted.
 func TestLoadSetPicksNewestRun(t *testing.T) {
+	t.Parallel()
 	bt, _ := base(t)
 	root := t.TempDir()
 	src, err := filepath.Glob(filepath.Join(bt, "runs", "ticket-triage", "ticket-triage-*"))
@@ -168,6 +171,7 @@ func bigDiff() *diff.Diff {
 // order, the verdict, the Pareto diff and the promotion diff before the
 // regressions, ending with a pointer to the rest.
 func TestCommentFitsAndKeepsPriorityOrder(t *testing.T) {
+	t.Parallel()
 	d := bigDiff()
 	const pointer = "See the job summary and the assay-pr-check artifact."
 	full := diff.Markdown(d, diff.RenderOptions{Pointer: pointer})
@@ -201,6 +205,7 @@ func TestCommentFitsAndKeepsPriorityOrder(t *testing.T) {
 // A smaller report keeps every priority section whole, the regressions
 // inside <details>, capped at MaxRows with a pointer to the JSON.
 func TestRegressionsCappedInsideDetails(t *testing.T) {
+	t.Parallel()
 	d := bigDiff()
 	d.Workloads = d.Workloads[:3]
 	d.Settle()

@@ -209,6 +209,7 @@ func headDiff(t *testing.T, replay bool, edits ...edit) (d *diff.Diff, archived 
 // cost, as many calls) and leaves the Pareto set; the head's gates on
 // frontier-single fail.
 func TestGoldenParetoChange(t *testing.T) {
+	t.Parallel()
 	const f = "suites/ticket-triage.bench.yaml"
 	d, _ := headDiff(t, false,
 		edit{f, "frontier: { route: technical }", "frontier: { route: billing }"},
@@ -235,6 +236,7 @@ func TestGoldenParetoChange(t *testing.T) {
 // cascade's escalation misreads one: the large model is promoted instead of
 // the cascade.
 func TestGoldenPromotionChange(t *testing.T) {
+	t.Parallel()
 	const f = "suites/intent-select.foundry.yaml"
 	d, _ := headDiff(t, false,
 		edit{f, "large: { intent: refund, escalate: refund }", "large: { intent: refund, escalate: bug }"},
@@ -258,6 +260,7 @@ func TestGoldenPromotionChange(t *testing.T) {
 // replayed against the head manifest; receipts of untouched organisms are
 // only counted.
 func TestGoldenOrganismReplay(t *testing.T) {
+	t.Parallel()
 	d, n := headDiff(t, true,
 		// A new escalation prompt: receipts that escalated asked the old
 		// question, which the record cannot answer for the new one.

@@ -28,6 +28,7 @@ func cloneDir(t *testing.T, src string) string {
 // the load, naming the file and the field; the re-derived verdicts are the
 // ones the diff carries.
 func TestLoadSetRederivesAndRefusesEditedVerdicts(t *testing.T) {
+	t.Parallel()
 	bt, _ := base(t)
 	for _, tc := range []struct {
 		name, file string

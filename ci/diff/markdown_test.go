@@ -58,6 +58,7 @@ var codeSpan = regexp.MustCompile("`[^`\n]*`")
 // the regressions, start a heading, mention anyone, or add table cells or
 // rows.
 func TestMarkdownNeutralizesUserStrings(t *testing.T) {
+	t.Parallel()
 	md := diff.Markdown(hostileDiff(), diff.RenderOptions{})
 	// Inside a code span nothing is markup; look at the rest.
 	prose := codeSpan.ReplaceAllString(md, "`…`")

@@ -12,6 +12,7 @@ import (
 // diff says which case became flaky and which stopped, with pass rates
 // and pass^k on both sides, and reads the pooled Pareto set.
 func TestRepeatsBecameAndStoppedFlaky(t *testing.T) {
+	t.Parallel()
 	tree := func(old, new string) (string, *diff.Set) {
 		tr := copyTree(t, "suites", "fixtures")
 		mutate(t, tr, "suites/ticket-triage.bench.yaml", "revision: 1\n", "revision: 1\nrepeats: 3\n")

@@ -15,6 +15,7 @@ import (
 // skipped non-receipts; a values file whose name is not its digest, and
 // any other stranger, still is.
 func TestReplayArchiveKnowsRequestBodies(t *testing.T) {
+	t.Parallel()
 	arc := t.TempDir()
 	st, err := store.OpenFileStore(arc)
 	if err != nil {

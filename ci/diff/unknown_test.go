@@ -23,6 +23,7 @@ func system(id string, cost float64, tokens, unknownTokens, unknownCost int64) b
 // no price) is shown as unknown with a note, never as a dollar sum of the
 // other calls, and is never reported as a cost regression either way.
 func TestUnknownCostIsNeverShownAsDollars(t *testing.T) {
+	t.Parallel()
 	base := costRun("base", system("omits", 0.25, 100, 0, 0), system("known", 0.10, 50, 0, 0), system("unpriced", 0.10, 50, 0, 0))
 	head := costRun("head", system("omits", 0, 0, 2, 2), system("known", 0.20, 90, 0, 0), system("unpriced", 0.30, 70, 0, 1))
 	d, err := diff.Compute(base, head, diff.Options{})

@@ -25,6 +25,7 @@ var why = diff.RenderOptions{Pointer: pointer, Command: "assay ci pr --base-ref 
 // one-character shorter wrong answer) promotes large. Large then misses a
 // holdout case the cascade passed.
 func TestGoldenWorkTieBreak(t *testing.T) {
+	t.Parallel()
 	const f = "suites/intent-select.foundry.yaml"
 	d, _ := headDiff(t, false,
 		edit{f, "small: { intent: how-to, screen: how-to }\n      large: { intent: how-to }", "small: { intent: refund, screen: how-to }\n      large: { intent: other }"},
@@ -64,6 +65,7 @@ func TestGoldenWorkTieBreak(t *testing.T) {
 // the intent cascade's guard tests for a label the screen never gives (it
 // never escalates: a behaviour divergence).
 func TestGoldenWorkOnlyReplay(t *testing.T) {
+	t.Parallel()
 	d, n := headDiff(t, true,
 		edit{"fixtures/triage/triage-escalating.algal.json", `"guard": { "equals": "unsure" }`,
 			`"guard": { "expr": { "contract": "algal.expr.v1", "program": ["eq", ["get", "value"], "unsure"] } }`},
@@ -101,6 +103,7 @@ func TestGoldenWorkOnlyReplay(t *testing.T) {
 // calls the frontier once more: same passes, higher cost and more calls,
 // which the gate's call ceiling catches.
 func TestGoldenCostRegression(t *testing.T) {
+	t.Parallel()
 	d, _ := headDiff(t, false,
 		edit{"suites/ticket-triage.bench.yaml", "cheap: { route: account, screen: account }\n      frontier: { route: account }",
 			"cheap: { route: account, screen: unsure }\n      frontier: { route: account, escalate: account }"})
@@ -137,6 +140,7 @@ func TestGoldenCostRegression(t *testing.T) {
 // pr.html of a Pareto change and a promotion change at once: the golden
 // file the browser test in report loads.
 func TestGoldenPRHTML(t *testing.T) {
+	t.Parallel()
 	const tt = "suites/ticket-triage.bench.yaml"
 	const is = "suites/intent-select.foundry.yaml"
 	d, _ := headDiff(t, true,

@@ -43,6 +43,7 @@ func balanced(s string) bool {
 }
 
 func TestComposeFitsUnchanged(t *testing.T) {
+	t.Parallel()
 	secs := report(3)
 	got := Compose(testMarker, secs, MaxCommentChars, testPointer)
 	if !strings.HasPrefix(got, testMarker+"\n## Verdict\n\n**FAIL**") {
@@ -62,6 +63,7 @@ func TestComposeFitsUnchanged(t *testing.T) {
 }
 
 func TestComposeTruncatesLargeReport(t *testing.T) {
+	t.Parallel()
 	secs := report(5000) // about 400 KB
 	got := Compose(testMarker, secs, MaxCommentChars, testPointer)
 	if n := Length(got); n > MaxCommentChars {
@@ -97,6 +99,7 @@ func TestComposeTruncatesLargeReport(t *testing.T) {
 }
 
 func TestComposeBoundsEveryLimit(t *testing.T) {
+	t.Parallel()
 	secs := report(200)
 	full := Compose(testMarker, secs, 1<<30, testPointer)
 	for limit := 0; limit <= Length(full)+10; limit += 37 {
@@ -127,6 +130,7 @@ func TestComposeBoundsEveryLimit(t *testing.T) {
 }
 
 func TestComposeDropsTrailingSectionsWhole(t *testing.T) {
+	t.Parallel()
 	secs := []Section{
 		{Title: "Verdict", Markdown: "PASS"},
 		{Title: "Pareto diff", Markdown: strings.Repeat("x", 50) + "\n"},
@@ -142,6 +146,7 @@ func TestComposeDropsTrailingSectionsWhole(t *testing.T) {
 }
 
 func TestComposeCutsInsideFence(t *testing.T) {
+	t.Parallel()
 	code := "```go\n" + strings.Repeat("fmt.Println(1)\n", 100) + "```\n"
 	secs := []Section{{Title: "Verdict", Markdown: "ok"}, {Title: "Code", Markdown: code}}
 	got := Compose("<!-- m -->", secs, 600, "P.")
@@ -154,6 +159,7 @@ func TestComposeCutsInsideFence(t *testing.T) {
 }
 
 func TestComposeCountsUTF16(t *testing.T) {
+	t.Parallel()
 	// U+1F600 is one character but two UTF-16 units; 40,000 of them are
 	// 80,000 units, so the body must be cut although it has 40,000 runes.
 	secs := []Section{{Title: "Verdict", Markdown: "ok"}, {Title: "Emoji", Markdown: strings.Repeat("\U0001F600\n", 40000)}}
@@ -170,6 +176,7 @@ func TestComposeCountsUTF16(t *testing.T) {
 }
 
 func TestSplitSections(t *testing.T) {
+	t.Parallel()
 	md := "intro line\n\n## Verdict\n\nPASS\n\n```sh\n## not a heading\n```\n<details>\n\n## inside details\n</details>\n## Pareto diff ##\nrow\n"
 	got := SplitSections(md)
 	want := []Section{
@@ -188,6 +195,7 @@ func TestSplitSections(t *testing.T) {
 }
 
 func TestMarker(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		key, want string
 		ok        bool

@@ -29,6 +29,7 @@ func fakeClient(t *testing.T, s *githubtest.Server) *Client {
 }
 
 func TestPostCreatesThenUpdates(t *testing.T) {
+	t.Parallel()
 	s := newFake(t)
 	c := fakeClient(t, s)
 	s.AddComment(7, "alice", "looks good")
@@ -76,6 +77,7 @@ func TestPostCreatesThenUpdates(t *testing.T) {
 }
 
 func TestPostFindsMarkerOnLaterPage(t *testing.T) {
+	t.Parallel()
 	s := newFake(t)
 	c := fakeClient(t, s)
 	for range 120 {
@@ -115,6 +117,7 @@ func TestPostFindsMarkerOnLaterPage(t *testing.T) {
 }
 
 func TestPostCannotComment(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		endpoint string
 		status   int
@@ -146,6 +149,7 @@ func TestPostCannotComment(t *testing.T) {
 }
 
 func TestPostRejectsOverlongBody(t *testing.T) {
+	t.Parallel()
 	s := newFake(t)
 	_, _, err := Post(context.Background(), fakeClient(t, s), "acme", "widgets", 1, testMarker, strings.Repeat("x", MaxCommentChars))
 	var e *fault.Error
@@ -158,6 +162,7 @@ func TestPostRejectsOverlongBody(t *testing.T) {
 }
 
 func TestNewClient(t *testing.T) {
+	t.Parallel()
 	if _, err := NewClient("", "https://api.github.com", nil); err == nil || err.(*fault.Error).Code != CodeToken {
 		t.Fatalf("missing token: %v", err)
 	}
@@ -171,6 +176,7 @@ func TestNewClient(t *testing.T) {
 }
 
 func TestPullHead(t *testing.T) {
+	t.Parallel()
 	s := newFake(t)
 	s.SetHead(4, strings.Repeat("a", 40))
 	got, err := PullHead(context.Background(), fakeClient(t, s), "acme", "widgets", 4)
@@ -187,6 +193,7 @@ func TestPullHead(t *testing.T) {
 // or by someone with write access (owner, member, collaborator: a personal
 // token's user) count.
 func TestPostIgnoresMarkerCommentsFromOutsiders(t *testing.T) {
+	t.Parallel()
 	s := newFake(t)
 	c := fakeClient(t, s)
 	ctx := context.Background()

@@ -42,6 +42,7 @@ func (e *elsewhere) requests() []string {
 // URL rules count as another origin) is refused before anything is sent
 // there, for reads and for writes, whatever the status code.
 func TestRedirectToAnotherHostIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		endpoint string
 		status   int
@@ -81,6 +82,7 @@ func TestRedirectToAnotherHostIsRefused(t *testing.T) {
 
 // The caller's http.Client keeps its own redirect policy.
 func TestNewClientDoesNotChangeCallersClient(t *testing.T) {
+	t.Parallel()
 	hc := &http.Client{}
 	if _, err := NewClient("tok-123", "http://127.0.0.1:1", hc); err != nil {
 		t.Fatal(err)
@@ -93,6 +95,7 @@ func TestNewClientDoesNotChangeCallersClient(t *testing.T) {
 // A server that echoes the Authorization header puts the token into the
 // error text; the redactor takes it out again and keeps the code.
 func TestEchoedTokenIsRedacted(t *testing.T) {
+	t.Parallel()
 	s := newFake(t)
 	s.EchoAuth("list")
 	c := fakeClient(t, s)

@@ -21,6 +21,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 }
 
 func TestReadArtifact(t *testing.T) {
+	t.Parallel()
 	sha := strings.Repeat("ab", 20)
 	for _, tc := range []struct {
 		name    string
@@ -69,6 +70,7 @@ func TestReadArtifact(t *testing.T) {
 }
 
 func TestReadArtifactRefusesSymlinks(t *testing.T) {
+	t.Parallel()
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte("token"), 0o600); err != nil {
 		t.Fatal(err)
@@ -89,6 +91,7 @@ func TestReadArtifactRefusesSymlinks(t *testing.T) {
 }
 
 func TestParseEvent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, payload string
 		want          Event
@@ -127,6 +130,7 @@ func TestParseEvent(t *testing.T) {
 }
 
 func TestParseRepo(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, owner, name string
 	}{
@@ -147,6 +151,7 @@ func TestParseRepo(t *testing.T) {
 }
 
 func TestParsePRNumber(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]int{"1": 1, "2147483647": 2147483647, "2147483648": 0, "01": 0, "+1": 0, " 1": 0, "": 0, "1e3": 0} {
 		got, err := ParsePRNumber(in)
 		if got != want || (err != nil) != (want == 0) {
@@ -156,6 +161,7 @@ func TestParsePRNumber(t *testing.T) {
 }
 
 func TestAppendStepSummary(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "summary.md")
 	if err := os.WriteFile(path, []byte("earlier\n"), 0o644); err != nil {
 		t.Fatal(err)

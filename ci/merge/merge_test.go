@@ -91,6 +91,7 @@ func runFiles(t *testing.T, root, name string) map[string][]byte {
 // aside; every part a shard shares with others carries its verification
 // record.
 func TestShardsMergeByteIdenticalForTwoFourEight(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := batch(t, dir)
 	runInto(t, files, filepath.Join(dir, "whole"), nil)
@@ -137,6 +138,7 @@ func TestShardsMergeByteIdenticalForTwoFourEight(t *testing.T) {
 // the merge verifies it in full), a receipt edited in a shard's store, a
 // part report removed, a shard left out.
 func TestMergeNamesAForgedOrMissingShard(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := batch(t, dir)[:1]
 	var dirs []string

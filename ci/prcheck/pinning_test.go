@@ -69,6 +69,7 @@ func unpinned(data []byte) ([]string, error) {
 }
 
 func TestEveryActionPinnedToCommit(t *testing.T) {
+	t.Parallel()
 	var files []string
 	// This repository's workflows, and the ones `assay init` writes into
 	// other repositories.
@@ -115,6 +116,7 @@ func TestEveryActionPinnedToCommit(t *testing.T) {
 
 // The check itself must catch each way of not pinning.
 func TestUnpinnedCatchesTagsBranchesAndMissingVersions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		doc  string
 		want int

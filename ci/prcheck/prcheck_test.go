@@ -153,6 +153,7 @@ func TestRunSidesCancelledCleansUp(t *testing.T) {
 // A head run made on uncommitted changes says so in the comment's head
 // label: its commit does not hold what it ran.
 func TestHeadOnUncommittedChangesIsMarked(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	organism, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "triage", "triage-single.algal.json"))
 	if err != nil {

@@ -37,6 +37,7 @@ func actionlint(t *testing.T, dir string, files ...string) {
 }
 
 func TestActionlintWorkflows(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(repoRoot, ".github", "workflows", "*.yml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no workflows: %v", err)
@@ -95,6 +96,7 @@ var inputRef = regexp.MustCompile(`inputs\.([A-Za-z0-9_-]+)`)
 // lint those, so its structure is checked here, and then its steps and
 // inputs are linted by actionlint through a probe workflow.
 func TestActionMetadata(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(repoRoot, "action.yml")
 	a := readYAML(t, path)
 	closedKeys(t, a, "action.yml", "name", "author", "description", "inputs", "outputs", "runs", "branding")
@@ -207,6 +209,7 @@ func TestActionMetadata(t *testing.T) {
 
 // assay-pr.yml has the shape the comment workflow and docs rely on.
 func TestAssayPRWorkflow(t *testing.T) {
+	t.Parallel()
 	w := readYAML(t, filepath.Join(repoRoot, ".github", "workflows", "assay-pr.yml"))
 	if w["name"] != "assay-pr" {
 		t.Fatalf("name = %v, want assay-pr", w["name"])
@@ -262,6 +265,7 @@ func TestAssayPRWorkflow(t *testing.T) {
 
 // No workflow runs on pull_request_target (see docs/ci.md).
 func TestNoPullRequestTarget(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join(repoRoot, ".github", "workflows", "*.yml"))
 	for _, f := range files {
 		on := readYAML(t, f)["on"]
@@ -303,6 +307,7 @@ func steps(t *testing.T, doc map[string]any) []map[string]any {
 // artifact outside the workspace, runs nothing from it and asks for no
 // more than it needs.
 func TestWorkflowHardening(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join(repoRoot, ".github", "workflows", "*.yml"))
 	files = append(files, filepath.Join(repoRoot, "action.yml"))
 	for _, f := range files {

@@ -39,6 +39,7 @@ func verifyWithin(t *testing.T, roots []string, opts Options) *Report {
 // A FIFO named as a root fails at once instead of blocking the open; one
 // met by the walk is passed over like a symbolic link.
 func TestFIFONeverBlocks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "f.json")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -60,6 +61,7 @@ func TestFIFONeverBlocks(t *testing.T) {
 // report, makes evidence fail, not disappear; other contracts stay none of
 // the verifier's business.
 func TestUnrecognisedEvidenceFails(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	write(t, filepath.Join(root, "a", "report.json"), []byte(`{"contract":"algal.bench.v9","digest":"x"}`))
 	write(t, filepath.Join(root, "b", "report.json"), []byte(`{"x":1}`))
@@ -81,6 +83,7 @@ func TestUnrecognisedEvidenceFails(t *testing.T) {
 // A directory with a run's derived files but no record is a run that
 // fails, not a folder of JSON to skim.
 func TestRunDirectoryWithoutRecordFails(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	write(t, filepath.Join(root, "w", "r1", "gate.json"), []byte(`{"passed":true,"rules":[],"workload":"w"}`))
 	wb, _ := vm.NewWorkbench("")
@@ -92,6 +95,7 @@ func TestRunDirectoryWithoutRecordFails(t *testing.T) {
 
 // What interrupted writers leave is listed, as such, without failing.
 func TestLeftoversListed(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	storeDir := filepath.Join(root, ".algal")
 	stage := filepath.Join(root, "runs", "w", ".w-r1-0123456789.partial-42")

@@ -39,6 +39,7 @@ func runInParts(t *testing.T) (string, Options) {
 }
 
 func TestRunInPartsVerifiesAndAForgedAggregateFails(t *testing.T) {
+	t.Parallel()
 	dir, opts := runInParts(t)
 	res, err := CheckRun(context.Background(), dir, opts)
 	if err != nil {

@@ -31,6 +31,7 @@ func rewriteRecord(t *testing.T, dir string, edit func(r *runrecord.Record)) {
 // the record must name it and an unmodified checkout; without one, a null
 // head is a run made outside git and stays valid.
 func TestRecordHeldToAKnownCommit(t *testing.T) {
+	t.Parallel()
 	dir, opts := triageRun(t, 0)
 	const commit = "0123456789abcdef0123456789abcdef01234567"
 	const other = "89abcdef0123456789abcdef0123456789abcdef"
@@ -71,6 +72,7 @@ func TestRecordHeldToAKnownCommit(t *testing.T) {
 // A record is held to the rows the run writes, in the order it writes
 // them, each once, and to a status its phases agree with.
 func TestRecordRowsAndStatus(t *testing.T) {
+	t.Parallel()
 	dir, opts := triageRun(t, 0)
 	rewriteRecord(t, dir, func(r *runrecord.Record) { r.FoundryHead, r.FoundryModified = "", false })
 	last := func(r *runrecord.Record) *runrecord.Phase { return &r.Phases[len(r.Phases)-1] }

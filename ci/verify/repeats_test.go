@@ -52,6 +52,7 @@ func editJSON(t *testing.T, path string, edit func(m map[string]any)) {
 }
 
 func TestVerifyRepeatedRun(t *testing.T) {
+	t.Parallel()
 	dir, opts := triageRun(t, 3)
 	res, err := CheckRun(context.Background(), dir, opts)
 	if err != nil || !res.OK {
@@ -109,6 +110,7 @@ func TestVerifyRepeatedRun(t *testing.T) {
 // A workload that declares repeats, run once with --repeats 1, verifies
 // as the single run it is.
 func TestVerifyRepeatsOverriddenToOne(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src, err := os.ReadFile(filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml"))
 	if err != nil {

@@ -49,6 +49,7 @@ func shardRun(t *testing.T) (string, string, Options) {
 // part's record, byte for byte). A forged or stale record fails, naming
 // it; so does a record in a run directory, where no run writes one.
 func TestShardPartsVerify(t *testing.T) {
+	t.Parallel()
 	root, dir, opts := shardRun(t)
 	ctx := context.Background()
 	verify := func() *Report {

@@ -12,6 +12,7 @@ import (
 // The intervals in repeats.json are re-derived like every other figure:
 // a forged one fails verification, named where it was edited.
 func TestVerifyForgedIntervals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		edit func(m map[string]any)
@@ -45,6 +46,7 @@ func TestVerifyForgedIntervals(t *testing.T) {
 // between base and head): a forged one added to it, at the top or to a
 // contender, is a member the re-derived file does not have, and fails.
 func TestVerifyForgedTestFiguresInRepeats(t *testing.T) {
+	t.Parallel()
 	for _, key := range []string{"pValue", "ci95", "significant"} {
 		for _, where := range []string{"top", "contender"} {
 			t.Run(key+" at "+where, func(t *testing.T) {

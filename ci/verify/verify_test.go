@@ -129,6 +129,7 @@ func tree(t *testing.T) (root, tampered string) {
 }
 
 func TestVerifyTree(t *testing.T) {
+	t.Parallel()
 	root, tampered := tree(t)
 	wb, err := vm.NewWorkbench(filepath.Join(root, ".algal"))
 	if err != nil {
@@ -192,6 +193,7 @@ func TestVerifyTree(t *testing.T) {
 }
 
 func TestVerifyAnnotationsAndSummary(t *testing.T) {
+	t.Parallel()
 	rep := &Report{Roots: []string{"."}, Results: []Result{
 		{Path: "ok.json", Kind: KindReceipt, OK: true, Digest: "sha256:" + strings.Repeat("1", 64)},
 		{Path: "dir/bad,one:x.json", Kind: KindReceipt, Mismatches: []string{"cells.route: 100% off\nsecond line | pipe <b>", "another"}},
@@ -228,6 +230,7 @@ func TestVerifyAnnotationsAndSummary(t *testing.T) {
 }
 
 func TestVerifyNothingFound(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	write(t, filepath.Join(root, "notes.json"), []byte(`{"x":1}`))
 	wb, _ := vm.NewWorkbench("")
@@ -247,6 +250,7 @@ func TestVerifyNothingFound(t *testing.T) {
 }
 
 func TestVerifyUnparseableEvidenceFails(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	write(t, filepath.Join(root, "r.json"), []byte(`{"contract":"algal.run.v1","contract":"x"}`))
 	write(t, filepath.Join(root, "bad-run", runrecord.RecordFile), []byte("{not yaml: ["))
@@ -265,6 +269,7 @@ func TestVerifyUnparseableEvidenceFails(t *testing.T) {
 }
 
 func TestVerifyReceiptWithoutManifest(t *testing.T) {
+	t.Parallel()
 	root, _ := tree(t)
 	wb, _ := vm.NewWorkbench(t.TempDir()) // an empty store
 	rep, err := Verify(context.Background(), []string{filepath.Join(root, "receipts", "a.json")}, Options{Evidence: wb})
@@ -281,6 +286,7 @@ func TestVerifyReceiptWithoutManifest(t *testing.T) {
 // result or, at the start of a line under GitHub Actions, as a workflow
 // command.
 func TestTextOneLinePerResult(t *testing.T) {
+	t.Parallel()
 	rep := &Report{Roots: []string{"."}, Results: []Result{
 		{Path: "evil\n::error file=x::forged\nok   fine.json", Kind: KindReceipt, OK: false, Mismatches: []string{"bad\nworse"}},
 		{Path: "tab\there.json", Kind: KindReceipt, OK: true, Digest: "sha256:00"},
