@@ -13,6 +13,7 @@ const cliChild = `{"contract":"algal.organism.v1","key":"organism:echo-child","n
  "edges":[{"from":{"cell":"src","port":"v"},"to":{"cell":"echo","port":"value"}}]}`
 
 func TestBundlePackUnpackAndTransports(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	child := putFile(t, dir, "child.algal.json", cliChild)
 	cd := checkedDigest(t, child)
@@ -105,6 +106,7 @@ func TestBundlePackUnpackAndTransports(t *testing.T) {
 }
 
 func TestUpstreamBundleUnpacksAndRootRuns(t *testing.T) {
+	t.Parallel()
 	ex := upstreamExamples(t, "the upstream bundle")
 	dir := t.TempDir()
 	st := filepath.Join(dir, "store")

@@ -42,6 +42,7 @@ func checkedDigest(t *testing.T, path string) string {
 }
 
 func TestCheckAdmitsAndResolvesModules(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mods := filepath.Join(dir, "mods")
 	child := putFile(t, mods, "child.algal.json", checkChild)
@@ -71,6 +72,7 @@ func TestCheckAdmitsAndResolvesModules(t *testing.T) {
 }
 
 func TestCheckRejections(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := putFIFO(t, dir, "fifo.algal.json")
 	big := putFile(t, dir, "big.algal.json", `{"contract":"algal.organism.v1","key":"organism:b","name":"`+strings.Repeat("x", 1<<20)+`","cells":[]}`)
@@ -108,6 +110,7 @@ func TestCheckRejections(t *testing.T) {
 }
 
 func TestCheckSymlinkAndStdin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := putFile(t, dir, "child.algal.json", checkChild)
 	link := filepath.Join(dir, "link.algal.json")
@@ -132,6 +135,7 @@ func TestCheckSymlinkAndStdin(t *testing.T) {
 }
 
 func TestCheckUsage(t *testing.T) {
+	t.Parallel()
 	if code, _, _ := runCLI(t, "check"); code != 2 {
 		t.Fatalf("no args: exit %d", code)
 	}

@@ -80,18 +80,22 @@ command (EVIDENCE_INVALID) naming the file and field.`,
 }
 
 func (f ciDiffFlags) validate(args []string) error {
+	if f.artifactDir != "" && (f.baseRef != "" || f.base != "" || f.head != "" || len(args) > 0) {
+		return usagef("ci diff: --artifact DIR takes no --base, --head, --base-ref or paths")
+	}
+	if f.format != "md" && f.format != "json" {
+		return usagef("ci diff: --format %q: want md or json", f.format)
+	}
 	if f.artifactDir != "" {
-		switch {
-		case f.baseRef != "" || f.base != "" || f.head != "" || len(args) > 0:
-			return usagef("ci diff: --artifact DIR takes no --base, --head, --base-ref or paths")
-		case f.format != "md" && f.format != "json":
-			return usagef("ci diff: --format %q: want md or json", f.format)
-		}
 		return nil
 	}
+	return f.validateSides(args)
+}
+
+// validateSides checks the flags naming the two sides: --base-ref, or
+// --base and --head.
+func (f ciDiffFlags) validateSides(args []string) error {
 	switch {
-	case f.format != "md" && f.format != "json":
-		return usagef("ci diff: --format %q: want md or json", f.format)
 	case f.baseRef != "" && (f.base != "" || f.head != ""):
 		return usagef("ci diff: give --base-ref REF or --base DIR --head DIR, not both")
 	case f.baseRef == "" && (f.base == "" || f.head == ""):
@@ -109,62 +113,73 @@ func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 		ctx = context.Background()
 	}
 	var d *diff.Diff
-	if f.artifactDir != "" {
-		a, err := artifact.Open(f.artifactDir)
-		if err != nil {
-			return err
-		}
-		checked, err := a.Verify(ctx, artifact.VerifyOptions{Tree: artifact.GitTree(f.dir), AllowEmpty: f.allowEmpty})
-		if err != nil {
-			return err
-		}
-		if !checked.OK() {
-			for _, l := range checked.Failures(f.artifactDir) {
-				fmt.Fprintf(c.stderr, "FAIL %s\n", l)
-			}
-			return reported(fmt.Errorf("the artifact's evidence does not verify"))
-		}
-		if d, err = a.Diff(ctx, checked, diff.Options{BaseLabel: "base", HeadLabel: "head"}); err != nil {
-			return err
-		}
-	} else if f.baseRef != "" {
+	var err error
+	switch {
+	case f.artifactDir != "":
+		d, err = c.artifactDiff(ctx, f)
+	case f.baseRef != "":
 		ctx, stop := interruptible(ctx)
 		defer stop()
-		s, err := prcheck.RunSides(ctx, prcheck.SideOptions{Dir: f.dir, BaseRef: f.baseRef, Paths: args,
+		var s *prcheck.Sides
+		s, err = prcheck.RunSides(ctx, prcheck.SideOptions{Dir: f.dir, BaseRef: f.baseRef, Paths: args,
 			Archive: f.archive, Concurrency: f.concurrency, Log: c.stderr})
-		if err != nil {
-			return err
+		if err == nil {
+			defer s.Close()
+			d = s.Diff
 		}
-		defer s.Close()
-		d = s.Diff
-	} else {
-		var err error
+	default:
 		d, err = diff.CompareDirs(ctx, diff.Dirs{Base: f.base, Head: f.head, BaseTree: f.baseTree, HeadTree: f.headTree,
 			Store: f.store, BaseStore: f.baseStore, Archive: f.archive, AllowEmpty: f.allowEmpty})
-		if err != nil {
-			return err
-		}
 	}
-	var out []byte
-	if f.format == "json" {
+	if err != nil {
+		return err
+	}
+	return c.writeDiff(d, f.format, f.out)
+}
+
+// artifactDiff verifies a PR-check artifact and compares its two sides;
+// evidence that does not verify is a "no", each failure on stderr.
+func (c *cli) artifactDiff(ctx context.Context, f ciDiffFlags) (*diff.Diff, error) {
+	a, err := artifact.Open(f.artifactDir)
+	if err != nil {
+		return nil, err
+	}
+	checked, err := a.Verify(ctx, artifact.VerifyOptions{Tree: artifact.GitTree(f.dir), AllowEmpty: f.allowEmpty})
+	if err != nil {
+		return nil, err
+	}
+	if !checked.OK() {
+		for _, l := range checked.Failures(f.artifactDir) {
+			fmt.Fprintf(c.stderr, "FAIL %s\n", l)
+		}
+		return nil, reported(fmt.Errorf("the artifact's evidence does not verify"))
+	}
+	return a.Diff(ctx, checked, diff.Options{BaseLabel: "base", HeadLabel: "head"})
+}
+
+// writeDiff renders d as Markdown or JSON to stdout, or to the file out
+// (atomically, its directory made).
+func (c *cli) writeDiff(d *diff.Diff, format, out string) error {
+	var b []byte
+	if format == "json" {
 		var err error
-		if out, err = d.JSON(); err != nil {
+		if b, err = d.JSON(); err != nil {
 			return err
 		}
 	} else {
-		out = []byte(diff.Markdown(d, diff.RenderOptions{}))
+		b = []byte(diff.Markdown(d, diff.RenderOptions{}))
 	}
-	if f.out != "" {
-		if dir := filepath.Dir(f.out); dir != "" {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return &fault.Error{Code: fault.IOFailed, Message: "--out " + f.out, Err: err}
-			}
-		}
-		if err := atomicfile.Write(f.out, out); err != nil {
-			return &fault.Error{Code: fault.IOFailed, Message: "--out " + f.out, Err: err}
-		}
-		return nil
+	if out == "" {
+		_, err := c.stdout.Write(b)
+		return err
 	}
-	_, err := c.stdout.Write(out)
-	return err
+	if dir := filepath.Dir(out); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return &fault.Error{Code: fault.IOFailed, Message: "--out " + out, Err: err}
+		}
+	}
+	if err := atomicfile.Write(out, b); err != nil {
+		return &fault.Error{Code: fault.IOFailed, Message: "--out " + out, Err: err}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 // in from an init function, and every verb constructor commands.go names
 // exists in its own file.
 func TestCommandTreeIsDeclaredInOneFile(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

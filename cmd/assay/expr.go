@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/spf13/cobra"
 )
 
@@ -79,84 +77,31 @@ exits 1.`,
 	return cmd
 }
 
-// Raw-text bounds of the JSON arguments, checked before anything is
-// parsed, so that a huge argument costs neither the parse nor its tree.
-// The contract bounds canonical bytes (16 KiB of program, 256 KiB of env),
-// which only parsing can measure; 64 times that in raw text leaves room
-// for any indentation a person writes, and past it the argument is
-// refused with the contract's own bound.
-const (
-	maxProgramText = 64 * expr.MaxProgramBytes // 1 MiB
-	maxEnvText     = 64 * expr.MaxEnvBytes     // 16 MiB
-)
-
-// textBound is the raw-text bound of a JSON argument and the EXPR_BOUNDS
-// error that reports it.
-type textBound struct {
-	max  int
-	what string // the contract bound it stands for
-	cmax int    // that bound's maximum
-}
-
-var (
-	programText = textBound{maxProgramText, "program-bytes", expr.MaxProgramBytes}
-	envText     = textBound{maxEnvText, "env-bytes", expr.MaxEnvBytes}
-	namesText   = textBound{maxProgramText, "", 0}
-)
-
 // jsonArg reads a JSON argument given inline or as @FILE (@- for stdin),
 // refusing text over its bound before parsing it.
-func (c *cli) jsonArg(flag, arg string, bound textBound) (any, error) {
+func (c *cli) jsonArg(flag, arg string, bound expr.TextBound) (any, error) {
 	var data []byte
 	var err error
 	rest, fromFile := strings.CutPrefix(arg, "@")
 	switch {
 	case fromFile && rest == "-":
-		data, err = io.ReadAll(io.LimitReader(c.stdin, int64(bound.max)+1))
+		data, err = io.ReadAll(io.LimitReader(c.stdin, int64(bound.Max)+1))
 	case fromFile:
-		data, err = canon.ReadBounded(rest, bound.max)
+		data, err = canon.ReadBounded(rest, bound.Max)
 	default:
 		data = []byte(arg)
 	}
-	if len(data) > bound.max || fault.CodeOf(err) == fault.BudgetExhausted {
-		if bound.what == "" {
-			return nil, expr.NewError(expr.CodeParse, map[string]any{"what": fmt.Sprintf("--%s is over %d bytes", flag, bound.max)})
-		}
-		return nil, expr.NewError(expr.CodeBounds, map[string]any{"what": bound.what, "max": bound.cmax})
-	}
-	var v any
-	if err == nil {
-		v, err = canon.Parse(data, bound.max)
-	}
-	if err != nil {
-		return nil, expr.NewError(expr.CodeParse, map[string]any{"what": fmt.Sprintf("--%s is not valid JSON: %v", flag, err)})
-	}
-	return v, nil
-}
-
-// parseFuel follows upstream's boundary: only an unsigned integer literal
-// is a budget; anything else is an immediate EXPR_BOUNDS. Integers beyond
-// the ceiling are passed on (saturated) so the pipeline reports them after
-// the env and static checks.
-func parseFuel(s string) (int, bool) {
-	if s == "" || strings.Trim(s, "0123456789") != "" {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil || n > math.MaxInt32 {
-		return expr.MaxFuel + 1, true
-	}
-	return int(n), true
+	return expr.ParseArgument(flag, data, err, bound)
 }
 
 func (c *cli) exprEval(programArg, envArg, fuelArg string) error {
-	program, err := c.jsonArg("program", programArg, programText)
+	program, err := c.jsonArg("program", programArg, expr.ProgramText)
 	if err != nil {
 		return c.exprResult(nil, 0, err)
 	}
 	env := map[string]any{}
 	if envArg != "" {
-		v, err := c.jsonArg("env", envArg, envText)
+		v, err := c.jsonArg("env", envArg, expr.EnvText)
 		if err != nil {
 			return c.exprResult(nil, 0, err)
 		}
@@ -168,7 +113,7 @@ func (c *cli) exprEval(programArg, envArg, fuelArg string) error {
 		}
 		env = m
 	}
-	fuel, ok := parseFuel(fuelArg)
+	fuel, ok := expr.ParseFuel(fuelArg)
 	if !ok {
 		return c.exprResult(nil, 0, expr.BudgetError())
 	}
@@ -206,24 +151,17 @@ func (c *cli) exprResult(v any, burn int, err error) error {
 // error as its message, with the suggestion a person needs beside it
 // ("hint": `did you mean "eq"?`) when there is one.
 func exprErrorJSON(err error) map[string]any {
-	out := map[string]any{"code": exprCode(err), "message": expr.Canonical(err)}
+	out := map[string]any{"code": expr.ErrorCode(err), "message": expr.Canonical(err)}
 	if m := trailingHint.FindStringSubmatch(expr.Describe(err)); m != nil {
 		out["hint"] = m[1]
 	}
 	return out
 }
 
-func exprCode(err error) string {
-	if c := fault.CodeOf(err); c != "" {
-		return c
-	}
-	return expr.CodeParse
-}
-
 // exprSentence prints an expression error for a person on a terminal:
 // the sentence the canonical error stands for, its code and the hint.
 func (c *cli) exprSentence(err error) {
-	writeSentence(c.stdout, exprCode(err), expr.Describe(err), "")
+	writeSentence(c.stdout, expr.ErrorCode(err), expr.Describe(err), "")
 }
 
 func (c *cli) exprCheck(programArg, namesArg string) error {
@@ -239,13 +177,13 @@ func (c *cli) exprCheck(programArg, namesArg string) error {
 		fmt.Fprintf(c.stdout, "%s\n", b)
 		return reported(err)
 	}
-	program, err := c.jsonArg("program", programArg, programText)
+	program, err := c.jsonArg("program", programArg, expr.ProgramText)
 	if err != nil {
 		return report(err)
 	}
 	var names []string
 	if rest, ok := strings.CutPrefix(namesArg, "@"); ok {
-		v, err := c.jsonArg("names", namesArg, namesText)
+		v, err := c.jsonArg("names", namesArg, expr.NamesText)
 		if err != nil {
 			return report(err)
 		}

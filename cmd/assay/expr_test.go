@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/golden"
 	"github.com/algal-assay/assay/engine/manifest"
 )
@@ -32,6 +33,7 @@ func runExprCases(t *testing.T, cases []exprCase) {
 }
 
 func TestExprEval(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "p.json")
 	env := filepath.Join(dir, "e.json")
@@ -59,6 +61,7 @@ func TestExprEval(t *testing.T) {
 }
 
 func TestExprEvalRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, "expr", "eval", "--program", `["add",1`)
 	if code != 1 || !strings.Contains(out, `"code":"EXPR_PARSE"`) || !strings.Contains(out, `"burn":0`) {
 		t.Fatalf("bad JSON: exit %d out %s", code, out)
@@ -77,6 +80,7 @@ func TestExprEvalRejectsBadInput(t *testing.T) {
 }
 
 func TestExprCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	names := putFile(t, dir, "names.json", `["a",7,"b"]`)
 	runExprCases(t, []exprCase{
@@ -91,6 +95,7 @@ func TestExprCheck(t *testing.T) {
 }
 
 func TestExprHelpNamesDefaultFuel(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, "expr", "eval", "--help")
 	if code != 0 || !strings.Contains(out, "10000") || !strings.Contains(out, "1000000") {
 		t.Fatalf("help: exit %d out %s", code, out)
@@ -103,6 +108,7 @@ func TestExprHelpNamesDefaultFuel(t *testing.T) {
 // and --env likewise with env-bytes; text under the bound whose canonical
 // form is small still runs.
 func TestExprArgumentsBoundedBeforeParsing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	huge := filepath.Join(dir, "huge.json")
 	if err := os.WriteFile(huge, bytes.Repeat([]byte("["), 2<<20), 0o644); err != nil {
@@ -111,7 +117,7 @@ func TestExprArgumentsBoundedBeforeParsing(t *testing.T) {
 	want := `{"burn":0,"error":{"code":"EXPR_BOUNDS","message":"{\"code\":\"EXPR_BOUNDS\",\"max\":16384,\"what\":\"program-bytes\"}"}}` + "\n"
 	for _, args := range [][]string{
 		{"expr", "eval", "--program", "@" + huge},
-		{"expr", "eval", "--program", strings.Repeat("[", maxProgramText+1)},
+		{"expr", "eval", "--program", strings.Repeat("[", expr.ProgramText.Max+1)},
 		{"expr", "check", "--program", "@" + huge},
 	} {
 		code, out, _ := runCLI(t, args...)
@@ -123,7 +129,7 @@ func TestExprArgumentsBoundedBeforeParsing(t *testing.T) {
 		}
 	}
 	bigEnv := filepath.Join(dir, "env.json")
-	if err := os.WriteFile(bigEnv, bytes.Repeat([]byte("{"), maxEnvText+1), 0o644); err != nil {
+	if err := os.WriteFile(bigEnv, bytes.Repeat([]byte("{"), expr.EnvText.Max+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, out, _ := runCLI(t, "expr", "eval", "--program", "1", "--env", "@"+bigEnv); code != 1 ||
@@ -139,6 +145,7 @@ func TestExprArgumentsBoundedBeforeParsing(t *testing.T) {
 // TestExprDocsInSync keeps docs/expr.md equal to what the op table
 // generates; -update rewrites it.
 func TestExprDocsInSync(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, "expr", "ops", "--markdown")
 	if code != 0 {
 		t.Fatalf("expr ops --markdown: exit %d: %s", code, errOut)
@@ -149,6 +156,7 @@ func TestExprDocsInSync(t *testing.T) {
 // TestExprOps: the table names every op with its arity, fuel and the
 // example's result; --json is the same reference as canonical JSON.
 func TestExprOps(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, "expr", "ops")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -177,6 +185,7 @@ func TestExprOps(t *testing.T) {
 // manifest package keeps the canonical text (a spawned child's manifest
 // error is recorded in its receipt).
 func TestManifestExprErrorsReadAsSentences(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "m.json")
 	doc := `{"contract":"algal.organism.v1","key":"organism:t","name":"T","cells":[{"id":"rate","kind":"expr",
 	 "inputs":{"x":"json"},"expr":{"contract":"algal.expr.v1","program":["eqq",1,1]},"output":{"kind":"json","schema":{}}}]}`

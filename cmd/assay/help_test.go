@@ -11,6 +11,7 @@ import (
 // top-level verb in a group, and every verb has an example whose flags it
 // accepts.
 func TestHelpIsGroupedWithAnExampleOnEveryVerb(t *testing.T) {
+	t.Parallel()
 	root := newRoot(&cli{})
 	for _, cmd := range root.Commands() {
 		if cmd.GroupID == "" && cmd.IsAvailableCommand() {

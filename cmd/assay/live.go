@@ -10,6 +10,7 @@ import (
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
 	"github.com/algal-assay/assay/harness/liverun"
+	"github.com/algal-assay/assay/internal/workroot"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -38,26 +39,9 @@ func (f liveFlags) resolve() (archive.Mode, string, error) {
 	}
 	dir := f.archive
 	if dir == "" {
-		dir = filepath.Join(repoRoot(), archive.DefaultDir)
+		dir = filepath.Join(workroot.Git(), archive.DefaultDir)
 	}
 	return mode, dir, nil
-}
-
-// repoRoot is the nearest directory at or above the working directory
-// holding .git, else the working directory.
-func repoRoot() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "."
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return wd
-		}
-	}
 }
 
 // answerer is who answers the live backends of a run of this command:

@@ -19,7 +19,13 @@ func newMailboxCmd(c *cli) *cobra.Command {
 	}
 	var dir string
 	cmd.PersistentFlags().StringVar(&dir, "dir", store.DefaultDir, "store `DIR` holding the mailboxes")
+	cmd.AddCommand(newMailboxCreateCmd(c, &dir), newMailboxSendCmd(c, &dir), newMailboxReceiveCmd(c, &dir),
+		newMailboxListCmd(c, &dir), newMailboxRevokeCmd(c, &dir))
+	return cmd
+}
 
+// newMailboxCreateCmd is `assay mailbox create NAME`.
+func newMailboxCreateCmd(c *cli, dir *string) *cobra.Command {
 	var maxMessages, maxBytes int
 	create := &cobra.Command{
 		Use:   "create NAME",
@@ -37,7 +43,7 @@ func newMailboxCmd(c *cli) *cobra.Command {
 			if maxBytes < 1 || maxBytes > mailbox.MaxMessageBytes {
 				return usagef("--max-message-bytes must be 1..%d", mailbox.MaxMessageBytes)
 			}
-			cfg, err := mailbox.Open(dir).Create(args[0], maxMessages, maxBytes)
+			cfg, err := mailbox.Open(*dir).Create(args[0], maxMessages, maxBytes)
 			if err != nil {
 				return err
 			}
@@ -53,7 +59,11 @@ func newMailboxCmd(c *cli) *cobra.Command {
 	fl.IntVar(&maxBytes, "message-bytes", mailbox.DefaultMessageBytes, "alias of --max-message-bytes")
 	_ = fl.MarkHidden("pending")
 	_ = fl.MarkHidden("message-bytes")
+	return create
+}
 
+// newMailboxSendCmd is `assay mailbox send CAP [FILE|-]`.
+func newMailboxSendCmd(c *cli, dir *string) *cobra.Command {
 	var key, literal string
 	send := &cobra.Command{
 		Use:   "send CAP [FILE|-]",
@@ -86,7 +96,7 @@ func newMailboxCmd(c *cli) *cobra.Command {
 			} else if !canon.IsDigest(k) {
 				return usagef("--idempotency-key must be sha256:<64 hex>")
 			}
-			id, dup, err := mailbox.Open(dir).Send(args[0], v, k)
+			id, dup, err := mailbox.Open(*dir).Send(args[0], v, k)
 			if err != nil {
 				return err
 			}
@@ -95,7 +105,11 @@ func newMailboxCmd(c *cli) *cobra.Command {
 	}
 	send.Flags().StringVar(&key, "idempotency-key", "", "sha256:... key making retries the same delivery")
 	send.Flags().StringVar(&literal, "value", "", "the message as literal `JSON` instead of a file")
+	return send
+}
 
+// newMailboxReceiveCmd is `assay mailbox receive CAP`.
+func newMailboxReceiveCmd(c *cli, dir *string) *cobra.Command {
 	receive := &cobra.Command{
 		Use:   "receive CAP",
 		Short: "Take the next message through a receive handle",
@@ -103,7 +117,7 @@ func newMailboxCmd(c *cli) *cobra.Command {
 			"{\"empty\":true,\"pending\":0} and exits 1.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			svc := mailbox.Open(dir)
+			svc := mailbox.Open(*dir)
 			n, err := svc.Pending(args[0])
 			if err != nil {
 				return err
@@ -121,13 +135,17 @@ func newMailboxCmd(c *cli) *cobra.Command {
 			return c.emit(map[string]any{"id": id, "message": msg}, "")
 		},
 	}
+	return receive
+}
 
+// newMailboxListCmd is `assay mailbox list`.
+func newMailboxListCmd(c *cli, dir *string) *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the store's mailboxes with their bounds and pending counts",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			boxes, err := mailbox.Open(dir).List()
+			boxes, err := mailbox.Open(*dir).List()
 			if err != nil {
 				return err
 			}
@@ -139,18 +157,21 @@ func newMailboxCmd(c *cli) *cobra.Command {
 			return c.emit(map[string]any{"mailboxes": out}, "")
 		},
 	}
+	return list
+}
 
+// newMailboxRevokeCmd is `assay mailbox revoke HANDLE`.
+func newMailboxRevokeCmd(c *cli, dir *string) *cobra.Command {
 	revoke := &cobra.Command{
 		Use:   "revoke HANDLE",
 		Short: "Disable one handle (the mailbox's other handle keeps working)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := mailbox.Open(dir).Revoke(args[0]); err != nil {
+			if err := mailbox.Open(*dir).Revoke(args[0]); err != nil {
 				return err
 			}
 			return c.emit(map[string]any{"revoked": args[0]}, "")
 		},
 	}
-	cmd.AddCommand(create, send, receive, list, revoke)
-	return cmd
+	return revoke
 }

@@ -12,6 +12,7 @@ const cliWait = `{"contract":"algal.organism.v1","key":"organism:wait","name":"W
  "edges":[{"from":{"cell":"in","port":"inbox"},"to":{"cell":"wait","port":"mailbox"}}]}`
 
 func TestMailboxCLIReceiveSuspendsAndResumes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := filepath.Join(dir, "store")
 	code, out, errb := runCLI(t, "mailbox", "create", "inbox", "--dir", st)
@@ -89,6 +90,7 @@ func TestMailboxCLIReceiveSuspendsAndResumes(t *testing.T) {
 }
 
 func TestMailboxCLIReceiveAndList(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := filepath.Join(dir, "store")
 	_, out, _ := runCLI(t, "mailbox", "create", "jobs", "--dir", st, "--max-messages", "2", "--max-message-bytes", "64")

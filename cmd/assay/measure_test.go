@@ -49,6 +49,7 @@ func measureDir(t *testing.T) string {
 }
 
 func TestBenchVerbs(t *testing.T) {
+	t.Parallel()
 	dir := measureDir(t)
 	st := filepath.Join(dir, "store")
 	report := filepath.Join(dir, "report.json")
@@ -95,6 +96,7 @@ func TestBenchVerbs(t *testing.T) {
 }
 
 func TestFoundryVerbs(t *testing.T) {
+	t.Parallel()
 	dir := measureDir(t)
 	st := filepath.Join(dir, "store")
 	report := filepath.Join(dir, "report.json")

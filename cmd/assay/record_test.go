@@ -71,6 +71,7 @@ func writeAssembly(t *testing.T, a runrecord.Assembly) string {
 }
 
 func TestRecordShowText(t *testing.T) {
+	t.Parallel()
 	dir, sameAssembly := completedRun(t)
 	changed := recordAssembly("paper-to-galaxy")
 	changed.Phases[0].Skill = "summarize-v2"
@@ -121,6 +122,7 @@ func TestRecordShowText(t *testing.T) {
 }
 
 func TestRecordShowJSON(t *testing.T) {
+	t.Parallel()
 	dir, assembly := completedRun(t)
 	code, out, errb := runCLI(t, "record", "show", "--json", "--assembly", assembly, dir)
 	if code != exitOK {
@@ -153,6 +155,7 @@ func TestRecordShowJSON(t *testing.T) {
 }
 
 func TestRecordShowBrokenRecords(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		body  *string
@@ -207,6 +210,7 @@ func strPtr(s string) *string { return &s }
 // record against the workload as it is (match) and as a later revision
 // (drift).
 func TestRecordShowChecksTodaysWorkload(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	workload := triageBenchIn(t, tmp)
 	body := readFile(t, workload)
@@ -236,6 +240,7 @@ func TestRecordShowChecksTodaysWorkload(t *testing.T) {
 // record show puts the gate's verdict beside the run's status, and marks a
 // run made on a modified working tree.
 func TestRecordShowGateAndModified(t *testing.T) {
+	t.Parallel()
 	dir, _ := completedRun(t)
 	gate := `{"passed":false,"rules":[{"passed":true},{"passed":false},{"passed":true}],"workload":"w"}`
 	putFile(t, dir, "gate.json", gate)

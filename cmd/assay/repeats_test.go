@@ -7,6 +7,7 @@ import (
 )
 
 func TestRunRepeatsFlag(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	store, runs := filepath.Join(tmp, "store"), filepath.Join(tmp, "runs")
 	code, out, errb := runCLI(t, "run", "--dir", store, "--out", runs, "--repeats", "3", "../../suites/ticket-triage.bench.yaml")

@@ -77,30 +77,13 @@ func (c *cli) replay(path string, f replayFlags) error {
 	if err != nil {
 		return err
 	}
-	opts := vm.ReplayOptions{Store: view}
-	if f.args != "" {
-		if opts.Args, err = c.readArgs(f.args); err != nil {
-			return err
-		}
-	}
-	if f.responses != "" {
-		s, err := effect.LoadScripted("scripted", f.responses)
-		if err != nil {
-			return err
-		}
-		opts.Executors = append(opts.Executors, s)
-	}
-	if opts.ToolSignatures, err = toolSignatures(f.tools); err != nil {
+	opts, err := c.replayOptions(f, view)
+	if err != nil {
 		return err
 	}
-	var transports bundle.Transports
-	if f.transports != "" {
-		if transports, err = bundle.LoadTransports(f.transports); err != nil {
-			return err
-		}
-		if transports == nil {
-			transports = bundle.Transports{}
-		}
+	transports, err := f.loadTransports()
+	if err != nil {
+		return err
 	}
 	var persist store.Store
 	if f.write {
@@ -110,25 +93,67 @@ func (c *cli) replay(path string, f replayFlags) error {
 	if err != nil {
 		return err
 	}
-	if c.readable() {
-		// --out still receives upstream's bytes; the terminal gets a sentence.
-		if f.out != "" {
-			b, err := canon.Encode(cmp.Value())
-			if err != nil {
-				return err
-			}
-			if err := writeOut(f.out, b); err != nil {
-				return err
-			}
-		}
-		if _, err := fmt.Fprint(c.stdout, cmp.Readable()); err != nil {
-			return err
-		}
-	} else if err := c.emit(cmp.Value(), f.out); err != nil {
+	if err := c.printComparison(cmp, f.out); err != nil {
 		return err
 	}
 	if cmp.Verdict == vm.VerdictCouldNotReplay {
 		return reported(fmt.Errorf("could not replay: %s", cmp.Reason.Code))
 	}
 	return nil
+}
+
+// replayOptions are the args, the executor and the tool signatures the
+// flags give a replay over view.
+func (c *cli) replayOptions(f replayFlags, view store.Store) (vm.ReplayOptions, error) {
+	opts := vm.ReplayOptions{Store: view}
+	var err error
+	if f.args != "" {
+		if opts.Args, err = c.readArgs(f.args); err != nil {
+			return opts, err
+		}
+	}
+	if f.responses != "" {
+		s, err := effect.LoadScripted("scripted", f.responses)
+		if err != nil {
+			return opts, err
+		}
+		opts.Executors = append(opts.Executors, s)
+	}
+	opts.ToolSignatures, err = toolSignatures(f.tools)
+	return opts, err
+}
+
+// loadTransports reads --transports (nil without it).
+func (f replayFlags) loadTransports() (bundle.Transports, error) {
+	if f.transports == "" {
+		return nil, nil
+	}
+	t, err := bundle.LoadTransports(f.transports)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		t = bundle.Transports{}
+	}
+	return t, nil
+}
+
+// printComparison prints the comparison record (and writes it with
+// --out); on a terminal a person reads sentences, and --out still
+// receives upstream's bytes.
+func (c *cli) printComparison(cmp *vm.Comparison, out string) error {
+	if !c.readable() {
+		return c.emit(cmp.Value(), out)
+	}
+	if out != "" {
+		b, err := canon.Encode(cmp.Value())
+		if err != nil {
+			return err
+		}
+		if err := writeOut(out, b); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprint(c.stdout, cmp.Readable())
+	return err
 }

@@ -40,6 +40,7 @@ func countFiles(t *testing.T, dir string) int {
 }
 
 func TestReplayCLIIdentical(t *testing.T) {
+	t.Parallel()
 	dir, rec, st := replayFixture(t)
 	before := countFiles(t, st)
 	code, stdout, stderr := runCLI(t, "replay", rec, "--with", filepath.Join(dir, "triage.algal.json"), "--dir", st)
@@ -56,6 +57,7 @@ func TestReplayCLIIdentical(t *testing.T) {
 }
 
 func TestReplayCLIDivergedWrite(t *testing.T) {
+	t.Parallel()
 	dir, rec, st := replayFixture(t)
 	rev := putFile(t, dir, "revised.algal.json", strings.Replace(runTriage, "Classify.", "Classify carefully.", 1))
 	resp := putFile(t, dir, "live.json", `{"route":"feature"}`)
@@ -91,6 +93,7 @@ func TestReplayCLIDivergedWrite(t *testing.T) {
 }
 
 func TestReplayCLICouldNotReplay(t *testing.T) {
+	t.Parallel()
 	dir, rec, st := replayFixture(t)
 	rev := putFile(t, dir, "revised.algal.json", strings.Replace(runTriage, "Classify.", "Classify carefully.", 1))
 	code, stdout, _ := runCLI(t, "replay", rec, "--with", rev, "--dir", st)
@@ -110,6 +113,7 @@ func TestReplayCLICouldNotReplay(t *testing.T) {
 }
 
 func TestReplayCLIUsage(t *testing.T) {
+	t.Parallel()
 	_, rec, _ := replayFixture(t)
 	if code, _, _ := runCLI(t, "replay", rec); code != 2 {
 		t.Fatalf("missing --with: exit %d, want 2", code)

@@ -27,6 +27,7 @@ func gateDigest(rec map[string]any) string {
 }
 
 func TestGateSuspendsThenResumesFromCLI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := putFile(t, dir, "gated.algal.json", cliGate)
 	args := putFile(t, dir, "args.json", `{"pr":{"diff":"+1"}}`)

@@ -201,15 +201,8 @@ func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map
 		return nil, "", err
 	}
 	rec, err := c.runHosted(cmd, cmdArgs, f, st, m, "run", func(host *vm.Host) (map[string]any, string, error) {
-		for _, t := range f.transports {
-			name, dir, ok := strings.Cut(t, "=")
-			if !ok || name == "" || dir == "" || strings.Contains(dir, "://") {
-				return nil, "", usagef("--transport wants NAME=DIR (a local bundle directory), got %q", t)
-			}
-			if host.Transports == nil {
-				host.Transports = map[string]string{}
-			}
-			host.Transports[name] = dir
+		if err := addTransports(host, f.transports); err != nil {
+			return nil, "", err
 		}
 		return runCase(m, args, host)
 	})
@@ -217,6 +210,21 @@ func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map
 		return nil, "", err
 	}
 	return c.persistReceipt(st, rec, f)
+}
+
+// addTransports gives host the --transport NAME=DIR bundle directories.
+func addTransports(host *vm.Host, transports []string) error {
+	for _, t := range transports {
+		name, dir, ok := strings.Cut(t, "=")
+		if !ok || name == "" || dir == "" || strings.Contains(dir, "://") {
+			return usagef("--transport wants NAME=DIR (a local bundle directory), got %q", t)
+		}
+		if host.Transports == nil {
+			host.Transports = map[string]string{}
+		}
+		host.Transports[name] = dir
+	}
+	return nil
 }
 
 // runCase runs m on args and names the case by the digest of its args.

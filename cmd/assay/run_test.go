@@ -118,6 +118,7 @@ func recordTriage(t *testing.T, dir, ticket, st, out string) (string, string) {
 }
 
 func TestRunAndVerify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := filepath.Join(dir, "store")
 	out := filepath.Join(dir, "receipt.json")
@@ -160,6 +161,7 @@ func TestRunAndVerify(t *testing.T) {
 }
 
 func TestRunFailedOutcomeExitsOne(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := putFile(t, dir, "triage.algal.json", runTriage)
 	args := putFile(t, dir, "args.json", `{"ticket":{"text":"x"}}`)
@@ -175,6 +177,7 @@ func TestRunFailedOutcomeExitsOne(t *testing.T) {
 }
 
 func TestRunCacheEffects(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := putFile(t, dir, "triage.algal.json", runTriage)
 	args := putFile(t, dir, "args.json", `{"ticket":{"text":"x"}}`)
@@ -192,6 +195,7 @@ func TestRunCacheEffects(t *testing.T) {
 }
 
 func TestRunRejections(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := putFile(t, dir, "bad.algal.json", `{"contract":"algal.organism.v1"}`)
 	code, _, stderr := runCLI(t, "run", bad)
@@ -208,6 +212,7 @@ func TestRunRejections(t *testing.T) {
 }
 
 func TestRunModulesAndVerifyFromStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mods := filepath.Join(dir, "mods")
 	putFile(t, mods, "child.algal.json", `{"contract":"algal.organism.v1","key":"organism:child","name":"C",
@@ -232,6 +237,7 @@ func TestRunModulesAndVerifyFromStore(t *testing.T) {
 }
 
 func TestRunTransport(t *testing.T) {
+	t.Parallel()
 	ex := upstreamExamples(t, "upstream's remote example")
 	dir := t.TempDir()
 	args := putFile(t, dir, "args.json", `{"q":{"text":"hello"}}`)

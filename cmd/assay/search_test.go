@@ -42,6 +42,7 @@ func searchDir(t *testing.T) string {
 }
 
 func TestFoundrySearchVerbs(t *testing.T) {
+	t.Parallel()
 	dir := searchDir(t)
 	st := filepath.Join(dir, "store")
 	report := filepath.Join(dir, "report.json")
@@ -87,6 +88,7 @@ func TestFoundrySearchVerbs(t *testing.T) {
 }
 
 func TestFoundrySearchRejections(t *testing.T) {
+	t.Parallel()
 	dir := searchDir(t)
 	st := filepath.Join(dir, "store")
 	// A search block outside `foundry search` is refused, as upstream does.

@@ -14,6 +14,7 @@ import (
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/console"
+	"github.com/algal-assay/assay/internal/workroot"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -176,7 +177,7 @@ func (f workloadFlags) validate() error {
 // writes lands at the root, where .gitignore covers it, and the default
 // suites are the root's. It returns the workload paths.
 func (f *workloadFlags) atRoot(c *cli, paths []string) []string {
-	root, ok := workRoot()
+	root, ok := workroot.Above()
 	if !ok {
 		return paths
 	}
@@ -265,29 +266,4 @@ func (c *cli) reportJob(r workloadReport, results []*harness.Result, total int, 
 		return reported(fmt.Errorf("%d workloads failed", failed))
 	}
 	return nil
-}
-
-// workRoot finds the root of the project the working directory is inside,
-// as go finds a module (the nearest go.mod) or else git a work tree (the
-// nearest .git; live.go's repoRoot, where the archive goes, looks for .git
-// alone): ok only when that root is an ancestor, not the working directory
-// itself, where the defaults already are.
-func workRoot() (string, bool) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for _, marker := range []string{"go.mod", ".git"} {
-		for dir := wd; ; {
-			if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
-				return dir, dir != wd
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", false
 }

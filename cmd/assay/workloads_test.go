@@ -13,6 +13,7 @@ import (
 )
 
 func TestWorkloadsRunFixtures(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	code, out, errb := runCLI(t, "workloads", "run", "--dir", filepath.Join(tmp, "store"), "--out", filepath.Join(tmp, "runs"), "--concurrency", "2", "../../suites")
 	if code != exitOK {
@@ -56,6 +57,7 @@ func triageBenchIn(t *testing.T, dir string, edits ...string) string {
 }
 
 func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	triageBenchIn(t, dir, "cheap-single: 4", "cheap-single: 5")
 	code, out, errb := runCLI(t, "workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), dir)
@@ -79,6 +81,7 @@ func TestWorkloadsRunGateFailureExitsOne(t *testing.T) {
 }
 
 func TestWorkloadsRunRejectsBadYAML(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := putFile(t, dir, "x.bench.yaml", "name: x\nrevision: 1\nsystem: []\n")
 	code, out, errb := runCLI(t, "workloads", "run", "--dir", "", "--out", filepath.Join(dir, "runs"), p)
@@ -92,6 +95,7 @@ func TestWorkloadsRunRejectsBadYAML(t *testing.T) {
 }
 
 func TestWorkloadsRunNothingFound(t *testing.T) {
+	t.Parallel()
 	code, _, errb := runCLI(t, "workloads", "run", t.TempDir())
 	if code != exitError || !strings.Contains(errb, "WORKLOAD_INVALID") {
 		t.Fatalf("exit %d: %s", code, errb)
@@ -102,6 +106,7 @@ func TestWorkloadsRunNothingFound(t *testing.T) {
 // the run itself can no longer be cancelled) must still stop the job:
 // nothing further runs and the job fails.
 func TestWorkloadsRunStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	var out, errb bytes.Buffer
 	c := &cli{stdout: &out, stderr: &errb}
@@ -122,6 +127,7 @@ func TestWorkloadsRunStopsWhenCancelled(t *testing.T) {
 // --json replaces the summary with one document; --junit writes a report
 // naming each failed check and the run directory.
 func TestWorkloadsRunJSONAndJUnit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	triageBenchIn(t, dir, "cheap-single: 4", "cheap-single: 5")
 	putFile(t, dir, "broken.bench.yml", "name: broken\nrevision: 1\nsystem: []\n")
@@ -175,6 +181,7 @@ func TestWorkloadsRunJSONAndJUnit(t *testing.T) {
 
 // The cost column prints fixed precision, never a float's long tail.
 func TestSummaryCostHasFixedPrecision(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	code, out, errb := runCLI(t, "run", "--dir", filepath.Join(tmp, "s"), "--out", filepath.Join(tmp, "r"), "../../suites/ticket-triage.bench.yaml")
 	if code != exitOK {
