@@ -213,60 +213,24 @@ func (f *FileStore) publish(op, path string, data []byte, replace bool) (install
 	}
 	defer release()
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, errf(fault.IOFailed, op, dir, "%v", unwrap(err))
-	}
-	if err := noLink(dir); err != nil {
+	if err := prepareDir(op, dir, path); err != nil {
 		return false, err
 	}
-	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
-		return false, errf(fault.IOFailed, op, path, "not a regular file (%s)", st.Mode().Type())
-	}
-	tmp, err := os.CreateTemp(dir, TempPrefix)
+	tmpName, err := f.writeTemp(op, dir, data)
 	if err != nil {
-		return false, errf(fault.IOFailed, op, dir, "%v", unwrap(err))
+		return false, err
 	}
-	tmpName := tmp.Name()
-	moved := false
+	installed, moved, err := install(tmpName, path, replace)
 	defer func() {
 		if !moved {
 			os.Remove(tmpName) // after a link or a failure
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
+	if err != nil {
+		return false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 	}
-	if f.mode != 0 {
-		if err := tmp.Chmod(f.mode); err != nil {
-			tmp.Close()
-			return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
-		}
-	}
-	if f.pend == nil {
-		barriers.Add(1)
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return false, errf(fault.IOFailed, op, tmpName, "%v", unwrap(err))
-	}
-	if replace {
-		if err := os.Rename(tmpName, path); err != nil {
-			return false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
-		}
-		moved = true
-	} else {
-		var installed bool
-		installed, moved, err = installNew(tmpName, path)
-		if err != nil {
-			return false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
-		}
-		if !installed {
-			return false, nil
-		}
+	if !installed {
+		return false, nil
 	}
 	if f.pend != nil {
 		f.pend.add(path)
@@ -274,6 +238,72 @@ func (f *FileStore) publish(op, path string, data []byte, replace bool) (install
 	}
 	syncDir(dir)
 	return true, nil
+}
+
+// prepareDir makes the directory dir that path is published in, refusing
+// a symbolic link on the way and anything but a regular file at path.
+func prepareDir(op, dir, path string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return errf(fault.IOFailed, op, dir, "%v", unwrap(err))
+	}
+	if err := noLink(dir); err != nil {
+		return err
+	}
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return errf(fault.IOFailed, op, path, "not a regular file (%s)", st.Mode().Type())
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temporary file in dir, with the store's
+// mode, synced unless in a batch, and returns its name; on failure it
+// leaves no file behind.
+func (f *FileStore) writeTemp(op, dir string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, TempPrefix)
+	if err != nil {
+		return "", errf(fault.IOFailed, op, dir, "%v", unwrap(err))
+	}
+	err = f.fill(tmp, data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", errf(fault.IOFailed, op, tmp.Name(), "%v", unwrap(err))
+	}
+	return tmp.Name(), nil
+}
+
+// fill writes data to the open file tmp and sets its mode; outside a
+// batch it syncs the bytes, which must be durable before the name
+// appears.
+func (f *FileStore) fill(tmp *os.File, data []byte) error {
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if f.mode != 0 {
+		if err := tmp.Chmod(f.mode); err != nil {
+			return err
+		}
+	}
+	if f.pend != nil {
+		return nil
+	}
+	barriers.Add(1)
+	return tmp.Sync()
+}
+
+// install gives the written temporary file tmp its name path: by rename
+// when replace is set, else only if path is still free (installNew).
+// moved reports whether tmp's name is gone.
+func install(tmp, path string, replace bool) (installed, moved bool, err error) {
+	if !replace {
+		return installNew(tmp, path)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return false, false, err
+	}
+	return true, true, nil
 }
 
 // linkNew is the portable no-replace publish: a hard link, which fails
