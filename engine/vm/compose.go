@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +15,7 @@ import (
 // nested runs child under prefix and maps its result onto the enclosing
 // cell: an inner unhandled failure becomes the cell's failure, an inner
 // stuck run fails STUCK, an inner suspension suspends the cell.
-func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]map[string]any, rec *receipt.Cell) (*scope, bool, *Failure) {
+func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]ports, rec *receipt.Cell) (*scope, bool, *Failure) {
 	depth := s.depth + 1
 	if depth > s.r.budgets.MaxDepth {
 		// The nested run itself fails, so the run failure (first wins)
@@ -41,15 +42,15 @@ func (s *scope) nested(child *manifest.Manifest, prefix string, feed map[string]
 }
 
 // interfaceFeed maps interface input values onto the child's input cells.
-func interfaceFeed(child *manifest.Manifest, vals map[string]any) map[string]map[string]any {
-	feed := map[string]map[string]any{}
+func interfaceFeed(child *manifest.Manifest, vals ports) map[string]ports {
+	feed := map[string]ports{}
 	for _, ip := range child.Interface.Inputs {
 		v, ok := vals[ip.Name]
 		if !ok {
 			continue
 		}
 		if feed[ip.Cell] == nil {
-			feed[ip.Cell] = map[string]any{}
+			feed[ip.Cell] = ports{}
 		}
 		feed[ip.Cell][ip.Port] = v
 	}
@@ -57,8 +58,8 @@ func interfaceFeed(child *manifest.Manifest, vals map[string]any) map[string]map
 }
 
 // interfaceOutputs reads the child's committed interface outputs.
-func interfaceOutputs(sc *scope) map[string]any {
-	out := map[string]any{}
+func interfaceOutputs(sc *scope) ports {
+	out := ports{}
 	for _, ip := range sc.m.Interface.Outputs {
 		j, ok := sc.m.CellIndex(ip.Cell)
 		if !ok || sc.st[j].status != receipt.StatusCommitted {
@@ -84,7 +85,7 @@ func (s *scope) recordVia(p string, sig *cellSig, rec *receipt.Cell) {
 	}
 }
 
-func (s *scope) organismCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+func (s *scope) organismCell(c *manifest.Cell, p string, sig *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 	sc, susp, f := s.nested(sig.child, p+"/", interfaceFeed(sig.child, in), rec)
 	if f != nil || susp {
 		return nil, f
@@ -93,7 +94,7 @@ func (s *scope) organismCell(c *manifest.Cell, p string, sig *cellSig, in map[st
 	return interfaceOutputs(sc), nil
 }
 
-func untilMet(u *manifest.Until, outs map[string]any) bool {
+func untilMet(u *manifest.Until, outs ports) bool {
 	v, ok := outs[u.Output]
 	if !ok {
 		return false
@@ -111,13 +112,10 @@ func untilMet(u *manifest.Until, outs map[string]any) bool {
 	return string(a) == string(b)
 }
 
-func (s *scope) repeatCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+func (s *scope) repeatCell(c *manifest.Cell, p string, sig *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 	e := c.Embed
-	vals := make(map[string]any, len(in))
-	for k, v := range in {
-		vals[k] = v
-	}
-	var outs map[string]any
+	vals := in.clone()
+	var outs ports
 	rounds := 0
 	for round := 0; round < e.MaxRounds; round++ {
 		rounds++
@@ -142,7 +140,7 @@ func (s *scope) repeatCell(c *manifest.Cell, p string, sig *cellSig, in map[stri
 	return outs, nil
 }
 
-func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 	e := c.Embed
 	list, ok := in[e.Over].([]any)
 	if !ok {
@@ -154,15 +152,12 @@ func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in map[string
 	// Items are not type-checked here: the child's input cell checks its
 	// value, so a mistyped item leaves the inner failed record and the run
 	// failure names the inner path, as in the native runtime.
-	outs := map[string]any{}
+	outs := ports{}
 	for _, op := range sig.outputs {
 		outs[op.Name] = []any{}
 	}
 	for i, item := range list {
-		vals := make(map[string]any, len(in))
-		for k, v := range in {
-			vals[k] = v
-		}
+		vals := in.clone()
 		vals[e.Over] = item
 		sc, susp, f := s.nested(sig.child, p+"/i"+strconv.Itoa(i)+"/", interfaceFeed(sig.child, vals), rec)
 		if f != nil || susp {
@@ -179,7 +174,7 @@ func (s *scope) eachCell(c *manifest.Cell, p string, sig *cellSig, in map[string
 	return outs, nil
 }
 
-func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+func (s *scope) spawnCell(c *manifest.Cell, p string, in ports, rec *receipt.Cell) (ports, *Failure) {
 	child, err := manifest.ParseValue(in["manifest"])
 	if err != nil {
 		return nil, asFailure(err)
@@ -187,39 +182,13 @@ func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec *re
 	if err := s.r.admit(child); err != nil {
 		return nil, asFailure(err)
 	}
-	vals := map[string]any{}
-	if a, ok := in["args"]; ok {
-		am, ok := a.(map[string]any)
-		if !ok {
-			return nil, failf(fault.TypeMismatch, "spawn args must be an object keyed by interface inputs")
-		}
-		vals = am
+	vals, f := spawnArgs(in)
+	if f != nil {
+		return nil, f
 	}
-	feed := map[string]map[string]any{}
-	if child.Interface != nil {
-		for _, ip := range child.Interface.Inputs {
-			pt, f := s.r.interfacePort(child, ip, false)
-			if f != nil {
-				return nil, f
-			}
-			if pt.Type == manifest.TypeCap {
-				return nil, failf(fault.TypeMismatch, "spawned interface input %s is a capability port", ip.Name)
-			}
-		}
-		for _, k := range canon.SortedKeys(vals) {
-			found := false
-			for _, ip := range child.Interface.Inputs {
-				if ip.Name == k {
-					found = true
-				}
-			}
-			if !found {
-				return nil, failf(fault.InterfaceMismatch, "spawn args name %s, not an interface input", k)
-			}
-		}
-		feed = interfaceFeed(child, vals)
-	} else if len(vals) > 0 {
-		return nil, failf(fault.InterfaceMismatch, "spawned manifest declares no interface")
+	feed, f := s.r.spawnFeed(child, vals)
+	if f != nil {
+		return nil, f
 	}
 	if _, err := s.r.host.Store.Put(store.Manifests, child.Value); err != nil {
 		return nil, asFailure(err)
@@ -228,9 +197,50 @@ func (s *scope) spawnCell(c *manifest.Cell, p string, in map[string]any, rec *re
 	if f != nil || susp {
 		return nil, f
 	}
-	data := map[string]any{}
+	data := ports{}
 	if child.Interface != nil {
 		data = interfaceOutputs(sc)
 	}
-	return map[string]any{"data": data, "digest": child.Digest}, nil
+	return ports{"data": data.object(), "digest": child.Digest}, nil
+}
+
+// spawnArgs reads a spawn cell's optional args: an object keyed by the
+// child's interface inputs.
+func spawnArgs(in ports) (ports, *Failure) {
+	a, ok := in["args"]
+	if !ok {
+		return ports{}, nil
+	}
+	vals, ok := a.(map[string]any)
+	if !ok {
+		return nil, failf(fault.TypeMismatch, "spawn args must be an object keyed by interface inputs")
+	}
+	return vals, nil
+}
+
+// spawnFeed checks a spawned child's interface inputs (no capability
+// port) and that the args name only them, and maps the args onto the
+// child's input cells.
+func (r *runner) spawnFeed(child *manifest.Manifest, vals ports) (map[string]ports, *Failure) {
+	if child.Interface == nil {
+		if len(vals) > 0 {
+			return nil, failf(fault.InterfaceMismatch, "spawned manifest declares no interface")
+		}
+		return map[string]ports{}, nil
+	}
+	for _, ip := range child.Interface.Inputs {
+		pt, f := r.interfacePort(child, ip, false)
+		if f != nil {
+			return nil, f
+		}
+		if pt.Type == manifest.TypeCap {
+			return nil, failf(fault.TypeMismatch, "spawned interface input %s is a capability port", ip.Name)
+		}
+	}
+	for _, k := range canon.SortedKeys(vals) {
+		if !slices.ContainsFunc(child.Interface.Inputs, func(ip manifest.InterfacePort) bool { return ip.Name == k }) {
+			return nil, failf(fault.InterfaceMismatch, "spawn args name %s, not an interface input", k)
+		}
+	}
+	return interfaceFeed(child, vals), nil
 }

@@ -14,7 +14,7 @@ import (
 // digest, tool calls, shadowOut, rounds, items, via, slot: the kind's
 // manifest.KindSpec.Record keys), and a body that suspends sets rec.Status
 // to receipt.StatusSuspended.
-type activation func(s *scope, c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure)
+type activation func(s *scope, c *manifest.Cell, p string, sig *cellSig, in ports, rec *receipt.Cell) (ports, *Failure)
 
 // activations is the VM's half of the cell-kind table: what a cell of
 // each kind (manifest.Kinds) does when it activates. It is filled in init
@@ -22,55 +22,55 @@ type activation func(s *scope, c *manifest.Cell, p string, sig *cellSig, in map[
 var activations map[manifest.Kind]activation
 
 func init() {
-	agentLike := func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+	agentLike := func(s *scope, c *manifest.Cell, p string, _ *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 		return s.agentCell(c, p, in, rec)
 	}
 	activations = map[manifest.Kind]activation{
-		manifest.KindInput: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, _ map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindInput: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, _ ports, _ *receipt.Cell) (ports, *Failure) {
 			return s.inputCell(c)
 		},
-		manifest.KindConst: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, _ map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindConst: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, _ ports, _ *receipt.Cell) (ports, *Failure) {
 			return s.constCell(c)
 		},
-		manifest.KindFn: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, in map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindFn: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, in ports, _ *receipt.Cell) (ports, *Failure) {
 			return s.fnCell(c, in)
 		},
-		manifest.KindExpr: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, in map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindExpr: func(s *scope, c *manifest.Cell, _ string, _ *cellSig, in ports, _ *receipt.Cell) (ports, *Failure) {
 			return s.exprCell(c, in)
 		},
-		manifest.KindStore: func(s *scope, _ *manifest.Cell, _ string, _ *cellSig, in map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindStore: func(s *scope, _ *manifest.Cell, _ string, _ *cellSig, in ports, _ *receipt.Cell) (ports, *Failure) {
 			return s.storeCell(in)
 		},
-		manifest.KindLoad: func(s *scope, _ *manifest.Cell, _ string, _ *cellSig, in map[string]any, _ *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindLoad: func(s *scope, _ *manifest.Cell, _ string, _ *cellSig, in ports, _ *receipt.Cell) (ports, *Failure) {
 			return s.loadCell(in)
 		},
-		manifest.KindSlot: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindSlot: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 			return s.slotCell(c, p, in, rec)
 		},
-		manifest.KindTool: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindTool: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 			tsig, _ := s.r.toolSig(c.Tool.Name)
 			return s.toolCall(c.ID, p, p, c.Tool.Name, tsig, in, c.Tool.Budget.MaxEffectMs, rec)
 		},
 		manifest.KindAgent:      agentLike,
 		manifest.KindClassifier: agentLike,
 		manifest.KindGate:       agentLike,
-		manifest.KindDecide: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindDecide: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 			return s.decideCell(c, p, in, rec)
 		},
-		manifest.KindRecall: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindRecall: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 			return s.recallCell(c, p, in, rec)
 		},
 		manifest.KindOrganism: (*scope).organismCell,
 		manifest.KindRepeat:   (*scope).repeatCell,
 		manifest.KindEach:     (*scope).eachCell,
-		manifest.KindSpawn: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+		manifest.KindSpawn: func(s *scope, c *manifest.Cell, p string, _ *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 			return s.spawnCell(c, p, in, rec)
 		},
 	}
 }
 
 // activate runs one cell's body (see activation).
-func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in ports, rec *receipt.Cell) (ports, *Failure) {
 	act, ok := activations[c.Kind]
 	if !ok {
 		return nil, failf(fault.ManifestInvalid, "unsupported cell kind %s", c.Kind)
@@ -78,8 +78,8 @@ func (s *scope) activate(c *manifest.Cell, p string, sig *cellSig, in map[string
 	return act(s, c, p, sig, in, rec)
 }
 
-func (s *scope) constCell(c *manifest.Cell) (map[string]any, *Failure) {
-	out := map[string]any{}
+func (s *scope) constCell(c *manifest.Cell) (ports, *Failure) {
+	out := ports{}
 	for _, port := range c.Declared {
 		if port.Type == manifest.TypeRef {
 			if f := s.mustResolve(port.Value); f != nil {
@@ -91,7 +91,7 @@ func (s *scope) constCell(c *manifest.Cell) (map[string]any, *Failure) {
 	return out, nil
 }
 
-func (s *scope) fnCell(c *manifest.Cell, in map[string]any) (map[string]any, *Failure) {
+func (s *scope) fnCell(c *manifest.Cell, in ports) (ports, *Failure) {
 	fn, fsig, _ := s.r.host.fn(c.Fn)
 	out, extra, err := fn(in)
 	s.r.units += fsig.Cost + extra
@@ -105,7 +105,7 @@ func (s *scope) fnCell(c *manifest.Cell, in map[string]any) (map[string]any, *Fa
 	return out, nil
 }
 
-func (s *scope) exprCell(c *manifest.Cell, in map[string]any) (map[string]any, *Failure) {
+func (s *scope) exprCell(c *manifest.Cell, in ports) (ports, *Failure) {
 	v, burn, err := c.Expr.Program.Compiled.Eval(in, MaxExprFuel)
 	s.r.units += burn
 	if err != nil {
@@ -114,10 +114,10 @@ func (s *scope) exprCell(c *manifest.Cell, in map[string]any) (map[string]any, *
 	if f := exactOutput(c.ID, &c.Expr.Output, v); f != nil {
 		return nil, f
 	}
-	return map[string]any{"out": v}, nil
+	return ports{"out": v}, nil
 }
 
-func (s *scope) storeCell(in map[string]any) (map[string]any, *Failure) {
+func (s *scope) storeCell(in ports) (ports, *Failure) {
 	b, err := canon.Encode(in["data"])
 	if err != nil {
 		return nil, failf(fault.TypeMismatch, "store payload is not canonical JSON")
@@ -130,10 +130,10 @@ func (s *scope) storeCell(in map[string]any) (map[string]any, *Failure) {
 	if perr != nil {
 		return nil, asFailure(perr)
 	}
-	return map[string]any{"ref": d}, nil
+	return ports{"ref": d}, nil
 }
 
-func (s *scope) loadCell(in map[string]any) (map[string]any, *Failure) {
+func (s *scope) loadCell(in ports) (ports, *Failure) {
 	ref, _ := in["ref"].(string)
 	v, ok, err := s.r.host.Store.Get(store.Values, ref)
 	if err != nil {
@@ -147,7 +147,7 @@ func (s *scope) loadCell(in map[string]any) (map[string]any, *Failure) {
 	if len(b) > MaxBlobBytes {
 		return nil, failf(fault.BudgetExhausted, "loaded payload %dB exceeds maxBlobBytes %dB", len(b), MaxBlobBytes)
 	}
-	return map[string]any{"data": v}, nil
+	return ports{"data": v}, nil
 }
 
 func exprFailure(err error) *Failure {
@@ -178,9 +178,9 @@ func (s *scope) mustResolve(v any) *Failure {
 	return nil
 }
 
-func (s *scope) inputCell(c *manifest.Cell) (map[string]any, *Failure) {
+func (s *scope) inputCell(c *manifest.Cell) (ports, *Failure) {
 	args := s.feed[c.ID]
-	out := map[string]any{}
+	out := ports{}
 	for _, k := range canon.SortedKeys(args) {
 		declared := false
 		for _, port := range c.Declared {
@@ -204,7 +204,7 @@ func (s *scope) inputCell(c *manifest.Cell) (map[string]any, *Failure) {
 	return out, nil
 }
 
-func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec *receipt.Cell) (map[string]any, *Failure) {
+func (s *scope) slotCell(c *manifest.Cell, p string, in ports, rec *receipt.Cell) (ports, *Failure) {
 	sc := c.Slot
 	rec.Slot = &receipt.Slot{Name: sc.Name, Mode: sc.Mode}
 	if sc.Mode == "write" {
@@ -219,7 +219,7 @@ func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec *rec
 		if err := s.r.host.Store.SetSlot(sc.Name, in["data"]); err != nil {
 			return nil, asFailure(err)
 		}
-		return map[string]any{"data": in["data"]}, nil
+		return ports{"data": in["data"]}, nil
 	}
 	// A read is nondeterministic input: verification serves the recorded
 	// outcome instead of the live slot.
@@ -229,7 +229,7 @@ func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec *rec
 			case receipt.StatusCommitted:
 				outs := recd.Outputs
 				if outs == nil {
-					outs = map[string]any{}
+					outs = ports{}
 				}
 				return outs, nil
 			case receipt.StatusFailed:
@@ -247,5 +247,5 @@ func (s *scope) slotCell(c *manifest.Cell, p string, in map[string]any, rec *rec
 		}
 		v = sc.Default
 	}
-	return map[string]any{"data": v}, nil
+	return ports{"data": v}, nil
 }

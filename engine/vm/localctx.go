@@ -51,9 +51,12 @@ type contextSnapshot struct {
 
 // captureContext snapshots, before a model turn, what the agent may read
 // back, and charges the capture as work.
-func (s *scope) captureContext(c *manifest.Cell, ctx map[string]any, calls []any) *contextSnapshot {
-	cells, hasCells := ctx["cells"]
-	snap, work := newContextSnapshot(c.Agent.Prompt, ctx["inputs"], cells, hasCells, calls)
+func (s *scope) captureContext(c *manifest.Cell, ctx *requestContext, calls []toolCallEntry) *contextSnapshot {
+	var cells any
+	if ctx.cells != nil {
+		cells = ctx.cellsValue()
+	}
+	snap, work := newContextSnapshot(c.Agent.Prompt, ctx.inputs.object(), cells, ctx.cells != nil, toolLogValue(calls))
 	s.r.units += work
 	return snap
 }
@@ -220,14 +223,14 @@ func queryBounds(v any) *Failure {
 // bounds, messages and codes: PARSE_FAILED for a malformed query,
 // BUDGET_EXHAUSTED for a bound, CAPABILITY_DENIED for an entry outside
 // the snapshot.
-func (s *scope) readContext(snap *contextSnapshot, inputs map[string]any) (any, *Failure) {
+func (s *scope) readContext(snap *contextSnapshot, inputs ports) (any, *Failure) {
 	s.r.units += localToolCost
 	return queryContext(snap, inputs)
 }
 
 // queryContext is readContext without the work charge.
-func queryContext(snap *contextSnapshot, inputs map[string]any) (any, *Failure) {
-	if _, f := closedKeys(inputs, "context tool inputs", "query"); f != nil {
+func queryContext(snap *contextSnapshot, inputs ports) (any, *Failure) {
+	if _, f := closedKeys(inputs.object(), "context tool inputs", "query"); f != nil {
 		return nil, f
 	}
 	if f := queryBounds(inputs["query"]); f != nil {

@@ -178,8 +178,8 @@ func (s *scope) producesMany(j int, port string) bool {
 }
 
 // checkPorts checks delivered or produced values against their ports.
-func checkPorts(ports []manifest.Port, vals map[string]any, what string) *Failure {
-	for _, p := range ports {
+func checkPorts(declared []manifest.Port, vals ports, what string) *Failure {
+	for _, p := range declared {
 		v, ok := vals[p.Name]
 		if !ok {
 			continue
@@ -192,7 +192,7 @@ func checkPorts(ports []manifest.Port, vals map[string]any, what string) *Failur
 }
 
 // checkOutputs rejects undeclared output ports and values that do not fit.
-func checkOutputs(cellID string, sig *cellSig, outs map[string]any) *Failure {
+func checkOutputs(cellID string, sig *cellSig, outs ports) *Failure {
 	for _, k := range canon.SortedKeys(outs) {
 		if _, ok := sig.output(k); !ok {
 			return failf(fault.TypeMismatch, "cell %s produced undeclared port %s", cellID, k)
@@ -270,4 +270,25 @@ func checkScalar(p manifest.Port, v any) *Failure {
 		}
 	}
 	return nil
+}
+
+// ports holds the values at a cell's ports by port name: the inputs
+// delivered to an activation, the outputs it commits, the args of one
+// input cell or the interface values a nested organism is fed. Each value
+// is arbitrary canonical JSON; the names are the cell's signature. canon
+// encodes only plain objects, so a ports value goes into a JSON value
+// through object().
+type ports map[string]any
+
+// object is p as a plain JSON object, for a request, a context or a
+// receipt value (a ports value inside an any would not encode).
+func (p ports) object() map[string]any { return p }
+
+// clone is a shallow copy (the values are shared, never modified).
+func (p ports) clone() ports {
+	out := make(ports, len(p))
+	for k, v := range p {
+		out[k] = v
+	}
+	return out
 }

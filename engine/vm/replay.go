@@ -149,7 +149,7 @@ type ReplayOptions struct {
 	Store store.Store
 	// Args override the recorded args per cell per port: an override
 	// replaces a port value, never a whole cell.
-	Args map[string]any
+	Args Args
 	// Executors answer, in admission order, the requests the record cannot
 	// (the tail after a divergence). None means such requests are unbound.
 	Executors []effect.Executor
@@ -194,7 +194,7 @@ func CompareValue(rec map[string]any, revision any, opts ReplayOptions) (*Compar
 }
 
 // begin checks the recorded receipt, decodes it and merges the args.
-func begin(rec map[string]any, opts ReplayOptions) (*Comparison, *receipt.Receipt, map[string]any, error) {
+func begin(rec map[string]any, opts ReplayOptions) (*Comparison, *receipt.Receipt, Args, error) {
 	if err := receipt.Check(rec); err != nil {
 		return nil, nil, nil, err
 	}
@@ -206,7 +206,7 @@ func begin(rec map[string]any, opts ReplayOptions) (*Comparison, *receipt.Receip
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ad, err := canon.Digest(args)
+	ad, err := canon.Digest(args.object())
 	if err != nil {
 		return nil, nil, nil, replayErrorf(fault.Parse, "args are not canonical JSON: %v", err)
 	}
@@ -216,23 +216,27 @@ func begin(rec map[string]any, opts ReplayOptions) (*Comparison, *receipt.Receip
 
 // mergeArgs lays override over base per cell per port, copying so neither
 // input is modified.
-func mergeArgs(base, override map[string]any) (map[string]any, error) {
-	out := make(map[string]any, len(base)+len(override))
-	for _, src := range []map[string]any{base, override} {
+func mergeArgs(base, override Args) (Args, error) {
+	merged := make(map[string]ports, len(base)+len(override))
+	for _, src := range []Args{base, override} {
 		for _, cell := range canon.SortedKeys(src) {
-			ports, ok := src[cell].(map[string]any)
+			from, ok := src.cellPorts(cell)
 			if !ok {
 				return nil, replayErrorf(fault.Parse, "args.%s must be an object of ports", cell)
 			}
-			dst, _ := out[cell].(map[string]any)
+			dst := merged[cell]
 			if dst == nil {
-				dst = make(map[string]any, len(ports))
-				out[cell] = dst
+				dst = make(ports, len(from))
+				merged[cell] = dst
 			}
-			for p, v := range ports {
+			for p, v := range from {
 				dst[p] = v
 			}
 		}
+	}
+	out := make(Args, len(merged))
+	for cell, p := range merged {
+		out[cell] = p.object()
 	}
 	return out, nil
 }
@@ -272,7 +276,7 @@ func (c *Comparison) sealed() (*Comparison, error) {
 	return c, nil
 }
 
-func (c *Comparison) replay(orig *receipt.Receipt, m *manifest.Manifest, args map[string]any, opts ReplayOptions) (*Comparison, error) {
+func (c *Comparison) replay(orig *receipt.Receipt, m *manifest.Manifest, args Args, opts ReplayOptions) (*Comparison, error) {
 	base := opts.Store
 	if base == nil {
 		base = store.NewMemStore()
@@ -318,7 +322,7 @@ func (c *Comparison) replay(orig *receipt.Receipt, m *manifest.Manifest, args ma
 // missingInput returns the first "cell.port" of a root input cell that an
 // edge reads but the args do not supply: left alone it would be a silently
 // dead edge, and the record has no value to replay for it.
-func missingInput(m *manifest.Manifest, args map[string]any) string {
+func missingInput(m *manifest.Manifest, args Args) string {
 	wired := map[manifest.Endpoint]bool{}
 	for _, e := range m.Edges {
 		wired[e.From] = true
@@ -327,9 +331,9 @@ func missingInput(m *manifest.Manifest, args map[string]any) string {
 		if c.Kind != manifest.KindInput {
 			continue
 		}
-		ports, _ := args[c.ID].(map[string]any)
+		given, _ := args.cellPorts(c.ID)
 		for _, p := range c.Declared {
-			if _, ok := ports[p.Name]; !ok && wired[manifest.Endpoint{Cell: c.ID, Port: p.Name}] {
+			if _, ok := given[p.Name]; !ok && wired[manifest.Endpoint{Cell: c.ID, Port: p.Name}] {
 				return c.ID + "." + p.Name
 			}
 		}

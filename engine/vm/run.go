@@ -200,7 +200,7 @@ func (r *runner) fail(f *Failure, path string) {
 // the sealed algal.run.v1 receipt. An error is returned only for host
 // faults (malformed args, event log overflow); every run-level outcome,
 // failed included, is a receipt.
-func Run(m *manifest.Manifest, args map[string]any, host *Host) (map[string]any, error) {
+func Run(m *manifest.Manifest, args Args, host *Host) (map[string]any, error) {
 	p, err := runChecked(m, args, host)
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ type produced struct {
 }
 
 // runChecked is run with the produced receipt validated.
-func runChecked(m *manifest.Manifest, args map[string]any, host *Host) (*produced, error) {
+func runChecked(m *manifest.Manifest, args Args, host *Host) (*produced, error) {
 	p, err := run(m, args, host, true)
 	if err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func (p *produced) validate() error {
 // validated, byte for byte; every other caller goes through runChecked.
 // Only with keepBytes does it keep the sealed receipt's canonical bytes;
 // otherwise the seal hashes the encoding as it streams.
-func run(m *manifest.Manifest, args map[string]any, host *Host, keepBytes bool) (*produced, error) {
+func run(m *manifest.Manifest, args Args, host *Host, keepBytes bool) (*produced, error) {
 	if host == nil {
 		host = &Host{}
 	}
@@ -249,22 +249,9 @@ func run(m *manifest.Manifest, args map[string]any, host *Host, keepBytes bool) 
 		h.Store = store.NewMemStore()
 		host = &h
 	}
-	if args == nil {
-		args = map[string]any{}
-	}
-	feed := map[string]map[string]any{}
-	for _, k := range canon.SortedKeys(args) {
-		ports, ok := args[k].(map[string]any)
-		if !ok {
-			return nil, &fault.Error{Code: fault.Parse, Message: fmt.Sprintf("args.%s must be an object of ports", k)}
-		}
-		feed[k] = ports
-	}
-	var err error
-	if b, err := canon.Encode(args); err != nil {
-		return nil, &fault.Error{Code: fault.Parse, Message: "args are not canonical JSON"}
-	} else if len(b) > receipt.MaxArgsBytes {
-		return nil, &fault.Error{Code: fault.BudgetExhausted, Message: "run argument bytes"}
+	feed, err := args.feed()
+	if err != nil {
+		return nil, err
 	}
 	ctx := host.Context
 	if ctx == nil {
@@ -287,7 +274,7 @@ func run(m *manifest.Manifest, args map[string]any, host *Host, keepBytes bool) 
 		Runtime:        receipt.Runtime{Name: receipt.RuntimeName, Version: receipt.RuntimeVersion},
 		ManifestDigest: m.Digest,
 		ManifestKey:    m.Key,
-		Args:           args,
+		Args:           args.object(),
 		Outcome:        outcome,
 		Cells:          r.cells,
 		Effects:        r.effects,
@@ -310,7 +297,7 @@ func run(m *manifest.Manifest, args map[string]any, host *Host, keepBytes bool) 
 	return &produced{typed: typed, rec: rec, canonical: canonical}, nil
 }
 
-func (r *runner) execute(m *manifest.Manifest, feed map[string]map[string]any) (string, error) {
+func (r *runner) execute(m *manifest.Manifest, feed map[string]ports) (string, error) {
 	r.event("run.start", "", m.Digest, "")
 	sc := newScope(r, m, "", 0, feed)
 	status := sc.run()
@@ -335,10 +322,50 @@ func (r *runner) execute(m *manifest.Manifest, feed map[string]map[string]any) (
 	return outcome, nil
 }
 
+// Args are a run's arguments: by input cell id, an object of that cell's
+// port values, as a workload, the CLI or a recorded receipt supplies them.
+// They are unchecked JSON until feed reads them.
+type Args map[string]any
+
+// object is a as a plain JSON object (the receipt's args; never nil).
+func (a Args) object() map[string]any {
+	if a == nil {
+		return map[string]any{}
+	}
+	return a
+}
+
+// cellPorts returns the ports of one cell's args (nil when absent) and
+// whether they are an object.
+func (a Args) cellPorts(cell string) (ports, bool) {
+	v, present := a[cell]
+	p, ok := v.(map[string]any)
+	return p, ok || !present
+}
+
+// feed checks that every cell's args are an object of ports and that the
+// whole fits the receipt's args bound, and returns them by cell.
+func (a Args) feed() (map[string]ports, error) {
+	feed := make(map[string]ports, len(a))
+	for _, k := range canon.SortedKeys(a) {
+		p, ok := a.cellPorts(k)
+		if !ok {
+			return nil, &fault.Error{Code: fault.Parse, Message: fmt.Sprintf("args.%s must be an object of ports", k)}
+		}
+		feed[k] = p
+	}
+	if b, err := canon.Encode(a.object()); err != nil {
+		return nil, &fault.Error{Code: fault.Parse, Message: "args are not canonical JSON"}
+	} else if len(b) > receipt.MaxArgsBytes {
+		return nil, &fault.Error{Code: fault.BudgetExhausted, Message: "run argument bytes"}
+	}
+	return feed, nil
+}
+
 // cellState is the resolution of one cell inside a scope.
 type cellState struct {
 	status  string // "" pending, or a receipt cell status
-	outputs map[string]any
+	outputs ports
 	failure *Failure
 }
 
@@ -352,13 +379,13 @@ type scope struct {
 	m      *manifest.Manifest
 	prefix string
 	depth  int
-	feed   map[string]map[string]any
+	feed   map[string]ports
 	st     []cellState
 	in     [][]*manifest.Edge // incoming edges per cell, manifest order
 	out    [][]*manifest.Edge
 }
 
-func newScope(r *runner, m *manifest.Manifest, prefix string, depth int, feed map[string]map[string]any) *scope {
+func newScope(r *runner, m *manifest.Manifest, prefix string, depth int, feed map[string]ports) *scope {
 	s := &scope{r: r, m: m, prefix: prefix, depth: depth, feed: feed,
 		st: make([]cellState, len(m.Cells)), in: make([][]*manifest.Edge, len(m.Cells)), out: make([][]*manifest.Edge, len(m.Cells))}
 	for _, e := range m.Edges {
@@ -478,11 +505,11 @@ func (s *scope) step(i int) bool {
 	}
 
 	sig, sigErr := s.signature(c)
-	inputs := map[string]any{}
+	inputs := ports{}
 	var inputErr *Failure
 	if sigErr == nil {
 		inputs, inputErr = collect(sig.inputs, delivered)
-		if skipped(sig.inputs, delivered, inputs) {
+		if skipped(sig.inputs, delivered) {
 			s.st[i] = cellState{status: receipt.StatusSkipped}
 			r.cells[p] = &receipt.Cell{Status: receipt.StatusSkipped}
 			r.event("cell.skip", p, "", "")
@@ -501,7 +528,7 @@ func (s *scope) step(i int) bool {
 	// rec is the cell record the activation fills in (effect digest, tool
 	// calls, slot, via, ...); an activation that suspends sets its status.
 	rec := &receipt.Cell{}
-	var outputs map[string]any
+	var outputs ports
 	var f *Failure
 	switch {
 	case sigErr != nil:
@@ -600,9 +627,9 @@ func kindName(v any) string { return guardKinds.Of(v) }
 // its single delivery, a many port collects every delivery in edge order
 // (flattening list producers), and an optional many port with nothing
 // delivered arrives as [].
-func collect(ports []manifest.Port, ds []delivery) (map[string]any, *Failure) {
-	in := map[string]any{}
-	for _, p := range ports {
+func collect(declared []manifest.Port, ds []delivery) (ports, *Failure) {
+	in := ports{}
+	for _, p := range declared {
 		var got []delivery
 		for _, d := range ds {
 			if d.edge.To.Port == p.Name {
@@ -635,12 +662,12 @@ func collect(ports []manifest.Port, ds []delivery) (map[string]any, *Failure) {
 
 // skipped applies the skip rule: a cell with declared inputs skips when
 // nothing was delivered to any of them or a required input got nothing.
-func skipped(ports []manifest.Port, ds []delivery, in map[string]any) bool {
-	if len(ports) == 0 {
+func skipped(declared []manifest.Port, ds []delivery) bool {
+	if len(declared) == 0 {
 		return false
 	}
 	any := false
-	for _, p := range ports {
+	for _, p := range declared {
 		got := false
 		for _, d := range ds {
 			if d.edge.To.Port == p.Name {

@@ -1,0 +1,372 @@
+package vm
+
+import (
+	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
+	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
+)
+
+// requestBudget is the budget object of an effect request:
+// min(cell ?? run, run) for the context and output bytes.
+type requestBudget struct{ maxContext, maxOutput int }
+
+func (s *scope) requestBudget(b manifest.Budget) requestBudget {
+	return requestBudget{maxContext: budgetFor(b.MaxContextBytes, s.r.budgets.MaxContextBytes),
+		maxOutput: budgetFor(b.MaxOutputBytes, s.r.budgets.MaxOutputBytes)}
+}
+
+func (b requestBudget) value() map[string]any {
+	return map[string]any{"maxContextBytes": float64(b.maxContext), "maxOutputBytes": float64(b.maxOutput)}
+}
+
+// requestContext is the context object of an agent-family request: the
+// viewed inputs and the turn, what the view adds (a note, the records of
+// the cells it names and the graph between them) and the tool log.
+type requestContext struct {
+	inputs ports
+	turn   int
+	note   *string
+	// cells is nil when the view names no cells; a nil entry is a cell
+	// that has not resolved (JSON null).
+	cells map[string]*viewedCell
+	graph []viewedEdge // nil: no graph
+	// toolLog is the tool log as sent (nil: absent).
+	toolLog []any
+}
+
+// viewedCell is the record of a cell an agent's view names.
+type viewedCell struct {
+	status  string
+	outputs ports // nil: absent
+}
+
+// viewedEdge is one edge of a view's graph; guard is the guard's
+// normalized value (nil: no guard).
+type viewedEdge struct {
+	from, to string
+	guard    any
+}
+
+func (c *requestContext) value() map[string]any {
+	v := map[string]any{"inputs": c.inputs.object(), "turn": float64(c.turn)}
+	if c.note != nil {
+		v["note"] = *c.note
+	}
+	if c.cells != nil {
+		v["cells"] = c.cellsValue()
+	}
+	if c.graph != nil {
+		edges := make([]any, len(c.graph))
+		for i, e := range c.graph {
+			edges[i] = e.value()
+		}
+		v["graph"] = map[string]any{"edges": edges}
+	}
+	if c.toolLog != nil {
+		v["toolLog"] = c.toolLog
+	}
+	return v
+}
+
+// cellsValue is the context's cells object.
+func (c *requestContext) cellsValue() map[string]any {
+	cells := make(map[string]any, len(c.cells))
+	for id, vc := range c.cells {
+		cells[id] = nil
+		if vc != nil {
+			cells[id] = vc.value()
+		}
+	}
+	return cells
+}
+
+func (vc *viewedCell) value() map[string]any {
+	v := map[string]any{"status": vc.status}
+	if vc.outputs != nil {
+		v["outputs"] = vc.outputs.object()
+	}
+	return v
+}
+
+func (e viewedEdge) value() map[string]any {
+	v := map[string]any{"from": e.from, "to": e.to}
+	if e.guard != nil {
+		v["guard"] = e.guard
+	}
+	return v
+}
+
+// viewInputs filters delivered inputs through view.inputs.
+func viewInputs(v manifest.View, in ports) ports {
+	if v.AllInputs {
+		return in.clone()
+	}
+	out := ports{}
+	for _, n := range v.Inputs {
+		if x, ok := in[n]; ok {
+			out[n] = x
+		}
+	}
+	return out
+}
+
+// viewContext builds the context shared by agent-family requests.
+func (s *scope) viewContext(id string, v manifest.View, in ports, turn int) *requestContext {
+	ctx := &requestContext{inputs: viewInputs(v, in), turn: turn}
+	if v.HasNote {
+		note := v.Note
+		ctx.note = &note
+	}
+	if len(v.Cells) == 0 {
+		return ctx
+	}
+	ctx.cells = make(map[string]*viewedCell, len(v.Cells))
+	viewed := map[string]bool{}
+	for _, vc := range v.Cells {
+		viewed[vc.Cell] = true
+		ctx.cells[vc.Cell] = s.viewedCell(vc)
+	}
+	if v.Graph {
+		ctx.graph = s.viewedGraph(id, viewed)
+	}
+	return ctx
+}
+
+// viewedCell is the record of the cell vc names, its outputs sliced to
+// vc.Ports; nil when it has not resolved.
+func (s *scope) viewedCell(vc manifest.ViewCell) *viewedCell {
+	j, ok := s.m.CellIndex(vc.Cell)
+	if !ok || s.st[j].status == "" {
+		return nil
+	}
+	rec := &viewedCell{status: s.st[j].status}
+	if outs := s.st[j].outputs; len(outs) > 0 {
+		rec.outputs = ports{}
+		for k, x := range outs {
+			if vc.Ports == nil || contains(vc.Ports, k) {
+				rec.outputs[k] = x
+			}
+		}
+	}
+	return rec
+}
+
+// viewedGraph lists the edges out of viewed cells into viewed cells or
+// the agent itself, in manifest order.
+func (s *scope) viewedGraph(id string, viewed map[string]bool) []viewedEdge {
+	edges := []viewedEdge{}
+	for _, e := range s.m.Edges {
+		if !viewed[e.From.Cell] || !(e.To.Cell == id || viewed[e.To.Cell]) {
+			continue
+		}
+		ve := viewedEdge{from: e.From.Cell + "." + e.From.Port, to: e.To.Cell + "." + e.To.Port}
+		if e.Guard != nil {
+			ve.guard = e.Guard.Value
+		}
+		edges = append(edges, ve)
+	}
+	return edges
+}
+
+func checkContext(ctx *requestContext, max int) *Failure {
+	b, err := canon.Encode(ctx.value())
+	if err != nil {
+		return failf(fault.TypeMismatch, "context is not canonical JSON")
+	}
+	if len(b) > max {
+		return failf(fault.BudgetExhausted, "context view %dB exceeds maxContextBytes %dB", len(b), max)
+	}
+	return nil
+}
+
+// toolCallEntry is one entry of an agent's tool log: a tool call and its
+// result (in a request's log an elided output is a tool-output-ref stub).
+type toolCallEntry struct {
+	fn     string
+	inputs ports
+	output any
+}
+
+func (e toolCallEntry) value() map[string]any {
+	return map[string]any{"fn": e.fn, "inputs": e.inputs.object(), "output": e.output}
+}
+
+// toolLogValue is a tool log as request context.
+func toolLogValue(log []toolCallEntry) []any {
+	out := make([]any, len(log))
+	for i, e := range log {
+		out[i] = e.value()
+	}
+	return out
+}
+
+// toolCalls is the record of an agent's tool log.
+func toolCalls(log []toolCallEntry) []receipt.ToolCall {
+	out := make([]receipt.ToolCall, len(log))
+	for i, e := range log {
+		out[i] = receipt.ToolCall{Fn: e.fn, Inputs: e.inputs, Output: e.output}
+	}
+	return out
+}
+
+// toolRequest reads an agent's answer as a call of one of its tools:
+// {"tool": name, "inputs": {...}} naming a declared tool.
+func toolRequest(raw any, tools []string) (name string, inputs ports, ok bool) {
+	m, isObj := raw.(map[string]any)
+	if !isObj || len(tools) == 0 {
+		return "", nil, false
+	}
+	name, _ = m["tool"].(string)
+	inputs, isObj = m["inputs"].(map[string]any)
+	return name, inputs, isObj && contains(tools, name)
+}
+
+// agentLoop is one activation of an agent-family cell: its turns share
+// the request bounds, the tool log sent to the model and every tool call
+// made (what the local context tool reads back).
+type agentLoop struct {
+	s      *scope
+	c      *manifest.Cell
+	p      string
+	in     ports
+	rec    *receipt.Cell
+	budget requestBudget
+	log    []toolCallEntry
+	calls  []toolCallEntry
+}
+
+// maxTurns is an agent's turn bound: declared, else 8 with tools and 1
+// without.
+func maxTurns(a *manifest.AgentCell) int {
+	switch {
+	case a.Budget.MaxTurns > 0:
+		return a.Budget.MaxTurns
+	case len(a.Tools) > 0:
+		return 8
+	}
+	return 1
+}
+
+func (s *scope) agentCell(c *manifest.Cell, p string, in ports, rec *receipt.Cell) (ports, *Failure) {
+	l := &agentLoop{s: s, c: c, p: p, in: in, rec: rec, budget: s.requestBudget(c.Agent.Budget)}
+	turns := maxTurns(c.Agent)
+	for turn := 0; turn < turns; turn++ {
+		out, done, f := l.turn(turn)
+		if done || f != nil {
+			return out, f
+		}
+	}
+	return nil, failf(fault.BudgetExhausted, "cell %q produced no final output within maxTurns %d", c.ID, turns)
+}
+
+// suspend marks the cell suspended and ends the loop.
+func (l *agentLoop) suspend() (ports, bool, *Failure) {
+	l.rec.Status = receipt.StatusSuspended
+	return nil, true, nil
+}
+
+// turn runs one model turn. done is true when the loop ends here: a
+// final output, a failure or a suspension.
+func (l *agentLoop) turn(turn int) (out ports, done bool, f *Failure) {
+	a := l.c.Agent
+	if a.Compact != nil && a.Compact.Mode != "elide" {
+		kept, susp, f := l.s.compact(l.c, l.p, l.in, l.log, turn, l.budget)
+		if susp {
+			return l.suspend()
+		}
+		if f != nil {
+			return nil, true, f
+		}
+		l.log = kept
+	}
+	ctx := l.s.viewContext(l.c.ID, a.View, l.in, turn)
+	prompt := a.Prompt
+	var snap *contextSnapshot
+	if contains(a.Tools, localContextTool) {
+		snap = l.s.captureContext(l.c, ctx, l.calls)
+		prompt = localContextPrompt(prompt)
+	}
+	if len(l.log) > 0 {
+		ctx.toolLog = toolLogValue(l.log)
+		if a.Compact != nil && a.Compact.Mode == "elide" {
+			ctx.toolLog = elide(ctx, l.log, a.Compact, l.budget.maxContext)
+		}
+	}
+	if f := checkContext(ctx, l.budget.maxContext); f != nil {
+		return nil, true, f
+	}
+	res, f := l.s.issue(call{path: l.p, req: l.request(prompt, ctx), kind: string(l.c.Kind), attempts: a.Retry,
+		maxOut: l.budget.maxOutput, effectMs: effectMs(a.Budget), bind: l.bind})
+	switch {
+	case f != nil:
+		return nil, true, f
+	case res.suspended:
+		return l.suspend()
+	case res.tool:
+		return l.runTool(res.raw, snap, turn)
+	}
+	return l.final(res), true, nil
+}
+
+func (l *agentLoop) request(prompt string, ctx *requestContext) effect.Request {
+	a := l.c.Agent
+	req := effect.Request{"contract": effect.EffectContract, "cellId": l.c.ID, "kind": string(l.c.Kind),
+		"prompt": prompt, "context": ctx.value(), "output": a.Output.Value, "budget": l.budget.value()}
+	if a.Route != nil {
+		req["route"] = a.Route.Value
+	}
+	return req
+}
+
+// bind binds a raw answer: a call of a declared tool, or the output.
+func (l *agentLoop) bind(raw any) (any, bool, *Failure) {
+	if _, _, ok := toolRequest(raw, l.c.Agent.Tools); ok {
+		return nil, true, nil
+	}
+	b, f := bindOutput(l.c.ID, &l.c.Agent.Output, raw)
+	return b, false, f
+}
+
+// runTool runs the tool call an answer made and logs it; the loop goes on
+// unless the call failed or suspended.
+func (l *agentLoop) runTool(raw any, snap *contextSnapshot, turn int) (ports, bool, *Failure) {
+	name, inputs, _ := toolRequest(raw, l.c.Agent.Tools)
+	var output any
+	var susp bool
+	var f *Failure
+	if name == localContextTool {
+		output, f = l.s.readContext(snap, inputs)
+	} else {
+		output, susp, f = l.s.agentTool(l.c.ID, l.p, turn, name, inputs, l.c.Agent.Budget.MaxEffectMs)
+	}
+	if f != nil {
+		return nil, true, f
+	}
+	if susp {
+		return l.suspend()
+	}
+	entry := toolCallEntry{fn: name, inputs: inputs, output: output}
+	l.log = append(l.log, entry)
+	l.calls = append(l.calls, entry)
+	return nil, false, nil
+}
+
+// final records the answer that ended the loop and returns the cell's
+// output, the shadow label instead when one is declared.
+func (l *agentLoop) final(res issued) ports {
+	a := l.c.Agent
+	l.rec.EffectDigest = res.digest
+	if len(l.log) > 0 {
+		l.rec.ToolCalls = toolCalls(l.log)
+	}
+	value := res.bound
+	if a.HasShadow {
+		if value != a.Shadow {
+			l.rec.ShadowOut, l.rec.HasShadowOut = value, true
+		}
+		value = a.Shadow
+	}
+	return ports{"out": value}
+}
