@@ -25,58 +25,13 @@ func Diff(a, b map[string]any) []string {
 	if sa, sb := str(a["outcome"]), str(b["outcome"]); sa != sb {
 		out = append(out, fmt.Sprintf("outcome: %s vs %s", sa, sb))
 	}
-	ca, _ := a["cells"].(map[string]any)
-	cb, _ := b["cells"].(map[string]any)
-	ka, kb := canon.SortedKeys(ca), canon.SortedKeys(cb)
-	if !slices.Equal(ka, kb) {
-		out = append(out, fmt.Sprintf("cells: %s vs %s", strings.Join(ka, ","), strings.Join(kb, ",")))
-	}
-	for _, p := range ka {
-		rb, ok := cb[p]
-		if !ok {
-			continue
-		}
-		out = append(out, diffCell(p, obj(ca[p]), obj(rb))...)
-	}
-	ea, _ := a["effects"].([]any)
-	eb, _ := b["effects"].([]any)
-	if len(ea) != len(eb) {
-		out = append(out, fmt.Sprintf("effects: %d vs %d", len(ea), len(eb)))
-	}
-	// Per-effect checks only pair lists of equal length (native diff): an
-	// inserted or missing effect would misalign every later pair.
-	for i := 0; len(ea) == len(eb) && i < len(ea); i++ {
-		x, y := obj(ea[i]), obj(eb[i])
-		for _, f := range []string{"requestDigest", "output", "error"} {
-			if !same(x, y, f) {
-				out = append(out, fmt.Sprintf("effect %d: %s differs", i, f))
-			}
-		}
-		if !same(x, y, "executor") {
-			out = append(out, fmt.Sprintf("effect %d: executor %s vs %s", i, str(x["executor"]), str(y["executor"])))
-		}
-		if !same(x, y, "usage") {
-			out = append(out, fmt.Sprintf("effect %d: usage differs", i))
-		}
-	}
+	out = append(out, diffCells(a, b)...)
+	out = append(out, diffEffects(a, b)...)
 	if !same(a, b, "events") {
 		out = append(out, "events: event logs differ")
 	}
-	wa, wb := obj(a["work"]), obj(b["work"])
-	for _, f := range []string{"steps", "agentCalls", "units"} {
-		if !same(wa, wb, f) {
-			out = append(out, fmt.Sprintf("work.%s: %s vs %s", f, render(wa, f, "undefined"), render(wb, f, "undefined")))
-		}
-	}
-	fa, hasA := a["failure"]
-	fb, hasB := b["failure"]
-	if hasA != hasB {
-		out = append(out, "failure presence differs")
-	} else if hasA {
-		if x, y := obj(fa), obj(fb); !same(x, y, "code") {
-			out = append(out, fmt.Sprintf("failure.code: %s vs %s", str(x["code"]), str(y["code"])))
-		}
-	}
+	out = append(out, diffWork(a, b)...)
+	out = append(out, diffFailure(a, b)...)
 	// The catch-all is reported only when no named check fired (native
 	// diff); the leaf lines after it name what the named checks do not
 	// cover (args, identity, a cached flag).
@@ -89,38 +44,115 @@ func Diff(a, b map[string]any) []string {
 	return out
 }
 
-func diffCell(p string, x, y map[string]any) []string {
+// diffCells compares the sets of cell paths, then each shared cell.
+func diffCells(a, b map[string]any) []string {
 	var out []string
-	if !same(x, y, "status") {
-		out = append(out, fmt.Sprintf("cell %s: status %s vs %s", p, str(x["status"]), str(y["status"])))
+	ca, _ := a["cells"].(map[string]any)
+	cb, _ := b["cells"].(map[string]any)
+	ka, kb := canon.SortedKeys(ca), canon.SortedKeys(cb)
+	if !slices.Equal(ka, kb) {
+		out = append(out, fmt.Sprintf("cells: %s vs %s", strings.Join(ka, ","), strings.Join(kb, ",")))
 	}
-	if !same(x, y, "outputs") {
-		out = append(out, fmt.Sprintf("cell %s: outputs differ", p))
-	}
-	if !same(x, y, "work") {
-		out = append(out, fmt.Sprintf("cell %s: work %s vs %s", p, render(x, "work", "undefined"), render(y, "work", "undefined")))
-	}
-	for _, f := range []string{"rounds", "items"} {
-		if !same(x, y, f) {
-			out = append(out, fmt.Sprintf("cell %s: %s %s vs %s", p, f, render(x, f, "undefined"), render(y, f, "undefined")))
+	for _, p := range ka {
+		if rb, ok := cb[p]; ok {
+			out = append(out, diffCell(p, obj(ca[p]), obj(rb))...)
 		}
 	}
-	if !same(x, y, "failure") {
-		out = append(out, fmt.Sprintf("cell %s: failure differs", p))
+	return out
+}
+
+// diffEffects compares the effects lists' lengths and, when they are
+// equal, each pair.
+func diffEffects(a, b map[string]any) []string {
+	ea, _ := a["effects"].([]any)
+	eb, _ := b["effects"].([]any)
+	if len(ea) != len(eb) {
+		return []string{fmt.Sprintf("effects: %d vs %d", len(ea), len(eb))}
 	}
-	if !same(x, y, "toolCalls") {
-		out = append(out, fmt.Sprintf("cell %s: toolCalls differ", p))
-	}
-	if !same(x, y, "shadowOut") {
-		out = append(out, fmt.Sprintf("cell %s: shadowOut differs", p))
-	}
-	if !same(x, y, "via") {
-		out = append(out, fmt.Sprintf("cell %s: via %s vs %s", p, render(x, "via", "local"), render(y, "via", "local")))
-	}
-	if !same(x, y, "slot") {
-		out = append(out, fmt.Sprintf("cell %s: slot differs", p))
+	// Per-effect checks only pair lists of equal length (native diff): an
+	// inserted or missing effect would misalign every later pair.
+	var out []string
+	for i := range ea {
+		out = append(out, diffEffect(i, obj(ea[i]), obj(eb[i]))...)
 	}
 	return out
+}
+
+func diffEffect(i int, x, y map[string]any) []string {
+	var out []string
+	for _, f := range []string{"requestDigest", "output", "error"} {
+		if !same(x, y, f) {
+			out = append(out, fmt.Sprintf("effect %d: %s differs", i, f))
+		}
+	}
+	if !same(x, y, "executor") {
+		out = append(out, fmt.Sprintf("effect %d: executor %s vs %s", i, str(x["executor"]), str(y["executor"])))
+	}
+	if !same(x, y, "usage") {
+		out = append(out, fmt.Sprintf("effect %d: usage differs", i))
+	}
+	return out
+}
+
+func diffWork(a, b map[string]any) []string {
+	var out []string
+	wa, wb := obj(a["work"]), obj(b["work"])
+	for _, f := range workKeys {
+		if !same(wa, wb, f) {
+			out = append(out, fmt.Sprintf("work.%s: %s vs %s", f, render(wa, f, "undefined"), render(wb, f, "undefined")))
+		}
+	}
+	return out
+}
+
+func diffFailure(a, b map[string]any) []string {
+	fa, hasA := a["failure"]
+	fb, hasB := b["failure"]
+	if hasA != hasB {
+		return []string{"failure presence differs"}
+	}
+	if x, y := obj(fa), obj(fb); hasA && !same(x, y, "code") {
+		return []string{fmt.Sprintf("failure.code: %s vs %s", str(x["code"]), str(y["code"]))}
+	}
+	return nil
+}
+
+func diffCell(p string, x, y map[string]any) []string {
+	var out []string
+	for _, d := range cellDiffs {
+		if !same(x, y, d.field) {
+			out = append(out, "cell "+p+": "+d.say(d.field, x, y))
+		}
+	}
+	return out
+}
+
+// cellDiffs are the named checks of a shared cell, in the upstream order:
+// each says, after "cell <path>: ", how its field differs.
+var cellDiffs = []struct {
+	field string
+	say   func(field string, x, y map[string]any) string
+}{
+	{"status", func(f string, x, y map[string]any) string { return fmt.Sprintf("status %s vs %s", str(x[f]), str(y[f])) }},
+	{"outputs", differ},
+	{"work", counted},
+	{"rounds", counted},
+	{"items", counted},
+	{"failure", differs},
+	{"toolCalls", differ},
+	{"shadowOut", differs},
+	{"via", func(f string, x, y map[string]any) string {
+		return fmt.Sprintf("via %s vs %s", render(x, f, "local"), render(y, f, "local"))
+	}},
+	{"slot", differs},
+}
+
+func differs(f string, _, _ map[string]any) string { return f + " differs" }
+
+func differ(f string, _, _ map[string]any) string { return f + " differ" }
+
+func counted(f string, x, y map[string]any) string {
+	return fmt.Sprintf("%s %s vs %s", f, render(x, f, "undefined"), render(y, f, "undefined"))
 }
 
 // leafDiff appends "<path> differs" for every differing leaf, and for every
