@@ -308,19 +308,33 @@ func (r *Replay) Explain(req Request) string {
 	if _, isTool := req["tool"]; isTool && req["cellId"] == nil {
 		what = fmt.Sprintf("tool %v at %q", req["tool"], caller)
 	}
-	call := r.calls[caller]
-	if call == 0 {
-		call = 1
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "replay miss: %s call %d: request %s", what, call, d)
+	fmt.Fprintf(&b, "replay miss: %s call %d: request %s", what, max(r.calls[caller], 1), d)
 	if n := r.counts[d]; n > 0 {
 		fmt.Fprintf(&b, " was recorded %d time(s) and every recording is already served", n)
 		return b.String()
 	}
 	b.WriteString(" is not recorded")
+	if best, path := r.nearest(req); best != "" {
+		fmt.Fprintf(&b, "; nearest recorded request for %q is %s, first difference at %s", caller, best, path)
+		return b.String()
+	}
+	// No recorded body for this caller: name the recorded digests the
+	// receipt events attribute to it, if any.
+	if same := r.attributed(caller); len(same) > 0 {
+		fmt.Fprintf(&b, "; recorded requests for %q: %s (their bodies are not stored, so no field comparison)", caller, strings.Join(same, ", "))
+	} else {
+		fmt.Fprintf(&b, "; no recorded request for %q", caller)
+	}
+	return b.String()
+}
 
-	best, bestDiffs, bestPath := "", -1, ""
+// nearest is the recorded request body of req's caller that differs from
+// it in the fewest field paths (the first in record order on a tie), and
+// the first differing path found on the way to it; "" when no body of
+// that caller is recorded.
+func (r *Replay) nearest(req Request) (digest, firstDiff string) {
+	bestDiffs := -1
 	for _, rd := range r.order {
 		rec, ok := r.requests[rd]
 		if !ok || !sameCaller(req, rec) {
@@ -329,33 +343,28 @@ func (r *Replay) Explain(req Request) string {
 		var diffs []string
 		diffPaths(&diffs, "", rec, req)
 		if bestDiffs < 0 || len(diffs) < bestDiffs {
-			best, bestDiffs = rd, len(diffs)
+			digest, bestDiffs = rd, len(diffs)
 			if len(diffs) > 0 {
-				bestPath = diffs[0]
+				firstDiff = diffs[0]
 			}
 		}
 	}
-	if best != "" {
-		if bestPath == "" {
-			bestPath = "(request root)"
-		}
-		fmt.Fprintf(&b, "; nearest recorded request for %q is %s, first difference at %s", caller, best, bestPath)
-		return b.String()
+	if firstDiff == "" {
+		firstDiff = "(request root)"
 	}
-	// No recorded body for this caller: name the recorded digests the
-	// receipt events attribute to it, if any.
+	return digest, firstDiff
+}
+
+// attributed lists the recorded digests the receipt's events attribute
+// to caller.
+func (r *Replay) attributed(caller string) []string {
 	var same []string
 	for _, rd := range r.order {
 		if p, ok := r.paths[rd]; ok && (p == caller || strings.HasSuffix(p, "/"+caller)) {
 			same = append(same, rd)
 		}
 	}
-	if len(same) > 0 {
-		fmt.Fprintf(&b, "; recorded requests for %q: %s (their bodies are not stored, so no field comparison)", caller, strings.Join(same, ", "))
-	} else {
-		fmt.Fprintf(&b, "; no recorded request for %q", caller)
-	}
-	return b.String()
+	return same
 }
 
 // diffPaths appends, in canonical key order, the paths where a and b
@@ -365,40 +374,13 @@ func diffPaths(out *[]string, path string, a, b any) {
 	am, aObj := a.(map[string]any)
 	bm, bObj := b.(map[string]any)
 	if aObj && bObj {
-		keys := map[string]any{}
-		for k := range am {
-			keys[k] = nil
-		}
-		for k := range bm {
-			keys[k] = nil
-		}
-		for _, k := range canon.SortedKeys(keys) {
-			av, aok := am[k]
-			bv, bok := bm[k]
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			if aok != bok {
-				*out = append(*out, p)
-				continue
-			}
-			diffPaths(out, p, av, bv)
-		}
+		diffObjects(out, path, am, bm)
 		return
 	}
 	al, aList := a.([]any)
 	bl, bList := b.([]any)
 	if aList && bList {
-		n := max(len(al), len(bl))
-		for i := range n {
-			p := path + "[" + strconv.Itoa(i) + "]"
-			if i >= len(al) || i >= len(bl) {
-				*out = append(*out, p)
-				continue
-			}
-			diffPaths(out, p, al[i], bl[i])
-		}
+		diffLists(out, path, al, bl)
 		return
 	}
 	ab, err1 := canon.Encode(a)
@@ -408,6 +390,40 @@ func diffPaths(out *[]string, path string, a, b any) {
 			path = "(request root)"
 		}
 		*out = append(*out, path)
+	}
+}
+
+func diffObjects(out *[]string, path string, am, bm map[string]any) {
+	keys := make(map[string]struct{}, len(am)+len(bm))
+	for k := range am {
+		keys[k] = struct{}{}
+	}
+	for k := range bm {
+		keys[k] = struct{}{}
+	}
+	for _, k := range canon.SortedKeys(keys) {
+		av, aok := am[k]
+		bv, bok := bm[k]
+		p := k
+		if path != "" {
+			p = path + "." + k
+		}
+		if aok != bok {
+			*out = append(*out, p)
+			continue
+		}
+		diffPaths(out, p, av, bv)
+	}
+}
+
+func diffLists(out *[]string, path string, al, bl []any) {
+	for i := range max(len(al), len(bl)) {
+		p := path + "[" + strconv.Itoa(i) + "]"
+		if i >= len(al) || i >= len(bl) {
+			*out = append(*out, p)
+			continue
+		}
+		diffPaths(out, p, al[i], bl[i])
 	}
 }
 

@@ -2,7 +2,9 @@ package effect
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -83,76 +85,99 @@ func ParseTools(v any, base string) (*Tools, error) {
 }
 
 func parseTool(name string, v any, base string) (*Tool, error) {
-	bad := func(format string, a ...any) (*Tool, error) {
-		e := Errorf(fault.Parse, format, a...)
-		e.Message = "tool " + name + ": " + e.Message
-		return nil, e
+	tool, msg := readTool(name, v, base)
+	if msg != "" {
+		return nil, Errorf(fault.Parse, "tool %s: %s", name, msg)
 	}
+	return tool, nil
+}
+
+// readTool admits one registry entry; msg says what is wrong with it.
+func readTool(name string, v any, base string) (*Tool, string) {
 	if name == "" || len(name) > 64 {
-		return bad("name must be 1..64 bytes")
+		return nil, "name must be 1..64 bytes"
 	}
 	entry, ok := v.(map[string]any)
 	if !ok || len(entry) != 2 || entry["signature"] == nil || entry["exec"] == nil {
-		return bad("entry must be exactly {signature, exec}")
+		return nil, "entry must be exactly {signature, exec}"
 	}
-	sig, ok := entry["signature"].(map[string]any)
+	tool, msg := readSignature(entry["signature"])
+	if msg != "" {
+		return nil, msg
+	}
+	tool.Name = name
+	spec, _ := entry["exec"].(string)
+	if spec == "" || len(spec) > 8192 {
+		return nil, "exec must be scripted:<file> or cmd:<command>"
+	}
+	tool.Exec = spec
+	descriptor := map[string]any{"contract": "algal.cli-tool-binding.v1", "signature": tool.Signature, "exec": spec, "cwd": base}
+	if msg := tool.bindExec(spec, base, descriptor); msg != "" {
+		return nil, msg
+	}
+	d, err := canon.Digest(descriptor)
+	if err != nil {
+		return nil, err.Error()
+	}
+	tool.ConfigurationDigest = d
+	return tool, ""
+}
+
+// readSignature reads a tool's signature: port maps, effect, cost and
+// output bound.
+func readSignature(v any) (*Tool, string) {
+	sig, ok := v.(map[string]any)
 	if !ok {
-		return bad("signature must be an object")
+		return nil, "signature must be an object"
 	}
 	if k, unknown := canon.UnknownKey(sig, "inputs", "outputs", "effect", "cost", "maxOutputBytes"); unknown {
-		return bad("signature has unknown field %q", k)
+		return nil, fmt.Sprintf("signature has unknown field %q", k)
 	}
 	inputs, ok1 := sig["inputs"].(map[string]any)
 	outputs, ok2 := sig["outputs"].(map[string]any)
 	if !ok1 || !ok2 {
-		return bad("signature inputs and outputs must be port maps")
+		return nil, "signature inputs and outputs must be port maps"
 	}
 	effect, _ := sig["effect"].(string)
 	if effect != "read" && effect != "write" {
-		return bad("signature effect must be read or write")
+		return nil, "signature effect must be read or write"
 	}
 	cost, ok := intIn(sig["cost"], 0, 100_000_000)
 	if !ok {
-		return bad("signature cost must be an integer in 0..100000000")
+		return nil, "signature cost must be an integer in 0..100000000"
 	}
 	maxOut, ok := intIn(sig["maxOutputBytes"], 1, 262_144)
 	if !ok {
-		return bad("signature maxOutputBytes must be an integer in 1..262144")
+		return nil, "signature maxOutputBytes must be an integer in 1..262144"
 	}
-	spec, _ := entry["exec"].(string)
-	if spec == "" || len(spec) > 8192 {
-		return bad("exec must be scripted:<file> or cmd:<command>")
-	}
-	tool := &Tool{Name: name, Signature: sig, Inputs: inputs, Outputs: outputs, Effect: effect,
-		Cost: cost, MaxOutputBytes: int(maxOut), Exec: spec}
-	descriptor := map[string]any{"contract": "algal.cli-tool-binding.v1", "signature": sig, "exec": spec, "cwd": base}
-	switch {
-	case len(spec) > 9 && spec[:9] == "scripted:":
-		tv, err := canon.ReadFile(filepath.Join(base, spec[9:]), MaxScriptedBytes)
+	return &Tool{Signature: sig, Inputs: inputs, Outputs: outputs, Effect: effect, Cost: cost, MaxOutputBytes: int(maxOut)}, ""
+}
+
+// bindExec binds the tool to its executor: a scripted table (which then
+// enters the configuration descriptor) or a command.
+func (t *Tool) bindExec(spec, base string, descriptor map[string]any) string {
+	if file, ok := strings.CutPrefix(spec, "scripted:"); ok && file != "" {
+		tv, err := canon.ReadFile(filepath.Join(base, file), MaxScriptedBytes)
 		if err != nil {
-			return bad("%v", err)
+			return err.Error()
 		}
 		table, ok := tv.(map[string]any)
 		if !ok {
-			return bad("scripted tool table must be an object")
+			return "scripted tool table must be an object"
 		}
-		tool.table = table
+		t.table = table
 		descriptor["responses"] = table
-	case len(spec) > 4 && spec[:4] == "cmd:":
-		c, err := NewCommand("tool:"+name, spec[4:], base, DefaultToolTimeout)
+		return ""
+	}
+	if line, ok := strings.CutPrefix(spec, "cmd:"); ok && line != "" {
+		c, err := NewCommand("tool:"+t.Name, line, base, DefaultToolTimeout)
 		if err != nil {
-			return bad("%s", fault.MessageOf(err))
+			return fault.MessageOf(err)
 		}
-		tool.command = c
-	default:
-		return bad("exec must be scripted:<file> or cmd:<command>")
+		t.command = c
+		return ""
 	}
-	d, err := canon.Digest(descriptor)
-	if err != nil {
-		return bad("%v", err)
-	}
-	tool.ConfigurationDigest = d
-	return tool, nil
+	return "exec must be scripted:<file> or cmd:<command>"
 }
 
 func intIn(v any, lo, hi int64) (int64, bool) {
