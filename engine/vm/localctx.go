@@ -145,77 +145,83 @@ func integerIn(v any, name string, lo, hi int) (int, *Failure) {
 // nesting depth 2, 8 entries per container, strings of 4096 bytes and 8192
 // canonical bytes in all.
 func queryBounds(v any) *Failure {
-	nodes, size := 0, 0
-	strBytes := func(s, label string) (int, *Failure) {
-		b, _ := canon.Encode(s)
-		if len(b)-2 > 4096 {
-			return 0, ctxLimit("agent context query: %s exceeds 4096 bytes", label)
-		}
-		return len(b), nil
+	var m queryMeter
+	return m.visit(v, 0)
+}
+
+// queryMeter counts what queryBounds has visited of a query.
+type queryMeter struct{ nodes, size int }
+
+func (m *queryMeter) charge(n int) *Failure {
+	if m.size += n; m.size > 8192 {
+		return ctxLimit("agent context query: exceeds 8192 JSON bytes")
 	}
-	charge := func(n int) *Failure {
-		if size += n; size > 8192 {
-			return ctxLimit("agent context query: exceeds 8192 JSON bytes")
-		}
-		return nil
+	return nil
+}
+
+// chargeString charges a string's canonical bytes (label names it in the
+// message when it is over 4096 bytes of text).
+func (m *queryMeter) chargeString(s, label string, extra int) *Failure {
+	b, _ := canon.Encode(s)
+	if len(b)-2 > 4096 {
+		return ctxLimit("agent context query: %s exceeds 4096 bytes", label)
 	}
-	var visit func(v any, depth int) *Failure
-	visit = func(v any, depth int) *Failure {
-		if nodes++; nodes > 16 {
-			return ctxLimit("agent context query: exceeds 16 JSON nodes")
-		}
-		switch x := v.(type) {
-		case string:
-			n, f := strBytes(x, "string")
-			if f != nil {
-				return f
-			}
-			return charge(n)
-		case []any:
-			if depth >= 2 {
-				return ctxLimit("agent context query: exceeds nesting depth 2")
-			}
-			if len(x) > 8 {
-				return ctxLimit("agent context query: array exceeds 8 entries")
-			}
-			if f := charge(2 + max(len(x)-1, 0)); f != nil {
-				return f
-			}
-			for _, e := range x {
-				if f := visit(e, depth+1); f != nil {
-					return f
-				}
-			}
-			return nil
-		case map[string]any:
-			if depth >= 2 {
-				return ctxLimit("agent context query: exceeds nesting depth 2")
-			}
-			if len(x) > 8 {
-				return ctxLimit("agent context query: object exceeds 8 entries")
-			}
-			if f := charge(2 + max(len(x)-1, 0)); f != nil {
-				return f
-			}
-			for _, k := range utf16Order(x) {
-				n, f := strBytes(k, "key")
-				if f != nil {
-					return f
-				}
-				if f := charge(n + 1); f != nil {
-					return f
-				}
-				if f := visit(x[k], depth+1); f != nil {
-					return f
-				}
-			}
-			return nil
-		default:
-			b, _ := canon.Encode(v)
-			return charge(len(b))
+	return m.charge(len(b) + extra)
+}
+
+// container checks an array's or object's depth and length and charges
+// its brackets and separators.
+func (m *queryMeter) container(what string, n, depth int) *Failure {
+	if depth >= 2 {
+		return ctxLimit("agent context query: exceeds nesting depth 2")
+	}
+	if n > 8 {
+		return ctxLimit("agent context query: %s exceeds 8 entries", what)
+	}
+	return m.charge(2 + max(n-1, 0))
+}
+
+func (m *queryMeter) visit(v any, depth int) *Failure {
+	if m.nodes++; m.nodes > 16 {
+		return ctxLimit("agent context query: exceeds 16 JSON nodes")
+	}
+	switch x := v.(type) {
+	case string:
+		return m.chargeString(x, "string", 0)
+	case []any:
+		return m.visitArray(x, depth)
+	case map[string]any:
+		return m.visitObject(x, depth)
+	}
+	b, _ := canon.Encode(v)
+	return m.charge(len(b))
+}
+
+func (m *queryMeter) visitArray(x []any, depth int) *Failure {
+	if f := m.container("array", len(x), depth); f != nil {
+		return f
+	}
+	for _, e := range x {
+		if f := m.visit(e, depth+1); f != nil {
+			return f
 		}
 	}
-	return visit(v, 0)
+	return nil
+}
+
+func (m *queryMeter) visitObject(x map[string]any, depth int) *Failure {
+	if f := m.container("object", len(x), depth); f != nil {
+		return f
+	}
+	for _, k := range utf16Order(x) {
+		if f := m.chargeString(k, "key", 1); f != nil {
+			return f
+		}
+		if f := m.visit(x[k], depth+1); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // readContext answers one agent.context.local.v1 query (inspect, read,
@@ -226,6 +232,14 @@ func queryBounds(v any) *Failure {
 func (s *scope) readContext(snap *contextSnapshot, inputs ports) (any, *Failure) {
 	s.r.units += localToolCost
 	return queryContext(snap, inputs)
+}
+
+// contextOps are the local context tool's operations by name.
+var contextOps = map[string]func(snap *contextSnapshot, q map[string]any) (any, *Failure){
+	"inspect": inspectContext,
+	"read":    readContextEntry,
+	"slice":   sliceContextEntry,
+	"search":  searchContext,
 }
 
 // queryContext is readContext without the work charge.
@@ -240,158 +254,211 @@ func queryContext(snap *contextSnapshot, inputs ports) (any, *Failure) {
 	if !ok {
 		return nil, ctxInvalid("agent context query must be an object")
 	}
-	entry := func(i int) (contextEntry, *Failure) {
-		if i >= len(snap.entries) {
-			return contextEntry{}, ctxDenied()
-		}
-		return snap.entries[i], nil
-	}
-	var result any
-	switch q["op"] {
-	case "inspect":
-		if _, f := closedKeys(q, "context inspect", "op", "offset", "limit"); f != nil {
-			return nil, f
-		}
-		offset, limit := 0, 16
-		var f *Failure
-		if v, ok := q["offset"]; ok && v != nil {
-			if offset, f = integerIn(v, "context offset", 0, 1024); f != nil {
-				return nil, f
-			}
-		}
-		if v, ok := q["limit"]; ok && v != nil {
-			if limit, f = integerIn(v, "context limit", 1, 64); f != nil {
-				return nil, f
-			}
-		}
-		listed := []any{}
-		for i := offset; i < len(snap.entries) && i < offset+limit; i++ {
-			e := snap.entries[i]
-			listed = append(listed, map[string]any{"index": float64(i), "digest": e.digest, "kind": e.kind, "label": e.label, "bytes": float64(len(e.text))})
-		}
-		var next any
-		if offset+limit < len(snap.entries) {
-			next = float64(offset + limit)
-		}
-		result = map[string]any{"snapshot": snap.digest, "entries": listed, "offset": float64(offset),
-			"totalEntries": float64(len(snap.entries)), "nextOffset": next}
-	case "read":
-		if _, f := closedKeys(q, "context read", "op", "index"); f != nil {
-			return nil, f
-		}
-		i, f := integerIn(q["index"], "context index", 0, localMaxIndex)
-		if f != nil {
-			return nil, f
-		}
-		e, f := entry(i)
-		if f != nil {
-			return nil, f
-		}
-		if len(e.text) > localReadBytes {
-			return nil, ctxLimit("context read exceeds byte limit; use slice")
-		}
-		result = map[string]any{"kind": e.kind, "label": e.label, "text": e.text}
-	case "slice":
-		if _, f := closedKeys(q, "context slice", "op", "index", "startByte", "endByte"); f != nil {
-			return nil, f
-		}
-		i, f := integerIn(q["index"], "context index", 0, localMaxIndex)
-		if f != nil {
-			return nil, f
-		}
-		start, f := integerIn(q["startByte"], "context startByte", 0, 1_048_576)
-		if f != nil {
-			return nil, f
-		}
-		end, f := integerIn(q["endByte"], "context endByte", 0, 1_048_576)
-		if f != nil {
-			return nil, f
-		}
-		e, f := entry(i)
-		if f != nil {
-			return nil, f
-		}
-		n := len(e.text)
-		if _, f := integerIn(float64(start), "slice start", 0, n); f != nil {
-			return nil, f
-		}
-		if _, f := integerIn(float64(end), "slice end", start, n); f != nil {
-			return nil, f
-		}
-		if end-start > localReadBytes {
-			return nil, ctxLimit("context slice exceeds byte limit")
-		}
-		if !boundary(e.text, start) || !boundary(e.text, end) {
-			return nil, ctxInvalid("context slice must use UTF-8 boundaries")
-		}
-		result = e.text[start:end]
-	case "search":
-		if _, f := closedKeys(q, "context search", "op", "query", "maxResults", "maxScanBytes"); f != nil {
-			return nil, f
-		}
-		text, ok := q["query"].(string)
-		if !ok || len(utf16.Encode([]rune(text))) > 1024 {
-			return nil, ctxInvalid("context search query must be a string of at most 1024 characters")
-		}
-		if text == "" {
-			return nil, ctxInvalid("context search query must not be empty")
-		}
-		limit, scan := localSearchMatches, localScanBytes
-		var f *Failure
-		if v, ok := q["maxResults"]; ok {
-			if limit, f = integerIn(v, "context maxResults", 1, 128); f != nil {
-				return nil, f
-			}
-			if _, f = integerIn(v, "result limit", 1, localSearchMatches); f != nil {
-				return nil, f
-			}
-		}
-		if v, ok := q["maxScanBytes"]; ok {
-			if scan, f = integerIn(v, "context maxScanBytes", 1, localScanBytes); f != nil {
-				return nil, f
-			}
-		}
-		if len(text) > 4096 {
-			return nil, ctxInvalid("context search query byte bound")
-		}
-		result = search(snap, text, limit, scan)
-	default:
+	op, _ := q["op"].(string)
+	answer, known := contextOps[op]
+	if !known {
 		return nil, ctxInvalid("context operation must be inspect, read, slice, or search")
 	}
+	result, f := answer(snap, q)
+	if f != nil {
+		return nil, f
+	}
 	out := map[string]any{"result": result}
-	if b, _ := canon.Encode(out); len(b) > localMaxOutput {
+	if encodedLen(out) > localMaxOutput {
 		return nil, ctxLimit("context result exceeds tool JSON limit; request a smaller slice")
 	}
 	return out, nil
+}
+
+// optionalInteger reads an optional integer field in [lo, hi] (def when
+// absent or null).
+func optionalInteger(q map[string]any, key, name string, def, lo, hi int) (int, *Failure) {
+	v, ok := q[key]
+	if !ok || v == nil {
+		return def, nil
+	}
+	return integerIn(v, name, lo, hi)
+}
+
+// entry returns snapshot entry i, or CAPABILITY_DENIED outside it.
+func (snap *contextSnapshot) entry(i int) (contextEntry, *Failure) {
+	if i >= len(snap.entries) {
+		return contextEntry{}, ctxDenied()
+	}
+	return snap.entries[i], nil
+}
+
+// listing is entry i as an inspect result lists it.
+func (e contextEntry) listing(i int) map[string]any {
+	return map[string]any{"index": float64(i), "digest": e.digest, "kind": e.kind, "label": e.label, "bytes": float64(len(e.text))}
+}
+
+func inspectContext(snap *contextSnapshot, q map[string]any) (any, *Failure) {
+	if _, f := closedKeys(q, "context inspect", "op", "offset", "limit"); f != nil {
+		return nil, f
+	}
+	offset, f := optionalInteger(q, "offset", "context offset", 0, 0, 1024)
+	if f != nil {
+		return nil, f
+	}
+	limit, f := optionalInteger(q, "limit", "context limit", 16, 1, 64)
+	if f != nil {
+		return nil, f
+	}
+	listed := []any{}
+	for i := offset; i < len(snap.entries) && i < offset+limit; i++ {
+		listed = append(listed, snap.entries[i].listing(i))
+	}
+	var next any
+	if offset+limit < len(snap.entries) {
+		next = float64(offset + limit)
+	}
+	return map[string]any{"snapshot": snap.digest, "entries": listed, "offset": float64(offset),
+		"totalEntries": float64(len(snap.entries)), "nextOffset": next}, nil
+}
+
+func readContextEntry(snap *contextSnapshot, q map[string]any) (any, *Failure) {
+	if _, f := closedKeys(q, "context read", "op", "index"); f != nil {
+		return nil, f
+	}
+	i, f := integerIn(q["index"], "context index", 0, localMaxIndex)
+	if f != nil {
+		return nil, f
+	}
+	e, f := snap.entry(i)
+	if f != nil {
+		return nil, f
+	}
+	if len(e.text) > localReadBytes {
+		return nil, ctxLimit("context read exceeds byte limit; use slice")
+	}
+	return map[string]any{"kind": e.kind, "label": e.label, "text": e.text}, nil
+}
+
+func sliceContextEntry(snap *contextSnapshot, q map[string]any) (any, *Failure) {
+	if _, f := closedKeys(q, "context slice", "op", "index", "startByte", "endByte"); f != nil {
+		return nil, f
+	}
+	i, f := integerIn(q["index"], "context index", 0, localMaxIndex)
+	if f != nil {
+		return nil, f
+	}
+	start, f := integerIn(q["startByte"], "context startByte", 0, 1_048_576)
+	if f != nil {
+		return nil, f
+	}
+	end, f := integerIn(q["endByte"], "context endByte", 0, 1_048_576)
+	if f != nil {
+		return nil, f
+	}
+	e, f := snap.entry(i)
+	if f != nil {
+		return nil, f
+	}
+	return sliceText(e.text, start, end)
+}
+
+// sliceText is text[start:end] within the slice bounds, on UTF-8
+// boundaries.
+func sliceText(text string, start, end int) (any, *Failure) {
+	if _, f := integerIn(float64(start), "slice start", 0, len(text)); f != nil {
+		return nil, f
+	}
+	if _, f := integerIn(float64(end), "slice end", start, len(text)); f != nil {
+		return nil, f
+	}
+	if end-start > localReadBytes {
+		return nil, ctxLimit("context slice exceeds byte limit")
+	}
+	if !boundary(text, start) || !boundary(text, end) {
+		return nil, ctxInvalid("context slice must use UTF-8 boundaries")
+	}
+	return text[start:end], nil
+}
+
+func searchContext(snap *contextSnapshot, q map[string]any) (any, *Failure) {
+	if _, f := closedKeys(q, "context search", "op", "query", "maxResults", "maxScanBytes"); f != nil {
+		return nil, f
+	}
+	text, ok := q["query"].(string)
+	if !ok || len(utf16.Encode([]rune(text))) > 1024 {
+		return nil, ctxInvalid("context search query must be a string of at most 1024 characters")
+	}
+	if text == "" {
+		return nil, ctxInvalid("context search query must not be empty")
+	}
+	limit, f := searchLimit(q)
+	if f != nil {
+		return nil, f
+	}
+	scan := localScanBytes
+	if v, ok := q["maxScanBytes"]; ok {
+		if scan, f = integerIn(v, "context maxScanBytes", 1, localScanBytes); f != nil {
+			return nil, f
+		}
+	}
+	if len(text) > 4096 {
+		return nil, ctxInvalid("context search query byte bound")
+	}
+	return search(snap, text, limit, scan).value(), nil
+}
+
+// searchLimit reads a search's maxResults: within the query bound 128 and
+// the result bound 16, checked in that order.
+func searchLimit(q map[string]any) (int, *Failure) {
+	v, ok := q["maxResults"]
+	if !ok {
+		return localSearchMatches, nil
+	}
+	limit, f := integerIn(v, "context maxResults", 1, 128)
+	if f != nil {
+		return 0, f
+	}
+	if _, f := integerIn(v, "result limit", 1, localSearchMatches); f != nil {
+		return 0, f
+	}
+	return limit, nil
 }
 
 // boundary reports whether byte offset i of s starts a character (or is
 // its end).
 func boundary(s string, i int) bool { return i == len(s) || utf8.RuneStart(s[i]) }
 
+// searchResult is a search's answer: the matches found, the bytes
+// scanned and whether the scan reached the end.
+type searchResult struct {
+	matches  []any
+	scanned  int
+	complete bool
+}
+
+func (r searchResult) value() map[string]any {
+	return map[string]any{"matches": r.matches, "scannedBytes": float64(r.scanned), "complete": r.complete}
+}
+
 // search scans entries in order for non-overlapping literal matches: an
 // entry that no longer fits the scan budget ends the scan, incomplete, and
 // so does reaching the match limit.
-func search(snap *contextSnapshot, text string, limit, scan int) map[string]any {
-	matches := []any{}
-	scanned := 0
+func search(snap *contextSnapshot, text string, limit, scan int) searchResult {
+	r := searchResult{matches: []any{}}
 	for i, e := range snap.entries {
-		if len(e.text) > scan-scanned {
-			return map[string]any{"matches": matches, "scannedBytes": float64(scanned), "complete": false}
+		if len(e.text) > scan-r.scanned {
+			return r
 		}
-		scanned += len(e.text)
+		r.scanned += len(e.text)
 		for off := 0; ; {
 			k := strings.Index(e.text[off:], text)
 			if k < 0 {
 				break
 			}
 			start := off + k
-			matches = append(matches, map[string]any{"index": float64(i), "startByte": float64(start), "endByte": float64(start + len(text))})
-			if len(matches) >= limit {
-				return map[string]any{"matches": matches, "scannedBytes": float64(scanned), "complete": false}
+			r.matches = append(r.matches, map[string]any{"index": float64(i), "startByte": float64(start), "endByte": float64(start + len(text))})
+			if len(r.matches) >= limit {
+				return r
 			}
 			off = start + len(text)
 		}
 	}
-	return map[string]any{"matches": matches, "scannedBytes": float64(scanned), "complete": true}
+	r.complete = true
+	return r
 }

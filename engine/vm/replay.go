@@ -344,24 +344,51 @@ func missingInput(m *manifest.Manifest, args Args) string {
 // compare fills prefix, added, divergence, effectsMatch, the verdict and
 // any could-not-replay reason from the two receipts.
 func (c *Comparison) compare(orig, rev *receipt.Receipt) {
-	oc, rc := orig.Cells, rev.Cells
-	// The prefix follows the recorded trace's activation order.
-	for _, p := range activationOrder(orig) {
-		a, b := side(oc[p]), side(rc[p])
-		if a != nil && b != nil && a.Digest == b.Digest {
-			if len(c.Prefix) < MaxReplayPrefix {
-				c.Prefix = append(c.Prefix, PrefixEntry{Path: p, Digest: a.Digest})
-			} else {
-				c.PrefixTruncated = true
-			}
-			continue
-		}
-		c.Divergence = &Divergence{Kind: DivergeCell, Path: p, Original: a, Revised: b}
-		break
+	c.comparePrefix(orig, rev)
+	added := c.compareAdded(orig, rev)
+	if c.Divergence == nil && len(added) > 0 {
+		c.Divergence = &Divergence{Kind: DivergeCell, Path: added[0], Revised: side(rev.Cells[added[0]])}
 	}
+	reason := unanswered(orig, rev)
+	match := sameEffects(orig.Effects, rev.Effects)
+	c.EffectsMatch = &match
+	if c.Divergence == nil {
+		c.Divergence = c.receiptDivergence(orig, rev, match)
+	}
+	switch {
+	case reason != nil:
+		c.Verdict, c.Reason = VerdictCouldNotReplay, reason
+	case c.Divergence == nil:
+		c.Verdict = VerdictIdentical
+	default:
+		c.Verdict = VerdictDiverged
+	}
+}
+
+// comparePrefix walks the recorded trace in activation order: cells
+// whose records match form the prefix, and the first that does not is the
+// divergence.
+func (c *Comparison) comparePrefix(orig, rev *receipt.Receipt) {
+	for _, p := range activationOrder(orig) {
+		a, b := side(orig.Cells[p]), side(rev.Cells[p])
+		if a == nil || b == nil || a.Digest != b.Digest {
+			c.Divergence = &Divergence{Kind: DivergeCell, Path: p, Original: a, Revised: b}
+			return
+		}
+		if len(c.Prefix) < MaxReplayPrefix {
+			c.Prefix = append(c.Prefix, PrefixEntry{Path: p, Digest: a.Digest})
+		} else {
+			c.PrefixTruncated = true
+		}
+	}
+}
+
+// compareAdded records the revised-only cell paths (UTF-16 sorted,
+// bounded) and returns them all.
+func (c *Comparison) compareAdded(orig, rev *receipt.Receipt) []string {
 	var added []string
 	for _, p := range activationOrder(rev) {
-		if _, ok := oc[p]; !ok {
+		if _, ok := orig.Cells[p]; !ok {
 			added = append(added, p)
 		}
 	}
@@ -373,52 +400,44 @@ func (c *Comparison) compare(orig, rev *receipt.Receipt) {
 	if c.Added == nil {
 		c.Added = []string{}
 	}
-	if c.Divergence == nil && len(added) > 0 {
-		c.Divergence = &Divergence{Kind: DivergeCell, Path: added[0], Revised: side(rc[added[0]])}
-	}
+	return added
+}
 
-	// An unanswered request anywhere in the revised run, unless the
-	// recorded run failed the same way, means the comparison cannot say
-	// what the revision would have done past it.
-	var reason *Reason
+// unanswered finds an unanswered request anywhere in the revised run:
+// unless the recorded run failed the same way, the comparison cannot say
+// what the revision would have done past it.
+func unanswered(orig, rev *receipt.Receipt) *Reason {
 	for _, p := range activationOrder(rev) {
-		cr := rc[p]
+		cr := rev.Cells[p]
 		if cr == nil || cr.Status != receipt.StatusFailed || cr.Failure == nil || !slices.Contains(missingCodes, cr.Failure.Code) {
 			continue
 		}
-		if or := oc[p]; or != nil && (sameCell(or, cr) || (or.Failure != nil && *or.Failure == *cr.Failure)) {
+		if or := orig.Cells[p]; or != nil && (sameCell(or, cr) || (or.Failure != nil && *or.Failure == *cr.Failure)) {
 			continue
 		}
 		why := ReasonMissingEffect
 		if cr.Failure.Code == fault.InputMissing {
 			why = ReasonMissingInput
 		}
-		reason = &Reason{Code: why, Path: p, Request: lastRequest(rev, p), Detail: detail(cr.Failure.Message)}
-		break
+		return &Reason{Code: why, Path: p, Request: lastRequest(rev, p), Detail: detail(cr.Failure.Message)}
 	}
+	return nil
+}
 
-	match := sameEffects(orig.Effects, rev.Effects)
-	c.EffectsMatch = &match
-	if c.Divergence == nil {
-		switch {
-		case !match:
-			c.Divergence = &Divergence{Kind: DivergeEffects, Detail: detail("effect sequences differ")}
-		case c.OriginalOutcome != c.RevisedOutcome:
-			c.Divergence = &Divergence{Kind: DivergeOutcome, Detail: detail(c.OriginalOutcome + " vs " + c.RevisedOutcome)}
-		case !sameFailure(orig.Failure, rev.Failure):
-			c.Divergence = &Divergence{Kind: DivergeFailure, Detail: detail(failureCode(orig) + " vs " + failureCode(rev))}
-		case orig.Work != rev.Work:
-			c.Divergence = &Divergence{Kind: DivergeWork, Detail: detail("units " + units(orig.Work.Units) + " vs " + units(rev.Work.Units))}
-		}
-	}
+// receiptDivergence is the first receipt-level difference (effects,
+// outcome, failure, work) when every cell matched; nil when none.
+func (c *Comparison) receiptDivergence(orig, rev *receipt.Receipt, effectsMatch bool) *Divergence {
 	switch {
-	case reason != nil:
-		c.Verdict, c.Reason = VerdictCouldNotReplay, reason
-	case c.Divergence == nil:
-		c.Verdict = VerdictIdentical
-	default:
-		c.Verdict = VerdictDiverged
+	case !effectsMatch:
+		return &Divergence{Kind: DivergeEffects, Detail: detail("effect sequences differ")}
+	case c.OriginalOutcome != c.RevisedOutcome:
+		return &Divergence{Kind: DivergeOutcome, Detail: detail(c.OriginalOutcome + " vs " + c.RevisedOutcome)}
+	case !sameFailure(orig.Failure, rev.Failure):
+		return &Divergence{Kind: DivergeFailure, Detail: detail(failureCode(orig) + " vs " + failureCode(rev))}
+	case orig.Work != rev.Work:
+		return &Divergence{Kind: DivergeWork, Detail: detail("units " + units(orig.Work.Units) + " vs " + units(rev.Work.Units))}
 	}
+	return nil
 }
 
 var cellEvents = []string{"cell.commit", "cell.skip", "cell.fail", "cell.suspend"}
@@ -606,34 +625,8 @@ func ParseComparison(v any) (*Comparison, error) {
 	c.Verdict = p.enum(o["verdict"], "verdict", verdicts)
 	c.RevisedReceipt = p.nullDigest(o["revisedReceipt"], "revisedReceipt")
 
-	prefix, ok := o["prefix"].([]any)
-	if !ok || len(prefix) > MaxReplayPrefix {
-		p.fail("prefix: must be an array of at most %d entries", MaxReplayPrefix)
-	}
-	seen := map[string]bool{}
-	c.Prefix = []PrefixEntry{}
-	for i, e := range prefix {
-		at := fmt.Sprintf("prefix[%d]", i)
-		eo := p.object(e, at, []string{"path", "digest"}, []string{"path", "digest"})
-		path := p.text(eo["path"], at+".path", MaxReplayPath)
-		if seen[path] && p.err == nil {
-			p.fail("%s.path: repeats %q", at, path)
-		}
-		seen[path] = true
-		c.Prefix = append(c.Prefix, PrefixEntry{Path: path, Digest: p.digest(eo["digest"], at+".digest")})
-	}
-	added, ok := o["added"].([]any)
-	if !ok || len(added) > MaxReplayAdded {
-		p.fail("added: must be an array of at most %d entries", MaxReplayAdded)
-	}
-	c.Added = []string{}
-	for i, a := range added {
-		s := p.text(a, fmt.Sprintf("added[%d]", i), MaxReplayPath)
-		if n := len(c.Added); n > 0 && p.err == nil && canon.CompareUTF16(c.Added[n-1], s) >= 0 {
-			p.fail("added: must be sorted and unique (%q after %q)", s, c.Added[n-1])
-		}
-		c.Added = append(c.Added, s)
-	}
+	c.Prefix = p.prefix(o["prefix"])
+	c.Added = p.added(o["added"])
 	c.PrefixTruncated = p.boolean(o["prefixTruncated"], "prefixTruncated")
 	c.AddedTruncated = p.boolean(o["addedTruncated"], "addedTruncated")
 
@@ -642,13 +635,7 @@ func ParseComparison(v any) (*Comparison, error) {
 	if oo["revised"] != nil {
 		c.RevisedOutcome = p.text(oo["revised"], "outcomes.revised", receipt.MaxOutcomeLen)
 	}
-	switch em := o["effectsMatch"].(type) {
-	case nil:
-	case bool:
-		c.EffectsMatch = &em
-	default:
-		p.fail("effectsMatch: must be a boolean or null")
-	}
+	c.EffectsMatch = p.optBoolean(o["effectsMatch"], "effectsMatch")
 	if o["divergence"] != nil {
 		c.Divergence = p.divergence(o["divergence"])
 	}
@@ -664,26 +651,48 @@ func ParseComparison(v any) (*Comparison, error) {
 	return c, nil
 }
 
-// coherent enforces the verdict rules.
+// coherenceRules are the verdict rules: a record for which a rule's
+// breaks holds is refused with its message.
+var coherenceRules = []struct {
+	breaks  func(c *Comparison) bool
+	message string
+}{
+	{func(c *Comparison) bool { return c.Verdict == VerdictCouldNotReplay && c.Reason == nil },
+		"verdict could-not-replay requires a reason"},
+	{func(c *Comparison) bool { return c.Verdict != VerdictCouldNotReplay && c.Reason != nil },
+		"reason is only carried by a could-not-replay verdict"},
+	{func(c *Comparison) bool { return c.Verdict == VerdictIdentical && !c.showsIdentical() },
+		"verdict identical contradicts its evidence (a divergence, an added path, unmatched effects or outcome, or no revised receipt)"},
+	{func(c *Comparison) bool { return c.Verdict == VerdictDiverged && c.RevisedReceipt == "" },
+		"verdict diverged requires a revised receipt"},
+	{func(c *Comparison) bool { return c.Verdict == VerdictDiverged && c.showsNoDivergence() },
+		"verdict diverged shows no divergence"},
+	{func(c *Comparison) bool {
+		return c.Reason != nil && c.Reason.Code == ReasonManifestInvalid && c.RevisedReceipt != ""
+	}, "a manifest-invalid comparison carries no revised receipt"},
+}
+
+// coherent enforces the verdict rules, the first broken one reported.
 func (c *Comparison) coherent() error {
-	bad := func(format string, a ...any) error { return replayErrorf(fault.Parse, format, a...) }
-	switch {
-	case c.Verdict == VerdictCouldNotReplay && c.Reason == nil:
-		return bad("verdict could-not-replay requires a reason")
-	case c.Verdict != VerdictCouldNotReplay && c.Reason != nil:
-		return bad("reason is only carried by a could-not-replay verdict")
-	case c.Verdict == VerdictIdentical && (c.Divergence != nil || c.EffectsMatch == nil || !*c.EffectsMatch ||
-		len(c.Added) > 0 || c.RevisedOutcome == "" || c.RevisedOutcome != c.OriginalOutcome || c.RevisedReceipt == ""):
-		return bad("verdict identical contradicts its evidence (a divergence, an added path, unmatched effects or outcome, or no revised receipt)")
-	case c.Verdict == VerdictDiverged && c.RevisedReceipt == "":
-		return bad("verdict diverged requires a revised receipt")
-	case c.Verdict == VerdictDiverged && c.Divergence == nil && c.EffectsMatch != nil && *c.EffectsMatch &&
-		c.RevisedOutcome == c.OriginalOutcome && len(c.Added) == 0:
-		return bad("verdict diverged shows no divergence")
-	case c.Reason != nil && c.Reason.Code == ReasonManifestInvalid && c.RevisedReceipt != "":
-		return bad("a manifest-invalid comparison carries no revised receipt")
+	for _, r := range coherenceRules {
+		if r.breaks(c) {
+			return replayErrorf(fault.Parse, "%s", r.message)
+		}
 	}
 	return nil
+}
+
+// showsIdentical: no divergence, no added path, matched effects and
+// outcome, and a revised receipt.
+func (c *Comparison) showsIdentical() bool {
+	return c.Divergence == nil && c.EffectsMatch != nil && *c.EffectsMatch && len(c.Added) == 0 &&
+		c.RevisedOutcome != "" && c.RevisedOutcome == c.OriginalOutcome && c.RevisedReceipt != ""
+}
+
+// showsNoDivergence: nothing in the record differs.
+func (c *Comparison) showsNoDivergence() bool {
+	return c.Divergence == nil && c.EffectsMatch != nil && *c.EffectsMatch &&
+		c.RevisedOutcome == c.OriginalOutcome && len(c.Added) == 0
 }
 
 // cparser collects the first parse failure so field reads stay linear.
@@ -768,6 +777,58 @@ func (p *cparser) enum(v any, at string, allowed []string) string {
 		p.fail("%s: must be one of %s", at, strings.Join(allowed, ", "))
 	}
 	return s
+}
+
+// prefix reads the prefix list: at most MaxReplayPrefix {path, digest}
+// entries with distinct paths.
+func (p *cparser) prefix(v any) []PrefixEntry {
+	prefix, ok := v.([]any)
+	if !ok || len(prefix) > MaxReplayPrefix {
+		p.fail("prefix: must be an array of at most %d entries", MaxReplayPrefix)
+	}
+	seen := map[string]bool{}
+	out := []PrefixEntry{}
+	for i, e := range prefix {
+		at := fmt.Sprintf("prefix[%d]", i)
+		eo := p.object(e, at, []string{"path", "digest"}, []string{"path", "digest"})
+		path := p.text(eo["path"], at+".path", MaxReplayPath)
+		if seen[path] && p.err == nil {
+			p.fail("%s.path: repeats %q", at, path)
+		}
+		seen[path] = true
+		out = append(out, PrefixEntry{Path: path, Digest: p.digest(eo["digest"], at+".digest")})
+	}
+	return out
+}
+
+// added reads the added list: at most MaxReplayAdded paths, UTF-16
+// sorted and unique.
+func (p *cparser) added(v any) []string {
+	added, ok := v.([]any)
+	if !ok || len(added) > MaxReplayAdded {
+		p.fail("added: must be an array of at most %d entries", MaxReplayAdded)
+	}
+	out := []string{}
+	for i, a := range added {
+		s := p.text(a, fmt.Sprintf("added[%d]", i), MaxReplayPath)
+		if n := len(out); n > 0 && p.err == nil && canon.CompareUTF16(out[n-1], s) >= 0 {
+			p.fail("added: must be sorted and unique (%q after %q)", s, out[n-1])
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// optBoolean reads a boolean or null (nil).
+func (p *cparser) optBoolean(v any, at string) *bool {
+	switch b := v.(type) {
+	case nil:
+		return nil
+	case bool:
+		return &b
+	}
+	p.fail("%s: must be a boolean or null", at)
+	return nil
 }
 
 func (p *cparser) side(v any, at string) *CellSide {

@@ -470,53 +470,17 @@ func (s *scope) step(i int) bool {
 	r := s.r
 	c := s.m.Cells[i]
 	p := s.path(c.ID)
-	var delivered []delivery
-	for _, e := range s.in[i] {
-		j, _ := s.m.CellIndex(e.From.Cell)
-		src := &s.st[j]
-		var v any
-		switch {
-		case e.OnFail && src.status == receipt.StatusFailed:
-			v = map[string]any{"code": src.failure.Code, "message": src.failure.Message}
-		case !e.OnFail && src.status == receipt.StatusCommitted:
-			val, ok := src.outputs[e.From.Port]
-			if !ok {
-				continue
-			}
-			v = val
-		default:
-			continue
-		}
-		if e.Guard != nil {
-			ok, f := s.guard(e.Guard, v)
-			if f != nil {
-				r.fail(f, p)
-				return true
-			}
-			if r.units > r.budgets.MaxWork {
-				r.fail(failf(fault.BudgetExhausted, "maxWork exhausted"), p)
-				return true
-			}
-			if !ok {
-				continue
-			}
-		}
-		delivered = append(delivered, delivery{edge: e, value: v, many: s.producesMany(j, e.From.Port)})
+	delivered, stop := s.deliveries(i, p)
+	if stop {
+		return true
 	}
-
 	sig, sigErr := s.signature(c)
-	inputs := ports{}
-	var inputErr *Failure
-	if sigErr == nil {
-		inputs, inputErr = collect(sig.inputs, delivered)
-		if skipped(sig.inputs, delivered) {
-			s.st[i] = cellState{status: receipt.StatusSkipped}
-			r.cells[p] = &receipt.Cell{Status: receipt.StatusSkipped}
-			r.event("cell.skip", p, "", "")
-			return false
-		}
+	if sigErr == nil && skipped(sig.inputs, delivered) {
+		s.st[i] = cellState{status: receipt.StatusSkipped}
+		r.cells[p] = &receipt.Cell{Status: receipt.StatusSkipped}
+		r.event("cell.skip", p, "", "")
+		return false
 	}
-
 	if r.steps+1 > r.budgets.MaxSteps {
 		r.fail(failf(fault.BudgetExhausted, "maxSteps exhausted"), p)
 		return true
@@ -528,33 +492,109 @@ func (s *scope) step(i int) bool {
 	// rec is the cell record the activation fills in (effect digest, tool
 	// calls, slot, via, ...); an activation that suspends sets its status.
 	rec := &receipt.Cell{}
-	var outputs ports
-	var f *Failure
-	switch {
-	case sigErr != nil:
-		f = sigErr
-	case inputErr != nil:
-		f = inputErr
-	default:
-		if f = checkPorts(sig.inputs, inputs, "input"); f == nil {
-			outputs, f = s.activate(c, p, sig, inputs, rec)
-		}
-	}
+	outputs, f := s.activateDelivered(c, p, sig, sigErr, delivered, rec)
 	if r.abort != nil {
 		// A host fault inside the activation: nothing more is recorded.
 		return true
 	}
+	if stop := s.settle(i, p, rec, outputs, f, r.units-before); stop {
+		return true
+	}
+	if rec.Suspended() {
+		// The sweep halts on the suspension; no work check.
+		return false
+	}
+	if r.units > r.budgets.MaxWork {
+		r.fail(failf(fault.BudgetExhausted, "maxWork exhausted"), p)
+		return true
+	}
+	return false
+}
+
+// deliveries collects what cell i's incoming edges deliver, in edge
+// order, through their guards. stop is true when a guard failed or ran
+// the work out (the run failure is recorded then).
+func (s *scope) deliveries(i int, p string) (delivered []delivery, stop bool) {
+	for _, e := range s.in[i] {
+		j, _ := s.m.CellIndex(e.From.Cell)
+		v, ok := s.st[j].delivers(e)
+		if !ok {
+			continue
+		}
+		if e.Guard != nil {
+			pass, stop := s.guardPasses(e.Guard, v, p)
+			if stop {
+				return nil, true
+			}
+			if !pass {
+				continue
+			}
+		}
+		delivered = append(delivered, delivery{edge: e, value: v, many: s.producesMany(j, e.From.Port)})
+	}
+	return delivered, false
+}
+
+// delivers is the value a resolved source cell sends along e: its
+// failure on an on:"fail" edge, else its committed port value.
+func (c *cellState) delivers(e *manifest.Edge) (any, bool) {
+	switch {
+	case e.OnFail && c.status == receipt.StatusFailed:
+		return c.failure.value(), true
+	case !e.OnFail && c.status == receipt.StatusCommitted:
+		v, ok := c.outputs[e.From.Port]
+		return v, ok
+	}
+	return nil, false
+}
+
+// guardPasses evaluates guard g on v for the cell at path p; stop is true
+// when the guard failed or its fuel ran the work out.
+func (s *scope) guardPasses(g *manifest.Guard, v any, p string) (pass, stop bool) {
+	ok, f := s.guard(g, v)
+	if f != nil {
+		s.r.fail(f, p)
+		return false, true
+	}
+	if s.r.units > s.r.budgets.MaxWork {
+		s.r.fail(failf(fault.BudgetExhausted, "maxWork exhausted"), p)
+		return false, true
+	}
+	return ok, false
+}
+
+// activateDelivered builds the cell's inputs from its deliveries, checks
+// them, runs the activation and checks its outputs. A signature or input
+// failure fails the cell without activating it.
+func (s *scope) activateDelivered(c *manifest.Cell, p string, sig *cellSig, sigErr *Failure, delivered []delivery, rec *receipt.Cell) (ports, *Failure) {
+	if sigErr != nil {
+		return nil, sigErr
+	}
+	inputs, f := collect(sig.inputs, delivered)
+	if f != nil {
+		return nil, f
+	}
+	if f := checkPorts(sig.inputs, inputs, "input"); f != nil {
+		return nil, f
+	}
+	outputs, f := s.activate(c, p, sig, inputs, rec)
 	if f == nil && !rec.Suspended() {
 		f = checkOutputs(c.ID, sig, outputs)
 	}
-	work := r.units - before
+	return outputs, f
+}
+
+// settle records how cell i at path p resolved: suspended, failed or
+// committed. It reports whether the sweep must stop: a failure no
+// on:"fail" edge handles.
+func (s *scope) settle(i int, p string, rec *receipt.Cell, outputs ports, f *Failure, work int) bool {
+	r := s.r
 	switch {
 	case rec.Suspended():
 		r.suspended = true
 		s.st[i] = cellState{status: receipt.StatusSuspended}
 		r.cells[p] = &receipt.Cell{Status: receipt.StatusSuspended, Work: work, Slot: rec.Slot}
 		r.event("cell.suspend", p, "", "")
-		return false
 	case f != nil:
 		// The activation error is recorded uncut (the native runtime does
 		// not shorten it; only effect error messages are bounded, by the
@@ -563,15 +603,8 @@ func (s *scope) step(i int) bool {
 		r.cells[p] = &receipt.Cell{Status: receipt.StatusFailed, Work: work,
 			Failure: &receipt.Failure{Code: f.Code, Message: f.Message}, Slot: rec.Slot}
 		r.event("cell.fail", p, "", "")
-		handled := false
-		for _, e := range s.out[i] {
-			if e.OnFail {
-				handled = true
-				break
-			}
-		}
-		if !handled {
-			r.fail(s.st[i].failure, p)
+		if !s.handlesFailure(i) {
+			r.fail(f, p)
 			return true
 		}
 		r.failure = nil
@@ -585,9 +618,15 @@ func (s *scope) step(i int) bool {
 		r.cells[p] = rec
 		r.event("cell.commit", p, "", "")
 	}
-	if r.units > r.budgets.MaxWork {
-		r.fail(failf(fault.BudgetExhausted, "maxWork exhausted"), p)
-		return true
+	return false
+}
+
+// handlesFailure reports whether an on:"fail" edge leaves cell i.
+func (s *scope) handlesFailure(i int) bool {
+	for _, e := range s.out[i] {
+		if e.OnFail {
+			return true
+		}
 	}
 	return false
 }

@@ -55,6 +55,11 @@ type Failure struct {
 	Message string
 }
 
+// value is the failure as an on:"fail" edge delivers it.
+func (f *Failure) value() map[string]any {
+	return map[string]any{"code": f.Code, "message": f.Message}
+}
+
 func failf(code, format string, a ...any) *Failure {
 	return &Failure{Code: code, Message: fmt.Sprintf(format, a...)}
 }
