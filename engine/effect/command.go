@@ -121,6 +121,32 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
+// commandFailure classifies how a command ended: its deadline or
+// cancellation, a failure to observe it, a signal, the suspend exit code
+// or another non-zero exit; nil for a clean exit.
+func commandFailure(ctx context.Context, waitErr error) *fault.Error {
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &fault.Error{Code: fault.BudgetExhausted, Message: "host executable timed out; external completion may be uncertain", Uncertain: true}
+		}
+		return &fault.Error{Code: fault.EffectFailed, Message: "host executable was cancelled; external completion may be uncertain", Uncertain: true}
+	}
+	if waitErr == nil {
+		return nil
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(waitErr, &exitErr) {
+		return &fault.Error{Code: fault.EffectFailed, Message: "host executable could not be observed to completion", Uncertain: true}
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return &fault.Error{Code: fault.EffectFailed, Message: "host executable was terminated by a signal; external completion may be uncertain", Uncertain: true}
+	}
+	if exitErr.ExitCode() == ExitSuspended {
+		return &fault.Error{Code: fault.EffectSuspended, Message: "executor asked the host to suspend the run", NotRetryable: true}
+	}
+	return Errorf(fault.EffectFailed, "host executable failed; diagnostics withheld")
+}
+
 // runCommand runs argv with payload on stdin and returns stdout (at most
 // maxOut bytes). The process group is killed when the deadline passes.
 func runCommand(ctx context.Context, argv []string, dir string, payload []byte, maxOut int, timeout time.Duration) ([]byte, *fault.Error) {
@@ -184,24 +210,8 @@ func runCommand(ctx context.Context, argv []string, dir string, payload []byte, 
 		<-readDone
 	}
 	short := <-incomplete
-	if ctx.Err() != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &fault.Error{Code: fault.BudgetExhausted, Message: "host executable timed out; external completion may be uncertain", Uncertain: true}
-		}
-		return nil, &fault.Error{Code: fault.EffectFailed, Message: "host executable was cancelled; external completion may be uncertain", Uncertain: true}
-	}
-	if waitErr != nil {
-		var exitErr *exec.ExitError
-		if !errors.As(waitErr, &exitErr) {
-			return nil, &fault.Error{Code: fault.EffectFailed, Message: "host executable could not be observed to completion", Uncertain: true}
-		}
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return nil, &fault.Error{Code: fault.EffectFailed, Message: "host executable was terminated by a signal; external completion may be uncertain", Uncertain: true}
-		}
-		if exitErr.ExitCode() == ExitSuspended {
-			return nil, &fault.Error{Code: fault.EffectSuspended, Message: "executor asked the host to suspend the run", NotRetryable: true}
-		}
-		return nil, Errorf(fault.EffectFailed, "host executable failed; diagnostics withheld")
+	if f := commandFailure(ctx, waitErr); f != nil {
+		return nil, f
 	}
 	if short {
 		return nil, Errorf(fault.EffectFailed, "executor closed stdin before request delivery")

@@ -132,31 +132,9 @@ type ReplayScope struct {
 
 // LoadReplayScoped is LoadReplay narrowed by scope.
 func LoadReplayScoped(s store.Store, scope ReplayScope) (*Replay, error) {
-	refs, err := s.List(store.Runs)
+	receipts, byExecutor, err := scopedReceipts(s, scope)
 	if err != nil {
 		return nil, err
-	}
-	var receipts []map[string]any
-	byExecutor := false
-	for _, ref := range refs {
-		v, err := store.Load(s, store.Runs, ref)
-		if err != nil {
-			return nil, err
-		}
-		receipt, ok := v.(map[string]any)
-		if !ok {
-			return nil, Errorf(fault.Parse, "receipt %s is not an object", ref)
-		}
-		if scope.Manifest != "" && receipt["manifestDigest"] != scope.Manifest {
-			continue
-		}
-		effects, _ := receipt["effects"].([]any)
-		for _, e := range effects {
-			if m, _ := e.(map[string]any); scope.Executor != "" && m["executor"] == scope.Executor {
-				byExecutor = true
-			}
-		}
-		receipts = append(receipts, receipt)
 	}
 	r := NewReplay(nil)
 	for i, receipt := range receipts {
@@ -167,16 +145,61 @@ func LoadReplayScoped(s store.Store, scope ReplayScope) (*Replay, error) {
 			return nil, Errorf(fault.Parse, "receipt %d: %s", i, fault.MessageOf(err))
 		}
 	}
+	if err := r.loadRequests(s); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// scopedReceipts reads the stored receipts of scope's manifest, in store
+// order; byExecutor is true when any of them holds a record of scope's
+// executor.
+func scopedReceipts(s store.Store, scope ReplayScope) (receipts []map[string]any, byExecutor bool, err error) {
+	refs, err := s.List(store.Runs)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, ref := range refs {
+		v, err := store.Load(s, store.Runs, ref)
+		if err != nil {
+			return nil, false, err
+		}
+		receipt, ok := v.(map[string]any)
+		if !ok {
+			return nil, false, Errorf(fault.Parse, "receipt %s is not an object", ref)
+		}
+		if scope.Manifest != "" && receipt["manifestDigest"] != scope.Manifest {
+			continue
+		}
+		byExecutor = byExecutor || (scope.Executor != "" && hasExecutor(receipt, scope.Executor))
+		receipts = append(receipts, receipt)
+	}
+	return receipts, byExecutor, nil
+}
+
+// hasExecutor reports whether a receipt holds a record executor made.
+func hasExecutor(receipt map[string]any, executor string) bool {
+	effects, _ := receipt["effects"].([]any)
+	for _, e := range effects {
+		if m, _ := e.(map[string]any); m["executor"] == executor {
+			return true
+		}
+	}
+	return false
+}
+
+// loadRequests adds the stored request bodies of the recorded digests.
+func (r *Replay) loadRequests(s store.Store) error {
 	for _, d := range r.order {
 		v, ok, err := s.Get(store.Values, d)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if req, isObj := v.(map[string]any); ok && isObj {
 			r.requests[d] = req
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // keepExecutor returns a shallow copy of receipt whose effects list holds

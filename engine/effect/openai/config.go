@@ -162,18 +162,8 @@ func (c Config) Validate() error {
 // a reasoning model takes no temperature or top-p, and only it takes a
 // reasoning effort.
 func (c Config) checkReasoning() error {
-	if c.Reasons() {
-		if c.Temperature != nil && *c.Temperature != 1 {
-			return fmt.Errorf("temperature: %s is a reasoning model, which accepts no temperature (leave it out, or set reasoning: false if it is not one)", c.Model)
-		}
-		if c.TopP != nil {
-			return fmt.Errorf("top-p: %s is a reasoning model, which accepts no top_p (leave it out, or set reasoning: false if it is not one)", c.Model)
-		}
-		if len(c.Stop) > 0 {
-			return fmt.Errorf("stop: %s is a reasoning model, which accepts no stop sequences (leave it out, or set reasoning: false if it is not one)", c.Model)
-		}
-	} else if c.ReasoningEffort != "" {
-		return fmt.Errorf("reasoning-effort: %s is not a reasoning model (set reasoning: true if it is one)", c.Model)
+	if err := c.checkReasoningModel(); err != nil {
+		return err
 	}
 	if c.ReasoningEffort != "" && !slices.Contains(live.ReasoningEfforts, c.ReasoningEffort) {
 		return fmt.Errorf("reasoning-effort %q: want one of %s", c.ReasoningEffort, strings.Join(live.ReasoningEfforts, ", "))
@@ -184,6 +174,33 @@ func (c Config) checkReasoning() error {
 	if c.Seed != nil && (*c.Seed > 1<<53-1 || *c.Seed < -(1<<53-1)) {
 		return fmt.Errorf("seed %d: must be an integer of at most 2^53-1 in magnitude", *c.Seed)
 	}
+	return c.checkStops()
+}
+
+// checkReasoningModel: a reasoning model takes no temperature (but 1),
+// top-p or stop sequences; another takes no reasoning effort.
+func (c Config) checkReasoningModel() error {
+	if !c.Reasons() {
+		if c.ReasoningEffort != "" {
+			return fmt.Errorf("reasoning-effort: %s is not a reasoning model (set reasoning: true if it is one)", c.Model)
+		}
+		return nil
+	}
+	refused := ""
+	switch {
+	case c.Temperature != nil && *c.Temperature != 1:
+		refused = "temperature: %s is a reasoning model, which accepts no temperature"
+	case c.TopP != nil:
+		refused = "top-p: %s is a reasoning model, which accepts no top_p"
+	case len(c.Stop) > 0:
+		refused = "stop: %s is a reasoning model, which accepts no stop sequences"
+	default:
+		return nil
+	}
+	return fmt.Errorf(refused+" (leave it out, or set reasoning: false if it is not one)", c.Model)
+}
+
+func (c Config) checkStops() error {
 	if len(c.Stop) > MaxStops {
 		return fmt.Errorf("stop: at most %d sequences", MaxStops)
 	}
