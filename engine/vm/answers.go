@@ -82,7 +82,7 @@ func decideRequest(cellID, prompt string, ctx any, qs []manifest.Question, quest
 
 // firstUnexpected returns the first key of m, in canonical key order, that
 // is not among allowed.
-func firstUnexpected(m map[string]any, allowed ...string) (string, bool) {
+func firstUnexpected[V any](m map[string]V, allowed ...string) (string, bool) {
 	for _, k := range canon.SortedKeys(m) {
 		if !contains(allowed, k) {
 			return k, true

@@ -110,7 +110,7 @@ func ctxDenied() *Failure {
 
 // utf16Order sorts keys as upstream's reader reports them: by UTF-16 code
 // units, so the first unknown key named is the same in both runtimes.
-func utf16Order(m map[string]any) []string {
+func utf16Order[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -119,17 +119,43 @@ func utf16Order(m map[string]any) []string {
 	return keys
 }
 
-func closedKeys(v any, label string, allowed ...string) (map[string]any, *Failure) {
+func closedKeys(v any, label string, allowed ...string) (contextQuery, *Failure) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, ctxInvalid("%s must be an object", label)
 	}
-	for _, k := range utf16Order(m) {
+	q := contextQuery(m)
+	return q, q.closed(label, allowed...)
+}
+
+// contextQuery is one agent.context.local.v1 query object as the
+// operations read it.
+type contextQuery map[string]any
+
+// closed refuses a key outside allowed, the first in UTF-16 order.
+func (q contextQuery) closed(label string, allowed ...string) *Failure {
+	for _, k := range utf16Order(q) {
 		if !slices.Contains(allowed, k) {
-			return nil, ctxInvalid("%s has unknown key %q", label, k)
+			return ctxInvalid("%s has unknown key %q", label, k)
 		}
 	}
-	return m, nil
+	return nil
+}
+
+// integer reads field key, an integer in [lo, hi] (name is its name in
+// the message).
+func (q contextQuery) integer(key, name string, lo, hi int) (int, *Failure) {
+	return integerIn(q[key], name, lo, hi)
+}
+
+// optionalInteger reads an optional integer field in [lo, hi] (def when
+// absent or null).
+func (q contextQuery) optionalInteger(key, name string, def, lo, hi int) (int, *Failure) {
+	v, ok := q[key]
+	if !ok || v == nil {
+		return def, nil
+	}
+	return integerIn(v, name, lo, hi)
 }
 
 // integerIn reads an integral number in [lo, hi].
@@ -235,7 +261,7 @@ func (s *scope) readContext(snap *contextSnapshot, inputs ports) (any, *Failure)
 }
 
 // contextOps are the local context tool's operations by name.
-var contextOps = map[string]func(snap *contextSnapshot, q map[string]any) (any, *Failure){
+var contextOps = map[string]func(snap *contextSnapshot, q contextQuery) (any, *Failure){
 	"inspect": inspectContext,
 	"read":    readContextEntry,
 	"slice":   sliceContextEntry,
@@ -270,16 +296,6 @@ func queryContext(snap *contextSnapshot, inputs ports) (any, *Failure) {
 	return out, nil
 }
 
-// optionalInteger reads an optional integer field in [lo, hi] (def when
-// absent or null).
-func optionalInteger(q map[string]any, key, name string, def, lo, hi int) (int, *Failure) {
-	v, ok := q[key]
-	if !ok || v == nil {
-		return def, nil
-	}
-	return integerIn(v, name, lo, hi)
-}
-
 // entry returns snapshot entry i, or CAPABILITY_DENIED outside it.
 func (snap *contextSnapshot) entry(i int) (contextEntry, *Failure) {
 	if i >= len(snap.entries) {
@@ -293,15 +309,15 @@ func (e contextEntry) listing(i int) map[string]any {
 	return map[string]any{"index": float64(i), "digest": e.digest, "kind": e.kind, "label": e.label, "bytes": float64(len(e.text))}
 }
 
-func inspectContext(snap *contextSnapshot, q map[string]any) (any, *Failure) {
-	if _, f := closedKeys(q, "context inspect", "op", "offset", "limit"); f != nil {
+func inspectContext(snap *contextSnapshot, q contextQuery) (any, *Failure) {
+	if f := q.closed("context inspect", "op", "offset", "limit"); f != nil {
 		return nil, f
 	}
-	offset, f := optionalInteger(q, "offset", "context offset", 0, 0, 1024)
+	offset, f := q.optionalInteger("offset", "context offset", 0, 0, 1024)
 	if f != nil {
 		return nil, f
 	}
-	limit, f := optionalInteger(q, "limit", "context limit", 16, 1, 64)
+	limit, f := q.optionalInteger("limit", "context limit", 16, 1, 64)
 	if f != nil {
 		return nil, f
 	}
@@ -317,11 +333,11 @@ func inspectContext(snap *contextSnapshot, q map[string]any) (any, *Failure) {
 		"totalEntries": float64(len(snap.entries)), "nextOffset": next}, nil
 }
 
-func readContextEntry(snap *contextSnapshot, q map[string]any) (any, *Failure) {
-	if _, f := closedKeys(q, "context read", "op", "index"); f != nil {
+func readContextEntry(snap *contextSnapshot, q contextQuery) (any, *Failure) {
+	if f := q.closed("context read", "op", "index"); f != nil {
 		return nil, f
 	}
-	i, f := integerIn(q["index"], "context index", 0, localMaxIndex)
+	i, f := q.integer("index", "context index", 0, localMaxIndex)
 	if f != nil {
 		return nil, f
 	}
@@ -335,19 +351,19 @@ func readContextEntry(snap *contextSnapshot, q map[string]any) (any, *Failure) {
 	return map[string]any{"kind": e.kind, "label": e.label, "text": e.text}, nil
 }
 
-func sliceContextEntry(snap *contextSnapshot, q map[string]any) (any, *Failure) {
-	if _, f := closedKeys(q, "context slice", "op", "index", "startByte", "endByte"); f != nil {
+func sliceContextEntry(snap *contextSnapshot, q contextQuery) (any, *Failure) {
+	if f := q.closed("context slice", "op", "index", "startByte", "endByte"); f != nil {
 		return nil, f
 	}
-	i, f := integerIn(q["index"], "context index", 0, localMaxIndex)
+	i, f := q.integer("index", "context index", 0, localMaxIndex)
 	if f != nil {
 		return nil, f
 	}
-	start, f := integerIn(q["startByte"], "context startByte", 0, 1_048_576)
+	start, f := q.integer("startByte", "context startByte", 0, 1_048_576)
 	if f != nil {
 		return nil, f
 	}
-	end, f := integerIn(q["endByte"], "context endByte", 0, 1_048_576)
+	end, f := q.integer("endByte", "context endByte", 0, 1_048_576)
 	if f != nil {
 		return nil, f
 	}
@@ -376,8 +392,8 @@ func sliceText(text string, start, end int) (any, *Failure) {
 	return text[start:end], nil
 }
 
-func searchContext(snap *contextSnapshot, q map[string]any) (any, *Failure) {
-	if _, f := closedKeys(q, "context search", "op", "query", "maxResults", "maxScanBytes"); f != nil {
+func searchContext(snap *contextSnapshot, q contextQuery) (any, *Failure) {
+	if f := q.closed("context search", "op", "query", "maxResults", "maxScanBytes"); f != nil {
 		return nil, f
 	}
 	text, ok := q["query"].(string)
@@ -387,7 +403,7 @@ func searchContext(snap *contextSnapshot, q map[string]any) (any, *Failure) {
 	if text == "" {
 		return nil, ctxInvalid("context search query must not be empty")
 	}
-	limit, f := searchLimit(q)
+	limit, f := q.searchLimit()
 	if f != nil {
 		return nil, f
 	}
@@ -405,7 +421,7 @@ func searchContext(snap *contextSnapshot, q map[string]any) (any, *Failure) {
 
 // searchLimit reads a search's maxResults: within the query bound 128 and
 // the result bound 16, checked in that order.
-func searchLimit(q map[string]any) (int, *Failure) {
+func (q contextQuery) searchLimit() (int, *Failure) {
 	v, ok := q["maxResults"]
 	if !ok {
 		return localSearchMatches, nil
