@@ -133,7 +133,9 @@ var cellDiffs = []struct {
 	field string
 	say   func(field string, x, y map[string]any) string
 }{
-	{"status", func(f string, x, y map[string]any) string { return fmt.Sprintf("status %s vs %s", str(x[f]), str(y[f])) }},
+	{"status", func(f string, x, y map[string]any) string {
+		return fmt.Sprintf("status %s vs %s", str(x[f]), str(y[f]))
+	}},
 	{"outputs", differ},
 	{"work", counted},
 	{"rounds", counted},
