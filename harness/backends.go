@@ -203,3 +203,27 @@ func (w *Workload) Backend(name string) (Backend, bool) {
 	}
 	return Backend{}, false
 }
+
+// UsesLive reports whether any executor of w is a live backend.
+func (w *Workload) UsesLive() bool {
+	for _, s := range w.Systems {
+		for _, e := range s.Executors {
+			if effect.LiveSpec(e.Spec) {
+				return true
+			}
+		}
+	}
+	for _, e := range w.Executors {
+		if effect.LiveSpec(e.Spec) {
+			return true
+		}
+	}
+	if w.Generator != nil {
+		for _, e := range w.Generator.Executors {
+			if effect.LiveSpec(e.Spec) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -70,7 +70,7 @@ func (r *Result) Compact() {
 	r.runs, r.shape = r.Workload.RunCount()
 	r.counted = true
 	w := r.Workload
-	r.Workload = &Workload{Path: w.Path, Dir: w.Dir, Kind: w.Kind, Name: w.Name, Revision: w.Revision, Description: w.Description, Repeats: w.Repeats, pos: w.pos, namePos: w.namePos}
+	r.Workload = w.Header()
 	if r.Outcome != nil {
 		r.Outcome = r.Outcome.compact(r.Workload)
 	}
@@ -196,49 +196,6 @@ func (r *Result) Code() string {
 	return CodeGateFailed
 }
 
-// RunCount says how many runs (contender x case) a workload makes and how
-// they multiply, e.g. 18, "3 systems x 6 cases"; 0 and "" when a generator
-// decides the population.
-func (w *Workload) RunCount() (int, string) {
-	n, shape := w.runCount()
-	if w.Repeats > 1 && n > 0 {
-		if strings.Contains(shape, " + ") {
-			return n * w.Repeats, fmt.Sprintf("%s of %s", plural(w.Repeats, "repeat"), shape)
-		}
-		return n * w.Repeats, fmt.Sprintf("%s x %s", shape, plural(w.Repeats, "repeat"))
-	}
-	return n, shape
-}
-
-func (w *Workload) runCount() (int, string) {
-	if w.Kind == KindBench {
-		return len(w.Systems) * len(w.Cases), fmt.Sprintf("%s x %s", plural(len(w.Systems), "system"), plural(len(w.Cases), "case"))
-	}
-	if w.Generator != nil {
-		return 0, ""
-	}
-	sel, hold := 0, 0
-	for _, c := range w.Cases {
-		if c.Split == "holdout" {
-			hold++
-		} else {
-			sel++
-		}
-	}
-	shape := fmt.Sprintf("%s x %s", plural(len(w.Candidates), "candidate"), plural(sel, "selection case"))
-	if hold > 0 {
-		shape += fmt.Sprintf(" + %s on the winner", plural(hold, "holdout case"))
-	}
-	return len(w.Candidates)*sel + hold, shape
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // BatchOptions configure RunAll: the options every run shares, and hooks
 // for a display.
 type BatchOptions struct {
@@ -331,6 +288,3 @@ func Tally(results []*Result) (passed, failed int) {
 
 // JoinReasons is Reasons as one line, for a JSON error message.
 func (r *Result) JoinReasons() string { return strings.Join(r.Reasons(), "; ") }
-
-// NamePos is where the workload's name: was written.
-func (w *Workload) NamePos() Pos { return w.namePos }

@@ -205,33 +205,9 @@ func (l *Recording) Dir() string { return l.arc.Dir() }
 // Live is the number of requests that went to a server.
 func (l *Recording) Live() int { return l.log.Live() }
 
-// usesLive reports whether any executor of w is a live backend.
-func (w *Workload) usesLive() bool {
-	for _, s := range w.Systems {
-		for _, e := range s.Executors {
-			if effect.LiveSpec(e.Spec) {
-				return true
-			}
-		}
-	}
-	for _, e := range w.Executors {
-		if effect.LiveSpec(e.Spec) {
-			return true
-		}
-	}
-	if w.Generator != nil {
-		for _, e := range w.Generator.Executors {
-			if effect.LiveSpec(e.Spec) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // liveConcurrency is the case concurrency the workload's live backends
 // can use (see Recording.Concurrency).
-func (w *Workload) liveConcurrency() int {
+func liveConcurrency(w *Workload) int {
 	var specs []string
 	for _, s := range w.Systems {
 		for _, e := range s.Executors {
@@ -264,7 +240,7 @@ func (l *Recording) Concurrency(specs []string) int {
 }
 
 func newLive(w *Workload, opts Options) (*Recording, error) {
-	if !w.usesLive() {
+	if !w.UsesLive() {
 		return nil, nil
 	}
 	return NewRecording(w.Name, w.Backends, RecordOptions{Mode: opts.Record, Archive: opts.Archive, Env: opts.Env, Repeats: w.Repeats})
@@ -478,7 +454,7 @@ func (r *run) checkReplay() error {
 		return nil
 	}
 	cmd := r.recordCommand()
-	r.o.Replay = r.live.Placed(r.opts.Store, r.reportedCases(), displayPath(r.w.Path), cmd)
+	r.o.Replay = r.live.Placed(r.opts.Store, r.reportedCases(), DisplayPath(r.w.Path), cmd)
 	if r.o.Replay == nil {
 		return nil
 	}
@@ -488,7 +464,7 @@ func (r *run) checkReplay() error {
 // recordCommand is the command that asks the server only what the
 // archive lacks.
 func (r *run) recordCommand() string {
-	cmd := "assay run " + displayPath(r.w.Path) + " --record missing"
+	cmd := "assay run " + DisplayPath(r.w.Path) + " --record missing"
 	if r.opts.Repeats > 0 {
 		cmd += fmt.Sprintf(" --repeats %d", r.opts.Repeats)
 	}
@@ -504,7 +480,7 @@ func (r *run) checkFailed() error {
 	if r.live == nil {
 		return nil
 	}
-	return r.live.FailedErr(r.opts.Store, r.reportedCases(), displayPath(r.w.Path), r.recordCommand())
+	return r.live.FailedErr(r.opts.Store, r.reportedCases(), DisplayPath(r.w.Path), r.recordCommand())
 }
 
 // reportedCases lists the case runs of every repeat, in repeat order.
@@ -727,5 +703,5 @@ func (r *run) concurrency() int {
 	if r.opts.Concurrency > 0 || r.live == nil {
 		return r.opts.Concurrency
 	}
-	return max(evidence.DefaultConcurrency(), r.w.liveConcurrency())
+	return max(evidence.DefaultConcurrency(), liveConcurrency(r.w))
 }

@@ -38,18 +38,18 @@ import (
 // PartRecordContract is the contract of a part's verification record.
 const PartRecordContract = "assay.part-verification.v1"
 
-// RecordFile is the verification record a shard writes beside the part's
-// report.
-func (p Part) RecordFile() string { return p.Name() + "-verified.json" }
+// PartRecordFile is the verification record a shard writes beside part
+// p's report.
+func PartRecordFile(p Part) string { return p.Name() + "-verified.json" }
 
 // recordPart verifies the part report a shard wrote in dir and, when it
 // verifies, writes its record (PartRecord); it says whether it did.
-func (c *Compiled) recordPart(ctx context.Context, dir string, p Part, st evidence.Store) (bool, error) {
-	b, _, err := c.PartRecord(ctx, dir, p, st)
+func recordPart(ctx context.Context, c *Compiled, dir string, p Part, st evidence.Store) (bool, error) {
+	b, _, err := PartRecord(ctx, c, dir, p, st)
 	if err != nil || b == nil {
 		return false, err
 	}
-	return true, atomicfile.Write(filepath.Join(dir, p.RecordFile()), b)
+	return true, atomicfile.Write(filepath.Join(dir, PartRecordFile(p)), b)
 }
 
 // PartRecord verifies part p's report in dir in full, as a shard does
@@ -59,7 +59,7 @@ func (c *Compiled) recordPart(ctx context.Context, dir string, p Part, st eviden
 // a record. An error is a report that is not its config's at all, or a
 // store that cannot be read. `assay ci verify` holds a shard's records to
 // it, so a record is re-derived, never trusted.
-func (c *Compiled) PartRecord(ctx context.Context, dir string, p Part, st evidence.Store) (record []byte, mismatches []string, _ error) {
+func PartRecord(ctx context.Context, c *Compiled, dir string, p Part, st evidence.Store) (record []byte, mismatches []string, _ error) {
 	report, err := canon.ReadBounded(filepath.Join(dir, p.ReportFile()), 0)
 	if err != nil {
 		return nil, nil, err
@@ -76,7 +76,7 @@ func (c *Compiled) PartRecord(ctx context.Context, dir string, p Part, st eviden
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: the part's config does not admit: %v", p.ReportFile(), err)
 	}
-	pc, err := c.checkPart(ctx, p, rep, v, cfg, st)
+	pc, err := checkPart(ctx, c, p, rep, v, cfg, st)
 	if err != nil {
 		return nil, nil, err
 	}

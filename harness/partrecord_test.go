@@ -30,7 +30,7 @@ func TestARecordedShardPartIsTakenWithoutReplayingItsReceipts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range held {
-			if _, err := os.Stat(filepath.Join(c.RunDir, c.Parts[n-1].RecordFile())); err != nil {
+			if _, err := os.Stat(filepath.Join(c.RunDir, PartRecordFile(c.Parts[n-1]))); err != nil {
 				t.Fatalf("part %d: no verification record: %v", n, err)
 			}
 		}
@@ -40,7 +40,7 @@ func TestARecordedShardPartIsTakenWithoutReplayingItsReceipts(t *testing.T) {
 	for i, held := range [][]int{{1, 3}, {2, 4}} {
 		for _, n := range held {
 			p := whole.Compiled.Parts[n-1]
-			holder[p.ReportFile()], holder[p.RecordFile()] = dirs[i], dirs[i]
+			holder[p.ReportFile()], holder[PartRecordFile(p)] = dirs[i], dirs[i]
 		}
 	}
 	src := func(file string) ([]byte, bool, error) {

@@ -126,7 +126,7 @@ func (c *Compiled) compileParts(inputs map[string]any, loader func(string) (*man
 		}
 		return m, err
 	}
-	if w.usesLive() {
+	if w.UsesLive() {
 		// Recording and replay bookkeeping work on one report; a live
 		// workload this large would also be a very large bill.
 		return errAt(w.pos, "systems", "this workload runs in parts (%d cases, %d systems; one part holds at most %d cases and %d systems), and live backends (openai:) are not supported in a run in parts yet; run the live systems in a workload of at most %d cases and %d systems", len(w.Cases), len(w.Systems), PartCases, PartSystems, PartCases, PartSystems)
@@ -213,28 +213,4 @@ func (c *Compiled) partConfig(p Part, load bench.ManifestLoader) (*bench.Config,
 	pw := w.partView(p)
 	cfg := pw.config(func(s string) string { return s }, func(name string) string { return filepath.Join(w.Dir, p.ScriptedFile(name)) })
 	return bench.ParseConfig(cfg, w.Dir, load)
-}
-
-// releaseCases replaces, once a run in parts has written every part's
-// config and tables, its workload with a copy that keeps of each case only
-// its id, split, position and responses (the alignment check counts
-// them, a part at a time): the parts run from the files, so the args and
-// expectations of 20,000 cases need not stay in memory for the rest of the
-// run. The loaded workload is left as it was (a host may run it again).
-func (r *run) releaseCases() {
-	if r.c.Parts == nil {
-		return
-	}
-	w := *r.w
-	c := *r.c
-	c.Workload = &w
-	w.Cases = make([]Case, len(r.w.Cases))
-	for i, cs := range r.w.Cases {
-		w.Cases[i] = cs.withoutArgs()
-	}
-	r.w, r.c = &w, &c
-	r.o.Workload, r.o.Compiled = &w, &c
-	if r.release != nil {
-		r.release()
-	}
 }

@@ -152,7 +152,7 @@ func checkLeftover(ctx context.Context, c *Compiled, p Part, path string, cfg *b
 	if err != nil || !bytes.Equal(append(want, '\n'), b) {
 		return nil, nil, path + ": not the canonical report its fields make", nil
 	}
-	pc, err := c.checkPart(ctx, p, rep, v, cfg, st)
+	pc, err := checkPart(ctx, c, p, rep, v, cfg, st)
 	if ctx.Err() != nil {
 		return nil, nil, "", ctx.Err()
 	}

@@ -305,12 +305,12 @@ func TestVerifyTakesTheResumeCheckOnlyForTheBytesItChecked(t *testing.T) {
 	if err != nil || why != "" || vp.checked != 3*256 {
 		t.Fatalf("the pre-check: %v %q %+v", err, why, vp)
 	}
-	full, err := c.deriveParts(ctx, o.RunDir, b, deriveOptions{written: true})
+	full, err := deriveParts(ctx, c, o.RunDir, b, deriveOptions{written: true})
 	if err != nil || !full.Verification.OK {
 		t.Fatalf("full derivation: %v", err)
 	}
 	b.receiptReads = nil
-	d, err := c.deriveParts(ctx, o.RunDir, b, deriveOptions{written: true, verified: map[int]*verifiedPart{p.N: vp}})
+	d, err := deriveParts(ctx, c, o.RunDir, b, deriveOptions{written: true, verified: map[int]*verifiedPart{p.N: vp}})
 	if err != nil || !d.Verification.OK || d.Verification.CheckedReceipts != full.Verification.CheckedReceipts || !sameJSON(d.Value, full.Value) {
 		t.Fatalf("derivation with the pre-check: %v %+v", err, d.Verification)
 	}
@@ -333,7 +333,7 @@ func TestVerifyTakesTheResumeCheckOnlyForTheBytesItChecked(t *testing.T) {
 	if err := os.WriteFile(path, append(forged, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err = c.deriveParts(ctx, o.RunDir, b, deriveOptions{written: true, verified: map[int]*verifiedPart{p.N: vp}})
+	d, err = deriveParts(ctx, c, o.RunDir, b, deriveOptions{written: true, verified: map[int]*verifiedPart{p.N: vp}})
 	if err != nil {
 		t.Fatal(err)
 	}

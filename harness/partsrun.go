@@ -297,7 +297,7 @@ func (r *run) verifyParts(ctx context.Context) error {
 	if r.resume != nil {
 		opt.verified = r.resume.verified
 	}
-	d, err := r.c.deriveParts(ctx, r.dir, r.opts.Store, opt)
+	d, err := deriveParts(ctx, r.c, r.dir, r.opts.Store, opt)
 	if err != nil {
 		return err
 	}
@@ -335,7 +335,7 @@ const (
 // dir (c is the workload compiled as the run was), keeping the case
 // verdicts keep says. Derived.Aggregate is what aggregate.json must hold.
 func RederiveParts(ctx context.Context, c *Compiled, dir string, st evidence.Store, keep Verdicts) (*Derived, error) {
-	d, err := c.deriveParts(ctx, dir, st, deriveOptions{allCases: keep == EveryVerdict})
+	d, err := deriveParts(ctx, c, dir, st, deriveOptions{allCases: keep == EveryVerdict})
 	if err != nil {
 		return nil, err
 	}
@@ -382,4 +382,28 @@ func partsSummary(o *Outcome) string {
 	}
 	ps := o.Compiled.Parts
 	return fmt.Sprintf("- parts: %d (%s to %s), each at most %d cases and %d systems; totals in `%s`\n", len(ps), ps[0].ReportFile(), ps[len(ps)-1].ReportFile(), PartCases, PartSystems, AggregateFile)
+}
+
+// releaseCases replaces, once a run in parts has written every part's
+// config and tables, its workload with a copy that keeps of each case only
+// its id, split, position and responses (the alignment check counts
+// them, a part at a time): the parts run from the files, so the args and
+// expectations of 20,000 cases need not stay in memory for the rest of the
+// run. The loaded workload is left as it was (a host may run it again).
+func (r *run) releaseCases() {
+	if r.c.Parts == nil {
+		return
+	}
+	w := *r.w
+	c := *r.c
+	c.Workload = &w
+	w.Cases = make([]Case, len(r.w.Cases))
+	for i, cs := range r.w.Cases {
+		w.Cases[i] = cs.withoutArgs()
+	}
+	r.w, r.c = &w, &c
+	r.o.Workload, r.o.Compiled = &w, &c
+	if r.release != nil {
+		r.release()
+	}
 }

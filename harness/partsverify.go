@@ -231,7 +231,7 @@ func (v *verifiedPart) measured(digest string) (bench.Tally, map[string]bench.Ta
 	return bench.Tally{}, nil, nil
 }
 
-func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Store, opt deriveOptions) (*partsDerivation, error) {
+func deriveParts(ctx context.Context, c *Compiled, dir string, st evidence.Store, opt deriveOptions) (*partsDerivation, error) {
 	load := manifestCache()
 	a := newAggregator(c, opt.allCases)
 	out := &Verification{OK: true, Mismatches: []string{}}
@@ -265,7 +265,7 @@ func (c *Compiled) deriveParts(ctx context.Context, dir string, st evidence.Stor
 		if err != nil {
 			return nil, fmt.Errorf("%s: the part's config does not admit: %v", name, err)
 		}
-		pc, err := c.checkPart(ctx, p, rep, v, cfg, st)
+		pc, err := checkPart(ctx, c, p, rep, v, cfg, st)
 		if err != nil {
 			return nil, err
 		}
@@ -319,7 +319,7 @@ type partCheck struct {
 // phase does: it is the report of the part's config cfg, it verifies
 // against the store st, and its cases consumed the responses they
 // declared. An error means the report is not the part's at all.
-func (c *Compiled) checkPart(ctx context.Context, p Part, rep *bench.Report, v any, cfg *bench.Config, st evidence.Store) (*partCheck, error) {
+func checkPart(ctx context.Context, c *Compiled, p Part, rep *bench.Report, v any, cfg *bench.Config, st evidence.Store) (*partCheck, error) {
 	name := p.ReportFile()
 	if bad := partMatches(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
 		return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])

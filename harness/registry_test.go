@@ -12,6 +12,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
+
 	// The live tests run the built-in openai: backend.
 	_ "github.com/algal-assay/assay/engine/effect/backends"
 	"github.com/algal-assay/assay/engine/fault"

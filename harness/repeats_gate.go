@@ -30,21 +30,6 @@ func Judge(w *Workload, b *bench.Report, f *foundry.Result, a *Repeats) []GateRe
 	return judgeFoundryRepeats(w, a)
 }
 
-func repeatRuleName(r Rule) string {
-	switch r.Kind {
-	case RuleMinPassRate:
-		return fmt.Sprintf("%s passes at least %s of its case runs", r.System, num(r.Number))
-	case RuleMinPassHatK:
-		return fmt.Sprintf("%s has pass^%d at least %s", r.System, r.K, num(r.Number))
-	case RuleMaxFlaky:
-		if r.System == "" {
-			return fmt.Sprintf("the promoted candidate has at most %s flaky cases", num(r.Number))
-		}
-		return fmt.Sprintf("%s has at most %s flaky cases", r.System, num(r.Number))
-	}
-	return r.Kind
-}
-
 // judgeRepeatRule judges min-pass-rate, min-pass-hat-k and max-flaky on
 // one contender's samples.
 func judgeRepeatRule(rule Rule, c *RepeatContender, k int) GateResult {

@@ -36,15 +36,15 @@ func diffValue(prefix, path string, got, want any, out *[]string) {
 		keys := canon.SortedKeys(wm)
 		for _, k := range canon.SortedKeys(gm) {
 			if _, ok := wm[k]; !ok {
-				*out = append(*out, fmt.Sprintf("%sunexpected member %s", prefix, join(path, k)))
+				*out = append(*out, fmt.Sprintf("%sunexpected member %s", prefix, memberPath(path, k)))
 			}
 		}
 		for _, k := range keys {
 			if _, ok := gm[k]; !ok {
-				*out = append(*out, fmt.Sprintf("%s%s is absent, but re-deriving it from the reports gives %s", prefix, join(path, k), ShortJSON(wm[k])))
+				*out = append(*out, fmt.Sprintf("%s%s is absent, but re-deriving it from the reports gives %s", prefix, memberPath(path, k), ShortJSON(wm[k])))
 				continue
 			}
-			diffValue(prefix, join(path, k), gm[k], wm[k], out)
+			diffValue(prefix, memberPath(path, k), gm[k], wm[k], out)
 		}
 		return
 	}
@@ -125,4 +125,12 @@ func RepeatReportFiles(dir string, k int) []string {
 func regular(path string) bool {
 	st, err := os.Lstat(path)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// memberPath names member key of the JSON object at path ("" is the root).
+func memberPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }

@@ -202,7 +202,7 @@ func runShardParts(ctx context.Context, w *Workload, opts Options, held []int) (
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if _, err := c.recordPart(ctx, c.RunDir, part, opts.Store); err != nil {
+		if _, err := recordPart(ctx, c, c.RunDir, part, opts.Store); err != nil {
 			return nil, err
 		}
 	}
@@ -310,7 +310,7 @@ func (r *run) takenPart(p Part) (map[string]any, []byte, error) {
 	if !isObj {
 		return nil, nil, fmt.Errorf("%s: not a JSON object", p.ReportFile())
 	}
-	rb, ok, err := r.opts.Reports(p.RecordFile())
+	rb, ok, err := r.opts.Reports(PartRecordFile(p))
 	if err != nil || !ok {
 		return m, nil, err
 	}

@@ -260,7 +260,7 @@ func wantPartRecords(rc *rerun) ([]want, error) {
 	}
 	out := make([]want, 0, len(s.held))
 	for _, p := range s.held {
-		name := p.RecordFile()
+		name := harness.PartRecordFile(p)
 		out = append(out, want{name: name, kind: "part-record", check: func(got []byte) []string {
 			v := s.verdict(rc, p)
 			if v.record == nil {

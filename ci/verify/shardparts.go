@@ -127,7 +127,7 @@ func (s *shardParts) verdict(rc *rerun, p harness.Part) *partVerdict {
 		return v
 	}
 	v := &partVerdict{}
-	rec, mismatches, err := rc.compiled.PartRecord(s.ctx, rc.dir, p, s.evidence)
+	rec, mismatches, err := harness.PartRecord(s.ctx, rc.compiled, rc.dir, p, s.evidence)
 	switch {
 	case err != nil:
 		v.why = []string{err.Error()}
