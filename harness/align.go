@@ -217,7 +217,7 @@ func (r *run) alignment(tap *receiptTap) ([]string, error) {
 		}
 		for _, k := range keys {
 			for i, c := range cr.cases {
-				want := r.c.declared[c.id][k.executor][k.cell]
+				want := r.c.Declared[c.id][k.executor][k.cell]
 				got := per[i][k]
 				if want == got {
 					continue

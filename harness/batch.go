@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Codes of the one JSON error a failed workload reports besides its load
@@ -30,7 +31,7 @@ const (
 // with its workloads' cases and reports.
 type Result struct {
 	Path     string
-	Workload *Workload
+	Workload *workload.Workload
 	Outcome  *Outcome
 	// Err is why the file did not load or why its run failed.
 	Err error
@@ -85,7 +86,7 @@ type outcomeBrief struct {
 }
 
 // compact is o without its reports and compiled config, holding w.
-func (o *Outcome) compact(w *Workload) *Outcome {
+func (o *Outcome) compact(w *workload.Workload) *Outcome {
 	if o.brief != nil {
 		return o
 	}
@@ -95,7 +96,7 @@ func (o *Outcome) compact(w *Workload) *Outcome {
 		brief: &outcomeBrief{table: SummaryTable(o), exhaustion: o.exhaustion(), budgetExhausted: o.BudgetExhausted()},
 	}
 	if o.Compiled != nil {
-		c.Compiled = &Compiled{Identity: o.Compiled.Identity, Slug: o.Compiled.Slug, RunDir: o.Compiled.RunDir}
+		c.Compiled = &workload.Compiled{Identity: o.Compiled.Identity, Slug: o.Compiled.Slug, RunDir: o.Compiled.RunDir}
 	}
 	return c
 }
@@ -201,7 +202,7 @@ func (r *Result) Code() string {
 type BatchOptions struct {
 	Options
 	// OnStart is called before a loaded workload runs.
-	OnStart func(w *Workload)
+	OnStart func(w *workload.Workload)
 	// OnDone is called with each file's result as it is known.
 	OnDone func(r *Result)
 	// Shard, when set, runs only the shard's parts (shard.go).
@@ -215,7 +216,7 @@ type BatchOptions struct {
 // loop (the running workload's record becomes cancelled); the files not
 // run are left out, and the returned error wraps ErrCancelled.
 func RunAll(ctx context.Context, files []string, opts BatchOptions) ([]*Result, error) {
-	ws, errs := LoadAll(files)
+	ws, errs := workload.LoadAll(files)
 	if opts.Shard != nil {
 		return runShard(ctx, files, ws, errs, opts)
 	}
@@ -238,13 +239,13 @@ func RunAll(ctx context.Context, files []string, opts BatchOptions) ([]*Result, 
 
 // RunFile loads and runs one workload file.
 func RunFile(ctx context.Context, path string, opts BatchOptions) *Result {
-	w, err := Load(path)
+	w, err := workload.Load(path)
 	return runLoaded(ctx, &Result{Path: path, Workload: w, Err: err}, opts)
 }
 
 // RunWorkload runs a workload already loaded from path (LoadAll), for
 // hosts that load first and run later, as the Ginkgo suites do.
-func RunWorkload(ctx context.Context, path string, w *Workload, opts BatchOptions) *Result {
+func RunWorkload(ctx context.Context, path string, w *workload.Workload, opts BatchOptions) *Result {
 	return runLoaded(ctx, &Result{Path: path, Workload: w}, opts)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/algal-assay/assay/engine/effect/openai/openaitest"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 const cacheBench = `name: live-triage
@@ -139,9 +140,9 @@ func TestPriceCardCacheRatesAreStrict(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte("{}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Parse(filepath.Join(dir, "w.bench.yaml"), KindBench, []byte(src))
+		_, err := workload.Parse(filepath.Join(dir, "w.bench.yaml"), workload.KindBench, []byte(src))
 		var he *fault.Error
-		if !errors.As(err, &he) || he.Code != CodeWorkload || he.Line != 8 || he.Column == 0 || he.Path != tc.path || !strings.Contains(he.Message, tc.msg) {
+		if !errors.As(err, &he) || he.Code != workload.CodeWorkload || he.Line != 8 || he.Column == 0 || he.Path != tc.path || !strings.Contains(he.Message, tc.msg) {
 			t.Errorf("%s: err = %v, want %s at line 8 saying %q", tc.price, err, tc.path, tc.msg)
 		}
 	}
@@ -149,11 +150,11 @@ func TestPriceCardCacheRatesAreStrict(t *testing.T) {
 		"prices:\n  small: { input: 2, output: 3, cache-read: 0.5 }\n"
 	dir := t.TempDir()
 	copyFile(t, filepath.Join("..", "fixtures", "triage", "triage-single.algal.json"), filepath.Join(dir, "m.json"))
-	w, err := Parse(filepath.Join(dir, "w.bench.yaml"), KindBench, []byte(src))
+	w, err := workload.Parse(filepath.Join(dir, "w.bench.yaml"), workload.KindBench, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := w.CacheRates["small"]; got != (CacheRate{Read: 0.5, Write: 2}) {
+	if got := w.CacheRates["small"]; got != (workload.CacheRate{Read: 0.5, Write: 2}) {
 		t.Errorf("rates %+v, want read 0.5 and write at the input rate 2", got)
 	}
 	if card := w.Prices["small"].(map[string]any); len(card) != 2 {

@@ -3,6 +3,7 @@ package harness
 import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // CacheTally is a bench system's prompt-cache tokens, summed over its
@@ -22,7 +23,7 @@ type cacheLookup func(executor, requestDigest string) (read, write int64, ok boo
 // cacheTallies prices the prompt-cache tokens of every system of b whose
 // live requests reported any (lookup), reading each case's receipt from
 // st; nil when none did.
-func cacheTallies(b *bench.Report, rates map[string]CacheRate, st evidence.Store, lookup cacheLookup) (map[string]CacheTally, error) {
+func cacheTallies(b *bench.Report, rates map[string]workload.CacheRate, st evidence.Store, lookup cacheLookup) (map[string]CacheTally, error) {
 	if b == nil {
 		return nil, nil
 	}
@@ -55,7 +56,7 @@ func cacheTallies(b *bench.Report, rates map[string]CacheRate, st evidence.Store
 				}
 				r, ok := rates[key]
 				if !ok {
-					r = CacheRate{Read: p.Input, Write: p.Input}
+					r = workload.CacheRate{Read: p.Input, Write: p.Input}
 				}
 				t.Cost += (float64(read)*(r.Read-p.Input) + float64(write)*(r.Write-p.Input)) / 1e6
 			}

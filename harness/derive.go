@@ -7,6 +7,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Derived is what a run's verify and summarize phases write
@@ -45,7 +46,7 @@ func (d *Derived) GatesPassed() bool { return GatesPassed(d.Gates) }
 // names the run directory); st serves the receipts and manifests the
 // report cites. A report that does not parse is an error; one that parses
 // but does not hold is a Verification with mismatches.
-func Rederive(ctx context.Context, c *Compiled, report any, st evidence.Store) (*Derived, error) {
+func Rederive(ctx context.Context, c *workload.Compiled, report any, st evidence.Store) (*Derived, error) {
 	return RederiveRepeats(ctx, c, []any{report}, st)
 }
 
@@ -54,7 +55,7 @@ func Rederive(ctx context.Context, c *Compiled, report any, st evidence.Store) (
 // report-r02.json, ...; c.Workload.Repeats of them). The aggregate
 // (repeats.json) is re-derived from them too, so a forged pass rate,
 // pass^k or flaky list is disagreement, not evidence.
-func RederiveRepeats(ctx context.Context, c *Compiled, reports []any, st evidence.Store) (*Derived, error) {
+func RederiveRepeats(ctx context.Context, c *workload.Compiled, reports []any, st evidence.Store) (*Derived, error) {
 	w := c.Workload
 	if len(reports) != max(1, w.Repeats) {
 		return nil, fmt.Errorf("workload %s runs %d repeat(s), but %d report(s) were given", w.Name, max(1, w.Repeats), len(reports))
@@ -74,7 +75,7 @@ func RederiveRepeats(ctx context.Context, c *Compiled, reports []any, st evidenc
 	d.Bench, d.Foundry = parsed[0].bench, parsed[0].foundry
 	if len(parsed) > 1 {
 		var err error
-		if w.Kind == KindBench {
+		if w.Kind == workload.KindBench {
 			reps := make([]*bench.Report, len(parsed))
 			for i := range parsed {
 				reps[i] = parsed[i].bench
@@ -110,8 +111,8 @@ func RederiveRepeats(ctx context.Context, c *Compiled, reports []any, st evidenc
 }
 
 // parseEvidence parses one repeat's report or exhausted account.
-func parseEvidence(w *Workload, report any) (repeatEvidence, error) {
-	if w.Kind == KindBench {
+func parseEvidence(w *workload.Workload, report any) (repeatEvidence, error) {
+	if w.Kind == workload.KindBench {
 		rep, err := bench.ParseReport(report)
 		if err != nil {
 			return repeatEvidence{}, err
@@ -148,7 +149,7 @@ func (r *run) verification(ctx context.Context, v any) (out *Verification, align
 	}
 	usage := newUsageTap(r.opts.Store, prices)
 	tap := newReceiptTap(usage)
-	if r.w.Kind == KindBench {
+	if r.w.Kind == workload.KindBench {
 		usage.reported = true // bench.Verify hands over what it measures
 		bv, err := bench.Verify(ctx, v, tap)
 		if err != nil {
@@ -181,7 +182,7 @@ func (r *run) verification(ctx context.Context, v any) (out *Verification, align
 }
 
 // GateValue is gate.json's canonical JSON form.
-func GateValue(w *Workload, gates []GateResult) map[string]any {
+func GateValue(w *workload.Workload, gates []GateResult) map[string]any {
 	rules := make([]any, 0, len(gates))
 	for _, g := range gates {
 		rules = append(rules, map[string]any{"rule": g.Rule.Kind, "name": g.Rule.Name(), "passed": g.Passed, "message": g.Message, "at": g.Rule.Pos.String()})

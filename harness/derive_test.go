@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Rederive reproduces, byte for byte, the verification.json and gate.json
@@ -40,7 +41,7 @@ func rederiveAndCompare(t *testing.T, o *Outcome, b *testBench) *Derived {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Compile(o.Workload, t.TempDir(), foundry.AdmitOptions{})
+	c, err := workload.Compile(o.Workload, t.TempDir(), foundry.AdmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // testBench is the VM-backed workbench the CLI runs on (vm.Workbench over
@@ -85,7 +86,7 @@ func (b *testBench) Replay(ctx context.Context, rec map[string]any, m *manifest.
 // outcome and the bench that stored its receipts.
 func runEveryFixture(t *testing.T, check func(t *testing.T, o *Outcome, b *testBench)) {
 	t.Helper()
-	paths, err := Discover(filepath.Join("..", "suites"))
+	paths, err := workload.Discover(filepath.Join("..", "suites"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func runEveryFixture(t *testing.T, check func(t *testing.T, o *Outcome, b *testB
 
 // runOnTestBench runs w on a fresh test bench into a temporary directory
 // (concurrency 0 is the default).
-func runOnTestBench(t *testing.T, w *Workload, concurrency int) (*Outcome, *testBench) {
+func runOnTestBench(t *testing.T, w *workload.Workload, concurrency int) (*Outcome, *testBench) {
 	t.Helper()
 	b := newTestBench()
 	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: concurrency})
@@ -125,9 +126,9 @@ func runWorkloadFile(t *testing.T, path string, concurrency int) (*Outcome, *tes
 
 // loadWorkload loads the workload at path; the test stops if it does not
 // load.
-func loadWorkload(t testing.TB, path string) *Workload {
+func loadWorkload(t testing.TB, path string) *workload.Workload {
 	t.Helper()
-	w, err := Load(path)
+	w, err := workload.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

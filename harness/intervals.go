@@ -6,6 +6,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/significance"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // PassRateCI95 is the contender's pass-rate 95% interval over its cases
@@ -59,7 +60,7 @@ func intervalsSection(o *Outcome) string {
 		how = fmt.Sprintf("clustered by case: mean of the per-case pass rates ± 1.96 standard errors, over %d repeats", a.K)
 		for i := range a.Contenders {
 			c := &a.Contenders[i]
-			if a.Kind == KindBench {
+			if a.Kind == workload.KindBench {
 				lines = append(lines, fmt.Sprintf("- %s: %s", c.ID, intervalText(c.Passes, c.Samples, c.PassRateCI95(""))))
 				continue
 			}

@@ -8,11 +8,12 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // GateResult is one rule's verdict.
 type GateResult struct {
-	Rule   Rule
+	Rule   workload.Rule
 	Passed bool
 	// Message explains the verdict for someone who has never seen the
 	// workload: what was required, what was measured, where the rule is.
@@ -20,7 +21,7 @@ type GateResult struct {
 }
 
 // EvaluateBench judges the gate against a bench report.
-func EvaluateBench(w *Workload, r *bench.Report) []GateResult {
+func EvaluateBench(w *workload.Workload, r *bench.Report) []GateResult {
 	out := make([]GateResult, 0, len(w.Gate.Rules))
 	system := func(id string) *bench.SystemResult {
 		for i := range r.Systems {
@@ -34,7 +35,7 @@ func EvaluateBench(w *Workload, r *bench.Report) []GateResult {
 	for _, rule := range w.Gate.Rules {
 		res := GateResult{Rule: rule}
 		s := system(rule.System)
-		if s != nil && slices.Contains(repeatRuleKeys, rule.Kind) {
+		if s != nil && slices.Contains(workload.RepeatRuleKeys, rule.Kind) {
 			if single == nil {
 				single = singleRepeat(w, r)
 			}
@@ -49,27 +50,27 @@ func EvaluateBench(w *Workload, r *bench.Report) []GateResult {
 			continue
 		}
 		switch rule.Kind {
-		case RuleMinPassed:
+		case workload.RuleMinPassed:
 			res.Passed = float64(s.Passed) >= rule.Number
 			res.Message = fmt.Sprintf("system %q passed %d of %d cases; the gate at %s requires at least %s.", s.ID, s.Passed, s.Total, rule.Pos, num(rule.Number))
 			if !res.Passed {
 				res.Message += " Failing cases: " + failingBenchCases(s) + "."
 			}
-		case RuleOnPareto:
+		case workload.RuleOnPareto:
 			res.Passed = slices.Contains(r.Pareto, s.ID)
 			if res.Passed {
 				res.Message = fmt.Sprintf("system %q is on the Pareto set [%s], as the gate at %s requires.", s.ID, strings.Join(r.Pareto, ", "), rule.Pos)
 			} else {
 				res.Message = fmt.Sprintf("system %q is not on the Pareto set [%s]: another system is at least as good on every axis and better on one; the gate at %s requires it to be on the set.", s.ID, strings.Join(r.Pareto, ", "), rule.Pos)
 			}
-		case RuleMaxTokens:
+		case workload.RuleMaxTokens:
 			tokens := s.Usage.TokensIn + s.Usage.TokensOut
 			res.Passed = float64(tokens) <= rule.Number
 			res.Message = fmt.Sprintf("system %q used %d tokens (%d in, %d out); the gate at %s allows at most %s.", s.ID, tokens, s.Usage.TokensIn, s.Usage.TokensOut, rule.Pos, num(rule.Number))
-		case RuleMaxCalls:
+		case workload.RuleMaxCalls:
 			res.Passed = float64(s.EffectCalls) <= rule.Number
 			res.Message = fmt.Sprintf("system %q made %d effect calls; the gate at %s allows at most %s.", s.ID, s.EffectCalls, rule.Pos, num(rule.Number))
-		case RuleOutcomes:
+		case workload.RuleOutcomes:
 			c := benchCase(s, rule.Case)
 			if c == nil {
 				res.Message = fmt.Sprintf("case %q is not in system %q's results", rule.Case, s.ID)
@@ -96,14 +97,14 @@ func benchCase(s *bench.SystemResult, id string) *bench.CaseResult {
 func failingBenchCases(s *bench.SystemResult) string {
 	var parts []string
 	for _, c := range s.Cases {
-		if !c.Passed && (s.Total <= PartCases || len(parts) < maxListedFailures) {
+		if !c.Passed && (s.Total <= workload.PartCases || len(parts) < maxListedFailures) {
 			parts = append(parts, failingBenchCase(c))
 		}
 	}
 	if len(parts) == 0 {
 		return "none"
 	}
-	if more := int(s.Total-s.Passed) - len(parts); s.Total > PartCases && more > 0 {
+	if more := int(s.Total-s.Passed) - len(parts); s.Total > workload.PartCases && more > 0 {
 		// An aggregate over parts names its first failures; the part
 		// reports hold the rest.
 		parts = append(parts, fmt.Sprintf("and %d more (the part reports hold them)", more))
@@ -134,7 +135,7 @@ func ShortJSON(v any) string {
 
 // EvaluateFoundry judges the gate against a foundry result. An exhausted
 // budget fails every rule that needs a promotion.
-func EvaluateFoundry(w *Workload, res *foundry.Result) []GateResult {
+func EvaluateFoundry(w *workload.Workload, res *foundry.Result) []GateResult {
 	out := make([]GateResult, 0, len(w.Gate.Rules))
 	for _, rule := range w.Gate.Rules {
 		g := GateResult{Rule: rule}
@@ -155,33 +156,33 @@ func EvaluateFoundry(w *Workload, res *foundry.Result) []GateResult {
 			key = promoted.ManifestKey
 		}
 		switch rule.Kind {
-		case RulePromoted:
+		case workload.RulePromoted:
 			g.Passed = key == rule.Text
 			g.Message = fmt.Sprintf("the foundry promoted %s (%s); the gate at %s expects %s.", key, r.Promoted, rule.Pos, rule.Text)
 			if !g.Passed {
 				g.Message += " Ranking: " + ranking(r) + "."
 			}
-		case RuleHoldout:
+		case workload.RuleHoldout:
 			g.Passed = rateAtLeast(r.Holdout.Score, rule.Number)
 			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout cases; the gate at %s requires a rate of at least %s.", key, r.Holdout.Passed, r.Holdout.Total, rule.Pos, num(rule.Number))
 			if !g.Passed {
 				g.Message += " Failing holdout cases: " + failingFoundryCases(r.Holdout.Cases) + "."
 			}
-		case RuleValidation, RuleTrain:
+		case workload.RuleValidation, workload.RuleTrain:
 			if promoted == nil {
 				g.Message = "the report names no promoted candidate among its candidates"
 				break
 			}
 			score, split := promoted.Validation, "validation"
-			if rule.Kind == RuleTrain {
+			if rule.Kind == workload.RuleTrain {
 				score, split = promoted.Train, "train"
 			}
 			g.Passed = rateAtLeast(score, rule.Number)
 			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s cases; the gate at %s requires a rate of at least %s.", key, score.Passed, score.Total, split, rule.Pos, num(rule.Number))
-		case RuleMinPopulate:
+		case workload.RuleMinPopulate:
 			g.Passed = float64(len(r.Candidates)) >= rule.Number
 			g.Message = fmt.Sprintf("the foundry evaluated %d candidates; the gate at %s requires at least %s.", len(r.Candidates), rule.Pos, num(rule.Number))
-		case RuleOutcomes:
+		case workload.RuleOutcomes:
 			var c *foundry.CaseResult
 			lists := [][]foundry.CaseResult{r.Holdout.Cases}
 			if promoted != nil {
@@ -242,3 +243,6 @@ func GatesPassed(results []GateResult) bool {
 	}
 	return true
 }
+
+// num writes a threshold or a measure as its canonical JSON number.
+func num(f float64) string { return string(canon.FormatNumber(nil, f)) }

@@ -19,6 +19,7 @@ import (
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // CodeCouldNotReplay is the code of a run whose live requests the archive
@@ -113,7 +114,7 @@ func couldNotReplay(e *ReplayError) *fault.Error {
 // behaves the same whoever makes it.
 type Recording struct {
 	name     string
-	backends []Backend
+	backends []workload.Backend
 	opts     RecordOptions
 	arc      *archive.Archive
 	answers  []*archive.Answers // by repeat - 1
@@ -149,7 +150,7 @@ type RecordOptions struct {
 // index's workload: a workload's name, or a config file's path), whose
 // live specs (<scheme>:<name>) reach backends (a name not declared there
 // is a model used with defaults).
-func NewRecording(name string, backends []Backend, opts RecordOptions) (*Recording, error) {
+func NewRecording(name string, backends []workload.Backend, opts RecordOptions) (*Recording, error) {
 	if opts.Mode == "" {
 		opts.Mode = archive.None
 	}
@@ -207,7 +208,7 @@ func (l *Recording) Live() int { return l.log.Live() }
 
 // liveConcurrency is the case concurrency the workload's live backends
 // can use (see Recording.Concurrency).
-func liveConcurrency(w *Workload) int {
+func liveConcurrency(w *workload.Workload) int {
 	var specs []string
 	for _, s := range w.Systems {
 		for _, e := range s.Executors {
@@ -239,7 +240,7 @@ func (l *Recording) Concurrency(specs []string) int {
 	return 2 * n
 }
 
-func newLive(w *Workload, opts Options) (*Recording, error) {
+func newLive(w *workload.Workload, opts Options) (*Recording, error) {
 	if !w.UsesLive() {
 		return nil, nil
 	}
@@ -454,7 +455,7 @@ func (r *run) checkReplay() error {
 		return nil
 	}
 	cmd := r.recordCommand()
-	r.o.Replay = r.live.Placed(r.opts.Store, r.reportedCases(), DisplayPath(r.w.Path), cmd)
+	r.o.Replay = r.live.Placed(r.opts.Store, r.reportedCases(), workload.DisplayPath(r.w.Path), cmd)
 	if r.o.Replay == nil {
 		return nil
 	}
@@ -464,7 +465,7 @@ func (r *run) checkReplay() error {
 // recordCommand is the command that asks the server only what the
 // archive lacks.
 func (r *run) recordCommand() string {
-	cmd := "assay run " + DisplayPath(r.w.Path) + " --record missing"
+	cmd := "assay run " + workload.DisplayPath(r.w.Path) + " --record missing"
 	if r.opts.Repeats > 0 {
 		cmd += fmt.Sprintf(" --repeats %d", r.opts.Repeats)
 	}
@@ -480,7 +481,7 @@ func (r *run) checkFailed() error {
 	if r.live == nil {
 		return nil
 	}
-	return r.live.FailedErr(r.opts.Store, r.reportedCases(), DisplayPath(r.w.Path), r.recordCommand())
+	return r.live.FailedErr(r.opts.Store, r.reportedCases(), workload.DisplayPath(r.w.Path), r.recordCommand())
 }
 
 // reportedCases lists the case runs of every repeat, in repeat order.

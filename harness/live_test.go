@@ -20,6 +20,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 const liveKey = "sk-live-test-7Hq2VbN0pLxSECRET"
@@ -404,7 +405,7 @@ func TestBackendsBlockErrorsPointAtTheKey(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte("{}"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Parse(filepath.Join(dir, "w.bench.yaml"), KindBench, []byte(src))
+			_, err := workload.Parse(filepath.Join(dir, "w.bench.yaml"), workload.KindBench, []byte(src))
 			var he *fault.Error
 			if !errors.As(err, &he) || he.Line != 4 && he.Line != 3 || !strings.HasPrefix(he.Path, "backends.small") {
 				t.Fatalf("err = %v, want a position inside backends.small", err)
@@ -488,7 +489,7 @@ func TestOmittedUsageShowsUnknownNotZero(t *testing.T) {
 	}
 	// What is unknown is re-derived from the receipts, as ci verify and
 	// the PR check do: the report itself does not carry it.
-	c, err := Compile(w, s.out, foundry.AdmitOptions{})
+	c, err := workload.Compile(w, s.out, foundry.AdmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +524,7 @@ func TestBackendConfigDecidesTheRunDirectory(t *testing.T) {
 	path := filepath.Join(s.root, "live-triage.bench.yaml")
 	slug := func() string {
 		w := loadWorkload(t, path)
-		c, err := Compile(w, s.out, foundry.AdmitOptions{})
+		c, err := workload.Compile(w, s.out, foundry.AdmitOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

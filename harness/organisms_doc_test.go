@@ -11,6 +11,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // docBlock is one fenced block of a guide that names a file.
@@ -54,13 +55,13 @@ func TestOrganismsGuideRuns(t *testing.T) {
 				t.Errorf("%s is not admitted: %v", b.file, err)
 			}
 		case b.fails != "":
-			_, err := Load(p)
+			_, err := workload.Load(p)
 			var f *fault.Error
 			if !errors.As(err, &f) || !strings.Contains(f.Message, b.fails) || f.Path != "systems[0].executors" {
 				t.Errorf("%s: want a load error at systems[0].executors saying %q, got %v", b.file, b.fails, err)
 			}
 		default:
-			w, err := Load(p)
+			w, err := workload.Load(p)
 			if err != nil {
 				t.Fatalf("%s: %v", b.file, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/atomicfile"
 )
 
@@ -40,11 +41,11 @@ const PartRecordContract = "assay.part-verification.v1"
 
 // PartRecordFile is the verification record a shard writes beside part
 // p's report.
-func PartRecordFile(p Part) string { return p.Name() + "-verified.json" }
+func PartRecordFile(p workload.Part) string { return p.Name() + "-verified.json" }
 
 // recordPart verifies the part report a shard wrote in dir and, when it
 // verifies, writes its record (PartRecord); it says whether it did.
-func recordPart(ctx context.Context, c *Compiled, dir string, p Part, st evidence.Store) (bool, error) {
+func recordPart(ctx context.Context, c *workload.Compiled, dir string, p workload.Part, st evidence.Store) (bool, error) {
 	b, _, err := PartRecord(ctx, c, dir, p, st)
 	if err != nil || b == nil {
 		return false, err
@@ -59,7 +60,7 @@ func recordPart(ctx context.Context, c *Compiled, dir string, p Part, st evidenc
 // a record. An error is a report that is not its config's at all, or a
 // store that cannot be read. `assay ci verify` holds a shard's records to
 // it, so a record is re-derived, never trusted.
-func PartRecord(ctx context.Context, c *Compiled, dir string, p Part, st evidence.Store) (record []byte, mismatches []string, _ error) {
+func PartRecord(ctx context.Context, c *workload.Compiled, dir string, p workload.Part, st evidence.Store) (record []byte, mismatches []string, _ error) {
 	report, err := canon.ReadBounded(filepath.Join(dir, p.ReportFile()), 0)
 	if err != nil {
 		return nil, nil, err
@@ -99,7 +100,7 @@ func PartRecord(ctx context.Context, c *Compiled, dir string, p Part, st evidenc
 // record of exactly those bytes checked in a run of slug (the slug this
 // run compiled, so the part's config is the one checked against); nil
 // otherwise (the part is then verified in full).
-func readPartRecord(p Part, b, report []byte, slug string) *verifiedPart {
+func readPartRecord(p workload.Part, b, report []byte, slug string) *verifiedPart {
 	v, err := canon.Parse(b, 0)
 	if err != nil {
 		return nil

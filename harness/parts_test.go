@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -12,16 +11,17 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/synth"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // synthWorkload writes and loads a synthetic triage bench.
-func synthWorkload(t testing.TB, systems, cases int, gate bool) *Workload {
+func synthWorkload(t testing.TB, systems, cases int, gate bool) *workload.Workload {
 	t.Helper()
 	p, err := synth.Write(t.TempDir(), synth.Spec{Systems: systems, Cases: cases, Triage: filepath.Join("..", "fixtures", "triage"), Gate: gate})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Load(p)
+	w, err := workload.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestPartsCoverEveryCaseAndSystemOnce(t *testing.T) {
 	for _, tc := range []struct{ cases, systems, parts int }{
 		{1, 1, 1}, {256, 8, 1}, {257, 8, 2}, {256, 9, 2}, {600, 17, 9}, {20000, 64, 79 * 8},
 	} {
-		w := &Workload{Kind: KindBench, Cases: make([]Case, tc.cases), Systems: make([]System, tc.systems)}
+		w := &workload.Workload{Kind: workload.KindBench, Cases: make([]workload.Case, tc.cases), Systems: make([]workload.System, tc.systems)}
 		parts := w.Parts()
 		if len(parts) != tc.parts {
 			t.Errorf("%d cases x %d systems: %d parts, want %d", tc.cases, tc.systems, len(parts), tc.parts)
@@ -42,7 +42,7 @@ func TestPartsCoverEveryCaseAndSystemOnce(t *testing.T) {
 		}
 		seen := map[[2]int]int{}
 		for i, p := range parts {
-			if p.N != i+1 || p.CaseTo-p.CaseFrom > PartCases || p.SystemTo-p.SystemFrom > PartSystems || p.CaseTo <= p.CaseFrom || p.SystemTo <= p.SystemFrom {
+			if p.N != i+1 || p.CaseTo-p.CaseFrom > workload.PartCases || p.SystemTo-p.SystemFrom > workload.PartSystems || p.CaseTo <= p.CaseFrom || p.SystemTo <= p.SystemFrom {
 				t.Fatalf("part %+v", p)
 			}
 			for c := p.CaseFrom; c < p.CaseTo; c++ {
@@ -76,7 +76,7 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 	if len(parts) != 6 {
 		t.Fatalf("%d parts", len(parts))
 	}
-	for _, name := range []string{ReportFile, ConfigFile} {
+	for _, name := range []string{ReportFile, workload.ConfigFile} {
 		if _, err := os.Stat(filepath.Join(o.RunDir, name)); err == nil {
 			t.Errorf("a run in parts wrote %s", name)
 		}
@@ -99,7 +99,7 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 			cost[s.ID] += s.Usage.Cost
 		}
 	}
-	agg, err := canon.ReadFile(filepath.Join(o.RunDir, AggregateFile), 0)
+	agg, err := canon.ReadFile(filepath.Join(o.RunDir, workload.AggregateFile), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 		t.Errorf("summary: %v\n%s", err, sum)
 	}
 	// Re-deriving from the directory gives the aggregate the run wrote.
-	c, err := Compile(w, filepath.Dir(filepath.Dir(o.RunDir)), foundry.AdmitOptions{})
+	c, err := workload.Compile(w, filepath.Dir(filepath.Dir(o.RunDir)), foundry.AdmitOptions{})
 	if err != nil || c.Slug != o.Compiled.Slug {
 		t.Fatalf("recompiled: %v", err)
 	}
@@ -151,19 +151,5 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 		if g.Gates[i].Passed != d.Gates[i].Passed || g.Gates[i].Message != d.Gates[i].Message {
 			t.Errorf("gate %d: %v %q, with every verdict %v %q", i, g.Gates[i].Passed, g.Gates[i].Message, d.Gates[i].Passed, d.Gates[i].Message)
 		}
-	}
-}
-
-func TestFoundryOverTheContractBoundIsRefused(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("name: big\nrevision: 1\ncandidates: [single.algal.json]\nexecutors: { cheap: cases }\ncases:\n")
-	for i := range 257 {
-		split := []string{"train", "validation", "holdout"}[i%3]
-		b.WriteString("  - { id: c" + strconv.Itoa(i) + ", split: " + split + ", args: { ticket: x }, expect: { queue: billing }, responses: { cheap: { route: billing } } }\n")
-	}
-	we, _ := loadErr(t, "big.foundry.yaml", b.String())
-	if we.Path != "cases" || !strings.Contains(we.Message, "holds 257 cases") || !strings.Contains(we.Message, "cannot be split into parts") ||
-		!strings.Contains(we.Message, "bench workload") {
-		t.Errorf("message %q at %s", we.Message, we.Path)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Resuming a bench run in parts. A run killed (SIGKILL, a crash, a power
@@ -103,7 +104,7 @@ type leftover struct {
 
 // take returns part's report from the first directory holding one that
 // checks, or nil. cfg is the part's config as this run admitted it.
-func (s *resumeFrom) take(ctx context.Context, c *Compiled, p Part, cfg *bench.Config, st evidence.Store) (*leftover, error) {
+func (s *resumeFrom) take(ctx context.Context, c *workload.Compiled, p workload.Part, cfg *bench.Config, st evidence.Store) (*leftover, error) {
 	for _, dir := range s.dirs {
 		path := filepath.Join(dir, p.ReportFile())
 		l, vp, why, err := checkLeftover(ctx, c, p, path, cfg, st)
@@ -126,7 +127,7 @@ func (s *resumeFrom) take(ctx context.Context, c *Compiled, p Part, cfg *bench.C
 // checkLeftover reads the report at path and checks it; why is "" when it
 // may be taken, "missing" when there is none, else the reason it may not.
 // err is only a cancelled context.
-func checkLeftover(ctx context.Context, c *Compiled, p Part, path string, cfg *bench.Config, st evidence.Store) (*leftover, *verifiedPart, string, error) {
+func checkLeftover(ctx context.Context, c *workload.Compiled, p workload.Part, path string, cfg *bench.Config, st evidence.Store) (*leftover, *verifiedPart, string, error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, "missing", nil
 	}

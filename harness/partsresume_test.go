@@ -13,6 +13,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
 
@@ -51,7 +52,7 @@ func sameFiles(t *testing.T, what string, got, want map[string][]byte) {
 }
 
 // partRuns counts the case runs of the given parts (1-based).
-func partRuns(ps []Part, ns ...int) int {
+func partRuns(ps []workload.Part, ns ...int) int {
 	n := 0
 	for _, p := range ps {
 		if slices.Contains(ns, p.N) {
@@ -112,7 +113,7 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 			}
 		}
 	}
-	edit := func(p Part, f func(map[string]any)) {
+	edit := func(p workload.Part, f func(map[string]any)) {
 		path := filepath.Join(left, p.ReportFile())
 		v, err := canon.ReadFile(path, 0)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/report"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -30,7 +31,7 @@ func partsAssembly(a runrecord.Assembly) runrecord.Assembly {
 		case PhaseEvaluate:
 			a.Phases[i].Outputs = nil
 		case PhaseVerify:
-			a.Phases[i].Outputs = []runrecord.Output{{ID: "aggregate", File: AggregateFile}, {ID: "verification", File: VerificationFile}}
+			a.Phases[i].Outputs = []runrecord.Output{{ID: "aggregate", File: workload.AggregateFile}, {ID: "verification", File: VerificationFile}}
 		}
 	}
 	return a
@@ -137,7 +138,7 @@ func (r *run) newPartFlight(p *progress, runner evidence.Runner) *partFlight {
 
 // run starts parts in order, at most f.ahead unwritten at once, and
 // finishes each in order; it returns once none is running.
-func (f *partFlight) run(ctx context.Context, parts []Part) error {
+func (f *partFlight) run(ctx context.Context, parts []workload.Part) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer f.wg.Wait()
 	defer cancel()
@@ -178,7 +179,7 @@ type partFlight struct {
 // partJob is one part in flight: taken (from a shard or an unfinished
 // run) when started, or running until done is closed.
 type partJob struct {
-	part   Part
+	part   workload.Part
 	id     string // the record's artifact id of its report
 	report map[string]any
 	raw    []byte // a reused report's bytes as checked
@@ -208,7 +209,7 @@ func (f *partFlight) fail(job *partJob, err error) {
 }
 
 // start takes part's report or starts running it.
-func (f *partFlight) start(ctx context.Context, part Part) *partJob {
+func (f *partFlight) start(ctx context.Context, part workload.Part) *partJob {
 	r := f.r
 	jctx, cancel := context.WithCancel(ctx)
 	job := &partJob{part: part, id: "part-report", done: make(chan struct{}), cancel: cancel}
@@ -302,10 +303,10 @@ func (r *run) verifyParts(ctx context.Context) error {
 		return err
 	}
 	r.o.Bench, r.o.partDigests = d.Report, d.Digests
-	if err := r.writeJSON(AggregateFile, d.Value); err != nil {
+	if err := r.writeJSON(workload.AggregateFile, d.Value); err != nil {
 		return err
 	}
-	if err := r.rec.AddArtifact(PhaseVerify, "aggregate", AggregateFile); err != nil {
+	if err := r.rec.AddArtifact(PhaseVerify, "aggregate", workload.AggregateFile); err != nil {
 		return err
 	}
 	r.o.Verification = d.Verification
@@ -334,7 +335,7 @@ const (
 // the aggregate and the gate verdicts, re-derived from the part reports in
 // dir (c is the workload compiled as the run was), keeping the case
 // verdicts keep says. Derived.Aggregate is what aggregate.json must hold.
-func RederiveParts(ctx context.Context, c *Compiled, dir string, st evidence.Store, keep Verdicts) (*Derived, error) {
+func RederiveParts(ctx context.Context, c *workload.Compiled, dir string, st evidence.Store, keep Verdicts) (*Derived, error) {
 	d, err := deriveParts(ctx, c, dir, st, deriveOptions{allCases: keep == EveryVerdict})
 	if err != nil {
 		return nil, err
@@ -381,7 +382,7 @@ func partsSummary(o *Outcome) string {
 		return ""
 	}
 	ps := o.Compiled.Parts
-	return fmt.Sprintf("- parts: %d (%s to %s), each at most %d cases and %d systems; totals in `%s`\n", len(ps), ps[0].ReportFile(), ps[len(ps)-1].ReportFile(), PartCases, PartSystems, AggregateFile)
+	return fmt.Sprintf("- parts: %d (%s to %s), each at most %d cases and %d systems; totals in `%s`\n", len(ps), ps[0].ReportFile(), ps[len(ps)-1].ReportFile(), workload.PartCases, workload.PartSystems, workload.AggregateFile)
 }
 
 // releaseCases replaces, once a run in parts has written every part's
@@ -397,9 +398,9 @@ func (r *run) releaseCases() {
 	w := *r.w
 	c := *r.c
 	c.Workload = &w
-	w.Cases = make([]Case, len(r.w.Cases))
+	w.Cases = make([]workload.Case, len(r.w.Cases))
 	for i, cs := range r.w.Cases {
-		w.Cases[i] = cs.withoutArgs()
+		w.Cases[i] = cs.WithoutArgs()
 	}
 	r.w, r.c = &w, &c
 	r.o.Workload, r.o.Compiled = &w, &c

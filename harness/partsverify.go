@@ -11,6 +11,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // The aggregate of a bench run in parts is derived, never measured: the
@@ -41,7 +42,7 @@ type partsDerivation struct {
 
 // aggregator folds verified parts.
 type aggregator struct {
-	c       *Compiled
+	c       *workload.Compiled
 	systems []bench.SystemResult
 	index   map[string]int
 	chunks  []any // the case-list digest of each chunk, in order
@@ -59,14 +60,14 @@ type aggregator struct {
 	failing map[string]int
 }
 
-func newAggregator(c *Compiled, all bool) *aggregator {
+func newAggregator(c *workload.Compiled, all bool) *aggregator {
 	a := &aggregator{c: c, index: map[string]int{}, keep: map[string]map[string]bool{}, all: all, failing: map[string]int{}}
 	for i, s := range c.Workload.Systems {
 		a.index[s.ID] = i
 		a.systems = append(a.systems, bench.SystemResult{ID: s.ID, Attribution: map[string]bench.Tally{}})
 	}
 	for _, r := range c.Workload.Gate.Rules {
-		if r.Kind == RuleOutcomes && r.System != "" {
+		if r.Kind == workload.RuleOutcomes && r.System != "" {
 			if a.keep[r.System] == nil {
 				a.keep[r.System] = map[string]bool{}
 			}
@@ -77,7 +78,7 @@ func newAggregator(c *Compiled, all bool) *aggregator {
 }
 
 // add folds one verified part report (v is its value as read).
-func (a *aggregator) add(p Part, rep *bench.Report, v map[string]any) {
+func (a *aggregator) add(p workload.Part, rep *bench.Report, v map[string]any) {
 	if a.report == nil {
 		// Only these members: the rest of the value (every case of the
 		// part) is released with the part.
@@ -165,7 +166,7 @@ func (a *aggregator) finish() (*bench.Report, map[string]any, error) {
 		pareto[i] = id
 	}
 	v := map[string]any{
-		"contract": AggregateContract, "workload": r.Workload, "cases": float64(len(a.cases)),
+		"contract": workload.AggregateContract, "workload": r.Workload, "cases": float64(len(a.cases)),
 		"parts": a.parts, "systems": systems, "pareto": pareto,
 	}
 	for _, k := range []string{"prices", "scorer", "axes"} {
@@ -231,7 +232,7 @@ func (v *verifiedPart) measured(digest string) (bench.Tally, map[string]bench.Ta
 	return bench.Tally{}, nil, nil
 }
 
-func deriveParts(ctx context.Context, c *Compiled, dir string, st evidence.Store, opt deriveOptions) (*partsDerivation, error) {
+func deriveParts(ctx context.Context, c *workload.Compiled, dir string, st evidence.Store, opt deriveOptions) (*partsDerivation, error) {
 	load := manifestCache()
 	a := newAggregator(c, opt.allCases)
 	out := &Verification{OK: true, Mismatches: []string{}}
@@ -260,7 +261,7 @@ func deriveParts(ctx context.Context, c *Compiled, dir string, st evidence.Store
 		if opt.written {
 			cfg, err = bench.LoadConfig(filepath.Join(dir, p.ConfigFile()))
 		} else {
-			cfg, err = c.partConfig(p, load)
+			cfg, err = c.PartConfig(p, load)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: the part's config does not admit: %v", name, err)
@@ -319,7 +320,7 @@ type partCheck struct {
 // phase does: it is the report of the part's config cfg, it verifies
 // against the store st, and its cases consumed the responses they
 // declared. An error means the report is not the part's at all.
-func checkPart(ctx context.Context, c *Compiled, p Part, rep *bench.Report, v any, cfg *bench.Config, st evidence.Store) (*partCheck, error) {
+func checkPart(ctx context.Context, c *workload.Compiled, p workload.Part, rep *bench.Report, v any, cfg *bench.Config, st evidence.Store) (*partCheck, error) {
 	name := p.ReportFile()
 	if bad := partMatches(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
 		return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
@@ -336,7 +337,7 @@ func checkPart(ctx context.Context, c *Compiled, p Part, rep *bench.Report, v an
 		mismatches = append(mismatches, name+": "+m)
 	}
 	pc := *c
-	pc.declared = declaredCalls(c.Workload.partView(p), 1)
+	pc.Declared = workload.DeclaredCalls(c.Workload.PartView(p), 1)
 	sub := &run{w: c.Workload, c: &pc, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: &pc, Bench: rep}}
 	problems, alignErr := sub.alignment(tap)
 	if alignErr != nil {
@@ -353,7 +354,7 @@ func checkPart(ctx context.Context, c *Compiled, p Part, rep *bench.Report, v an
 // partMatches says how a part's report differs from what its config
 // makes: another case list, other systems or manifests, another price
 // card, scorer or axes.
-func partMatches(p Part, rep *bench.Report, v map[string]any, cfg *bench.Config) []string {
+func partMatches(p workload.Part, rep *bench.Report, v map[string]any, cfg *bench.Config) []string {
 	var bad []string
 	if d, err := bench.WorkloadDigest(cfg.Cases); err != nil || d != rep.Workload {
 		bad = append(bad, fmt.Sprintf("its workload is %s, but cases %d to %d of the workload digest to %s", rep.Workload, p.CaseFrom+1, p.CaseTo, d))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"testing"
+
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Every progress event counts a judged case as done in the same step as it
@@ -31,7 +33,7 @@ func TestProgressPassedNeverAheadOfDone(t *testing.T) {
 				t.Errorf("%s event %d: done %d, events out of order", name, i, ev.Done)
 			}
 		}
-		if w.Kind == KindBench {
+		if w.Kind == workload.KindBench {
 			last := events[len(events)-1]
 			if last.Passed+last.Failed != last.Done || last.Done != last.Total {
 				t.Errorf("%s: last event %+v", name, last)

@@ -19,6 +19,7 @@ import (
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // keywordCalls counts the requests the keyword backend answered, across
@@ -170,14 +171,14 @@ func TestARegisteredLiveBackendRecordsAndReplays(t *testing.T) {
 
 	// The backends entry takes the scheme's settings and no others.
 	src := strings.Replace(keywordBench, "fallback: other", "temperature: 0", 1)
-	_, err = Parse(path, KindBench, []byte(src))
+	_, err = workload.Parse(path, workload.KindBench, []byte(src))
 	var fe *fault.Error
 	if !errors.As(err, &fe) || fe.Path != "backends.kw.temperature" || !strings.Contains(fe.Message, "allowed here: api, model, fallback") {
 		t.Fatalf("foreign setting: %v", err)
 	}
 	// A spec naming a backend of another api is refused where written.
 	src = strings.Replace(keywordBench, "api: keyword, model: kw-1, fallback: other", "api: openai, model: kw-1", 1)
-	if _, err = Parse(path, KindBench, []byte(src)); !errors.As(err, &fe) || !strings.Contains(fe.Message, `backend "kw" is declared with api openai`) {
+	if _, err = workload.Parse(path, workload.KindBench, []byte(src)); !errors.As(err, &fe) || !strings.Contains(fe.Message, `backend "kw" is declared with api openai`) {
 		t.Fatalf("api mismatch: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/passk"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // RepeatsFile is the aggregate of a repeated run, beside its reports.
@@ -31,7 +32,7 @@ const (
 // re-ranked on the evidence pooled over every repeat.
 type Repeats struct {
 	Workload string
-	Kind     Kind
+	Kind     workload.Kind
 	K        int
 	// Reports are the repeats' report (or exhausted account) digests, in
 	// repeat order.
@@ -198,7 +199,7 @@ func (c *RepeatCase) add(rep int, passed bool) {
 // AggregateBench aggregates the reports of a bench's repeats, in repeat
 // order. Every report runs the same systems on the same cases.
 func AggregateBench(name string, reps []*bench.Report) (*Repeats, error) {
-	a := &Repeats{Workload: name, Kind: KindBench, K: len(reps), bench: reps}
+	a := &Repeats{Workload: name, Kind: workload.KindBench, K: len(reps), bench: reps}
 	if len(reps) == 0 {
 		return nil, fmt.Errorf("no repeats to aggregate")
 	}
@@ -216,12 +217,12 @@ func AggregateBench(name string, reps []*bench.Report) (*Repeats, error) {
 	for i, rep := range reps {
 		a.Reports = append(a.Reports, rep.Digest)
 		if len(rep.Systems) != len(first.Systems) || rep.Workload != first.Workload {
-			return nil, fmt.Errorf("%s does not measure the systems and cases of %s", RepeatFile(ReportFile, i+1), ReportFile)
+			return nil, fmt.Errorf("%s does not measure the systems and cases of %s", workload.RepeatFile(ReportFile, i+1), ReportFile)
 		}
 		for si, s := range rep.Systems {
 			rc := &a.Contenders[si]
 			if s.ID != rc.ID || s.ManifestDigest != rc.ManifestDigest || len(s.Cases) != len(rc.Cases) {
-				return nil, fmt.Errorf("%s: system %d is %q, not %q of %s", RepeatFile(ReportFile, i+1), si+1, s.ID, rc.ID, ReportFile)
+				return nil, fmt.Errorf("%s: system %d is %q, not %q of %s", workload.RepeatFile(ReportFile, i+1), si+1, s.ID, rc.ID, ReportFile)
 			}
 			for ci, c := range s.Cases {
 				rc.Cases[ci].add(i+1, c.Passed)
@@ -258,7 +259,7 @@ func AggregateBench(name string, reps []*bench.Report) (*Repeats, error) {
 // AggregateFoundry aggregates the results of a foundry's repeats, in
 // repeat order.
 func AggregateFoundry(name string, res []*foundry.Result) (*Repeats, error) {
-	a := &Repeats{Workload: name, Kind: KindFoundry, K: len(res), foundry: res}
+	a := &Repeats{Workload: name, Kind: workload.KindFoundry, K: len(res), foundry: res}
 	if len(res) == 0 {
 		return nil, fmt.Errorf("no repeats to aggregate")
 	}
@@ -296,11 +297,11 @@ func AggregateFoundry(name string, res []*foundry.Result) (*Repeats, error) {
 			}
 			rc := &a.Contenders[at]
 			if len(c.Cases) != len(rc.Cases) {
-				return nil, fmt.Errorf("%s: candidate %s has %d cases, not %d", RepeatFile(ReportFile, rep), c.ManifestKey, len(c.Cases), len(rc.Cases))
+				return nil, fmt.Errorf("%s: candidate %s has %d cases, not %d", workload.RepeatFile(ReportFile, rep), c.ManifestKey, len(c.Cases), len(rc.Cases))
 			}
 			for ci, cs := range c.Cases {
 				if cs.ID != rc.Cases[ci].ID {
-					return nil, fmt.Errorf("%s: candidate %s case %d is %q, not %q", RepeatFile(ReportFile, rep), c.ManifestKey, ci+1, cs.ID, rc.Cases[ci].ID)
+					return nil, fmt.Errorf("%s: candidate %s case %d is %q, not %q", workload.RepeatFile(ReportFile, rep), c.ManifestKey, ci+1, cs.ID, rc.Cases[ci].ID)
 				}
 				rc.Cases[ci].add(rep, cs.Passed)
 				rc.Samples++
@@ -356,9 +357,9 @@ func AggregateFoundry(name string, res []*foundry.Result) (*Repeats, error) {
 func (a *Repeats) Value() map[string]any {
 	reports := make([]any, len(a.Reports))
 	for i, d := range a.Reports {
-		file := RepeatFile(ReportFile, i+1)
+		file := workload.RepeatFile(ReportFile, i+1)
 		if slices.Contains(a.Exhausted, i+1) {
-			file = RepeatFile(BudgetFile, i+1)
+			file = workload.RepeatFile(BudgetFile, i+1)
 		}
 		reports[i] = map[string]any{"repeat": float64(i + 1), "file": file, "digest": d}
 	}
@@ -368,7 +369,7 @@ func (a *Repeats) Value() map[string]any {
 	}
 	v := map[string]any{"contract": RepeatsContract, "workload": a.Workload, "kind": string(a.Kind),
 		"repeats": float64(a.K), "reports": reports, "contenders": cs}
-	if a.Kind == KindBench {
+	if a.Kind == workload.KindBench {
 		v["pareto"] = canon.Strings(a.Pareto)
 		return v
 	}
@@ -396,7 +397,7 @@ func (a *Repeats) contenderValue(c *RepeatContender) map[string]any {
 	}
 	v := map[string]any{"id": c.ID, "manifestDigest": c.ManifestDigest, "samples": float64(c.Samples), "passes": float64(c.Passes),
 		"passRate": c.PassRate().Value(), "passRateCI95": c.PassRateCI95("").Value(), "estimates": ests, "flaky": canon.Strings(c.Flaky()), "cases": casesValue(c.Cases)}
-	if a.Kind == KindBench {
+	if a.Kind == workload.KindBench {
 		v["tokensIn"], v["tokensOut"], v["effectCalls"], v["cost"] = float64(c.TokensIn), float64(c.TokensOut), float64(c.EffectCalls), c.Cost
 		if c.AxisValues != nil {
 			av := map[string]any{}

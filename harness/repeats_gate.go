@@ -9,6 +9,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/passk"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Judge judges w's gate against a run's evidence: the single report when
@@ -17,14 +18,14 @@ import (
 // max-effect-calls), on-pareto reads the pooled Pareto set, an outcome is
 // pass (every repeat), fail (none) or flaky (some), and a foundry's rules
 // read the candidate the pooled evidence promotes.
-func Judge(w *Workload, b *bench.Report, f *foundry.Result, a *Repeats) []GateResult {
+func Judge(w *workload.Workload, b *bench.Report, f *foundry.Result, a *Repeats) []GateResult {
 	if a == nil || a.K <= 1 {
-		if w.Kind == KindBench {
+		if w.Kind == workload.KindBench {
 			return EvaluateBench(w, b)
 		}
 		return EvaluateFoundry(w, f)
 	}
-	if w.Kind == KindBench {
+	if w.Kind == workload.KindBench {
 		return judgeBenchRepeats(w, a)
 	}
 	return judgeFoundryRepeats(w, a)
@@ -32,7 +33,7 @@ func Judge(w *Workload, b *bench.Report, f *foundry.Result, a *Repeats) []GateRe
 
 // judgeRepeatRule judges min-pass-rate, min-pass-hat-k and max-flaky on
 // one contender's samples.
-func judgeRepeatRule(rule Rule, c *RepeatContender, k int) GateResult {
+func judgeRepeatRule(rule workload.Rule, c *RepeatContender, k int) GateResult {
 	res := GateResult{Rule: rule}
 	who := fmt.Sprintf("system %q", c.ID)
 	if rule.System == "" {
@@ -40,11 +41,11 @@ func judgeRepeatRule(rule Rule, c *RepeatContender, k int) GateResult {
 	}
 	over := fmt.Sprintf("%d case runs over %d repeat(s)", c.Samples, k)
 	switch rule.Kind {
-	case RuleMinPassRate:
+	case workload.RuleMinPassRate:
 		rate := c.PassRate()
 		res.Passed = rate.AtLeast(passk.Threshold(rule.Number))
 		res.Message = fmt.Sprintf("%s passed %d of %s (pass rate %s); the gate at %s requires at least %s.", who, c.Passes, over, rate, rule.Pos, num(rule.Number))
-	case RuleMinPassHatK:
+	case workload.RuleMinPassHatK:
 		est := c.PassHatK(rule.K)
 		res.Passed = est.AtLeast(passk.Threshold(rule.Number))
 		if !est.Defined() {
@@ -52,12 +53,12 @@ func judgeRepeatRule(rule Rule, c *RepeatContender, k int) GateResult {
 			break
 		}
 		res.Message = fmt.Sprintf("%s has pass^%d %s (%s, from %s); the gate at %s requires at least %s.", who, rule.K, est, est.Fraction(), over, rule.Pos, num(rule.Number))
-	case RuleMaxFlaky:
+	case workload.RuleMaxFlaky:
 		flaky := flakyCases(c.Cases)
 		res.Passed = float64(len(flaky)) <= rule.Number
 		res.Message = fmt.Sprintf("%s has %d flaky case(s) over %d repeats%s; the gate at %s allows at most %s.", who, len(flaky), k, listed(flaky), rule.Pos, num(rule.Number))
 	}
-	if !res.Passed && rule.Kind != RuleMaxFlaky {
+	if !res.Passed && rule.Kind != workload.RuleMaxFlaky {
 		res.Message += " " + caseSpread(c.Cases)
 	}
 	return res
@@ -115,7 +116,7 @@ func ints(xs []int) string {
 	return strings.Join(s, ", ")
 }
 
-func judgeBenchRepeats(w *Workload, a *Repeats) []GateResult {
+func judgeBenchRepeats(w *workload.Workload, a *Repeats) []GateResult {
 	out := make([]GateResult, 0, len(w.Gate.Rules))
 	k := float64(a.K)
 	for _, rule := range w.Gate.Rules {
@@ -127,30 +128,30 @@ func judgeBenchRepeats(w *Workload, a *Repeats) []GateResult {
 			continue
 		}
 		switch rule.Kind {
-		case RuleMinPassRate, RuleMinPassHatK, RuleMaxFlaky:
+		case workload.RuleMinPassRate, workload.RuleMinPassHatK, workload.RuleMaxFlaky:
 			res = judgeRepeatRule(rule, c, a.K)
-		case RuleMinPassed:
+		case workload.RuleMinPassed:
 			res.Passed = float64(c.Passes) >= rule.Number*k
 			res.Message = fmt.Sprintf("system %q passed %d of %d case runs over %d repeats (%s of %d cases per repeat on average); the gate at %s requires at least %s per repeat on average.",
 				c.ID, c.Passes, c.Samples, a.K, meanCount(int64(c.Passes), a.K), len(c.Cases), rule.Pos, num(rule.Number))
 			if !res.Passed {
 				res.Message += " " + caseSpread(c.Cases)
 			}
-		case RuleOnPareto:
+		case workload.RuleOnPareto:
 			res.Passed = slices.Contains(a.Pareto, c.ID)
 			verb := "is"
 			if !res.Passed {
 				verb = "is not"
 			}
 			res.Message = fmt.Sprintf("system %q %s on the Pareto set over %d repeats [%s] (mean pass rate, cost or tokens, calls; or the declared axes' means); the gate at %s requires it to be on the set.", c.ID, verb, a.K, strings.Join(a.Pareto, ", "), rule.Pos)
-		case RuleMaxTokens:
+		case workload.RuleMaxTokens:
 			tokens := c.TokensIn + c.TokensOut
 			res.Passed = float64(tokens) <= rule.Number*k
 			res.Message = fmt.Sprintf("system %q used %d tokens over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, tokens, a.K, meanCount(tokens, a.K), rule.Pos, num(rule.Number))
-		case RuleMaxCalls:
+		case workload.RuleMaxCalls:
 			res.Passed = float64(c.EffectCalls) <= rule.Number*k
 			res.Message = fmt.Sprintf("system %q made %d effect calls over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, c.EffectCalls, a.K, meanCount(c.EffectCalls, a.K), rule.Pos, num(rule.Number))
-		case RuleOutcomes:
+		case workload.RuleOutcomes:
 			res = judgeOutcome(rule, fmt.Sprintf("system %q", c.ID), c.Case(rule.Case))
 		}
 		out = append(out, res)
@@ -170,7 +171,7 @@ func meanCount(total int64, k int) string {
 
 // judgeOutcome judges an outcomes rule over repeats: pass means every
 // repeat passed, fail none, flaky some.
-func judgeOutcome(rule Rule, who string, c *RepeatCase) GateResult {
+func judgeOutcome(rule workload.Rule, who string, c *RepeatCase) GateResult {
 	res := GateResult{Rule: rule}
 	if c == nil || c.Runs == 0 {
 		res.Message = fmt.Sprintf("case %q did not run for %s", rule.Case, who)
@@ -186,7 +187,7 @@ func judgeOutcome(rule Rule, who string, c *RepeatCase) GateResult {
 	return res
 }
 
-func judgeFoundryRepeats(w *Workload, a *Repeats) []GateResult {
+func judgeFoundryRepeats(w *workload.Workload, a *Repeats) []GateResult {
 	out := make([]GateResult, 0, len(w.Gate.Rules))
 	win := a.PromotedContender()
 	for _, rule := range w.Gate.Rules {
@@ -198,13 +199,13 @@ func judgeFoundryRepeats(w *Workload, a *Repeats) []GateResult {
 		}
 		won := fmt.Sprintf("promoted on validation pooled over %d repeats; its own repeats promoted it in %d of them", a.K, len(win.PromotedIn))
 		switch rule.Kind {
-		case RulePromoted:
+		case workload.RulePromoted:
 			g.Passed = win.ID == rule.Text
 			g.Message = fmt.Sprintf("the foundry promoted %s (%s), %s; the gate at %s expects %s.", win.ID, win.ManifestDigest, won, rule.Pos, rule.Text)
 			if !g.Passed {
 				g.Message += " Pooled ranking: " + pooledRanking(a) + "."
 			}
-		case RuleHoldout:
+		case workload.RuleHoldout:
 			h := a.Holdout
 			g.Passed = h.Samples > 0 && passk.Rate(h.Passes, h.Samples).AtLeast(passk.Threshold(rule.Number))
 			if h.Samples == 0 {
@@ -215,17 +216,17 @@ func judgeFoundryRepeats(w *Workload, a *Repeats) []GateResult {
 			if !g.Passed {
 				g.Message += " " + caseSpread(h.Cases)
 			}
-		case RuleValidation, RuleTrain:
+		case workload.RuleValidation, workload.RuleTrain:
 			p, split := win.Validation, "validation"
-			if rule.Kind == RuleTrain {
+			if rule.Kind == workload.RuleTrain {
 				p, split = win.Train, "train"
 			}
 			g.Passed = p.Samples > 0 && p.Rate().AtLeast(passk.Threshold(rule.Number))
 			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s runs over %d repeats; the gate at %s requires a rate of at least %s.", win.ID, p.Passes, p.Samples, split, a.K, rule.Pos, num(rule.Number))
-		case RuleMinPopulate:
+		case workload.RuleMinPopulate:
 			g.Passed = float64(len(a.Contenders)) >= rule.Number
 			g.Message = fmt.Sprintf("the foundry evaluated %d distinct candidates over %d repeats; the gate at %s requires at least %s.", len(a.Contenders), a.K, rule.Pos, num(rule.Number))
-		case RuleOutcomes:
+		case workload.RuleOutcomes:
 			c := win.Case(rule.Case)
 			if c == nil && a.Holdout != nil {
 				for i := range a.Holdout.Cases {
@@ -235,7 +236,7 @@ func judgeFoundryRepeats(w *Workload, a *Repeats) []GateResult {
 				}
 			}
 			g = judgeOutcome(rule, "the promoted candidate "+win.ID, c)
-		case RuleMaxFlaky:
+		case workload.RuleMaxFlaky:
 			all := append(slices.Clone(win.Cases), a.Holdout.Cases...)
 			g = judgeRepeatRule(rule, &RepeatContender{ID: win.ID, Cases: all, Samples: win.Samples + a.Holdout.Samples}, a.K)
 		}
@@ -255,7 +256,7 @@ func pooledRanking(a *Repeats) string {
 
 // singleRepeat aggregates a one-repeat bench report for the repeat rules
 // a workload without repeats may still state (min-pass-rate, pass^1).
-func singleRepeat(w *Workload, r *bench.Report) *Repeats {
+func singleRepeat(w *workload.Workload, r *bench.Report) *Repeats {
 	a, err := AggregateBench(w.Name, []*bench.Report{r})
 	if err != nil {
 		return nil

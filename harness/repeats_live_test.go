@@ -14,6 +14,7 @@ import (
 	"github.com/algal-assay/assay/engine/effect/openai/openaitest"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // flakyModel answers like triageAnswer, except that the single system's
@@ -64,7 +65,7 @@ func runRepeatedLive(t *testing.T, s liveSetup, repeats, concurrency int, mode a
 	// written, which differs between copies; the rest is position-free.
 	names := []string{RepeatsFile, VerificationFile}
 	for rep := 1; rep <= repeats; rep++ {
-		names = append(names, RepeatFile(ReportFile, rep))
+		names = append(names, workload.RepeatFile(ReportFile, rep))
 	}
 	for _, name := range names {
 		b, err := os.ReadFile(filepath.Join(o.RunDir, name))

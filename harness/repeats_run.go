@@ -10,6 +10,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // memoRunner is a runner whose executors may consult an effect memo (a
@@ -79,9 +80,9 @@ func (r *run) foundryConfigAt(rep int) *foundry.Config {
 func (r *run) executorsAt(specs map[string]string, rep int) map[string]string {
 	out := make(map[string]string, len(specs))
 	for name, spec := range specs {
-		if r.w.scriptedRepeats(name) > 1 {
-			if p, ok := strings.CutPrefix(spec, "scripted:"); ok && filepath.Base(p) == ScriptedFile(name) {
-				spec = "scripted:" + filepath.Join(filepath.Dir(p), RepeatScriptedFile(name, rep))
+		if r.w.ScriptedRepeats(name) > 1 {
+			if p, ok := strings.CutPrefix(spec, "scripted:"); ok && filepath.Base(p) == workload.ScriptedFile(name) {
+				spec = "scripted:" + filepath.Join(filepath.Dir(p), workload.RepeatScriptedFile(name, rep))
 			}
 		}
 		out[name] = spec
@@ -148,14 +149,14 @@ func (r *run) writeRepeatReports() error {
 		if i == 0 {
 			continue
 		}
-		name, v := RepeatFile(ReportFile, i+1), any(nil)
+		name, v := workload.RepeatFile(ReportFile, i+1), any(nil)
 		switch {
 		case ev.bench != nil:
 			v = ev.bench.Value()
 		case ev.foundry.Report != nil:
 			v = ev.foundry.Report.Value()
 		default:
-			name, v = RepeatFile(BudgetFile, i+1), ev.foundry.Exhausted.Value()
+			name, v = workload.RepeatFile(BudgetFile, i+1), ev.foundry.Exhausted.Value()
 		}
 		if err := r.writeJSON(name, v); err != nil {
 			return err
@@ -171,9 +172,9 @@ func (r *run) writeRepeatReports() error {
 func (r *run) repeatReportFiles() ([]any, error) {
 	var out []any
 	for rep := 2; rep <= r.repeats(); rep++ {
-		name := RepeatFile(ReportFile, rep)
+		name := workload.RepeatFile(ReportFile, rep)
 		if r.o.Repeats != nil && containsInt(r.o.Repeats.Exhausted, rep) {
-			name = RepeatFile(BudgetFile, rep)
+			name = workload.RepeatFile(BudgetFile, rep)
 		}
 		v, err := canon.ReadFile(filepath.Join(r.dir, name), 0)
 		if err != nil {
@@ -199,7 +200,7 @@ func (r *run) repeatView(rep int, b *bench.Report, f *foundry.Result) *run {
 	v := *r
 	v.o = &Outcome{Workload: r.w, Compiled: r.c, Bench: b, Foundry: f}
 	c := *r.c
-	c.declared = declaredCalls(r.w, rep)
+	c.Declared = workload.DeclaredCalls(r.w, rep)
 	v.c = &c
 	return &v
 }
@@ -223,9 +224,9 @@ func (r *run) verifyRepeats(ctx context.Context, first any, others []any, parsed
 		if ae != nil && alignErr == nil {
 			alignErr = fmt.Errorf("repeat %d: %w", rep, ae)
 		}
-		name := RepeatFile(ReportFile, rep)
+		name := workload.RepeatFile(ReportFile, rep)
 		if ev.foundry != nil && ev.foundry.Report == nil {
-			name = RepeatFile(BudgetFile, rep)
+			name = workload.RepeatFile(BudgetFile, rep)
 		}
 		out.OK = out.OK && vr.OK
 		out.CheckedReceipts += vr.CheckedReceipts

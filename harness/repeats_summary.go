@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // RepeatsTable is the contender table of a repeated run: for a bench,
@@ -19,7 +20,7 @@ func RepeatsTable(o *Outcome) Table {
 	a := o.Repeats
 	k := a.K
 	hatK, atK := fmt.Sprintf("pass^%d", k), fmt.Sprintf("pass@%d", k)
-	if a.Kind == KindBench {
+	if a.Kind == workload.KindBench {
 		t := Table{Header: []string{"system", "passed", "pass rate", hatK, atK, "flaky", "tokens/repeat", "calls/repeat", "pareto"}}
 		hasCost := o.Bench != nil && o.Bench.Prices != nil
 		if hasCost {
@@ -80,13 +81,13 @@ func repeatsSection(o *Outcome) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Repeats\n\n%d repeats, each an ordinary report verified on its own; `%s` aggregates them and is re-derived from them on every read.\n\n", a.K, RepeatsFile)
 	for i, d := range a.Reports {
-		file := RepeatFile(ReportFile, i+1)
+		file := workload.RepeatFile(ReportFile, i+1)
 		if slices.Contains(a.Exhausted, i+1) {
-			file = RepeatFile(BudgetFile, i+1) + " (habitat budget exhausted)"
+			file = workload.RepeatFile(BudgetFile, i+1) + " (habitat budget exhausted)"
 		}
 		fmt.Fprintf(&b, "- repeat %d: `%s` `%s`\n", i+1, file, d)
 	}
-	if a.Kind == KindFoundry && a.Promoted != "" {
+	if a.Kind == workload.KindFoundry && a.Promoted != "" {
 		w := a.PromotedContender()
 		fmt.Fprintf(&b, "\nPromoted on validation pooled over all repeats: %s; its own repeats promoted it in %d of %d.\n", w.ID, len(w.PromotedIn), a.K)
 	}
@@ -94,7 +95,7 @@ func repeatsSection(o *Outcome) string {
 	for i := range a.Contenders {
 		c := &a.Contenders[i]
 		cases := c.Cases
-		if a.Kind == KindFoundry && c.ManifestDigest == a.Promoted && a.Holdout != nil {
+		if a.Kind == workload.KindFoundry && c.ManifestDigest == a.Promoted && a.Holdout != nil {
 			cases = append(slices.Clone(cases), a.Holdout.Cases...)
 		}
 		for _, f := range flakyCases(cases) {

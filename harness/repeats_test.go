@@ -10,59 +10,29 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
-// flakyWorkload scripts two systems whose answers differ per repeat:
+// writeFlaky writes testdata/flaky-triage.bench.yaml.tmpl, which scripts two systems whose answers differ per repeat:
 //
 //	case  cheap passes in   frontier passes in
 //	a     1, 2, 3           1, 2, 3
 //	b     1, 3              1, 2, 3
 //	c     2                 1, 2
 //	d     -                 1, 2, 3
-const flakyWorkload = `name: flaky-triage
-revision: 1
-repeats: 3
-systems:
-  - id: cheap
-    manifest: MANIFEST
-    executors: { cheap: cases }
-  - id: frontier
-    manifest: MANIFEST
-    executors: { frontier: cases }
-cases:
-  - id: a
-    args: { ticket: "refund my double charge" }
-    expect: { queue: billing }
-    responses:
-      cheap: { route: billing }
-      frontier: { route: billing }
-  - id: b
-    args: { ticket: "the app crashes" }
-    expect: { queue: technical }
-    responses:
-      cheap: { route: !repeats [technical, billing, technical] }
-      frontier: { route: technical }
-  - id: c
-    args: { ticket: "change my login email" }
-    expect: { queue: account }
-    responses:
-      cheap: { route: !repeats [other, account, billing] }
-      frontier: { route: !repeats [account, account, other] }
-  - id: d
-    args: { ticket: "hello there" }
-    expect: { queue: other }
-    responses:
-      cheap: { route: billing }
-      frontier: { route: other }
-GATE`
-
+//
+// with gate as its gate: block, and returns its path.
 func writeFlaky(t *testing.T, gate string) string {
 	t.Helper()
 	manifest, err := filepath.Abs(filepath.Join("..", "fixtures", "triage", "triage-single.algal.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := strings.NewReplacer("MANIFEST", manifest, "GATE", gate).Replace(flakyWorkload)
+	tmpl, err := os.ReadFile(filepath.Join("testdata", "flaky-triage.bench.yaml.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.NewReplacer("MANIFEST", manifest, "GATE", gate).Replace(string(tmpl))
 	path := filepath.Join(t.TempDir(), "flaky.bench.yaml")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -251,7 +221,7 @@ func TestRepeatsLoadRejectsVacuousRules(t *testing.T) {
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Load(path)
+		_, err := workload.Load(path)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.edit, err, tc.want)
 		}
@@ -264,7 +234,7 @@ func TestRepeatsLoadRejectsVacuousRules(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src+"gate: { outcomes: { cheap: { a: flaky } } }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "a case run once cannot be flaky") {
+	if _, err := workload.Load(path); err == nil || !strings.Contains(err.Error(), "a case run once cannot be flaky") {
 		t.Errorf("flaky outcome with one repeat: %v", err)
 	}
 }
@@ -274,7 +244,7 @@ func TestRepeatsFlagOverridesAndChecks(t *testing.T) {
 	if _, err := w.WithRepeats(2); err == nil || !strings.Contains(err.Error(), "--repeats 2") {
 		t.Fatalf("--repeats 2 against 3-entry !repeats lists: %v", err)
 	}
-	c1, err := Compile(w, t.TempDir(), foundry.AdmitOptions{})
+	c1, err := workload.Compile(w, t.TempDir(), foundry.AdmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +259,7 @@ func TestRepeatsFlagOverridesAndChecks(t *testing.T) {
 		c.PerRepeat = nil
 		w2.Cases = append(w2.Cases, c)
 	}
-	c2, err := Compile(&w2, t.TempDir(), foundry.AdmitOptions{})
+	c2, err := workload.Compile(&w2, t.TempDir(), foundry.AdmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // maxDisagreements bounds the fields one comparison names.
@@ -101,8 +102,8 @@ func StoredRepeats(dir string) (int, any, error) {
 	}
 	m, _ := v.(map[string]any)
 	k, ok := m["repeats"].(float64)
-	if !ok || k != float64(int(k)) || k < 2 || k > MaxRepeats {
-		return 0, nil, fmt.Errorf("%s: repeats must be an integer from 2 to %d", RepeatsFile, MaxRepeats)
+	if !ok || k != float64(int(k)) || k < 2 || k > workload.MaxRepeats {
+		return 0, nil, fmt.Errorf("%s: repeats must be an integer from 2 to %d", RepeatsFile, workload.MaxRepeats)
 	}
 	return int(k), v, nil
 }
@@ -113,9 +114,9 @@ func StoredRepeats(dir string) (int, any, error) {
 func RepeatReportFiles(dir string, k int) []string {
 	out := make([]string, 0, k)
 	for rep := 1; rep <= k; rep++ {
-		name := RepeatFile(ReportFile, rep)
-		if !regular(filepath.Join(dir, name)) && regular(filepath.Join(dir, RepeatFile(BudgetFile, rep))) {
-			name = RepeatFile(BudgetFile, rep)
+		name := workload.RepeatFile(ReportFile, rep)
+		if !regular(filepath.Join(dir, name)) && regular(filepath.Join(dir, workload.RepeatFile(BudgetFile, rep))) {
+			name = workload.RepeatFile(BudgetFile, rep)
 		}
 		out = append(out, name)
 	}

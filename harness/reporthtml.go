@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/report"
 )
 
@@ -20,7 +21,7 @@ func ReportHTML(o *Outcome) ([]byte, error) {
 		// A repeated run draws its pooled view: case runs over all
 		// repeats, per-repeat means, the pooled Pareto set or promotion.
 		run.Description = strings.TrimSpace(run.Description + fmt.Sprintf(" Pooled over %d repeats (repeats.json); a case passes when it passed in every repeat.", a.K))
-		if a.Kind == KindBench {
+		if a.Kind == workload.KindBench {
 			return report.Bench(report.BenchInput{Run: run, Report: a.PooledBench(), Intervals: a.ContenderIntervals()})
 		}
 		if pf := a.PooledFoundry(); pf != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/archive"
 	"github.com/algal-assay/assay/harness/rundir"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
 
@@ -103,8 +104,8 @@ type Progress struct {
 
 // Outcome is everything a run produced.
 type Outcome struct {
-	Workload *Workload
-	Compiled *Compiled
+	Workload *workload.Workload
+	Compiled *workload.Compiled
 	// RunDir is the final run directory (set once the run ends).
 	RunDir string
 	// Status is the run record's final status.
@@ -173,13 +174,13 @@ func (o *Outcome) Passed() bool {
 var ErrCancelled = errors.New("run cancelled")
 
 // Assembly is the phase roster for w, as written to _assembly.json.
-func Assembly(w *Workload) runrecord.Assembly {
+func Assembly(w *workload.Workload) runrecord.Assembly {
 	a := runrecord.Assembly{
 		Pipeline:       w.Name,
 		HarnessName:    "assay-" + string(w.Kind),
 		SourceRevision: w.Revision,
 		Phases: []runrecord.AssemblyPhase{
-			{N: PhaseCompile, Kind: runrecord.KindStep, Skill: "compile-workload", Outputs: []runrecord.Output{{ID: "config", File: ConfigFile}}},
+			{N: PhaseCompile, Kind: runrecord.KindStep, Skill: "compile-workload", Outputs: []runrecord.Output{{ID: "config", File: workload.ConfigFile}}},
 			{N: PhaseSource, Kind: runrecord.KindBranch, Pattern: "candidate-source", Chain: []string{SourceFiles, SourceGenerator}},
 			{N: PhaseEvaluate, Kind: runrecord.KindLoop, Skill: "evaluate-contenders", Outputs: []runrecord.Output{{ID: "report", File: ReportFile}}},
 			{N: PhaseVerify, Kind: runrecord.KindStep, Skill: "verify-evidence", Outputs: []runrecord.Output{{ID: "verification", File: VerificationFile}}},
@@ -197,14 +198,14 @@ func Assembly(w *Workload) runrecord.Assembly {
 // place, so a re-run of the same inputs replaces the previous run
 // directory whole. The returned Outcome is non-nil whenever a run record
 // was created; the error says why the run failed or was cancelled.
-func Run(ctx context.Context, w *Workload, opts Options) (*Outcome, error) {
+func Run(ctx context.Context, w *workload.Workload, opts Options) (*Outcome, error) {
 	return run1(ctx, w, opts, nil)
 }
 
 // run1 is Run; release, when set, is called when a run in parts lets go
 // of its loaded workload (releaseCases), for a caller that holds it to
 // drop its reference too.
-func run1(ctx context.Context, w *Workload, opts Options, release func()) (*Outcome, error) {
+func run1(ctx context.Context, w *workload.Workload, opts Options, release func()) (*Outcome, error) {
 	if opts.Runner == nil || opts.Store == nil {
 		return nil, errors.New("harness: Options.Runner and Options.Store are required")
 	}
@@ -216,7 +217,7 @@ func run1(ctx context.Context, w *Workload, opts Options, release func()) (*Outc
 	if err != nil {
 		return nil, err
 	}
-	c, err := Compile(w, out, foundry.AdmitOptions{StrictSplits: opts.StrictSplits})
+	c, err := workload.Compile(w, out, foundry.AdmitOptions{StrictSplits: opts.StrictSplits})
 	if err != nil {
 		return nil, err
 	}
@@ -387,8 +388,8 @@ func sameRun(a, b string) bool {
 }
 
 type run struct {
-	w    *Workload
-	c    *Compiled
+	w    *workload.Workload
+	c    *workload.Compiled
 	opts Options
 	dir  string
 	rec  *runrecord.Recorder
@@ -440,7 +441,7 @@ func (r *run) phases(ctx context.Context) error {
 		return err
 	}
 	r.releaseCases()
-	if r.w.Kind == KindBench {
+	if r.w.Kind == workload.KindBench {
 		if err := r.rec.SkipPhase(PhaseSource); err != nil {
 			return err
 		}
@@ -497,15 +498,15 @@ func (r *run) compile() error {
 			return err
 		}
 	}
-	if err := r.writeJSON(ConfigFile, r.c.Config); err != nil {
+	if err := r.writeJSON(workload.ConfigFile, r.c.Config); err != nil {
 		return err
 	}
-	if err := r.rec.AddArtifact(PhaseCompile, "config", ConfigFile); err != nil {
+	if err := r.rec.AddArtifact(PhaseCompile, "config", workload.ConfigFile); err != nil {
 		return err
 	}
-	path := filepath.Join(r.dir, ConfigFile)
+	path := filepath.Join(r.dir, workload.ConfigFile)
 	var err error
-	if r.w.Kind == KindBench {
+	if r.w.Kind == workload.KindBench {
 		r.benchCfg, err = bench.LoadConfig(path)
 	} else {
 		r.foundryCfg, err = foundry.LoadConfig(path, foundry.AdmitOptions{StrictSplits: r.opts.StrictSplits})
@@ -568,7 +569,7 @@ func (r *run) evaluate(ctx context.Context) error {
 		return r.evaluateParts(ctx)
 	}
 	p := &progress{name: r.w.Name, f: r.opts.OnProgress}
-	if r.w.Kind == KindBench {
+	if r.w.Kind == workload.KindBench {
 		p.total = r.repeats() * len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
 		reps, err := r.benchRepeats(ctx, p)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/rundir"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 	"github.com/gofrs/flock"
 )
@@ -146,7 +147,7 @@ func TestConcurrentRunsOfOneSlug(t *testing.T) {
 func TestHeldRunLockIsReported(t *testing.T) {
 	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
-	c, err := Compile(w, out, foundry.AdmitOptions{})
+	c, err := workload.Compile(w, out, foundry.AdmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

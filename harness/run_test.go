@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
 
@@ -57,7 +58,7 @@ func TestRunDirectoryAndRecord(t *testing.T) {
 	if st, err := os.Stat(o.RunDir); err != nil || st.Mode().Perm() != 0o755 {
 		t.Fatalf("run directory mode %v (%v), want 0755", st.Mode().Perm(), err)
 	}
-	for _, f := range []string{ConfigFile, ReportFile, VerificationFile, GateFile, SummaryFile, runrecord.AssemblyFile, runrecord.RecordFile,
+	for _, f := range []string{workload.ConfigFile, ReportFile, VerificationFile, GateFile, SummaryFile, runrecord.AssemblyFile, runrecord.RecordFile,
 		"scripted-cheap.json", "scripted-frontier.json", "system-cheap-single.json", "system-frontier-single.json", "system-escalating.json"} {
 		if _, err := os.Stat(filepath.Join(o.RunDir, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
@@ -78,7 +79,7 @@ func TestRunDirectoryAndRecord(t *testing.T) {
 		t.Fatalf("record not pinned or not finished: %+v", rec)
 	}
 	want := map[int][]string{
-		PhaseCompile:   {"scripted-cheap.json", "scripted-frontier.json", ConfigFile},
+		PhaseCompile:   {"scripted-cheap.json", "scripted-frontier.json", workload.ConfigFile},
 		PhaseSource:    nil,
 		PhaseEvaluate:  {"system-cheap-single.json", "system-frontier-single.json", "system-escalating.json", ReportFile},
 		PhaseVerify:    {VerificationFile},

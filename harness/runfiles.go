@@ -8,6 +8,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // RenderedFile is a file a run's phases render from its evidence, with the
@@ -94,7 +95,7 @@ func SummaryFiles(o *Outcome) ([]RenderedFile, error) {
 // Outcome is the outcome a run's summarize phase rendered from, rebuilt
 // from its re-derivation: what SummaryFiles needs. warnings are the
 // admission warnings the run's config gave (DerivedWarnings).
-func (d *Derived) Outcome(c *Compiled, warnings []string) *Outcome {
+func (d *Derived) Outcome(c *workload.Compiled, warnings []string) *Outcome {
 	return &Outcome{Workload: c.Workload, Compiled: c, Bench: d.Bench, Foundry: d.Foundry, Verification: d.Verification,
 		Gates: d.Gates, Warnings: warnings, Repeats: d.Repeats, UnknownUsage: d.UnknownUsage, partDigests: d.PartDigests}
 }
@@ -102,8 +103,8 @@ func (d *Derived) Outcome(c *Compiled, warnings []string) *Outcome {
 // DerivedWarnings are the admission warnings of c's config (split leakage
 // a run without --strict-splits accepts), as the run's compile phase
 // found them in summary.md's list.
-func DerivedWarnings(c *Compiled) ([]string, error) {
-	if c.Workload.Kind != KindFoundry {
+func DerivedWarnings(c *workload.Compiled) ([]string, error) {
+	if c.Workload.Kind != workload.KindFoundry {
 		return nil, nil
 	}
 	cfg, err := foundry.ParseConfig(c.Config, c.RunDir, manifest.ReadFile, foundry.AdmitOptions{})

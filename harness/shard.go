@@ -13,6 +13,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/atomicfile"
 )
 
@@ -54,7 +55,7 @@ func ParseShard(text string) (Shard, error) {
 // lists it.
 type ShardWorkload struct {
 	Name, Path, Slug string
-	Kind             Kind
+	Kind             workload.Kind
 	// Parts is how many parts the workload has; Held lists this shard's
 	// (1-based part numbers).
 	Parts int
@@ -106,7 +107,7 @@ func ReadShardManifest(root string) (*ShardManifest, error) {
 		w.Path, _ = e["path"].(string)
 		w.Slug, _ = e["slug"].(string)
 		k, _ := e["kind"].(string)
-		w.Kind = Kind(k)
+		w.Kind = workload.Kind(k)
 		n, _ := e["parts"].(float64)
 		w.Parts = int(n)
 		held, _ := e["held"].([]any)
@@ -114,7 +115,7 @@ func ReadShardManifest(root string) (*ShardManifest, error) {
 			f, _ := h.(float64)
 			w.Held = append(w.Held, int(f))
 		}
-		if w.Name == "" || w.Slug == "" || w.Parts < 1 || (w.Kind != KindBench && w.Kind != KindFoundry) {
+		if w.Name == "" || w.Slug == "" || w.Parts < 1 || (w.Kind != workload.KindBench && w.Kind != workload.KindFoundry) {
 			return nil, bad(fmt.Sprintf("workloads[%d] is not a workload entry", i))
 		}
 		out.Workloads = append(out.Workloads, w)
@@ -123,7 +124,7 @@ func ReadShardManifest(root string) (*ShardManifest, error) {
 }
 
 // assignShard lists, per workload, the parts (1-based) shard s holds.
-func assignShard(ws []*Workload, s Shard) [][]int {
+func assignShard(ws []*workload.Workload, s Shard) [][]int {
 	out := make([][]int, len(ws))
 	g := 0
 	for i, w := range ws {
@@ -147,12 +148,12 @@ func assignShard(ws []*Workload, s Shard) [][]int {
 // runShardParts runs the parts of w that a shard holds (a strict subset
 // of a workload in parts) into <out>/<name>/<slug>/: each part's config,
 // tables and report, written part by part.
-func runShardParts(ctx context.Context, w *Workload, opts Options, held []int) (*Compiled, error) {
+func runShardParts(ctx context.Context, w *workload.Workload, opts Options, held []int) (*workload.Compiled, error) {
 	out := opts.Out
 	if out == "" {
 		out = "runs"
 	}
-	c, err := Compile(w, out, foundry.AdmitOptions{StrictSplits: opts.StrictSplits})
+	c, err := workload.Compile(w, out, foundry.AdmitOptions{StrictSplits: opts.StrictSplits})
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ func runShardParts(ctx context.Context, w *Workload, opts Options, held []int) (
 		p.total += (part.SystemTo - part.SystemFrom) * (part.CaseTo - part.CaseFrom)
 	}
 	r := &run{w: w, c: c, opts: opts, dir: c.RunDir}
-	parts := make([]Part, 0, len(held))
+	parts := make([]workload.Part, 0, len(held))
 	for _, n := range held {
 		part := c.Parts[n-1]
 		files, err := c.PartFiles(part)
@@ -212,7 +213,7 @@ func runShardParts(ctx context.Context, w *Workload, opts Options, held []int) (
 // runShard is RunAll's loop under a shard: each workload all of whose
 // parts the shard holds runs as usual, one it shares writes its parts,
 // one it holds nothing of is passed over; then shard.json.
-func runShard(ctx context.Context, files []string, ws []*Workload, errs []error, opts BatchOptions) ([]*Result, error) {
+func runShard(ctx context.Context, files []string, ws []*workload.Workload, errs []error, opts BatchOptions) ([]*Result, error) {
 	s := *opts.Shard
 	held := assignShard(ws, s)
 	man := &ShardManifest{Shard: s}
@@ -231,7 +232,7 @@ func runShard(ctx context.Context, files []string, ws []*Workload, errs []error,
 		entry := ShardWorkload{Name: w.Name, Path: path, Kind: w.Kind, Parts: parts, Held: held[i]}
 		switch {
 		case len(held[i]) == 0:
-			c, err := Compile(w, opts.Out, foundry.AdmitOptions{StrictSplits: opts.StrictSplits})
+			c, err := workload.Compile(w, opts.Out, foundry.AdmitOptions{StrictSplits: opts.StrictSplits})
 			if err != nil {
 				out = append(out, runLoaded(ctx, &Result{Path: path, Err: err}, opts))
 				continue
@@ -294,7 +295,7 @@ type Reports func(file string) ([]byte, bool, error)
 // the record of exactly these bytes checked in a run of this run's slug,
 // the bytes, which the run writes as they are and its verify
 // phase takes as verified (r.recorded).
-func (r *run) takenPart(p Part) (map[string]any, []byte, error) {
+func (r *run) takenPart(p workload.Part) (map[string]any, []byte, error) {
 	if r.opts.Reports == nil {
 		return nil, nil, nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/synth"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // BenchmarkLoad loads a synthetic 3-system bench workload whose cases are
@@ -25,11 +26,11 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		for _, lines := range []string{"yaml", "json"} {
 			b.Run(fmt.Sprintf("cases=%d/lines=%s", n, lines), func(b *testing.B) {
-				defer func(was bool) { jsonlFast = was }(jsonlFast)
-				jsonlFast = lines == "json"
+				defer func(was bool) { workload.JsonlFast = was }(workload.JsonlFast)
+				workload.JsonlFast = lines == "json"
 				b.ReportAllocs()
 				for b.Loop() {
-					w, err := Load(path)
+					w, err := workload.Load(path)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -53,14 +54,14 @@ func BenchmarkCompileParts(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := Load(path)
+	w, err := workload.Load(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	out := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := Compile(w, out, foundry.AdmitOptions{})
+		c, err := workload.Compile(w, out, foundry.AdmitOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -69,10 +70,10 @@ func BenchmarkCompileParts(b *testing.B) {
 			if _, err := c.PartFiles(p); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := c.partConfig(p, load); err != nil {
+			if _, err := c.PartConfig(p, load); err != nil {
 				b.Fatal(err)
 			}
-			declaredCalls(w.partView(p), 1)
+			workload.DeclaredCalls(w.PartView(p), 1)
 		}
 	}
 }

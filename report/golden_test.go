@@ -12,6 +12,7 @@ import (
 	"github.com/algal-assay/assay/engine/golden"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // The evidence these tests draw comes from running the repository's own
@@ -28,7 +29,7 @@ var workloads = []string{"ticket-triage", "invoice-extraction", "intent-select",
 // returns each workload's report.html.
 func runSuites(t testing.TB, concurrency int) map[string][]byte {
 	t.Helper()
-	files, err := harness.Discover(filepath.Join("..", "suites"))
+	files, err := workload.Discover(filepath.Join("..", "suites"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func runSuites(t testing.TB, concurrency int) map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, f := range files {
-		w, err := harness.Load(f)
+		w, err := workload.Load(f)
 		if err != nil {
 			t.Fatal(err)
 		}

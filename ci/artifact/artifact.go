@@ -52,7 +52,7 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Names in the layout.
@@ -395,7 +395,7 @@ func (t *treeSet) addWorkloadFiles(roots []string) error {
 	if len(existing) == 0 {
 		return nil
 	}
-	files, err := harness.Discover(existing...)
+	files, err := workload.Discover(existing...)
 	if err != nil {
 		return &Error{Code: CodeIO, Message: "workloads", Err: err}
 	}
@@ -408,12 +408,12 @@ func (t *treeSet) addWorkloadFiles(roots []string) error {
 // addReadBy adds what a workload that loads reads: its file, manifests,
 // case files, candidates, and its executors' scripted tables and replay
 // directories.
-func (t *treeSet) addReadBy(w *harness.Workload) {
+func (t *treeSet) addReadBy(w *workload.Workload) {
 	t.add(w.Path)
 	for _, f := range w.CaseFiles {
 		t.add(f)
 	}
-	execs := append([]harness.Executor{}, w.Executors...)
+	execs := append([]workload.Executor{}, w.Executors...)
 	for _, s := range w.Systems {
 		t.add(s.Manifest.Path)
 		execs = append(execs, s.Executors...)

@@ -17,7 +17,7 @@ import (
 	"github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/vm"
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Open admits an artifact directory: the marker must name this layout,
@@ -389,7 +389,7 @@ func (a *Artifact) listed(ctx context.Context, side, commit string, rep *verify.
 	for f := range blobs {
 		files = append(files, f)
 	}
-	workloads := harness.DiscoverListed(a.Paths, files)
+	workloads := workload.DiscoverListed(a.Paths, files)
 	if len(workloads) == 0 && side == Head && !o.AllowEmpty {
 		out = append(out, fmt.Sprintf("no workloads under %s at head commit %s: a check of nothing proves nothing (a workflow that means it passes --allow-empty)", strings.Join(a.Paths, ", "), commit))
 	}
@@ -480,7 +480,7 @@ func (a *Artifact) Diff(ctx context.Context, checked *Checked, opts diff.Options
 	b, h := a.Side(Base), a.Side(Head)
 	// Gate messages name workload files as the harness displays them:
 	// relative to the git work tree when the artifact sits inside one.
-	opts.Trim = append(opts.Trim, b.Tree, h.Tree, b.Runs, h.Runs, a.Dir, harness.DisplayPath(b.Tree), harness.DisplayPath(h.Tree))
+	opts.Trim = append(opts.Trim, b.Tree, h.Tree, b.Runs, h.Runs, a.Dir, workload.DisplayPath(b.Tree), workload.DisplayPath(h.Tree))
 	if a.Archive != "" {
 		opts.Replay = &diff.ReplayInput{Archive: filepath.Join(h.Tree, filepath.FromSlash(a.Archive)), BaseTree: b.Tree, HeadTree: h.Tree}
 	}

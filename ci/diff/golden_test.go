@@ -15,6 +15,7 @@ import (
 	"github.com/algal-assay/assay/engine/golden"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // repoRoot is the module root, two levels above this package.
@@ -69,7 +70,7 @@ func runTree(t testing.TB, tree string) *diff.Set {
 }
 
 func runDir(tree string) (*diff.Set, error) {
-	files, err := harness.Discover(filepath.Join(tree, "suites"))
+	files, err := workload.Discover(filepath.Join(tree, "suites"))
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func runDir(tree string) (*diff.Set, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		w, err := harness.Load(f)
+		w, err := workload.Load(f)
 		if err != nil {
 			return nil, err
 		}

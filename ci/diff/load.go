@@ -17,6 +17,7 @@ import (
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Error codes carried by [Error].
@@ -64,7 +65,7 @@ type Run struct {
 	Gate         *GateFile
 	// Compare is the run's workload's compare block (its default when
 	// the workload is unknown).
-	Compare harness.Compare
+	Compare workload.Compare
 }
 
 // Verification is verification.json.
@@ -244,7 +245,7 @@ func LoadRun(ctx context.Context, dir string, ev Evidence) (*Run, error) {
 func runOf(dir string, c *verify.RunCheck) *Run {
 	rec := c.Record
 	r := &Run{Dir: dir, Slug: cmp.Or(rec.RunSlug, filepath.Base(dir)), Workload: rec.Pipeline, Status: rec.Status, Modified: rec.FoundryModified,
-		Kind: strings.TrimPrefix(rec.HarnessName, "assay-"), Compare: harness.DefaultCompare()}
+		Kind: strings.TrimPrefix(rec.HarnessName, "assay-"), Compare: workload.DefaultCompare()}
 	if w := c.Workload; w != nil && w.Compare.FailOn != "" {
 		r.Compare = w.Compare
 	}
@@ -267,7 +268,7 @@ func (r *Run) takeDerived(d *harness.Derived) {
 	}
 	if a := d.Repeats; a != nil {
 		r.Repeats = a
-		if a.Kind == harness.KindBench {
+		if a.Kind == workload.KindBench {
 			r.Bench = a.PooledBench()
 		} else {
 			r.Foundry = a.PooledFoundry()

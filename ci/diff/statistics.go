@@ -6,6 +6,7 @@ import (
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/significance"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Statistics is how a workload's changes are tested (engine/significance)
@@ -145,13 +146,13 @@ func testOf(repeated bool) string {
 
 // compareSettings is the head's workload's compare block (the base's when
 // the head does not run it).
-func compareSettings(b, h *Run) harness.Compare {
+func compareSettings(b, h *Run) workload.Compare {
 	for _, r := range []*Run{h, b} {
 		if r != nil && r.Compare.FailOn != "" {
 			return r.Compare
 		}
 	}
-	return harness.DefaultCompare()
+	return workload.DefaultCompare()
 }
 
 // addStatistics puts the intervals, the paired tests and the promotion

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/significance"
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/report"
 )
 
@@ -81,7 +81,7 @@ func marginText(m *Margin, st *Statistics) string {
 // fail the check.
 func compareFailures(w *Workload) []string {
 	st := w.Statistics
-	if st == nil || st.FailOn == "" || st.FailOn == harness.FailOnNone || w.Base == nil || w.Head == nil {
+	if st == nil || st.FailOn == "" || st.FailOn == workload.FailOnNone || w.Base == nil || w.Head == nil {
 		return nil
 	}
 	var out []string
@@ -94,7 +94,7 @@ func compareFailures(w *Workload) []string {
 	}
 	if f := w.Foundry; f != nil && f.Base != nil && f.Head != nil && !f.Base.Exhausted && !f.Head.Exhausted {
 		out = appendLoss(out, st, "promoted candidate "+code(f.Head.Key)+" (validation)", f.PromotedChange, f.Base.Validation, f.Head.Validation)
-		if st.FailOn == harness.FailOnAnyRegression {
+		if st.FailOn == workload.FailOnAnyRegression {
 			out = appendLoss(out, st, "promoted candidate "+code(f.Head.Key)+" (holdout)", nil, f.Base.Holdout, f.Head.Holdout)
 		}
 	}
@@ -105,9 +105,9 @@ func compareFailures(w *Workload) []string {
 // a significant one (by its paired test ch) or any fall of the pass rate.
 func appendLoss(out []string, st *Statistics, subject string, ch *significance.Change, b, h Rate) []string {
 	switch {
-	case ch != nil && st.FailOn == harness.FailOnSignificantRegression && ch.Significant && ch.Broken > ch.Fixed:
+	case ch != nil && st.FailOn == workload.FailOnSignificantRegression && ch.Significant && ch.Broken > ch.Fixed:
 		return append(out, fmt.Sprintf("%s: significant loss, %s", subject, changeVerdict(ch, st)))
-	case st.FailOn == harness.FailOnAnyRegression && h.Passed*b.Total < b.Passed*h.Total:
+	case st.FailOn == workload.FailOnAnyRegression && h.Passed*b.Total < b.Passed*h.Total:
 		return append(out, fmt.Sprintf("%s: pass count fell, %s → %s", subject, rate(b), rate(h)))
 	}
 	return out

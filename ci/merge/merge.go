@@ -41,6 +41,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -227,7 +228,7 @@ func copyStores(ctx context.Context, shards []shard, st *vm.Workbench) error {
 // mergeWorkload assembles one workload's run directory.
 func mergeWorkload(ctx context.Context, sw harness.ShardWorkload, holders map[int]string, opts Options) *harness.Result {
 	res := &harness.Result{Path: sw.Path}
-	w, err := harness.Load(sw.Path)
+	w, err := workload.Load(sw.Path)
 	if err != nil {
 		res.Err = err
 		return res
@@ -337,7 +338,7 @@ var partFile = regexp.MustCompile(`^part-(\d{4})-(report|verified)\.json`)
 
 // copyRun checks a run directory one shard wrote whole and copies it
 // into the merged runs root.
-func copyRun(ctx context.Context, w *harness.Workload, sw harness.ShardWorkload, shardDir string, opts Options) (*harness.Outcome, error) {
+func copyRun(ctx context.Context, w *workload.Workload, sw harness.ShardWorkload, shardDir string, opts Options) (*harness.Outcome, error) {
 	src := filepath.Join(shardDir, ShardRuns, sw.Name, sw.Slug)
 	ws, err := verify.LoadWorkloads(sw.Path)
 	if err != nil {
@@ -359,12 +360,12 @@ func copyRun(ctx context.Context, w *harness.Workload, sw harness.ShardWorkload,
 
 // copiedOutcome is the outcome of a run copied to dst, as its check
 // re-derived it.
-func copiedOutcome(w *harness.Workload, dst string, chk verify.Result, out string) *harness.Outcome {
+func copiedOutcome(w *workload.Workload, dst string, chk verify.Result, out string) *harness.Outcome {
 	o := &harness.Outcome{Workload: w, RunDir: dst, Status: chk.Status}
 	if d := chk.Run.Derived; d != nil {
 		o.Bench, o.Foundry, o.Verification, o.Gates = d.Bench, d.Foundry, d.Verification, d.Gates
 	}
-	if c, err := harness.Compile(w, out, foundry.AdmitOptions{}); err == nil {
+	if c, err := workload.Compile(w, out, foundry.AdmitOptions{}); err == nil {
 		o.Compiled = c
 	}
 	return o

@@ -54,6 +54,7 @@ import (
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Error codes carried by [Error].
@@ -672,7 +673,7 @@ func RunTreeLive(ctx context.Context, tree string, paths []string, out, storeDir
 	if len(roots) == 0 {
 		return problems, nil
 	}
-	files, err := harness.Discover(roots...)
+	files, err := workload.Discover(roots...)
 	if err != nil {
 		return append(problems, err.Error()), nil
 	}

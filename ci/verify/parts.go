@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
 
@@ -23,19 +24,19 @@ const maxFieldMismatches = 8
 func (c *runCheck) checkPartsRun(rec *runrecord.Record) error {
 	for _, f := range []string{harness.ReportFile, harness.BudgetFile} {
 		if c.has(f) {
-			c.fail("the run directory holds both %s and %s; a run in parts leaves only the aggregate", harness.AggregateFile, f)
+			c.fail("the run directory holds both %s and %s; a run in parts leaves only the aggregate", workload.AggregateFile, f)
 			return nil
 		}
 	}
 	opts := c.opts
 	w := opts.Workloads.Lookup(rec.Pipeline)
 	if w == nil {
-		c.fail("%s, %s and %s cannot be re-derived: %s (%s names pipeline %q)", harness.AggregateFile, harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
+		c.fail("%s, %s and %s cannot be re-derived: %s (%s names pipeline %q)", workload.AggregateFile, harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
 		return nil
 	}
 	c.res.Run.Workload = w
 	if !w.InParts() {
-		c.fail("%s is the aggregate of a bench run in parts, but workload %s (%s) runs in one part", harness.AggregateFile, w.Name, w.Path)
+		c.fail("%s is the aggregate of a bench run in parts, but workload %s (%s) runs in one part", workload.AggregateFile, w.Name, w.Path)
 		return nil
 	}
 	comp, ok := c.compileFor(w, rec)
@@ -48,7 +49,7 @@ func (c *runCheck) checkPartsRun(rec *runrecord.Record) error {
 	}
 	d, err := harness.RederiveParts(c.ctx, comp, c.dir, opts.Evidence, keep)
 	if err != nil {
-		c.fail("%s cannot be re-derived from the parts: %v", harness.AggregateFile, err)
+		c.fail("%s cannot be re-derived from the parts: %v", workload.AggregateFile, err)
 		return nil
 	}
 	c.comparePartsDerived(w, d)
@@ -65,7 +66,7 @@ func (c *runCheck) checkPartsRun(rec *runrecord.Record) error {
 
 // comparePartsDerived records what the verified parts re-derive to and
 // compares aggregate.json, verification.json and gate.json with it.
-func (c *runCheck) comparePartsDerived(w *harness.Workload, d *harness.Derived) {
+func (c *runCheck) comparePartsDerived(w *workload.Workload, d *harness.Derived) {
 	c.res.Run.Derived = d
 	c.res.Digest = d.Verification.Digest
 	for _, mm := range d.Verification.Mismatches {
@@ -76,7 +77,7 @@ func (c *runCheck) comparePartsDerived(w *harness.Workload, d *harness.Derived) 
 		compareStored(c.dir, harness.VerificationFile, d.Verification.Value(), verificationFields, "the parts", c.fail)
 	}
 	if c.has(harness.GateFile) {
-		compareGate(c.dir, w, d, harness.AggregateFile, c.fail)
+		compareGate(c.dir, w, d, workload.AggregateFile, c.fail)
 	}
 }
 
@@ -84,19 +85,19 @@ func (c *runCheck) comparePartsDerived(w *harness.Workload, d *harness.Derived) 
 // aggregate re-derived from the verified parts, naming the first few
 // fields that disagree.
 func (c *runCheck) compareAggregate(derived any) {
-	stored, err := canon.ReadFile(filepath.Join(c.dir, harness.AggregateFile), 0)
+	stored, err := canon.ReadFile(filepath.Join(c.dir, workload.AggregateFile), 0)
 	if err != nil {
-		c.fail("%s: %v", harness.AggregateFile, err)
+		c.fail("%s: %v", workload.AggregateFile, err)
 		return
 	}
 	n := 0
 	diffFields(stored, derived, "", func(field string, got, want any) {
 		if n++; n <= maxFieldMismatches {
-			c.fail("%s: %s is %s, but re-deriving it from the verified parts gives %s", harness.AggregateFile, field, show(got), show(want))
+			c.fail("%s: %s is %s, but re-deriving it from the verified parts gives %s", workload.AggregateFile, field, show(got), show(want))
 		}
 	})
 	if n > maxFieldMismatches {
-		c.fail("%s: %d more field(s) disagree with the verified parts", harness.AggregateFile, n-maxFieldMismatches)
+		c.fail("%s: %d more field(s) disagree with the verified parts", workload.AggregateFile, n-maxFieldMismatches)
 	}
 }
 

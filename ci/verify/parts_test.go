@@ -11,6 +11,7 @@ import (
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/synth"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // runInParts runs a synthetic 9-system x 300-case bench (4 parts) on a
@@ -22,7 +23,7 @@ func runInParts(t *testing.T) (string, Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := harness.Load(p)
+	w, err := workload.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestRunInPartsVerifiesAndAForgedAggregateFails(t *testing.T) {
 		t.Fatalf("a run in parts does not check: %v", res.Mismatches)
 	}
 
-	path := filepath.Join(dir, harness.AggregateFile)
+	path := filepath.Join(dir, workload.AggregateFile)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

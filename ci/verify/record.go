@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
 
@@ -51,7 +52,7 @@ func checkRecordBytes(rc *rerun, f func(string, ...any)) {
 
 // checkRecordHeader checks the workload's revision, the harness and that
 // the roster is pinned.
-func checkRecordHeader(rec *runrecord.Record, w *harness.Workload, a runrecord.Assembly, f func(string, ...any)) {
+func checkRecordHeader(rec *runrecord.Record, w *workload.Workload, a runrecord.Assembly, f func(string, ...any)) {
 	if rec.SourceRevision != w.Revision {
 		f("source_revision is %d, but workload %s is revision %d", rec.SourceRevision, w.Path, w.Revision)
 	}
@@ -184,13 +185,13 @@ func checkPhaseRows(p runrecord.Phase, complete bool, f func(string, ...any)) {
 // checkSourcePhase checks the candidate-source phase of a complete run:
 // a bench names its systems; a foundry takes its candidates from files,
 // or from its generator.
-func checkSourcePhase(w *harness.Workload, p runrecord.Phase, f func(string, ...any)) {
+func checkSourcePhase(w *workload.Workload, p runrecord.Phase, f func(string, ...any)) {
 	switch {
-	case w.Kind == harness.KindBench && p.Status != runrecord.PhaseSkipped:
+	case w.Kind == workload.KindBench && p.Status != runrecord.PhaseSkipped:
 		f("phase %d is %s, but a bench names its systems and skips it", p.N, p.Status)
-	case w.Kind == harness.KindFoundry && p.Selected != expectedSource(w):
+	case w.Kind == workload.KindFoundry && p.Selected != expectedSource(w):
 		f("phase %d selected %q, but workload %s takes its candidates from %q", p.N, p.Selected, w.Path, expectedSource(w))
-	case w.Kind == harness.KindFoundry && p.Status != runrecord.PhaseDone:
+	case w.Kind == workload.KindFoundry && p.Status != runrecord.PhaseDone:
 		f("phase %d is %s, but a complete foundry run sources its candidates there", p.N, p.Status)
 	}
 }
@@ -215,7 +216,7 @@ func checkIterations(p runrecord.Phase, f func(string, ...any)) {
 	}
 }
 
-func expectedSource(w *harness.Workload) string {
+func expectedSource(w *workload.Workload) string {
 	if w.Generator != nil {
 		return harness.SourceGenerator
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // triageRun runs the ticket-triage suite on a fresh store, repeats times
@@ -25,7 +26,7 @@ func triageRun(tb testing.TB, repeats int) (string, Options) {
 		tb.Fatal(err)
 	}
 	wlPath := filepath.Join("..", "..", "suites", "ticket-triage.bench.yaml")
-	w, err := harness.Load(wlPath)
+	w, err := workload.Load(wlPath)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestVerifyRepeatsOverriddenToOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := harness.Load(wlPath)
+	w, err := workload.Load(wlPath)
 	if err != nil {
 		t.Fatal(err)
 	}

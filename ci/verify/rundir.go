@@ -15,6 +15,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/rundir"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -27,7 +28,7 @@ type RunCheck struct {
 	Record *runrecord.Record
 	// Workload is the workload the run was re-derived against (nil when
 	// none was found).
-	Workload *harness.Workload
+	Workload *workload.Workload
 	// Derived is nil when the run left no report or account, or when it
 	// could not be re-derived (Mismatches say why).
 	Derived *harness.Derived
@@ -83,7 +84,7 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 		return res, nil
 	}
 	c.checkStatusFiles(rec)
-	if c.has(harness.AggregateFile) {
+	if c.has(workload.AggregateFile) {
 		return res, c.checkPartsRun(rec)
 	}
 	name, ok := c.reportName()
@@ -105,7 +106,7 @@ func checkRun(ctx context.Context, dir string, opts Options) (res Result, _ erro
 // kind) and the workload w its record names, compares the stored files
 // with the re-derivation, and then holds the record and every file to
 // it.
-func (c *runCheck) rederive(rec *runrecord.Record, w *harness.Workload, name string, v any, kind harness.Kind) error {
+func (c *runCheck) rederive(rec *runrecord.Record, w *workload.Workload, name string, v any, kind workload.Kind) error {
 	c.res.Run.Workload = w
 	if w.Kind != kind {
 		c.fail("%s is a %s report but workload %s (%s) is a %s", name, kind, w.Name, w.Path, w.Kind)
@@ -186,7 +187,7 @@ func (c *runCheck) checkStatusFiles(rec *runrecord.Record) {
 	case runrecord.RunRunning:
 		c.fail("%s: status running: the run never finished (killed, or still going), so its files are not evidence", runrecord.RecordFile)
 	case runrecord.RunComplete:
-		if !c.has(harness.ReportFile) && !c.has(harness.BudgetFile) && !c.has(harness.AggregateFile) {
+		if !c.has(harness.ReportFile) && !c.has(harness.BudgetFile) && !c.has(workload.AggregateFile) {
 			c.fail("%s: status complete, but the run directory holds neither %s nor %s", runrecord.RecordFile, harness.ReportFile, harness.BudgetFile)
 		}
 		for _, f := range []string{harness.VerificationFile, harness.GateFile} {
@@ -221,11 +222,11 @@ func (c *runCheck) reportName() (string, bool) {
 
 // reportKinds maps a report's contract to the kind of workload that
 // writes it.
-var reportKinds = map[string]harness.Kind{bench.ReportContract: harness.KindBench, foundry.ReportContract: harness.KindFoundry, foundry.BudgetContract: harness.KindFoundry}
+var reportKinds = map[string]workload.Kind{bench.ReportContract: workload.KindBench, foundry.ReportContract: workload.KindFoundry, foundry.BudgetContract: workload.KindFoundry}
 
 // readReport reads the report file and the workload kind its contract
 // names; false when it is unreadable or its contract is not the file's.
-func (c *runCheck) readReport(name string) (any, harness.Kind, bool) {
+func (c *runCheck) readReport(name string) (any, workload.Kind, bool) {
 	v, err := canon.ReadFile(filepath.Join(c.dir, name), 0)
 	if err != nil {
 		c.fail("%s: %v", name, err)
@@ -248,10 +249,10 @@ func (c *runCheck) readReport(name string) (any, harness.Kind, bool) {
 // verifyWithoutWorkload says the stored verdicts cannot be re-derived
 // when no workload names the run's pipeline, and still verifies the
 // report on its own.
-func (c *runCheck) verifyWithoutWorkload(rec *runrecord.Record, name string, v any, kind harness.Kind) error {
+func (c *runCheck) verifyWithoutWorkload(rec *runrecord.Record, name string, v any, kind workload.Kind) error {
 	c.fail("%s and %s cannot be re-derived: %s (%s names pipeline %q)", harness.VerificationFile, harness.GateFile, c.opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
 	sub := Result{Kind: KindBench}
-	if kind == harness.KindFoundry {
+	if kind == workload.KindFoundry {
 		sub.Kind = KindFoundry
 	}
 	if err := check(c.ctx, &sub, v, c.opts.Evidence); err != nil {
@@ -274,7 +275,7 @@ func (c *runCheck) failEvidence(format string, a ...any) {
 // number, and repeats.json as stored (nil without one). A repeated run
 // says in repeats.json how many repeats it holds; the claim only stands
 // if the workload compiled with it names this directory.
-func (c *runCheck) repeatsClaimed(w *harness.Workload) (*harness.Workload, int, any, bool) {
+func (c *runCheck) repeatsClaimed(w *workload.Workload) (*workload.Workload, int, any, bool) {
 	k, storedRepeats, err := harness.StoredRepeats(c.dir)
 	if err != nil {
 		c.fail("%v", err)
@@ -294,12 +295,12 @@ func (c *runCheck) repeatsClaimed(w *harness.Workload) (*harness.Workload, int, 
 // unrecordedRepeats is the repeats of a run without an aggregate: the
 // workload's own repeats, or one repeat for a run made with --repeats 1,
 // whichever names this directory.
-func (c *runCheck) unrecordedRepeats(w *harness.Workload) int {
+func (c *runCheck) unrecordedRepeats(w *workload.Workload) int {
 	if w.Repeats <= 1 {
 		return w.Repeats
 	}
 	if w1, err := w.WithRepeats(1); err == nil {
-		if c1, err := harness.Compile(w1, ".", foundry.AdmitOptions{}); err == nil && c1.Slug == filepath.Base(c.dir) {
+		if c1, err := workload.Compile(w1, ".", foundry.AdmitOptions{}); err == nil && c1.Slug == filepath.Base(c.dir) {
 			return 1
 		}
 	}
@@ -308,8 +309,8 @@ func (c *runCheck) unrecordedRepeats(w *harness.Workload) int {
 
 // compileFor compiles the workload for this run directory; false when it
 // does not compile or compiles to another run.
-func (c *runCheck) compileFor(w *harness.Workload, rec *runrecord.Record) (*harness.Compiled, bool) {
-	comp, err := harness.Compile(w, runsRoot(c.dir), foundry.AdmitOptions{})
+func (c *runCheck) compileFor(w *workload.Workload, rec *runrecord.Record) (*workload.Compiled, bool) {
+	comp, err := workload.Compile(w, runsRoot(c.dir), foundry.AdmitOptions{})
 	if err != nil {
 		c.fail("workload %s does not compile, so this run cannot be re-derived: %v", w.Path, err)
 		return nil, false
@@ -344,7 +345,7 @@ func (c *runCheck) repeatReports(rec *runrecord.Record, first any, k int, stored
 
 // compareDerived records the re-derivation and compares the stored
 // repeats aggregate, verification and gate with it.
-func (c *runCheck) compareDerived(w *harness.Workload, name string, d *harness.Derived, storedRepeats any) {
+func (c *runCheck) compareDerived(w *workload.Workload, name string, d *harness.Derived, storedRepeats any) {
 	if storedRepeats != nil && d.Repeats != nil {
 		for _, m := range harness.RepeatsDisagreements(storedRepeats, d.Repeats) {
 			c.fail("%s", m)
@@ -460,7 +461,7 @@ func compareStored(dir, file string, derived map[string]any, fields []string, fr
 // workload's gate: the workload name, the overall verdict, and each rule's
 // kind, name and verdict in order. Messages and positions are not
 // compared: they name the workload file as the run saw its path.
-func compareGate(dir string, w *harness.Workload, d *harness.Derived, from string, fail func(string, ...any)) {
+func compareGate(dir string, w *workload.Workload, d *harness.Derived, from string, fail func(string, ...any)) {
 	derived := harness.GateValue(w, d.Gates)
 	src := w.Path + " and " + from
 	// Rules are compared one by one below, with better messages.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
 
@@ -47,7 +48,7 @@ type FileKind struct {
 type rerun struct {
 	dir      string
 	rec      *runrecord.Record
-	compiled *harness.Compiled
+	compiled *workload.Compiled
 	derived  *harness.Derived
 	// k is the run's repeats.
 	k int
@@ -70,7 +71,7 @@ type rerun struct {
 
 // parts are the parts whose files the directory holds: every part of a
 // run in parts, a shard's held ones.
-func (rc *rerun) parts() []harness.Part {
+func (rc *rerun) parts() []workload.Part {
 	if rc.shard != nil {
 		return rc.shard.held
 	}
@@ -112,8 +113,8 @@ func wantAssembly(rc *rerun) ([]want, error) {
 func wantConfig(rc *rerun) ([]want, error) {
 	c := rc.compiled
 	if c.Parts == nil {
-		return []want{{name: harness.ConfigFile, kind: "config", phase: harness.PhaseCompile, ids: []string{"config"},
-			check: rc.configCheck(harness.ConfigFile, c.Config)}}, nil
+		return []want{{name: workload.ConfigFile, kind: "config", phase: harness.PhaseCompile, ids: []string{"config"},
+			check: rc.configCheck(workload.ConfigFile, c.Config)}}, nil
 	}
 	var out []want
 	for _, p := range rc.parts() {
@@ -223,7 +224,7 @@ func wantVerification(rc *rerun) ([]want, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, want{name: harness.AggregateFile, kind: "verification", phase: harness.PhaseVerify, ids: []string{"aggregate"}, data: b})
+		out = append(out, want{name: workload.AggregateFile, kind: "verification", phase: harness.PhaseVerify, ids: []string{"aggregate"}, data: b})
 	}
 	b, err := harness.JSONFile(rc.derived.Verification.Value())
 	if err != nil {
@@ -348,7 +349,7 @@ func (rc *rerun) treeRels(target string) []string {
 	if rel, ok := rc.sideTreeRel(abs); ok {
 		out = append(out, rel)
 	}
-	if d := harness.DisplayPath(abs); !filepath.IsAbs(d) {
+	if d := workload.DisplayPath(abs); !filepath.IsAbs(d) {
 		out = append(out, d)
 	}
 	for _, r := range rc.roots {
@@ -422,7 +423,7 @@ var positionSuffix = regexp.MustCompile(`:[0-9]+:[0-9]+$`)
 // in the derived files is then compared byte for byte.
 func (rc *rerun) learnShown(has func(string) bool) string {
 	w := rc.compiled.Workload
-	rc.local = harness.DisplayPath(w.Path)
+	rc.local = workload.DisplayPath(w.Path)
 	rc.shown = rc.local
 	if !has(harness.GateFile) {
 		return ""

@@ -13,6 +13,7 @@ import (
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // KindParts is a shard's directory of the parts it ran of a workload it
@@ -60,7 +61,7 @@ func checkShardParts(ctx context.Context, dir string, opts Options) (res Result,
 		fail("the directory holds parts of a run in parts, but workload %s (%s) runs in one part", w.Name, w.Path)
 		return res, nil
 	}
-	c, err := harness.Compile(w, runsRoot(dir), foundry.AdmitOptions{})
+	c, err := workload.Compile(w, runsRoot(dir), foundry.AdmitOptions{})
 	if err != nil {
 		fail("workload %s does not compile, so its parts cannot be re-derived: %v", w.Path, err)
 		return res, nil
@@ -82,7 +83,7 @@ func checkShardParts(ctx context.Context, dir string, opts Options) (res Result,
 
 // heldParts are the parts a shard's directory holds: the ones with a
 // file there. Each must then have every file a shard writes for it.
-func heldParts(dir string, parts []harness.Part) ([]harness.Part, error) {
+func heldParts(dir string, parts []workload.Part) ([]workload.Part, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -94,7 +95,7 @@ func heldParts(dir string, parts []harness.Part) ([]harness.Part, error) {
 			holds[n] = true
 		}
 	}
-	var held []harness.Part
+	var held []workload.Part
 	for _, p := range parts {
 		if holds[p.N] {
 			held = append(held, p)
@@ -107,7 +108,7 @@ func heldParts(dir string, parts []harness.Part) ([]harness.Part, error) {
 // the compiled workload.
 type shardParts struct {
 	ctx      context.Context
-	held     []harness.Part
+	held     []workload.Part
 	evidence *vm.Workbench
 	// checked memoizes each part's verification (PartRecord), which both
 	// its report and its record are held to.
@@ -122,7 +123,7 @@ type partVerdict struct {
 }
 
 // verdict verifies part p's report in full, once.
-func (s *shardParts) verdict(rc *rerun, p harness.Part) *partVerdict {
+func (s *shardParts) verdict(rc *rerun, p workload.Part) *partVerdict {
 	if v := s.checked[p.N]; v != nil {
 		return v
 	}

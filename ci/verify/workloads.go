@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Workloads are the workload files run directories are re-derived
@@ -17,17 +17,17 @@ import (
 type Workloads struct {
 	// Paths are where the workloads were looked for.
 	Paths  []string
-	byName map[string]*harness.Workload
+	byName map[string]*workload.Workload
 	// Problems are the workload files that did not load, one line each.
 	Problems []string
 }
 
 // LoadWorkloads discovers and loads the workload files under paths
-// (harness.Discover, then harness.LoadAll, which refuses two workloads of
+// (workload.Discover, then workload.LoadAll, which refuses two workloads of
 // one name). Paths that do not exist are skipped: a side of a change may
 // have no workloads.
 func LoadWorkloads(paths ...string) (*Workloads, error) {
-	ws := &Workloads{Paths: paths, byName: map[string]*harness.Workload{}}
+	ws := &Workloads{Paths: paths, byName: map[string]*workload.Workload{}}
 	var roots []string
 	for _, p := range paths {
 		if _, err := os.Stat(p); err == nil {
@@ -37,11 +37,11 @@ func LoadWorkloads(paths ...string) (*Workloads, error) {
 	if len(roots) == 0 {
 		return ws, nil
 	}
-	files, err := harness.Discover(roots...)
+	files, err := workload.Discover(roots...)
 	if err != nil {
 		return nil, &fault.Error{Code: fault.IOFailed, Message: "workloads", Err: err}
 	}
-	loaded, errs := harness.LoadAll(files)
+	loaded, errs := workload.LoadAll(files)
 	for i := range files {
 		if errs[i] != nil {
 			ws.Problems = append(ws.Problems, errs[i].Error())
@@ -73,7 +73,7 @@ func (ws *Workloads) roots() []string {
 }
 
 // Lookup returns the workload called name, or nil.
-func (ws *Workloads) Lookup(name string) *harness.Workload {
+func (ws *Workloads) Lookup(name string) *workload.Workload {
 	if ws == nil {
 		return nil
 	}
@@ -93,14 +93,14 @@ func (ws *Workloads) missing(name string) string {
 }
 
 // All returns the loaded workloads, sorted by name.
-func (ws *Workloads) All() []*harness.Workload {
+func (ws *Workloads) All() []*workload.Workload {
 	if ws == nil {
 		return nil
 	}
-	out := make([]*harness.Workload, 0, len(ws.byName))
+	out := make([]*workload.Workload, 0, len(ws.byName))
 	for _, w := range ws.byName {
 		out = append(out, w)
 	}
-	slices.SortFunc(out, func(a, b *harness.Workload) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b *workload.Workload) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

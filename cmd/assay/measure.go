@@ -18,6 +18,7 @@ import (
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/liverun"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
@@ -56,10 +57,10 @@ func (f *measureFlags) foundryFlags(cmd *cobra.Command) {
 // config (bench, foundry, foundry search): the workload runs with
 // `assay run`, which compiles it to the config this verb reads.
 func notAWorkload(verb, path string) error {
-	if _, ok := harness.KindOf(path); !ok {
+	if _, ok := workload.KindOf(path); !ok {
 		return nil
 	}
-	return &fault.Error{Code: harness.CodeWorkload, File: path,
+	return &fault.Error{Code: workload.CodeWorkload, File: path,
 		Message: fmt.Sprintf("is a YAML workload, and `assay %s` takes an algal.%s.config.v1 JSON config", verb, strings.Fields(verb)[0]),
 		Hint:    fmt.Sprintf(" (run the workload with `assay run %s`)", path)}
 }

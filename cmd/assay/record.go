@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 	"github.com/spf13/cobra"
 )
@@ -101,13 +102,13 @@ func currentAssemblies(c *cli, paths []string) ([]runrecord.Workload, error) {
 		}
 		paths = []string{defaultSuites}
 	}
-	files, err := harness.Discover(paths...)
+	files, err := workload.Discover(paths...)
 	if err != nil {
 		return nil, err
 	}
 	var out []runrecord.Workload
 	for _, f := range files {
-		w, err := harness.Load(f)
+		w, err := workload.Load(f)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "assay: warning: %v\n", err)
 			continue

@@ -14,6 +14,7 @@ import (
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/console"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/workroot"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -167,8 +168,8 @@ func (f workloadFlags) validate() error {
 	if f.concurrency < 0 {
 		return usagef("--concurrency must not be negative")
 	}
-	if f.repeats < 0 || f.repeats > harness.MaxRepeats {
-		return usagef("--repeats must be from 1 to %d (0: each workload's own)", harness.MaxRepeats)
+	if f.repeats < 0 || f.repeats > workload.MaxRepeats {
+		return usagef("--repeats must be from 1 to %d (0: each workload's own)", workload.MaxRepeats)
 	}
 	return nil
 }
@@ -199,17 +200,17 @@ func (f *workloadFlags) atRoot(c *cli, paths []string) []string {
 func discoverWorkloads(paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		if st, err := os.Stat(defaultSuites); err != nil || !st.IsDir() {
-			return nil, &fault.Error{Code: harness.CodeWorkload, File: defaultSuites,
+			return nil, &fault.Error{Code: workload.CodeWorkload, File: defaultSuites,
 				Message: "no suites/ directory here, and no workload paths were given: run `assay init` to scaffold an organism, a bench and a foundry workload under suites/, or name workload files or directories (assay run PATH...)"}
 		}
 		paths = []string{defaultSuites}
 	}
-	files, err := harness.Discover(paths...)
+	files, err := workload.Discover(paths...)
 	if err != nil {
 		return nil, err
 	}
 	if len(files) == 0 {
-		return nil, &fault.Error{Code: harness.CodeWorkload, File: strings.Join(paths, ", "),
+		return nil, &fault.Error{Code: workload.CodeWorkload, File: strings.Join(paths, ", "),
 			Message: "no *.bench.yaml or *.foundry.yaml workloads found (run `assay init` for a starter set)"}
 	}
 	return files, nil

@@ -69,7 +69,7 @@ const DefaultDir = "receipts"
 // IndexFile is the archive's index.
 const IndexFile = "index.jsonl"
 
-// MaxRepeat bounds an entry's repeat (harness.MaxRepeats).
+// MaxRepeat bounds an entry's repeat (workload.MaxRepeats).
 const MaxRepeat = 32
 
 // Code is the error code of a malformed or tampered archive.

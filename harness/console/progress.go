@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -85,7 +86,7 @@ func tally(ev harness.Progress) string {
 }
 
 // Start shows a workload starting.
-func (p *Progress) Start(w *harness.Workload) {
+func (p *Progress) Start(w *workload.Workload) {
 	n, shape := w.RunCount()
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Without a terminal, a running workload reports its tally every interval.
@@ -16,7 +17,7 @@ func TestPlainProgressHeartbeat(t *testing.T) {
 	var b syncBuffer
 	p := NewProgress(&b)
 	p.interval = 5 * time.Millisecond
-	w := &harness.Workload{Name: "slow", Kind: harness.KindBench, Systems: make([]harness.System, 2), Cases: make([]harness.Case, 3)}
+	w := &workload.Workload{Name: "slow", Kind: workload.KindBench, Systems: make([]workload.System, 2), Cases: make([]workload.Case, 3)}
 	p.Start(w)
 	p.Update(harness.Progress{Workload: "slow", Done: 2, Total: 6, Passed: 1, Failed: 1})
 	deadline := time.Now().Add(5 * time.Second)
@@ -59,11 +60,11 @@ func (s *syncBuffer) String() string {
 func TestProgressStartNamesTheRunCount(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		w    *harness.Workload
+		w    *workload.Workload
 		want string
 	}{
-		{&harness.Workload{Name: "empty", Kind: harness.KindBench, Systems: make([]harness.System, 2)}, "empty: running 0 runs (2 systems x 0 cases)\n"},
-		{&harness.Workload{Name: "grown", Kind: harness.KindFoundry, Generator: &harness.Generator{}}, "grown: running runs decided by its generator\n"},
+		{&workload.Workload{Name: "empty", Kind: workload.KindBench, Systems: make([]workload.System, 2)}, "empty: running 0 runs (2 systems x 0 cases)\n"},
+		{&workload.Workload{Name: "grown", Kind: workload.KindFoundry, Generator: &workload.Generator{}}, "grown: running runs decided by its generator\n"},
 	} {
 		var b syncBuffer
 		p := NewProgress(&b)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Warnings (split leakage, an unfinished re-run left beside a complete
@@ -13,7 +14,7 @@ import (
 func TestPrintSummaryShowsWarnings(t *testing.T) {
 	t.Parallel()
 	o := &harness.Outcome{
-		Workload: &harness.Workload{Name: "w", Kind: harness.KindBench, Revision: 1},
+		Workload: &workload.Workload{Name: "w", Kind: workload.KindBench, Revision: 1},
 		RunDir:   "runs/w/.w-r1-x.partial-1",
 		Status:   "failed",
 		Warnings: []string{"this run is failed, so it was left in runs/w/.w-r1-x.partial-1; the complete run of the same inputs in runs/w/w-r1-x was kept"},

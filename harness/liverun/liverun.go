@@ -23,6 +23,7 @@ import (
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // Reported is an error already printed on stderr: the command exits 1
@@ -58,7 +59,7 @@ func OpenConfig(a Archive, path string, specs []string, wb *vm.Workbench) (*Conf
 	if !slices.ContainsFunc(specs, effect.LiveSpec) {
 		return nil, wb, nil
 	}
-	display := harness.DisplayPath(path)
+	display := workload.DisplayPath(path)
 	rec, err := harness.NewRecording(display, nil, harness.RecordOptions{Mode: a.Mode, Archive: a.Dir, Env: wb.Getenv})
 	if err != nil {
 		return nil, nil, err

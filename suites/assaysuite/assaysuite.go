@@ -52,6 +52,7 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 )
@@ -75,12 +76,12 @@ func Workloads(roots ...string) bool { return WorkloadsWith(Options{}, roots...)
 
 // WorkloadsWith is Workloads with options.
 func WorkloadsWith(opts Options, roots ...string) bool {
-	roots = append(append([]string{}, roots...), harness.SplitList(os.Getenv("ASSAY_SUITES"))...)
+	roots = append(append([]string{}, roots...), workload.SplitList(os.Getenv("ASSAY_SUITES"))...)
 	if opts.Out == "" {
 		opts.Out = os.Getenv("ASSAY_SUITES_OUT")
 	}
 	ginkgo.Describe("Assay workloads", func() {
-		paths, err := harness.Discover(roots...)
+		paths, err := workload.Discover(roots...)
 		if err != nil {
 			ginkgo.It("discovers workloads", func() { ginkgo.Fail(err.Error()) })
 			return
@@ -92,7 +93,7 @@ func WorkloadsWith(opts Options, roots ...string) bool {
 			})
 			return
 		}
-		ws, errs := harness.LoadAll(paths)
+		ws, errs := workload.LoadAll(paths)
 		if msg := unmatchedFilter(ginkgo.GinkgoLabelFilter(), specLabels(paths, ws)); msg != "" {
 			describeUnmatchedFilter(msg)
 		}
@@ -131,11 +132,11 @@ func at(file string, line int) types.CodeLocation {
 // on, a workload that is broken rather than silently matching nothing.
 func fileLabels(path string) ginkgo.Labels {
 	labels := ginkgo.Labels{"invalid"}
-	kind, ok := harness.KindOf(path)
+	kind, ok := workload.KindOf(path)
 	if !ok {
 		return labels
 	}
-	if name := harness.FileStem(path); labelSafe.MatchString(name) {
+	if name := workload.FileStem(path); labelSafe.MatchString(name) {
 		labels = append(labels, name)
 	}
 	return append(labels, string(kind))
@@ -156,7 +157,7 @@ func describeInvalid(path string, err error) {
 // workloadRun is one workload's run, shared by its specs.
 type workloadRun struct {
 	path   string
-	w      *harness.Workload
+	w      *workload.Workload
 	opts   Options
 	tmp    string
 	result *harness.Result
@@ -198,7 +199,7 @@ func (r *workloadRun) caseAt(id string, fallback int) (file string, line int) {
 		// git work tree), which Ginkgo cannot open; the case files are
 		// held as paths.
 		for _, f := range r.w.CaseFiles {
-			if harness.DisplayPath(f) == c.Pos.File {
+			if workload.DisplayPath(f) == c.Pos.File {
 				return f, c.Pos.Line
 			}
 		}
@@ -260,14 +261,14 @@ func (r *workloadRun) finish() {
 	}
 }
 
-func describeWorkload(path string, w *harness.Workload, opts Options) {
+func describeWorkload(path string, w *workload.Workload, opts Options) {
 	r := &workloadRun{path: path, w: w, opts: opts}
 	ginkgo.Describe(fmt.Sprintf("%s %s", w.Kind, w.Name), ginkgo.Label(w.Name, string(w.Kind)), ginkgo.Ordered, ginkgo.ContinueOnFailure, at(path, w.NamePos().Line), func() {
 		ginkgo.BeforeAll(r.start)
 		ginkgo.AfterAll(r.finish)
 
 		ginkgo.It("runs to completion", ginkgo.Label("run"), at(path, w.NamePos().Line), r.ranToCompletion)
-		if w.Kind == harness.KindBench {
+		if w.Kind == workload.KindBench {
 			for _, s := range w.Systems {
 				ginkgo.It("system "+s.ID, ginkgo.Label("system"), at(path, s.Pos.Line), func() {
 					r.completed()
@@ -315,7 +316,7 @@ func (r *workloadRun) ranToCompletion() {
 // judged reports gate rule i's verdict, failing where the workload says
 // what failed: a case's expected outcome at the case's line, a bench
 // system's rule with the cases it failed.
-func (r *workloadRun) judged(i int, rule harness.Rule) {
+func (r *workloadRun) judged(i int, rule workload.Rule) {
 	gates := r.outcome().Gates
 	if i >= len(gates) || gates[i].Rule.Name() != rule.Name() {
 		r.fail(rule.Pos.Line, fmt.Sprintf("gate rule %q was not judged", rule.Name()))
@@ -329,7 +330,7 @@ func (r *workloadRun) judged(i int, rule harness.Rule) {
 	case rule.Case != "":
 		file, line := r.caseAt(rule.Case, rule.Pos.Line)
 		r.failIn(file, line, gates[i].Message)
-	case rule.System != "" && r.w.Kind == harness.KindBench:
+	case rule.System != "" && r.w.Kind == workload.KindBench:
 		msg := gates[i].Message
 		if cases := r.failedCases(rule.System); len(cases) > 0 {
 			msg += "\nfailed " + strings.Join(cases, "\nfailed ")

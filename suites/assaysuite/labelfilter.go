@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/suggest"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -13,7 +13,7 @@ import (
 
 // specLabels lists, for every spec Workloads declares, the labels Ginkgo
 // filters it by: its workload container's and its own.
-func specLabels(paths []string, ws []*harness.Workload) [][]string {
+func specLabels(paths []string, ws []*workload.Workload) [][]string {
 	var out [][]string
 	for i, p := range paths {
 		w := ws[i]
@@ -23,7 +23,7 @@ func specLabels(paths []string, ws []*harness.Workload) [][]string {
 		}
 		base := []string{w.Name, string(w.Kind)}
 		own := []string{"run", "verify"}
-		if w.Kind == harness.KindBench {
+		if w.Kind == workload.KindBench {
 			own = append(own, "system")
 		} else {
 			own = append(own, "candidates")

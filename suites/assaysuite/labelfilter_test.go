@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/workload"
 )
 
 // A label filter that selects none of the repository's workload specs is
 // explained, with the nearest labels; one that selects any is not.
 func TestUnmatchedLabelFilter(t *testing.T) {
-	paths, err := harness.Discover(filepath.Join("..", "..", "suites"))
+	paths, err := workload.Discover(filepath.Join("..", "..", "suites"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, _ := harness.LoadAll(paths)
+	ws, _ := workload.LoadAll(paths)
 	specs := specLabels(paths, ws)
 	for _, ok := range []string{"", "ticket-triage", "gate", "bench && !ticket-triage", "/triage/", "invoice-extraction || nothing"} {
 		if msg := unmatchedFilter(ok, specs); msg != "" {

@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"fmt"
@@ -56,13 +56,13 @@ type Rule struct {
 func (r Rule) Name() string {
 	switch r.Kind {
 	case RuleMinPassed:
-		return fmt.Sprintf("%s passes at least %s cases", r.System, num(r.Number))
+		return fmt.Sprintf("%s passes at least %s cases", r.System, Num(r.Number))
 	case RuleOnPareto:
 		return fmt.Sprintf("%s is on the Pareto set", r.System)
 	case RuleMaxTokens:
-		return fmt.Sprintf("%s uses at most %s tokens", r.System, num(r.Number))
+		return fmt.Sprintf("%s uses at most %s tokens", r.System, Num(r.Number))
 	case RuleMaxCalls:
-		return fmt.Sprintf("%s makes at most %s effect calls", r.System, num(r.Number))
+		return fmt.Sprintf("%s makes at most %s effect calls", r.System, Num(r.Number))
 	case RuleOutcomes:
 		if r.System != "" {
 			return fmt.Sprintf("%s case %s is expected to %s", r.System, r.Case, r.Text)
@@ -71,13 +71,13 @@ func (r Rule) Name() string {
 	case RulePromoted:
 		return fmt.Sprintf("promotes %s", r.Text)
 	case RuleHoldout:
-		return fmt.Sprintf("holdout pass rate is at least %s", num(r.Number))
+		return fmt.Sprintf("holdout pass rate is at least %s", Num(r.Number))
 	case RuleValidation:
-		return fmt.Sprintf("promoted validation pass rate is at least %s", num(r.Number))
+		return fmt.Sprintf("promoted validation pass rate is at least %s", Num(r.Number))
 	case RuleTrain:
-		return fmt.Sprintf("promoted train pass rate is at least %s", num(r.Number))
+		return fmt.Sprintf("promoted train pass rate is at least %s", Num(r.Number))
 	case RuleMinPopulate:
-		return fmt.Sprintf("evaluates at least %s candidates", num(r.Number))
+		return fmt.Sprintf("evaluates at least %s candidates", Num(r.Number))
 	case RuleMinPassRate, RuleMinPassHatK, RuleMaxFlaky:
 		return repeatRuleName(r)
 	}
@@ -87,20 +87,20 @@ func (r Rule) Name() string {
 func repeatRuleName(r Rule) string {
 	switch r.Kind {
 	case RuleMinPassRate:
-		return fmt.Sprintf("%s passes at least %s of its case runs", r.System, num(r.Number))
+		return fmt.Sprintf("%s passes at least %s of its case runs", r.System, Num(r.Number))
 	case RuleMinPassHatK:
-		return fmt.Sprintf("%s has pass^%d at least %s", r.System, r.K, num(r.Number))
+		return fmt.Sprintf("%s has pass^%d at least %s", r.System, r.K, Num(r.Number))
 	case RuleMaxFlaky:
 		if r.System == "" {
-			return fmt.Sprintf("the promoted candidate has at most %s flaky cases", num(r.Number))
+			return fmt.Sprintf("the promoted candidate has at most %s flaky cases", Num(r.Number))
 		}
-		return fmt.Sprintf("%s has at most %s flaky cases", r.System, num(r.Number))
+		return fmt.Sprintf("%s has at most %s flaky cases", r.System, Num(r.Number))
 	}
 	return r.Kind
 }
 
 // num writes a threshold as the canonical JSON number it is.
-func num(f float64) string { return string(canon.FormatNumber(nil, f)) }
+func Num(f float64) string { return string(canon.FormatNumber(nil, f)) }
 
 func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 	allowed := benchGateKeys

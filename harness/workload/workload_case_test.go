@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"path/filepath"
@@ -32,7 +32,7 @@ func TestCasePacksLosslessly(t *testing.T) {
 	if !reflect.DeepEqual(c.Args(), args) || !reflect.DeepEqual(c.Expect(), expect) || !reflect.DeepEqual(c.Responses(), responses) {
 		t.Fatalf("unpacked %v / %v / %v", c.Args(), c.Expect(), c.Responses())
 	}
-	slim := c.withoutArgs()
+	slim := c.WithoutArgs()
 	if slim.Args() != nil || slim.Expect() != nil || !reflect.DeepEqual(slim.Responses(), responses) || len(slim.data.b) >= len(c.data.b) {
 		t.Fatalf("without args: %v / %v / %v (%d bytes)", slim.Args(), slim.Expect(), slim.Responses(), len(slim.data.b))
 	}
@@ -40,7 +40,7 @@ func TestCasePacksLosslessly(t *testing.T) {
 	if err := none.pack(args, map[string]any{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	slimNone := none.withoutArgs()
+	slimNone := none.WithoutArgs()
 	if none.Responses() != nil || !reflect.DeepEqual(none.Expect(), map[string]any{}) || slimNone.Args() != nil || slimNone.data.b != nil {
 		t.Fatalf("a case without responses: %v / %v", none.Responses(), none.Expect())
 	}
@@ -53,7 +53,7 @@ func TestCasePacksLosslessly(t *testing.T) {
 // the bound is about what stays reachable, not about timing.
 func TestLoadedCasesStayCompact(t *testing.T) {
 	const cases, perCase = 4000, 1024
-	path, err := synth.Write(t.TempDir(), synth.Spec{Systems: 8, Cases: cases, Triage: filepath.Join("..", "fixtures", "triage")})
+	path, err := synth.Write(t.TempDir(), synth.Spec{Systems: 8, Cases: cases, Triage: filepath.Join("..", "..", "fixtures", "triage")})
 	if err != nil {
 		t.Fatal(err)
 	}

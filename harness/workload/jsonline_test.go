@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"bytes"
@@ -121,9 +121,9 @@ func TestJSONNodesAreYAMLs(t *testing.T) {
 	}
 	// Every line of the checked-in case files and of a synthetic workload
 	// is plain JSON and is built without yaml.v3.
-	files, _ := filepath.Glob(filepath.Join("..", "fixtures", "*", "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "*", "*.jsonl"))
 	dir := t.TempDir()
-	if _, err := synth.Write(dir, synth.Spec{Systems: 3, Cases: 300, Triage: filepath.Join("..", "fixtures", "triage")}); err != nil {
+	if _, err := synth.Write(dir, synth.Spec{Systems: 3, Cases: 300, Triage: filepath.Join("..", "..", "fixtures", "triage")}); err != nil {
 		t.Fatal(err)
 	}
 	more, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
@@ -162,8 +162,8 @@ func FuzzJSONNodesAreYAMLs(f *testing.F) {
 // message), as reading every line with yaml.v3.
 func TestJSONLCasesLoadAsWithYAML(t *testing.T) {
 	load := func(path string, fast bool) (*Workload, error) {
-		defer func(was bool) { jsonlFast = was }(jsonlFast)
-		jsonlFast = fast
+		defer func(was bool) { JsonlFast = was }(JsonlFast)
+		JsonlFast = fast
 		return Load(path)
 	}
 	type result struct {
@@ -191,7 +191,7 @@ func TestJSONLCasesLoadAsWithYAML(t *testing.T) {
 		return result{w: wf}
 	}
 	dir := t.TempDir()
-	p, err := synth.Write(dir, synth.Spec{Systems: 3, Cases: 600, Triage: filepath.Join("..", "fixtures", "triage")})
+	p, err := synth.Write(dir, synth.Spec{Systems: 3, Cases: 600, Triage: filepath.Join("..", "..", "fixtures", "triage")})
 	if err != nil {
 		t.Fatal(err)
 	}

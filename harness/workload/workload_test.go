@@ -1,8 +1,7 @@
-package harness
+package workload
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,7 +19,7 @@ import (
 func writeWorkload(t *testing.T, name, body string) string {
 	t.Helper()
 	dir := t.TempDir()
-	m, err := os.ReadFile(filepath.Join("..", "fixtures", "triage", "triage-single.algal.json"))
+	m, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "triage", "triage-single.algal.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +162,7 @@ func TestCompileFixtures(t *testing.T) {
 			if c.Config["contract"] != want.contract {
 				t.Fatalf("contract %v", c.Config["contract"])
 			}
-			if got := slices.Sorted(maps.Keys(c.Files)); !slicesEqual(got, want.files) {
+			if got := slices.Sorted(maps.Keys(c.Files)); !slices.Equal(got, want.files) {
 				t.Errorf("generated files %v, want %v", got, want.files)
 			}
 			// Compiling again, into another root, gives the same identity
@@ -217,72 +216,5 @@ func TestCompiledQueuesFollowCaseOrder(t *testing.T) {
 	want := `{"escalate":["refund","bug","bug"],"intent":["refund","bug","how-to","refund","how-to","bug","refund","bug"]}`
 	if got != want {
 		t.Fatalf("large table\n got %s\nwant %s", got, want)
-	}
-}
-
-// A newcomer breaks a fixture by changing one expectation: the gate must
-// fail and say which system, how many cases, which case and where the rule
-// lives.
-func TestBrokenFixtureGateMessage(t *testing.T) {
-	old := `args: { ticket: "I was charged twice for my March invoice, please refund one." }
-    expect: { queue: billing }`
-	var body string
-	p := copyFixture(t, "ticket-triage.bench.yaml", func(src string) string {
-		if !strings.Contains(src, old) {
-			t.Fatal("fixture changed; update the test")
-		}
-		body = strings.Replace(src, old, strings.Replace(old, "queue: billing", "queue: account", 1), 1)
-		return body
-	})
-	o, _ := runWorkloadFile(t, p, 0)
-	if o.Passed() || !o.Verification.OK {
-		t.Fatalf("a broken expectation must fail the gate, not the evidence (verified %v)", o.Verification.OK)
-	}
-	var failed []GateResult
-	for _, g := range o.Gates {
-		if !g.Passed {
-			failed = append(failed, g)
-		}
-	}
-	if len(failed) != 3 {
-		t.Fatalf("want the three min-passed rules to fail, got %d: %+v", len(failed), failed)
-	}
-	// The message points at the rule's line in the copied file.
-	line := 1 + strings.Count(body[:strings.Index(body, "    frontier-single: 6")], "\n")
-	msg := failed[0].Message
-	for _, part := range []string{
-		`system "frontier-single" passed 5 of 6 cases`,
-		"requires at least 6",
-		fmt.Sprintf("%s:%d:5", p, line),
-		`double-charge (outcome complete, expected {"queue":"account"}, got {"queue":"billing"})`,
-	} {
-		if !strings.Contains(msg, part) {
-			t.Errorf("message %q\nlacks %q", msg, part)
-		}
-	}
-	summary, _ := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
-	if !strings.Contains(string(summary), "**FAIL** frontier-single passes at least 6 cases") {
-		t.Errorf("summary.md does not show the failing rule:\n%s", summary)
-	}
-}
-
-// A case that declares a response for a call it never makes shifts the
-// queue onto the next case; verification must say so.
-func TestMisdeclaredResponsesFailVerification(t *testing.T) {
-	p := copyFixture(t, "ticket-triage.bench.yaml", func(src string) string {
-		return strings.Replace(src, "frontier: { route: billing }", "frontier: { route: billing, escalate: billing }", 1)
-	})
-	o, _ := runWorkloadFile(t, p, 0)
-	if o.Verification.OK {
-		t.Fatal("misaligned responses verified")
-	}
-	found := false
-	for _, m := range o.Verification.Mismatches {
-		if strings.Contains(m, `system "escalating", case "double-charge" declares 1 response(s) for cell "escalate" on executor "frontier" but made 0 such call(s)`) {
-			found = true
-		}
-	}
-	if !found {
-		t.Fatalf("mismatches %v", o.Verification.Mismatches)
 	}
 }

@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"encoding/binary"
@@ -196,7 +196,7 @@ func (c *Case) responseCounts(f func(ex, cell string, n int)) {
 
 // withoutArgs is the case keeping only its responses (their counts are
 // what a run's alignment check reads once the parts' configs are written).
-func (c Case) withoutArgs() Case {
+func (c Case) WithoutArgs() Case {
 	c.PerRepeat = nil
 	c.data.b = append([]byte(nil), c.data.b[:c.data.respEnd]...)
 	c.data.argsEnd = c.data.respEnd

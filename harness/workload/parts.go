@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"fmt"
@@ -84,7 +84,7 @@ func (w *Workload) InParts() bool {
 
 // partView is w restricted to one part's cases and systems: what the
 // part's config and tables are compiled from. It shares w's maps.
-func (w *Workload) partView(p Part) *Workload {
+func (w *Workload) PartView(p Part) *Workload {
 	v := *w
 	v.Cases = w.Cases[p.CaseFrom:p.CaseTo]
 	v.Systems = w.Systems[p.SystemFrom:p.SystemTo]
@@ -136,7 +136,7 @@ func (c *Compiled) compileParts(inputs map[string]any, loader func(string) (*man
 	}
 	c.Parts = w.Parts()
 	for _, p := range c.Parts {
-		pw := w.partView(p)
+		pw := w.PartView(p)
 		for _, name := range w.partExecutors(p) {
 			b, err := pw.scriptedTable(pw.Cases, name)
 			if err != nil {
@@ -189,7 +189,7 @@ func (w *Workload) partError(p Part, err error) error {
 // directory) and the tables compiled from its cases' responses.
 func (c *Compiled) PartFiles(p Part) (map[string][]byte, error) {
 	w := c.Workload
-	pw := w.partView(p)
+	pw := w.PartView(p)
 	out := map[string][]byte{}
 	for _, name := range w.partExecutors(p) {
 		b, err := pw.scriptedTable(pw.Cases, name)
@@ -208,9 +208,9 @@ func (c *Compiled) PartFiles(p Part) (map[string][]byte, error) {
 
 // partConfig admits one part's config with absolute paths: what a part's
 // report must have been made from.
-func (c *Compiled) partConfig(p Part, load bench.ManifestLoader) (*bench.Config, error) {
+func (c *Compiled) PartConfig(p Part, load bench.ManifestLoader) (*bench.Config, error) {
 	w := c.Workload
-	pw := w.partView(p)
+	pw := w.PartView(p)
 	cfg := pw.config(func(s string) string { return s }, func(name string) string { return filepath.Join(w.Dir, p.ScriptedFile(name)) })
 	return bench.ParseConfig(cfg, w.Dir, load)
 }

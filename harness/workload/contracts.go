@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"fmt"
@@ -63,7 +63,7 @@ type contender struct {
 func (w *Workload) readManifest(r Ref, path string) (*manifest.Manifest, error) {
 	m, err := manifest.ReadFile(r.Path)
 	if err == nil {
-		if gerr := graphMistake(m); gerr != nil {
+		if gerr := GraphMistake(m); gerr != nil {
 			err = manifest.LocateFile(r.Path, gerr)
 		}
 	}
@@ -75,7 +75,7 @@ func (w *Workload) readManifest(r Ref, path string) (*manifest.Manifest, error) 
 
 // graphMistake compiles m against the builtin registries and returns the
 // rejection when it is one of staticGraphCodes.
-func graphMistake(m *manifest.Manifest) error {
+func GraphMistake(m *manifest.Manifest) error {
 	_, err := manifest.Compile(m, manifest.Options{})
 	if e, ok := fault.As(err); ok && staticGraphCodes[e.Code] {
 		return err

@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ func TestScriptedTablesAssembleAsEncoded(t *testing.T) {
 	for _, name := range []string{"ticket-triage.bench.yaml", "invoice-extraction.bench.yaml", "intent-select.foundry.yaml"} {
 		ws = append(ws, loadWorkload(t, suitePath(name)))
 	}
-	p, err := synth.Write(t.TempDir(), synth.Spec{Systems: 3, Cases: 600, Triage: filepath.Join("..", "fixtures", "triage")})
+	p, err := synth.Write(t.TempDir(), synth.Spec{Systems: 3, Cases: 600, Triage: filepath.Join("..", "..", "fixtures", "triage")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestScriptedTablesAssembleAsEncoded(t *testing.T) {
 				}
 			}
 			for rep := 1; rep <= max(1, w.Repeats); rep++ {
-				if got, want := declaredCalls(v, rep), oldDeclaredCalls(v, rep); !reflect.DeepEqual(got, want) {
+				if got, want := DeclaredCalls(v, rep), oldDeclaredCalls(v, rep); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s, repeat %d: declared %v, want %v", w.Name, rep, got, want)
 				}
 			}
@@ -122,7 +122,7 @@ func TestConfigsAssembleAsEncoded(t *testing.T) {
 	for _, name := range []string{"ticket-triage.bench.yaml", "invoice-extraction.bench.yaml", "intent-select.foundry.yaml", "code-normalizer.foundry.yaml"} {
 		ws = append(ws, loadWorkload(t, suitePath(name)))
 	}
-	p, err := synth.Write(t.TempDir(), synth.Spec{Systems: 9, Cases: 600, Triage: filepath.Join("..", "fixtures", "triage")})
+	p, err := synth.Write(t.TempDir(), synth.Spec{Systems: 9, Cases: 600, Triage: filepath.Join("..", "..", "fixtures", "triage")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestConfigsAssembleAsEncoded(t *testing.T) {
 	released := *ws[0]
 	released.Cases = nil
 	for _, c := range ws[0].Cases {
-		released.Cases = append(released.Cases, c.withoutArgs())
+		released.Cases = append(released.Cases, c.WithoutArgs())
 	}
 	deep := func(levels int) any {
 		v := any("bottom")
@@ -171,7 +171,7 @@ func views(w *Workload) []*Workload {
 	}
 	var out []*Workload
 	for _, part := range w.Parts() {
-		out = append(out, w.partView(part))
+		out = append(out, w.PartView(part))
 	}
 	return out
 }

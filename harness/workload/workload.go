@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"bytes"
@@ -644,7 +644,7 @@ func (w *Workload) parseCases(d *decoder, n *yaml.Node, path string) error {
 
 // jsonlFast builds plain JSON lines' nodes without yaml.v3 (jsonline.go);
 // tests and benchmarks turn it off to compare with yaml.v3's nodes.
-var jsonlFast = true
+var JsonlFast = true
 
 // includeCases reads a case file: .jsonl (one JSON object per line; YAML
 // parses JSON, so each line goes through the same strict walk with its line
@@ -667,7 +667,7 @@ func (w *Workload) includeCases(r Ref) error {
 			// A plain JSON line's nodes are built without yaml.v3
 			// (jsonline.go); any other line is yaml.v3's to read.
 			doc, ok := (*yaml.Node)(nil), false
-			if jsonlFast {
+			if JsonlFast {
 				doc, ok = fast.parse(line)
 			}
 			if !ok {

@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"fmt"
@@ -92,7 +92,7 @@ func (w *Workload) WithRepeats(k int) (*Workload, error) {
 // scriptedRepeats is how many scripted tables the cases executor name
 // compiles to: one per repeat when some case's responses for it differ
 // per repeat, else one that every repeat reads.
-func (w *Workload) scriptedRepeats(name string) int {
+func (w *Workload) ScriptedRepeats(name string) int {
 	for _, c := range w.Cases {
 		for _, rr := range c.PerRepeat {
 			if rr.Executor == name {
@@ -119,7 +119,7 @@ func (c Case) responsesAt(rep int) map[string]map[string][]any {
 
 // declaredCalls counts, per case, executor and cell, the responses the
 // case declares in repeat rep, for the alignment check.
-func declaredCalls(w *Workload, rep int) map[string]map[string]map[string]int {
+func DeclaredCalls(w *Workload, rep int) map[string]map[string]map[string]int {
 	out := map[string]map[string]map[string]int{}
 	for _, cs := range w.Cases {
 		// Counted from the packed values, which need no decoding for it.
@@ -166,7 +166,7 @@ func RepeatFile(name string, rep int) string {
 }
 
 // repeatRuleKeys are the gate rules that read repeated samples.
-var repeatRuleKeys = []string{RuleMinPassRate, RuleMinPassHatK, RuleMaxFlaky}
+var RepeatRuleKeys = []string{RuleMinPassRate, RuleMinPassHatK, RuleMaxFlaky}
 
 // checkRepeatRules rejects rules that cannot be measured with w's
 // repeats: flakiness needs two samples of a case, pass^k needs k.
@@ -247,5 +247,5 @@ func repeatKeys(k Kind) []string {
 	if k == KindFoundry {
 		return []string{RuleMaxFlaky}
 	}
-	return slices.Clone(repeatRuleKeys)
+	return slices.Clone(RepeatRuleKeys)
 }

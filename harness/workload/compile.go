@@ -1,4 +1,4 @@
-package harness
+package workload
 
 import (
 	"fmt"
@@ -47,7 +47,7 @@ type Compiled struct {
 
 	// declared counts the responses each case declares per executor and
 	// cell, for the alignment check after the run.
-	declared map[string]map[string]map[string]int
+	Declared map[string]map[string]map[string]int
 	// partIdentity lists each part's config digest (workload-relative
 	// paths), the config member of a run in parts' identity.
 	partIdentity []any
@@ -85,7 +85,7 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 	if !w.InParts() {
 		order := caseOrder(w)
 		for name := range w.caseExecutors() {
-			for rep := 1; rep <= w.scriptedRepeats(name); rep++ {
+			for rep := 1; rep <= w.ScriptedRepeats(name); rep++ {
 				b, err := w.scriptedTableAt(order, name, rep)
 				if err != nil {
 					return nil, err
@@ -98,7 +98,7 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 	}
 	if !w.InParts() {
 		// A run in parts counts a part's cases when it checks the part.
-		c.declared = declaredCalls(w, 1)
+		c.Declared = DeclaredCalls(w, 1)
 	}
 	// File-based scripted tables must be JSON objects; their content is
 	// part of the identity.
