@@ -32,10 +32,10 @@ func (r *run) repeatEvidence() []repeatEvidence {
 	if a := r.o.Repeats; a != nil && a.K > 1 {
 		out := make([]repeatEvidence, a.K)
 		for i := range out {
-			if a.bench != nil {
-				out[i].bench = a.bench[i]
+			if a.BenchReports() != nil {
+				out[i].bench = a.BenchReports()[i]
 			} else {
-				out[i].foundry = a.foundry[i]
+				out[i].foundry = a.FoundryResults()[i]
 			}
 		}
 		return out
@@ -90,36 +90,100 @@ func (r *run) executorsAt(specs map[string]string, rep int) map[string]string {
 	return out
 }
 
-// benchRepeats runs every repeat of a bench (each runs its cases
-// concurrently).
-func (r *run) benchRepeats(ctx context.Context, p *progress) ([]*bench.Report, error) {
-	return runRepeats(r, func(rep int, runner evidence.Runner) (*bench.Report, error) {
-		return bench.Run(ctx, r.benchConfigAt(rep), runner, bench.Options{
+// Measure is what runs a compiled workload's contenders over its cases
+// once (one repeat), on the fresh sessions of runner, and gives back the
+// evidence: bench and foundry implement it, and repeats wrap it
+// (measureRepeats) without knowing which of the two it is.
+type Measure interface {
+	Measure(rep int, runner evidence.Runner) (repeatEvidence, error)
+	// Aggregate pools the evidence of every repeat (two or more).
+	Aggregate(name string, reps []repeatEvidence) (*Repeats, error)
+}
+
+// measure is the run's Measure: its bench or its foundry, counting case
+// runs in p (whose total it sets when it is known beforehand).
+func (r *run) measure(ctx context.Context, p *progress) Measure {
+	if r.w.Kind == workload.KindBench {
+		p.total = r.repeats() * len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
+		return &benchMeasure{ctx: ctx, r: r, opts: bench.Options{
 			Concurrency: r.concurrency(),
 			OnResult:    func(_, _ string, passed bool) { p.judged(passed) },
-		})
-	}, AggregateBench)
+		}}
+	}
+	if cfg := r.foundryCfg; cfg.Generator == nil {
+		var sel, hold int
+		for _, c := range cfg.Cases {
+			if c.Split == foundry.SplitHoldout {
+				hold++
+			} else {
+				sel++
+			}
+		}
+		p.total = r.repeats() * (len(cfg.Candidates)*sel + hold)
+	}
+	return &foundryMeasure{ctx: ctx, r: r, opts: foundry.Options{
+		Concurrency: r.concurrency(),
+		OnRun: func(_, caseID, _ string) {
+			if caseID == "" { // the generator run: no case to judge
+				p.tick()
+			}
+		},
+		OnResult: func(_, _, _ string, passed bool) { p.judged(passed) },
+	}}
 }
 
-// foundryRepeats runs every repeat of a foundry: each promotes on its own
-// evidence and runs its holdout once, on its own winner.
-func (r *run) foundryRepeats(ctx context.Context, opts foundry.Options) ([]*foundry.Result, error) {
-	return runRepeats(r, func(rep int, runner evidence.Runner) (*foundry.Result, error) {
-		return foundry.Run(ctx, r.foundryConfigAt(rep), runner, opts)
-	}, AggregateFoundry)
+// benchMeasure runs a bench's systems over its cases (concurrently).
+type benchMeasure struct {
+	ctx  context.Context
+	r    *run
+	opts bench.Options
 }
 
-// runRepeats runs every repeat, one after another, each on fresh sessions
-// (runnerAt), and keeps their aggregate when there are several. A
+func (m *benchMeasure) Measure(rep int, runner evidence.Runner) (repeatEvidence, error) {
+	b, err := bench.Run(m.ctx, m.r.benchConfigAt(rep), runner, m.opts)
+	return repeatEvidence{bench: b}, err
+}
+
+func (m *benchMeasure) Aggregate(name string, reps []repeatEvidence) (*Repeats, error) {
+	bs := make([]*bench.Report, len(reps))
+	for i, ev := range reps {
+		bs[i] = ev.bench
+	}
+	return AggregateBench(name, bs)
+}
+
+// foundryMeasure runs a foundry: each repeat promotes on its own evidence
+// and runs its holdout once, on its own winner.
+type foundryMeasure struct {
+	ctx  context.Context
+	r    *run
+	opts foundry.Options
+}
+
+func (m *foundryMeasure) Measure(rep int, runner evidence.Runner) (repeatEvidence, error) {
+	f, err := foundry.Run(m.ctx, m.r.foundryConfigAt(rep), runner, m.opts)
+	return repeatEvidence{foundry: f}, err
+}
+
+func (m *foundryMeasure) Aggregate(name string, reps []repeatEvidence) (*Repeats, error) {
+	fs := make([]*foundry.Result, len(reps))
+	for i, ev := range reps {
+		fs[i] = ev.foundry
+	}
+	return AggregateFoundry(name, fs)
+}
+
+// measureRepeats runs every repeat of m, one after another, each on fresh
+// sessions (runnerAt), and keeps their aggregate when there are several. A
 // failure names its repeat only when there is more than one.
-func runRepeats[T any](r *run, runOne func(rep int, runner evidence.Runner) (T, error), aggregate func(name string, reps []T) (*Repeats, error)) ([]T, error) {
-	reps := make([]T, r.repeats())
+func (r *run) measureRepeats(m Measure) ([]repeatEvidence, error) {
+	reps := make([]repeatEvidence, r.repeats())
 	for i := range reps {
 		runner, err := r.runnerAt(i + 1)
 		if err != nil {
 			return nil, err
 		}
-		rep, err := runOne(i+1, runner)
+		rep, err := m.Measure(i+1, runner)
 		if err != nil {
 			if len(reps) > 1 {
 				return nil, fmt.Errorf("repeat %d: %w", i+1, err)
@@ -129,13 +193,25 @@ func runRepeats[T any](r *run, runOne func(rep int, runner evidence.Runner) (T, 
 		reps[i] = rep
 	}
 	if len(reps) > 1 {
-		a, err := aggregate(r.w.Name, reps)
+		a, err := m.Aggregate(r.w.Name, reps)
 		if err != nil {
 			return nil, err
 		}
 		r.o.Repeats = a
 	}
 	return reps, nil
+}
+
+// reportFile is the file the evidence is written to and its value: the
+// report, or a foundry's exhausted habitat account.
+func (ev repeatEvidence) reportFile() (string, any) {
+	switch {
+	case ev.bench != nil:
+		return ReportFile, ev.bench.Value()
+	case ev.foundry.Report != nil:
+		return ReportFile, ev.foundry.Report.Value()
+	}
+	return BudgetFile, ev.foundry.Exhausted.Value()
 }
 
 // writeRepeatReports writes repeats 2..k's reports (or exhausted
@@ -149,15 +225,8 @@ func (r *run) writeRepeatReports() error {
 		if i == 0 {
 			continue
 		}
-		name, v := workload.RepeatFile(ReportFile, i+1), any(nil)
-		switch {
-		case ev.bench != nil:
-			v = ev.bench.Value()
-		case ev.foundry.Report != nil:
-			v = ev.foundry.Report.Value()
-		default:
-			name, v = workload.RepeatFile(BudgetFile, i+1), ev.foundry.Exhausted.Value()
-		}
+		name, v := ev.reportFile()
+		name = workload.RepeatFile(name, i+1)
 		if err := r.writeJSON(name, v); err != nil {
 			return err
 		}

@@ -221,25 +221,11 @@ func run1(ctx context.Context, w *workload.Workload, opts Options, release func(
 	if err != nil {
 		return nil, err
 	}
-	resume := c.Parts != nil && !opts.Fresh && opts.Reports == nil
-	begin := rundir.Begin
-	if resume {
-		begin = rundir.Claim
-	}
-	st, err := begin(ctx, c.RunDir)
+	st, from, err := beginStage(ctx, c, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Release()
-	var from *resumeFrom
-	if resume {
-		dirs := st.Claimed
-		if _, err := os.Stat(c.RunDir); err == nil && !completeRun(c.RunDir) {
-			// A cancelled or failed run installed where no complete one was.
-			dirs = append(dirs, c.RunDir)
-		}
-		from = newResumeFrom(dirs)
-	}
 	stage := st.Dir
 	// Whether a complete run of these inputs was installed before this one
 	// began: an identical result found at install is then an earlier run's,
@@ -260,17 +246,49 @@ func run1(ctx context.Context, w *workload.Workload, opts Options, release func(
 	// (releaseCases), and nothing may keep the loaded one alive.
 	w, c = nil, nil
 	runErr := r.phases(ctx)
+	if runErr != nil && runCancelled(ctx, rec) {
+		_ = rec.Cancel()
+		// What the interrupted phase tripped over (a record already
+		// closed, a staging path) is a consequence, not news: the run
+		// was cancelled, and its record says so where it is installed.
+		runErr = fmt.Errorf("%w: %s", ErrCancelled, r.w.Name)
+	}
 	if runErr != nil {
-		if runCancelled(ctx, rec) {
-			_ = rec.Cancel()
-			// What the interrupted phase tripped over (a record already
-			// closed, a staging path) is a consequence, not news: the run
-			// was cancelled, and its record says so where it is installed.
-			runErr = fmt.Errorf("%w: %s", ErrCancelled, r.w.Name)
-		}
 		r.o.Err = runErr
 	}
-	r.o.Status = rec.Snapshot().Status
+	return r.install(ctx, runErr, earlier)
+}
+
+// beginStage opens the staging directory of c's run. A bench in parts
+// (unless opts say fresh, or the reports come from shards) claims the
+// staging directories an unfinished run of the same inputs left, and a
+// cancelled or failed run installed where no complete one is, to resume
+// from their finished parts.
+func beginStage(ctx context.Context, c *workload.Compiled, opts Options) (*rundir.Stage, *resumeFrom, error) {
+	resume := c.Parts != nil && !opts.Fresh && opts.Reports == nil
+	if !resume {
+		st, err := rundir.Begin(ctx, c.RunDir)
+		return st, nil, err
+	}
+	st, err := rundir.Claim(ctx, c.RunDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	dirs := st.Claimed
+	if _, err := os.Stat(c.RunDir); err == nil && !completeRun(c.RunDir) {
+		// A cancelled or failed run installed where no complete one was.
+		dirs = append(dirs, c.RunDir)
+	}
+	return st, newResumeFrom(dirs), nil
+}
+
+// install ends the run: once its record on disk says how it ended, the
+// staging directory replaces the run directory, unless a complete run of
+// the same inputs is there that an unfinished run must not replace, or
+// the same files are (earlier: installed before this run began).
+func (r *run) install(ctx context.Context, runErr error, earlier bool) (*Outcome, error) {
+	stage := r.stage.Dir
+	r.o.Status = r.rec.Snapshot().Status
 	r.o.RunDir = stage
 	if err := recordEnded(stage, r.o.Status); err != nil {
 		// The disk filled up (or the record was otherwise unwritable) before
@@ -282,20 +300,7 @@ func run1(ctx context.Context, w *workload.Workload, opts Options, release func(
 	}
 	// Decided under the run directory's lock, so concurrent runs of the
 	// same inputs install one after the other.
-	d, err := st.Install(context.WithoutCancel(ctx), func(final string) rundir.Decision {
-		if !completeRun(final) {
-			return rundir.Replace
-		}
-		if r.o.Status != runrecord.RunComplete {
-			// Same inputs, same slug: the previous run's results still
-			// stand, so an unfinished re-run must not replace them.
-			return rundir.Keep
-		}
-		if sameRun(final, stage) {
-			return rundir.Same
-		}
-		return rundir.Replace
-	})
+	d, err := r.stage.Install(context.WithoutCancel(ctx), r.installDecision)
 	if err != nil {
 		r.o.Err = errors.Join(runErr, err)
 		return r.o, r.o.Err
@@ -310,6 +315,23 @@ func run1(ctx context.Context, w *workload.Workload, opts Options, release func(
 		r.o.RunDir = r.c.RunDir
 	}
 	return r.o, runErr
+}
+
+// installDecision decides what becomes of the run directory final when
+// this run's stage is installed.
+func (r *run) installDecision(final string) rundir.Decision {
+	if !completeRun(final) {
+		return rundir.Replace
+	}
+	if r.o.Status != runrecord.RunComplete {
+		// Same inputs, same slug: the previous run's results still
+		// stand, so an unfinished re-run must not replace them.
+		return rundir.Keep
+	}
+	if sameRun(final, r.stage.Dir) {
+		return rundir.Same
+	}
+	return rundir.Replace
 }
 
 // sameRunNote says where the identical complete run that was kept came
@@ -569,72 +591,32 @@ func (r *run) evaluate(ctx context.Context) error {
 		return r.evaluateParts(ctx)
 	}
 	p := &progress{name: r.w.Name, f: r.opts.OnProgress}
-	if r.w.Kind == workload.KindBench {
-		p.total = r.repeats() * len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
-		reps, err := r.benchRepeats(ctx, p)
-		if err != nil {
-			return err
-		}
-		rep := reps[0]
-		r.o.Bench = rep
-		if err := r.writeContenders(rep, nil); err != nil {
-			return err
-		}
-		if err := r.writeJSON(ReportFile, rep.Value()); err != nil {
-			return err
-		}
-		if err := r.rec.AddArtifact(PhaseEvaluate, "report", ReportFile); err != nil {
-			return err
-		}
-		return r.writeRepeatReports()
-	}
-
-	cfg := r.foundryCfg
-	if cfg.Generator == nil {
-		var sel, hold int
-		for _, c := range cfg.Cases {
-			if c.Split == foundry.SplitHoldout {
-				hold++
-			} else {
-				sel++
-			}
-		}
-		p.total = r.repeats() * (len(cfg.Candidates)*sel + hold)
-	}
-	all, err := r.foundryRepeats(ctx, foundry.Options{
-		Concurrency: r.concurrency(),
-		OnRun: func(_, caseID, _ string) {
-			if caseID == "" { // the generator run: no case to judge
-				p.tick()
-			}
-		},
-		OnResult: func(_, _, _ string, passed bool) { p.judged(passed) },
-	})
+	reps, err := r.measureRepeats(r.measure(ctx, p))
 	if err != nil {
 		return err
 	}
-	res := all[0]
-	r.o.Foundry = res
-	if res.Report == nil {
-		if err := r.writeJSON(BudgetFile, res.Exhausted.Value()); err != nil {
-			return err
-		}
-		if err := r.rec.AddArtifact(PhaseEvaluate, "budget", BudgetFile); err != nil {
-			return err
-		}
-		return r.writeRepeatReports()
-	}
-	rep := res.Report
-	if err := r.writeContenders(nil, res); err != nil {
-		return err
-	}
-	if err := r.writeJSON(ReportFile, rep.Value()); err != nil {
-		return err
-	}
-	if err := r.rec.AddArtifact(PhaseEvaluate, "report", ReportFile); err != nil {
+	first := reps[0]
+	r.o.Bench, r.o.Foundry = first.bench, first.foundry
+	if err := r.writeFirstReport(first); err != nil {
 		return err
 	}
 	return r.writeRepeatReports()
+}
+
+// writeFirstReport writes repeat 1's report as report.json with its
+// per-contender copies, or its exhausted account as budget.json.
+func (r *run) writeFirstReport(ev repeatEvidence) error {
+	name, v := ev.reportFile()
+	id := "report"
+	if name == BudgetFile {
+		id = "budget"
+	} else if err := r.writeContenders(ev.bench, ev.foundry); err != nil {
+		return err
+	}
+	if err := r.writeJSON(name, v); err != nil {
+		return err
+	}
+	return r.rec.AddArtifact(PhaseEvaluate, id, name)
 }
 
 // verify re-reads the written report (or exhausted account) and verifies

@@ -19,67 +19,96 @@ const maxAssemblyBytes = 4 << 20
 // non-branch phase, a pattern and a non-empty chain for every branch, and
 // plain basenames for declared outputs.
 func (a Assembly) Validate() error {
-	bad := func(format string, x ...any) error {
-		return errf(CodeAssembly, AssemblyFile, format, x...)
-	}
 	if a.Pipeline == "" {
-		return bad("pipeline is empty")
+		return badAssembly("pipeline is empty")
 	}
 	if a.HarnessName == "" {
-		return bad("harness_name is empty")
+		return badAssembly("harness_name is empty")
 	}
 	if a.SourceRevision < 0 {
-		return bad("source_revision %d is negative", a.SourceRevision)
+		return badAssembly("source_revision %d is negative", a.SourceRevision)
 	}
 	if len(a.Phases) == 0 {
-		return bad("phases is empty")
+		return badAssembly("phases is empty")
 	}
 	seen := map[int]bool{}
 	for i, p := range a.Phases {
 		where := fmt.Sprintf("phases[%d]", i)
 		if p.N <= 0 {
-			return bad("%s.phase %d is not a positive number", where, p.N)
+			return badAssembly("%s.phase %d is not a positive number", where, p.N)
 		}
 		if seen[p.N] {
-			return bad("%s.phase %d appears twice", where, p.N)
+			return badAssembly("%s.phase %d appears twice", where, p.N)
 		}
 		seen[p.N] = true
-		if p.Kind == "" {
-			return bad("%s.kind is empty", where)
+		if err := p.validate(where); err != nil {
+			return err
 		}
-		if p.Kind == KindBranch {
-			if p.Pattern == "" {
-				return bad("%s: a branch needs a pattern", where)
-			}
-			if len(p.Chain) == 0 {
-				return bad("%s: a branch needs chain members", where)
-			}
-			members := map[string]bool{}
-			for j, m := range p.Chain {
-				if m == "" || members[m] {
-					return bad("%s.chain[%d] is empty or repeated", where, j)
-				}
-				members[m] = true
-			}
-			if p.Skill != "" {
-				return bad("%s: a branch names a pattern, not a skill", where)
-			}
-		} else {
-			if p.Skill == "" {
-				return bad("%s.skill is empty", where)
-			}
-			if p.Pattern != "" || len(p.Chain) != 0 {
-				return bad("%s: pattern and chain belong to branch phases", where)
-			}
+	}
+	return nil
+}
+
+// badAssembly is a problem with _assembly.json.
+func badAssembly(format string, x ...any) error {
+	return errf(CodeAssembly, AssemblyFile, format, x...)
+}
+
+// validate checks one phase of the roster (at where): its kind, what its
+// kind needs (a branch's pattern and chain, a step's or loop's skill) and
+// its outputs.
+func (p AssemblyPhase) validate(where string) error {
+	if p.Kind == "" {
+		return badAssembly("%s.kind is empty", where)
+	}
+	var err error
+	if p.Kind == KindBranch {
+		err = p.validateBranch(where)
+	} else {
+		err = p.validateSkill(where)
+	}
+	if err != nil {
+		return err
+	}
+	for j, o := range p.Outputs {
+		if o.ID == "" {
+			return badAssembly("%s.outputs[%d].id is empty", where, j)
 		}
-		for j, o := range p.Outputs {
-			if o.ID == "" {
-				return bad("%s.outputs[%d].id is empty", where, j)
-			}
-			if !plainBasename(o.File) {
-				return bad("%s.outputs[%d].file %q is not a plain file name", where, j, o.File)
-			}
+		if !plainBasename(o.File) {
+			return badAssembly("%s.outputs[%d].file %q is not a plain file name", where, j, o.File)
 		}
+	}
+	return nil
+}
+
+// validateBranch checks a branch: a pattern, distinct non-empty chain
+// members, no skill.
+func (p AssemblyPhase) validateBranch(where string) error {
+	if p.Pattern == "" {
+		return badAssembly("%s: a branch needs a pattern", where)
+	}
+	if len(p.Chain) == 0 {
+		return badAssembly("%s: a branch needs chain members", where)
+	}
+	members := map[string]bool{}
+	for j, m := range p.Chain {
+		if m == "" || members[m] {
+			return badAssembly("%s.chain[%d] is empty or repeated", where, j)
+		}
+		members[m] = true
+	}
+	if p.Skill != "" {
+		return badAssembly("%s: a branch names a pattern, not a skill", where)
+	}
+	return nil
+}
+
+// validateSkill checks a step or loop: a skill, and no pattern or chain.
+func (p AssemblyPhase) validateSkill(where string) error {
+	if p.Skill == "" {
+		return badAssembly("%s.skill is empty", where)
+	}
+	if p.Pattern != "" || len(p.Chain) != 0 {
+		return badAssembly("%s: pattern and chain belong to branch phases", where)
 	}
 	return nil
 }

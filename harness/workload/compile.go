@@ -57,106 +57,161 @@ type Compiled struct {
 // (runs/<name>/<slug>). It admits the config with the engine, so every
 // engine rejection comes back pointing into the workload file.
 func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled, error) {
-	c := &Compiled{Workload: w, Files: map[string][]byte{}}
-	inputs := map[string]any{}
-	manifests := map[string]Pos{}
-	loader := func(path string) (*manifest.Manifest, error) {
-		m, err := manifest.ReadFile(path)
-		if err != nil {
-			p := manifests[path]
-			return nil, errAt(p, "", "manifest %s is not an admissible algal.organism.v1 manifest: %s", rel(w.Dir, path), expr.Humanize(err.Error()))
-		}
-		inputs[rel(w.Dir, path)] = m.Digest
-		return m, nil
-	}
-	for _, s := range w.Systems {
-		manifests[s.Manifest.Path] = s.Manifest.Pos
-	}
-	for _, r := range w.Candidates {
-		manifests[r.Path] = r.Pos
-	}
-	if w.Generator != nil {
-		manifests[w.Generator.Manifest.Path] = w.Generator.Manifest.Pos
-	}
-
-	// Scripted tables compiled from case responses, one per executor (per
-	// part and executor for a workload that runs in parts; per executor
-	// and repeat when its responses differ per repeat).
+	cp := newCompilation(w)
+	c := cp.c
 	if !w.InParts() {
-		order := caseOrder(w)
-		for name := range w.caseExecutors() {
-			for rep := 1; rep <= w.ScriptedRepeats(name); rep++ {
-				b, err := w.scriptedTableAt(order, name, rep)
-				if err != nil {
-					return nil, err
-				}
-				file := RepeatScriptedFile(name, rep)
-				c.Files[file] = append(b, '\n')
-				inputs[file] = canon.DigestBytes(b)
-			}
+		if err := cp.scriptedTables(); err != nil {
+			return nil, err
 		}
-	}
-	if !w.InParts() {
 		// A run in parts counts a part's cases when it checks the part.
 		c.Declared = DeclaredCalls(w, 1)
 	}
-	// File-based scripted tables must be JSON objects; their content is
-	// part of the identity.
-	checkTables := func(execs []Executor) error {
-		for _, e := range execs {
-			if p, ok := strings.CutPrefix(e.Spec, "scripted:"); ok {
-				v, err := canon.ReadFile(p, effect.MaxScriptedBytes)
-				if err != nil {
-					return errAt(e.Pos, "executors."+e.Name, "scripted responses %s: %v", e.Written, err)
-				}
-				if _, isObj := v.(map[string]any); !isObj {
-					return errAt(e.Pos, "executors."+e.Name, "scripted responses %s must be a JSON object keyed by cell id or request digest", e.Written)
-				}
-				d, _ := canon.Digest(v)
-				inputs[rel(w.Dir, p)] = d
-			}
-		}
-		return nil
-	}
-	for _, s := range w.Systems {
-		if err := checkTables(s.Executors); err != nil {
+	for _, execs := range w.executorLists() {
+		if err := cp.checkScriptedFiles(execs); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkTables(w.Executors); err != nil {
+	if err := cp.admitConfigs(opts); err != nil {
 		return nil, err
 	}
+	id, err := canon.Digest(cp.identity())
+	if err != nil {
+		return nil, err
+	}
+	c.Identity = id
+	c.Slug = fmt.Sprintf("%s-r%d-%s", w.Name, w.Revision, strings.TrimPrefix(id, "sha256:")[:10])
+	runDir, err := filepath.Abs(filepath.Join(outRoot, w.Name, c.Slug))
+	if err != nil {
+		return nil, err
+	}
+	c.RunDir = runDir
+	if !w.InParts() {
+		c.Config = w.config(func(p string) string { return rel(runDir, p) }, ScriptedFile)
+	}
+	return c, nil
+}
+
+// compilation is one Compile in progress: the compiled workload and the
+// digests of every input file it reads, by workload-relative path.
+type compilation struct {
+	w      *Workload
+	c      *Compiled
+	inputs map[string]any
+	// manifests are where each manifest path was written, for errors.
+	manifests map[string]Pos
+}
+
+func newCompilation(w *Workload) *compilation {
+	cp := &compilation{w: w, c: &Compiled{Workload: w, Files: map[string][]byte{}}, inputs: map[string]any{}, manifests: map[string]Pos{}}
+	for _, s := range w.Systems {
+		cp.manifests[s.Manifest.Path] = s.Manifest.Pos
+	}
+	for _, r := range w.Candidates {
+		cp.manifests[r.Path] = r.Pos
+	}
 	if w.Generator != nil {
-		if err := checkTables(w.Generator.Executors); err != nil {
-			return nil, err
+		cp.manifests[w.Generator.Manifest.Path] = w.Generator.Manifest.Pos
+	}
+	return cp
+}
+
+// load reads a manifest the config names and records its digest as an
+// input; a manifest the engine cannot admit is an error at the path
+// that names it.
+func (cp *compilation) load(path string) (*manifest.Manifest, error) {
+	w := cp.w
+	m, err := manifest.ReadFile(path)
+	if err != nil {
+		p := cp.manifests[path]
+		return nil, errAt(p, "", "manifest %s is not an admissible algal.organism.v1 manifest: %s", rel(w.Dir, path), expr.Humanize(err.Error()))
+	}
+	cp.inputs[rel(w.Dir, path)] = m.Digest
+	return m, nil
+}
+
+// scriptedTables compiles the scripted tables of case responses, one per
+// executor (per executor and repeat when its responses differ per
+// repeat); a workload in parts compiles them per part instead.
+func (cp *compilation) scriptedTables() error {
+	w := cp.w
+	order := caseOrder(w)
+	for name := range w.caseExecutors() {
+		for rep := 1; rep <= w.ScriptedRepeats(name); rep++ {
+			b, err := w.scriptedTableAt(order, name, rep)
+			if err != nil {
+				return err
+			}
+			file := RepeatScriptedFile(name, rep)
+			cp.c.Files[file] = append(b, '\n')
+			cp.inputs[file] = canon.DigestBytes(b)
 		}
 	}
+	return nil
+}
 
+// executorLists are every executor list of w: each system's, the
+// foundry's and its generator's.
+func (w *Workload) executorLists() [][]Executor {
+	var out [][]Executor
+	for _, s := range w.Systems {
+		out = append(out, s.Executors)
+	}
+	out = append(out, w.Executors)
+	if w.Generator != nil {
+		out = append(out, w.Generator.Executors)
+	}
+	return out
+}
+
+// checkScriptedFiles checks that file-based scripted tables are JSON
+// objects; their content is part of the identity.
+func (cp *compilation) checkScriptedFiles(execs []Executor) error {
+	for _, e := range execs {
+		p, ok := strings.CutPrefix(e.Spec, "scripted:")
+		if !ok {
+			continue
+		}
+		v, err := canon.ReadFile(p, effect.MaxScriptedBytes)
+		if err != nil {
+			return errAt(e.Pos, "executors."+e.Name, "scripted responses %s: %v", e.Written, err)
+		}
+		if _, isObj := v.(map[string]any); !isObj {
+			return errAt(e.Pos, "executors."+e.Name, "scripted responses %s must be a JSON object keyed by cell id or request digest", e.Written)
+		}
+		d, _ := canon.Digest(v)
+		cp.inputs[rel(cp.w.Dir, p)] = d
+	}
+	return nil
+}
+
+// admitConfigs admits the config (or every part's) with the engine. It
+// loads every manifest (filling inputs) and catches engine-level
+// problems with absolute paths first.
+func (cp *compilation) admitConfigs(opts foundry.AdmitOptions) error {
+	w := cp.w
 	if w.InParts() {
-		if err := c.compileParts(inputs, loader); err != nil {
-			return nil, err
-		}
-	} else {
-		// Admit with absolute paths first: that loads every manifest
-		// (filling inputs) and catches engine-level problems.
-		abs := func(p string) string { return p }
-		absCfg := w.config(abs, func(name string) string { return filepath.Join(w.Dir, ScriptedFile(name)) })
-		if err := admit(w, absCfg, loader, opts); err != nil {
-			return nil, err
-		}
+		return cp.c.compileParts(cp.inputs, cp.load)
 	}
+	abs := func(p string) string { return p }
+	absCfg := w.config(abs, func(name string) string { return filepath.Join(w.Dir, ScriptedFile(name)) })
+	return admit(w, absCfg, cp.load, opts)
+}
 
+// identity is the value whose digest is the run's identity: what decides
+// its results.
+func (cp *compilation) identity() map[string]any {
+	w := cp.w
 	var written any
 	if w.InParts() {
 		// The parts' configs in the workload's frame, each by digest, so
 		// the identity never holds the whole case list as one value.
-		written = c.partIdentity
+		written = cp.c.partIdentity
 	} else {
 		written = w.config(func(p string) string { return rel(w.Dir, p) }, ScriptedFile)
 	}
 	identity := map[string]any{
 		"kind": string(w.Kind), "name": w.Name, "revision": float64(w.Revision),
-		"config": written, "inputs": inputs,
+		"config": written, "inputs": cp.inputs,
 	}
 	if w.Repeats > 1 {
 		// Repeats decide the samples; one repeat keeps the identity every
@@ -172,21 +227,7 @@ func Compile(w *Workload, outRoot string, opts foundry.AdmitOptions) (*Compiled,
 		}
 		identity["backends"] = bs
 	}
-	id, err := canon.Digest(identity)
-	if err != nil {
-		return nil, err
-	}
-	c.Identity = id
-	c.Slug = fmt.Sprintf("%s-r%d-%s", w.Name, w.Revision, strings.TrimPrefix(id, "sha256:")[:10])
-	runDir, err := filepath.Abs(filepath.Join(outRoot, w.Name, c.Slug))
-	if err != nil {
-		return nil, err
-	}
-	c.RunDir = runDir
-	if !w.InParts() {
-		c.Config = w.config(func(p string) string { return rel(runDir, p) }, ScriptedFile)
-	}
-	return c, nil
+	return identity
 }
 
 // scriptedTable compiles the responses cases declare for one executor into

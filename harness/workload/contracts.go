@@ -223,48 +223,15 @@ func routeMatches(executor string, names []string) bool {
 // no cell reaches answers nothing; both are reported for the contender.
 func (w *Workload) checkRoutes(cs []contender) error {
 	reached := map[string]bool{} // shared executors reached by some candidate
-	sharedAt := Pos{}
-	sharedLabel := ""
+	shared := false
+	var sharedAt Pos
 	for _, c := range cs {
-		if len(c.executors) == 0 {
-			continue
-		}
-		names := make([]string, 0, len(c.executors))
-		replay := false
-		for _, e := range c.executors {
-			names = append(names, e.Name)
-			replay = replay || strings.HasPrefix(e.Spec, "replay:")
-		}
+		names, replay := executorNames(c.executors)
 		// A recording answers the requests it holds, whatever their route.
-		if replay {
+		if len(names) == 0 || replay {
 			continue
 		}
-		slices.Sort(names)
-		served := map[string][]string{}
-		var unrouted []string
-		for _, cell := range c.manifest.Cells {
-			route, ok := effectRoute(cell)
-			if !ok {
-				continue
-			}
-			if len(route) == 0 {
-				served[names[0]] = append(served[names[0]], cell.ID)
-				continue
-			}
-			hit := ""
-			for _, n := range names {
-				if routeMatches(n, route) {
-					hit = n
-					break
-				}
-			}
-			if hit == "" {
-				unrouted = append(unrouted, fmt.Sprintf("cell %q routes to %q, but no executor of %s has that name%s",
-					cell.ID, strings.Join(route, "/"), c.label, suggest.DidYouMean(route[len(route)-1], names)))
-				continue
-			}
-			served[hit] = append(served[hit], cell.ID)
-		}
+		served, unrouted := routeCells(c, names)
 		var idle []string
 		for _, n := range names {
 			if len(served[n]) > 0 {
@@ -278,34 +245,77 @@ func (w *Workload) checkRoutes(cs []contender) error {
 			}
 		}
 		if c.shared {
-			sharedAt, sharedLabel = c.pos, "executors"
+			shared, sharedAt = true, c.pos
 		}
-		if len(unrouted) == 0 && len(idle) == 0 {
-			continue
+		if len(unrouted) > 0 || len(idle) > 0 {
+			return errAt(c.pos, c.path, "%s. An executor serves the cells whose route (provider or preset) names it, and cells without a route go to the first executor by name", misroutedMessage(c, unrouted, idle))
 		}
-		msg := strings.Join(unrouted, "; ")
-		if len(idle) > 0 {
-			if msg != "" {
-				msg += "; "
-			}
-			msg += fmt.Sprintf("executor(s) %s serve no cell of %s (%s)", quoteList(idle), c.label, routeSummary(c.manifest))
-		}
-		return errAt(c.pos, c.path, "%s. An executor serves the cells whose route (provider or preset) names it, and cells without a route go to the first executor by name", msg)
 	}
 	// A foundry's executors serve the whole population: one no file
 	// candidate reaches is a mistake unless a generator proposes more.
-	if sharedLabel != "" && w.Generator == nil {
-		var idle []string
-		for _, e := range w.Executors {
-			if !reached[e.Name] {
-				idle = append(idle, e.Name)
-			}
-		}
-		if len(idle) > 0 {
-			return errAt(sharedAt, sharedLabel, "executor(s) %s serve no cell of any candidate; an executor serves the cells whose route (provider or preset) names it, and cells without a route go to the first executor by name", quoteList(idle))
+	if !shared || w.Generator != nil {
+		return nil
+	}
+	var idle []string
+	for _, e := range w.Executors {
+		if !reached[e.Name] {
+			idle = append(idle, e.Name)
 		}
 	}
+	if len(idle) > 0 {
+		return errAt(sharedAt, "executors", "executor(s) %s serve no cell of any candidate; an executor serves the cells whose route (provider or preset) names it, and cells without a route go to the first executor by name", quoteList(idle))
+	}
 	return nil
+}
+
+// executorNames are the names of execs, sorted (the order the workbench
+// admits them), and whether any of them replays a recording.
+func executorNames(execs []Executor) (names []string, replay bool) {
+	names = make([]string, 0, len(execs))
+	for _, e := range execs {
+		names = append(names, e.Name)
+		replay = replay || strings.HasPrefix(e.Spec, "replay:")
+	}
+	slices.Sort(names)
+	return names, replay
+}
+
+// routeCells routes each effect cell of c to one of its executors
+// (names, sorted): the cells each serves, and a sentence for each cell
+// whose route names none of them.
+func routeCells(c contender, names []string) (served map[string][]string, unrouted []string) {
+	served = map[string][]string{}
+	for _, cell := range c.manifest.Cells {
+		route, ok := effectRoute(cell)
+		if !ok {
+			continue
+		}
+		if len(route) == 0 {
+			served[names[0]] = append(served[names[0]], cell.ID)
+			continue
+		}
+		i := slices.IndexFunc(names, func(n string) bool { return routeMatches(n, route) })
+		if i < 0 {
+			unrouted = append(unrouted, fmt.Sprintf("cell %q routes to %q, but no executor of %s has that name%s",
+				cell.ID, strings.Join(route, "/"), c.label, suggest.DidYouMean(route[len(route)-1], names)))
+			continue
+		}
+		served[names[i]] = append(served[names[i]], cell.ID)
+	}
+	return served, unrouted
+}
+
+// misroutedMessage says which cells of c route nowhere and which of its
+// executors serve no cell.
+func misroutedMessage(c contender, unrouted, idle []string) string {
+	msg := strings.Join(unrouted, "; ")
+	if len(idle) > 0 {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += fmt.Sprintf("executor(s) %s serve no cell of %s (%s)", quoteList(idle), c.label, routeSummary(c.manifest))
+	}
+	return msg
 }
 
 func hasEffects(m *manifest.Manifest) bool {

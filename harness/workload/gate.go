@@ -116,127 +116,181 @@ func (w *Workload) parseGate(d *decoder, n *yaml.Node) error {
 	if len(order) == 0 {
 		return d.fail(n, "gate", "has no rules; remove the gate key or add a rule (%s)", strings.Join(allowed, ", "))
 	}
-	splits := map[string]int{}
+	p := &gateParser{w: w, d: d, splits: map[string]int{}}
 	for _, c := range w.Cases {
-		splits[c.Split]++
-	}
-	perSystem := func(key string, n *yaml.Node) error {
-		at := "gate." + key
-		sf, sorder, err := d.entries(n, at, "names no system; write {system: n} or remove the rule")
-		if err != nil {
-			return err
-		}
-		for _, sys := range sorder {
-			// min-passed 0 always holds and above the case count never
-			// does; token and call ceilings are whole counts.
-			lo, hi := 0, maxSafe
-			if key == RuleMinPassed {
-				lo, hi = 1, len(w.Cases)
-			}
-			v, err := d.integer(sf[sys].value, at+"."+sys, lo, hi)
-			if err != nil {
-				if key == RuleMinPassed {
-					if rn := resolve(sf[sys].value); rn != nil && rn.Tag == "!!int" {
-						return d.fail(sf[sys].value, at+"."+sys, "must be an integer from 1 to %d: the workload has %d case(s), and 0 would always hold", len(w.Cases), len(w.Cases))
-					}
-				}
-				return err
-			}
-			w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, System: sys, Number: float64(v), Pos: d.pos(sf[sys].key)})
-		}
-		return nil
-	}
-	outcomes := func(n *yaml.Node, at, system string) error {
-		cf, corder, err := d.entries(n, at, "names no case; write {case: pass|fail} or remove it")
-		if err != nil {
-			return err
-		}
-		for _, c := range corder {
-			v, err := d.str(cf[c].value, at+"."+c)
-			if err != nil {
-				return err
-			}
-			if v != "pass" && v != "fail" && v != OutcomeFlaky {
-				return d.fail(cf[c].value, at+"."+c, `must be "pass", "fail" or "flaky"`)
-			}
-			w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: RuleOutcomes, System: system, Case: c, Text: v, Pos: d.pos(cf[c].key)})
-		}
-		return nil
-	}
-	rate := func(key string, n *yaml.Node) error {
-		v, err := d.number(n, "gate."+key)
-		if err != nil {
-			return err
-		}
-		if v <= 0 || v > 1 {
-			return d.fail(n, "gate."+key, "is a pass rate: a number above 0 (which would always hold) and at most 1")
-		}
-		split := map[string]string{RuleHoldout: "holdout", RuleValidation: "validation", RuleTrain: "train"}[key]
-		if splits[split] == 0 {
-			return d.fail(n, "gate."+key, "the workload has no %s case, so this rate cannot be measured", split)
-		}
-		w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, Number: v, Pos: d.pos(n)})
-		return nil
+		p.splits[c.Split]++
 	}
 	for _, key := range order {
-		v := f[key].value
-		switch key {
-		case RuleMinPassed, RuleMaxTokens, RuleMaxCalls:
-			if err := perSystem(key, v); err != nil {
-				return err
-			}
-		case RuleOnPareto:
-			items, err := d.seq(v, "gate."+key)
-			if err != nil {
-				return err
-			}
-			if len(items) == 0 {
-				return d.fail(v, "gate."+key, "names no system; list at least one or remove the rule")
-			}
-			for i, it := range items {
-				s, err := d.str(it, index("gate."+key, i))
-				if err != nil {
-					return err
-				}
-				w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, System: s, Pos: d.pos(it)})
-			}
-		case RuleOutcomes:
-			if w.Kind == KindFoundry {
-				if err := outcomes(v, "gate.outcomes", ""); err != nil {
-					return err
-				}
-				continue
-			}
-			sf, sorder, err := d.entries(v, "gate.outcomes", "names no system; write {system: {case: pass|fail}} or remove the rule")
-			if err != nil {
-				return err
-			}
-			for _, sys := range sorder {
-				if err := outcomes(sf[sys].value, "gate.outcomes."+sys, sys); err != nil {
-					return err
-				}
-			}
-		case RulePromoted:
-			s, err := d.nonEmpty(v, "gate.promoted")
-			if err != nil {
-				return err
-			}
-			w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, Text: s, Pos: d.pos(v)})
-		case RuleHoldout, RuleValidation, RuleTrain:
-			if err := rate(key, v); err != nil {
-				return err
-			}
-		case RuleMinPopulate:
-			i, err := d.integer(v, "gate."+key, 1, foundry.MaxCandidates)
-			if err != nil {
-				return err
-			}
-			w.Gate.Rules = append(w.Gate.Rules, Rule{Kind: key, Number: float64(i), Pos: d.pos(v)})
-		case RuleMinPassRate, RuleMinPassHatK, RuleMaxFlaky:
-			if err := w.parseRepeatRule(d, key, v); err != nil {
-				return err
-			}
+		if err := gateRuleReaders[key](p, key, f[key].value); err != nil {
+			return err
 		}
 	}
 	return w.checkRepeatRules()
+}
+
+// gateParser reads one workload's gate: block into w.Gate.Rules.
+type gateParser struct {
+	w *Workload
+	d *decoder
+	// splits counts the workload's cases per split, for the rate rules.
+	splits map[string]int
+}
+
+// gateRuleReaders reads each gate key (benchGateKeys, foundryGateKeys)
+// into its rules.
+var gateRuleReaders = map[string]func(p *gateParser, key string, n *yaml.Node) error{
+	RuleMinPassed:   (*gateParser).perSystem,
+	RuleMaxTokens:   (*gateParser).perSystem,
+	RuleMaxCalls:    (*gateParser).perSystem,
+	RuleOnPareto:    (*gateParser).onPareto,
+	RuleOutcomes:    (*gateParser).outcomes,
+	RulePromoted:    (*gateParser).promoted,
+	RuleHoldout:     (*gateParser).rate,
+	RuleValidation:  (*gateParser).rate,
+	RuleTrain:       (*gateParser).rate,
+	RuleMinPopulate: (*gateParser).minPopulation,
+	RuleMinPassRate: (*gateParser).repeatRule,
+	RuleMinPassHatK: (*gateParser).repeatRule,
+	RuleMaxFlaky:    (*gateParser).repeatRule,
+}
+
+func (p *gateParser) add(r Rule) { p.w.Gate.Rules = append(p.w.Gate.Rules, r) }
+
+// perSystem reads {system: n}: min-passed, max-tokens, max-effect-calls.
+func (p *gateParser) perSystem(key string, n *yaml.Node) error {
+	d, at := p.d, "gate."+key
+	sf, sorder, err := d.entries(n, at, "names no system; write {system: n} or remove the rule")
+	if err != nil {
+		return err
+	}
+	for _, sys := range sorder {
+		v, err := p.systemBound(key, sf[sys].value, at+"."+sys)
+		if err != nil {
+			return err
+		}
+		p.add(Rule{Kind: key, System: sys, Number: float64(v), Pos: d.pos(sf[sys].key)})
+	}
+	return nil
+}
+
+// systemBound reads one system's n: min-passed 0 always holds and above
+// the case count never does; token and call ceilings are whole counts.
+func (p *gateParser) systemBound(key string, n *yaml.Node, at string) (int, error) {
+	cases := len(p.w.Cases)
+	if key != RuleMinPassed {
+		return p.d.integer(n, at, 0, maxSafe)
+	}
+	v, err := p.d.integer(n, at, 1, cases)
+	if err != nil {
+		if rn := resolve(n); rn != nil && rn.Tag == "!!int" {
+			return 0, p.d.fail(n, at, "must be an integer from 1 to %d: the workload has %d case(s), and 0 would always hold", cases, cases)
+		}
+	}
+	return v, err
+}
+
+// onPareto reads [system].
+func (p *gateParser) onPareto(key string, n *yaml.Node) error {
+	d := p.d
+	items, err := d.seq(n, "gate."+key)
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return d.fail(n, "gate."+key, "names no system; list at least one or remove the rule")
+	}
+	for i, it := range items {
+		s, err := d.str(it, index("gate."+key, i))
+		if err != nil {
+			return err
+		}
+		p.add(Rule{Kind: key, System: s, Pos: d.pos(it)})
+	}
+	return nil
+}
+
+// outcomes reads a foundry's {case: outcome} or a bench's
+// {system: {case: outcome}}.
+func (p *gateParser) outcomes(_ string, n *yaml.Node) error {
+	if p.w.Kind == KindFoundry {
+		return p.caseOutcomes(n, "gate.outcomes", "")
+	}
+	sf, sorder, err := p.d.entries(n, "gate.outcomes", "names no system; write {system: {case: pass|fail}} or remove the rule")
+	if err != nil {
+		return err
+	}
+	for _, sys := range sorder {
+		if err := p.caseOutcomes(sf[sys].value, "gate.outcomes."+sys, sys); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// caseOutcomes reads {case: pass|fail|flaky} for system ("" for a
+// foundry's promoted candidate).
+func (p *gateParser) caseOutcomes(n *yaml.Node, at, system string) error {
+	d := p.d
+	cf, corder, err := d.entries(n, at, "names no case; write {case: pass|fail} or remove it")
+	if err != nil {
+		return err
+	}
+	for _, c := range corder {
+		v, err := d.str(cf[c].value, at+"."+c)
+		if err != nil {
+			return err
+		}
+		if v != "pass" && v != "fail" && v != OutcomeFlaky {
+			return d.fail(cf[c].value, at+"."+c, `must be "pass", "fail" or "flaky"`)
+		}
+		p.add(Rule{Kind: RuleOutcomes, System: system, Case: c, Text: v, Pos: d.pos(cf[c].key)})
+	}
+	return nil
+}
+
+// promoted reads the manifest key the foundry is expected to promote.
+func (p *gateParser) promoted(key string, n *yaml.Node) error {
+	s, err := p.d.nonEmpty(n, "gate.promoted")
+	if err != nil {
+		return err
+	}
+	p.add(Rule{Kind: key, Text: s, Pos: p.d.pos(n)})
+	return nil
+}
+
+// rateSplits is the split each pass-rate rule measures.
+var rateSplits = map[string]string{RuleHoldout: "holdout", RuleValidation: "validation", RuleTrain: "train"}
+
+// rate reads a pass rate over one split: above 0 (which would always
+// hold), at most 1, over a split the workload has cases in.
+func (p *gateParser) rate(key string, n *yaml.Node) error {
+	d := p.d
+	v, err := d.number(n, "gate."+key)
+	if err != nil {
+		return err
+	}
+	if v <= 0 || v > 1 {
+		return d.fail(n, "gate."+key, "is a pass rate: a number above 0 (which would always hold) and at most 1")
+	}
+	split := rateSplits[key]
+	if p.splits[split] == 0 {
+		return d.fail(n, "gate."+key, "the workload has no %s case, so this rate cannot be measured", split)
+	}
+	p.add(Rule{Kind: key, Number: v, Pos: d.pos(n)})
+	return nil
+}
+
+// minPopulation reads the least number of candidates a foundry evaluates.
+func (p *gateParser) minPopulation(key string, n *yaml.Node) error {
+	i, err := p.d.integer(n, "gate."+key, 1, foundry.MaxCandidates)
+	if err != nil {
+		return err
+	}
+	p.add(Rule{Kind: key, Number: float64(i), Pos: p.d.pos(n)})
+	return nil
+}
+
+// repeatRule reads a rule over repeated samples (repeats.go).
+func (p *gateParser) repeatRule(key string, n *yaml.Node) error {
+	return p.w.parseRepeatRule(p.d, key, n)
 }

@@ -260,106 +260,151 @@ func Parse(path string, kind Kind, data []byte) (*Workload, error) {
 		return nil, &fault.Error{Code: CodeWorkload, File: path, Message: err.Error()}
 	}
 	w := &Workload{Path: path, Dir: dir, Kind: kind, positions: map[string]Pos{}, pos: d.pos(root)}
+	defer func() { w.loading = nil }()
+	for _, step := range parseSteps {
+		if err := step(w, d, f); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// parseSteps read a workload's top-level keys, in this order: the cases
+// are read once every contender is declared (their answers are checked
+// against their cells' contracts as each case is read), the gate once
+// the cases are, and the cross-checks last.
+var parseSteps = []func(w *Workload, d *decoder, f map[string]field) error{
+	(*Workload).parseHeader,
+	(*Workload).parseRepeats,
+	(*Workload).parseCompare,
+	(*Workload).parseBackendsKey,
+	(*Workload).parseContenders,
+	(*Workload).parseUsage,
+	(*Workload).parsePricesAgainstUsage,
+	(*Workload).parseScorer,
+	(*Workload).parseCaseList,
+	(*Workload).parseGateKey,
+	func(w *Workload, _ *decoder, _ map[string]field) error { return w.checkPerRepeat() },
+	func(w *Workload, _ *decoder, _ map[string]field) error { return w.checkReferences() },
+	func(w *Workload, _ *decoder, _ map[string]field) error { return w.checkManifests() },
+}
+
+// parseHeader reads name, revision and description.
+func (w *Workload) parseHeader(d *decoder, f map[string]field) error {
+	var err error
 	if w.Name, err = d.str(f["name"].value, "name"); err != nil {
-		return nil, err
+		return err
 	}
 	w.namePos = d.pos(f["name"].value)
 	if !idPattern.MatchString(w.Name) || len(w.Name) > 64 {
-		return nil, d.fail(f["name"].value, "name", "must be an id: lowercase letters and digits in hyphen-separated segments, at most 64 characters")
+		return d.fail(f["name"].value, "name", "must be an id: lowercase letters and digits in hyphen-separated segments, at most 64 characters")
 	}
 	if w.Revision, err = d.integer(f["revision"].value, "revision", 0, 1<<31-1); err != nil {
-		return nil, err
+		return err
 	}
 	if x, ok := f["description"]; ok {
-		if w.Description, err = d.str(x.value, "description"); err != nil {
-			return nil, err
-		}
+		w.Description, err = d.str(x.value, "description")
 	}
-	if err := w.parseRepeats(d, f); err != nil {
-		return nil, err
-	}
-	if err := w.parseCompare(d, f); err != nil {
-		return nil, err
-	}
+	return err
+}
+
+// parseBackendsKey reads backends:, when written.
+func (w *Workload) parseBackendsKey(d *decoder, f map[string]field) error {
 	if x, ok := f["backends"]; ok {
-		if err := w.parseBackends(d, x.value); err != nil {
-			return nil, err
-		}
+		return w.parseBackends(d, x.value)
 	}
-	if kind == KindBench {
-		if err := w.parseSystems(d, f["systems"].value); err != nil {
-			return nil, err
-		}
-		if x, ok := f["prices"]; ok {
-			if w.Prices, w.CacheRates, err = parsePriceCard(d, x.value); err != nil {
-				return nil, err
-			}
-			w.positions["prices"] = d.pos(x.value)
-		}
-		if x, ok := f["axes"]; ok {
-			if err := w.parseAxes(d, x.value); err != nil {
-				return nil, err
-			}
-		}
-	} else {
-		if err := w.parseFoundry(d, f); err != nil {
-			return nil, err
-		}
+	return nil
+}
+
+// parseContenders reads what is measured: a bench's systems, prices and
+// axes, or a foundry's candidates, generator, executors and budget.
+func (w *Workload) parseContenders(d *decoder, f map[string]field) error {
+	if w.Kind != KindBench {
+		return w.parseFoundry(d, f)
 	}
-	if x, ok := f["usage"]; ok {
-		if w.Usage, err = d.object(x.value, "usage"); err != nil {
-			return nil, err
-		}
-		w.positions["usage"] = d.pos(x.value)
+	if err := w.parseSystems(d, f["systems"].value); err != nil {
+		return err
 	}
-	if x, ok := f["prices"]; ok && kind == KindBench {
-		var usage *yaml.Node
-		if u, ok := f["usage"]; ok {
-			usage = u.value
+	if x, ok := f["prices"]; ok {
+		var err error
+		if w.Prices, w.CacheRates, err = parsePriceCard(d, x.value); err != nil {
+			return err
 		}
-		if err := w.checkPriceCard(d, x.value, usage); err != nil {
-			return nil, err
-		}
+		w.positions["prices"] = d.pos(x.value)
 	}
-	if x, ok := f["scorer"]; ok {
-		if w.Scorer, err = d.json(x.value, "scorer", 0); err != nil {
-			return nil, err
-		}
-		w.positions["scorer"] = d.pos(x.value)
+	if x, ok := f["axes"]; ok {
+		return w.parseAxes(d, x.value)
 	}
+	return nil
+}
+
+// parseUsage reads usage:, when written.
+func (w *Workload) parseUsage(d *decoder, f map[string]field) error {
+	x, ok := f["usage"]
+	if !ok {
+		return nil
+	}
+	var err error
+	if w.Usage, err = d.object(x.value, "usage"); err != nil {
+		return err
+	}
+	w.positions["usage"] = d.pos(x.value)
+	return nil
+}
+
+// parsePricesAgainstUsage checks a bench's price card against the models
+// its usage: block reports.
+func (w *Workload) parsePricesAgainstUsage(d *decoder, f map[string]field) error {
+	x, ok := f["prices"]
+	if !ok || w.Kind != KindBench {
+		return nil
+	}
+	var usage *yaml.Node
+	if u, ok := f["usage"]; ok {
+		usage = u.value
+	}
+	return w.checkPriceCard(d, x.value, usage)
+}
+
+// parseScorer reads scorer:, when written.
+func (w *Workload) parseScorer(d *decoder, f map[string]field) error {
+	x, ok := f["scorer"]
+	if !ok {
+		return nil
+	}
+	var err error
+	if w.Scorer, err = d.json(x.value, "scorer", 0); err != nil {
+		return err
+	}
+	w.positions["scorer"] = d.pos(x.value)
+	return nil
+}
+
+// parseCaseList reads cases:. Every contender is declared by now: each
+// case's answers are checked against their cells' contracts as the case is
+// read, so no case's answers outlive it (checkAnswers says why the first
+// error waits).
+func (w *Workload) parseCaseList(d *decoder, f map[string]field) error {
 	w.positions["cases"] = d.pos(f["cases"].key)
-	// Every contender is declared by now: each case's answers are checked
-	// against their cells' contracts as the case is read, so no case's
-	// answers outlive it (checkAnswers says why the first error waits).
 	w.loading = &loadState{}
 	w.loading.contenders, w.loading.contendersErr = w.contenders()
-	defer func() { w.loading = nil }()
 	if err := w.parseCases(d, f["cases"].value, "cases"); err != nil {
-		return nil, err
+		return err
 	}
 	if len(w.Cases) == 0 {
 		// Said plainly here, before a gate's range (1 to 0 cases) or the
 		// run's empty report says it obliquely.
-		return nil, d.fail(f["cases"].key, "cases", "the workload has no cases: add at least one (id, args, expect%s), or a `- file: cases.jsonl` entry that holds some", map[bool]string{true: ", responses", false: ", split"}[kind == KindBench])
+		return d.fail(f["cases"].key, "cases", "the workload has no cases: add at least one (id, args, expect%s), or a `- file: cases.jsonl` entry that holds some", map[bool]string{true: ", responses", false: ", split"}[w.Kind == KindBench])
 	}
-	if err := w.checkCaseBound(d.pos(f["cases"].key)); err != nil {
-		return nil, err
-	}
+	return w.checkCaseBound(d.pos(f["cases"].key))
+}
+
+// parseGateKey reads gate:, when written.
+func (w *Workload) parseGateKey(d *decoder, f map[string]field) error {
 	if x, ok := f["gate"]; ok {
-		if err := w.parseGate(d, x.value); err != nil {
-			return nil, err
-		}
+		return w.parseGate(d, x.value)
 	}
-	if err := w.checkPerRepeat(); err != nil {
-		return nil, err
-	}
-	if err := w.checkReferences(); err != nil {
-		return nil, err
-	}
-	if err := w.checkManifests(); err != nil {
-		return nil, err
-	}
-	return w, nil
+	return nil
 }
 
 func (w *Workload) ref(d *decoder, n *yaml.Node, path string) (Ref, error) {
