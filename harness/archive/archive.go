@@ -246,68 +246,114 @@ func parseEntry(line []byte) (Entry, error) {
 		return Entry{}, fmt.Errorf("unknown field %q", k)
 	}
 	var e Entry
-	str := func(k string) (string, error) {
-		s, ok := m[k].(string)
-		if !ok || s == "" || len(s) > 256 {
-			return "", fmt.Errorf("%s must be a non-empty string of at most 256 bytes", k)
+	// The members are read in this order, so an entry with several faults
+	// is always refused for the same one.
+	for _, read := range []func(map[string]any, *Entry) error{readNames, readRepeat, readRedacted, readRejected, readCache, readModels} {
+		if err := read(m, &e); err != nil {
+			return Entry{}, err
 		}
-		return s, nil
 	}
+	return e, nil
+}
+
+// readNames reads the entry's required strings and checks its receipt is a
+// digest.
+func readNames(m map[string]any, e *Entry) error {
 	for _, f := range []struct {
 		k string
 		p *string
 	}{{"workload", &e.Workload}, {"contender", &e.Contender}, {"case", &e.Case}, {"receipt", &e.Receipt}, {"recordedAt", &e.RecordedAt}} {
-		if *f.p, err = str(f.k); err != nil {
-			return Entry{}, err
+		s, ok := m[f.k].(string)
+		if !ok || s == "" || len(s) > 256 {
+			return fmt.Errorf("%s must be a non-empty string of at most 256 bytes", f.k)
 		}
+		*f.p = s
 	}
 	if !canon.IsDigest(e.Receipt) {
-		return Entry{}, errors.New("receipt must be a sha256 digest")
+		return errors.New("receipt must be a sha256 digest")
 	}
-	if x, ok := m["repeat"]; ok {
-		f, isNum := x.(float64)
-		if !isNum || f != float64(int(f)) || f < 2 || f > MaxRepeat {
-			return Entry{}, fmt.Errorf("repeat must be an integer from 2 to %d (repeat 1 is written without it)", MaxRepeat)
-		}
-		e.Repeat = int(f)
+	return nil
+}
+
+// wholeIn reports whether x is a JSON number holding a whole value from lo
+// to hi.
+func wholeIn(x any, lo, hi float64) bool {
+	f, isNum := x.(float64)
+	return isNum && f == float64(int(f)) && f >= lo && f <= hi
+}
+
+// readRepeat reads the optional repeat index (repeat 1 is written without it).
+func readRepeat(m map[string]any, e *Entry) error {
+	x, ok := m["repeat"]
+	if !ok {
+		return nil
 	}
-	if x, ok := m["redacted"]; ok {
-		f, isNum := x.(float64)
-		if !isNum || f != float64(int(f)) || f < 1 || f > 1<<31 {
-			return Entry{}, errors.New("redacted must be a positive integer (a receipt with no redaction is written without it)")
-		}
-		e.Redacted = int(f)
+	if !wholeIn(x, 2, MaxRepeat) {
+		return fmt.Errorf("repeat must be an integer from 2 to %d (repeat 1 is written without it)", MaxRepeat)
 	}
-	if x, ok := m["rejected"]; ok {
-		cells, isList := x.([]any)
-		if !isList || len(cells) == 0 {
-			return Entry{}, errors.New("rejected must be a non-empty list of cell ids")
-		}
-		for _, c := range cells {
-			s, isStr := c.(string)
-			if !isStr || s == "" {
-				return Entry{}, errors.New("rejected must be a non-empty list of cell ids")
-			}
-			e.Rejected = append(e.Rejected, s)
-		}
+	e.Repeat = int(x.(float64))
+	return nil
+}
+
+// readRedacted reads the optional count of redactions made in the receipt.
+func readRedacted(m map[string]any, e *Entry) error {
+	x, ok := m["redacted"]
+	if !ok {
+		return nil
 	}
-	if x, ok := m["cache"]; ok {
-		if e.Cache, err = parseCache(x); err != nil {
-			return Entry{}, err
-		}
+	if !wholeIn(x, 1, 1<<31) {
+		return errors.New("redacted must be a positive integer (a receipt with no redaction is written without it)")
 	}
+	e.Redacted = int(x.(float64))
+	return nil
+}
+
+// readRejected reads the optional list of cells whose answers the contract
+// rejected.
+func readRejected(m map[string]any, e *Entry) error {
+	x, ok := m["rejected"]
+	if !ok {
+		return nil
+	}
+	cells, isList := x.([]any)
+	if !isList || len(cells) == 0 {
+		return errors.New("rejected must be a non-empty list of cell ids")
+	}
+	for _, c := range cells {
+		s, isStr := c.(string)
+		if !isStr || s == "" {
+			return errors.New("rejected must be a non-empty list of cell ids")
+		}
+		e.Rejected = append(e.Rejected, s)
+	}
+	return nil
+}
+
+// readCache reads the optional cache-token list.
+func readCache(m map[string]any, e *Entry) error {
+	x, ok := m["cache"]
+	if !ok {
+		return nil
+	}
+	var err error
+	e.Cache, err = parseCache(x)
+	return err
+}
+
+// readModels reads the required list of models that answered.
+func readModels(m map[string]any, e *Entry) error {
 	models, ok := m["models"].([]any)
 	if !ok {
-		return Entry{}, errors.New("models must be a list of strings")
+		return errors.New("models must be a list of strings")
 	}
 	for _, x := range models {
 		s, ok := x.(string)
 		if !ok {
-			return Entry{}, errors.New("models must be a list of strings")
+			return errors.New("models must be a list of strings")
 		}
 		e.Models = append(e.Models, s)
 	}
-	return e, nil
+	return nil
 }
 
 // parseCache reads an entry's cache list strictly: each item names its
