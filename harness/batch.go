@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/harness/gate"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -110,7 +111,7 @@ func (o *Outcome) exhaustion() string {
 	case o.Foundry != nil && o.Foundry.Report == nil:
 		return "the habitat budget was exhausted before a candidate was promoted (budget.json)"
 	case o.Repeats != nil && len(o.Repeats.Exhausted) > 0:
-		return fmt.Sprintf("the habitat budget was exhausted in %s before a candidate was promoted", repeatWord(o.Repeats.Exhausted))
+		return fmt.Sprintf("the habitat budget was exhausted in %s before a candidate was promoted", gate.RepeatWord(o.Repeats.Exhausted))
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/algal-assay/assay/engine/effect/openai/openaitest"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -73,7 +74,7 @@ func TestCacheTokensPricedAtTheirOwnRates(t *testing.T) {
 	if !strings.Contains(strings.Join(table.Header, ","), "cache read/write") || !strings.Contains(row, "600/80") || !strings.Contains(row, CostCell(bench0(want))) {
 		t.Fatalf("table %v %v, want cache 600/80 and cost %s", table.Header, row, CostCell(bench0(want)))
 	}
-	summary, err := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	summary, err := os.ReadFile(filepath.Join(o.RunDir, rundir.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestCacheTokensPricedAtTheirOwnRates(t *testing.T) {
 		}
 	}
 	index, _ := os.ReadFile(filepath.Join(s.archive, archive.IndexFile))
-	recorded, _ := os.ReadFile(filepath.Join(o.RunDir, ReportFile))
+	recorded, _ := os.ReadFile(filepath.Join(o.RunDir, rundir.ReportFile))
 
 	// Offline, no key: the same bytes, the same cache tokens and cost.
 	clean := liveSetup{root: t.TempDir()}
@@ -101,7 +102,7 @@ func TestCacheTokensPricedAtTheirOwnRates(t *testing.T) {
 	if r.Err != nil || fake.Count() != 0 {
 		t.Fatalf("replay: %v, %d requests", r.Err, fake.Count())
 	}
-	replayed, _ := os.ReadFile(filepath.Join(r.RunDir, ReportFile))
+	replayed, _ := os.ReadFile(filepath.Join(r.RunDir, rundir.ReportFile))
 	if !bytes.Equal(recorded, replayed) {
 		t.Error("the replayed report differs from the recorded one")
 	}

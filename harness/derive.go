@@ -7,6 +7,8 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -19,14 +21,14 @@ type Derived struct {
 	// exhausted account) plus the scripted-alignment check, as the verify
 	// phase computes it.
 	Verification *Verification
-	Gates        []GateResult
+	Gates        []gate.Result
 	// Aggregate is what aggregate.json must hold, for a bench run in
 	// parts (RederiveParts); nil otherwise.
 	Aggregate map[string]any
 	// Repeats is the aggregate of a repeated run, re-derived from every
 	// repeat's report (nil without repeats); Bench and Foundry are then
 	// repeat 1's.
-	Repeats *Repeats
+	Repeats *repeats.Aggregate
 	// UnknownUsage is Outcome.UnknownUsage, re-derived.
 	UnknownUsage map[string]int
 	// PartDigests are the part reports' digests of a bench run in parts,
@@ -35,7 +37,7 @@ type Derived struct {
 }
 
 // GatesPassed reports whether every re-derived rule holds.
-func (d *Derived) GatesPassed() bool { return GatesPassed(d.Gates) }
+func (d *Derived) GatesPassed() bool { return gate.Passed(d.Gates) }
 
 // Rederive recomputes a finished run's verification and gate verdicts
 // from its report, so that nothing downstream has to believe the
@@ -80,13 +82,13 @@ func RederiveRepeats(ctx context.Context, c *workload.Compiled, reports []any, s
 			for i := range parsed {
 				reps[i] = parsed[i].bench
 			}
-			d.Repeats, err = AggregateBench(w.Name, reps)
+			d.Repeats, err = repeats.AggregateBench(w.Name, reps)
 		} else {
 			res := make([]*foundry.Result, len(parsed))
 			for i := range parsed {
 				res[i] = parsed[i].foundry
 			}
-			d.Repeats, err = AggregateFoundry(w.Name, res)
+			d.Repeats, err = repeats.AggregateFoundry(w.Name, res)
 		}
 		if err != nil {
 			return nil, err
@@ -106,7 +108,7 @@ func RederiveRepeats(ctx context.Context, c *workload.Compiled, reports []any, s
 	}
 	d.Verification = out
 	d.UnknownUsage = r.o.UnknownUsage
-	d.Gates = Judge(w, d.Bench, d.Foundry, d.Repeats)
+	d.Gates = gate.Judge(w, d.Bench, d.Foundry, d.Repeats)
 	return d, nil
 }
 
@@ -182,10 +184,10 @@ func (r *run) verification(ctx context.Context, v any) (out *Verification, align
 }
 
 // GateValue is gate.json's canonical JSON form.
-func GateValue(w *workload.Workload, gates []GateResult) map[string]any {
+func GateValue(w *workload.Workload, gates []gate.Result) map[string]any {
 	rules := make([]any, 0, len(gates))
 	for _, g := range gates {
 		rules = append(rules, map[string]any{"rule": g.Rule.Kind, "name": g.Rule.Name(), "passed": g.Passed, "message": g.Message, "at": g.Rule.Pos.String()})
 	}
-	return map[string]any{"workload": w.Name, "passed": GatesPassed(gates), "rules": rules}
+	return map[string]any{"workload": w.Name, "passed": gate.Passed(gates), "rules": rules}
 }

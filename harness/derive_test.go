@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -33,9 +34,9 @@ func TestRederiveMatchesWhatTheRunWrote(t *testing.T) {
 
 func rederiveAndCompare(t *testing.T, o *Outcome, b *testBench) *Derived {
 	t.Helper()
-	name := ReportFile
+	name := rundir.ReportFile
 	if o.Foundry != nil && o.Foundry.Report == nil {
-		name = BudgetFile
+		name = rundir.BudgetFile
 	}
 	v, err := canon.ReadFile(filepath.Join(o.RunDir, name), 0)
 	if err != nil {
@@ -52,7 +53,7 @@ func rederiveAndCompare(t *testing.T, o *Outcome, b *testBench) *Derived {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for file, val := range map[string]any{VerificationFile: d.Verification.Value(), GateFile: GateValue(o.Workload, d.Gates)} {
+	for file, val := range map[string]any{rundir.VerificationFile: d.Verification.Value(), rundir.GateFile: GateValue(o.Workload, d.Gates)} {
 		want, err := os.ReadFile(filepath.Join(o.RunDir, file))
 		if err != nil {
 			t.Fatal(err)

@@ -30,7 +30,7 @@
 // foundry-run.yml. A run with repeats adds report-r02.json ... (each
 // repeat's ordinary report), per-repeat scripted tables where responses
 // differ per repeat, and repeats.json, the aggregate re-derived from them
-// (repeats.go). Receipts live in the store. Reports, summary.md and
+// (package repeats). Receipts live in the store. Reports, summary.md and
 // report.html carry no wall-clock values; only the record does.
 //
 // # Bench runs in parts

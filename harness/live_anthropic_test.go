@@ -10,6 +10,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/effect/anthropic/anthropictest"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/rundir"
 )
 
 // claudeAnswer answers like a model reading the ticket: billing for a
@@ -68,7 +69,7 @@ func TestAnthropicRecordReplayAndRerecord(t *testing.T) {
 	if overloaded != 1 {
 		t.Errorf("529 answered %d times", overloaded)
 	}
-	recorded, err := os.ReadFile(filepath.Join(o.RunDir, ReportFile))
+	recorded, err := os.ReadFile(filepath.Join(o.RunDir, rundir.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestAnthropicRecordReplayAndRerecord(t *testing.T) {
 	if o.Err != nil || fake.Count() != 0 {
 		t.Fatalf("replay: %v, %d requests", o.Err, fake.Count())
 	}
-	replayed, _ := os.ReadFile(filepath.Join(o.RunDir, ReportFile))
+	replayed, _ := os.ReadFile(filepath.Join(o.RunDir, rundir.ReportFile))
 	if !bytes.Equal(recorded, replayed) {
 		t.Error("the replayed report differs from the recorded one")
 	}

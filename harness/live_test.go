@@ -20,6 +20,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -189,7 +190,7 @@ func runLive(t *testing.T, s liveSetup, mode archive.Mode, env map[string]string
 		if err != nil {
 			return reports, outs
 		}
-		b, err := os.ReadFile(filepath.Join(o.RunDir, ReportFile))
+		b, err := os.ReadFile(filepath.Join(o.RunDir, rundir.ReportFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -493,7 +494,7 @@ func TestOmittedUsageShowsUnknownNotZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := canon.ReadFile(filepath.Join(o.RunDir, ReportFile), 0)
+	v, err := canon.ReadFile(filepath.Join(o.RunDir, rundir.ReportFile), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +514,7 @@ func TestOmittedUsageShowsUnknownNotZero(t *testing.T) {
 			t.Errorf("row %q: a server that reports no usage must show unknown tokens and cost", line)
 		}
 	}
-	sum, _ := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	sum, _ := os.ReadFile(filepath.Join(o.RunDir, rundir.SummaryFile))
 	if !strings.Contains(string(sum), "unknown") {
 		t.Errorf("summary.md does not say unknown:\n%s", sum)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -76,7 +77,7 @@ func TestARecordedShardPartIsTakenWithoutReplayingItsReceipts(t *testing.T) {
 	if n := len(b.receiptReads); n != 0 {
 		t.Fatalf("the merge read %d receipts of recorded parts", n)
 	}
-	for _, f := range []string{workload.AggregateFile, VerificationFile, "part-0003-report.json"} {
+	for _, f := range []string{workload.AggregateFile, rundir.VerificationFile, "part-0003-report.json"} {
 		want, _ := os.ReadFile(filepath.Join(whole.RunDir, f))
 		got, err := os.ReadFile(filepath.Join(o.RunDir, f))
 		if err != nil || !bytes.Equal(got, want) {

@@ -10,6 +10,8 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/synth"
 	"github.com/algal-assay/assay/harness/workload"
 )
@@ -76,7 +78,7 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 	if len(parts) != 6 {
 		t.Fatalf("%d parts", len(parts))
 	}
-	for _, name := range []string{ReportFile, workload.ConfigFile} {
+	for _, name := range []string{rundir.ReportFile, workload.ConfigFile} {
 		if _, err := os.Stat(filepath.Join(o.RunDir, name)); err == nil {
 			t.Errorf("a run in parts wrote %s", name)
 		}
@@ -116,13 +118,13 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 	}
 	// The run keeps only the cases its gate messages name (the outcomes
 	// rule's, and the first failures of each system).
-	if o.Bench.Digest != agg.(map[string]any)["digest"] || len(o.Bench.Systems[0].Cases) != maxListedFailures+1 || o.Workload.Cases[0].Args() != nil || o.Workload.Cases[0].Responses() == nil {
+	if o.Bench.Digest != agg.(map[string]any)["digest"] || len(o.Bench.Systems[0].Cases) != gate.MaxListedFailures+1 || o.Workload.Cases[0].Args() != nil || o.Workload.Cases[0].Responses() == nil {
 		t.Errorf("outcome report: digest %s, %d cases", o.Bench.Digest, len(o.Bench.Systems[0].Cases))
 	}
 	if len(o.Gates) != 3 {
 		t.Fatalf("gates %+v", o.Gates)
 	}
-	sum, err := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	sum, err := os.ReadFile(filepath.Join(o.RunDir, rundir.SummaryFile))
 	if err != nil || !strings.Contains(string(sum), "| sys-10 | ") {
 		t.Errorf("summary: %v\n%s", err, sum)
 	}
@@ -144,7 +146,7 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameJSON(g.Aggregate, agg) || !g.Verification.OK || len(g.Bench.Systems[0].Cases) != maxListedFailures+1 || len(g.Gates) != len(d.Gates) {
+	if !sameJSON(g.Aggregate, agg) || !g.Verification.OK || len(g.Bench.Systems[0].Cases) != gate.MaxListedFailures+1 || len(g.Gates) != len(d.Gates) {
 		t.Fatalf("gate-verdicts re-derivation: %d cases, %d gates, %v", len(g.Bench.Systems[0].Cases), len(g.Gates), g.Verification.Mismatches)
 	}
 	for i := range g.Gates {

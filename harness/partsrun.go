@@ -10,6 +10,8 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/report"
 	"github.com/algal-assay/assay/runrecord"
@@ -31,7 +33,7 @@ func partsAssembly(a runrecord.Assembly) runrecord.Assembly {
 		case PhaseEvaluate:
 			a.Phases[i].Outputs = nil
 		case PhaseVerify:
-			a.Phases[i].Outputs = []runrecord.Output{{ID: "aggregate", File: workload.AggregateFile}, {ID: "verification", File: VerificationFile}}
+			a.Phases[i].Outputs = []runrecord.Output{{ID: "aggregate", File: workload.AggregateFile}, {ID: "verification", File: rundir.VerificationFile}}
 		}
 	}
 	return a
@@ -310,10 +312,10 @@ func (r *run) verifyParts(ctx context.Context) error {
 		return err
 	}
 	r.o.Verification = d.Verification
-	if err := r.writeJSON(VerificationFile, d.Verification.Value()); err != nil {
+	if err := r.writeJSON(rundir.VerificationFile, d.Verification.Value()); err != nil {
 		return err
 	}
-	return r.rec.AddArtifact(PhaseVerify, "verification", VerificationFile)
+	return r.rec.AddArtifact(PhaseVerify, "verification", rundir.VerificationFile)
 }
 
 // Verdicts says which case verdicts the report of a re-derived run in
@@ -340,7 +342,7 @@ func RederiveParts(ctx context.Context, c *workload.Compiled, dir string, st evi
 	if err != nil {
 		return nil, err
 	}
-	return &Derived{Bench: d.Report, Verification: d.Verification, Aggregate: d.Value, Gates: EvaluateBench(c.Workload, d.Report), PartDigests: d.Digests}, nil
+	return &Derived{Bench: d.Report, Verification: d.Verification, Aggregate: d.Value, Gates: gate.EvaluateBench(c.Workload, d.Report), PartDigests: d.Digests}, nil
 }
 
 // htmlParts lists an outcome's parts for report.html (nil for a run in
@@ -361,19 +363,6 @@ func htmlParts(o *Outcome) []report.Part {
 		out = append(out, hp)
 	}
 	return out
-}
-
-// maxListedFailures bounds the failing cases a min-passed message of an
-// aggregate names.
-const maxListedFailures = 20
-
-// failingBenchCase describes one failing case; an aggregate keeps only a
-// case's verdict and outcome (its part report holds the rest).
-func failingBenchCase(c bench.CaseResult) string {
-	if c.Expect == nil && c.Outputs == nil {
-		return fmt.Sprintf("%s (outcome %s)", c.ID, c.Outcome)
-	}
-	return fmt.Sprintf("%s (outcome %s, expected %s, got %s)", c.ID, c.Outcome, ShortJSON(c.Expect), ShortJSON(c.Outputs))
 }
 
 // partsSummary is summary.md's line about the parts of a run in parts.

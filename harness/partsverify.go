@@ -11,6 +11,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/harness/gate"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -55,7 +56,7 @@ type aggregator struct {
 	keep    map[string]map[string]bool // system -> cases kept whole
 	// all keeps every case's verdict (ci/diff compares them across runs);
 	// otherwise a system keeps only the cases gate messages name: those
-	// outcome rules name and its first maxListedFailures failures.
+	// outcome rules name and its first gate.MaxListedFailures failures.
 	all     bool
 	failing map[string]int
 }
@@ -120,7 +121,7 @@ func (a *aggregator) add(p workload.Part, rep *bench.Report, v map[string]any) {
 		for _, cr := range ps.Cases {
 			switch {
 			case a.keep[ps.ID][cr.ID]:
-			case a.all || !cr.Passed && a.failing[ps.ID] < maxListedFailures:
+			case a.all || !cr.Passed && a.failing[ps.ID] < gate.MaxListedFailures:
 				cr = bench.CaseResult{ID: cr.ID, Passed: cr.Passed, Outcome: cr.Outcome}
 			default:
 				continue
@@ -371,7 +372,7 @@ func partMatches(p workload.Part, rep *bench.Report, v map[string]any, cfg *benc
 	want := (&bench.Report{Prices: cfg.Prices, Scorer: cfg.Scorer, Axes: cfg.Axes}).Value()
 	for _, k := range []string{"prices", "scorer", "axes"} {
 		if !sameJSON(v[k], want[k]) {
-			bad = append(bad, fmt.Sprintf("its %s is %s, but the part's config gives %s", k, ShortJSON(v[k]), ShortJSON(want[k])))
+			bad = append(bad, fmt.Sprintf("its %s is %s, but the part's config gives %s", k, gate.ShortJSON(v[k]), gate.ShortJSON(want[k])))
 		}
 	}
 	return bad

@@ -19,6 +19,7 @@ import (
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -131,7 +132,7 @@ func TestARegisteredLiveBackendRecordsAndReplays(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s run: %v", mode, err)
 		}
-		b, err := os.ReadFile(filepath.Join(o.RunDir, ReportFile))
+		b, err := os.ReadFile(filepath.Join(o.RunDir, rundir.ReportFile))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,8 @@ import (
 	"github.com/algal-assay/assay/engine/effect/openai/openaitest"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/repeats"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -43,9 +45,9 @@ func flakyModel() func(int, openaitest.Request) openaitest.Reply {
 	}
 }
 
-// runRepeatedLive runs the live bench with the given repeats and returns
+// runRepeatedLive runs the live bench with k repeats and returns
 // the bytes of every file the repeats left, by name.
-func runRepeatedLive(t *testing.T, s liveSetup, repeats, concurrency int, mode archive.Mode, env map[string]string) (map[string][]byte, *Outcome) {
+func runRepeatedLive(t *testing.T, s liveSetup, k, concurrency int, mode archive.Mode, env map[string]string) (map[string][]byte, *Outcome) {
 	t.Helper()
 	wb, err := vm.NewWorkbench(s.store)
 	if err != nil {
@@ -54,7 +56,7 @@ func runRepeatedLive(t *testing.T, s liveSetup, repeats, concurrency int, mode a
 	wb.CacheEffects = true // a repeated run must not consult it
 	w := loadWorkload(t, filepath.Join(s.root, "live-triage.bench.yaml"))
 	o, err := Run(context.Background(), w, Options{
-		Runner: wb, Store: wb, Out: s.out, Record: mode, Archive: s.archive, Concurrency: concurrency, Repeats: repeats,
+		Runner: wb, Store: wb, Out: s.out, Record: mode, Archive: s.archive, Concurrency: concurrency, Repeats: k,
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
 	if err != nil {
@@ -63,9 +65,9 @@ func runRepeatedLive(t *testing.T, s liveSetup, repeats, concurrency int, mode a
 	files := map[string][]byte{}
 	// summary.md and gate.json name the workload file where a rule is
 	// written, which differs between copies; the rest is position-free.
-	names := []string{RepeatsFile, VerificationFile}
-	for rep := 1; rep <= repeats; rep++ {
-		names = append(names, workload.RepeatFile(ReportFile, rep))
+	names := []string{repeats.File, rundir.VerificationFile}
+	for rep := 1; rep <= k; rep++ {
+		names = append(names, workload.RepeatFile(rundir.ReportFile, rep))
 	}
 	for _, name := range names {
 		b, err := os.ReadFile(filepath.Join(o.RunDir, name))
@@ -106,7 +108,7 @@ func TestRepeatsAgainstLiveServer(t *testing.T) {
 	// The flaky answer is a flaky case, measured.
 	single := o.Repeats.Contender("single")
 	c := single.Case("wrong-totals")
-	if c.Verdict() != VerdictFlaky || len(c.PassedIn) != 2 || c.PassedIn[0] != 1 || c.PassedIn[1] != 3 {
+	if c.Verdict() != repeats.VerdictFlaky || len(c.PassedIn) != 2 || c.PassedIn[0] != 1 || c.PassedIn[1] != 3 {
 		t.Fatalf("wrong-totals over 3 repeats: %+v", c)
 	}
 	// 4 cases, passes 3, 3, 3, 2: pass^3 = 3/4, pass rate 11/12.
@@ -175,7 +177,7 @@ func TestRepeatsAgainstLiveServer(t *testing.T) {
 	}
 	// Repeat 2's report differs from repeat 1's: it replayed its own
 	// recording, not repeat 1's.
-	if bytes.Equal(recorded[ReportFile], recorded["report-r02.json"]) {
+	if bytes.Equal(recorded[rundir.ReportFile], recorded["report-r02.json"]) {
 		t.Fatal("repeat 2 replayed repeat 1's answers")
 	}
 

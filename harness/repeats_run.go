@@ -10,6 +10,8 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/repeats"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -97,7 +99,7 @@ func (r *run) executorsAt(specs map[string]string, rep int) map[string]string {
 type Measure interface {
 	Measure(rep int, runner evidence.Runner) (repeatEvidence, error)
 	// Aggregate pools the evidence of every repeat (two or more).
-	Aggregate(name string, reps []repeatEvidence) (*Repeats, error)
+	Aggregate(name string, reps []repeatEvidence) (*repeats.Aggregate, error)
 }
 
 // measure is the run's Measure: its bench or its foundry, counting case
@@ -144,12 +146,12 @@ func (m *benchMeasure) Measure(rep int, runner evidence.Runner) (repeatEvidence,
 	return repeatEvidence{bench: b}, err
 }
 
-func (m *benchMeasure) Aggregate(name string, reps []repeatEvidence) (*Repeats, error) {
+func (m *benchMeasure) Aggregate(name string, reps []repeatEvidence) (*repeats.Aggregate, error) {
 	bs := make([]*bench.Report, len(reps))
 	for i, ev := range reps {
 		bs[i] = ev.bench
 	}
-	return AggregateBench(name, bs)
+	return repeats.AggregateBench(name, bs)
 }
 
 // foundryMeasure runs a foundry: each repeat promotes on its own evidence
@@ -165,12 +167,12 @@ func (m *foundryMeasure) Measure(rep int, runner evidence.Runner) (repeatEvidenc
 	return repeatEvidence{foundry: f}, err
 }
 
-func (m *foundryMeasure) Aggregate(name string, reps []repeatEvidence) (*Repeats, error) {
+func (m *foundryMeasure) Aggregate(name string, reps []repeatEvidence) (*repeats.Aggregate, error) {
 	fs := make([]*foundry.Result, len(reps))
 	for i, ev := range reps {
 		fs[i] = ev.foundry
 	}
-	return AggregateFoundry(name, fs)
+	return repeats.AggregateFoundry(name, fs)
 }
 
 // measureRepeats runs every repeat of m, one after another, each on fresh
@@ -207,11 +209,11 @@ func (r *run) measureRepeats(m Measure) ([]repeatEvidence, error) {
 func (ev repeatEvidence) reportFile() (string, any) {
 	switch {
 	case ev.bench != nil:
-		return ReportFile, ev.bench.Value()
+		return rundir.ReportFile, ev.bench.Value()
 	case ev.foundry.Report != nil:
-		return ReportFile, ev.foundry.Report.Value()
+		return rundir.ReportFile, ev.foundry.Report.Value()
 	}
-	return BudgetFile, ev.foundry.Exhausted.Value()
+	return rundir.BudgetFile, ev.foundry.Exhausted.Value()
 }
 
 // writeRepeatReports writes repeats 2..k's reports (or exhausted
@@ -241,9 +243,9 @@ func (r *run) writeRepeatReports() error {
 func (r *run) repeatReportFiles() ([]any, error) {
 	var out []any
 	for rep := 2; rep <= r.repeats(); rep++ {
-		name := workload.RepeatFile(ReportFile, rep)
+		name := workload.RepeatFile(rundir.ReportFile, rep)
 		if r.o.Repeats != nil && containsInt(r.o.Repeats.Exhausted, rep) {
-			name = workload.RepeatFile(BudgetFile, rep)
+			name = workload.RepeatFile(rundir.BudgetFile, rep)
 		}
 		v, err := canon.ReadFile(filepath.Join(r.dir, name), 0)
 		if err != nil {
@@ -293,9 +295,9 @@ func (r *run) verifyRepeats(ctx context.Context, first any, others []any, parsed
 		if ae != nil && alignErr == nil {
 			alignErr = fmt.Errorf("repeat %d: %w", rep, ae)
 		}
-		name := workload.RepeatFile(ReportFile, rep)
+		name := workload.RepeatFile(rundir.ReportFile, rep)
 		if ev.foundry != nil && ev.foundry.Report == nil {
-			name = workload.RepeatFile(BudgetFile, rep)
+			name = workload.RepeatFile(rundir.BudgetFile, rep)
 		}
 		out.OK = out.OK && vr.OK
 		out.CheckedReceipts += vr.CheckedReceipts

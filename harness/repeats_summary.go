@@ -7,6 +7,10 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/significance"
+	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/repeats"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -32,9 +36,9 @@ func RepeatsTable(o *Outcome) Table {
 			if slices.Contains(a.Pareto, c.ID) {
 				pareto = "yes"
 			}
-			tok := tokens(o.UnknownUsage[c.ID], meanCount(c.TokensIn+c.TokensOut, k))
+			tok := tokens(o.UnknownUsage[c.ID], gate.MeanCount(c.TokensIn+c.TokensOut, k))
 			row := []string{c.ID, fmt.Sprintf("%d/%d", c.Passes, c.Samples), c.PassRate().String(), c.PassHatK(k).String(), c.PassAtK(k).String(),
-				flakyCell(c.Flaky()), tok, meanCount(c.EffectCalls, k), pareto}
+				flakyCell(c.Flaky()), tok, gate.MeanCount(c.EffectCalls, k), pareto}
 			if hasCost {
 				cost := bench.FormatCost(c.Cost / float64(k))
 				if o.UnknownUsage[c.ID] > 0 {
@@ -47,7 +51,7 @@ func RepeatsTable(o *Outcome) Table {
 		return t
 	}
 	t := Table{Header: []string{"candidate", "promoted", "validation", "train", "holdout", hatK, "flaky", "won repeats"}}
-	for _, i := range foundry.Rank(a.pooled) {
+	for _, i := range a.PromotionOrder() {
 		c := &a.Contenders[i]
 		promoted, holdout := "", "-"
 		if c.ManifestDigest == a.Promoted {
@@ -56,7 +60,7 @@ func RepeatsTable(o *Outcome) Table {
 		}
 		won := "-"
 		if len(c.PromotedIn) > 0 {
-			won = ints(c.PromotedIn)
+			won = gate.Ints(c.PromotedIn)
 		}
 		t.Rows = append(t.Rows, []string{c.ID, promoted, fmt.Sprintf("%d/%d", c.Validation.Passes, c.Validation.Samples),
 			fmt.Sprintf("%d/%d", c.Train.Passes, c.Train.Samples), holdout, c.PassHatK(k).String(), flakyCell(c.Flaky()), won})
@@ -79,11 +83,11 @@ func repeatsSection(o *Outcome) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n## Repeats\n\n%d repeats, each an ordinary report verified on its own; `%s` aggregates them and is re-derived from them on every read.\n\n", a.K, RepeatsFile)
+	fmt.Fprintf(&b, "\n## Repeats\n\n%d repeats, each an ordinary report verified on its own; `%s` aggregates them and is re-derived from them on every read.\n\n", a.K, repeats.File)
 	for i, d := range a.Reports {
-		file := workload.RepeatFile(ReportFile, i+1)
+		file := workload.RepeatFile(rundir.ReportFile, i+1)
 		if slices.Contains(a.Exhausted, i+1) {
-			file = workload.RepeatFile(BudgetFile, i+1) + " (habitat budget exhausted)"
+			file = workload.RepeatFile(rundir.BudgetFile, i+1) + " (habitat budget exhausted)"
 		}
 		fmt.Fprintf(&b, "- repeat %d: `%s` `%s`\n", i+1, file, d)
 	}
@@ -98,7 +102,7 @@ func repeatsSection(o *Outcome) string {
 		if a.Kind == workload.KindFoundry && c.ManifestDigest == a.Promoted && a.Holdout != nil {
 			cases = append(slices.Clone(cases), a.Holdout.Cases...)
 		}
-		for _, f := range flakyCases(cases) {
+		for _, f := range gate.FlakyCases(cases) {
 			lines = append(lines, fmt.Sprintf("- %s: %s\n", c.ID, f))
 		}
 	}
@@ -109,4 +113,61 @@ func repeatsSection(o *Outcome) string {
 		b.WriteString(strings.Join(lines, ""))
 	}
 	return b.String()
+}
+
+// intervalText is "4/6 = 0.667, 95% interval [0.3, 0.9]".
+func intervalText(passed, total int, iv significance.Interval) string {
+	if total == 0 {
+		return "no cases"
+	}
+	s := fmt.Sprintf("%d/%d = %s", passed, total, significance.Figure(float64(passed)/float64(total)))
+	if iv.Defined() {
+		s += fmt.Sprintf(", 95%% interval [%s, %s]", iv.Lo, iv.Hi)
+	} else {
+		s += ", no interval (fewer than two cases)"
+	}
+	return s
+}
+
+// intervalsSection is summary.md's list of pass rates with their 95%
+// intervals: Wilson's for single samples, clustered by case with repeats.
+func intervalsSection(o *Outcome) string {
+	var lines []string
+	how := "Wilson score interval; the cases are single samples"
+	switch a := o.Repeats; {
+	case a != nil:
+		how = fmt.Sprintf("clustered by case: mean of the per-case pass rates ± 1.96 standard errors, over %d repeats", a.K)
+		for i := range a.Contenders {
+			c := &a.Contenders[i]
+			if a.Kind == workload.KindBench {
+				lines = append(lines, fmt.Sprintf("- %s: %s", c.ID, intervalText(c.Passes, c.Samples, c.PassRateCI95(""))))
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("- %s: validation %s; train %s", c.ID,
+				intervalText(c.Validation.Passes, c.Validation.Samples, c.PassRateCI95(foundry.SplitValidation)),
+				intervalText(c.Train.Passes, c.Train.Samples, c.PassRateCI95(foundry.SplitTrain))))
+		}
+		if h := a.Holdout; h != nil {
+			lines = append(lines, fmt.Sprintf("- holdout of %s: %s", h.ManifestKey, intervalText(h.Passes, h.Samples, repeats.ClusteredCI(h.Cases, ""))))
+		}
+	case o.Bench != nil:
+		for _, s := range o.Bench.Systems {
+			lines = append(lines, fmt.Sprintf("- %s: %s", s.ID, intervalText(int(s.Passed), int(s.Total), significance.Wilson(int(s.Passed), int(s.Total)))))
+		}
+	case o.Foundry != nil && o.Foundry.Report != nil:
+		r := o.Foundry.Report
+		for _, i := range foundry.Rank(r.Candidates) {
+			c := &r.Candidates[i]
+			v, t := c.Validation, c.Train
+			lines = append(lines, fmt.Sprintf("- %s: validation %s; train %s", c.ManifestKey,
+				intervalText(int(v.Passed), int(v.Total), significance.Wilson(int(v.Passed), int(v.Total))),
+				intervalText(int(t.Passed), int(t.Total), significance.Wilson(int(t.Passed), int(t.Total)))))
+		}
+		h := r.Holdout
+		lines = append(lines, fmt.Sprintf("- holdout of the promoted candidate: %s", intervalText(int(h.Passed), int(h.Total), significance.Wilson(int(h.Passed), int(h.Total)))))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "\nPass rates with their 95% intervals (" + how + "):\n\n" + strings.Join(lines, "\n") + "\n"
 }

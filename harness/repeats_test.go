@@ -10,6 +10,8 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/repeats"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -135,12 +137,12 @@ func TestRepeatsEstimatesFromScriptedAnswers(t *testing.T) {
 	if a.Reports[0] == a.Reports[1] || a.Reports[1] == a.Reports[2] {
 		t.Fatalf("repeats collapsed: %v", a.Reports)
 	}
-	for _, f := range []string{ReportFile, "report-r02.json", "report-r03.json", RepeatsFile, "scripted-cheap.json", "scripted-cheap-r02.json", "scripted-cheap-r03.json", "scripted-frontier-r03.json"} {
+	for _, f := range []string{rundir.ReportFile, "report-r02.json", "report-r03.json", repeats.File, "scripted-cheap.json", "scripted-cheap-r02.json", "scripted-cheap-r03.json", "scripted-frontier-r03.json"} {
 		if _, err := os.Stat(filepath.Join(o.RunDir, f)); err != nil {
 			t.Errorf("run directory lacks %s", f)
 		}
 	}
-	summary, err := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	summary, err := os.ReadFile(filepath.Join(o.RunDir, rundir.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +274,7 @@ func TestRepeatsAreByteIdenticalAtAnyConcurrency(t *testing.T) {
 	var first []byte
 	for _, n := range []int{1, 32} {
 		o, _ := runFlaky(t, "", n)
-		b, err := os.ReadFile(filepath.Join(o.RunDir, RepeatsFile))
+		b, err := os.ReadFile(filepath.Join(o.RunDir, repeats.File))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,7 +362,7 @@ func TestRepeatsFoundryPromotesOnPooledValidation(t *testing.T) {
 	if a.Promoted != cascade.ManifestDigest || !slices.Equal(cascade.PromotedIn, []int{1, 3}) || !slices.Equal(large.PromotedIn, []int{2}) {
 		t.Fatalf("promoted %s; cascade won %v, large %v", a.Promoted, cascade.PromotedIn, large.PromotedIn)
 	}
-	if cascade.Validation != (Pooled{Samples: 9, Passes: 8}) || large.Validation != (Pooled{Samples: 9, Passes: 6}) {
+	if cascade.Validation != (repeats.Pooled{Samples: 9, Passes: 8}) || large.Validation != (repeats.Pooled{Samples: 9, Passes: 6}) {
 		t.Fatalf("validation: cascade %+v, large %+v", cascade.Validation, large.Validation)
 	}
 	// The holdout ran on each repeat's own winner: the cascade's pooled
@@ -368,7 +370,7 @@ func TestRepeatsFoundryPromotesOnPooledValidation(t *testing.T) {
 	if h := a.Holdout; h.Samples != 4 || h.Passes != 4 || h.ManifestKey != cascade.ID {
 		t.Fatalf("holdout %+v", h)
 	}
-	if got := o.Repeats.foundry[1].Report.Promoted; got != large.ManifestDigest {
+	if got := o.Repeats.FoundryResults()[1].Report.Promoted; got != large.ManifestDigest {
 		t.Fatalf("repeat 2 promoted %s, not the large model", got)
 	}
 	want := map[string]bool{
@@ -387,7 +389,7 @@ func TestRepeatsFoundryPromotesOnPooledValidation(t *testing.T) {
 	if len(o.Gates) != len(want) {
 		t.Fatalf("%d verdicts", len(o.Gates))
 	}
-	summary, _ := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	summary, _ := os.ReadFile(filepath.Join(o.RunDir, rundir.SummaryFile))
 	for _, s := range []string{"| organism:assay-intent-cascade | yes | 8/9 | 9/9 | 4/4 |", "its own repeats promoted it in 2 of 3", "va-feature (passed in repeats 1, 3 of 3)"} {
 		if !strings.Contains(string(summary), s) {
 			t.Errorf("summary.md lacks %q:\n%s", s, summary)

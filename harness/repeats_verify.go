@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/repeats"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -18,11 +21,11 @@ const maxDisagreements = 20
 // aggregate re-derived from the run's verified reports and names every
 // field that differs by its path (contenders[cheap].estimates[k=3].passHatK),
 // so an edited pass^k or flaky list is named where it was edited.
-func RepeatsDisagreements(stored any, derived *Repeats) []string {
+func RepeatsDisagreements(stored any, derived *repeats.Aggregate) []string {
 	var out []string
-	diffValue(RepeatsFile+": ", "", stored, derived.Value(), &out)
+	diffValue(repeats.File+": ", "", stored, derived.Value(), &out)
 	if len(out) > maxDisagreements {
-		out = append(out[:maxDisagreements], fmt.Sprintf("%s: %d more field(s) differ", RepeatsFile, len(out)-maxDisagreements))
+		out = append(out[:maxDisagreements], fmt.Sprintf("%s: %d more field(s) differ", repeats.File, len(out)-maxDisagreements))
 	}
 	return out
 }
@@ -42,7 +45,7 @@ func diffValue(prefix, path string, got, want any, out *[]string) {
 		}
 		for _, k := range keys {
 			if _, ok := gm[k]; !ok {
-				*out = append(*out, fmt.Sprintf("%s%s is absent, but re-deriving it from the reports gives %s", prefix, memberPath(path, k), ShortJSON(wm[k])))
+				*out = append(*out, fmt.Sprintf("%s%s is absent, but re-deriving it from the reports gives %s", prefix, memberPath(path, k), gate.ShortJSON(wm[k])))
 				continue
 			}
 			diffValue(prefix, memberPath(path, k), gm[k], wm[k], out)
@@ -58,7 +61,7 @@ func diffValue(prefix, path string, got, want any, out *[]string) {
 		return
 	}
 	if !sameJSON(got, want) {
-		*out = append(*out, fmt.Sprintf("%s%s is %s, but re-deriving it from the reports gives %s", prefix, path, ShortJSON(got), ShortJSON(want)))
+		*out = append(*out, fmt.Sprintf("%s%s is %s, but re-deriving it from the reports gives %s", prefix, path, gate.ShortJSON(got), gate.ShortJSON(want)))
 	}
 }
 
@@ -82,7 +85,7 @@ func label(v any, i int) string {
 	}
 	for _, k := range []string{"k", "repeat"} {
 		if n, ok := m[k].(float64); ok {
-			return fmt.Sprintf("%s=%s", k, num(n))
+			return fmt.Sprintf("%s=%s", k, gate.Num(n))
 		}
 	}
 	return fmt.Sprint(i)
@@ -92,7 +95,7 @@ func label(v any, i int) string {
 // repeats.json's "repeats" (1 when the file is absent). The count is only
 // a claim: the workload compiled with it must give the directory's slug.
 func StoredRepeats(dir string) (int, any, error) {
-	path := filepath.Join(dir, RepeatsFile)
+	path := filepath.Join(dir, repeats.File)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return 1, nil, nil
 	}
@@ -103,7 +106,7 @@ func StoredRepeats(dir string) (int, any, error) {
 	m, _ := v.(map[string]any)
 	k, ok := m["repeats"].(float64)
 	if !ok || k != float64(int(k)) || k < 2 || k > workload.MaxRepeats {
-		return 0, nil, fmt.Errorf("%s: repeats must be an integer from 2 to %d", RepeatsFile, workload.MaxRepeats)
+		return 0, nil, fmt.Errorf("%s: repeats must be an integer from 2 to %d", repeats.File, workload.MaxRepeats)
 	}
 	return int(k), v, nil
 }
@@ -114,9 +117,9 @@ func StoredRepeats(dir string) (int, any, error) {
 func RepeatReportFiles(dir string, k int) []string {
 	out := make([]string, 0, k)
 	for rep := 1; rep <= k; rep++ {
-		name := workload.RepeatFile(ReportFile, rep)
-		if !regular(filepath.Join(dir, name)) && regular(filepath.Join(dir, workload.RepeatFile(BudgetFile, rep))) {
-			name = workload.RepeatFile(BudgetFile, rep)
+		name := workload.RepeatFile(rundir.ReportFile, rep)
+		if !regular(filepath.Join(dir, name)) && regular(filepath.Join(dir, workload.RepeatFile(rundir.BudgetFile, rep))) {
+			name = workload.RepeatFile(rundir.BudgetFile, rep)
 		}
 		out = append(out, name)
 	}

@@ -18,18 +18,11 @@ import (
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
-)
-
-// Run directory files besides the config and the run record.
-const (
-	ReportFile       = "report.json"
-	BudgetFile       = "budget.json" // the exhausted habitat account, written instead of a report
-	VerificationFile = "verification.json"
-	GateFile         = "gate.json"
-	SummaryFile      = "summary.md"
 )
 
 // The phase roster every workload run follows (phase 2 is skipped for a
@@ -115,7 +108,7 @@ type Outcome struct {
 	// Verification merges the engine's verification of the report (or
 	// exhausted account) with the harness's scripted-alignment check.
 	Verification *Verification
-	Gates        []GateResult
+	Gates        []gate.Result
 	// Warnings are admission findings that do not fail the run (split
 	// leakage without --strict-splits).
 	Warnings []string
@@ -129,7 +122,7 @@ type Outcome struct {
 	Replay *ReplayError
 	// Repeats aggregates a repeated run's repeats (nil without repeats);
 	// Bench and Foundry are then repeat 1's.
-	Repeats *Repeats
+	Repeats *repeats.Aggregate
 	// UnknownUsage counts, per foundry candidate key, the calls of its
 	// train and validation cases whose server reported no token usage:
 	// their tokens are unknown, never 0. A bench carries the same in its
@@ -167,7 +160,7 @@ func (o *Outcome) Passed() bool {
 	if o.exhaustion() != "" {
 		return false
 	}
-	return o.Err == nil && o.Status == runrecord.RunComplete && o.Verification != nil && o.Verification.OK && GatesPassed(o.Gates)
+	return o.Err == nil && o.Status == runrecord.RunComplete && o.Verification != nil && o.Verification.OK && gate.Passed(o.Gates)
 }
 
 // ErrCancelled is returned (wrapped) when a run was cancelled.
@@ -182,9 +175,9 @@ func Assembly(w *workload.Workload) runrecord.Assembly {
 		Phases: []runrecord.AssemblyPhase{
 			{N: PhaseCompile, Kind: runrecord.KindStep, Skill: "compile-workload", Outputs: []runrecord.Output{{ID: "config", File: workload.ConfigFile}}},
 			{N: PhaseSource, Kind: runrecord.KindBranch, Pattern: "candidate-source", Chain: []string{SourceFiles, SourceGenerator}},
-			{N: PhaseEvaluate, Kind: runrecord.KindLoop, Skill: "evaluate-contenders", Outputs: []runrecord.Output{{ID: "report", File: ReportFile}}},
-			{N: PhaseVerify, Kind: runrecord.KindStep, Skill: "verify-evidence", Outputs: []runrecord.Output{{ID: "verification", File: VerificationFile}}},
-			{N: PhaseSummarize, Kind: runrecord.KindStep, Skill: "summarize", Outputs: []runrecord.Output{{ID: "gate", File: GateFile}, {ID: "summary", File: SummaryFile}, {ID: "report-html", File: ReportHTMLFile}}},
+			{N: PhaseEvaluate, Kind: runrecord.KindLoop, Skill: "evaluate-contenders", Outputs: []runrecord.Output{{ID: "report", File: rundir.ReportFile}}},
+			{N: PhaseVerify, Kind: runrecord.KindStep, Skill: "verify-evidence", Outputs: []runrecord.Output{{ID: "verification", File: rundir.VerificationFile}}},
+			{N: PhaseSummarize, Kind: runrecord.KindStep, Skill: "summarize", Outputs: []runrecord.Output{{ID: "gate", File: rundir.GateFile}, {ID: "summary", File: rundir.SummaryFile}, {ID: "report-html", File: ReportHTMLFile}}},
 		},
 	}
 	if w.InParts() {
@@ -608,7 +601,7 @@ func (r *run) evaluate(ctx context.Context) error {
 func (r *run) writeFirstReport(ev repeatEvidence) error {
 	name, v := ev.reportFile()
 	id := "report"
-	if name == BudgetFile {
+	if name == rundir.BudgetFile {
 		id = "budget"
 	} else if err := r.writeContenders(ev.bench, ev.foundry); err != nil {
 		return err
@@ -626,9 +619,9 @@ func (r *run) verify(ctx context.Context) error {
 	if r.c.Parts != nil {
 		return r.verifyParts(ctx)
 	}
-	name := ReportFile
+	name := rundir.ReportFile
 	if r.o.Foundry != nil && r.o.Foundry.Report == nil {
-		name = BudgetFile
+		name = rundir.BudgetFile
 	}
 	v, err := canon.ReadFile(filepath.Join(r.dir, name), 0)
 	if err != nil {
@@ -646,14 +639,14 @@ func (r *run) verify(ctx context.Context) error {
 		return alignErr
 	}
 	r.o.Verification = out
-	if err := r.writeJSON(VerificationFile, out.Value()); err != nil {
+	if err := r.writeJSON(rundir.VerificationFile, out.Value()); err != nil {
 		return err
 	}
-	return r.rec.AddArtifact(PhaseVerify, "verification", VerificationFile)
+	return r.rec.AddArtifact(PhaseVerify, "verification", rundir.VerificationFile)
 }
 
 func (r *run) summarize() error {
-	r.o.Gates = Judge(r.w, r.o.Bench, r.o.Foundry, r.o.Repeats)
+	r.o.Gates = gate.Judge(r.w, r.o.Bench, r.o.Foundry, r.o.Repeats)
 	files, err := SummaryFiles(r.o)
 	if err != nil {
 		return err

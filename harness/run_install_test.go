@@ -82,7 +82,7 @@ func TestDiskFullArtifactEndsFailed(t *testing.T) {
 		t.Skip("no /dev/full on this system")
 	}
 	o, err := plantOnFirstCase(t, func(stage string) {
-		if err := os.Symlink("/dev/full", filepath.Join(stage, ReportFile)); err != nil {
+		if err := os.Symlink("/dev/full", filepath.Join(stage, rundir.ReportFile)); err != nil {
 			t.Error(err)
 		}
 	})

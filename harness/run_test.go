@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -58,7 +59,7 @@ func TestRunDirectoryAndRecord(t *testing.T) {
 	if st, err := os.Stat(o.RunDir); err != nil || st.Mode().Perm() != 0o755 {
 		t.Fatalf("run directory mode %v (%v), want 0755", st.Mode().Perm(), err)
 	}
-	for _, f := range []string{workload.ConfigFile, ReportFile, VerificationFile, GateFile, SummaryFile, runrecord.AssemblyFile, runrecord.RecordFile,
+	for _, f := range []string{workload.ConfigFile, rundir.ReportFile, rundir.VerificationFile, rundir.GateFile, rundir.SummaryFile, runrecord.AssemblyFile, runrecord.RecordFile,
 		"scripted-cheap.json", "scripted-frontier.json", "system-cheap-single.json", "system-frontier-single.json", "system-escalating.json"} {
 		if _, err := os.Stat(filepath.Join(o.RunDir, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
@@ -81,9 +82,9 @@ func TestRunDirectoryAndRecord(t *testing.T) {
 	want := map[int][]string{
 		PhaseCompile:   {"scripted-cheap.json", "scripted-frontier.json", workload.ConfigFile},
 		PhaseSource:    nil,
-		PhaseEvaluate:  {"system-cheap-single.json", "system-frontier-single.json", "system-escalating.json", ReportFile},
-		PhaseVerify:    {VerificationFile},
-		PhaseSummarize: {GateFile, SummaryFile, ReportHTMLFile},
+		PhaseEvaluate:  {"system-cheap-single.json", "system-frontier-single.json", "system-escalating.json", rundir.ReportFile},
+		PhaseVerify:    {rundir.VerificationFile},
+		PhaseSummarize: {rundir.GateFile, rundir.SummaryFile, ReportHTMLFile},
 	}
 	for _, p := range rec.Phases {
 		var files []string
@@ -106,7 +107,7 @@ func TestRunDirectoryAndRecord(t *testing.T) {
 	}
 	// The same inputs land in the same directory, replacing it whole, and
 	// produce the same report bytes.
-	first, _ := os.ReadFile(filepath.Join(o.RunDir, ReportFile))
+	first, _ := os.ReadFile(filepath.Join(o.RunDir, rundir.ReportFile))
 	if err := os.WriteFile(filepath.Join(o.RunDir, "stale.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestRunDirectoryAndRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _ := os.ReadFile(filepath.Join(o2.RunDir, ReportFile))
+	second, _ := os.ReadFile(filepath.Join(o2.RunDir, rundir.ReportFile))
 	if o2.RunDir != o.RunDir || string(first) != string(second) {
 		t.Fatal("re-run did not reproduce the run directory")
 	}
@@ -275,7 +276,7 @@ func TestUnfinishedRerunKeepsCompleteRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, _ := os.ReadFile(filepath.Join(good.RunDir, ReportFile))
+	report, _ := os.ReadFile(filepath.Join(good.RunDir, rundir.ReportFile))
 
 	failing := newTestBench()
 	failing.before = func(n int) error {
@@ -291,7 +292,7 @@ func TestUnfinishedRerunKeepsCompleteRun(t *testing.T) {
 	if got := recordStatus(t, good.RunDir); got != runrecord.RunComplete {
 		t.Fatalf("the complete run directory now says %s", got)
 	}
-	if again, _ := os.ReadFile(filepath.Join(good.RunDir, ReportFile)); string(again) != string(report) {
+	if again, _ := os.ReadFile(filepath.Join(good.RunDir, rundir.ReportFile)); string(again) != string(report) {
 		t.Fatal("the complete run's report changed")
 	}
 	if bad.RunDir == good.RunDir || recordStatus(t, bad.RunDir) != runrecord.RunFailed {

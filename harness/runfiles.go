@@ -8,6 +8,8 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/harness/repeats"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -77,14 +79,14 @@ func SummaryFiles(o *Outcome) ([]RenderedFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, RenderedFile{Name: RepeatsFile, Phase: PhaseSummarize, ID: "repeats", Data: data})
+		out = append(out, RenderedFile{Name: repeats.File, Phase: PhaseSummarize, ID: "repeats", Data: data})
 	}
 	gate, err := JSONFile(GateValue(o.Workload, o.Gates))
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, RenderedFile{Name: GateFile, Phase: PhaseSummarize, ID: "gate", Data: gate})
-	out = append(out, RenderedFile{Name: SummaryFile, Phase: PhaseSummarize, ID: "summary", Data: []byte(Summary(o))})
+	out = append(out, RenderedFile{Name: rundir.GateFile, Phase: PhaseSummarize, ID: "gate", Data: gate})
+	out = append(out, RenderedFile{Name: rundir.SummaryFile, Phase: PhaseSummarize, ID: "summary", Data: []byte(Summary(o))})
 	page, err := ReportHTML(o)
 	if err != nil {
 		return nil, err

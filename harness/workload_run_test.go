@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/rundir"
 )
 
 // A newcomer breaks a fixture by changing one expectation: the gate must
@@ -26,7 +29,7 @@ func TestBrokenFixtureGateMessage(t *testing.T) {
 	if o.Passed() || !o.Verification.OK {
 		t.Fatalf("a broken expectation must fail the gate, not the evidence (verified %v)", o.Verification.OK)
 	}
-	var failed []GateResult
+	var failed []gate.Result
 	for _, g := range o.Gates {
 		if !g.Passed {
 			failed = append(failed, g)
@@ -48,7 +51,7 @@ func TestBrokenFixtureGateMessage(t *testing.T) {
 			t.Errorf("message %q\nlacks %q", msg, part)
 		}
 	}
-	summary, _ := os.ReadFile(filepath.Join(o.RunDir, SummaryFile))
+	summary, _ := os.ReadFile(filepath.Join(o.RunDir, rundir.SummaryFile))
 	if !strings.Contains(string(summary), "**FAIL** frontier-single passes at least 6 cases") {
 		t.Errorf("summary.md does not show the failing rule:\n%s", summary)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -60,7 +61,7 @@ type Run struct {
 	BudgetExhausted bool
 	// Repeats is a repeated run's aggregate, re-derived from its repeats'
 	// reports; Bench or Foundry is then its pooled view.
-	Repeats      *harness.Repeats
+	Repeats      *repeats.Aggregate
 	Verification *Verification
 	Gate         *GateFile
 	// Compare is the run's workload's compare block (its default when

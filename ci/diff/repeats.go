@@ -8,8 +8,8 @@ import (
 
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/engine/foundry"
-	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/passk"
+	"github.com/algal-assay/assay/harness/repeats"
 )
 
 // TitleFlaky is the comment section on workloads run with repeats.
@@ -20,7 +20,7 @@ const TitleFlaky = "Flakiness (repeats)"
 // flaky cases, and which cases became or stopped being flaky. A side run
 // once has a pass rate, pass^1 and no flaky case (one sample cannot be
 // flaky). With repeats, the Bench and Foundry comparisons read the pooled
-// view (harness.Repeats.PooledBench): passed counts case runs over all
+// view (repeats.Aggregate.PooledBench): passed counts case runs over all
 // repeats, tokens, cost and calls are per-repeat means, a case passes
 // when it passed in every repeat, and the Pareto set is the pooled one.
 type Repeats struct {
@@ -63,14 +63,14 @@ type FlakyCase struct {
 // contenderSamples lists a run's contenders with their per-case samples:
 // the aggregate's when the run has repeats, else one sample per case from
 // its report.
-func contenderSamples(r *Run) (int, []harness.RepeatContender) {
+func contenderSamples(r *Run) (int, []repeats.Contender) {
 	if r == nil {
 		return 0, nil
 	}
 	if r.Repeats != nil {
 		return r.Repeats.K, r.Repeats.Contenders
 	}
-	var out []harness.RepeatContender
+	var out []repeats.Contender
 	for _, s := range r.BenchVerdicts {
 		out = append(out, oneSample(s.ID, s.Cases, func(x CaseVerdict) (string, string, bool) { return x.ID, "", x.Passed }))
 	}
@@ -85,11 +85,11 @@ func contenderSamples(r *Run) (int, []harness.RepeatContender) {
 // oneSample is a contender of a run without repeats: each of its cases,
 // a bench's or a foundry's (outcome names each kind's id, split and
 // verdict), run once.
-func oneSample[C any](id string, cases []C, outcome func(C) (string, string, bool)) harness.RepeatContender {
-	c := harness.RepeatContender{ID: id}
+func oneSample[C any](id string, cases []C, outcome func(C) (string, string, bool)) repeats.Contender {
+	c := repeats.Contender{ID: id}
 	for _, x := range cases {
 		caseID, split, passed := outcome(x)
-		rc := harness.RepeatCase{ID: caseID, Split: split, Runs: 1}
+		rc := repeats.Case{ID: caseID, Split: split, Runs: 1}
 		c.Samples++
 		if passed {
 			rc.PassedIn = []int{1}
@@ -100,7 +100,7 @@ func oneSample[C any](id string, cases []C, outcome func(C) (string, string, boo
 	return c
 }
 
-func repeatStats(k int, c *harness.RepeatContender) *RepeatStats {
+func repeatStats(k int, c *repeats.Contender) *RepeatStats {
 	s := &RepeatStats{Repeats: k, Samples: c.Samples, Passes: c.Passes, Flaky: c.Flaky(), rate: c.PassRate(), hatK: c.PassHatK(k)}
 	if s.Flaky == nil {
 		s.Flaky = []string{}
@@ -115,7 +115,7 @@ func compareRepeats(b, h *Run) *Repeats {
 		return nil
 	}
 	out := &Repeats{}
-	var bcs, hcs []harness.RepeatContender
+	var bcs, hcs []repeats.Contender
 	out.BaseRepeats, bcs = contenderSamples(b)
 	out.HeadRepeats, hcs = contenderSamples(h)
 	out.Contenders = pairContenders(out.BaseRepeats, bcs, out.HeadRepeats, hcs)
@@ -132,7 +132,7 @@ func (r *Repeats) changed() bool {
 
 // pairContenders pairs each contender's repeat figures on the two sides,
 // head order first, then contenders only the base ran.
-func pairContenders(bk int, bcs []harness.RepeatContender, hk int, hcs []harness.RepeatContender) []*RepeatContender {
+func pairContenders(bk int, bcs []repeats.Contender, hk int, hcs []repeats.Contender) []*RepeatContender {
 	out := []*RepeatContender{}
 	byID := map[string]*RepeatContender{}
 	get := func(id string) *RepeatContender {
@@ -155,11 +155,11 @@ func pairContenders(bk int, bcs []harness.RepeatContender, hk int, hcs []harness
 
 // flakyCases are the flaky cases of every contender, keyed by contender
 // and case id.
-func flakyCases(cs []harness.RepeatContender) map[string]harness.RepeatCase {
-	m := map[string]harness.RepeatCase{}
+func flakyCases(cs []repeats.Contender) map[string]repeats.Case {
+	m := map[string]repeats.Case{}
 	for _, c := range cs {
 		for _, rc := range c.Cases {
-			if rc.Verdict() == harness.VerdictFlaky {
+			if rc.Verdict() == repeats.VerdictFlaky {
 				m[c.ID+"\x00"+rc.ID] = rc
 			}
 		}
@@ -168,7 +168,7 @@ func flakyCases(cs []harness.RepeatContender) map[string]harness.RepeatCase {
 }
 
 // onlyIn are the flaky cases of a that b does not have, sorted by key.
-func onlyIn(a, b map[string]harness.RepeatCase) []FlakyCase {
+func onlyIn(a, b map[string]repeats.Case) []FlakyCase {
 	out := []FlakyCase{}
 	for _, key := range slices.Sorted(maps.Keys(a)) {
 		if _, ok := b[key]; ok {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/significance"
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -47,12 +47,12 @@ type Margin struct {
 // repeats aggregate's, or one sample per case of a single run.
 type samples struct {
 	repeated bool
-	by       map[string]*harness.RepeatContender
-	holdout  []harness.RepeatCase
+	by       map[string]*repeats.Contender
+	holdout  []repeats.Case
 }
 
 func sideSamples(r *Run) *samples {
-	s := &samples{by: map[string]*harness.RepeatContender{}}
+	s := &samples{by: map[string]*repeats.Contender{}}
 	if r == nil {
 		return s
 	}
@@ -69,16 +69,16 @@ func sideSamples(r *Run) *samples {
 
 // holdoutSamples are a run's holdout cases: the repeats aggregate's, or
 // one sample per case of a single foundry run.
-func holdoutSamples(r *Run) []harness.RepeatCase {
+func holdoutSamples(r *Run) []repeats.Case {
 	if r.Repeats != nil && r.Repeats.Holdout != nil {
 		return r.Repeats.Holdout.Cases
 	}
 	if r.Foundry == nil {
 		return nil
 	}
-	var out []harness.RepeatCase
+	var out []repeats.Case
 	for _, c := range r.Foundry.Holdout.Cases {
-		rc := harness.RepeatCase{ID: c.ID, Split: foundry.SplitHoldout, Runs: 1}
+		rc := repeats.Case{ID: c.ID, Split: foundry.SplitHoldout, Runs: 1}
 		if c.Passed {
 			rc.PassedIn = []int{1}
 		}
@@ -87,12 +87,12 @@ func holdoutSamples(r *Run) []harness.RepeatCase {
 	return out
 }
 
-func count(c harness.RepeatCase) significance.Count {
+func count(c repeats.Case) significance.Count {
 	return significance.Count{Passed: len(c.PassedIn), Runs: c.Runs}
 }
 
 // cases are id's cases of split ("" for all).
-func (s *samples) cases(id, split string) []harness.RepeatCase {
+func (s *samples) cases(id, split string) []repeats.Case {
 	c := s.by[id]
 	if c == nil {
 		return nil
@@ -100,7 +100,7 @@ func (s *samples) cases(id, split string) []harness.RepeatCase {
 	if split == "" {
 		return c.Cases
 	}
-	var out []harness.RepeatCase
+	var out []repeats.Case
 	for _, x := range c.Cases {
 		if x.Split == split {
 			out = append(out, x)
@@ -111,7 +111,7 @@ func (s *samples) cases(id, split string) []harness.RepeatCase {
 
 // interval is the 95% interval of a pass rate: clustered by case over
 // the cases with repeats, Wilson's of the rate without.
-func (s *samples) interval(cases []harness.RepeatCase, r Rate) significance.Interval {
+func (s *samples) interval(cases []repeats.Case, r Rate) significance.Interval {
 	if !s.repeated {
 		return significance.Wilson(int(r.Passed), int(r.Total))
 	}
@@ -123,7 +123,7 @@ func (s *samples) interval(cases []harness.RepeatCase, r Rate) significance.Inte
 }
 
 // pair matches two case lists by id, in head order.
-func pair(base, head []harness.RepeatCase) []significance.Pair {
+func pair(base, head []repeats.Case) []significance.Pair {
 	at := make(map[string]significance.Count, len(base))
 	for _, c := range base {
 		at[c.ID] = count(c)
@@ -183,7 +183,7 @@ type statsPair struct {
 }
 
 // change is the paired test of two case lists.
-func (c *statsPair) change(base, head []harness.RepeatCase) *significance.Change {
+func (c *statsPair) change(base, head []repeats.Case) *significance.Change {
 	ch := significance.Compare(c.st.Test, pair(base, head), c.st.alpha)
 	return &ch
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -22,7 +23,7 @@ const maxFieldMismatches = 8
 // with what the verified parts re-derive to; and every file is what the
 // run writes (FileKinds: each part's config and tables, the summary).
 func (c *runCheck) checkPartsRun(rec *runrecord.Record) error {
-	for _, f := range []string{harness.ReportFile, harness.BudgetFile} {
+	for _, f := range []string{rundir.ReportFile, rundir.BudgetFile} {
 		if c.has(f) {
 			c.fail("the run directory holds both %s and %s; a run in parts leaves only the aggregate", workload.AggregateFile, f)
 			return nil
@@ -31,7 +32,7 @@ func (c *runCheck) checkPartsRun(rec *runrecord.Record) error {
 	opts := c.opts
 	w := opts.Workloads.Lookup(rec.Pipeline)
 	if w == nil {
-		c.fail("%s, %s and %s cannot be re-derived: %s (%s names pipeline %q)", workload.AggregateFile, harness.VerificationFile, harness.GateFile, opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
+		c.fail("%s, %s and %s cannot be re-derived: %s (%s names pipeline %q)", workload.AggregateFile, rundir.VerificationFile, rundir.GateFile, opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
 		return nil
 	}
 	c.res.Run.Workload = w
@@ -73,10 +74,10 @@ func (c *runCheck) comparePartsDerived(w *workload.Workload, d *harness.Derived)
 		c.failEvidence("a part does not verify: %s", mm)
 	}
 	c.compareAggregate(d.Aggregate)
-	if c.has(harness.VerificationFile) {
-		compareStored(c.dir, harness.VerificationFile, d.Verification.Value(), verificationFields, "the parts", c.fail)
+	if c.has(rundir.VerificationFile) {
+		compareStored(c.dir, rundir.VerificationFile, d.Verification.Value(), verificationFields, "the parts", c.fail)
 	}
-	if c.has(harness.GateFile) {
+	if c.has(rundir.GateFile) {
 		compareGate(c.dir, w, d, workload.AggregateFile, c.fail)
 	}
 }

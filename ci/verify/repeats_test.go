@@ -11,6 +11,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -69,19 +70,19 @@ func TestVerifyRepeatedRun(t *testing.T) {
 		want string
 	}{
 		{"forged pass rate", func(t *testing.T, dir string) {
-			editJSON(t, filepath.Join(dir, harness.RepeatsFile), func(m map[string]any) {
+			editJSON(t, filepath.Join(dir, repeats.File), func(m map[string]any) {
 				c := m["contenders"].([]any)[0].(map[string]any)
 				c["passRate"] = map[string]any{"exact": "1", "value": 1.0}
 			})
 		}, `repeats.json: contenders[cheap-single].passRate.exact is "1", but re-deriving it from the reports gives "2/3"`},
 		{"forged flaky list", func(t *testing.T, dir string) {
-			editJSON(t, filepath.Join(dir, harness.RepeatsFile), func(m map[string]any) {
+			editJSON(t, filepath.Join(dir, repeats.File), func(m map[string]any) {
 				c := m["contenders"].([]any)[1].(map[string]any)
 				c["flaky"] = []any{"wrong-totals"}
 			})
 		}, `repeats.json: contenders[frontier-single].flaky is ["wrong-totals"], but re-deriving it from the reports gives []`},
 		{"forged repeat count", func(t *testing.T, dir string) {
-			editJSON(t, filepath.Join(dir, harness.RepeatsFile), func(m map[string]any) { m["repeats"] = 2.0 })
+			editJSON(t, filepath.Join(dir, repeats.File), func(m map[string]any) { m["repeats"] = 2.0 })
 		}, "compiles to run"},
 		{"tampered repeat report", func(t *testing.T, dir string) {
 			editJSON(t, filepath.Join(dir, "report-r03.json"), func(m map[string]any) {

@@ -14,6 +14,8 @@ import (
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/atomicfile"
@@ -47,7 +49,7 @@ func (c *RunCheck) brief() *RunCheck {
 
 // runFiles are the names that make a directory a run directory: a run
 // whose record was deleted is still a run directory, and fails.
-var runFiles = []string{runrecord.RecordFile, runrecord.AssemblyFile, harness.GateFile, harness.VerificationFile}
+var runFiles = []string{runrecord.RecordFile, runrecord.AssemblyFile, rundir.GateFile, rundir.VerificationFile}
 
 func isRunDir(dir string) bool {
 	for _, f := range runFiles {
@@ -187,10 +189,10 @@ func (c *runCheck) checkStatusFiles(rec *runrecord.Record) {
 	case runrecord.RunRunning:
 		c.fail("%s: status running: the run never finished (killed, or still going), so its files are not evidence", runrecord.RecordFile)
 	case runrecord.RunComplete:
-		if !c.has(harness.ReportFile) && !c.has(harness.BudgetFile) && !c.has(workload.AggregateFile) {
-			c.fail("%s: status complete, but the run directory holds neither %s nor %s", runrecord.RecordFile, harness.ReportFile, harness.BudgetFile)
+		if !c.has(rundir.ReportFile) && !c.has(rundir.BudgetFile) && !c.has(workload.AggregateFile) {
+			c.fail("%s: status complete, but the run directory holds neither %s nor %s", runrecord.RecordFile, rundir.ReportFile, rundir.BudgetFile)
 		}
-		for _, f := range []string{harness.VerificationFile, harness.GateFile} {
+		for _, f := range []string{rundir.VerificationFile, rundir.GateFile} {
 			if !c.has(f) {
 				c.fail("%s: status complete, but the run directory holds no %s", runrecord.RecordFile, f)
 			}
@@ -201,20 +203,20 @@ func (c *runCheck) checkStatusFiles(rec *runrecord.Record) {
 // reportName is the one report (or account) file the run left; false
 // when there is none to re-derive from, or two.
 func (c *runCheck) reportName() (string, bool) {
-	if c.has(harness.ReportFile) && c.has(harness.BudgetFile) {
-		c.fail("the run directory holds both %s and %s; a run leaves one", harness.ReportFile, harness.BudgetFile)
+	if c.has(rundir.ReportFile) && c.has(rundir.BudgetFile) {
+		c.fail("the run directory holds both %s and %s; a run leaves one", rundir.ReportFile, rundir.BudgetFile)
 		return "", false
 	}
-	name := harness.ReportFile
+	name := rundir.ReportFile
 	if !c.has(name) {
-		name = harness.BudgetFile
+		name = rundir.BudgetFile
 	}
 	if c.has(name) {
 		return name, true
 	}
-	for _, f := range []string{harness.VerificationFile, harness.GateFile} {
+	for _, f := range []string{rundir.VerificationFile, rundir.GateFile} {
 		if c.has(f) {
-			c.fail("%s is there but neither %s nor %s: it cannot be re-derived, so it is not evidence", f, harness.ReportFile, harness.BudgetFile)
+			c.fail("%s is there but neither %s nor %s: it cannot be re-derived, so it is not evidence", f, rundir.ReportFile, rundir.BudgetFile)
 		}
 	}
 	return "", false
@@ -235,9 +237,9 @@ func (c *runCheck) readReport(name string) (any, workload.Kind, bool) {
 	m, _ := v.(map[string]any)
 	contract, _ := m["contract"].(string)
 	kind := reportKinds[contract]
-	if kind == "" || (name == harness.BudgetFile) != (contract == foundry.BudgetContract) {
+	if kind == "" || (name == rundir.BudgetFile) != (contract == foundry.BudgetContract) {
 		want := bench.ReportContract + " or " + foundry.ReportContract
-		if name == harness.BudgetFile {
+		if name == rundir.BudgetFile {
 			want = foundry.BudgetContract
 		}
 		c.fail("%s: contract %q is not %s", name, contract, want)
@@ -250,7 +252,7 @@ func (c *runCheck) readReport(name string) (any, workload.Kind, bool) {
 // when no workload names the run's pipeline, and still verifies the
 // report on its own.
 func (c *runCheck) verifyWithoutWorkload(rec *runrecord.Record, name string, v any, kind workload.Kind) error {
-	c.fail("%s and %s cannot be re-derived: %s (%s names pipeline %q)", harness.VerificationFile, harness.GateFile, c.opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
+	c.fail("%s and %s cannot be re-derived: %s (%s names pipeline %q)", rundir.VerificationFile, rundir.GateFile, c.opts.Workloads.missing(rec.Pipeline), runrecord.RecordFile, rec.Pipeline)
 	sub := Result{Kind: KindBench}
 	if kind == workload.KindFoundry {
 		sub.Kind = KindFoundry
@@ -286,7 +288,7 @@ func (c *runCheck) repeatsClaimed(w *workload.Workload) (*workload.Workload, int
 	}
 	wk, err := w.WithRepeats(k)
 	if err != nil {
-		c.fail("workload %s cannot run the %d repeats %s claims: %v", w.Path, k, harness.RepeatsFile, err)
+		c.fail("workload %s cannot run the %d repeats %s claims: %v", w.Path, k, repeats.File, err)
 		return nil, 0, nil, false
 	}
 	return wk, k, storedRepeats, true
@@ -330,7 +332,7 @@ func (c *runCheck) repeatReports(rec *runrecord.Record, first any, k int, stored
 		return reports, true
 	}
 	if storedRepeats == nil && rec.Status == runrecord.RunComplete {
-		c.fail("%s: status complete, but this run of %d repeats holds no %s", runrecord.RecordFile, k, harness.RepeatsFile)
+		c.fail("%s: status complete, but this run of %d repeats holds no %s", runrecord.RecordFile, k, repeats.File)
 	}
 	for _, f := range harness.RepeatReportFiles(c.dir, k)[1:] {
 		rv, err := canon.ReadFile(filepath.Join(c.dir, f), 0)
@@ -356,10 +358,10 @@ func (c *runCheck) compareDerived(w *workload.Workload, name string, d *harness.
 	for _, mm := range d.Verification.Mismatches {
 		c.failEvidence("%s does not verify: %s", name, mm)
 	}
-	if c.has(harness.VerificationFile) {
-		compareStored(c.dir, harness.VerificationFile, d.Verification.Value(), verificationFields, name, c.fail)
+	if c.has(rundir.VerificationFile) {
+		compareStored(c.dir, rundir.VerificationFile, d.Verification.Value(), verificationFields, name, c.fail)
 	}
-	if c.has(harness.GateFile) {
+	if c.has(rundir.GateFile) {
 		compareGate(c.dir, w, d, name, c.fail)
 	}
 }
@@ -465,18 +467,18 @@ func compareGate(dir string, w *workload.Workload, d *harness.Derived, from stri
 	derived := harness.GateValue(w, d.Gates)
 	src := w.Path + " and " + from
 	// Rules are compared one by one below, with better messages.
-	stored := compareStored(dir, harness.GateFile, derived, []string{"workload", "passed", "rules"}, src, exceptRules(fail))
+	stored := compareStored(dir, rundir.GateFile, derived, []string{"workload", "passed", "rules"}, src, exceptRules(fail))
 	if stored == nil {
 		return
 	}
 	rules, ok := stored["rules"].([]any)
 	if !ok {
-		fail("%s: rules is not a list", harness.GateFile)
+		fail("%s: rules is not a list", rundir.GateFile)
 		return
 	}
 	want := derived["rules"].([]any)
 	if len(rules) != len(want) {
-		fail("%s: rules has %d entries, but %s declares %d rule(s)", harness.GateFile, len(rules), w.Path, len(want))
+		fail("%s: rules has %d entries, but %s declares %d rule(s)", rundir.GateFile, len(rules), w.Path, len(want))
 	}
 	for i := 0; i < len(rules) && i < len(want); i++ {
 		got, _ := rules[i].(map[string]any)
@@ -499,7 +501,7 @@ func exceptRules(fail func(string, ...any)) func(string, ...any) {
 func compareGateRule(i int, got, exp map[string]any, src string, fail func(string, ...any)) {
 	for _, k := range []string{"rule", "name", "passed"} {
 		if !sameValue(got[k], exp[k]) {
-			fail("%s: rules[%d].%s is %s, but re-deriving rule %q from %s gives %s", harness.GateFile, i, k, show(got[k]), exp["name"], src, show(exp[k]))
+			fail("%s: rules[%d].%s is %s, but re-deriving rule %q from %s gives %s", rundir.GateFile, i, k, show(got[k]), exp["name"], src, show(exp[k]))
 		}
 	}
 }
@@ -514,7 +516,7 @@ func show(v any) string {
 	if v == nil {
 		return "absent"
 	}
-	return harness.ShortJSON(v)
+	return gate.ShortJSON(v)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -162,7 +163,7 @@ func wantReports(rc *rerun) ([]want, error) {
 	var out []want
 	for i, name := range rc.evidence {
 		id := "report"
-		if i == 0 && name == harness.BudgetFile {
+		if i == 0 && name == rundir.BudgetFile {
 			id = "budget"
 		}
 		out = append(out, want{name: name, kind: "report", phase: harness.PhaseEvaluate, ids: []string{id}, check: canonical(name)})
@@ -230,7 +231,7 @@ func wantVerification(rc *rerun) ([]want, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(out, want{name: harness.VerificationFile, kind: "verification", phase: harness.PhaseVerify, ids: []string{"verification"}, data: b}), nil
+	return append(out, want{name: rundir.VerificationFile, kind: "verification", phase: harness.PhaseVerify, ids: []string{"verification"}, data: b}), nil
 }
 
 func wantSummary(rc *rerun) ([]want, error) {
@@ -425,10 +426,10 @@ func (rc *rerun) learnShown(has func(string) bool) string {
 	w := rc.compiled.Workload
 	rc.local = workload.DisplayPath(w.Path)
 	rc.shown = rc.local
-	if !has(harness.GateFile) {
+	if !has(rundir.GateFile) {
 		return ""
 	}
-	v, err := canon.ReadFile(filepath.Join(rc.dir, harness.GateFile), 0)
+	v, err := canon.ReadFile(filepath.Join(rc.dir, rundir.GateFile), 0)
 	if err != nil {
 		return "" // the byte comparison reports it
 	}
@@ -442,10 +443,10 @@ func (rc *rerun) learnShown(has func(string) bool) string {
 		return ""
 	}
 	if !plainPath.MatchString(rc.local) {
-		return fmt.Sprintf("%s: the workload is at %q, a path that does not read the same in every format; verify it from a path of plain characters", harness.GateFile, rc.local)
+		return fmt.Sprintf("%s: the workload is at %q, a path that does not read the same in every format; verify it from a path of plain characters", rundir.GateFile, rc.local)
 	}
 	if !plainPath.MatchString(shown) || !namesSame(shown, rc.treeRels(w.Path)) {
-		return fmt.Sprintf("%s: rules[0].at names %s, not the workload %s the run was re-derived against", harness.GateFile, show(at), w.Path)
+		return fmt.Sprintf("%s: rules[0].at names %s, not the workload %s the run was re-derived against", rundir.GateFile, show(at), w.Path)
 	}
 	rc.shown = shown
 	return ""

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/repeats"
 )
 
 // The intervals in repeats.json are re-derived like every other figure:
@@ -30,7 +30,7 @@ func TestVerifyForgedIntervals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, opts := triageRun(t, 3)
-			editJSON(t, filepath.Join(dir, harness.RepeatsFile), tc.edit)
+			editJSON(t, filepath.Join(dir, repeats.File), tc.edit)
 			res, err := CheckRun(context.Background(), dir, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -51,7 +51,7 @@ func TestVerifyForgedTestFiguresInRepeats(t *testing.T) {
 		for _, where := range []string{"top", "contender"} {
 			t.Run(key+" at "+where, func(t *testing.T) {
 				dir, opts := triageRun(t, 3)
-				editJSON(t, filepath.Join(dir, harness.RepeatsFile), func(m map[string]any) {
+				editJSON(t, filepath.Join(dir, repeats.File), func(m map[string]any) {
 					target := m
 					if where == "contender" {
 						target = m["contenders"].([]any)[0].(map[string]any)

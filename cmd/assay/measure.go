@@ -18,6 +18,7 @@ import (
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/liverun"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/spf13/cobra"
@@ -438,13 +439,13 @@ func (c *cli) inspectVerb(use, short string, render func(any) (string, error)) *
 // budget).
 func readReport(path string) (any, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		for _, name := range []string{harness.ReportFile, harness.BudgetFile} {
+		for _, name := range []string{rundir.ReportFile, rundir.BudgetFile} {
 			p := filepath.Join(path, name)
 			if _, err := os.Stat(p); err == nil {
 				return canon.ReadFile(p, 0)
 			}
 		}
-		return nil, &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("%s: a run directory holds %s (or %s); neither is there", path, harness.ReportFile, harness.BudgetFile)}
+		return nil, &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("%s: a run directory holds %s (or %s); neither is there", path, rundir.ReportFile, rundir.BudgetFile)}
 	}
 	return canon.ReadFile(path, 0)
 }

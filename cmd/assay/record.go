@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 	"github.com/spf13/cobra"
@@ -126,9 +127,9 @@ func currentAssemblies(c *cli, paths []string) ([]runrecord.Workload, error) {
 // "gate passed, 8 of 8 rules hold", "gate FAILED, ...", or why there is
 // no verdict. The file is a derived summary: ci verify re-derives it.
 func gateVerdict(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, harness.GateFile))
+	data, err := os.ReadFile(filepath.Join(dir, rundir.GateFile))
 	if err != nil {
-		return "no gate verdict: " + harness.GateFile + " was not written"
+		return "no gate verdict: " + rundir.GateFile + " was not written"
 	}
 	var g struct {
 		Passed *bool `json:"passed"`
@@ -137,7 +138,7 @@ func gateVerdict(dir string) string {
 		} `json:"rules"`
 	}
 	if json.Unmarshal(data, &g) != nil || g.Passed == nil {
-		return "no gate verdict: " + harness.GateFile + " does not parse"
+		return "no gate verdict: " + rundir.GateFile + " does not parse"
 	}
 	held := 0
 	for _, r := range g.Rules {

@@ -1,5 +1,7 @@
-// Package rundir installs run directories so that concurrent runs, kills
-// and full disks never leave a run directory half-replaced or missing.
+// Package rundir is the run directory: the names of the files a run
+// leaves in it (files.go), and installing it so that concurrent runs,
+// kills and full disks never leave a run directory half-replaced or
+// missing.
 //
 // A run of slug S under parent P is built in a staging directory
 // P/.S.partial-XXXX beside its final place P/S. Two kinds of lock file,

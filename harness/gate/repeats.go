@@ -1,4 +1,4 @@
-package harness
+package gate
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/passk"
+	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -18,7 +19,7 @@ import (
 // max-effect-calls), on-pareto reads the pooled Pareto set, an outcome is
 // pass (every repeat), fail (none) or flaky (some), and a foundry's rules
 // read the candidate the pooled evidence promotes.
-func Judge(w *workload.Workload, b *bench.Report, f *foundry.Result, a *Repeats) []GateResult {
+func Judge(w *workload.Workload, b *bench.Report, f *foundry.Result, a *repeats.Aggregate) []Result {
 	if a == nil || a.K <= 1 {
 		if w.Kind == workload.KindBench {
 			return EvaluateBench(w, b)
@@ -33,8 +34,8 @@ func Judge(w *workload.Workload, b *bench.Report, f *foundry.Result, a *Repeats)
 
 // judgeRepeatRule judges min-pass-rate, min-pass-hat-k and max-flaky on
 // one contender's samples.
-func judgeRepeatRule(rule workload.Rule, c *RepeatContender, k int) GateResult {
-	res := GateResult{Rule: rule}
+func judgeRepeatRule(rule workload.Rule, c *repeats.Contender, k int) Result {
+	res := Result{Rule: rule}
 	who := fmt.Sprintf("system %q", c.ID)
 	if rule.System == "" {
 		who = "the promoted candidate " + c.ID
@@ -44,19 +45,19 @@ func judgeRepeatRule(rule workload.Rule, c *RepeatContender, k int) GateResult {
 	case workload.RuleMinPassRate:
 		rate := c.PassRate()
 		res.Passed = rate.AtLeast(passk.Threshold(rule.Number))
-		res.Message = fmt.Sprintf("%s passed %d of %s (pass rate %s); the gate at %s requires at least %s.", who, c.Passes, over, rate, rule.Pos, num(rule.Number))
+		res.Message = fmt.Sprintf("%s passed %d of %s (pass rate %s); the gate at %s requires at least %s.", who, c.Passes, over, rate, rule.Pos, Num(rule.Number))
 	case workload.RuleMinPassHatK:
 		est := c.PassHatK(rule.K)
 		res.Passed = est.AtLeast(passk.Threshold(rule.Number))
 		if !est.Defined() {
-			res.Message = fmt.Sprintf("%s: pass^%d is n/a: a case ran %d time(s), fewer than %d; the gate at %s requires pass^%d of at least %s, which these runs cannot show.", who, rule.K, k, rule.K, rule.Pos, rule.K, num(rule.Number))
+			res.Message = fmt.Sprintf("%s: pass^%d is n/a: a case ran %d time(s), fewer than %d; the gate at %s requires pass^%d of at least %s, which these runs cannot show.", who, rule.K, k, rule.K, rule.Pos, rule.K, Num(rule.Number))
 			break
 		}
-		res.Message = fmt.Sprintf("%s has pass^%d %s (%s, from %s); the gate at %s requires at least %s.", who, rule.K, est, est.Fraction(), over, rule.Pos, num(rule.Number))
+		res.Message = fmt.Sprintf("%s has pass^%d %s (%s, from %s); the gate at %s requires at least %s.", who, rule.K, est, est.Fraction(), over, rule.Pos, Num(rule.Number))
 	case workload.RuleMaxFlaky:
-		flaky := flakyCases(c.Cases)
+		flaky := FlakyCases(c.Cases)
 		res.Passed = float64(len(flaky)) <= rule.Number
-		res.Message = fmt.Sprintf("%s has %d flaky case(s) over %d repeats%s; the gate at %s allows at most %s.", who, len(flaky), k, listed(flaky), rule.Pos, num(rule.Number))
+		res.Message = fmt.Sprintf("%s has %d flaky case(s) over %d repeats%s; the gate at %s allows at most %s.", who, len(flaky), k, listed(flaky), rule.Pos, Num(rule.Number))
 	}
 	if !res.Passed && rule.Kind != workload.RuleMaxFlaky {
 		res.Message += " " + caseSpread(c.Cases)
@@ -64,27 +65,27 @@ func judgeRepeatRule(rule workload.Rule, c *RepeatContender, k int) GateResult {
 	return res
 }
 
-// flakyCases describes each flaky case with the repeats it passed in.
-func flakyCases(cases []RepeatCase) []string {
+// FlakyCases describes each flaky case with the repeats it passed in.
+func FlakyCases(cases []repeats.Case) []string {
 	var out []string
 	for _, c := range cases {
-		if c.Verdict() == VerdictFlaky {
-			out = append(out, fmt.Sprintf("%s (passed in %s of %d)", c.ID, repeatWord(c.PassedIn), c.Runs))
+		if c.Verdict() == repeats.VerdictFlaky {
+			out = append(out, fmt.Sprintf("%s (passed in %s of %d)", c.ID, RepeatWord(c.PassedIn), c.Runs))
 		}
 	}
 	return out
 }
 
 // caseSpread names the cases that did not pass every time.
-func caseSpread(cases []RepeatCase) string {
+func caseSpread(cases []repeats.Case) string {
 	var failed []string
 	for _, c := range cases {
-		if c.Verdict() == VerdictFail {
+		if c.Verdict() == repeats.VerdictFail {
 			failed = append(failed, c.ID)
 		}
 	}
 	var parts []string
-	if f := flakyCases(cases); len(f) > 0 {
+	if f := FlakyCases(cases); len(f) > 0 {
 		parts = append(parts, "Flaky: "+strings.Join(f, "; ")+".")
 	}
 	if len(failed) > 0 {
@@ -100,15 +101,16 @@ func listed(items []string) string {
 	return ": " + strings.Join(items, "; ")
 }
 
-// repeatWord is "repeat 2" or "repeats 1, 3".
-func repeatWord(rs []int) string {
+// RepeatWord is "repeat 2" or "repeats 1, 3".
+func RepeatWord(rs []int) string {
 	if len(rs) == 1 {
-		return "repeat " + ints(rs)
+		return "repeat " + Ints(rs)
 	}
-	return "repeats " + ints(rs)
+	return "repeats " + Ints(rs)
 }
 
-func ints(xs []int) string {
+// Ints lists repeat numbers: "1, 3".
+func Ints(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
 		s[i] = fmt.Sprint(x)
@@ -116,11 +118,11 @@ func ints(xs []int) string {
 	return strings.Join(s, ", ")
 }
 
-func judgeBenchRepeats(w *workload.Workload, a *Repeats) []GateResult {
-	out := make([]GateResult, 0, len(w.Gate.Rules))
+func judgeBenchRepeats(w *workload.Workload, a *repeats.Aggregate) []Result {
+	out := make([]Result, 0, len(w.Gate.Rules))
 	k := float64(a.K)
 	for _, rule := range w.Gate.Rules {
-		res := GateResult{Rule: rule}
+		res := Result{Rule: rule}
 		c := a.Contender(rule.System)
 		if c == nil {
 			res.Message = fmt.Sprintf("gate %s (%s): system %q is not in the repeats", rule.Kind, rule.Pos, rule.System)
@@ -133,7 +135,7 @@ func judgeBenchRepeats(w *workload.Workload, a *Repeats) []GateResult {
 		case workload.RuleMinPassed:
 			res.Passed = float64(c.Passes) >= rule.Number*k
 			res.Message = fmt.Sprintf("system %q passed %d of %d case runs over %d repeats (%s of %d cases per repeat on average); the gate at %s requires at least %s per repeat on average.",
-				c.ID, c.Passes, c.Samples, a.K, meanCount(int64(c.Passes), a.K), len(c.Cases), rule.Pos, num(rule.Number))
+				c.ID, c.Passes, c.Samples, a.K, MeanCount(int64(c.Passes), a.K), len(c.Cases), rule.Pos, Num(rule.Number))
 			if !res.Passed {
 				res.Message += " " + caseSpread(c.Cases)
 			}
@@ -147,10 +149,10 @@ func judgeBenchRepeats(w *workload.Workload, a *Repeats) []GateResult {
 		case workload.RuleMaxTokens:
 			tokens := c.TokensIn + c.TokensOut
 			res.Passed = float64(tokens) <= rule.Number*k
-			res.Message = fmt.Sprintf("system %q used %d tokens over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, tokens, a.K, meanCount(tokens, a.K), rule.Pos, num(rule.Number))
+			res.Message = fmt.Sprintf("system %q used %d tokens over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, tokens, a.K, MeanCount(tokens, a.K), rule.Pos, Num(rule.Number))
 		case workload.RuleMaxCalls:
 			res.Passed = float64(c.EffectCalls) <= rule.Number*k
-			res.Message = fmt.Sprintf("system %q made %d effect calls over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, c.EffectCalls, a.K, meanCount(c.EffectCalls, a.K), rule.Pos, num(rule.Number))
+			res.Message = fmt.Sprintf("system %q made %d effect calls over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, c.EffectCalls, a.K, MeanCount(c.EffectCalls, a.K), rule.Pos, Num(rule.Number))
 		case workload.RuleOutcomes:
 			res = judgeOutcome(rule, fmt.Sprintf("system %q", c.ID), c.Case(rule.Case))
 		}
@@ -159,9 +161,9 @@ func judgeBenchRepeats(w *workload.Workload, a *Repeats) []GateResult {
 	return out
 }
 
-// meanCount renders total/k exactly: a whole number as such, else to
+// MeanCount renders total/k exactly: a whole number as such, else to
 // two decimals.
-func meanCount(total int64, k int) string {
+func MeanCount(total int64, k int) string {
 	r := big.NewRat(total, int64(k))
 	if r.IsInt() {
 		return r.Num().String()
@@ -171,8 +173,8 @@ func meanCount(total int64, k int) string {
 
 // judgeOutcome judges an outcomes rule over repeats: pass means every
 // repeat passed, fail none, flaky some.
-func judgeOutcome(rule workload.Rule, who string, c *RepeatCase) GateResult {
-	res := GateResult{Rule: rule}
+func judgeOutcome(rule workload.Rule, who string, c *repeats.Case) Result {
+	res := Result{Rule: rule}
 	if c == nil || c.Runs == 0 {
 		res.Message = fmt.Sprintf("case %q did not run for %s", rule.Case, who)
 		return res
@@ -181,19 +183,19 @@ func judgeOutcome(rule workload.Rule, who string, c *RepeatCase) GateResult {
 	res.Passed = v == rule.Text
 	in := "no repeat"
 	if len(c.PassedIn) > 0 {
-		in = repeatWord(c.PassedIn)
+		in = RepeatWord(c.PassedIn)
 	}
 	res.Message = fmt.Sprintf("%s case %q is %s over %d repeats (passed in %s); the gate at %s expects %s.", who, c.ID, v, c.Runs, in, rule.Pos, rule.Text)
 	return res
 }
 
-func judgeFoundryRepeats(w *workload.Workload, a *Repeats) []GateResult {
-	out := make([]GateResult, 0, len(w.Gate.Rules))
+func judgeFoundryRepeats(w *workload.Workload, a *repeats.Aggregate) []Result {
+	out := make([]Result, 0, len(w.Gate.Rules))
 	win := a.PromotedContender()
 	for _, rule := range w.Gate.Rules {
-		g := GateResult{Rule: rule}
+		g := Result{Rule: rule}
 		if win == nil {
-			g.Message = fmt.Sprintf("repeat %s exhausted the habitat budget before a candidate was promoted, so the gate at %s cannot hold.", ints(a.Exhausted), rule.Pos)
+			g.Message = fmt.Sprintf("repeat %s exhausted the habitat budget before a candidate was promoted, so the gate at %s cannot hold.", Ints(a.Exhausted), rule.Pos)
 			out = append(out, g)
 			continue
 		}
@@ -209,10 +211,10 @@ func judgeFoundryRepeats(w *workload.Workload, a *Repeats) []GateResult {
 			h := a.Holdout
 			g.Passed = h.Samples > 0 && passk.Rate(h.Passes, h.Samples).AtLeast(passk.Threshold(rule.Number))
 			if h.Samples == 0 {
-				g.Message = fmt.Sprintf("the promoted candidate %s won no repeat of its own, so no holdout ran on it (each repeat runs its holdout on its own winner); the gate at %s requires a holdout rate of at least %s.", win.ID, rule.Pos, num(rule.Number))
+				g.Message = fmt.Sprintf("the promoted candidate %s won no repeat of its own, so no holdout ran on it (each repeat runs its holdout on its own winner); the gate at %s requires a holdout rate of at least %s.", win.ID, rule.Pos, Num(rule.Number))
 				break
 			}
-			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout runs over the %d repeat(s) it won; the gate at %s requires a rate of at least %s.", win.ID, h.Passes, h.Samples, len(win.PromotedIn), rule.Pos, num(rule.Number))
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout runs over the %d repeat(s) it won; the gate at %s requires a rate of at least %s.", win.ID, h.Passes, h.Samples, len(win.PromotedIn), rule.Pos, Num(rule.Number))
 			if !g.Passed {
 				g.Message += " " + caseSpread(h.Cases)
 			}
@@ -222,10 +224,10 @@ func judgeFoundryRepeats(w *workload.Workload, a *Repeats) []GateResult {
 				p, split = win.Train, "train"
 			}
 			g.Passed = p.Samples > 0 && p.Rate().AtLeast(passk.Threshold(rule.Number))
-			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s runs over %d repeats; the gate at %s requires a rate of at least %s.", win.ID, p.Passes, p.Samples, split, a.K, rule.Pos, num(rule.Number))
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s runs over %d repeats; the gate at %s requires a rate of at least %s.", win.ID, p.Passes, p.Samples, split, a.K, rule.Pos, Num(rule.Number))
 		case workload.RuleMinPopulate:
 			g.Passed = float64(len(a.Contenders)) >= rule.Number
-			g.Message = fmt.Sprintf("the foundry evaluated %d distinct candidates over %d repeats; the gate at %s requires at least %s.", len(a.Contenders), a.K, rule.Pos, num(rule.Number))
+			g.Message = fmt.Sprintf("the foundry evaluated %d distinct candidates over %d repeats; the gate at %s requires at least %s.", len(a.Contenders), a.K, rule.Pos, Num(rule.Number))
 		case workload.RuleOutcomes:
 			c := win.Case(rule.Case)
 			if c == nil && a.Holdout != nil {
@@ -238,16 +240,16 @@ func judgeFoundryRepeats(w *workload.Workload, a *Repeats) []GateResult {
 			g = judgeOutcome(rule, "the promoted candidate "+win.ID, c)
 		case workload.RuleMaxFlaky:
 			all := append(slices.Clone(win.Cases), a.Holdout.Cases...)
-			g = judgeRepeatRule(rule, &RepeatContender{ID: win.ID, Cases: all, Samples: win.Samples + a.Holdout.Samples}, a.K)
+			g = judgeRepeatRule(rule, &repeats.Contender{ID: win.ID, Cases: all, Samples: win.Samples + a.Holdout.Samples}, a.K)
 		}
 		out = append(out, g)
 	}
 	return out
 }
 
-func pooledRanking(a *Repeats) string {
+func pooledRanking(a *repeats.Aggregate) string {
 	var parts []string
-	for place, i := range foundry.Rank(a.pooled) {
+	for place, i := range a.PromotionOrder() {
 		c := &a.Contenders[i]
 		parts = append(parts, fmt.Sprintf("%d. %s (validation %d/%d, train %d/%d)", place+1, c.ID, c.Validation.Passes, c.Validation.Samples, c.Train.Passes, c.Train.Samples))
 	}
@@ -256,8 +258,8 @@ func pooledRanking(a *Repeats) string {
 
 // singleRepeat aggregates a one-repeat bench report for the repeat rules
 // a workload without repeats may still state (min-pass-rate, pass^1).
-func singleRepeat(w *workload.Workload, r *bench.Report) *Repeats {
-	a, err := AggregateBench(w.Name, []*bench.Report{r})
+func singleRepeat(w *workload.Workload, r *bench.Report) *repeats.Aggregate {
+	a, err := repeats.AggregateBench(w.Name, []*bench.Report{r})
 	if err != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package harness
+package gate
 
 import (
 	"fmt"
@@ -8,11 +8,12 @@ import (
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
-// GateResult is one rule's verdict.
-type GateResult struct {
+// Result is one rule's verdict.
+type Result struct {
 	Rule   workload.Rule
 	Passed bool
 	// Message explains the verdict for someone who has never seen the
@@ -21,8 +22,8 @@ type GateResult struct {
 }
 
 // EvaluateBench judges the gate against a bench report.
-func EvaluateBench(w *workload.Workload, r *bench.Report) []GateResult {
-	out := make([]GateResult, 0, len(w.Gate.Rules))
+func EvaluateBench(w *workload.Workload, r *bench.Report) []Result {
+	out := make([]Result, 0, len(w.Gate.Rules))
 	system := func(id string) *bench.SystemResult {
 		for i := range r.Systems {
 			if r.Systems[i].ID == id {
@@ -31,9 +32,9 @@ func EvaluateBench(w *workload.Workload, r *bench.Report) []GateResult {
 		}
 		return nil
 	}
-	var single *Repeats
+	var single *repeats.Aggregate
 	for _, rule := range w.Gate.Rules {
-		res := GateResult{Rule: rule}
+		res := Result{Rule: rule}
 		s := system(rule.System)
 		if s != nil && slices.Contains(workload.RepeatRuleKeys, rule.Kind) {
 			if single == nil {
@@ -52,7 +53,7 @@ func EvaluateBench(w *workload.Workload, r *bench.Report) []GateResult {
 		switch rule.Kind {
 		case workload.RuleMinPassed:
 			res.Passed = float64(s.Passed) >= rule.Number
-			res.Message = fmt.Sprintf("system %q passed %d of %d cases; the gate at %s requires at least %s.", s.ID, s.Passed, s.Total, rule.Pos, num(rule.Number))
+			res.Message = fmt.Sprintf("system %q passed %d of %d cases; the gate at %s requires at least %s.", s.ID, s.Passed, s.Total, rule.Pos, Num(rule.Number))
 			if !res.Passed {
 				res.Message += " Failing cases: " + failingBenchCases(s) + "."
 			}
@@ -66,10 +67,10 @@ func EvaluateBench(w *workload.Workload, r *bench.Report) []GateResult {
 		case workload.RuleMaxTokens:
 			tokens := s.Usage.TokensIn + s.Usage.TokensOut
 			res.Passed = float64(tokens) <= rule.Number
-			res.Message = fmt.Sprintf("system %q used %d tokens (%d in, %d out); the gate at %s allows at most %s.", s.ID, tokens, s.Usage.TokensIn, s.Usage.TokensOut, rule.Pos, num(rule.Number))
+			res.Message = fmt.Sprintf("system %q used %d tokens (%d in, %d out); the gate at %s allows at most %s.", s.ID, tokens, s.Usage.TokensIn, s.Usage.TokensOut, rule.Pos, Num(rule.Number))
 		case workload.RuleMaxCalls:
 			res.Passed = float64(s.EffectCalls) <= rule.Number
-			res.Message = fmt.Sprintf("system %q made %d effect calls; the gate at %s allows at most %s.", s.ID, s.EffectCalls, rule.Pos, num(rule.Number))
+			res.Message = fmt.Sprintf("system %q made %d effect calls; the gate at %s allows at most %s.", s.ID, s.EffectCalls, rule.Pos, Num(rule.Number))
 		case workload.RuleOutcomes:
 			c := benchCase(s, rule.Case)
 			if c == nil {
@@ -97,7 +98,7 @@ func benchCase(s *bench.SystemResult, id string) *bench.CaseResult {
 func failingBenchCases(s *bench.SystemResult) string {
 	var parts []string
 	for _, c := range s.Cases {
-		if !c.Passed && (s.Total <= workload.PartCases || len(parts) < maxListedFailures) {
+		if !c.Passed && (s.Total <= workload.PartCases || len(parts) < MaxListedFailures) {
 			parts = append(parts, failingBenchCase(c))
 		}
 	}
@@ -135,10 +136,10 @@ func ShortJSON(v any) string {
 
 // EvaluateFoundry judges the gate against a foundry result. An exhausted
 // budget fails every rule that needs a promotion.
-func EvaluateFoundry(w *workload.Workload, res *foundry.Result) []GateResult {
-	out := make([]GateResult, 0, len(w.Gate.Rules))
+func EvaluateFoundry(w *workload.Workload, res *foundry.Result) []Result {
+	out := make([]Result, 0, len(w.Gate.Rules))
 	for _, rule := range w.Gate.Rules {
-		g := GateResult{Rule: rule}
+		g := Result{Rule: rule}
 		if res == nil || res.Report == nil {
 			g.Message = fmt.Sprintf("the habitat budget was exhausted before a candidate was promoted, so the gate at %s cannot hold.", rule.Pos)
 			out = append(out, g)
@@ -164,7 +165,7 @@ func EvaluateFoundry(w *workload.Workload, res *foundry.Result) []GateResult {
 			}
 		case workload.RuleHoldout:
 			g.Passed = rateAtLeast(r.Holdout.Score, rule.Number)
-			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout cases; the gate at %s requires a rate of at least %s.", key, r.Holdout.Passed, r.Holdout.Total, rule.Pos, num(rule.Number))
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout cases; the gate at %s requires a rate of at least %s.", key, r.Holdout.Passed, r.Holdout.Total, rule.Pos, Num(rule.Number))
 			if !g.Passed {
 				g.Message += " Failing holdout cases: " + failingFoundryCases(r.Holdout.Cases) + "."
 			}
@@ -178,10 +179,10 @@ func EvaluateFoundry(w *workload.Workload, res *foundry.Result) []GateResult {
 				score, split = promoted.Train, "train"
 			}
 			g.Passed = rateAtLeast(score, rule.Number)
-			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s cases; the gate at %s requires a rate of at least %s.", key, score.Passed, score.Total, split, rule.Pos, num(rule.Number))
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s cases; the gate at %s requires a rate of at least %s.", key, score.Passed, score.Total, split, rule.Pos, Num(rule.Number))
 		case workload.RuleMinPopulate:
 			g.Passed = float64(len(r.Candidates)) >= rule.Number
-			g.Message = fmt.Sprintf("the foundry evaluated %d candidates; the gate at %s requires at least %s.", len(r.Candidates), rule.Pos, num(rule.Number))
+			g.Message = fmt.Sprintf("the foundry evaluated %d candidates; the gate at %s requires at least %s.", len(r.Candidates), rule.Pos, Num(rule.Number))
 		case workload.RuleOutcomes:
 			var c *foundry.CaseResult
 			lists := [][]foundry.CaseResult{r.Holdout.Cases}
@@ -234,8 +235,8 @@ func ranking(r *foundry.Report) string {
 	return strings.Join(parts, ", ")
 }
 
-// GatesPassed reports whether every rule holds.
-func GatesPassed(results []GateResult) bool {
+// Passed reports whether every rule holds.
+func Passed(results []Result) bool {
 	for _, r := range results {
 		if !r.Passed {
 			return false
@@ -244,5 +245,18 @@ func GatesPassed(results []GateResult) bool {
 	return true
 }
 
-// num writes a threshold or a measure as its canonical JSON number.
-func num(f float64) string { return string(canon.FormatNumber(nil, f)) }
+// Num writes a threshold or a measure as its canonical JSON number.
+func Num(f float64) string { return string(canon.FormatNumber(nil, f)) }
+
+// MaxListedFailures bounds the failing cases a min-passed message of an
+// aggregate names.
+const MaxListedFailures = 20
+
+// failingBenchCase describes one failing case; an aggregate keeps only a
+// case's verdict and outcome (its part report holds the rest).
+func failingBenchCase(c bench.CaseResult) string {
+	if c.Expect == nil && c.Outputs == nil {
+		return fmt.Sprintf("%s (outcome %s)", c.ID, c.Outcome)
+	}
+	return fmt.Sprintf("%s (outcome %s, expected %s, got %s)", c.ID, c.Outcome, ShortJSON(c.Expect), ShortJSON(c.Outputs))
+}

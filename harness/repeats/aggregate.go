@@ -1,4 +1,4 @@
-package harness
+package repeats
 
 import (
 	"fmt"
@@ -8,16 +8,18 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/passk"
+	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
-// RepeatsFile is the aggregate of a repeated run, beside its reports.
-const RepeatsFile = "repeats.json"
+// File is repeats.json, the aggregate of a repeated run, beside its
+// reports.
+const File = "repeats.json"
 
-// RepeatsContract names repeats.json's format. It is Assay's own file,
+// Contract names repeats.json's format. It is Assay's own file,
 // not an ALGAL contract: every field is re-derived from the repeats'
 // verified reports, never read as evidence.
-const RepeatsContract = "assay.repeats.v1"
+const Contract = "assay.repeats.v1"
 
 // Case verdicts over repeats.
 const (
@@ -26,18 +28,18 @@ const (
 	VerdictFlaky = "flaky" // passed in some repeats, failed in others
 )
 
-// Repeats is the aggregate of one run's repeats. For a bench, contenders
+// Aggregate is the aggregate of one run's repeats. For a bench, contenders
 // are the systems in report order; for a foundry, the candidates by
 // manifest digest in order of first appearance, with the promotion
 // re-ranked on the evidence pooled over every repeat.
-type Repeats struct {
+type Aggregate struct {
 	Workload string
 	Kind     workload.Kind
 	K        int
 	// Reports are the repeats' report (or exhausted account) digests, in
 	// repeat order.
 	Reports    []string
-	Contenders []RepeatContender
+	Contenders []Contender
 	// Pareto is the bench's Pareto set over the systems' samples pooled
 	// over repeats (mean pass rate, mean cost or tokens, mean calls; or
 	// the mean of each declared axis).
@@ -50,7 +52,7 @@ type Repeats struct {
 	// Holdout is the promoted candidate's holdout over the repeats whose
 	// own report promoted it too (each repeat runs its holdout once, on
 	// its own winner).
-	Holdout *RepeatHoldout
+	Holdout *Holdout
 	// Exhausted lists the repeats that exhausted the habitat budget.
 	Exhausted []int
 
@@ -61,12 +63,12 @@ type Repeats struct {
 	pooled []foundry.CandidateResult
 }
 
-// RepeatContender is one system or candidate over all repeats.
-type RepeatContender struct {
+// Contender is one system or candidate over all repeats.
+type Contender struct {
 	ID             string // system id, or candidate manifest key
 	ManifestDigest string
 	// Cases are its cases (a foundry's selection cases), in report order.
-	Cases []RepeatCase
+	Cases []Case
 	// Samples and Passes count case runs over all repeats.
 	Samples, Passes int
 	// Summed over repeats (bench).
@@ -87,8 +89,8 @@ type Pooled struct{ Samples, Passes int }
 // Rate is the pooled pass rate.
 func (p Pooled) Rate() passk.Estimate { return passk.Rate(p.Passes, p.Samples) }
 
-// RepeatCase is one case of one contender over the repeats.
-type RepeatCase struct {
+// Case is one case of one contender over the repeats.
+type Case struct {
 	ID    string
 	Split string // foundry only
 	// Runs is how many repeats ran it; PassedIn the repeats (1-based) in
@@ -98,7 +100,7 @@ type RepeatCase struct {
 }
 
 // Verdict is pass, fail or flaky ("" when never run).
-func (c RepeatCase) Verdict() string {
+func (c Case) Verdict() string {
 	switch {
 	case c.Runs == 0:
 		return ""
@@ -110,28 +112,28 @@ func (c RepeatCase) Verdict() string {
 	return VerdictFlaky
 }
 
-// RepeatHoldout is the promoted candidate's pooled holdout.
-type RepeatHoldout struct {
+// Holdout is the promoted candidate's pooled holdout.
+type Holdout struct {
 	ManifestKey string
-	Cases       []RepeatCase
+	Cases       []Case
 	Samples     int
 	Passes      int
 }
 
 // PassRate is passes over samples.
-func (c *RepeatContender) PassRate() passk.Estimate { return passk.Rate(c.Passes, c.Samples) }
+func (c *Contender) PassRate() passk.Estimate { return passk.Rate(c.Passes, c.Samples) }
 
 // PassAtK is the mean over cases of the unbiased pass@k estimate.
-func (c *RepeatContender) PassAtK(k int) passk.Estimate {
-	return meanOver(c.Cases, func(rc RepeatCase) passk.Estimate { return passk.PassAtK(rc.Runs, len(rc.PassedIn), k) })
+func (c *Contender) PassAtK(k int) passk.Estimate {
+	return meanOver(c.Cases, func(rc Case) passk.Estimate { return passk.PassAtK(rc.Runs, len(rc.PassedIn), k) })
 }
 
 // PassHatK is the mean over cases of the pass^k estimate.
-func (c *RepeatContender) PassHatK(k int) passk.Estimate {
-	return meanOver(c.Cases, func(rc RepeatCase) passk.Estimate { return passk.PassHatK(rc.Runs, len(rc.PassedIn), k) })
+func (c *Contender) PassHatK(k int) passk.Estimate {
+	return meanOver(c.Cases, func(rc Case) passk.Estimate { return passk.PassHatK(rc.Runs, len(rc.PassedIn), k) })
 }
 
-func meanOver(cases []RepeatCase, f func(RepeatCase) passk.Estimate) passk.Estimate {
+func meanOver(cases []Case, f func(Case) passk.Estimate) passk.Estimate {
 	es := make([]passk.Estimate, len(cases))
 	for i, c := range cases {
 		es[i] = f(c)
@@ -140,7 +142,7 @@ func meanOver(cases []RepeatCase, f func(RepeatCase) passk.Estimate) passk.Estim
 }
 
 // Flaky lists the ids of the contender's flaky cases, in case order.
-func (c *RepeatContender) Flaky() []string {
+func (c *Contender) Flaky() []string {
 	var out []string
 	for _, rc := range c.Cases {
 		if rc.Verdict() == VerdictFlaky {
@@ -151,7 +153,7 @@ func (c *RepeatContender) Flaky() []string {
 }
 
 // Case finds a case by id.
-func (c *RepeatContender) Case(id string) *RepeatCase {
+func (c *Contender) Case(id string) *Case {
 	for i := range c.Cases {
 		if c.Cases[i].ID == id {
 			return &c.Cases[i]
@@ -161,7 +163,7 @@ func (c *RepeatContender) Case(id string) *RepeatCase {
 }
 
 // Contender finds a contender by id (system id or manifest key).
-func (a *Repeats) Contender(id string) *RepeatContender {
+func (a *Aggregate) Contender(id string) *Contender {
 	for i := range a.Contenders {
 		if a.Contenders[i].ID == id {
 			return &a.Contenders[i]
@@ -172,7 +174,7 @@ func (a *Repeats) Contender(id string) *RepeatContender {
 
 // PromotedContender is the foundry's pooled winner (nil for a bench or
 // when nothing was promoted).
-func (a *Repeats) PromotedContender() *RepeatContender {
+func (a *Aggregate) PromotedContender() *Contender {
 	for i := range a.Contenders {
 		if a.Promoted != "" && a.Contenders[i].ManifestDigest == a.Promoted {
 			return &a.Contenders[i]
@@ -181,15 +183,20 @@ func (a *Repeats) PromotedContender() *RepeatContender {
 	return nil
 }
 
+// PromotionOrder lists a foundry's contenders (indexes into Contenders)
+// in the order the contract promotes them on the evidence pooled over
+// every repeat: the pooled winner first.
+func (a *Aggregate) PromotionOrder() []int { return foundry.Rank(a.pooled) }
+
 // BenchReports are the repeats' reports, in repeat order (nil for a
 // foundry).
-func (a *Repeats) BenchReports() []*bench.Report { return a.bench }
+func (a *Aggregate) BenchReports() []*bench.Report { return a.bench }
 
 // FoundryResults are the repeats' results, in repeat order (nil for a
 // bench).
-func (a *Repeats) FoundryResults() []*foundry.Result { return a.foundry }
+func (a *Aggregate) FoundryResults() []*foundry.Result { return a.foundry }
 
-func (c *RepeatCase) add(rep int, passed bool) {
+func (c *Case) add(rep int, passed bool) {
 	c.Runs++
 	if passed {
 		c.PassedIn = append(c.PassedIn, rep)
@@ -198,16 +205,16 @@ func (c *RepeatCase) add(rep int, passed bool) {
 
 // AggregateBench aggregates the reports of a bench's repeats, in repeat
 // order. Every report runs the same systems on the same cases.
-func AggregateBench(name string, reps []*bench.Report) (*Repeats, error) {
-	a := &Repeats{Workload: name, Kind: workload.KindBench, K: len(reps), bench: reps}
+func AggregateBench(name string, reps []*bench.Report) (*Aggregate, error) {
+	a := &Aggregate{Workload: name, Kind: workload.KindBench, K: len(reps), bench: reps}
 	if len(reps) == 0 {
 		return nil, fmt.Errorf("no repeats to aggregate")
 	}
 	first := reps[0]
 	for _, s := range first.Systems {
-		rc := RepeatContender{ID: s.ID, ManifestDigest: s.ManifestDigest}
+		rc := Contender{ID: s.ID, ManifestDigest: s.ManifestDigest}
 		for _, c := range s.Cases {
-			rc.Cases = append(rc.Cases, RepeatCase{ID: c.ID})
+			rc.Cases = append(rc.Cases, Case{ID: c.ID})
 		}
 		if first.Axes != nil {
 			rc.AxisValues = map[string]float64{}
@@ -217,12 +224,12 @@ func AggregateBench(name string, reps []*bench.Report) (*Repeats, error) {
 	for i, rep := range reps {
 		a.Reports = append(a.Reports, rep.Digest)
 		if len(rep.Systems) != len(first.Systems) || rep.Workload != first.Workload {
-			return nil, fmt.Errorf("%s does not measure the systems and cases of %s", workload.RepeatFile(ReportFile, i+1), ReportFile)
+			return nil, fmt.Errorf("%s does not measure the systems and cases of %s", workload.RepeatFile(rundir.ReportFile, i+1), rundir.ReportFile)
 		}
 		for si, s := range rep.Systems {
 			rc := &a.Contenders[si]
 			if s.ID != rc.ID || s.ManifestDigest != rc.ManifestDigest || len(s.Cases) != len(rc.Cases) {
-				return nil, fmt.Errorf("%s: system %d is %q, not %q of %s", workload.RepeatFile(ReportFile, i+1), si+1, s.ID, rc.ID, ReportFile)
+				return nil, fmt.Errorf("%s: system %d is %q, not %q of %s", workload.RepeatFile(rundir.ReportFile, i+1), si+1, s.ID, rc.ID, rundir.ReportFile)
 			}
 			for ci, c := range s.Cases {
 				rc.Cases[ci].add(i+1, c.Passed)
@@ -258,8 +265,8 @@ func AggregateBench(name string, reps []*bench.Report) (*Repeats, error) {
 
 // AggregateFoundry aggregates the results of a foundry's repeats, in
 // repeat order.
-func AggregateFoundry(name string, res []*foundry.Result) (*Repeats, error) {
-	a := &Repeats{Workload: name, Kind: workload.KindFoundry, K: len(res), foundry: res}
+func AggregateFoundry(name string, res []*foundry.Result) (*Aggregate, error) {
+	a := &Aggregate{Workload: name, Kind: workload.KindFoundry, K: len(res), foundry: res}
 	if len(res) == 0 {
 		return nil, fmt.Errorf("no repeats to aggregate")
 	}
@@ -288,20 +295,20 @@ func AggregateFoundry(name string, res []*foundry.Result) (*Repeats, error) {
 			if !ok {
 				at = len(a.Contenders)
 				byDigest[c.ManifestDigest] = at
-				rc := RepeatContender{ID: c.ManifestKey, ManifestDigest: c.ManifestDigest}
+				rc := Contender{ID: c.ManifestKey, ManifestDigest: c.ManifestDigest}
 				for _, cs := range c.Cases {
-					rc.Cases = append(rc.Cases, RepeatCase{ID: cs.ID, Split: cs.Split})
+					rc.Cases = append(rc.Cases, Case{ID: cs.ID, Split: cs.Split})
 				}
 				a.Contenders = append(a.Contenders, rc)
 				pooled = append(pooled, foundry.CandidateResult{ManifestDigest: c.ManifestDigest, ManifestKey: c.ManifestKey})
 			}
 			rc := &a.Contenders[at]
 			if len(c.Cases) != len(rc.Cases) {
-				return nil, fmt.Errorf("%s: candidate %s has %d cases, not %d", workload.RepeatFile(ReportFile, rep), c.ManifestKey, len(c.Cases), len(rc.Cases))
+				return nil, fmt.Errorf("%s: candidate %s has %d cases, not %d", workload.RepeatFile(rundir.ReportFile, rep), c.ManifestKey, len(c.Cases), len(rc.Cases))
 			}
 			for ci, cs := range c.Cases {
 				if cs.ID != rc.Cases[ci].ID {
-					return nil, fmt.Errorf("%s: candidate %s case %d is %q, not %q", workload.RepeatFile(ReportFile, rep), c.ManifestKey, ci+1, cs.ID, rc.Cases[ci].ID)
+					return nil, fmt.Errorf("%s: candidate %s case %d is %q, not %q", workload.RepeatFile(rundir.ReportFile, rep), c.ManifestKey, ci+1, cs.ID, rc.Cases[ci].ID)
 				}
 				rc.Cases[ci].add(rep, cs.Passed)
 				rc.Samples++
@@ -330,9 +337,9 @@ func AggregateFoundry(name string, res []*foundry.Result) (*Repeats, error) {
 	}
 	winner := &a.Contenders[foundry.Rank(pooled)[0]]
 	a.Promoted = winner.ManifestDigest
-	h := &RepeatHoldout{ManifestKey: winner.ID}
+	h := &Holdout{ManifestKey: winner.ID}
 	for _, id := range holdoutIDs {
-		h.Cases = append(h.Cases, RepeatCase{ID: id, Split: foundry.SplitHoldout})
+		h.Cases = append(h.Cases, Case{ID: id, Split: foundry.SplitHoldout})
 	}
 	for _, rep := range winner.PromotedIn {
 		for _, c := range res[rep-1].Report.Holdout.Cases {
@@ -354,12 +361,12 @@ func AggregateFoundry(name string, res []*foundry.Result) (*Repeats, error) {
 // Value is repeats.json's canonical JSON form. Estimates are
 // passk.Estimate values: {"exact": fraction, "value": number} or null
 // when there are fewer samples than k.
-func (a *Repeats) Value() map[string]any {
+func (a *Aggregate) Value() map[string]any {
 	reports := make([]any, len(a.Reports))
 	for i, d := range a.Reports {
-		file := workload.RepeatFile(ReportFile, i+1)
+		file := workload.RepeatFile(rundir.ReportFile, i+1)
 		if slices.Contains(a.Exhausted, i+1) {
-			file = workload.RepeatFile(BudgetFile, i+1)
+			file = workload.RepeatFile(rundir.BudgetFile, i+1)
 		}
 		reports[i] = map[string]any{"repeat": float64(i + 1), "file": file, "digest": d}
 	}
@@ -367,7 +374,7 @@ func (a *Repeats) Value() map[string]any {
 	for i := range a.Contenders {
 		cs[i] = a.contenderValue(&a.Contenders[i])
 	}
-	v := map[string]any{"contract": RepeatsContract, "workload": a.Workload, "kind": string(a.Kind),
+	v := map[string]any{"contract": Contract, "workload": a.Workload, "kind": string(a.Kind),
 		"repeats": float64(a.K), "reports": reports, "contenders": cs}
 	if a.Kind == workload.KindBench {
 		v["pareto"] = canon.Strings(a.Pareto)
@@ -380,7 +387,7 @@ func (a *Repeats) Value() map[string]any {
 	v["holdout"] = nil
 	if h := a.Holdout; h != nil {
 		v["holdout"] = map[string]any{"manifestKey": h.ManifestKey, "samples": float64(h.Samples), "passes": float64(h.Passes),
-			"passRate": passk.Rate(h.Passes, h.Samples).Value(), "passRateCI95": clusteredCI(h.Cases, "").Value(), "cases": casesValue(h.Cases)}
+			"passRate": passk.Rate(h.Passes, h.Samples).Value(), "passRateCI95": ClusteredCI(h.Cases, "").Value(), "cases": casesValue(h.Cases)}
 	}
 	ex := make([]any, len(a.Exhausted))
 	for i, r := range a.Exhausted {
@@ -390,7 +397,7 @@ func (a *Repeats) Value() map[string]any {
 	return v
 }
 
-func (a *Repeats) contenderValue(c *RepeatContender) map[string]any {
+func (a *Aggregate) contenderValue(c *Contender) map[string]any {
 	ests := make([]any, a.K)
 	for k := 1; k <= a.K; k++ {
 		ests[k-1] = map[string]any{"k": float64(k), "passAtK": c.PassAtK(k).Value(), "passHatK": c.PassHatK(k).Value()}
@@ -420,7 +427,7 @@ func (a *Repeats) contenderValue(c *RepeatContender) map[string]any {
 	return v
 }
 
-func casesValue(cases []RepeatCase) []any {
+func casesValue(cases []Case) []any {
 	out := make([]any, len(cases))
 	for i, c := range cases {
 		in := make([]any, len(c.PassedIn))
@@ -442,7 +449,7 @@ func casesValue(cases []RepeatCase) []any {
 // (rounded half up), axis values are means, a case passed when it passed
 // in every repeat, and the Pareto set is the pooled one. It is a view, not
 // a report: it has no digest and is never verified or written.
-func (a *Repeats) PooledBench() *bench.Report {
+func (a *Aggregate) PooledBench() *bench.Report {
 	if len(a.bench) == 0 {
 		return nil
 	}
@@ -468,7 +475,7 @@ func (a *Repeats) PooledBench() *bench.Report {
 // and validation samples pooled, work summed, a case passed when it passed
 // in every repeat it ran in, the pooled promotion, and the promoted
 // candidate's pooled holdout. Nil when a repeat exhausted its budget.
-func (a *Repeats) PooledFoundry() *foundry.Report {
+func (a *Aggregate) PooledFoundry() *foundry.Report {
 	if len(a.foundry) == 0 || a.Promoted == "" {
 		return nil
 	}
@@ -484,7 +491,7 @@ func (a *Repeats) PooledFoundry() *foundry.Report {
 				continue
 			}
 			seen[c.ManifestDigest] = true
-			i := slices.IndexFunc(a.Contenders, func(x RepeatContender) bool { return x.ManifestDigest == c.ManifestDigest })
+			i := slices.IndexFunc(a.Contenders, func(x Contender) bool { return x.ManifestDigest == c.ManifestDigest })
 			rc, p := &a.Contenders[i], a.pooled[i]
 			pc := foundry.CandidateResult{ManifestDigest: c.ManifestDigest, ManifestKey: c.ManifestKey, Train: p.Train, Validation: p.Validation, Work: p.Work, Usage: c.Usage}
 			for ci, cs := range c.Cases {
