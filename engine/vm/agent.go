@@ -8,94 +8,11 @@ import (
 	"github.com/algal-assay/assay/engine/receipt"
 )
 
-// requestBudget is the budget object of an effect request:
-// min(cell ?? run, run) for the context and output bytes.
-type requestBudget struct{ maxContext, maxOutput int }
-
-func (s *scope) requestBudget(b manifest.Budget) requestBudget {
-	return requestBudget{maxContext: budgetFor(b.MaxContextBytes, s.r.budgets.MaxContextBytes),
-		maxOutput: budgetFor(b.MaxOutputBytes, s.r.budgets.MaxOutputBytes)}
-}
-
-func (b requestBudget) value() map[string]any {
-	return map[string]any{"maxContextBytes": float64(b.maxContext), "maxOutputBytes": float64(b.maxOutput)}
-}
-
-// requestContext is the context object of an agent-family request: the
-// viewed inputs and the turn, what the view adds (a note, the records of
-// the cells it names and the graph between them) and the tool log.
-type requestContext struct {
-	inputs ports
-	turn   int
-	note   *string
-	// cells is nil when the view names no cells; a nil entry is a cell
-	// that has not resolved (JSON null).
-	cells map[string]*viewedCell
-	graph []viewedEdge // nil: no graph
-	// toolLog is the tool log as sent (nil: absent).
-	toolLog []any
-}
-
-// viewedCell is the record of a cell an agent's view names.
-type viewedCell struct {
-	status  string
-	outputs ports // nil: absent
-}
-
-// viewedEdge is one edge of a view's graph; guard is the guard's
-// normalized value (nil: no guard).
-type viewedEdge struct {
-	from, to string
-	guard    any
-}
-
-func (c *requestContext) value() map[string]any {
-	v := map[string]any{"inputs": c.inputs.object(), "turn": float64(c.turn)}
-	if c.note != nil {
-		v["note"] = *c.note
-	}
-	if c.cells != nil {
-		v["cells"] = c.cellsValue()
-	}
-	if c.graph != nil {
-		edges := make([]any, len(c.graph))
-		for i, e := range c.graph {
-			edges[i] = e.value()
-		}
-		v["graph"] = map[string]any{"edges": edges}
-	}
-	if c.toolLog != nil {
-		v["toolLog"] = c.toolLog
-	}
-	return v
-}
-
-// cellsValue is the context's cells object.
-func (c *requestContext) cellsValue() map[string]any {
-	cells := make(map[string]any, len(c.cells))
-	for id, vc := range c.cells {
-		cells[id] = nil
-		if vc != nil {
-			cells[id] = vc.value()
-		}
-	}
-	return cells
-}
-
-func (vc *viewedCell) value() map[string]any {
-	v := map[string]any{"status": vc.status}
-	if vc.outputs != nil {
-		v["outputs"] = vc.outputs.object()
-	}
-	return v
-}
-
-func (e viewedEdge) value() map[string]any {
-	v := map[string]any{"from": e.from, "to": e.to}
-	if e.guard != nil {
-		v["guard"] = e.guard
-	}
-	return v
+// requestBudget is the budget of an effect request: min(cell ?? run,
+// run) for the context and output bytes.
+func (s *scope) requestBudget(b manifest.Budget) effect.Budget {
+	return effect.Budget{MaxContextBytes: budgetFor(b.MaxContextBytes, s.r.budgets.MaxContextBytes),
+		MaxOutputBytes: budgetFor(b.MaxOutputBytes, s.r.budgets.MaxOutputBytes)}
 }
 
 // viewInputs filters delivered inputs through view.inputs.
@@ -113,65 +30,66 @@ func viewInputs(v manifest.View, in ports) ports {
 }
 
 // viewContext builds the context shared by agent-family requests.
-func (s *scope) viewContext(id string, v manifest.View, in ports, turn int) *requestContext {
-	ctx := &requestContext{inputs: viewInputs(v, in), turn: turn}
+func (s *scope) viewContext(id string, v manifest.View, in ports, turn int) *effect.AgentContext {
+	ctx := &effect.AgentContext{Inputs: viewInputs(v, in), Turn: turn}
 	if v.HasNote {
 		note := v.Note
-		ctx.note = &note
+		ctx.Note = &note
 	}
 	if len(v.Cells) == 0 {
 		return ctx
 	}
-	ctx.cells = make(map[string]*viewedCell, len(v.Cells))
+	ctx.Cells = make(map[string]*effect.ViewedCell, len(v.Cells))
 	viewed := map[string]bool{}
 	for _, vc := range v.Cells {
 		viewed[vc.Cell] = true
-		ctx.cells[vc.Cell] = s.viewedCell(vc)
+		ctx.Cells[vc.Cell] = s.viewedCell(vc)
 	}
 	if v.Graph {
-		ctx.graph = s.viewedGraph(id, viewed)
+		ctx.Graph = s.viewedGraph(id, viewed)
 	}
 	return ctx
 }
 
 // viewedCell is the record of the cell vc names, its outputs sliced to
 // vc.Ports; nil when it has not resolved.
-func (s *scope) viewedCell(vc manifest.ViewCell) *viewedCell {
+func (s *scope) viewedCell(vc manifest.ViewCell) *effect.ViewedCell {
 	j, ok := s.m.CellIndex(vc.Cell)
 	if !ok || s.st[j].status == "" {
 		return nil
 	}
-	rec := &viewedCell{status: s.st[j].status}
+	rec := &effect.ViewedCell{Status: s.st[j].status}
 	if outs := s.st[j].outputs; len(outs) > 0 {
-		rec.outputs = ports{}
+		viewed := ports{}
 		for k, x := range outs {
 			if vc.Ports == nil || contains(vc.Ports, k) {
-				rec.outputs[k] = x
+				viewed[k] = x
 			}
 		}
+		rec.Outputs = viewed
 	}
 	return rec
 }
 
 // viewedGraph lists the edges out of viewed cells into viewed cells or
 // the agent itself, in manifest order.
-func (s *scope) viewedGraph(id string, viewed map[string]bool) []viewedEdge {
-	edges := []viewedEdge{}
+func (s *scope) viewedGraph(id string, viewed map[string]bool) []effect.Edge {
+	edges := []effect.Edge{}
 	for _, e := range s.m.Edges {
 		if !viewed[e.From.Cell] || !(e.To.Cell == id || viewed[e.To.Cell]) {
 			continue
 		}
-		ve := viewedEdge{from: e.From.Cell + "." + e.From.Port, to: e.To.Cell + "." + e.To.Port}
+		ve := effect.Edge{From: e.From.Cell + "." + e.From.Port, To: e.To.Cell + "." + e.To.Port}
 		if e.Guard != nil {
-			ve.guard = e.Guard.Value
+			ve.Guard = e.Guard.Value
 		}
 		edges = append(edges, ve)
 	}
 	return edges
 }
 
-func checkContext(ctx *requestContext, max int) *Failure {
-	b, err := canon.Encode(ctx.value())
+func checkContext(ctx *effect.AgentContext, max int) *Failure {
+	b, err := canon.Encode(ctx.Value())
 	if err != nil {
 		return failf(fault.TypeMismatch, "context is not canonical JSON")
 	}
@@ -181,32 +99,11 @@ func checkContext(ctx *requestContext, max int) *Failure {
 	return nil
 }
 
-// toolCallEntry is one entry of an agent's tool log: a tool call and its
-// result (in a request's log an elided output is a tool-output-ref stub).
-type toolCallEntry struct {
-	fn     string
-	inputs ports
-	output any
-}
-
-func (e toolCallEntry) value() map[string]any {
-	return map[string]any{"fn": e.fn, "inputs": e.inputs.object(), "output": e.output}
-}
-
-// toolLogValue is a tool log as request context.
-func toolLogValue(log []toolCallEntry) []any {
-	out := make([]any, len(log))
-	for i, e := range log {
-		out[i] = e.value()
-	}
-	return out
-}
-
 // toolCalls is the record of an agent's tool log.
-func toolCalls(log []toolCallEntry) []receipt.ToolCall {
+func toolCalls(log []effect.ToolCall) []receipt.ToolCall {
 	out := make([]receipt.ToolCall, len(log))
 	for i, e := range log {
-		out[i] = receipt.ToolCall{Fn: e.fn, Inputs: e.inputs, Output: e.output}
+		out[i] = receipt.ToolCall{Fn: e.Fn, Inputs: e.Inputs, Output: e.Output}
 	}
 	return out
 }
@@ -232,9 +129,9 @@ type agentLoop struct {
 	p      string
 	in     ports
 	rec    *receipt.Cell
-	budget requestBudget
-	log    []toolCallEntry
-	calls  []toolCallEntry
+	budget effect.Budget
+	log    []effect.ToolCall
+	calls  []effect.ToolCall
 }
 
 // maxTurns is an agent's turn bound: declared, else 8 with tools and 1
@@ -289,16 +186,16 @@ func (l *agentLoop) turn(turn int) (out ports, done bool, f *Failure) {
 		prompt = localContextPrompt(prompt)
 	}
 	if len(l.log) > 0 {
-		ctx.toolLog = toolLogValue(l.log)
+		ctx.ToolLog = l.log
 		if a.Compact != nil && a.Compact.Mode == "elide" {
-			ctx.toolLog = elide(ctx, l.log, a.Compact, l.budget.maxContext)
+			ctx.ToolLog = elide(ctx, l.log, a.Compact, l.budget.MaxContextBytes)
 		}
 	}
-	if f := checkContext(ctx, l.budget.maxContext); f != nil {
+	if f := checkContext(ctx, l.budget.MaxContextBytes); f != nil {
 		return nil, true, f
 	}
 	res, f := l.s.issue(call{path: l.p, req: l.request(prompt, ctx), kind: string(l.c.Kind), attempts: a.Retry,
-		maxOut: l.budget.maxOutput, effectMs: effectMs(a.Budget), bind: l.bind})
+		maxOut: l.budget.MaxOutputBytes, effectMs: effectMs(a.Budget), bind: l.bind})
 	switch {
 	case f != nil:
 		return nil, true, f
@@ -310,14 +207,19 @@ func (l *agentLoop) turn(turn int) (out ports, done bool, f *Failure) {
 	return l.final(res), true, nil
 }
 
-func (l *agentLoop) request(prompt string, ctx *requestContext) effect.Request {
+func (l *agentLoop) request(prompt string, ctx *effect.AgentContext) effect.Request {
 	a := l.c.Agent
-	req := effect.Request{"contract": effect.EffectContract, "cellId": l.c.ID, "kind": string(l.c.Kind),
-		"prompt": prompt, "context": ctx.value(), "output": a.Output.Value, "budget": l.budget.value()}
-	if a.Route != nil {
-		req["route"] = a.Route.Value
+	req := effect.ModelRequest{CellID: l.c.ID, Kind: string(l.c.Kind), Prompt: prompt, Context: ctx,
+		Output: a.Output.Value, Budget: l.budget, Route: routeValue(a.Route)}
+	return req.Value()
+}
+
+// routeValue is a declared route's value (nil when none is declared).
+func routeValue(r *manifest.Route) any {
+	if r == nil {
+		return nil
 	}
-	return req
+	return r.Value
 }
 
 // bind binds a raw answer: a call of a declared tool, or the output.
@@ -347,7 +249,7 @@ func (l *agentLoop) runTool(raw any, snap *contextSnapshot, turn int) (ports, bo
 	if susp {
 		return l.suspend()
 	}
-	entry := toolCallEntry{fn: name, inputs: inputs, output: output}
+	entry := effect.ToolCall{Fn: name, Inputs: inputs, Output: output}
 	l.log = append(l.log, entry)
 	l.calls = append(l.calls, entry)
 	return nil, false, nil

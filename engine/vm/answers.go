@@ -71,13 +71,10 @@ func questionsValue(qs []manifest.Question) map[string]any {
 
 // decideRequest is an algal.effect.v1 decide request asking qs
 // (questions is their request value).
-func decideRequest(cellID, prompt string, ctx any, qs []manifest.Question, questions any, budget requestBudget, route *manifest.Route) effect.Request {
-	req := effect.Request{"contract": effect.EffectContract, "cellId": cellID, "kind": "decide",
-		"prompt": prompt, "context": ctx, "output": answerSchema(qs), "budget": budget.value(), "questions": questions}
-	if route != nil {
-		req["route"] = route.Value
-	}
-	return req
+func decideRequest(cellID, prompt string, ctx effect.Context, qs []manifest.Question, questions any, budget effect.Budget, route *manifest.Route) effect.Request {
+	req := effect.ModelRequest{CellID: cellID, Kind: effect.KindDecide, Prompt: prompt, Context: ctx,
+		Output: answerSchema(qs), Budget: budget, Route: routeValue(route), Questions: questions}
+	return req.Value()
 }
 
 // firstUnexpected returns the first key of m, in canonical key order, that

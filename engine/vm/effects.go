@@ -274,11 +274,11 @@ func (s *scope) decideCell(c *manifest.Cell, p string, in ports, rec *receipt.Ce
 	d := c.Decide
 	budget := s.requestBudget(d.Budget)
 	ctx := s.viewContext(c.ID, d.View, in, 0)
-	if f := checkContext(ctx, budget.maxContext); f != nil {
+	if f := checkContext(ctx, budget.MaxContextBytes); f != nil {
 		return nil, f
 	}
-	req := decideRequest(c.ID, d.Prompt, ctx.value(), d.Questions, d.QuestionsValue, budget, d.Route)
-	bound, ok, f := s.issueFor(rec, call{path: p, req: req, kind: "decide", attempts: d.Retry, maxOut: budget.maxOutput, effectMs: effectMs(d.Budget),
+	req := decideRequest(c.ID, d.Prompt, ctx, d.Questions, d.QuestionsValue, budget, d.Route)
+	bound, ok, f := s.issueFor(rec, call{path: p, req: req, kind: "decide", attempts: d.Retry, maxOut: budget.MaxOutputBytes, effectMs: effectMs(d.Budget),
 		bind: answerBinder(d.Questions, "cell %q: %s", c.ID)})
 	if !ok {
 		return nil, f

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 )
@@ -51,12 +52,12 @@ type contextSnapshot struct {
 
 // captureContext snapshots, before a model turn, what the agent may read
 // back, and charges the capture as work.
-func (s *scope) captureContext(c *manifest.Cell, ctx *requestContext, calls []toolCallEntry) *contextSnapshot {
+func (s *scope) captureContext(c *manifest.Cell, ctx *effect.AgentContext, calls []effect.ToolCall) *contextSnapshot {
 	var cells any
-	if ctx.cells != nil {
-		cells = ctx.cellsValue()
+	if ctx.Cells != nil {
+		cells = ctx.CellsValue()
 	}
-	snap, work := newContextSnapshot(c.Agent.Prompt, ctx.inputs.object(), cells, ctx.cells != nil, toolLogValue(calls))
+	snap, work := newContextSnapshot(c.Agent.Prompt, ctx.Inputs, cells, ctx.Cells != nil, effect.ToolLogValue(calls))
 	s.r.units += work
 	return snap
 }

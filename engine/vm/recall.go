@@ -3,6 +3,7 @@ package vm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,13 +18,12 @@ import (
 // Wire constants of recall rerank and tool-log compaction requests; they
 // enter request digests, so they are byte-exact.
 const (
-	rerankPrompt     = "Semantic rerank for recall cell %q. Score every hit's direct relevance to the query; do not summarize or rewrite the source text."
-	rerankQuestion   = "Is context.hits[%d] directly relevant to context.query?"
-	rerankTrue       = "The hit directly helps answer context.query."
-	rerankFalse      = "The hit does not help answer context.query."
-	compactPrompt    = "Tool-log triage for cell %q. The log exceeds %dB; for each indexed entry decide whether the call and its result must be preserved verbatim for the remaining work. Task: %s"
-	compactQuestion  = "Retain context.toolLog[%d] verbatim \u2014 the %q call and its result. Is it still needed for the remaining task?"
-	toolOutputRefCtr = "algal.tool-output-ref.v1"
+	rerankPrompt    = "Semantic rerank for recall cell %q. Score every hit's direct relevance to the query; do not summarize or rewrite the source text."
+	rerankQuestion  = "Is context.hits[%d] directly relevant to context.query?"
+	rerankTrue      = "The hit directly helps answer context.query."
+	rerankFalse     = "The hit does not help answer context.query."
+	compactPrompt   = "Tool-log triage for cell %q. The log exceeds %dB; for each indexed entry decide whether the call and its result must be preserved verbatim for the remaining work. Task: %s"
+	compactQuestion = "Retain context.toolLog[%d] verbatim \u2014 the %q call and its result. Is it still needed for the remaining task?"
 )
 
 // recallOutput is the output contract of a recall request.
@@ -146,18 +146,14 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in ports, rec *receipt.Ce
 	// runtime caps a recall cell's byte budgets by the run's (an older one
 	// did not, which changed the request digest).
 	budget := s.requestBudget(rc.Budget)
-	ctx := map[string]any{"inputs": in.clone().object()}
-	if n := encodedLen(ctx); n > budget.maxContext {
-		return nil, failf(fault.BudgetExhausted, "recall context %dB exceeds maxContextBytes %dB", n, budget.maxContext)
+	ctx := effect.RecallContext{Inputs: in.clone()}
+	if n := encodedLen(ctx.Value()); n > budget.MaxContextBytes {
+		return nil, failf(fault.BudgetExhausted, "recall context %dB exceeds maxContextBytes %dB", n, budget.MaxContextBytes)
 	}
 	k := rc.EffectiveK()
-	req := effect.Request{"contract": effect.EffectContract, "cellId": c.ID, "kind": "recall", "prompt": "",
-		"context": ctx, "output": recallOutput, "budget": budget.value(),
-		"recall": map[string]any{"query": query, "k": float64(k), "embedder": rc.EffectiveEmbedder()}}
-	if rc.Route != nil {
-		req["route"] = rc.Route.Value
-	}
-	bound, ok, f := s.issueFor(rec, call{path: p, req: req, kind: "recall", attempts: rc.Retry, maxOut: budget.maxOutput, effectMs: effectMs(rc.Budget),
+	req := effect.ModelRequest{CellID: c.ID, Kind: effect.KindRecall, Context: ctx, Output: recallOutput, Budget: budget,
+		Route: routeValue(rc.Route), Recall: &effect.RecallQuery{Query: query, K: k, Embedder: rc.EffectiveEmbedder()}}
+	bound, ok, f := s.issueFor(rec, call{path: p, req: req.Value(), kind: "recall", attempts: rc.Retry, maxOut: budget.MaxOutputBytes, effectMs: effectMs(rc.Budget),
 		bind: func(raw any) (any, bool, *Failure) {
 			hits, msg := checkHits(raw, k)
 			if msg != "" {
@@ -193,19 +189,19 @@ func recallOutputs(hits []any) ports {
 // relevance (a stable sort, highest first) and keeps the first
 // rerank.take. It returns nil hits when the cell stops (a failure, or a
 // suspension with a nil failure).
-func (s *scope) rerank(c *manifest.Cell, p string, rec *receipt.Cell, query string, hits []any, budget requestBudget) ([]any, *Failure) {
+func (s *scope) rerank(c *manifest.Cell, p string, rec *receipt.Cell, query string, hits []any, budget effect.Budget) ([]any, *Failure) {
 	rc := c.Recall
 	qs := make([]manifest.Question, len(hits))
 	for i := range hits {
 		qs[i] = manifest.Question{Name: fmt.Sprintf("hit_%d", i), Type: "noul",
 			Instructions: fmt.Sprintf(rerankQuestion, i), Criteria: rerankCriteria}
 	}
-	rctx := map[string]any{"query": query, "hits": hits}
-	if n := encodedLen(rctx); n > budget.maxContext {
-		return nil, failf(fault.BudgetExhausted, "recall rerank context %dB exceeds maxContextBytes %dB", n, budget.maxContext)
+	rctx := effect.RerankContext{Query: query, Hits: hits}
+	if n := encodedLen(rctx.Value()); n > budget.MaxContextBytes {
+		return nil, failf(fault.BudgetExhausted, "recall rerank context %dB exceeds maxContextBytes %dB", n, budget.MaxContextBytes)
 	}
 	rreq := decideRequest(c.ID, fmt.Sprintf(rerankPrompt, c.ID), rctx, qs, questionsValue(qs), budget, &rc.Rerank.Route)
-	rbound, ok, f := s.issueFor(rec, call{path: p, req: rreq, kind: "decide", attempts: rc.Retry, maxOut: budget.maxOutput, effectMs: effectMs(rc.Budget),
+	rbound, ok, f := s.issueFor(rec, call{path: p, req: rreq, kind: "decide", attempts: rc.Retry, maxOut: budget.MaxOutputBytes, effectMs: effectMs(rc.Budget),
 		bind: answerBinder(qs, "cell %q: %s", c.ID)})
 	if !ok {
 		return nil, f
@@ -229,39 +225,37 @@ func (s *scope) rerank(c *manifest.Cell, p string, rec *receipt.Cell, query stri
 // compact runs tool-log triage before a turn when the log is over its
 // byte bound: one recorded decide effect with a keep question per
 // unpinned entry; entries scoring below 0.5 leave the log.
-func (s *scope) compact(c *manifest.Cell, p string, in ports, log []toolCallEntry, turn int, budget requestBudget) ([]toolCallEntry, bool, *Failure) {
+func (s *scope) compact(c *manifest.Cell, p string, in ports, log []effect.ToolCall, turn int, budget effect.Budget) ([]effect.ToolCall, bool, *Failure) {
 	a := c.Agent
 	cp := a.Compact
 	if len(log) <= cp.KeepRecent {
 		return log, false, nil
 	}
-	logValue := toolLogValue(log)
-	if encodedLen(logValue) <= cp.MaxLogBytes {
+	if encodedLen(effect.ToolLogValue(log)) <= cp.MaxLogBytes {
 		return log, false, nil
 	}
 	n := len(log) - cp.KeepRecent
 	qs := make([]manifest.Question, n)
 	for i := range qs {
 		qs[i] = manifest.Question{Name: fmt.Sprintf("keep_%d", i), Type: "noul",
-			Instructions: fmt.Sprintf(compactQuestion, i, log[i].fn)}
+			Instructions: fmt.Sprintf(compactQuestion, i, log[i].Fn)}
 	}
-	ctx := &requestContext{inputs: viewInputs(a.View, in), turn: turn, toolLog: logValue}
-	cv := ctx.value()
-	if n := encodedLen(cv); n > budget.maxContext {
-		return nil, false, failf(fault.BudgetExhausted, "compaction context %dB exceeds maxContextBytes %dB", n, budget.maxContext)
+	ctx := &effect.AgentContext{Inputs: viewInputs(a.View, in), Turn: turn, ToolLog: log}
+	if n := encodedLen(ctx.Value()); n > budget.MaxContextBytes {
+		return nil, false, failf(fault.BudgetExhausted, "compaction context %dB exceeds maxContextBytes %dB", n, budget.MaxContextBytes)
 	}
 	route := cp.Route
 	if route == nil {
 		route = a.Route
 	}
-	req := decideRequest(c.ID, fmt.Sprintf(compactPrompt, c.ID, cp.MaxLogBytes, a.Prompt), cv, qs, questionsValue(qs), budget, route)
-	res, f := s.issue(call{path: p, req: req, kind: "decide", attempts: 1, maxOut: budget.maxOutput, effectMs: effectMs(a.Budget),
+	req := decideRequest(c.ID, fmt.Sprintf(compactPrompt, c.ID, cp.MaxLogBytes, a.Prompt), ctx, qs, questionsValue(qs), budget, route)
+	res, f := s.issue(call{path: p, req: req, kind: "decide", attempts: 1, maxOut: budget.MaxOutputBytes, effectMs: effectMs(a.Budget),
 		bind: answerBinder(qs, "cell %q compaction: %s", c.ID)})
 	if f != nil || res.suspended {
 		return nil, res.suspended, f
 	}
 	keep := nouls(res.bound, qs)
-	var kept []toolCallEntry
+	var kept []effect.ToolCall
 	for i, e := range log {
 		if i >= n || keep[i] >= 0.5 {
 			kept = append(kept, e)
@@ -273,26 +267,27 @@ func (s *scope) compact(c *manifest.Cell, p string, in ports, log []toolCallEntr
 // elide projects a tool log for the request context: oldest unpinned
 // outputs become algal.tool-output-ref.v1 stubs while the log or the
 // context is over its bound. The receipt keeps the full outputs.
-func elide(ctx *requestContext, log []toolCallEntry, cp *manifest.Compact, mc int) []any {
-	out := toolLogValue(log)
+func elide(ctx *effect.AgentContext, log []effect.ToolCall, cp *manifest.Compact, mc int) []effect.ToolCall {
+	sent := slices.Clone(log)
+	values := effect.ToolLogValue(log)
 	// The context with the log is the context without it plus one
 	// canonical member: ,"toolLog":<log>.
-	ctx.toolLog = nil
-	base := encodedLen(ctx.value()) + len(`,"toolLog":`)
+	ctx.ToolLog = nil
+	base := encodedLen(ctx.Value()) + len(`,"toolLog":`)
 	over := func() bool {
-		lb := encodedLen(out)
+		lb := encodedLen(values)
 		return lb > cp.MaxLogBytes || base+lb > mc
 	}
-	for i := 0; i < len(out)-cp.KeepRecent && over(); i++ {
-		e := log[i]
-		ob, _ := canon.Encode(e.output)
-		d, _ := canon.Digest(e.output)
-		stub := map[string]any{"contract": toolOutputRefCtr, "source": d, "bytes": float64(len(ob))}
+	for i := 0; i < len(values)-cp.KeepRecent && over(); i++ {
+		ob, _ := canon.Encode(log[i].Output)
+		d, _ := canon.Digest(log[i].Output)
+		stub := effect.ToolOutputRef{Source: d, Bytes: len(ob)}.Value()
 		if encodedLen(stub) < len(ob) {
-			out[i] = toolCallEntry{fn: e.fn, inputs: e.inputs, output: stub}.value()
+			sent[i].Output = stub
+			values[i] = sent[i].Value()
 		}
 	}
-	return out
+	return sent
 }
 
 func encodedLen(v any) int {
