@@ -42,6 +42,12 @@ type Work struct{ Steps, AgentCalls, Units int }
 // Failure is a cell failure record.
 type Failure struct{ Code, Message string }
 
+// Value is the failure record's canonical form (also what an on:"fail"
+// edge delivers).
+func (f Failure) Value() map[string]any {
+	return map[string]any{"code": f.Code, "message": f.Message}
+}
+
 // RunFailure is the run's first unhandled failure and the cell path that
 // raised it.
 type RunFailure struct{ Code, Message, Path string }
@@ -213,7 +219,7 @@ func (c *Cell) Value() map[string]any {
 		v["outputs"] = c.Outputs
 	}
 	if c.Failure != nil {
-		v["failure"] = map[string]any{"code": c.Failure.Code, "message": c.Failure.Message}
+		v["failure"] = c.Failure.Value()
 	}
 	if c.EffectDigest != "" {
 		v["effectDigest"] = c.EffectDigest

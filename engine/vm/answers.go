@@ -2,7 +2,6 @@ package vm
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
@@ -13,67 +12,11 @@ import (
 // Decision answers: what a decide request asks for (one answer per
 // question, shaped by the question's type) and how an answer is bound.
 
-// answerTypes are the answer schemas by question type; any type but noul
-// and score is answered as a choice.
-var answerTypes = map[string]any{
-	"noul": jsonValue(`{"type":"object","required":["noul"],"properties":{"type":{"type":"string"},"noul":{"type":"number"}}}`),
-	"choice": jsonValue(`{"type":"object","required":["choice","confidence","probabilities"],` +
-		`"properties":{"type":{"type":"string"},"choice":{"type":"string"},"confidence":{"type":"number"},"probabilities":{"type":"object"}}}`),
-	"score": jsonValue(`{"type":"object","required":["score","confidence","probabilities"],` +
-		`"properties":{"type":{"type":"string"},"score":{"type":"number"},"confidence":{"type":"number"},"probabilities":{"type":"object"}}}`),
-}
-
-// answerType is a fresh copy of the answer schema of question type t.
-func answerType(t string) any {
-	schema, ok := answerTypes[t]
-	if !ok {
-		schema = answerTypes["choice"]
-	}
-	return canon.Clone(schema)
-}
-
-// answerFields are the keys an answer of question type t may carry.
-func answerFields(t string) []string {
-	if t == "noul" {
-		return []string{"type", "noul"}
-	}
-	return []string{"type", t, "confidence", "probabilities"}
-}
-
-// answerSchema derives the output contract of a question map. The
-// required list is in UTF-8 byte order of the names (the native
-// runtime's map order).
-func answerSchema(qs []manifest.Question) map[string]any {
-	names := make([]string, 0, len(qs))
-	props := make(map[string]any, len(qs))
-	for _, q := range qs {
-		names = append(names, q.Name)
-		props[q.Name] = answerType(q.Type)
-	}
-	sort.Strings(names)
-	return map[string]any{"kind": "json", "schema": map[string]any{"type": "object", "required": []any{"answers"},
-		"properties": map[string]any{"answers": map[string]any{"type": "object", "required": canon.Strings(names), "properties": props}}}}
-}
-
-// questionsValue is the questions object of a decide request the VM
-// issues itself (recall rerank, tool-log compaction).
-func questionsValue(qs []manifest.Question) map[string]any {
-	v := make(map[string]any, len(qs))
-	for _, q := range qs {
-		qv := map[string]any{"type": q.Type, "instructions": q.Instructions}
-		if q.Criteria != nil {
-			qv["criteria"] = q.Criteria
-		}
-		v[q.Name] = qv
-	}
-	return v
-}
-
 // decideRequest is an algal.effect.v1 decide request asking qs
 // (questions is their request value).
 func decideRequest(cellID, prompt string, ctx effect.Context, qs []manifest.Question, questions any, budget effect.Budget, route *manifest.Route) effect.Request {
 	req := effect.ModelRequest{CellID: cellID, Kind: effect.KindDecide, Prompt: prompt, Context: ctx,
-		Output: answerSchema(qs), Budget: budget, Route: routeValue(route), Questions: questions}
+		Output: effect.DecideOutput(qs), Budget: budget, Route: routeValue(route), Questions: questions}
 	return req.Value()
 }
 
@@ -131,10 +74,10 @@ func checkAnswer(q manifest.Question, v any) string {
 	if !ok {
 		return fmt.Sprintf("missing answer %q", q.Name)
 	}
-	if msg := manifest.ValidateValue(answerType(q.Type), a, 1); msg != "" {
+	if msg := manifest.ValidateValue(effect.AnswerSchema(q.Type), a, 1); msg != "" {
 		return fmt.Sprintf("answer %q: %s", q.Name, msg)
 	}
-	if k, bad := firstUnexpected(a, answerFields(q.Type)...); bad {
+	if k, bad := firstUnexpected(a, effect.AnswerFields(q.Type)...); bad {
 		return fmt.Sprintf("answer %q: unexpected field %q", q.Name, k)
 	}
 	if t, ok := a["type"]; ok && t != q.Type {

@@ -200,7 +200,7 @@ func (s *scope) rerank(c *manifest.Cell, p string, rec *receipt.Cell, query stri
 	if n := encodedLen(rctx.Value()); n > budget.MaxContextBytes {
 		return nil, failf(fault.BudgetExhausted, "recall rerank context %dB exceeds maxContextBytes %dB", n, budget.MaxContextBytes)
 	}
-	rreq := decideRequest(c.ID, fmt.Sprintf(rerankPrompt, c.ID), rctx, qs, questionsValue(qs), budget, &rc.Rerank.Route)
+	rreq := decideRequest(c.ID, fmt.Sprintf(rerankPrompt, c.ID), rctx, qs, effect.DecideQuestions(qs), budget, &rc.Rerank.Route)
 	rbound, ok, f := s.issueFor(rec, call{path: p, req: rreq, kind: "decide", attempts: rc.Retry, maxOut: budget.MaxOutputBytes, effectMs: effectMs(rc.Budget),
 		bind: answerBinder(qs, "cell %q: %s", c.ID)})
 	if !ok {
@@ -248,7 +248,7 @@ func (s *scope) compact(c *manifest.Cell, p string, in ports, log []effect.ToolC
 	if route == nil {
 		route = a.Route
 	}
-	req := decideRequest(c.ID, fmt.Sprintf(compactPrompt, c.ID, cp.MaxLogBytes, a.Prompt), ctx, qs, questionsValue(qs), budget, route)
+	req := decideRequest(c.ID, fmt.Sprintf(compactPrompt, c.ID, cp.MaxLogBytes, a.Prompt), ctx, qs, effect.DecideQuestions(qs), budget, route)
 	res, f := s.issue(call{path: p, req: req, kind: "decide", attempts: 1, maxOut: budget.MaxOutputBytes, effectMs: effectMs(a.Budget),
 		bind: answerBinder(qs, "cell %q compaction: %s", c.ID)})
 	if f != nil || res.suspended {

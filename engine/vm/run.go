@@ -540,7 +540,7 @@ func (s *scope) deliveries(i int, p string) (delivered []delivery, stop bool) {
 func (c *cellState) delivers(e *manifest.Edge) (any, bool) {
 	switch {
 	case e.OnFail && c.status == receipt.StatusFailed:
-		return c.failure.value(), true
+		return c.failure.record().Value(), true
 	case !e.OnFail && c.status == receipt.StatusCommitted:
 		v, ok := c.outputs[e.From.Port]
 		return v, ok

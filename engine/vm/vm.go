@@ -55,9 +55,10 @@ type Failure struct {
 	Message string
 }
 
-// value is the failure as an on:"fail" edge delivers it.
-func (f *Failure) value() map[string]any {
-	return map[string]any{"code": f.Code, "message": f.Message}
+// record is the failure as its cell's record keeps it; an on:"fail"
+// edge delivers its value.
+func (f *Failure) record() receipt.Failure {
+	return receipt.Failure{Code: f.Code, Message: f.Message}
 }
 
 func failf(code, format string, a ...any) *Failure {
