@@ -1,9 +1,7 @@
 package diff
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -11,22 +9,61 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
-	"github.com/algal-assay/assay/engine/significance"
+	"github.com/algal-assay/assay/report"
+)
+
+// The diff's model lives in report (report/diff.go), beside the formats
+// that render it; these names keep ci/diff's callers' vocabulary.
+type (
+	Diff            = report.Diff
+	Verdict         = report.DiffVerdict
+	Side            = report.DiffSide
+	Workload        = report.DiffWorkload
+	Bench           = report.DiffBench
+	System          = report.DiffSystem
+	Dominator       = report.Dominator
+	SystemStats     = report.SystemStats
+	Flip            = report.Flip
+	Foundry         = report.DiffFoundry
+	RankPlace       = report.RankPlace
+	CandidatePair   = report.CandidatePair
+	CandidateStats  = report.CandidateStats
+	Promotion       = report.Promotion
+	Candidate       = report.Candidate
+	Rate            = report.Rate
+	Regression      = report.Regression
+	Amount          = report.Amount
+	Statistics      = report.Statistics
+	Margin          = report.Margin
+	Repeats         = report.DiffRepeats
+	RepeatContender = report.RepeatContender
+	RepeatStats     = report.RepeatStats
+	FlakyCase       = report.FlakyCase
+	Replays         = report.Replays
+	Replay          = report.Replay
+	GateRule        = report.GateRule
 )
 
 // Workload statuses.
 const (
-	StatusChanged   = "changed"
-	StatusUnchanged = "unchanged"
-	StatusAdded     = "added"   // runs at head only
-	StatusRemoved   = "removed" // runs at base only
+	StatusChanged   = report.StatusChanged
+	StatusUnchanged = report.StatusUnchanged
+	StatusAdded     = report.StatusAdded
+	StatusRemoved   = report.StatusRemoved
 )
 
 // Case outcomes in a flip; Absent when the case does not exist on a side.
 const (
-	Pass   = "pass"
-	Fail   = "fail"
-	Absent = "absent"
+	Pass   = report.Pass
+	Fail   = report.Fail
+	Absent = report.Absent
+)
+
+// Regression measures besides "passed" and the foundry splits.
+const (
+	MetricCost   = report.MetricCost
+	MetricTokens = report.MetricTokens
+	MetricCalls  = report.MetricCalls
 )
 
 // Options tune a comparison.
@@ -40,263 +77,6 @@ type Options struct {
 	Trim []string
 	// Replay, when set, compares archived receipts (see the package doc).
 	Replay *ReplayInput
-}
-
-// Diff is the comparison of two run sets.
-type Diff struct {
-	Base        string        `json:"base"`
-	Head        string        `json:"head"`
-	Verdict     Verdict       `json:"verdict"`
-	Workloads   []*Workload   `json:"workloads"`
-	Regressions []*Regression `json:"regressions"`
-	Replays     *Replays      `json:"replays"`
-	// Problems are head-side failures that have no run directory (a
-	// workload that did not load); the check adds them.
-	Problems []string `json:"problems"`
-	Notes    []string `json:"notes"`
-}
-
-// Verdict is the one-line outcome at head.
-type Verdict struct {
-	Passed    bool     `json:"passed"`
-	Workloads int      `json:"workloads"` // run at head
-	Failed    []string `json:"failed"`    // head workloads that fail (unverified, failed gate, failed run, a regression the compare block fails on)
-	Changed   []string `json:"changed"`   // workloads whose results differ from base, added or removed
-}
-
-// Side is what one run directory says about a workload.
-type Side struct {
-	Slug     string `json:"slug"`
-	Status   string `json:"status"`
-	Verified bool   `json:"verified"`
-	Gates    bool   `json:"gatesPassed"`
-	Passed   bool   `json:"passed"`
-}
-
-// Workload is one workload's comparison.
-type Workload struct {
-	Name   string `json:"name"`
-	Kind   string `json:"kind"`
-	Status string `json:"status"`
-	Base   *Side  `json:"base"`
-	Head   *Side  `json:"head"`
-	// FailedGates and Mismatches are the head's failing rules and
-	// verification mismatches.
-	FailedGates []GateRule `json:"failedGates"`
-	Mismatches  []string   `json:"mismatches"`
-	Bench       *Bench     `json:"bench,omitempty"`
-	Foundry     *Foundry   `json:"foundry,omitempty"`
-	// Statistics is how the workload's changes are tested (statistics.go).
-	Statistics *Statistics `json:"statistics,omitempty"`
-	// Repeats compares flakiness when a side ran with repeats.
-	Repeats *Repeats `json:"repeats,omitempty"`
-	// File is the workload file, relative to the repository, as the
-	// head's (else the base's) gate positions name it; "" when unknown.
-	File string `json:"file"`
-
-	// base and head are the runs compared, kept for pr.html (they are
-	// evidence, not part of the diff's JSON).
-	base, head *Run
-}
-
-// Bench is the comparison of two bench reports.
-type Bench struct {
-	Systems []*System `json:"systems"`
-	// ParetoBase and ParetoHead are the sets in report order; Joined and
-	// Left are sorted.
-	ParetoBase []string `json:"paretoBase"`
-	ParetoHead []string `json:"paretoHead"`
-	Joined     []string `json:"joined"`
-	Left       []string `json:"left"`
-	HasCost    bool     `json:"hasCost"`
-	Flips      []Flip   `json:"flips"`
-}
-
-// System compares one bench system. Base or Head is nil when the system
-// exists on one side only.
-type System struct {
-	ID     string       `json:"id"`
-	Base   *SystemStats `json:"base"`
-	Head   *SystemStats `json:"head"`
-	Pareto string       `json:"pareto"` // "joined", "left", "stays", "out", or "" when on one side only
-	// DominatedBy says, for a system off the head's Pareto set, who
-	// dominates it there and on which criteria.
-	DominatedBy []Dominator `json:"dominatedBy"`
-	// Change is the paired test of base against head on the cases both
-	// sides ran; nil when the system is on one side only.
-	Change *significance.Change `json:"change"`
-}
-
-// Dominator is a system that dominates another: at least as good on every
-// Pareto criterion and strictly better on Better.
-type Dominator struct {
-	By     string   `json:"by"`
-	Better []string `json:"better"`
-}
-
-// SystemStats are a system's totals on one side.
-type SystemStats struct {
-	ManifestKey    string  `json:"manifestKey"`
-	ManifestDigest string  `json:"manifestDigest"`
-	Passed         int64   `json:"passed"`
-	Total          int64   `json:"total"`
-	Tokens         int64   `json:"tokens"`
-	Cost           float64 `json:"cost"`
-	Calls          int64   `json:"calls"`
-	OnPareto       bool    `json:"onPareto"`
-	// PassRateCI95 is the pass rate's 95% interval (Wilson's; clustered
-	// by case with repeats).
-	PassRateCI95 significance.Interval `json:"passRateCI95"`
-	// TokensUnknown and CostUnknown count the calls whose tokens (a
-	// server omitted usage) or cost (that, or a model the price card does
-	// not price) are unknown, as re-derived from the receipts: Tokens and
-	// Cost then understate, and the comment shows them as unknown.
-	TokensUnknown int64 `json:"tokensUnknown,omitempty"`
-	CostUnknown   int64 `json:"costUnknown,omitempty"`
-}
-
-// Flip is a case whose outcome differs between the sides.
-type Flip struct {
-	Subject string `json:"subject"` // system id, or candidate manifest key
-	Case    string `json:"case"`
-	Split   string `json:"split,omitempty"`
-	Base    string `json:"base"`
-	Head    string `json:"head"`
-}
-
-// Regressed reports whether the flip went from pass to fail.
-func (f Flip) Regressed() bool { return f.Base == Pass && f.Head == Fail }
-
-// Foundry is the comparison of two foundry reports.
-type Foundry struct {
-	Base            *Promotion  `json:"base"`
-	Head            *Promotion  `json:"head"`
-	PromotedChanged bool        `json:"promotedChanged"`
-	Added           []Candidate `json:"added"`
-	Removed         []Candidate `json:"removed"`
-	// Revised are candidates whose key is on both sides with a different
-	// manifest digest (Digest is the head's, Was the base's).
-	Revised []Candidate `json:"revised"`
-	// Candidates pairs every candidate by manifest key, sorted by key;
-	// Base or Head is nil for one added or removed.
-	Candidates []*CandidatePair `json:"candidates"`
-	Flips      []Flip           `json:"flips"`
-	// BaseRanking and HeadRanking are each side's promotion order with
-	// the column that decided every place.
-	BaseRanking []RankPlace `json:"baseRanking"`
-	HeadRanking []RankPlace `json:"headRanking"`
-	// PromotedChange is the paired test of the base's promoted candidate
-	// against the head's on the validation cases both ran.
-	PromotedChange *significance.Change `json:"promotedChange"`
-}
-
-// RankPlace is one place of a foundry's promotion order.
-type RankPlace struct {
-	Place      int    `json:"place"`
-	Key        string `json:"key"`
-	Digest     string `json:"digest"`
-	Promoted   bool   `json:"promoted"`
-	Validation Rate   `json:"validation"`
-	Train      Rate   `json:"train"`
-	AgentCalls int64  `json:"agentCalls"`
-	Units      int64  `json:"units"`
-	// DecidedBy is the column that separates this place from the one
-	// above (the winner: from the runner-up): validation, train, agent
-	// calls, work units or digest; "" for a population of one.
-	DecidedBy string `json:"decidedBy"`
-	Why       string `json:"why"`
-}
-
-// CandidatePair is one candidate key on both sides.
-type CandidatePair struct {
-	Key  string          `json:"key"`
-	Base *CandidateStats `json:"base"`
-	Head *CandidateStats `json:"head"`
-	// Change is the paired test of the candidate's validation cases, base
-	// against head; nil unless it is on both sides.
-	Change *significance.Change `json:"change"`
-}
-
-// CandidateStats are a candidate's rates on one side.
-type CandidateStats struct {
-	Digest     string `json:"digest"`
-	Validation Rate   `json:"validation"`
-	Train      Rate   `json:"train"`
-	Promoted   bool   `json:"promoted"`
-}
-
-// Promotion is one side's promoted candidate and its rates.
-type Promotion struct {
-	Key        string `json:"key"`
-	Digest     string `json:"digest"`
-	Validation Rate   `json:"validation"`
-	Train      Rate   `json:"train"`
-	Holdout    Rate   `json:"holdout"`
-	Candidates int    `json:"candidates"`
-	// Exhausted: the habitat budget ran out before promotion.
-	Exhausted bool `json:"exhausted"`
-	// HoldoutFailing are the holdout cases the promoted candidate fails.
-	HoldoutFailing []string `json:"holdoutFailing"`
-	// Margin is how clearly the candidate beat the runner-up on
-	// validation; nil for a population of one.
-	Margin *Margin `json:"margin"`
-}
-
-// Candidate names a foundry candidate.
-type Candidate struct {
-	Key    string `json:"key"`
-	Digest string `json:"digest"`
-	Was    string `json:"was,omitempty"`
-}
-
-// Rate is passed out of total.
-type Rate struct {
-	Passed int64 `json:"passed"`
-	Total  int64 `json:"total"`
-	// PassRateCI95 is the rate's 95% interval where the diff gives one
-	// (candidate and promotion rates).
-	PassRateCI95 significance.Interval `json:"passRateCI95,omitzero"`
-}
-
-// Value is the rate as a fraction, 0 when there are no cases.
-func (r Rate) Value() float64 {
-	if r.Total == 0 {
-		return 0
-	}
-	return float64(r.Passed) / float64(r.Total)
-}
-
-// Regression measures besides "passed" and the foundry splits.
-const (
-	MetricCost   = "cost"
-	MetricTokens = "tokens"
-	MetricCalls  = "calls"
-)
-
-// Regression is a measure that got worse at head.
-type Regression struct {
-	Workload string `json:"workload"`
-	Subject  string `json:"subject"`
-	Metric   string `json:"metric"`
-	Base     Rate   `json:"base"`
-	Head     Rate   `json:"head"`
-	// Drop is base rate minus head rate (0..1); cases may flip to fail
-	// with no drop when others flip the other way.
-	Drop float64 `json:"drop"`
-	// Cases now failing that passed at base (for the holdout of a newly
-	// promoted organism: failing at head and not at base).
-	Cases []string `json:"cases"`
-	// Amount is set for a measure that is not a pass rate (cost, tokens,
-	// calls): the two totals and the relative change.
-	Amount *Amount `json:"amount,omitempty"`
-}
-
-// Amount is a total that grew at head.
-type Amount struct {
-	Base float64 `json:"base"`
-	Head float64 `json:"head"`
-	// Relative is head/base − 1 (1 = doubled); 0 when base is 0.
-	Relative float64 `json:"relative"`
 }
 
 // Compute compares base and head. Workloads are matched by name.
@@ -379,47 +159,6 @@ func compareRegressions(a, b *Regression) int {
 	return cmp.Or(strings.Compare(a.Workload, b.Workload), strings.Compare(a.Subject, b.Subject), strings.Compare(a.Metric, b.Metric))
 }
 
-// Settle recomputes the verdict from the workloads and problems; call it
-// after adding problems.
-func (d *Diff) Settle() {
-	v := Verdict{Passed: true, Failed: []string{}, Changed: []string{}}
-	for _, w := range d.Workloads {
-		if w.Status != StatusUnchanged {
-			v.Changed = append(v.Changed, w.Name)
-		}
-		if w.Head == nil {
-			continue
-		}
-		v.Workloads++
-		if w.headFails() {
-			v.Failed = append(v.Failed, w.Name)
-			v.Passed = false
-		}
-	}
-	if len(d.Problems) > 0 {
-		v.Passed = false
-	}
-	d.Verdict = v
-}
-
-// headFails reports whether the head's run fails, or a comparison the
-// workload fails on does.
-func (w *Workload) headFails() bool {
-	return !w.Head.Passed || w.Statistics != nil && len(w.Statistics.Failures) > 0
-}
-
-// JSON renders the diff as indented JSON with a trailing newline.
-func (d *Diff) JSON() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
 func trimmer(prefixes []string) func(string) string {
 	var ps []string
 	for _, p := range prefixes {
@@ -453,15 +192,16 @@ func side(r *Run) *Side {
 }
 
 func compareWorkload(b, h *Run, trim func(string) string) *Workload {
-	w := &Workload{Base: side(b), Head: side(h), FailedGates: []GateRule{}, Mismatches: []string{}, base: b, head: h}
+	w := &Workload{Base: side(b), Head: side(h), FailedGates: []GateRule{}, Mismatches: []string{}}
+	keepReports(w, b, h)
 	w.File = cmp.Or(workloadFile(h, trim), workloadFile(b, trim))
-	w.identify(b, h)
+	identify(w, b, h)
 	if h != nil {
-		w.addHeadFailures(h, trim)
+		addHeadFailures(w, h, trim)
 	}
-	changed := w.compareReports(b, h)
+	changed := compareReports(w, b, h)
 	addStatistics(w, b, h)
-	if w.Repeats = compareRepeats(b, h); w.Repeats != nil && w.Repeats.changed() {
+	if w.Repeats = compareRepeats(b, h); w.Repeats != nil && repeatsChanged(w.Repeats) {
 		changed = true
 	}
 	if w.Status == "" {
@@ -475,7 +215,7 @@ func compareWorkload(b, h *Run, trim func(string) string) *Workload {
 
 // identify names the workload and its kind from the sides, and says
 // whether it was added or removed.
-func (w *Workload) identify(b, h *Run) {
+func identify(w *Workload, b, h *Run) {
 	switch {
 	case b == nil:
 		w.Name, w.Kind, w.Status = h.Workload, h.Kind, StatusAdded
@@ -488,7 +228,7 @@ func (w *Workload) identify(b, h *Run) {
 
 // addHeadFailures adds the head run's failed gate rules and verification
 // mismatches, with paths trimmed.
-func (w *Workload) addHeadFailures(h *Run, trim func(string) string) {
+func addHeadFailures(w *Workload, h *Run, trim func(string) string) {
 	if h.Gate != nil {
 		for _, g := range h.Gate.Rules {
 			if !g.Passed {
@@ -501,6 +241,17 @@ func (w *Workload) addHeadFailures(h *Run, trim func(string) string) {
 		for _, m := range h.Verification.Mismatches {
 			w.Mismatches = append(w.Mismatches, trim(m))
 		}
+	}
+}
+
+// keepReports keeps each side's bench or foundry report on the workload
+// for the formats that draw them (pr.html, the plot tables).
+func keepReports(w *Workload, b, h *Run) {
+	if b != nil {
+		w.BaseBench, w.BaseFoundry = b.Bench, b.Foundry
+	}
+	if h != nil {
+		w.HeadBench, w.HeadFoundry = h.Bench, h.Foundry
 	}
 }
 
@@ -522,7 +273,7 @@ func reportsOf(r *Run) reports {
 
 // compareReports compares the two sides' bench or foundry reports and
 // says whether they changed.
-func (w *Workload) compareReports(b, h *Run) bool {
+func compareReports(w *Workload, b, h *Run) bool {
 	br, hr := reportsOf(b), reportsOf(h)
 	switch w.Kind {
 	case KindBench:
@@ -753,7 +504,7 @@ func compareFoundry(b, h *foundry.Report, bx, hx bool) *Foundry {
 	if b == nil || h == nil {
 		return out
 	}
-	out.compareCandidates(b, h)
+	compareCandidates(out, b, h)
 	// Holdout cases run only on the promoted candidate: compare them when
 	// the same organism is promoted on both sides.
 	if out.Base.Key != "" && out.Base.Key == out.Head.Key {
@@ -767,12 +518,12 @@ func compareFoundry(b, h *foundry.Report, bx, hx bool) *Foundry {
 
 // compareCandidates pairs the two sides' candidates by key and says
 // which were added, revised and removed, and which cases flipped.
-func (out *Foundry) compareCandidates(b, h *foundry.Report) {
+func compareCandidates(out *Foundry, b, h *foundry.Report) {
 	bk := candidatesByKey(b)
 	hk := candidatesByKey(h)
 	out.Candidates = pairCandidates(b, h, bk, hk)
 	for _, k := range slices.Sorted(maps.Keys(hk)) {
-		out.compareCandidate(k, bk[k], hk[k])
+		compareCandidate(out, k, bk[k], hk[k])
 	}
 	for _, k := range slices.Sorted(maps.Keys(bk)) {
 		if _, ok := hk[k]; !ok {
@@ -796,7 +547,7 @@ func pairCandidates(b, h *foundry.Report, bk, hk map[string]*foundry.CandidateRe
 // compareCandidate compares the head's candidate hc under key k with the
 // base's bc (nil when the base had none): added, revised, and the cases
 // that flipped, each with its split.
-func (out *Foundry) compareCandidate(k string, bc, hc *foundry.CandidateResult) {
+func compareCandidate(out *Foundry, k string, bc, hc *foundry.CandidateResult) {
 	if bc == nil {
 		out.Added = append(out.Added, Candidate{Key: k, Digest: hc.ManifestDigest})
 		return

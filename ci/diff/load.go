@@ -19,6 +19,7 @@ import (
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/workload"
+	"github.com/algal-assay/assay/report"
 )
 
 // Error codes carried by [Error].
@@ -33,8 +34,8 @@ const (
 
 // Workload kinds.
 const (
-	KindBench   = "bench"
-	KindFoundry = "foundry"
+	KindBench   = report.KindBench
+	KindFoundry = report.KindFoundry
 )
 
 // Run is one run directory read back.
@@ -80,15 +81,6 @@ type Verification struct {
 type GateFile struct {
 	Passed bool       `json:"passed"`
 	Rules  []GateRule `json:"rules"`
-}
-
-// GateRule is one rule's verdict in gate.json.
-type GateRule struct {
-	Name    string `json:"name"`
-	Rule    string `json:"rule"`
-	At      string `json:"at"`
-	Passed  bool   `json:"passed"`
-	Message string `json:"message"`
 }
 
 // Passed reports whether the run counts as passing: complete, verified,

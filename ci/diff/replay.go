@@ -16,6 +16,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
+	"github.com/algal-assay/assay/report"
 )
 
 // ReplayInput says where the archived receipts and the two source trees
@@ -32,51 +33,9 @@ type ReplayInput struct {
 // Replay verdicts besides the engine's identical, diverged and
 // could-not-replay.
 const (
-	VerdictRemoved = "removed" // no head manifest carries the key any more
-	VerdictError   = "error"   // the receipt could not be compared (it does not check)
+	VerdictRemoved = report.VerdictRemoved
+	VerdictError   = report.VerdictError
 )
-
-// Replays is the archive comparison.
-type Replays struct {
-	Archive  string `json:"archive"`
-	Receipts int    `json:"receipts"` // receipts read
-	Touched  int    `json:"touched"`  // receipts whose organism the change touched
-	// Requests counts the live request bodies of a recording archive
-	// (values/<hex>.json, see harness/archive): not receipts, but not
-	// strangers either, so they are neither replayed nor skipped.
-	Requests int `json:"requests,omitempty"`
-	// Skipped lists archive files that are neither algal.run.v1 receipts
-	// nor verified request bodies.
-	Skipped []string `json:"skipped"`
-	Results []Replay `json:"results"`
-}
-
-// Replay is one archived receipt compared with one head revision.
-type Replay struct {
-	File    string `json:"file"` // relative to the archive
-	Receipt string `json:"receipt"`
-	// Stored is the receipt's content digest (canonical JSON), the name
-	// reports give it as receiptDigest.
-	Stored       string `json:"stored"`
-	Key          string `json:"key"`
-	BaseManifest string `json:"baseManifest"`
-	BasePath     string `json:"basePath"`
-	HeadManifest string `json:"headManifest"` // "" when removed or when the head file does not admit
-	HeadPath     string `json:"headPath"`
-	Verdict      string `json:"verdict"`
-	// Divergence is the kind of the first divergence of a diverged
-	// replay (cell, effects, outcome, failure, or work: only the work
-	// accounting differs, the behaviour is the same).
-	Divergence string `json:"divergence,omitempty"`
-	Detail     string `json:"detail"`
-	// Workload, Subject (system or candidate key), Case and Split name the
-	// base run case that recorded the receipt; "" when no base report
-	// names it.
-	Workload string `json:"workload"`
-	Subject  string `json:"subject"`
-	Case     string `json:"case"`
-	Split    string `json:"split,omitempty"`
-}
 
 // organism is a manifest file found in a tree.
 type organism struct {
@@ -358,9 +317,9 @@ func (t *trees) against(r Replay, rec map[string]any, ho organism) Replay {
 func comparisonDetail(c *vm.Comparison) string {
 	switch {
 	case c.Reason != nil:
-		return oneLine(reasonDetail(c.Reason.Code, c.Reason.Path, c.Reason.Detail), 200)
+		return report.ClipLine(reasonDetail(c.Reason.Code, c.Reason.Path, c.Reason.Detail), 200)
 	case c.Divergence != nil:
-		return oneLine(divergenceDetail(c), 200)
+		return report.ClipLine(divergenceDetail(c), 200)
 	}
 	return "reproduces the recorded trace"
 }
@@ -390,14 +349,6 @@ func reasonDetail(code, path string, detail *string) string {
 	}
 	if detail != nil && *detail != "" {
 		s += ": " + *detail
-	}
-	return s
-}
-
-func oneLine(s string, maxRunes int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxRunes {
-		s = string(r[:maxRunes-3]) + "..."
 	}
 	return s
 }

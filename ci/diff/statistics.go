@@ -9,40 +9,6 @@ import (
 	"github.com/algal-assay/assay/harness/workload"
 )
 
-// Statistics is how a workload's changes are tested (engine/significance)
-// and what the workload's `compare:` block makes of them.
-type Statistics struct {
-	// Test is mcnemar-exact, or paired-mean when a side ran with repeats.
-	Test   string              `json:"test"`
-	Alpha  significance.Figure `json:"alpha"`
-	FailOn string              `json:"failOn"`
-	// Cases is how many cases the test pairs at most (a bench's cases, a
-	// foundry's validation cases, at head); MinFlips the fewest that must
-	// flip one way before a change can be significant, 0 when none can.
-	Cases    int `json:"cases"`
-	MinFlips int `json:"minFlips"`
-	// Failures are the changes that fail the check under FailOn.
-	Failures []string `json:"failures"`
-
-	alpha *big.Rat
-}
-
-// Margin is how clearly a foundry side's promoted candidate beat the next
-// one on the validation cases: the paired test of the two (winnerOnly
-// counts the cases only the winner passes, or, with repeats, whose pass
-// rate is higher for the winner).
-type Margin struct {
-	Winner       string              `json:"winner"`
-	RunnerUp     string              `json:"runnerUp"`
-	Split        string              `json:"split"`
-	Test         string              `json:"test"`
-	PairedCases  int                 `json:"pairedCases"`
-	WinnerOnly   int                 `json:"winnerOnly"`
-	RunnerUpOnly int                 `json:"runnerUpOnly"`
-	PValue       significance.Figure `json:"pValue"`
-	Significant  bool                `json:"significant"`
-}
-
 // samples are one side's per-case samples of every contender: the
 // repeats aggregate's, or one sample per case of a single run.
 type samples struct {
@@ -160,16 +126,16 @@ func compareSettings(b, h *Run) workload.Compare {
 func addStatistics(w *Workload, b, h *Run) {
 	set := compareSettings(b, h)
 	bs, hs := sideSamples(b), sideSamples(h)
-	st := &Statistics{Test: testOf(bs.repeated || hs.repeated), Alpha: significance.Figure(set.Alpha), FailOn: set.FailOn, Failures: []string{}, alpha: set.AlphaRat()}
+	st := &Statistics{Test: testOf(bs.repeated || hs.repeated), Alpha: significance.Figure(set.Alpha), FailOn: set.FailOn, Failures: []string{}}
 	w.Statistics = st
-	c := &statsPair{st: st, base: bs, head: hs}
+	c := &statsPair{st: st, alpha: set.AlphaRat(), base: bs, head: hs}
 	if bn := w.Bench; bn != nil {
 		c.bench(bn, b, h)
 	}
 	if f := w.Foundry; f != nil {
 		c.foundry(f)
 	}
-	st.MinFlips = significance.MinFlips(st.Test, st.Cases, st.alpha)
+	st.MinFlips = significance.MinFlips(st.Test, st.Cases, c.alpha)
 	if f := compareFailures(w); f != nil {
 		st.Failures = f
 	}
@@ -178,13 +144,15 @@ func addStatistics(w *Workload, b, h *Run) {
 // statsPair is the statistics of a workload under way, with both sides'
 // samples.
 type statsPair struct {
-	st         *Statistics
+	st *Statistics
+	// alpha is the workload's alpha as the exact decimal written.
+	alpha      *big.Rat
 	base, head *samples
 }
 
 // change is the paired test of two case lists.
 func (c *statsPair) change(base, head []repeats.Case) *significance.Change {
-	ch := significance.Compare(c.st.Test, pair(base, head), c.st.alpha)
+	ch := significance.Compare(c.st.Test, pair(base, head), c.alpha)
 	return &ch
 }
 
@@ -275,7 +243,7 @@ func (c *statsPair) promotion(s *samples, p *Promotion, ranking []RankPlace) {
 		return
 	}
 	win, run := ranking[0].Key, ranking[1].Key
-	ch := significance.Compare(testOf(s.repeated), pair(s.cases(run, foundry.SplitValidation), s.cases(win, foundry.SplitValidation)), c.st.alpha)
+	ch := significance.Compare(testOf(s.repeated), pair(s.cases(run, foundry.SplitValidation), s.cases(win, foundry.SplitValidation)), c.alpha)
 	p.Margin = &Margin{Winner: win, RunnerUp: run, Split: foundry.SplitValidation, Test: ch.Test, PairedCases: ch.PairedCases,
 		WinnerOnly: ch.Fixed, RunnerUpOnly: ch.Broken, PValue: ch.PValue, Significant: ch.Significant}
 }
