@@ -5,10 +5,12 @@
 //
 // results.go holds it: Results (an `assay run` job: a Workload per file,
 // each with the Run it made: the run directory's facts, contender table,
-// gate and verification), and evidence.go the Evidence of `assay ci
-// verify`. The harness fills Results and Run from its outcome
-// (harness.JobResults, harness.RunResults), ci/verify fills Evidence; the
-// pull-request check's input is PRInput, built by ci/diff.
+// gate and verification), diff.go the Diff of a pull request's base and
+// head runs (workloads, regressions, statistics, flakiness, archived
+// receipt replays), and evidence.go the Evidence of `assay ci verify`.
+// The harness fills Results and Run from its outcome (harness.JobResults,
+// harness.RunResults), ci/diff computes the Diff (ci/diff.Compute, whose
+// names for these types are aliases), ci/verify fills Evidence.
 //
 // # The formats
 //
@@ -16,7 +18,14 @@
 //   - report.html: bench.go and foundry.go with templates/ (Bench, Foundry)
 //   - `assay run --json`: json.go (JSON)
 //   - JUnit XML: junit.go (JUnit)
-//   - pr.html: pr.go (PR)
+//   - the pull-request comment: pr_md.go (CommentSections,
+//     CommentFooter), its sections in pr_md_pareto.go,
+//     pr_md_promotions.go, pr_md_repeats.go and pr_md_changes.go, with
+//     pr_md_statistics.go and pr_md_text.go for their wording
+//   - the pull-request check's job summary: pr_md_plot.go
+//     (JobSummarySections: the comment's sections and the plot tables)
+//   - diff.json: diff.go (Diff.JSON)
+//   - pr.html: pr_diff.go (PRFromDiff) and pr.go (PR)
 //   - `assay ci verify`: evidence_text.go (its lines), evidence_json.go
 //     (--json), annotations.go (GitHub workflow commands) and
 //     jobsummary.go (the job summary)
@@ -38,9 +47,10 @@
 //
 // Rendering is its own concern, beside harness rather than inside it or
 // inside ci: harness writes summary.md and report.html at the end of every
-// run, cmd/assay the job's JSON and JUnit, and ci pr.html and the job
-// summary, so the package sits at the top level and imports only engine
-// (the report types it draws) and internal.
+// run, cmd/assay the job's JSON and JUnit, and ci the comment, pr.html and
+// the job summary, so the package sits at the top level and imports only
+// engine (the report types it draws) and internal. It never imports ci:
+// ci/diff computes the Diff and hands it here.
 //
 // # Determinism
 //

@@ -79,7 +79,7 @@ func prWorkload(w *DiffWorkload) PRWorkload {
 		BaseBench: w.BaseBench, HeadBench: w.HeadBench, BaseFoundry: w.BaseFoundry, HeadFoundry: w.HeadFoundry}
 	prStatistics(&pw, w)
 	for _, f := range w.flips() {
-		pw.Flips = append(pw.Flips, PRFlip{Subject: f.Subject, Case: f.Case, Split: f.Split, Base: f.Base, Head: f.Head})
+		pw.Flips = append(pw.Flips, PRFlip(f))
 	}
 	return pw
 }

@@ -36,9 +36,12 @@
 //
 // # Output
 //
-// A Diff is plain data: [Markdown] renders it for people (sections in the
+// A Diff is plain data, the report package's model (report/diff.go; the
+// names here are aliases): report renders it for people ([Sections],
+// [Markdown] and [HTML] hand over report's comment sections in the
 // priority order of the pull-request comment: verdict, Pareto sets,
-// promotions, largest regressions, archived receipts, case flips) and
-// [Diff.JSON] for machines. Both are deterministic: everything is sorted,
-// and no wall-clock value or absolute temporary path reaches them.
+// promotions, largest regressions, archived receipts, case flips; and
+// pr.html) and [Diff.JSON] for machines. All are deterministic:
+// everything is sorted, and no wall-clock value or absolute temporary
+// path reaches them.
 package diff
