@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -207,7 +208,7 @@ type BatchOptions struct {
 	// OnDone is called with each file's result as it is known.
 	OnDone func(r *Result)
 	// Shard, when set, runs only the shard's parts (shard.go).
-	Shard *Shard
+	Shard *parts.Shard
 }
 
 // RunAll is the workload loop `assay run` and the PR check share: load

@@ -37,9 +37,9 @@
 //
 // A bench workload may hold up to 20,000 cases and 64 systems. One that
 // fits one algal.bench.v1 config (256 cases, 8 systems) runs as above.
-// A larger one runs in parts (parts.go): cases in consecutive chunks of
-// 256, systems in consecutive groups of 8, one part per chunk and group,
-// the same split for the same counts. Each part leaves
+// A larger one runs in parts (parts.go and package parts): cases in
+// consecutive chunks of 256, systems in consecutive groups of 8, one part
+// per chunk and group, the same split for the same counts. Each part leaves
 // part-NNNN-config.json, part-NNNN-scripted-<executor>.json and
 // part-NNNN-report.json, an ordinary report that verifies on its own;
 // instead of config.json, system-*.json and report.json the run directory
@@ -52,7 +52,7 @@
 // single promotion cannot be split.
 //
 // A bench run in parts that was killed, cancelled or failed part-way is
-// resumed by the next run of the same inputs (partsresume.go): the part
+// resumed by the next run of the same inputs (package parts): the part
 // reports its staging directory (or the unfinished run directory it
 // installed) holds are taken if they are canonical and pass the verify
 // phase's check of a part against the store and the part's config, and

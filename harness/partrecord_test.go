@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 )
@@ -32,7 +33,7 @@ func TestARecordedShardPartIsTakenWithoutReplayingItsReceipts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range held {
-			if _, err := os.Stat(filepath.Join(c.RunDir, PartRecordFile(c.Parts[n-1]))); err != nil {
+			if _, err := os.Stat(filepath.Join(c.RunDir, parts.RecordFile(c.Parts[n-1]))); err != nil {
 				t.Fatalf("part %d: no verification record: %v", n, err)
 			}
 		}
@@ -42,7 +43,7 @@ func TestARecordedShardPartIsTakenWithoutReplayingItsReceipts(t *testing.T) {
 	for i, held := range [][]int{{1, 3}, {2, 4}} {
 		for _, n := range held {
 			p := whole.Compiled.Parts[n-1]
-			holder[p.ReportFile()], holder[PartRecordFile(p)] = dirs[i], dirs[i]
+			holder[p.ReportFile()], holder[parts.RecordFile(p)] = dirs[i], dirs[i]
 		}
 	}
 	src := func(file string) ([]byte, bool, error) {

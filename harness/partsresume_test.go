@@ -13,6 +13,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -94,9 +95,9 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 	if err != nil || !whole.Passed() {
 		t.Fatalf("uninterrupted run: %v %v", err, whole.Verification)
 	}
-	parts := whole.Compiled.Parts
-	if len(parts) != 6 {
-		t.Fatalf("%d parts", len(parts))
+	ps := whole.Compiled.Parts
+	if len(ps) != 6 {
+		t.Fatalf("%d parts", len(ps))
 	}
 	want := runFiles(t, whole.RunDir)
 
@@ -134,17 +135,17 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 	}
 	// Part 1 torn, part 2 claims a passed case failed (digest recomputed),
 	// part 4 carries a field no report has, part 6 is missing.
-	torn := filepath.Join(left, parts[0].ReportFile())
+	torn := filepath.Join(left, ps[0].ReportFile())
 	data, _ := os.ReadFile(torn)
 	if err := os.WriteFile(torn, data[:len(data)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	edit(parts[1], func(m map[string]any) {
+	edit(ps[1], func(m map[string]any) {
 		c := m["systems"].([]any)[0].(map[string]any)["cases"].([]any)[0].(map[string]any)
 		c["passed"] = !c["passed"].(bool)
 	})
-	edit(parts[3], func(m map[string]any) { m["note"] = "hand-made" })
-	if err := os.Remove(filepath.Join(left, parts[5].ReportFile())); err != nil {
+	edit(ps[3], func(m map[string]any) { m["note"] = "hand-made" })
+	if err := os.Remove(filepath.Join(left, ps[5].ReportFile())); err != nil {
 		t.Fatal(err)
 	}
 
@@ -161,13 +162,13 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 	if err != nil || !o.Passed() {
 		t.Fatalf("resumed run: %v %v", err, o.Verification)
 	}
-	if ran, wantRan := b.runs, partRuns(parts, 1, 2, 4, 6); ran != wantRan {
+	if ran, wantRan := b.runs, partRuns(ps, 1, 2, 4, 6); ran != wantRan {
 		t.Errorf("the resumed run made %d case runs, want %d (parts 1, 2, 4 and 6)", ran, wantRan)
 	}
 	if o.Resume == nil || !slices.Equal(o.Resume.Reused, []int{3, 5}) || !slices.Equal(o.Resume.Ran, []int{1, 2, 4, 6}) || len(o.Resume.Rejected) != 3 {
 		t.Fatalf("resume: %+v", o.Resume)
 	}
-	for i, frag := range []string{parts[0].ReportFile() + ":1:", parts[1].ReportFile() + ": systems[sys-01].passed", parts[3].ReportFile() + `: report: unknown key "note"`} {
+	for i, frag := range []string{ps[0].ReportFile() + ":1:", ps[1].ReportFile() + ": systems[sys-01].passed", ps[3].ReportFile() + `: report: unknown key "note"`} {
 		if !strings.Contains(o.Resume.Rejected[i], frag) {
 			t.Errorf("rejection %d %q does not mention %q", i, o.Resume.Rejected[i], frag)
 		}
@@ -175,24 +176,24 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 	if len(o.Notes) == 0 || !strings.Contains(o.Notes[0], "2 of 6 parts reused") || !strings.Contains(o.Notes[0], "4 run") {
 		t.Errorf("notes: %q", o.Notes)
 	}
-	if wantReused := partRuns(parts, 3, 5); last.Reused != wantReused || last.Done != last.Total {
+	if wantReused := partRuns(ps, 3, 5); last.Reused != wantReused || last.Done != last.Total {
 		t.Errorf("last progress %+v, want %d reused of %d done", last, wantReused, last.Total)
 	}
 	sameFiles(t, "resumed run", runFiles(t, final), want)
 	// A reused part is verified once, before it is taken: the verify
 	// phase takes that check's result for the bytes it checked.
 	for _, n := range []int{3, 5} {
-		for _, d := range reportReceipts(t, want[parts[n-1].ReportFile()]) {
+		for _, d := range reportReceipts(t, want[ps[n-1].ReportFile()]) {
 			if k := b.receiptReads[d]; k != 1 {
 				t.Fatalf("part %d: receipt %s read %d times, want once", n, d, k)
 			}
 		}
 	}
 	ids := recordIDs(t, final)
-	for _, p := range parts {
+	for _, p := range ps {
 		id := "part-report"
 		if p.N == 3 || p.N == 5 {
-			id = ReusedPartReport
+			id = parts.ReusedReport
 		}
 		if ids[p.ReportFile()] != id {
 			t.Errorf("record: %s is %q, want %q", p.ReportFile(), ids[p.ReportFile()], id)
@@ -207,7 +208,7 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 	if err := os.MkdirAll(left, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range parts {
+	for _, p := range ps {
 		if err := os.WriteFile(filepath.Join(left, p.ReportFile()), want[p.ReportFile()], 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +218,7 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 	if err != nil || !o.Passed() || o.Resume != nil {
 		t.Fatalf("fresh run: %v %+v", err, o.Resume)
 	}
-	if b.runs != partRuns(parts, 1, 2, 3, 4, 5, 6) {
+	if b.runs != partRuns(ps, 1, 2, 3, 4, 5, 6) {
 		t.Errorf("fresh run made %d case runs", b.runs)
 	}
 	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
@@ -302,16 +303,16 @@ func TestVerifyTakesTheResumeCheckOnlyForTheBytesItChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(o.RunDir, p.ReportFile())
-	_, vp, why, err := checkLeftover(ctx, c, p, path, cfg, b)
-	if err != nil || why != "" || vp.checked != 3*256 {
+	_, vp, why, err := parts.CheckLeftover(ctx, p, path, cfg, partChecker(c, b))
+	if err != nil || why != "" || vp.Checked != 3*256 {
 		t.Fatalf("the pre-check: %v %q %+v", err, why, vp)
 	}
-	full, err := deriveParts(ctx, c, o.RunDir, b, deriveOptions{written: true})
+	full, err := parts.Derive(ctx, c, o.RunDir, parts.DeriveOptions{Written: true}, partChecker(c, b))
 	if err != nil || !full.Verification.OK {
 		t.Fatalf("full derivation: %v", err)
 	}
 	b.receiptReads = nil
-	d, err := deriveParts(ctx, c, o.RunDir, b, deriveOptions{written: true, verified: map[int]*verifiedPart{p.N: vp}})
+	d, err := parts.Derive(ctx, c, o.RunDir, parts.DeriveOptions{Written: true, Verified: map[int]*parts.Verified{p.N: vp}}, partChecker(c, b))
 	if err != nil || !d.Verification.OK || d.Verification.CheckedReceipts != full.Verification.CheckedReceipts || !sameJSON(d.Value, full.Value) {
 		t.Fatalf("derivation with the pre-check: %v %+v", err, d.Verification)
 	}
@@ -334,7 +335,7 @@ func TestVerifyTakesTheResumeCheckOnlyForTheBytesItChecked(t *testing.T) {
 	if err := os.WriteFile(path, append(forged, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err = deriveParts(ctx, c, o.RunDir, b, deriveOptions{written: true, verified: map[int]*verifiedPart{p.N: vp}})
+	d, err = parts.Derive(ctx, c, o.RunDir, parts.DeriveOptions{Written: true, Verified: map[int]*parts.Verified{p.N: vp}}, partChecker(c, b))
 	if err != nil {
 		t.Fatal(err)
 	}

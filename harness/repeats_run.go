@@ -10,6 +10,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
@@ -152,6 +153,23 @@ func (m *benchMeasure) Aggregate(name string, reps []repeatEvidence) (*repeats.A
 		bs[i] = ev.bench
 	}
 	return repeats.AggregateBench(name, bs)
+}
+
+// MeasurePart runs one part of a bench run in parts (parts.Measure): the
+// part's config on slots shared with the parts beside it, served by rank.
+func (m *benchMeasure) MeasurePart(ctx context.Context, cfg *bench.Config, runner evidence.Runner, slots *bench.Slots, rank int) (*bench.Report, error) {
+	opts := m.opts
+	opts.Slots, opts.Rank = slots, rank
+	return bench.Run(ctx, cfg, runner, opts)
+}
+
+// partMeasure is the run's bench Measure for its parts, counting case
+// runs in p (whose total the caller sets).
+func (r *run) partMeasure(p *progress) parts.Measure {
+	return &benchMeasure{r: r, opts: bench.Options{
+		Concurrency: r.concurrency(),
+		OnResult:    func(_, _ string, passed bool) { p.judged(passed) },
+	}}
 }
 
 // foundryMeasure runs a foundry: each repeat promotes on its own evidence

@@ -138,3 +138,10 @@ func memberPath(path, key string) string {
 	}
 	return path + "." + key
 }
+
+// sameJSON reports whether two values encode to the same canonical JSON.
+func sameJSON(a, b any) bool {
+	x, err1 := canon.Encode(a)
+	y, err2 := canon.Encode(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/harness/archive"
 	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/repeats"
 	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
@@ -73,11 +74,11 @@ type Options struct {
 	Env effect.Env
 	// Reports, when set, supply the reports of a run in parts' parts
 	// instead of running them (`assay ci merge`; shard.go).
-	Reports Reports
+	Reports parts.Reports
 	// Repeats, when set, overrides the workload's repeats (`--repeats`).
 	Repeats int
 	// Fresh runs every part of a bench run in parts, ignoring the finished
-	// parts an unfinished run of the same inputs left (partsresume.go);
+	// parts an unfinished run of the same inputs left (package parts);
 	// their staging directories are removed as any leftover.
 	Fresh bool
 }
@@ -91,7 +92,7 @@ type Progress struct {
 	Done, Total    int
 	Passed, Failed int
 	// Reused counts the runs of Done taken from the finished parts of an
-	// unfinished earlier run rather than run (partsresume.go).
+	// unfinished earlier run rather than run (package parts).
 	Reused int
 }
 
@@ -139,7 +140,7 @@ type Outcome struct {
 
 	// Resume says which parts of a bench run in parts were taken from an
 	// unfinished earlier run (nil when none was found).
-	Resume *Resume
+	Resume *parts.Resume
 
 	// partDigests are the part reports' digests of a bench run in parts.
 	partDigests []string
@@ -257,7 +258,7 @@ func run1(ctx context.Context, w *workload.Workload, opts Options, release func(
 // staging directories an unfinished run of the same inputs left, and a
 // cancelled or failed run installed where no complete one is, to resume
 // from their finished parts.
-func beginStage(ctx context.Context, c *workload.Compiled, opts Options) (*rundir.Stage, *resumeFrom, error) {
+func beginStage(ctx context.Context, c *workload.Compiled, opts Options) (*rundir.Stage, *parts.Leftovers, error) {
 	resume := c.Parts != nil && !opts.Fresh && opts.Reports == nil
 	if !resume {
 		st, err := rundir.Begin(ctx, c.RunDir)
@@ -272,7 +273,7 @@ func beginStage(ctx context.Context, c *workload.Compiled, opts Options) (*rundi
 		// A cancelled or failed run installed where no complete one was.
 		dirs = append(dirs, c.RunDir)
 	}
-	return st, newResumeFrom(dirs), nil
+	return st, parts.NewLeftovers(dirs), nil
 }
 
 // install ends the run: once its record on disk says how it ended, the
@@ -415,10 +416,10 @@ type run struct {
 	live       *Recording
 	release    func()
 	stage      *rundir.Stage
-	resume     *resumeFrom
+	resume     *parts.Leftovers
 	// recorded are the parts, by number, taken from a shard with a
 	// verification record of the bytes taken (takenPart).
-	recorded map[int]*verifiedPart
+	recorded map[int]*parts.Verified
 }
 
 // phase runs body as phase n; a failure fails the phase and the run,

@@ -8,6 +8,7 @@ import (
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/harness/parts"
 )
 
 // usageTap is the store a verification reads receipts through; it keeps,
@@ -32,10 +33,8 @@ type usageTap struct {
 	seen map[string]*measured // nil value: nothing unknown in that receipt
 }
 
-type measured struct {
-	usage       bench.Tally
-	attribution map[string]bench.Tally
-}
+// measured is a receipt's usage as a part's verification keeps it.
+type measured = parts.Usage
 
 func newUsageTap(st evidence.Store, prices map[string]bench.Price) *usageTap {
 	return &usageTap{Store: st, prices: prices, seen: map[string]*measured{}}
@@ -56,7 +55,7 @@ func (t *usageTap) Receipt(digest string) (map[string]any, error) {
 func (t *usageTap) Measured(digest string, usage bench.Tally, attribution map[string]bench.Tally) {
 	var m *measured
 	if usage.UnknownTokens != 0 || usage.UnknownCost != 0 {
-		m = &measured{usage, attribution}
+		m = &measured{Tally: usage, Attribution: attribution}
 	}
 	t.mu.Lock()
 	t.seen[digest] = m
@@ -88,7 +87,7 @@ func (t *usageTap) measured(digest string) (bench.Tally, map[string]bench.Tally,
 	if m == nil {
 		return bench.Tally{}, nil, nil
 	}
-	return m.usage, m.attribution, nil
+	return m.Tally, m.Attribution, nil
 }
 
 // unknown is the measured usage of every receipt seen whose tokens or

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/synth"
 	"github.com/algal-assay/assay/harness/workload"
 )
@@ -65,7 +66,7 @@ func BenchmarkCompileParts(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		load := manifestCache()
+		load := parts.ManifestCache()
 		for _, p := range c.Parts {
 			if _, err := c.PartFiles(p); err != nil {
 				b.Fatal(err)

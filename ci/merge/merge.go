@@ -9,8 +9,8 @@
 // file with every part's report taken from its shard instead of run, so
 // its compile, verify and summarize phases (the aggregate, gate, summary,
 // report.html) are the ones a single run would have. A shard verifies the
-// parts it runs and leaves a verification record beside each (harness,
-// partrecord.go); a part whose report and config are the bytes its record
+// parts it runs and leaves a verification record beside each (package
+// harness/parts, record.go); a part whose report and config are the bytes its record
 // names is taken as verified, so no part is verified twice and the merge
 // does not redo the shards' work on one machine. Any other part is
 // verified against the merged store like a part run here, and a part that
@@ -41,6 +41,7 @@ import (
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/workload"
 	"golang.org/x/sync/errgroup"
 )
@@ -72,7 +73,7 @@ type Options struct {
 
 type shard struct {
 	dir string
-	man *harness.ShardManifest
+	man *parts.ShardManifest
 }
 
 func fail(format string, a ...any) error {
@@ -117,9 +118,9 @@ func readShards(dirs []string) ([]shard, error) {
 	}
 	shards := make([]shard, 0, len(dirs))
 	for _, d := range dirs {
-		m, err := harness.ReadShardManifest(filepath.Join(d, ShardRuns))
+		m, err := parts.ReadShardManifest(filepath.Join(d, ShardRuns))
 		if err != nil {
-			return nil, fail("%s is not a shard directory (%s/%s): %v", d, ShardRuns, harness.ShardFile, err)
+			return nil, fail("%s is not a shard directory (%s/%s): %v", d, ShardRuns, parts.ShardFile, err)
 		}
 		shards = append(shards, shard{dir: d, man: m})
 	}
@@ -183,7 +184,7 @@ func partHolders(shards []shard) ([]map[int]string, error) {
 // holdParts records the parts of workload wi of the batch (first, as the
 // first shard's manifest in firstDir lists it) that shard s holds, once
 // each.
-func holdParts(holders map[int]string, s shard, firstDir string, first []harness.ShardWorkload, wi int) error {
+func holdParts(holders map[int]string, s shard, firstDir string, first []parts.ShardWorkload, wi int) error {
 	w, ws := first[wi], s.man.Workloads
 	if len(ws) != len(first) || ws[wi].Name != w.Name || ws[wi].Slug != w.Slug || ws[wi].Parts != w.Parts {
 		return fail("%s lists another batch than %s (workload %d: %s %s with %d parts): the shards were not made from the same workloads", s.dir, firstDir, wi+1, w.Name, w.Slug, w.Parts)
@@ -226,7 +227,7 @@ func copyStores(ctx context.Context, shards []shard, st *vm.Workbench) error {
 }
 
 // mergeWorkload assembles one workload's run directory.
-func mergeWorkload(ctx context.Context, sw harness.ShardWorkload, holders map[int]string, opts Options) *harness.Result {
+func mergeWorkload(ctx context.Context, sw parts.ShardWorkload, holders map[int]string, opts Options) *harness.Result {
 	res := &harness.Result{Path: sw.Path}
 	w, err := workload.Load(sw.Path)
 	if err != nil {
@@ -281,7 +282,7 @@ func wholeShard(holders map[int]string) (string, bool) {
 
 // shardParts are the parts of one workload, each in the shard holding it.
 type shardParts struct {
-	sw      harness.ShardWorkload
+	sw      parts.ShardWorkload
 	holders map[int]string
 }
 
@@ -338,7 +339,7 @@ var partFile = regexp.MustCompile(`^part-(\d{4})-(report|verified)\.json`)
 
 // copyRun checks a run directory one shard wrote whole and copies it
 // into the merged runs root.
-func copyRun(ctx context.Context, w *workload.Workload, sw harness.ShardWorkload, shardDir string, opts Options) (*harness.Outcome, error) {
+func copyRun(ctx context.Context, w *workload.Workload, sw parts.ShardWorkload, shardDir string, opts Options) (*harness.Outcome, error) {
 	src := filepath.Join(shardDir, ShardRuns, sw.Name, sw.Slug)
 	ws, err := verify.LoadWorkloads(sw.Path)
 	if err != nil {
@@ -427,7 +428,7 @@ func copyFile(src, dst string) error {
 }
 
 // holdsNothing says a shard holds no part of any workload.
-func holdsNothing(m *harness.ShardManifest) bool {
+func holdsNothing(m *parts.ShardManifest) bool {
 	for _, w := range m.Workloads {
 		if len(w.Held) > 0 {
 			return false

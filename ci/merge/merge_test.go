@@ -12,6 +12,7 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/synth"
 )
 
@@ -34,7 +35,7 @@ func batch(t *testing.T, dir string) []string {
 
 // runInto runs files (as shard s when s is not nil) into root/runs with
 // the store root/.algal.
-func runInto(t *testing.T, files []string, root string, s *harness.Shard) {
+func runInto(t *testing.T, files []string, root string, s *parts.Shard) {
 	t.Helper()
 	wb, err := vm.NewWorkbench(filepath.Join(root, ShardStore))
 	if err != nil {
@@ -99,7 +100,7 @@ func TestShardsMergeByteIdenticalForTwoFourEight(t *testing.T) {
 		var dirs []string
 		for i := 1; i <= n; i++ {
 			d := filepath.Join(dir, fmt.Sprintf("n%d-s%d", n, i))
-			runInto(t, files, d, &harness.Shard{I: i, N: n})
+			runInto(t, files, d, &parts.Shard{I: i, N: n})
 			dirs = append(dirs, d)
 		}
 		records, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("n%d-s*", n), ShardRuns, "big", "big-r*", "part-*-verified.json"))
@@ -144,7 +145,7 @@ func TestMergeNamesAForgedOrMissingShard(t *testing.T) {
 	var dirs []string
 	for i := 1; i <= 2; i++ {
 		d := filepath.Join(dir, fmt.Sprintf("s%d", i))
-		runInto(t, files, d, &harness.Shard{I: i, N: 2})
+		runInto(t, files, d, &parts.Shard{I: i, N: 2})
 		dirs = append(dirs, d)
 	}
 	runDir, _ := filepath.Glob(filepath.Join(dirs[1], ShardRuns, "big", "big-r*"))

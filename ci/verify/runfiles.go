@@ -13,6 +13,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/runrecord"
@@ -169,7 +170,7 @@ func wantReports(rc *rerun) ([]want, error) {
 		out = append(out, want{name: name, kind: "report", phase: harness.PhaseEvaluate, ids: []string{id}, check: canonical(name)})
 	}
 	for i, p := range rc.compiled.Parts {
-		out = append(out, want{name: p.ReportFile(), kind: "report", phase: harness.PhaseEvaluate, ids: []string{"part-report", harness.ReusedPartReport}, iteration: i + 1, check: canonical(p.ReportFile())})
+		out = append(out, want{name: p.ReportFile(), kind: "report", phase: harness.PhaseEvaluate, ids: []string{"part-report", parts.ReusedReport}, iteration: i + 1, check: canonical(p.ReportFile())})
 	}
 	return out, nil
 }
@@ -262,7 +263,7 @@ func wantPartRecords(rc *rerun) ([]want, error) {
 	}
 	out := make([]want, 0, len(s.held))
 	for _, p := range s.held {
-		name := harness.PartRecordFile(p)
+		name := parts.RecordFile(p)
 		out = append(out, want{name: name, kind: "part-record", check: func(got []byte) []string {
 			v := s.verdict(rc, p)
 			if v.record == nil {

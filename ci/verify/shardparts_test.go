@@ -10,6 +10,7 @@ import (
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/synth"
 )
 
@@ -29,7 +30,7 @@ func shardRun(t *testing.T) (string, string, Options) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "shard", "runs")
-	if _, err := harness.RunAll(context.Background(), []string{p}, harness.BatchOptions{Shard: &harness.Shard{I: 1, N: 2}, Options: harness.Options{Runner: wb, Store: wb, Out: out}}); err != nil {
+	if _, err := harness.RunAll(context.Background(), []string{p}, harness.BatchOptions{Shard: &parts.Shard{I: 1, N: 2}, Options: harness.Options{Runner: wb, Store: wb, Out: out}}); err != nil {
 		t.Fatal(err)
 	}
 	ws, err := LoadWorkloads(p)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/crashtest"
 	"github.com/algal-assay/assay/engine/store"
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/synth"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -100,7 +100,7 @@ func TestKilledRunResumesWithoutRerunningFinishedParts(t *testing.T) {
 	if _, err := synth.Write(filepath.Join(dir, "suites", "big"), synth.Spec{Name: "big", Systems: 3, Cases: 2000, Triage: triage, Gate: true}); err != nil {
 		t.Fatal(err)
 	}
-	const parts = 8
+	const partCount = 8
 	if code, out := assayAt(t, dir, "run", "suites", "--out", "whole/runs", "--dir", "whole/.algal"); code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\n%s", code, out)
 	}
@@ -113,7 +113,7 @@ func TestKilledRunResumesWithoutRerunningFinishedParts(t *testing.T) {
 	// relative to the run directory.
 	runs := filepath.Join(dir, "again", "runs")
 	args := []string{"run", "suites", "--out", "again/runs", "--dir", "again/.algal", "--concurrency", "4"}
-	first := 1 + rng.IntN(parts-2)
+	first := 1 + rng.IntN(partCount-2)
 	killed, err := crashtest.KillWhen(startAssay(t, dir, args...), func() int { return stagingReports(runs, "big", nil) }, first)
 	if err != nil || !killed {
 		t.Fatalf("first run: killed %v, %v", killed, err)
@@ -123,7 +123,7 @@ func TestKilledRunResumesWithoutRerunningFinishedParts(t *testing.T) {
 	if len(old) != 1 {
 		t.Fatalf("after the first kill: staging directories %v", old)
 	}
-	second := 1 + rng.IntN(parts-first-1)
+	second := 1 + rng.IntN(partCount-first-1)
 	// The second run copies the reports it reuses into its own stage, then
 	// runs the rest: kill it once it has written more than it reused.
 	killed, err = crashtest.KillWhen(startAssay(t, dir, args...), func() int { return stagingReports(runs, "big", old) }, first+second)
@@ -138,7 +138,7 @@ func TestKilledRunResumesWithoutRerunningFinishedParts(t *testing.T) {
 	// The parts an uninterrupted run's report is left for, in any leftover.
 	finished := map[int]bool{}
 	for _, d := range leftovers(runs, "big") {
-		for n := 1; n <= parts; n++ {
+		for n := 1; n <= partCount; n++ {
 			name := fmt.Sprintf("part-%04d-report.json", n)
 			if b, err := os.ReadFile(filepath.Join(d, name)); err == nil && bytes.Equal(b, want[name]) {
 				finished[n] = true
@@ -152,7 +152,7 @@ func TestKilledRunResumesWithoutRerunningFinishedParts(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("last run: exit %d\n%s", code, out)
 	}
-	note := fmt.Sprintf("note: resumed an unfinished run: %d of %d parts reused (each verified against the store and its part config), %d run", len(finished), parts, parts-len(finished))
+	note := fmt.Sprintf("note: resumed an unfinished run: %d of %d parts reused (each verified against the store and its part config), %d run", len(finished), partCount, partCount-len(finished))
 	if !strings.Contains(out, note) {
 		t.Errorf("the summary does not say %q:\n%s", note, out)
 	}
@@ -171,12 +171,12 @@ func TestKilledRunResumesWithoutRerunningFinishedParts(t *testing.T) {
 	for _, ph := range v.Record.Phases {
 		for _, a := range ph.Artifacts {
 			var n int
-			if _, err := fmt.Sscanf(a.File, "part-%04d-report.json", &n); err == nil && a.ID == harness.ReusedPartReport {
+			if _, err := fmt.Sscanf(a.File, "part-%04d-report.json", &n); err == nil && a.ID == parts.ReusedReport {
 				reused[n] = true
 			}
 		}
 	}
-	t.Logf("the last run reused %d parts and ran %d", len(reused), parts-len(reused))
+	t.Logf("the last run reused %d parts and ran %d", len(reused), partCount-len(reused))
 	if fmt.Sprint(reused) != fmt.Sprint(finished) {
 		t.Errorf("the record says parts %v were reused; the leftovers held finished parts %v", reused, finished)
 	}

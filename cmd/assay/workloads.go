@@ -14,6 +14,7 @@ import (
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/console"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/workroot"
 	"github.com/spf13/cobra"
@@ -217,11 +218,11 @@ func discoverWorkloads(paths []string) ([]string, error) {
 }
 
 // shardOf parses --shard (nil: run everything).
-func (f workloadFlags) shardOf() (*harness.Shard, error) {
+func (f workloadFlags) shardOf() (*parts.Shard, error) {
 	if f.shard == "" {
 		return nil, nil
 	}
-	s, err := harness.ParseShard(f.shard)
+	s, err := parts.ParseShard(f.shard)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}

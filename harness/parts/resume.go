@@ -1,4 +1,4 @@
-package harness
+package parts
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/harness/workload"
 )
 
@@ -25,18 +24,18 @@ import (
 // (the slug digests the config and every input, so the same slug means
 // the same case list, systems, part list and part configs) and takes
 // those reports instead of running their parts again, unless
-// Options.Fresh.
+// the run says fresh (harness.Options.Fresh).
 //
 // Nothing a killed run left is trusted: its record, configs and tables are
 // ignored, and a report is taken only if it is byte for byte what a run
 // writes (canonical JSON of the report it parses to) and passes the check
-// the verify phase makes of every part (checkPart, as for a part taken
+// the verify phase makes of every part (Check, as for a part taken
 // from a shard): it is the report of the part's config as this run
 // compiled it, every receipt it names is in the store and replays to it,
 // and its cases consumed exactly the responses they declared. A torn,
 // edited or foreign report is run again. The run writes a taken report's
 // bytes as they were checked, and its verify phase takes the check's
-// result for those bytes instead of checking them twice (verifiedPart
+// result for those bytes instead of checking them twice (Verified
 // says why that holds) and folds it with every other part, so a resumed
 // run directory is the one an uninterrupted run writes, byte for byte,
 // the record aside (which names each reused part's report
@@ -48,9 +47,9 @@ import (
 // report is in the new stage the claimed directories are removed; a run
 // killed before that leaves both, and the next run claims both.
 
-// ReusedPartReport is the record's artifact id of a part report taken
+// ReusedReport is the record's artifact id of a part report taken
 // from an earlier, unfinished run instead of run again.
-const ReusedPartReport = "reused-part-report"
+const ReusedReport = "reused-part-report"
 
 // Resume says what a resumed run in parts took from the runs before it.
 type Resume struct {
@@ -79,55 +78,58 @@ func (r *Resume) Note(parts int) string {
 	return b.String()
 }
 
-// resumeFrom is where a run's finished part reports may be found.
-type resumeFrom struct {
+// Leftovers are where a run's finished part reports may be found, and
+// what was taken from them.
+type Leftovers struct {
 	dirs []string
-	res  Resume
-	// verified are the taken parts' pre-check results, by part number,
-	// for the verify phase (verifiedPart).
-	verified map[int]*verifiedPart
+	// Resume says what was taken and what was not.
+	Resume Resume
+	// Verified are the taken parts' pre-check results, by part number,
+	// for the verify phase (DeriveOptions.Verified).
+	Verified map[int]*Verified
 }
 
-func newResumeFrom(dirs []string) *resumeFrom {
+// NewLeftovers searches dirs, in order (nil when there are none).
+func NewLeftovers(dirs []string) *Leftovers {
 	if len(dirs) == 0 {
 		return nil
 	}
-	return &resumeFrom{dirs: dirs, res: Resume{From: dirs}, verified: map[int]*verifiedPart{}}
+	return &Leftovers{dirs: dirs, Resume: Resume{From: dirs}, Verified: map[int]*Verified{}}
 }
 
-// leftover is a part report taken from an unfinished run: its value and
+// Leftover is a part report taken from an unfinished run: its value and
 // the bytes checked, which the run writes as they are.
-type leftover struct {
-	value map[string]any
-	raw   []byte
+type Leftover struct {
+	Value map[string]any
+	Raw   []byte
 }
 
-// take returns part's report from the first directory holding one that
+// Take returns part p's report from the first directory holding one that
 // checks, or nil. cfg is the part's config as this run admitted it.
-func (s *resumeFrom) take(ctx context.Context, c *workload.Compiled, p workload.Part, cfg *bench.Config, st evidence.Store) (*leftover, error) {
+func (s *Leftovers) Take(ctx context.Context, p workload.Part, cfg *bench.Config, check Check) (*Leftover, error) {
 	for _, dir := range s.dirs {
 		path := filepath.Join(dir, p.ReportFile())
-		l, vp, why, err := checkLeftover(ctx, c, p, path, cfg, st)
+		l, vp, why, err := CheckLeftover(ctx, p, path, cfg, check)
 		if err != nil {
 			return nil, err
 		}
 		if why == "" {
-			s.res.Reused = append(s.res.Reused, p.N)
-			s.verified[p.N] = vp
+			s.Resume.Reused = append(s.Resume.Reused, p.N)
+			s.Verified[p.N] = vp
 			return l, nil
 		}
 		if why != "missing" {
-			s.res.Rejected = append(s.res.Rejected, why)
+			s.Resume.Rejected = append(s.Resume.Rejected, why)
 		}
 	}
-	s.res.Ran = append(s.res.Ran, p.N)
+	s.Resume.Ran = append(s.Resume.Ran, p.N)
 	return nil, nil
 }
 
-// checkLeftover reads the report at path and checks it; why is "" when it
+// CheckLeftover reads the report at path and checks it; why is "" when it
 // may be taken, "missing" when there is none, else the reason it may not.
 // err is only a cancelled context.
-func checkLeftover(ctx context.Context, c *workload.Compiled, p workload.Part, path string, cfg *bench.Config, st evidence.Store) (*leftover, *verifiedPart, string, error) {
+func CheckLeftover(ctx context.Context, p workload.Part, path string, cfg *bench.Config, check Check) (*Leftover, *Verified, string, error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, "missing", nil
 	}
@@ -153,18 +155,18 @@ func checkLeftover(ctx context.Context, c *workload.Compiled, p workload.Part, p
 	if err != nil || !bytes.Equal(append(want, '\n'), b) {
 		return nil, nil, path + ": not the canonical report its fields make", nil
 	}
-	pc, err := checkPart(ctx, c, p, rep, v, cfg, st)
+	pc, err := check(ctx, p, rep, v, cfg)
 	if ctx.Err() != nil {
 		return nil, nil, "", ctx.Err()
 	}
 	if err != nil {
 		return nil, nil, named(path, err), nil
 	}
-	if len(pc.mismatches) > 0 {
+	if len(pc.Mismatches) > 0 {
 		// A mismatch starts with the report's basename.
-		return nil, nil, filepath.Dir(path) + string(filepath.Separator) + pc.mismatches[0], nil
+		return nil, nil, filepath.Dir(path) + string(filepath.Separator) + pc.Mismatches[0], nil
 	}
-	return &leftover{value: m, raw: b}, &verifiedPart{sum: sha256.Sum256(b), checked: pc.checked, unknown: pc.unknown}, "", nil
+	return &Leftover{Value: m, Raw: b}, &Verified{Sum: sha256.Sum256(b), Checked: pc.Receipts, Unknown: pc.Unknown}, "", nil
 }
 
 // named is err's message, led by path unless it names it already.

@@ -6,13 +6,15 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"sync"
 
 	"github.com/algal-assay/assay/engine/bench"
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/harness/gate"
+	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/rundir"
 	"github.com/algal-assay/assay/harness/workload"
+	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/algal-assay/assay/report"
 	"github.com/algal-assay/assay/runrecord"
 )
@@ -20,7 +22,7 @@ import (
 // A bench run in parts follows the same roster as any run, part by part:
 // compile writes every part's config and tables; evaluate records one
 // part per iteration and writes the reports in part order, with at most
-// partsAhead parts in flight, so a part's results are released once
+// parts.Ahead parts in flight, so a part's results are released once
 // written; verify reads the parts back,
 // verifies them and writes aggregate.json with verification.json;
 // summarize reads the aggregate.
@@ -65,15 +67,9 @@ func (r *run) compileParts() error {
 	return nil
 }
 
-// partsAhead is how many parts of a run in parts may be in flight at
-// once (running, or done and waiting for the parts before them to be
-// written): enough for the next part to fill the slots the current one's
-// tail leaves idle, and a constant, so memory stays flat.
-const partsAhead = 3
-
 // evaluateParts runs the parts, each admitted from the config the compile
 // phase wrote, exactly as `assay bench run` would admit it. Consecutive
-// parts overlap: up to partsAhead run at once on one pool of
+// parts overlap (parts.Flight): up to parts.Ahead run at once on one pool of
 // r.concurrency() slots, an earlier part served first (bench.Slots), so
 // the tail of a part whose last system runs alone leaves no slot idle.
 // Everything else happens in part order, once the part is done: its
@@ -89,32 +85,32 @@ func (r *run) evaluateParts(ctx context.Context) error {
 		return err
 	}
 	f := r.newPartFlight(p, runner)
-	f.begin = func() (int, error) { return r.rec.NextIteration(PhaseEvaluate) }
-	f.put = func(job *partJob, it int) error {
+	f.Begin = func() (int, error) { return r.rec.NextIteration(PhaseEvaluate) }
+	f.Put = func(job *parts.Job, it int) error {
 		var err error
-		if job.raw != nil {
+		if job.Raw != nil {
 			// The bytes the resume check (or the shard's verification
 			// record) verified, which the verify phase takes as verified
 			// only while they are these.
-			if job.id == ReusedPartReport {
-				p.reusedPart(job.report)
+			if job.ID == parts.ReusedReport {
+				p.reusedPart(job.Report)
 			}
-			err = r.write(job.part.ReportFile(), job.raw)
+			err = r.write(job.Part.ReportFile(), job.Raw)
 		} else {
 			// The verify phase checks a taken report like a run one.
-			err = r.writeJSON(job.part.ReportFile(), job.report)
+			err = r.writeJSON(job.Part.ReportFile(), job.Report)
 		}
 		if err != nil {
 			return err
 		}
-		return r.rec.AddLoopArtifact(PhaseEvaluate, it, job.id, job.part.ReportFile())
+		return r.rec.AddLoopArtifact(PhaseEvaluate, it, job.ID, job.Part.ReportFile())
 	}
-	if err := f.run(ctx, r.c.Parts); err != nil {
+	if err := f.Run(ctx, r.c.Parts); err != nil {
 		return err
 	}
-	if s := r.resume; s != nil && len(s.res.Reused)+len(s.res.Rejected) > 0 {
-		r.o.Resume = &s.res
-		r.o.Notes = append(r.o.Notes, s.res.Note(len(r.c.Parts)))
+	if s := r.resume; s != nil && len(s.Resume.Reused)+len(s.Resume.Rejected) > 0 {
+		r.o.Resume = &s.Resume
+		r.o.Notes = append(r.o.Notes, s.Resume.Note(len(r.c.Parts)))
 	}
 	if r.stage != nil {
 		// Every part's report is in this stage now; a removal that fails
@@ -124,158 +120,44 @@ func (r *run) evaluateParts(ctx context.Context) error {
 	return nil
 }
 
-// newPartFlight is a flight of r's parts on runner, its begin and put
-// left to the caller.
-func (r *run) newPartFlight(p *progress, runner evidence.Runner) *partFlight {
-	n := r.concurrency()
-	if n <= 0 {
-		n = evidence.DefaultConcurrency()
-	}
-	f := &partFlight{r: r, p: p, runner: runner, slots: bench.NewSlots(n), ahead: partsAhead}
-	if n == 1 {
-		f.ahead = 1 // one case at a time is one part at a time
+// newPartFlight is a flight of r's parts on runner, each part measured
+// by the run's bench Measure (partMeasure) and taken instead where a
+// shard or an unfinished run holds its report (takePart); its Begin and
+// Put are left to the caller.
+func (r *run) newPartFlight(p *progress, runner evidence.Runner) *parts.Flight {
+	f := parts.NewFlight(r.concurrency())
+	f.Runner, f.Measure, f.Take = runner, r.partMeasure(p), r.takePart
+	f.Config = func(part workload.Part) (*bench.Config, error) {
+		return bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
 	}
 	return f
 }
 
-// run starts parts in order, at most f.ahead unwritten at once, and
-// finishes each in order; it returns once none is running.
-func (f *partFlight) run(ctx context.Context, parts []workload.Part) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer f.wg.Wait()
-	defer cancel()
-	var queue []*partJob
-	for i := 0; ; i++ {
-		more := i < len(parts) && !f.stopped()
-		for len(queue) > 0 && (len(queue) >= f.ahead || !more) {
-			if err := f.finish(queue[0]); err != nil {
-				return err
-			}
-			queue = queue[1:]
-		}
-		if !more {
-			return nil
-		}
-		queue = append(queue, f.start(ctx, parts[i]))
+// takePart is part's report when it need not run: from the shards'
+// reports (Options.Reports), which must hold every part, or from an
+// unfinished run of the same inputs (r.resume).
+func (r *run) takePart(ctx context.Context, part workload.Part) (*parts.Job, error) {
+	report, raw, err := r.takenPart(part)
+	if err != nil || report != nil {
+		return &parts.Job{Report: report, Raw: raw}, err
 	}
-}
-
-// partFlight is the parts of a run in flight.
-type partFlight struct {
-	r      *run
-	p      *progress
-	runner evidence.Runner
-	slots  *bench.Slots
-	ahead  int
-	wg     sync.WaitGroup
-	// begin is called in part order before a part's outcome is taken (a
-	// record's next iteration); put writes a done part's report.
-	begin func() (int, error)
-	put   func(job *partJob, it int) error
-
-	mu     sync.Mutex
-	jobs   []*partJob // started, in part order
-	failed bool
-}
-
-// partJob is one part in flight: taken (from a shard or an unfinished
-// run) when started, or running until done is closed.
-type partJob struct {
-	part   workload.Part
-	id     string // the record's artifact id of its report
-	report map[string]any
-	raw    []byte // a reused report's bytes as checked
-	err    error
-	done   chan struct{}
-	cancel context.CancelFunc
-}
-
-// stopped says a part has failed: no later part starts.
-func (f *partFlight) stopped() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.failed
-}
-
-// fail records job's failure and cancels the parts after it, whose
-// results a run stopping at job would never see.
-func (f *partFlight) fail(job *partJob, err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	job.err, f.failed = err, true
-	for _, j := range f.jobs {
-		if j.part.N > job.part.N {
-			j.cancel()
-		}
-	}
-}
-
-// start takes part's report or starts running it.
-func (f *partFlight) start(ctx context.Context, part workload.Part) *partJob {
-	r := f.r
-	jctx, cancel := context.WithCancel(ctx)
-	job := &partJob{part: part, id: "part-report", done: make(chan struct{}), cancel: cancel}
-	f.mu.Lock()
-	f.jobs = append(f.jobs, job)
-	f.mu.Unlock()
-	var err error
-	job.report, job.raw, err = r.takenPart(part)
-	if err == nil && job.report == nil && r.resume != nil {
-		var cfg *bench.Config
-		if cfg, err = bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile())); err == nil {
-			var l *leftover
-			if l, err = r.resume.take(ctx, r.c, part, cfg, r.opts.Store); l != nil {
-				job.report, job.raw, job.id = l.value, l.raw, ReusedPartReport
-			}
-		}
-	}
-	if err == nil && job.report == nil && r.opts.Reports != nil {
-		err = fmt.Errorf("%s of %s: no shard holds its report", part.Name(), r.w.Name)
-	}
-	if err != nil || job.report != nil {
+	if r.resume != nil {
+		cfg, err := bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
 		if err != nil {
-			f.fail(job, err)
+			return nil, err
 		}
-		close(job.done)
-		return job
-	}
-	cfg, err := bench.LoadConfig(filepath.Join(r.dir, part.ConfigFile()))
-	if err != nil {
-		f.fail(job, err)
-		close(job.done)
-		return job
-	}
-	f.wg.Go(func() {
-		defer close(job.done)
-		rep, err := bench.Run(jctx, cfg, f.runner, bench.Options{
-			Concurrency: r.concurrency(), Slots: f.slots, Rank: part.N,
-			OnResult: func(_, _ string, passed bool) { f.p.judged(passed) },
-		})
+		l, err := r.resume.Take(ctx, part, cfg, partChecker(r.c, r.opts.Store))
+		if l != nil {
+			return &parts.Job{Report: l.Value, Raw: l.Raw, ID: parts.ReusedReport}, err
+		}
 		if err != nil {
-			f.fail(job, err)
-			return
+			return nil, err
 		}
-		job.report = rep.Value()
-	})
-	return job
-}
-
-// finish waits for job and puts its report, or returns its error.
-func (f *partFlight) finish(job *partJob) error {
-	it, err := f.begin()
-	if err != nil {
-		return err
 	}
-	<-job.done
-	job.cancel()
-	if job.err != nil {
-		return job.err
+	if r.opts.Reports != nil {
+		return nil, fmt.Errorf("%s of %s: no shard holds its report", part.Name(), r.w.Name)
 	}
-	if err := f.put(job, it); err != nil {
-		return err
-	}
-	job.report, job.raw = nil, nil
-	return nil
+	return nil, nil
 }
 
 // reusedPart counts a reused part's case runs as done.
@@ -296,11 +178,11 @@ func (p *progress) reusedPart(report map[string]any) {
 // verifyParts verifies the written parts and writes the aggregate they
 // fold into, then the verification.
 func (r *run) verifyParts(ctx context.Context) error {
-	opt := deriveOptions{written: true, verified: r.recorded}
+	opt := parts.DeriveOptions{Written: true, Verified: r.recorded}
 	if r.resume != nil {
-		opt.verified = r.resume.verified
+		opt.Verified = r.resume.Verified
 	}
-	d, err := deriveParts(ctx, r.c, r.dir, r.opts.Store, opt)
+	d, err := parts.Derive(ctx, r.c, r.dir, opt, partChecker(r.c, r.opts.Store))
 	if err != nil {
 		return err
 	}
@@ -338,7 +220,7 @@ const (
 // dir (c is the workload compiled as the run was), keeping the case
 // verdicts keep says. Derived.Aggregate is what aggregate.json must hold.
 func RederiveParts(ctx context.Context, c *workload.Compiled, dir string, st evidence.Store, keep Verdicts) (*Derived, error) {
-	d, err := deriveParts(ctx, c, dir, st, deriveOptions{allCases: keep == EveryVerdict})
+	d, err := parts.Derive(ctx, c, dir, parts.DeriveOptions{AllCases: keep == EveryVerdict}, partChecker(c, st))
 	if err != nil {
 		return nil, err
 	}
@@ -396,4 +278,95 @@ func (r *run) releaseCases() {
 	if r.release != nil {
 		r.release()
 	}
+}
+
+// partChecker is the check of a part's report the verify phase makes
+// (checkPart), for parts.Derive and the resume pre-check.
+func partChecker(c *workload.Compiled, st evidence.Store) parts.Check {
+	return func(ctx context.Context, p workload.Part, rep *bench.Report, v any, cfg *bench.Config) (*parts.Checked, error) {
+		return checkPart(ctx, c, p, rep, v, cfg, st)
+	}
+}
+
+// checkPart checks one part's report (rep, parsed from v) as the verify
+// phase does: it is the report of the part's config cfg, it verifies
+// against the store st, and its cases consumed the responses they
+// declared. An error means the report is not the part's at all.
+func checkPart(ctx context.Context, c *workload.Compiled, p workload.Part, rep *bench.Report, v any, cfg *bench.Config, st evidence.Store) (*parts.Checked, error) {
+	name := p.ReportFile()
+	if bad := parts.ConfigDifferences(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
+		return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
+	}
+	usage := newUsageTap(st, rep.Prices)
+	tap := newReceiptTap(usage) // one per part: released with it
+	usage.reported = true       // bench.Verify hands over what it measures
+	bv, err := bench.Verify(ctx, v, tap)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	var mismatches []string
+	for _, m := range bv.Mismatches {
+		mismatches = append(mismatches, name+": "+m)
+	}
+	pc := *c
+	pc.Declared = workload.DeclaredCalls(c.Workload.PartView(p), 1)
+	sub := &run{w: c.Workload, c: &pc, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: &pc, Bench: rep}}
+	problems, alignErr := sub.alignment(tap)
+	if alignErr != nil {
+		problems = append(problems, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
+	} else if _, err := usage.fill(rep, nil); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	for _, m := range problems {
+		mismatches = append(mismatches, name+": "+m)
+	}
+	return &parts.Checked{Receipts: bv.CheckedReceipts, Mismatches: mismatches, Unknown: usage.unknown()}, nil
+}
+
+// recordPart verifies the part report a shard wrote in dir and, when it
+// verifies, writes its record (PartRecord); it says whether it did.
+func recordPart(ctx context.Context, c *workload.Compiled, dir string, p workload.Part, st evidence.Store) (bool, error) {
+	b, _, err := PartRecord(ctx, c, dir, p, st)
+	if err != nil || b == nil {
+		return false, err
+	}
+	return true, atomicfile.Write(filepath.Join(dir, parts.RecordFile(p)), b)
+}
+
+// PartRecord verifies part p's report in dir in full, as a shard does
+// (checkPart), and returns the bytes of the verification record a shard
+// writes for it; nil when it writes none: the part does not verify
+// (mismatches say why) or its receipts have unknown usage. It never reads
+// a record. An error is a report that is not its config's at all, or a
+// store that cannot be read. `assay ci verify` holds a shard's records to
+// it, so a record is re-derived, never trusted.
+func PartRecord(ctx context.Context, c *workload.Compiled, dir string, p workload.Part, st evidence.Store) (record []byte, mismatches []string, _ error) {
+	report, err := canon.ReadBounded(filepath.Join(dir, p.ReportFile()), 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := canon.Parse(report, 0)
+	if err != nil {
+		return nil, nil, canon.InFile(p.ReportFile(), report, err)
+	}
+	rep, err := bench.ParseReport(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", p.ReportFile(), err)
+	}
+	cfg, err := bench.LoadConfig(filepath.Join(dir, p.ConfigFile()))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: the part's config does not admit: %v", p.ReportFile(), err)
+	}
+	pc, err := checkPart(ctx, c, p, rep, v, cfg, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(pc.Mismatches) > 0 || len(pc.Unknown) > 0 {
+		return nil, pc.Mismatches, nil
+	}
+	b, err := parts.EncodeRecord(p, report, c.Slug, pc.Receipts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, nil, nil
 }

@@ -1,4 +1,4 @@
-package harness
+package parts
 
 import (
 	"context"
@@ -25,8 +25,8 @@ import (
 // the aggregate does not depend on how the parts were run. aggregate.json
 // is that fold written out; anything that reads it can re-derive it.
 
-// partsDerivation is what folding a run's parts yields.
-type partsDerivation struct {
+// Derivation is what folding a run's parts yields.
+type Derivation struct {
 	// Report is the workload-level bench report the gates, summary and
 	// diffs read: every system's sums over its parts, the Pareto set over
 	// them, and case verdicts (ID, Passed, Outcome; the full result only
@@ -36,7 +36,7 @@ type partsDerivation struct {
 	Report *bench.Report
 	// Value is aggregate.json's canonical value.
 	Value        map[string]any
-	Verification *Verification
+	Verification *evidence.Verification
 	// Digests are the part reports' digests, in part order.
 	Digests []string
 }
@@ -182,64 +182,52 @@ func (a *aggregator) finish() (*bench.Report, map[string]any, error) {
 	return r, v, nil
 }
 
-// deriveParts verifies every part report in dir and folds them. A part
-// whose report is missing, does not parse or is not its config's report
-// makes the aggregate underivable: that is an error naming the file. A
-// part that parses but does not verify is a mismatch.
-// deriveOptions say where a derivation takes each part's config from and
+// Check checks one part's report rep (parsed from v) as a run's verify
+// phase does: it is the report of the part's config cfg, it verifies
+// against the store, and its cases consumed the responses they declared.
+// An error means the report is not the part's at all. The harness
+// supplies it (its verify phase's replay and scripted alignment);
+// ConfigDifferences is its first step.
+type Check func(ctx context.Context, p workload.Part, rep *bench.Report, v any, cfg *bench.Config) (*Checked, error)
+
+// Checked is what a Check found.
+type Checked struct {
+	// Receipts counts the receipts replayed; Mismatches name the report
+	// file.
+	Receipts   int
+	Mismatches []string
+	// Unknown is the usage the check measured of the receipts whose
+	// tokens or cost are unknown, by digest.
+	Unknown map[string]*Usage
+}
+
+// DeriveOptions say where a derivation takes each part's config from and
 // what it keeps.
-type deriveOptions struct {
+type DeriveOptions struct {
 	// written admits each part's config from the file the run wrote
 	// (a run's own verify phase, whose workload no longer holds its case
 	// data); otherwise it is compiled from the workload (a re-derivation,
 	// which trusts nothing in the directory).
-	written bool
+	Written bool
 	// allCases keeps every case's verdict.
-	allCases bool
+	AllCases bool
 	// verified are the parts, by number, whose reports this run took
-	// from an unfinished run after checking them (resumeFrom.take).
-	verified map[int]*verifiedPart
+	// from an unfinished run (Leftovers.Take) or a shard (ReadRecord) after
+	// checking them.
+	Verified map[int]*Verified
 }
 
-// verifiedPart is what the resume pre-check of a reused part found: the
-// SHA-256 of the report bytes it checked, the receipts it replayed, and
-// the usage it measured that a report does not carry.
-//
-// The verify phase's check of a part (checkPart) depends on nothing but
-// the report's bytes, the part's config file and the store. When the
-// bytes it reads from the run directory are the very bytes the pre-check
-// checked (the same digest), its config is the file this run's compile
-// phase wrote, from which both read it (the verify phase trusts that file
-// for every part), and the store is the one both read, whose objects are
-// content-addressed and checked against their digest on every read, then
-// checking again can only repeat the pre-check: the pre-check's result is
-// the verify phase's. Any other bytes (an edit after the take) are
-// checked in full. Nothing read from a file is taken on trust: the
-// result kept is what this process computed from the receipts.
-type verifiedPart struct {
-	sum     [sha256.Size]byte
-	checked int
-	// unknown holds, by receipt digest, the usage of the part's receipts
-	// whose tokens or cost are unknown; every other receipt of the
-	// part's cases has none (the pre-check measured each of them).
-	unknown map[string]*measured
-}
-
-// measured is bench.Remeasure's view of the kept usage.
-func (v *verifiedPart) measured(digest string) (bench.Tally, map[string]bench.Tally, error) {
-	if m := v.unknown[digest]; m != nil {
-		return m.usage, m.attribution, nil
-	}
-	return bench.Tally{}, nil, nil
-}
-
-func deriveParts(ctx context.Context, c *workload.Compiled, dir string, st evidence.Store, opt deriveOptions) (*partsDerivation, error) {
-	load := manifestCache()
-	a := newAggregator(c, opt.allCases)
-	out := &Verification{OK: true, Mismatches: []string{}}
+// Derive verifies every part report in dir (check says how) and folds
+// them. A part whose report is missing, does not parse or is not its
+// config's report makes the aggregate underivable: that is an error
+// naming the file. A part that parses but does not verify is a mismatch.
+func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOptions, check Check) (*Derivation, error) {
+	load := ManifestCache()
+	a := newAggregator(c, opt.AllCases)
+	out := &evidence.Verification{OK: true, Mismatches: []string{}}
 	for _, p := range c.Parts {
 		name := p.ReportFile()
-		vp := opt.verified[p.N]
+		vp := opt.Verified[p.N]
 		v, sum, err := readPartReport(filepath.Join(dir, name), vp != nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
@@ -248,18 +236,18 @@ func deriveParts(ctx context.Context, c *workload.Compiled, dir string, st evide
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		if vp != nil && sum == vp.sum {
-			// The bytes the resume pre-check verified (verifiedPart says
+		if vp != nil && sum == vp.Sum {
+			// The bytes the resume pre-check verified (Verified says
 			// why its result stands).
 			if err := bench.Remeasure(rep, vp.measured); err != nil {
 				return nil, fmt.Errorf("%s: %v", name, err)
 			}
-			out.CheckedReceipts += vp.checked
+			out.CheckedReceipts += vp.Checked
 			a.add(p, rep, v.(map[string]any))
 			continue
 		}
 		var cfg *bench.Config
-		if opt.written {
+		if opt.Written {
 			cfg, err = bench.LoadConfig(filepath.Join(dir, p.ConfigFile()))
 		} else {
 			cfg, err = c.PartConfig(p, load)
@@ -267,12 +255,12 @@ func deriveParts(ctx context.Context, c *workload.Compiled, dir string, st evide
 		if err != nil {
 			return nil, fmt.Errorf("%s: the part's config does not admit: %v", name, err)
 		}
-		pc, err := checkPart(ctx, c, p, rep, v, cfg, st)
+		pc, err := check(ctx, p, rep, v, cfg)
 		if err != nil {
 			return nil, err
 		}
-		out.CheckedReceipts += pc.checked
-		out.Mismatches = append(out.Mismatches, pc.mismatches...)
+		out.CheckedReceipts += pc.Receipts
+		out.Mismatches = append(out.Mismatches, pc.Mismatches...)
 		a.add(p, rep, v.(map[string]any))
 	}
 	rep, value, err := a.finish()
@@ -285,7 +273,48 @@ func deriveParts(ctx context.Context, c *workload.Compiled, dir string, st evide
 	for i, p := range a.parts {
 		digests[i] = p.(map[string]any)["digest"].(string)
 	}
-	return &partsDerivation{Report: rep, Value: value, Verification: out, Digests: digests}, nil
+	return &Derivation{Report: rep, Value: value, Verification: out, Digests: digests}, nil
+}
+
+// Verified is what the resume pre-check of a reused part found (or a
+// shard's verification record says it found): the
+// SHA-256 of the report bytes it checked, the receipts it replayed, and
+// the usage it measured that a report does not carry.
+//
+// The verify phase's check of a part (Check) depends on nothing but
+// the report's bytes, the part's config file and the store. When the
+// bytes it reads from the run directory are the very bytes the pre-check
+// checked (the same digest), its config is the file this run's compile
+// phase wrote, from which both read it (the verify phase trusts that file
+// for every part), and the store is the one both read, whose objects are
+// content-addressed and checked against their digest on every read, then
+// checking again can only repeat the pre-check: the pre-check's result is
+// the verify phase's. Any other bytes (an edit after the take) are
+// checked in full. Nothing read from a file is taken on trust: the
+// result kept is what this process computed from the receipts.
+type Verified struct {
+	Sum     [sha256.Size]byte
+	Checked int
+	// unknown holds, by receipt digest, the usage of the part's receipts
+	// whose tokens or cost are unknown; every other receipt of the
+	// part's cases has none (the pre-check measured each of them).
+	Unknown map[string]*Usage
+}
+
+// Usage is the measured usage of a receipt whose tokens or cost are
+// unknown (a live server omitted usage, a model has no price): what a
+// report does not carry.
+type Usage struct {
+	Tally       bench.Tally
+	Attribution map[string]bench.Tally
+}
+
+// measured is bench.Remeasure's view of the kept usage.
+func (v *Verified) measured(digest string) (bench.Tally, map[string]bench.Tally, error) {
+	if m := v.Unknown[digest]; m != nil {
+		return m.Tally, m.Attribution, nil
+	}
+	return bench.Tally{}, nil, nil
 }
 
 // readPartReport reads and parses a part report; with sum it also gives
@@ -306,56 +335,10 @@ func readPartReport(path string, sum bool) (any, [sha256.Size]byte, error) {
 	return v, sha256.Sum256(b), nil
 }
 
-// partCheck is what checkPart found.
-type partCheck struct {
-	// checked counts the receipts replayed; mismatches name the report
-	// file.
-	checked    int
-	mismatches []string
-	// unknown is the usage the check measured of the receipts whose
-	// tokens or cost are unknown, by digest.
-	unknown map[string]*measured
-}
-
-// checkPart checks one part's report (rep, parsed from v) as the verify
-// phase does: it is the report of the part's config cfg, it verifies
-// against the store st, and its cases consumed the responses they
-// declared. An error means the report is not the part's at all.
-func checkPart(ctx context.Context, c *workload.Compiled, p workload.Part, rep *bench.Report, v any, cfg *bench.Config, st evidence.Store) (*partCheck, error) {
-	name := p.ReportFile()
-	if bad := partMatches(p, rep, v.(map[string]any), cfg); len(bad) > 0 {
-		return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
-	}
-	usage := newUsageTap(st, rep.Prices)
-	tap := newReceiptTap(usage) // one per part: released with it
-	usage.reported = true       // bench.Verify hands over what it measures
-	bv, err := bench.Verify(ctx, v, tap)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	var mismatches []string
-	for _, m := range bv.Mismatches {
-		mismatches = append(mismatches, name+": "+m)
-	}
-	pc := *c
-	pc.Declared = workload.DeclaredCalls(c.Workload.PartView(p), 1)
-	sub := &run{w: c.Workload, c: &pc, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: &pc, Bench: rep}}
-	problems, alignErr := sub.alignment(tap)
-	if alignErr != nil {
-		problems = append(problems, fmt.Sprintf("scripted alignment cannot be checked: %v", alignErr))
-	} else if _, err := usage.fill(rep, nil); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	for _, m := range problems {
-		mismatches = append(mismatches, name+": "+m)
-	}
-	return &partCheck{checked: bv.CheckedReceipts, mismatches: mismatches, unknown: usage.unknown()}, nil
-}
-
-// partMatches says how a part's report differs from what its config
-// makes: another case list, other systems or manifests, another price
+// ConfigDifferences says how a part's report differs from what its
+// config makes: another case list, other systems or manifests, another price
 // card, scorer or axes.
-func partMatches(p workload.Part, rep *bench.Report, v map[string]any, cfg *bench.Config) []string {
+func ConfigDifferences(p workload.Part, rep *bench.Report, v map[string]any, cfg *bench.Config) []string {
 	var bad []string
 	if d, err := bench.WorkloadDigest(cfg.Cases); err != nil || d != rep.Workload {
 		bad = append(bad, fmt.Sprintf("its workload is %s, but cases %d to %d of the workload digest to %s", rep.Workload, p.CaseFrom+1, p.CaseTo, d))
@@ -384,8 +367,8 @@ func sameJSON(a, b any) bool {
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
-// manifestCache reads each manifest file once.
-func manifestCache() bench.ManifestLoader {
+// ManifestCache reads each manifest file once.
+func ManifestCache() bench.ManifestLoader {
 	cached := map[string]*manifest.Manifest{}
 	return func(path string) (*manifest.Manifest, error) {
 		if m, ok := cached[path]; ok {
