@@ -8,6 +8,7 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
@@ -105,7 +106,7 @@ func newPackCmd(c *cli) *cobra.Command {
 			"(exactly the canonical bytes). A file already there with other bytes is DIGEST_MISMATCH.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			_, st, err := overlayStore(dir, modules)
+			_, st, err := vm.OpenOverlay(dir, modules)
 			if err != nil {
 				return err
 			}

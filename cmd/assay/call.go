@@ -5,8 +5,9 @@ import (
 
 	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/evidence"
+	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
-	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness/liverun"
 	"github.com/spf13/cobra"
 )
 
@@ -29,7 +30,7 @@ func newCallCmd(c *cli) *cobra.Command {
 			}
 			in := map[string]any{}
 			if f.args != "" {
-				if in, err = c.readArgs(f.args); err != nil {
+				if in, err = receipt.ReadArgs(f.args, c.stdin); err != nil {
 					return err
 				}
 			}
@@ -48,9 +49,7 @@ func newCallCmd(c *cli) *cobra.Command {
 				}
 				in = evidence.CellArgs(m, in)
 			}
-			rec, err := c.runHosted(cmd, args, f, st, m, "call", func(host *vm.Host) (map[string]any, string, error) {
-				return runCase(m, in, host)
-			})
+			rec, err := c.runHosted(cmd, args, f, st, m, "call", nil, liverun.RunArgs(m, in))
 			if err != nil {
 				return err
 			}

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/algal-assay/assay/engine/bundle"
-	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
@@ -60,8 +58,11 @@ func (f *checkFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&f.tools, "tools", "", "host tool registry `FILE` typing tool cells")
 }
 
+// admitManifest reads the manifest at path ("-": standard input) and
+// admits it with its embedding graph (vm.Admit) through an overlay of
+// --dir and --modules.
 func (c *cli) admitManifest(path string, f checkFlags) (*manifest.Manifest, *manifest.Compiled, error) {
-	_, st, err := overlayStore(f.dir, f.modules)
+	_, st, err := vm.OpenOverlay(f.dir, f.modules)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -77,19 +78,7 @@ func (c *cli) admitManifest(path string, f checkFlags) (*manifest.Manifest, *man
 	if err != nil {
 		return nil, nil, err
 	}
-	// Children resolve from the modules and the store first; only a miss
-	// goes to the cell's transport.
-	r := &bundle.Resolver{Store: st}
-	if f.transports != "" {
-		if r.Transports, err = bundle.LoadTransports(f.transports); err != nil {
-			return nil, nil, err
-		}
-	}
-	opts := manifest.Options{Resolver: r}
-	if opts.Tools, err = toolSignatures(f.tools); err != nil {
-		return nil, nil, err
-	}
-	compiled, err := manifest.Compile(m, opts)
+	compiled, err := vm.Admit(m, vm.AdmitOptions{Store: st, Transports: f.transports, Tools: f.tools})
 	if err != nil {
 		if path != "-" {
 			err = manifest.LocateFile(path, err)
@@ -97,17 +86,4 @@ func (c *cli) admitManifest(path string, f checkFlags) (*manifest.Manifest, *man
 		return nil, nil, err
 	}
 	return m, compiled, nil
-}
-
-// toolSignatures types every tool of the host tool registry file at path
-// (none when path is empty).
-func toolSignatures(path string) (map[string]manifest.Signature, error) {
-	if path == "" {
-		return nil, nil
-	}
-	reg, err := effect.LoadTools(path)
-	if err != nil {
-		return nil, err
-	}
-	return vm.ToolSignatures(reg)
 }

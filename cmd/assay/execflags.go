@@ -1,12 +1,8 @@
 package main
 
 import (
-	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/execset"
-	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
-	"github.com/algal-assay/assay/harness"
 	"github.com/spf13/pflag"
 )
 
@@ -37,23 +33,5 @@ func (f *execFlags) set() execset.Set {
 		CacheEffects: f.cacheEffects, Named: f.named, NamedFile: f.namedFile}
 }
 
-// namedSpecs reads --executors FILE and --executor NAME=SPEC into name ->
-// spec.
-func (f *execFlags) namedSpecs() (map[string]string, error) { return f.set().NamedSpecs() }
-
 // applyTo gives a workbench the flag executors, tools, transports and memo.
 func (f *execFlags) applyTo(wb *vm.Workbench) error { return f.set().ApplyTo(wb) }
-
-// executors builds the flag executors for one run of m. A live named
-// executor (openai:) is built by rec, the recording in front of it; rec is
-// nil when none is live.
-func (f *execFlags) executors(mem store.Store, m *manifest.Manifest, rec *harness.Recording) ([]effect.Executor, error) {
-	var live execset.Live
-	if rec != nil {
-		live = func(name, spec string) (effect.Executor, error) {
-			ex, _, err := rec.Build(name, spec, m)
-			return ex, err
-		}
-	}
-	return f.set().Build(mem, live)
-}

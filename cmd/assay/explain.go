@@ -19,52 +19,9 @@ func newExplainCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cells := make([]any, len(m.Cells))
-			for i, cell := range m.Cells {
-				sig := compiled.Signatures[i]
-				cells[i] = map[string]any{"id": cell.ID, "kind": string(cell.Kind), "inputs": portMap(sig.Inputs), "outputs": portMap(sig.Outputs)}
-			}
-			edges, _ := m.Value["edges"].([]any)
-			if edges == nil {
-				edges = []any{}
-			}
-			return c.emit(map[string]any{"manifestDigest": m.Digest, "cells": cells, "edges": edges}, "")
+			return c.emit(manifest.Explain(m, compiled), "")
 		},
 	}
 	f.add(cmd.Flags())
 	return cmd
-}
-
-// portMap renders resolved ports as normalized port declarations:
-// name -> {"type", and "optional", "many", "labels", "schema",
-// "schemaVersion", "capability" when set}.
-func portMap(ports []manifest.Port) map[string]any {
-	out := make(map[string]any, len(ports))
-	for _, p := range ports {
-		v := map[string]any{"type": p.Type}
-		if p.Optional {
-			v["optional"] = true
-		}
-		if p.Many {
-			v["many"] = true
-		}
-		if p.Labels != nil {
-			labels := make([]any, len(p.Labels))
-			for i, l := range p.Labels {
-				labels[i] = l
-			}
-			v["labels"] = labels
-		}
-		if p.Schema != nil {
-			v["schema"] = p.Schema
-			if p.SchemaVersion > 1 {
-				v["schemaVersion"] = float64(p.SchemaVersion)
-			}
-		}
-		if p.Capability != "" {
-			v["capability"] = p.Capability
-		}
-		out[p.Name] = v
-	}
-	return out
 }

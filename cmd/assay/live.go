@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/algal-assay/assay/engine/evidence"
-	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
 	"github.com/algal-assay/assay/harness/liverun"
@@ -104,18 +103,4 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// openManifestRun checks the record flags and opens the recording when a
-// named executor (--executor, --executors) is live; nil otherwise.
-func (f *runFlags) openManifestRun(c *cli, cmd *cobra.Command, args []string, m *manifest.Manifest) (*liverun.ManifestRun, error) {
-	a, err := f.live.answerer(c, cmd, args)
-	if err != nil {
-		return nil, err
-	}
-	named, err := f.namedSpecs()
-	if err != nil {
-		return nil, err
-	}
-	return liverun.OpenManifest(a, m, named, func() (map[string]manifest.Signature, error) { return toolSignatures(f.tools) })
 }

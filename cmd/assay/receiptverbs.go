@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"strings"
 
-	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/engine/catalog"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 
@@ -25,16 +23,11 @@ func newInspectCmd(c *cli) *cobra.Command {
 			"store (what `assay runs` lists).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			rec, err := readReceiptOrStored(args[0], dir)
+			rec, err := catalog.ReadReceipt(args[0], dir)
 			if err != nil {
 				return err
 			}
-			if err := receipt.Check(rec); err != nil {
-				if e, ok := fault.As(err); ok && e.File == "" {
-					named := *e
-					named.File = args[0]
-					return &named
-				}
+			if err := receipt.CheckFile(rec, args[0]); err != nil {
 				return err
 			}
 			return c.emit(receipt.Summary(rec), "")
@@ -42,27 +35,6 @@ func newInspectCmd(c *cli) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "dir", store.DefaultDir, "store `DIR` a sha256: RECEIPT is read from")
 	return cmd
-}
-
-// readReceiptOrStored reads a receipt file or, for a sha256: digest that
-// names no file, the receipt stored under it in dir (verified on read).
-func readReceiptOrStored(arg, dir string) (map[string]any, error) {
-	if _, err := os.Stat(arg); err == nil || !strings.HasPrefix(arg, "sha256:") {
-		return readReceipt(arg)
-	}
-	st, err := store.OpenFileStore(dir)
-	if err != nil {
-		return nil, err
-	}
-	v, ok, err := st.Get(store.Runs, arg)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, &fault.Error{Code: fault.StoreMiss, File: dir, Message: "no receipt " + arg + " in the store",
-			Hint: " (`assay runs --dir " + dir + "` lists the stored receipts)"}
-	}
-	return jsonObject(v, arg, "receipt")
 }
 
 func newDiffCmd(c *cli) *cobra.Command {
@@ -74,23 +46,19 @@ func newDiffCmd(c *cli) *cobra.Command {
 			"output, via and slot, effects, events, work totals, failure code); exit 1 when they differ.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			a, err := readReceipt(args[0])
+			a, err := receipt.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
-			b, err := readReceipt(args[1])
+			b, err := receipt.ReadFile(args[1])
 			if err != nil {
 				return err
 			}
-			ms := receipt.Compare(a, b)
-			list := make([]any, len(ms))
-			for i, m := range ms {
-				list[i] = m
-			}
-			if err := c.emit(map[string]any{"same": len(ms) == 0, "a": a["digest"], "b": b["digest"], "mismatches": list}, ""); err != nil {
+			cmp, same := receipt.Comparison(a, b)
+			if err := c.emit(cmp, ""); err != nil {
 				return err
 			}
-			if len(ms) > 0 {
+			if !same {
 				return reported(fmt.Errorf("the receipts differ"))
 			}
 			return nil

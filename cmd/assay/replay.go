@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/effect"
-	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
@@ -63,33 +60,8 @@ func newReplayCmd(c *cli) *cobra.Command {
 }
 
 func (c *cli) replay(path string, f replayFlags) error {
-	// Modules go into an overlay so that only --write ever changes the
-	// store.
-	st, view, err := overlayStore(f.dir, f.modules)
-	if err != nil {
-		return err
-	}
-	rec, err := readReceipt(path)
-	if err != nil {
-		return err
-	}
-	revision, err := canon.ReadFile(f.with, manifest.MaxManifestBytes)
-	if err != nil {
-		return err
-	}
-	opts, err := c.replayOptions(f, view)
-	if err != nil {
-		return err
-	}
-	transports, err := f.loadTransports()
-	if err != nil {
-		return err
-	}
-	var persist store.Store
-	if f.write {
-		persist = st
-	}
-	cmp, err := vm.ReplayRevision(context.Background(), rec, revision, opts, transports, persist)
+	cmp, err := vm.ReplayFiles{Dir: f.dir, Modules: f.modules, Receipt: path, With: f.with, Args: f.args, Stdin: c.stdin,
+		Responses: f.responses, Tools: f.tools, Transports: f.transports, Write: f.write}.Replay(context.Background())
 	if err != nil {
 		return err
 	}
@@ -100,42 +72,6 @@ func (c *cli) replay(path string, f replayFlags) error {
 		return reported(fmt.Errorf("could not replay: %s", cmp.Reason.Code))
 	}
 	return nil
-}
-
-// replayOptions are the args, the executor and the tool signatures the
-// flags give a replay over view.
-func (c *cli) replayOptions(f replayFlags, view store.Store) (vm.ReplayOptions, error) {
-	opts := vm.ReplayOptions{Store: view}
-	var err error
-	if f.args != "" {
-		if opts.Args, err = c.readArgs(f.args); err != nil {
-			return opts, err
-		}
-	}
-	if f.responses != "" {
-		s, err := effect.LoadScripted("scripted", f.responses)
-		if err != nil {
-			return opts, err
-		}
-		opts.Executors = append(opts.Executors, s)
-	}
-	opts.ToolSignatures, err = toolSignatures(f.tools)
-	return opts, err
-}
-
-// loadTransports reads --transports (nil without it).
-func (f replayFlags) loadTransports() (bundle.Transports, error) {
-	if f.transports == "" {
-		return nil, nil
-	}
-	t, err := bundle.LoadTransports(f.transports)
-	if err != nil {
-		return nil, err
-	}
-	if t == nil {
-		t = bundle.Transports{}
-	}
-	return t, nil
 }
 
 // printComparison prints the comparison record (and writes it with

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"github.com/algal-assay/assay/engine/bundle"
-	"github.com/algal-assay/assay/engine/effect"
-	"github.com/algal-assay/assay/engine/mailbox"
+	"github.com/algal-assay/assay/engine/execset"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/liverun"
 	"github.com/spf13/cobra"
 )
 
@@ -47,7 +46,7 @@ func (c *cli) resume(cmd *cobra.Command, args []string, f runFlags) (map[string]
 	if err := admitModules(st, f.modules); err != nil {
 		return nil, "", err
 	}
-	cp, err := readReceipt(args[0])
+	cp, err := receipt.ReadFile(args[0])
 	if err != nil {
 		return nil, "", err
 	}
@@ -58,7 +57,7 @@ func (c *cli) resume(cmd *cobra.Command, args []string, f runFlags) (map[string]
 	if _, err := st.Put(store.Manifests, m.Value); err != nil {
 		return nil, "", err
 	}
-	rec, err := c.runHosted(cmd, args, f, st, m, "resume", func(host *vm.Host) (map[string]any, string, error) {
+	rec, err := c.runHosted(cmd, args, f, st, m, "resume", nil, func(host *vm.Host) (map[string]any, string, error) {
 		rec, err := vm.Resume(cp, m, host)
 		from, _ := cp["digest"].(string)
 		return rec, "from " + from, err
@@ -69,69 +68,18 @@ func (c *cli) resume(cmd *cobra.Command, args []string, f runFlags) (map[string]
 	return c.persistReceipt(st, rec, f)
 }
 
-// runHosted runs m on the host f builds over st (newHost): start runs it
-// (vm.Run or vm.Resume) and names its case, and a recording of live
-// answers is finished as verb's (run, resume, call).
+// runHosted runs m over st on the host the flags build (approvals,
+// executors, mailboxes when the run persists, the NAME=DIR transports),
+// the live answers recorded as verb's (run, resume, call).
 func (c *cli) runHosted(cmd *cobra.Command, args []string, f runFlags, st store.Store, m *manifest.Manifest, verb string,
-	start func(host *vm.Host) (rec map[string]any, caseID string, err error)) (map[string]any, error) {
-	mr, err := f.openManifestRun(c, cmd, args, m)
+	transports []string, start liverun.Start) (map[string]any, error) {
+	a, err := f.live.answerer(c, cmd, args)
 	if err != nil {
 		return nil, err
 	}
-	host, err := newHost(st, f, m, mr.Recording())
-	if err != nil {
-		return nil, err
-	}
-	rec, caseID, err := start(host)
-	if err != nil {
-		return nil, err
-	}
-	if err := mr.Finish(st, rec, f.tools, verb, caseID); err != nil {
-		return nil, err
-	}
-	return rec, nil
-}
-
-// gateApprovals admits the approvals executor for gate requests ahead of
-// every routed executor (scripted fixtures included): as a request-aware
-// executor it serves every gate request, whatever its route, and a gate
-// absent from the file suspends rather than falling through to a fixture.
-type gateApprovals struct{ *effect.Approvals }
-
-func (g gateApprovals) Serves(req effect.Request) bool {
-	k, _ := req["kind"].(string)
-	return req["contract"] == effect.EffectContract && k == effect.KindGate
-}
-
-// newHost builds the host run and resume share: the approvals executor
-// (--approvals) ahead of the flag executors, the mailbox host tools over
-// the store directory (denied unless the run persists), the --tools
-// registry and configured transports.
-func newHost(st store.Store, f runFlags, m *manifest.Manifest, rec *harness.Recording) (*vm.Host, error) {
-	var execs []effect.Executor
-	if f.approvals != "" {
-		execs = append(execs, gateApprovals{effect.NewApprovals(f.approvals)})
-	}
-	flagExecs, err := f.executors(st, m, rec)
-	if err != nil {
-		return nil, err
-	}
-	execs = append(execs, flagExecs...)
-	var svc *mailbox.Service
+	opts := execset.HostOptions{Approvals: f.approvals, TransportDirs: transports}
 	if f.persists() {
-		svc = mailbox.Open(f.dir)
+		opts.Mailboxes = f.dir
 	}
-	router := effect.NewRouter(append(execs, mailbox.NewTools(svc))...)
-	if f.tools != "" {
-		if router.Tools, err = effect.LoadTools(f.tools); err != nil {
-			return nil, err
-		}
-	}
-	host := &vm.Host{Store: st, Router: router}
-	if f.transportsFile != "" {
-		if host.Sources, err = bundle.LoadTransports(f.transportsFile); err != nil {
-			return nil, err
-		}
-	}
-	return host, nil
+	return liverun.RunHosted(a, f.set(), opts, st, m, verb, start)
 }

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
+	"github.com/algal-assay/assay/harness/liverun"
 	"github.com/spf13/cobra"
 )
 
@@ -121,56 +120,12 @@ func (c *cli) emitRun(rec map[string]any, ref, out string) error {
 	return nil
 }
 
-// readReceipt reads a receipt file: a bounded regular file holding one
-// JSON object.
-func readReceipt(path string) (map[string]any, error) {
-	v, err := canon.ReadFile(path, receipt.MaxBytes)
-	if err != nil {
-		return nil, err
-	}
-	return jsonObject(v, path, "receipt")
-}
-
-// jsonObject is the document read from path when it is a JSON object;
-// anything else fails PARSE_FAILED naming path and what it had to be.
-func jsonObject(v any, path, what string) (map[string]any, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, &fault.Error{Code: fault.Parse, Message: path + ": " + what + " must be an object"}
-	}
-	return m, nil
-}
-
-// readArgs reads a run-arguments file ("-": standard input): a JSON
-// object of at most receipt.MaxArgsBytes.
-func (c *cli) readArgs(path string) (map[string]any, error) {
-	v, err := c.readJSON(path, receipt.MaxArgsBytes)
-	if err != nil {
-		return nil, err
-	}
-	return jsonObject(v, path, "args")
-}
-
 // admitModules puts every *.algal.json in dir (if any) into st.
 func admitModules(st store.Store, dir string) error {
 	if dir == "" {
 		return nil
 	}
 	return vm.AdmitModules(st, dir)
-}
-
-// overlayStore opens the file store under dir and an overlay over it
-// holding the modules: what is put into the overlay never reaches dir.
-func overlayStore(dir, modules string) (*store.FileStore, *store.Overlay, error) {
-	base, err := store.OpenFileStore(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	view := store.NewOverlay(base)
-	if err := admitModules(view, modules); err != nil {
-		return nil, nil, err
-	}
-	return base, view, nil
 }
 
 // runManifest runs one manifest file; ref is the stored receipt's digest
@@ -184,7 +139,7 @@ func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map
 	}
 	args := map[string]any{}
 	if f.args != "" {
-		if args, err = c.readArgs(f.args); err != nil {
+		if args, err = receipt.ReadArgs(f.args, c.stdin); err != nil {
 			return nil, "", err
 		}
 	} else if err := m.NeedsNoArgs(cmdArgs[0]); err != nil {
@@ -200,44 +155,11 @@ func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map
 	if _, err := st.Put(store.Manifests, m.Value); err != nil {
 		return nil, "", err
 	}
-	rec, err := c.runHosted(cmd, cmdArgs, f, st, m, "run", func(host *vm.Host) (map[string]any, string, error) {
-		if err := addTransports(host, f.transports); err != nil {
-			return nil, "", err
-		}
-		return runCase(m, args, host)
-	})
+	rec, err := c.runHosted(cmd, cmdArgs, f, st, m, "run", f.transports, liverun.RunArgs(m, args))
 	if err != nil {
 		return nil, "", err
 	}
 	return c.persistReceipt(st, rec, f)
-}
-
-// addTransports gives host the --transport NAME=DIR bundle directories.
-func addTransports(host *vm.Host, transports []string) error {
-	for _, t := range transports {
-		name, dir, ok := strings.Cut(t, "=")
-		if !ok || name == "" || dir == "" || strings.Contains(dir, "://") {
-			return usagef("--transport wants NAME=DIR (a local bundle directory), got %q", t)
-		}
-		if host.Transports == nil {
-			host.Transports = map[string]string{}
-		}
-		host.Transports[name] = dir
-	}
-	return nil
-}
-
-// runCase runs m on args and names the case by the digest of its args.
-func runCase(m *manifest.Manifest, args map[string]any, host *vm.Host) (map[string]any, string, error) {
-	rec, err := vm.Run(m, args, host)
-	if err != nil {
-		return nil, "", err
-	}
-	caseID, err := canon.Digest(args)
-	if err != nil {
-		return nil, "", err
-	}
-	return rec, caseID, nil
 }
 
 // persistReceipt stores a receipt when the run persists; the digest is

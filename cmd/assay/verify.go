@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
@@ -28,11 +27,11 @@ func newVerifyCmd(c *cli) *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) error {
 			// Modules and fetched closures go into an overlay, so
 			// verification never writes the store it reads.
-			_, st, err := overlayStore(dir, modules)
+			_, st, err := vm.OpenOverlay(dir, modules)
 			if err != nil {
 				return err
 			}
-			rec, err := readReceipt(args[0])
+			rec, err := receipt.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
@@ -40,17 +39,11 @@ func newVerifyCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if transports != "" {
-				t, err := bundle.LoadTransports(transports)
-				if err != nil {
-					return err
-				}
-				if _, err := bundle.Prefetch(context.Background(), st, m, t); err != nil {
-					return err
-				}
+			if err := vm.PrefetchFile(context.Background(), st, m, transports); err != nil {
+				return err
 			}
 			opts := vm.VerifyOptions{Store: st}
-			if opts.ToolSignatures, err = toolSignatures(tools); err != nil {
+			if opts.ToolSignatures, err = vm.ToolSignaturesFile(tools); err != nil {
 				return err
 			}
 			rep, err := vm.Verify(rec, m, opts)
@@ -58,7 +51,7 @@ func newVerifyCmd(c *cli) *cobra.Command {
 				return err
 			}
 			if c.readable() {
-				_, err = fmt.Fprint(c.stdout, readableVerify(rep))
+				_, err = fmt.Fprint(c.stdout, rep.Readable())
 			} else {
 				err = c.emit(rep.Value(), "")
 			}
@@ -78,33 +71,13 @@ func newVerifyCmd(c *cli) *cobra.Command {
 	return cmd
 }
 
-// readableVerify is verify's form for people.
-func readableVerify(rep *vm.Report) string {
-	var b strings.Builder
-	if rep.OK {
-		fmt.Fprintf(&b, "verified: the replay reproduces the receipt (outcome %s)\ndigest %s\n", rep.Outcome, rep.Digest)
-		return b.String()
-	}
-	fmt.Fprintf(&b, "NOT VERIFIED: %d mismatch(es)\n", len(rep.Mismatches))
-	for _, m := range rep.Mismatches {
-		fmt.Fprintf(&b, "  - %s\n", m)
-	}
-	if rep.Digest != "" {
-		fmt.Fprintf(&b, "replayed outcome %s, digest %s\n", rep.Outcome, rep.Digest)
-	}
-	return b.String()
-}
-
 // manifestFor reads the manifest file given, or the receipt's manifest
 // from the store.
 func manifestFor(st store.Store, rec map[string]any, file []string) (*manifest.Manifest, error) {
-	if len(file) > 0 {
-		return manifest.ReadFile(file[0])
-	}
 	d, _ := rec["manifestDigest"].(string)
-	mv, err := store.Load(st, store.Manifests, d)
-	if err != nil {
-		return nil, err
+	path := ""
+	if len(file) > 0 {
+		path = file[0]
 	}
-	return manifest.ParseValue(mv)
+	return vm.ManifestFor(st, d, path)
 }
