@@ -25,119 +25,37 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/receipt/comparison"
 	"github.com/algal-assay/assay/engine/store"
 )
 
-// ReplayContract is the comparison record's contract literal.
-const ReplayContract = "algal.replay-comparison.v1"
-
-// Bounds of a comparison record (string bounds in UTF-16 code units).
+// The verdicts and divergence kinds of a comparison record, as callers of
+// Compare test its result (the record's vocabulary is package
+// comparison's).
 const (
-	MaxReplayBytes  = 1_048_576
-	MaxReplayPrefix = 256
-	MaxReplayAdded  = 256
-	MaxReplayPath   = 4_096
-	MaxReplayDetail = 2_048
-	MaxReplayStatus = 64
+	VerdictIdentical      = comparison.VerdictIdentical
+	VerdictDiverged       = comparison.VerdictDiverged
+	VerdictCouldNotReplay = comparison.VerdictCouldNotReplay
+	DivergeCell           = comparison.DivergeCell
+	DivergeEffects        = comparison.DivergeEffects
+	DivergeOutcome        = comparison.DivergeOutcome
+	DivergeWork           = comparison.DivergeWork
+	DivergeFailure        = comparison.DivergeFailure
 )
 
-// Verdicts.
-const (
-	VerdictIdentical      = "identical"
-	VerdictDiverged       = "diverged"
-	VerdictCouldNotReplay = "could-not-replay"
-)
-
-// could-not-replay reason codes.
-const (
-	ReasonManifestInvalid = "manifest-invalid"
-	ReasonMissingInput    = "missing-input"
-	ReasonMissingEffect   = "missing-effect"
-)
-
-// Divergence kinds: a cell, or one of the receipt-level kinds.
-const (
-	DivergeCell    = "cell"
-	DivergeEffects = "effects"
-	DivergeOutcome = "outcome"
-	DivergeWork    = "work"
-	DivergeFailure = "failure"
-)
-
-var (
-	verdicts        = []string{VerdictIdentical, VerdictDiverged, VerdictCouldNotReplay}
-	reasonCodes     = []string{ReasonManifestInvalid, ReasonMissingInput, ReasonMissingEffect}
-	divergenceKinds = []string{DivergeCell, DivergeEffects, DivergeOutcome, DivergeWork, DivergeFailure}
-	comparisonKeys  = []string{"contract", "receipt", "manifest", "supplied", "revision", "args", "verdict",
-		"prefix", "prefixTruncated", "added", "addedTruncated", "divergence", "outcomes", "effectsMatch",
-		"revisedReceipt", "reason"}
-	// missingCodes are the cell failures that mean "the record or host could
-	// not answer" rather than "the program decided to fail".
-	missingCodes = []string{fault.EffectUnbound, fault.ToolUnknown, fault.FnUnknown, fault.InputMissing}
-)
+// missingCodes are the cell failures that mean "the record or host could
+// not answer" rather than "the program decided to fail".
+var missingCodes = []string{fault.EffectUnbound, fault.ToolUnknown, fault.FnUnknown, fault.InputMissing}
 
 func replayErrorf(code, format string, a ...any) *fault.Error {
 	return &fault.Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
-// CellSide is one run's view of a divergent cell.
-type CellSide struct {
-	Status string
-	Digest string // digest of the canonical cell record
-}
-
-// PrefixEntry is one reproduced cell of the shared prefix.
-type PrefixEntry struct {
-	Path   string
-	Digest string
-}
-
-// Divergence is the first difference between the runs.
-type Divergence struct {
-	Kind string
-	// Path is the cell path of a cell divergence; "" (null) for a
-	// receipt-level one.
-	Path string
-	// Original and Revised are nil when the path never activated on that
-	// side.
-	Original, Revised *CellSide
-	Detail            *string
-}
-
-// Reason says why a comparison could not replay.
-type Reason struct {
-	Code string
-	// Path is "cell.port" for missing-input and the cell path for
-	// missing-effect; "" when absent.
-	Path string
-	// Request is the unanswered request digest, when one was issued.
-	Request string
-	Detail  *string
-}
-
-// Comparison is an algal.replay-comparison.v1 record, plus the revised
-// receipt the comparison produced (not part of the record).
+// Comparison is what Compare found: the algal.replay-comparison.v1
+// record, and the revised receipt the replay produced (not part of the
+// record).
 type Comparison struct {
-	Receipt  string // intrinsic digest of the recorded receipt
-	Manifest string // manifest digest the recorded run ran under
-	Supplied string // canonical digest of the revision as supplied
-	Revision string // admitted revision manifest digest; "" (null) when it did not admit
-	Args     string // digest of the merged args the revised run used
-	Verdict  string
-
-	Prefix          []PrefixEntry // in recorded activation order
-	PrefixTruncated bool
-	Added           []string // revised-only cell paths, UTF-16 sorted
-	AddedTruncated  bool
-
-	Divergence *Divergence
-	// OriginalOutcome and RevisedOutcome ("" when the revision never ran).
-	OriginalOutcome, RevisedOutcome string
-	// EffectsMatch is nil when the revision never ran.
-	EffectsMatch   *bool
-	RevisedReceipt string // intrinsic digest of the revised receipt; "" (null) when none
-	Reason         *Reason
-
+	comparison.Record
 	// Revised is the revised run's sealed receipt when one was produced.
 	Revised map[string]any
 }
@@ -188,7 +106,7 @@ func CompareValue(rec map[string]any, revision any, opts ReplayOptions) (*Compar
 	}
 	m, err := manifest.ParseValue(revision)
 	if err != nil {
-		return c.couldNot(&Reason{Code: ReasonManifestInvalid, Detail: detail(CodedMessage(err))})
+		return c.couldNot(&comparison.Reason{Code: comparison.ReasonManifestInvalid, Detail: detail(CodedMessage(err))})
 	}
 	return c.replay(orig, m, args, opts)
 }
@@ -210,8 +128,8 @@ func begin(rec map[string]any, opts ReplayOptions) (*Comparison, *receipt.Receip
 	if err != nil {
 		return nil, nil, nil, replayErrorf(fault.Parse, "args are not canonical JSON: %v", err)
 	}
-	return &Comparison{Receipt: orig.Digest, Manifest: orig.ManifestDigest, Args: ad, OriginalOutcome: orig.Outcome,
-		Prefix: []PrefixEntry{}, Added: []string{}}, orig, args, nil
+	return &Comparison{Record: comparison.Record{Receipt: orig.Digest, Manifest: orig.ManifestDigest, Args: ad,
+		OriginalOutcome: orig.Outcome, Prefix: []comparison.PrefixEntry{}, Added: []string{}}}, orig, args, nil
 }
 
 // mergeArgs lays override over base per cell per port, copying so neither
@@ -250,18 +168,18 @@ func CodedMessage(err error) string {
 	return err.Error()
 }
 
-// detail bounds a diagnostic to MaxReplayDetail bytes (so also code
+// detail bounds a diagnostic to comparison.MaxDetail bytes (so also code
 // units) at a rune boundary.
 func detail(s string) *string {
-	if len(s) > MaxReplayDetail {
+	if len(s) > comparison.MaxDetail {
 		// A cut inside a multi-byte rune leaves invalid bytes; drop them.
-		s = strings.ToValidUTF8(s[:MaxReplayDetail], "")
+		s = strings.ToValidUTF8(s[:comparison.MaxDetail], "")
 	}
 	return &s
 }
 
 // couldNot closes a comparison that never produced a revised run.
-func (c *Comparison) couldNot(r *Reason) (*Comparison, error) {
+func (c *Comparison) couldNot(r *comparison.Reason) (*Comparison, error) {
 	c.Verdict = VerdictCouldNotReplay
 	c.Reason = r
 	return c.sealed()
@@ -270,7 +188,7 @@ func (c *Comparison) couldNot(r *Reason) (*Comparison, error) {
 // sealed re-parses the record, so a comparison this package emits always
 // satisfies the bounds and coherence rules its parser enforces.
 func (c *Comparison) sealed() (*Comparison, error) {
-	if _, err := ParseComparison(c.Value()); err != nil {
+	if _, err := comparison.Parse(c.Value()); err != nil {
 		return nil, replayErrorf(fault.Internal, "produced comparison: %v", err)
 	}
 	return c, nil
@@ -300,10 +218,10 @@ func (c *Comparison) replay(orig *receipt.Receipt, m *manifest.Manifest, args Ar
 	}
 	c.Revision = m.Digest
 	if err := r.compile(m); err != nil {
-		return c.couldNot(&Reason{Code: ReasonManifestInvalid, Detail: detail(CodedMessage(err))})
+		return c.couldNot(&comparison.Reason{Code: comparison.ReasonManifestInvalid, Detail: detail(CodedMessage(err))})
 	}
 	if key := missingInput(m, args); key != "" {
-		return c.couldNot(&Reason{Code: ReasonMissingInput, Path: key,
+		return c.couldNot(&comparison.Reason{Code: comparison.ReasonMissingInput, Path: key,
 			Detail: detail("wired input " + key + " has no recorded or supplied value")})
 	}
 
@@ -347,7 +265,7 @@ func (c *Comparison) compare(orig, rev *receipt.Receipt) {
 	c.comparePrefix(orig, rev)
 	added := c.compareAdded(orig, rev)
 	if c.Divergence == nil && len(added) > 0 {
-		c.Divergence = &Divergence{Kind: DivergeCell, Path: added[0], Revised: side(rev.Cells[added[0]])}
+		c.Divergence = &comparison.Divergence{Kind: DivergeCell, Path: added[0], Revised: side(rev.Cells[added[0]])}
 	}
 	reason := unanswered(orig, rev)
 	match := sameEffects(orig.Effects, rev.Effects)
@@ -372,11 +290,11 @@ func (c *Comparison) comparePrefix(orig, rev *receipt.Receipt) {
 	for _, p := range activationOrder(orig) {
 		a, b := side(orig.Cells[p]), side(rev.Cells[p])
 		if a == nil || b == nil || a.Digest != b.Digest {
-			c.Divergence = &Divergence{Kind: DivergeCell, Path: p, Original: a, Revised: b}
+			c.Divergence = &comparison.Divergence{Kind: DivergeCell, Path: p, Original: a, Revised: b}
 			return
 		}
-		if len(c.Prefix) < MaxReplayPrefix {
-			c.Prefix = append(c.Prefix, PrefixEntry{Path: p, Digest: a.Digest})
+		if len(c.Prefix) < comparison.MaxPrefix {
+			c.Prefix = append(c.Prefix, comparison.PrefixEntry{Path: p, Digest: a.Digest})
 		} else {
 			c.PrefixTruncated = true
 		}
@@ -394,8 +312,8 @@ func (c *Comparison) compareAdded(orig, rev *receipt.Receipt) []string {
 	}
 	slices.SortFunc(added, canon.CompareUTF16)
 	c.Added = added
-	if len(added) > MaxReplayAdded {
-		c.Added, c.AddedTruncated = added[:MaxReplayAdded], true
+	if len(added) > comparison.MaxAdded {
+		c.Added, c.AddedTruncated = added[:comparison.MaxAdded], true
 	}
 	if c.Added == nil {
 		c.Added = []string{}
@@ -406,7 +324,7 @@ func (c *Comparison) compareAdded(orig, rev *receipt.Receipt) []string {
 // unanswered finds an unanswered request anywhere in the revised run:
 // unless the recorded run failed the same way, the comparison cannot say
 // what the revision would have done past it.
-func unanswered(orig, rev *receipt.Receipt) *Reason {
+func unanswered(orig, rev *receipt.Receipt) *comparison.Reason {
 	for _, p := range activationOrder(rev) {
 		cr := rev.Cells[p]
 		if cr == nil || cr.Status != receipt.StatusFailed || cr.Failure == nil || !slices.Contains(missingCodes, cr.Failure.Code) {
@@ -415,27 +333,27 @@ func unanswered(orig, rev *receipt.Receipt) *Reason {
 		if or := orig.Cells[p]; or != nil && (sameCell(or, cr) || (or.Failure != nil && *or.Failure == *cr.Failure)) {
 			continue
 		}
-		why := ReasonMissingEffect
+		why := comparison.ReasonMissingEffect
 		if cr.Failure.Code == fault.InputMissing {
-			why = ReasonMissingInput
+			why = comparison.ReasonMissingInput
 		}
-		return &Reason{Code: why, Path: p, Request: lastRequest(rev, p), Detail: detail(cr.Failure.Message)}
+		return &comparison.Reason{Code: why, Path: p, Request: lastRequest(rev, p), Detail: detail(cr.Failure.Message)}
 	}
 	return nil
 }
 
 // receiptDivergence is the first receipt-level difference (effects,
 // outcome, failure, work) when every cell matched; nil when none.
-func (c *Comparison) receiptDivergence(orig, rev *receipt.Receipt, effectsMatch bool) *Divergence {
+func (c *Comparison) receiptDivergence(orig, rev *receipt.Receipt, effectsMatch bool) *comparison.Divergence {
 	switch {
 	case !effectsMatch:
-		return &Divergence{Kind: DivergeEffects, Detail: detail("effect sequences differ")}
+		return &comparison.Divergence{Kind: DivergeEffects, Detail: detail("effect sequences differ")}
 	case c.OriginalOutcome != c.RevisedOutcome:
-		return &Divergence{Kind: DivergeOutcome, Detail: detail(c.OriginalOutcome + " vs " + c.RevisedOutcome)}
+		return &comparison.Divergence{Kind: DivergeOutcome, Detail: detail(c.OriginalOutcome + " vs " + c.RevisedOutcome)}
 	case !sameFailure(orig.Failure, rev.Failure):
-		return &Divergence{Kind: DivergeFailure, Detail: detail(failureCode(orig) + " vs " + failureCode(rev))}
+		return &comparison.Divergence{Kind: DivergeFailure, Detail: detail(failureCode(orig) + " vs " + failureCode(rev))}
 	case orig.Work != rev.Work:
-		return &Divergence{Kind: DivergeWork, Detail: detail("units " + units(orig.Work.Units) + " vs " + units(rev.Work.Units))}
+		return &comparison.Divergence{Kind: DivergeWork, Detail: detail("units " + units(orig.Work.Units) + " vs " + units(rev.Work.Units))}
 	}
 	return nil
 }
@@ -465,7 +383,7 @@ func activationOrder(rec *receipt.Receipt) []string {
 }
 
 // side is one run's view of a cell: nil when the path never activated.
-func side(c *receipt.Cell) *CellSide {
+func side(c *receipt.Cell) *comparison.CellSide {
 	if c == nil {
 		return nil
 	}
@@ -473,7 +391,7 @@ func side(c *receipt.Cell) *CellSide {
 	if err != nil {
 		return nil
 	}
-	return &CellSide{Status: c.Status, Digest: d}
+	return &comparison.CellSide{Status: c.Status, Digest: d}
 }
 
 // sameCell compares two cell records' canonical forms.
@@ -525,355 +443,3 @@ func failureCode(rec *receipt.Receipt) string {
 }
 
 func units(n int) string { return strconv.Itoa(n) }
-
-// Value renders the record as canonical JSON values.
-func (c *Comparison) Value() map[string]any {
-	prefix := make([]any, len(c.Prefix))
-	for i, e := range c.Prefix {
-		prefix[i] = map[string]any{"path": e.Path, "digest": e.Digest}
-	}
-	added := make([]any, len(c.Added))
-	for i, p := range c.Added {
-		added[i] = p
-	}
-	v := map[string]any{
-		"contract":        ReplayContract,
-		"receipt":         c.Receipt,
-		"manifest":        c.Manifest,
-		"supplied":        c.Supplied,
-		"revision":        orNull(c.Revision),
-		"args":            c.Args,
-		"verdict":         c.Verdict,
-		"prefix":          prefix,
-		"prefixTruncated": c.PrefixTruncated,
-		"added":           added,
-		"addedTruncated":  c.AddedTruncated,
-		"divergence":      nil,
-		"outcomes":        map[string]any{"original": c.OriginalOutcome, "revised": orNull(c.RevisedOutcome)},
-		"effectsMatch":    nil,
-		"revisedReceipt":  orNull(c.RevisedReceipt),
-		"reason":          nil,
-	}
-	if c.EffectsMatch != nil {
-		v["effectsMatch"] = *c.EffectsMatch
-	}
-	if d := c.Divergence; d != nil {
-		dv := map[string]any{"kind": d.Kind, "path": orNull(d.Path), "original": sideValue(d.Original), "revised": sideValue(d.Revised)}
-		if d.Detail != nil {
-			dv["detail"] = *d.Detail
-		}
-		v["divergence"] = dv
-	}
-	if r := c.Reason; r != nil {
-		rv := map[string]any{"code": r.Code}
-		if r.Path != "" {
-			rv["path"] = r.Path
-		}
-		if r.Request != "" {
-			rv["request"] = r.Request
-		}
-		if r.Detail != nil {
-			rv["detail"] = *r.Detail
-		}
-		v["reason"] = rv
-	}
-	return v
-}
-
-func orNull(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func sideValue(s *CellSide) any {
-	if s == nil {
-		return nil
-	}
-	return map[string]any{"status": s.Status, "digest": s.Digest}
-}
-
-// ParseComparison reads an algal.replay-comparison.v1 record strictly:
-// closed key sets, the bounds, and verdict coherence (a record may not
-// claim a verdict its own fields deny). Every rejection is PARSE_FAILED.
-func ParseComparison(v any) (*Comparison, error) {
-	b, err := canon.Encode(v)
-	if err != nil {
-		return nil, replayErrorf(fault.Parse, "replay comparison is not canonical JSON: %v", err)
-	}
-	if len(b) > MaxReplayBytes {
-		return nil, replayErrorf(fault.Parse, "replay comparison is %d bytes, over the %d-byte bound", len(b), MaxReplayBytes)
-	}
-	p := &cparser{}
-	// divergence and reason may be omitted (read as null); Value always
-	// writes them.
-	o := p.object(v, "replay comparison", comparisonKeys, slices.DeleteFunc(slices.Clone(comparisonKeys),
-		func(k string) bool { return k == "divergence" || k == "reason" }))
-	if p.err != nil {
-		return nil, p.err
-	}
-	c := &Comparison{}
-	if o["contract"] != ReplayContract {
-		return nil, replayErrorf(fault.Parse, "contract: expected %q", ReplayContract)
-	}
-	c.Receipt = p.digest(o["receipt"], "receipt")
-	c.Manifest = p.digest(o["manifest"], "manifest")
-	c.Supplied = p.digest(o["supplied"], "supplied")
-	c.Revision = p.nullDigest(o["revision"], "revision")
-	c.Args = p.digest(o["args"], "args")
-	c.Verdict = p.enum(o["verdict"], "verdict", verdicts)
-	c.RevisedReceipt = p.nullDigest(o["revisedReceipt"], "revisedReceipt")
-
-	c.Prefix = p.prefix(o["prefix"])
-	c.Added = p.added(o["added"])
-	c.PrefixTruncated = p.boolean(o["prefixTruncated"], "prefixTruncated")
-	c.AddedTruncated = p.boolean(o["addedTruncated"], "addedTruncated")
-
-	oo := p.object(o["outcomes"], "outcomes", []string{"original", "revised"}, []string{"original", "revised"})
-	c.OriginalOutcome = p.text(oo["original"], "outcomes.original", receipt.MaxOutcomeLen)
-	if oo["revised"] != nil {
-		c.RevisedOutcome = p.text(oo["revised"], "outcomes.revised", receipt.MaxOutcomeLen)
-	}
-	c.EffectsMatch = p.optBoolean(o["effectsMatch"], "effectsMatch")
-	if o["divergence"] != nil {
-		c.Divergence = p.divergence(o["divergence"])
-	}
-	if o["reason"] != nil {
-		c.Reason = p.reason(o["reason"])
-	}
-	if p.err != nil {
-		return nil, p.err
-	}
-	if err := c.coherent(); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// coherenceRules are the verdict rules: a record for which a rule's
-// breaks holds is refused with its message.
-var coherenceRules = []struct {
-	breaks  func(c *Comparison) bool
-	message string
-}{
-	{func(c *Comparison) bool { return c.Verdict == VerdictCouldNotReplay && c.Reason == nil },
-		"verdict could-not-replay requires a reason"},
-	{func(c *Comparison) bool { return c.Verdict != VerdictCouldNotReplay && c.Reason != nil },
-		"reason is only carried by a could-not-replay verdict"},
-	{func(c *Comparison) bool { return c.Verdict == VerdictIdentical && !c.showsIdentical() },
-		"verdict identical contradicts its evidence (a divergence, an added path, unmatched effects or outcome, or no revised receipt)"},
-	{func(c *Comparison) bool { return c.Verdict == VerdictDiverged && c.RevisedReceipt == "" },
-		"verdict diverged requires a revised receipt"},
-	{func(c *Comparison) bool { return c.Verdict == VerdictDiverged && c.showsNoDivergence() },
-		"verdict diverged shows no divergence"},
-	{func(c *Comparison) bool {
-		return c.Reason != nil && c.Reason.Code == ReasonManifestInvalid && c.RevisedReceipt != ""
-	}, "a manifest-invalid comparison carries no revised receipt"},
-}
-
-// coherent enforces the verdict rules, the first broken one reported.
-func (c *Comparison) coherent() error {
-	for _, r := range coherenceRules {
-		if r.breaks(c) {
-			return replayErrorf(fault.Parse, "%s", r.message)
-		}
-	}
-	return nil
-}
-
-// showsIdentical: no divergence, no added path, matched effects and
-// outcome, and a revised receipt.
-func (c *Comparison) showsIdentical() bool {
-	return c.Divergence == nil && c.EffectsMatch != nil && *c.EffectsMatch && len(c.Added) == 0 &&
-		c.RevisedOutcome != "" && c.RevisedOutcome == c.OriginalOutcome && c.RevisedReceipt != ""
-}
-
-// showsNoDivergence: nothing in the record differs.
-func (c *Comparison) showsNoDivergence() bool {
-	return c.Divergence == nil && c.EffectsMatch != nil && *c.EffectsMatch &&
-		c.RevisedOutcome == c.OriginalOutcome && len(c.Added) == 0
-}
-
-// cparser collects the first parse failure so field reads stay linear.
-type cparser struct{ err *fault.Error }
-
-func (p *cparser) fail(format string, a ...any) {
-	if p.err == nil {
-		p.err = replayErrorf(fault.Parse, "replay comparison "+format, a...)
-	}
-}
-
-func (p *cparser) object(v any, at string, allowed, required []string) map[string]any {
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.fail("%s: must be an object", at)
-		return map[string]any{}
-	}
-	for _, k := range canon.SortedKeys(m) {
-		if !slices.Contains(allowed, k) {
-			p.fail("%s: unknown key %q", at, k)
-		}
-	}
-	for _, k := range required {
-		if _, ok := m[k]; !ok {
-			p.fail("%s: missing %q", at, k)
-		}
-	}
-	return m
-}
-
-func (p *cparser) text(v any, at string, max int) string {
-	s, ok := v.(string)
-	switch {
-	case !ok:
-		p.fail("%s: must be a string", at)
-	case s == "":
-		p.fail("%s: must not be empty", at)
-	case canon.UTF16Len(s) > max:
-		p.fail("%s: longer than %d code units", at, max)
-	}
-	return s
-}
-
-func (p *cparser) optText(v any, at string, max int) *string {
-	s, ok := v.(string)
-	if !ok {
-		p.fail("%s: must be a string", at)
-		return nil
-	}
-	if canon.UTF16Len(s) > max {
-		p.fail("%s: longer than %d code units", at, max)
-	}
-	return &s
-}
-
-func (p *cparser) digest(v any, at string) string {
-	s, ok := v.(string)
-	if !ok || !canon.IsDigest(s) {
-		p.fail("%s: must be a sha256: digest", at)
-	}
-	return s
-}
-
-func (p *cparser) nullDigest(v any, at string) string {
-	if v == nil {
-		return ""
-	}
-	return p.digest(v, at)
-}
-
-func (p *cparser) boolean(v any, at string) bool {
-	b, ok := v.(bool)
-	if !ok {
-		p.fail("%s: must be a boolean", at)
-	}
-	return b
-}
-
-func (p *cparser) enum(v any, at string, allowed []string) string {
-	s, ok := v.(string)
-	if !ok || !slices.Contains(allowed, s) {
-		p.fail("%s: must be one of %s", at, strings.Join(allowed, ", "))
-	}
-	return s
-}
-
-// prefix reads the prefix list: at most MaxReplayPrefix {path, digest}
-// entries with distinct paths.
-func (p *cparser) prefix(v any) []PrefixEntry {
-	prefix, ok := v.([]any)
-	if !ok || len(prefix) > MaxReplayPrefix {
-		p.fail("prefix: must be an array of at most %d entries", MaxReplayPrefix)
-	}
-	seen := map[string]bool{}
-	out := []PrefixEntry{}
-	for i, e := range prefix {
-		at := fmt.Sprintf("prefix[%d]", i)
-		eo := p.object(e, at, []string{"path", "digest"}, []string{"path", "digest"})
-		path := p.text(eo["path"], at+".path", MaxReplayPath)
-		if seen[path] && p.err == nil {
-			p.fail("%s.path: repeats %q", at, path)
-		}
-		seen[path] = true
-		out = append(out, PrefixEntry{Path: path, Digest: p.digest(eo["digest"], at+".digest")})
-	}
-	return out
-}
-
-// added reads the added list: at most MaxReplayAdded paths, UTF-16
-// sorted and unique.
-func (p *cparser) added(v any) []string {
-	added, ok := v.([]any)
-	if !ok || len(added) > MaxReplayAdded {
-		p.fail("added: must be an array of at most %d entries", MaxReplayAdded)
-	}
-	out := []string{}
-	for i, a := range added {
-		s := p.text(a, fmt.Sprintf("added[%d]", i), MaxReplayPath)
-		if n := len(out); n > 0 && p.err == nil && canon.CompareUTF16(out[n-1], s) >= 0 {
-			p.fail("added: must be sorted and unique (%q after %q)", s, out[n-1])
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// optBoolean reads a boolean or null (nil).
-func (p *cparser) optBoolean(v any, at string) *bool {
-	switch b := v.(type) {
-	case nil:
-		return nil
-	case bool:
-		return &b
-	}
-	p.fail("%s: must be a boolean or null", at)
-	return nil
-}
-
-func (p *cparser) side(v any, at string) *CellSide {
-	if v == nil {
-		return nil
-	}
-	keys := []string{"status", "digest"}
-	m := p.object(v, at, keys, keys)
-	return &CellSide{Status: p.text(m["status"], at+".status", MaxReplayStatus), Digest: p.digest(m["digest"], at+".digest")}
-}
-
-func (p *cparser) divergence(v any) *Divergence {
-	m := p.object(v, "divergence", []string{"kind", "path", "original", "revised", "detail"}, []string{"kind", "original", "revised"})
-	d := &Divergence{Kind: p.enum(m["kind"], "divergence.kind", divergenceKinds)}
-	if m["path"] != nil {
-		d.Path = p.text(m["path"], "divergence.path", MaxReplayPath)
-	}
-	d.Original = p.side(m["original"], "divergence.original")
-	d.Revised = p.side(m["revised"], "divergence.revised")
-	if x, ok := m["detail"]; ok {
-		d.Detail = p.optText(x, "divergence.detail", MaxReplayDetail)
-	}
-	if d.Kind == DivergeCell && d.Path == "" {
-		p.fail("divergence: a cell divergence names its path")
-	}
-	if d.Kind == DivergeCell && d.Original == nil && d.Revised == nil {
-		p.fail("divergence: a cell divergence carries at least one side")
-	}
-	return d
-}
-
-func (p *cparser) reason(v any) *Reason {
-	m := p.object(v, "reason", []string{"code", "path", "request", "detail"}, []string{"code"})
-	r := &Reason{Code: p.enum(m["code"], "reason.code", reasonCodes)}
-	if x, ok := m["path"]; ok {
-		r.Path = p.text(x, "reason.path", MaxReplayPath)
-	}
-	if x, ok := m["request"]; ok {
-		r.Request = p.digest(x, "reason.request")
-	}
-	if x, ok := m["detail"]; ok {
-		r.Detail = p.optText(x, "reason.detail", MaxReplayDetail)
-	}
-	if r.Code != ReasonManifestInvalid && r.Path == "" {
-		p.fail("reason: %s names its path", r.Code)
-	}
-	return r
-}
