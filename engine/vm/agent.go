@@ -6,6 +6,7 @@ import (
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/manifest"
 	"github.com/algal-assay/assay/engine/receipt"
+	"github.com/algal-assay/assay/engine/vm/localctx"
 )
 
 // requestBudget is the budget of an effect request: min(cell ?? run,
@@ -180,10 +181,10 @@ func (l *agentLoop) turn(turn int) (out ports, done bool, f *Failure) {
 	}
 	ctx := l.s.viewContext(l.c.ID, a.View, l.in, turn)
 	prompt := a.Prompt
-	var snap *contextSnapshot
-	if contains(a.Tools, localContextTool) {
+	var snap *localctx.Snapshot
+	if contains(a.Tools, localctx.Tool) {
 		snap = l.s.captureContext(l.c, ctx, l.calls)
-		prompt = localContextPrompt(prompt)
+		prompt = localctx.Prompt(prompt)
 	}
 	if len(l.log) > 0 {
 		ctx.ToolLog = l.log
@@ -233,12 +234,12 @@ func (l *agentLoop) bind(raw any) (any, bool, *Failure) {
 
 // runTool runs the tool call an answer made and logs it; the loop goes on
 // unless the call failed or suspended.
-func (l *agentLoop) runTool(raw any, snap *contextSnapshot, turn int) (ports, bool, *Failure) {
+func (l *agentLoop) runTool(raw any, snap *localctx.Snapshot, turn int) (ports, bool, *Failure) {
 	name, inputs, _ := toolRequest(raw, l.c.Agent.Tools)
 	var output any
 	var susp bool
 	var f *Failure
-	if name == localContextTool {
+	if name == localctx.Tool {
 		output, f = l.s.readContext(snap, inputs)
 	} else {
 		output, susp, f = l.s.agentTool(l.c.ID, l.p, turn, name, inputs, l.c.Agent.Budget.MaxEffectMs)
@@ -271,4 +272,27 @@ func (l *agentLoop) final(res issued) ports {
 		value = a.Shadow
 	}
 	return ports{"out": value}
+}
+
+// captureContext snapshots, before a model turn, what the agent may read
+// back through the local context tool, and charges the capture as work.
+func (s *scope) captureContext(c *manifest.Cell, ctx *effect.AgentContext, calls []effect.ToolCall) *localctx.Snapshot {
+	var cells any
+	if ctx.Cells != nil {
+		cells = ctx.CellsValue()
+	}
+	snap, work := localctx.Capture(c.Agent.Prompt, ctx.Inputs, cells, ctx.Cells != nil, effect.ToolLogValue(calls))
+	s.r.units += work
+	return snap
+}
+
+// readContext answers one local context query over the turn's snapshot
+// and charges it as work.
+func (s *scope) readContext(snap *localctx.Snapshot, inputs ports) (any, *Failure) {
+	s.r.units += localctx.QueryCost
+	out, err := snap.Query(inputs)
+	if err != nil {
+		return nil, &Failure{Code: err.Code, Message: err.Message}
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/manifest"
+	"github.com/algal-assay/assay/engine/vm/localctx"
 )
 
 // HostToolServer is implemented by router executors that serve reserved
@@ -27,7 +28,7 @@ func addHostTools(h *Host, out map[string]manifest.Signature) {
 			continue
 		}
 		for _, name := range p.HostTools() {
-			if s, ok := manifest.ReservedTool(name); ok && name != localContextTool {
+			if s, ok := manifest.ReservedTool(name); ok && name != localctx.Tool {
 				if _, taken := out[name]; !taken {
 					out[name] = s
 				}
@@ -43,7 +44,7 @@ func recordedHostTools(given map[string]manifest.Signature, records []effect.Rec
 	var out map[string]manifest.Signature
 	for _, rec := range records {
 		name, ok := strings.CutPrefix(rec.Executor, "tool:")
-		if !ok || name == localContextTool {
+		if !ok || name == localctx.Tool {
 			continue
 		}
 		s, ok := manifest.ReservedTool(name)

@@ -18,7 +18,7 @@ import (
 // with the reason. Every other top-level example must complete and verify.
 // It is empty: all 47 saved top-level examples complete and verify.
 // (agent-local-context's agent.context.local.v1 snapshot follows upstream's
-// reference fixture: see localctx_test.go.)
+// reference fixture: see localctx/localctx_test.go.)
 var notYet = map[string]string{}
 
 type example struct {

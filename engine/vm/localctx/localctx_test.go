@@ -1,4 +1,4 @@
-package vm
+package localctx
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 // prompt, a filtered input map, one ancestor record and two tool-log
 // entries, then queries with the exact results or errors both upstream
 // runtimes must give.
-func fixtureSnapshot(t *testing.T) (*contextSnapshot, int) {
+func fixtureSnapshot(t *testing.T) (*Snapshot, int) {
 	t.Helper()
 	inputs := map[string]any{"visible": "😀 seen"}
 	cells := map[string]any{"ancestor": map[string]any{"outputs": map[string]any{"value": "allowed"}, "status": "committed"}}
@@ -21,7 +21,7 @@ func fixtureSnapshot(t *testing.T) (*contextSnapshot, int) {
 		map[string]any{"fn": "uppercase.v1", "inputs": map[string]any{"value": "retained"}, "output": map[string]any{"value": "RETAINED"}},
 		map[string]any{"fn": "echo.v1", "inputs": map[string]any{"value": "large"}, "output": map[string]any{"value": strings.Repeat("x", 5000)}},
 	}
-	return newContextSnapshot("Inspect Ω", inputs, cells, true, calls)
+	return Capture("Inspect Ω", inputs, cells, true, calls)
 }
 
 const fixtureInspect = `{"result":{"entries":[` +
@@ -73,7 +73,7 @@ func TestLocalContextMatchesUpstreamFixture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, f := queryContext(snap, map[string]any{"query": q})
+		out, f := snap.Query(map[string]any{"query": q})
 		if tc.code != "" {
 			if f == nil || f.Code != tc.code || f.Message != tc.msg {
 				t.Errorf("%s: got %v, want %s %q", tc.query, f, tc.code, tc.msg)
@@ -89,7 +89,7 @@ func TestLocalContextMatchesUpstreamFixture(t *testing.T) {
 		}
 	}
 	// Inputs other than the query are refused.
-	if _, f := queryContext(snap, map[string]any{"query": map[string]any{"op": "inspect"}, "extra": true}); f == nil || f.Message != `context tool inputs has unknown key "extra"` {
+	if _, f := snap.Query(map[string]any{"query": map[string]any{"op": "inspect"}, "extra": true}); f == nil || f.Message != `context tool inputs has unknown key "extra"` {
 		t.Errorf("extra input: %v", f)
 	}
 }
@@ -98,7 +98,7 @@ func TestLocalContextMatchesUpstreamFixture(t *testing.T) {
 // prompt, a newline, and the tool's instructions.
 func TestLocalContextPromptIsUpstreams(t *testing.T) {
 	t.Parallel()
-	p := localContextPrompt("Inspect Ω")
+	p := Prompt("Inspect Ω")
 	if !strings.HasPrefix(p, "Inspect Ω\nRead exact permitted inputs") || !strings.HasSuffix(p, "Every query uses the existing turn, model-call, and work budgets.") {
 		t.Fatalf("prompt %q", p)
 	}
