@@ -6,6 +6,7 @@ import "testing"
 // reads it, and the scripted-alignment check takes its call counts from
 // that read instead of reading and parsing the receipt again.
 func TestVerificationReadsEachReceiptOnce(t *testing.T) {
+	t.Parallel()
 	aligned := 0
 	runEveryFixture(t, func(t *testing.T, o *Outcome, b *testBench) {
 		if !o.Verification.OK {

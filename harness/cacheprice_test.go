@@ -38,6 +38,7 @@ prices:
 // at their own rates, live and in an offline replay alike; summary.md,
 // re-derived from the evidence alone, keeps the contract's cost.
 func TestCacheTokensPricedAtTheirOwnRates(t *testing.T) {
+	t.Parallel()
 	const read, write = 300, 40
 	fake := anthropictest.New(func(n int, r anthropictest.Request) anthropictest.Reply {
 		return anthropictest.Reply{Value: "billing", CacheRead: read, CacheWrite: write}
@@ -127,6 +128,7 @@ func bench0(cost float64) bench.Tally { return bench.Tally{Cost: cost} }
 // A price's keys are read strictly where they are written, with the
 // nearest key suggested; a cache rate is a number, at least 0.
 func TestPriceCardCacheRatesAreStrict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		price, path, msg string
 	}{
@@ -167,6 +169,7 @@ func TestPriceCardCacheRatesAreStrict(t *testing.T) {
 // part of prompt_tokens) are cache reads, priced at the cache-read rate;
 // a card without a cache-write rate prices writes (none here) at input.
 func TestOpenAICachedTokensPricedAtTheCacheReadRate(t *testing.T) {
+	t.Parallel()
 	const cached = 250
 	fake := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Value: "billing", CachedTokens: cached}

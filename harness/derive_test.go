@@ -16,6 +16,7 @@ import (
 // every fixture run writes, from report.json (or budget.json), the
 // workload and the store alone.
 func TestRederiveMatchesWhatTheRunWrote(t *testing.T) {
+	t.Parallel()
 	runEveryFixture(t, func(t *testing.T, o *Outcome, b *testBench) { rederiveAndCompare(t, o, b) })
 	t.Run("exhausted budget", func(t *testing.T) {
 		p := copyFixture(t, "intent-select.foundry.yaml", func(s string) string {

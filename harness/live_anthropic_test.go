@@ -47,6 +47,7 @@ func claudeAnswer(overloaded *int) func(int, anthropictest.Request) anthropictes
 // with no key byte-identical, and a prompt change re-records only the
 // changed requests.
 func TestAnthropicRecordReplayAndRerecord(t *testing.T) {
+	t.Parallel()
 	overloaded := 0
 	fake := anthropictest.New(claudeAnswer(&overloaded))
 	defer fake.Close()

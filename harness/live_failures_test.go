@@ -54,6 +54,7 @@ func archived(t *testing.T, dir string) []archive.Entry {
 // the server's message with the key redacted), nothing is archived, and
 // once the server is fixed --record missing asks exactly those requests.
 func TestLiveFailuresAreNeverArchived(t *testing.T) {
+	t.Parallel()
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +156,7 @@ func setBackendKey(t *testing.T, s liveSetup, old, new string) {
 // anything is written, the index says so, and the redacted answer replays
 // exactly.
 func TestLiveAnswerEchoingTheKeyIsRedactedEverywhere(t *testing.T) {
+	t.Parallel()
 	fake := openaitest.New(func(n int, r openaitest.Request) openaitest.Reply {
 		rep := triageAnswer("small-1")(n, r)
 		if r.Prompt != "" && strings.Contains(r.Prompt, "Route") {
@@ -186,6 +188,7 @@ func TestLiveAnswerEchoingTheKeyIsRedactedEverywhere(t *testing.T) {
 // Issue 28, fourth bullet: a 10 MB answer to a cell whose contract allows
 // far less is refused before it is archived.
 func TestLiveOversizedAnswerIsNotArchived(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("billing ", 10<<20/8)
 	fake := openaitest.New(func(int, openaitest.Request) openaitest.Reply { return openaitest.Reply{Value: big} })
 	defer fake.Close()
@@ -212,6 +215,7 @@ func TestLiveOversizedAnswerIsNotArchived(t *testing.T) {
 // (model, host) and the system and case on every line; the archive holds
 // no lock file and its files are 0644.
 func TestLiveCouldNotReplayExplainsItself(t *testing.T) {
+	t.Parallel()
 	fake := openaitest.New(triageAnswer("small-1"))
 	defer fake.Close()
 	s := writeLiveWorkloads(t, fake.BaseURL())
@@ -264,6 +268,7 @@ var _ = http.StatusOK
 // Issue 28, third bullet: tokens the server reported for an answer that
 // cannot be read are kept in the receipts and the report, not shown as 0.
 func TestLiveUnparseableAnswerKeepsItsTokens(t *testing.T) {
+	t.Parallel()
 	fake := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
 		c := "billing, probably"
 		return openaitest.Reply{Content: &c, Model: "small-1-2026-06"}

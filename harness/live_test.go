@@ -224,6 +224,7 @@ func requireNoKey(t *testing.T, roots ...string) {
 }
 
 func TestLiveRecordOnceReplayOffline(t *testing.T) {
+	t.Parallel()
 	fake := openaitest.New(triageAnswer("small-1"))
 	defer fake.Close()
 	s := writeLiveWorkloads(t, fake.BaseURL())
@@ -301,6 +302,7 @@ func TestLiveRecordOnceReplayOffline(t *testing.T) {
 }
 
 func TestLivePromptChangeNamesCellAndRecordsOnlyIt(t *testing.T) {
+	t.Parallel()
 	fake := openaitest.New(triageAnswer("small-1"))
 	defer fake.Close()
 	s := writeLiveWorkloads(t, fake.BaseURL())
@@ -373,6 +375,7 @@ func TestLivePromptChangeNamesCellAndRecordsOnlyIt(t *testing.T) {
 }
 
 func TestLiveServerFailureLeavesNoKeyAndRecordsNothing(t *testing.T) {
+	t.Parallel()
 	fake := openaitest.New(func(int, openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Status: 500, Raw: `{"error":{"message":"internal: key ` + liveKey + `"}}`, Headers: map[string]string{"Retry-After": "0.01"}}
 	})
@@ -391,6 +394,7 @@ func TestLiveServerFailureLeavesNoKeyAndRecordsNothing(t *testing.T) {
 }
 
 func TestBackendsBlockErrorsPointAtTheKey(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"unknown key":   "backends:\n  small: { api: openai, model: m, colour: blue }\n",
 		"bad url":       "backends:\n  small: { api: openai, model: m, base-url: \"http://example.com/v1\" }\n",
@@ -417,6 +421,7 @@ func TestBackendsBlockErrorsPointAtTheKey(t *testing.T) {
 
 // The configuration digest a recorder declares equals the backend's.
 func TestRecorderDeclaresTheBackendDigest(t *testing.T) {
+	t.Parallel()
 	c := openai.Config{Model: "m"}
 	b, err := openai.New("x", c, func(string) (string, bool) { return "", false })
 	if err != nil {
@@ -429,6 +434,7 @@ func TestRecorderDeclaresTheBackendDigest(t *testing.T) {
 }
 
 func TestLiveCancelRecordsNothing(t *testing.T) {
+	t.Parallel()
 	fake := openaitest.New(triageAnswer("small-1"))
 	fake.Latency = 10 * time.Second
 	defer fake.Close()
@@ -462,6 +468,7 @@ func TestLiveCancelRecordsNothing(t *testing.T) {
 }
 
 func TestOmittedUsageShowsUnknownNotZero(t *testing.T) {
+	t.Parallel()
 	fake := openaitest.New(func(n int, r openaitest.Request) openaitest.Reply {
 		reply := triageAnswer("small-1")(n, r)
 		reply.Model = ""
@@ -521,6 +528,7 @@ func TestOmittedUsageShowsUnknownNotZero(t *testing.T) {
 }
 
 func TestBackendConfigDecidesTheRunDirectory(t *testing.T) {
+	t.Parallel()
 	s := writeLiveWorkloads(t, "http://127.0.0.1:1/v1")
 	path := filepath.Join(s.root, "live-triage.bench.yaml")
 	slug := func() string {

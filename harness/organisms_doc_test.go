@@ -25,6 +25,7 @@ var fence = regexp.MustCompile("(?ms)^```(json|yaml) file=(\\S+)(?: fails=([^\\n
 // each manifest, runs each workload and checks each workload the guide
 // says fails fails with the message it quotes.
 func TestOrganismsGuideRuns(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "organisms.md"))
 	if err != nil {
 		t.Fatal(err)

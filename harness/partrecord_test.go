@@ -22,6 +22,7 @@ import (
 // report edited after its record was written is verified in full and
 // fails.
 func TestARecordedShardPartIsTakenWithoutReplayingItsReceipts(t *testing.T) {
+	t.Parallel()
 	w := synthWorkload(t, 3, 800, false)
 	whole, _ := runOnTestBench(t, w, 1)
 	b := newTestBench()

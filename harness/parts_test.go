@@ -31,6 +31,7 @@ func synthWorkload(t testing.TB, systems, cases int, gate bool) *workload.Worklo
 }
 
 func TestPartsCoverEveryCaseAndSystemOnce(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ cases, systems, parts int }{
 		{1, 1, 1}, {256, 8, 1}, {257, 8, 2}, {256, 9, 2}, {600, 17, 9}, {20000, 64, 79 * 8},
 	} {
@@ -65,6 +66,7 @@ func TestPartsCoverEveryCaseAndSystemOnce(t *testing.T) {
 }
 
 func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
+	t.Parallel()
 	w := synthWorkload(t, 10, 600, true)
 	b := newTestBench()
 	o, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 4})

@@ -88,6 +88,7 @@ func recordIDs(t *testing.T, dir string) map[string]string {
 // a missing one), removes the leftover, and writes the run directory an
 // uninterrupted run writes. The count of case runs is the runner's own.
 func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
+	t.Parallel()
 	w := synthWorkload(t, 3, 1400, true) // 6 parts of 256 cases (the last 120) x 3 systems
 	b := newTestBench()
 	ctx := context.Background()
@@ -230,6 +231,7 @@ func TestResumeTakesOnlyTheLeftoverPartsThatVerify(t *testing.T) {
 // as a failed run directory; the next run takes its finished parts 1 to 3
 // and runs the rest.
 func TestResumeAfterAFailedRun(t *testing.T) {
+	t.Parallel()
 	w := synthWorkload(t, 3, 1400, false)
 	b := newTestBench()
 	ctx := context.Background()
@@ -290,6 +292,7 @@ func reportReceipts(t *testing.T, report []byte) []string {
 // read and to the aggregate a full check gives; other bytes (an edit made
 // after the check) are checked in full, and a forged verdict is caught.
 func TestVerifyTakesTheResumeCheckOnlyForTheBytesItChecked(t *testing.T) {
+	t.Parallel()
 	w := synthWorkload(t, 3, 600, true) // 3 parts
 	b := newTestBench()
 	ctx := context.Background()

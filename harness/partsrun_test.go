@@ -179,6 +179,7 @@ func sameTree(t *testing.T, what string, got, want map[string][]byte) {
 // concurrency 1 (one part at a time), 2 (parts overlapping) and 32; the
 // parts overlap at 2 but never hold more cases than the concurrency.
 func TestOverlappedPartsWriteWhatOnePartAtATimeWrites(t *testing.T) {
+	t.Parallel()
 	w := synthWorkload(t, 3, 800, true) // 4 parts: 256, 256, 256, 32 cases x 3 systems
 	type result struct {
 		run, store map[string][]byte
@@ -242,6 +243,7 @@ func TestOverlappedPartsWriteWhatOnePartAtATimeWrites(t *testing.T) {
 // first, and writes only the reports of the parts before it, as one part
 // at a time does; nothing runs after Run returns.
 func TestOverlappedPartsFailWithTheFirstPartsError(t *testing.T) {
+	t.Parallel()
 	w := synthWorkload(t, 3, 800, false)
 	type result struct {
 		err   error
@@ -315,6 +317,7 @@ func TestOverlappedPartsFailWithTheFirstPartsError(t *testing.T) {
 // case on the other, so the test does not depend on how the scheduler
 // interleaves the systems.
 func TestOverlappedPartsCancelled(t *testing.T) {
+	t.Parallel()
 	w := synthWorkload(t, 3, 800, false)
 	root := t.TempDir()
 	pr := newPartProbe(t, filepath.Join(root, ".algal"))
@@ -366,6 +369,7 @@ func TestOverlappedPartsCancelled(t *testing.T) {
 // A shard holding some of a workload's parts runs them overlapping too,
 // and writes each held part's report as the whole run does.
 func TestAShardsHeldPartsOverlapToTheWholeRunsReports(t *testing.T) {
+	t.Parallel()
 	w := synthWorkload(t, 3, 800, false)
 	b := newTestBench()
 	whole, err := Run(context.Background(), w, Options{Runner: b, Store: b, Out: t.TempDir(), Concurrency: 1})

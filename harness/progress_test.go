@@ -12,6 +12,7 @@ import (
 // counts it passed or failed, and events arrive in the order counted: the
 // display never shows more cases passed than done (it once ran one ahead).
 func TestProgressPassedNeverAheadOfDone(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"ticket-triage.bench.yaml", "intent-select.foundry.yaml"} {
 		w := loadWorkload(t, suitePath(name))
 		b := newTestBench()

@@ -14,6 +14,7 @@ import (
 // canonical bytes: the fixture corpus of the model's round-trip proof
 // (engine/vm holds the upstream examples and the tamper tables).
 func TestFixtureReceiptsRoundTrip(t *testing.T) {
+	t.Parallel()
 	total := 0
 	runEveryFixture(t, func(t *testing.T, o *Outcome, b *testBench) {
 		if o.Status != runrecord.RunComplete {

@@ -115,6 +115,7 @@ cases:
 // settings, a recording run archives its answers, and a clean copy
 // replays them offline into the same report without calling it.
 func TestARegisteredLiveBackendRecordsAndReplays(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	copyFile(t, filepath.Join("..", "fixtures", "triage", "triage-single.algal.json"), filepath.Join(root, "triage-single.algal.json"))
 	path := filepath.Join(root, "keyword-triage.bench.yaml")

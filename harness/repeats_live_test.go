@@ -80,6 +80,7 @@ func runRepeatedLive(t *testing.T, s liveSetup, k, concurrency int, mode archive
 }
 
 func TestRepeatsAgainstLiveServer(t *testing.T) {
+	t.Parallel()
 	fake := openaitest.New(flakyModel())
 	defer fake.Close()
 	s := writeLiveWorkloads(t, fake.BaseURL())

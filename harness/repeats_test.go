@@ -66,6 +66,7 @@ func storedRepeatReports(t *testing.T, dir string) (stored any, reports []any) {
 }
 
 func TestRepeatsEstimatesFromScriptedAnswers(t *testing.T) {
+	t.Parallel()
 	o, _ := runFlaky(t, "", 2)
 	if !o.Passed() || !o.Verification.OK {
 		t.Fatalf("passed %v, verification %v", o.Passed(), o.Verification.Mismatches)
@@ -155,6 +156,7 @@ func TestRepeatsEstimatesFromScriptedAnswers(t *testing.T) {
 }
 
 func TestRepeatsGateRules(t *testing.T) {
+	t.Parallel()
 	o, _ := runFlaky(t, `gate:
   min-pass-rate: { cheap: 0.5, frontier: 0.92 }
   min-pass-hat-k: { frontier: { k: 3, rate: 0.75 }, cheap: { k: 2, rate: 0.34 } }
@@ -204,6 +206,7 @@ func TestRepeatsGateRules(t *testing.T) {
 }
 
 func TestRepeatsLoadRejectsVacuousRules(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ edit, want string }{
 		{"repeats: 3\n|repeats: 2\n", "!repeats lists 3 response(s), one per repeat, but the workload runs 2 repeat(s)"},
 		{"repeats: 3\n|repeats: 1\ngate: { max-flaky: { cheap: 1 } }\n", "gate.max-flaky: a case run once cannot be flaky"},
@@ -242,6 +245,7 @@ func TestRepeatsLoadRejectsVacuousRules(t *testing.T) {
 }
 
 func TestRepeatsFlagOverridesAndChecks(t *testing.T) {
+	t.Parallel()
 	w := loadWorkload(t, writeFlaky(t, ""))
 	if _, err := w.WithRepeats(2); err == nil || !strings.Contains(err.Error(), "--repeats 2") {
 		t.Fatalf("--repeats 2 against 3-entry !repeats lists: %v", err)
@@ -271,6 +275,7 @@ func TestRepeatsFlagOverridesAndChecks(t *testing.T) {
 }
 
 func TestRepeatsAreByteIdenticalAtAnyConcurrency(t *testing.T) {
+	t.Parallel()
 	var first []byte
 	for _, n := range []int{1, 32} {
 		o, _ := runFlaky(t, "", n)
@@ -289,6 +294,7 @@ func TestRepeatsAreByteIdenticalAtAnyConcurrency(t *testing.T) {
 }
 
 func TestRepeatsRederiveAndForgery(t *testing.T) {
+	t.Parallel()
 	o, b := runFlaky(t, "gate: { max-flaky: { frontier: 1 } }\n", 2)
 	stored, reports := storedRepeatReports(t, o.RunDir)
 	d, err := RederiveRepeats(context.Background(), o.Compiled, reports, b)
@@ -347,6 +353,7 @@ func flakyFoundry(t *testing.T, gate string) string {
 }
 
 func TestRepeatsFoundryPromotesOnPooledValidation(t *testing.T) {
+	t.Parallel()
 	o, b := runWorkloadFile(t, flakyFoundry(t, `gate:
   promoted: organism:assay-intent-cascade
   min-validation-rate: 1

@@ -49,6 +49,7 @@ func plantOnFirstCase(t *testing.T, plant func(stage string)) (*Outcome, error) 
 // staging directory, named. (The record is made unwritable by putting a
 // directory where its rename lands, which fails like a full disk does.)
 func TestUnwritableRecordIsNotInstalled(t *testing.T) {
+	t.Parallel()
 	o, err := plantOnFirstCase(t, func(stage string) {
 		rec := filepath.Join(stage, runrecord.RecordFile)
 		if err := os.Remove(rec); err != nil {
@@ -78,6 +79,7 @@ func TestUnwritableRecordIsNotInstalled(t *testing.T) {
 // ENOSPC on an artifact (report.json pointed at /dev/full) fails the run,
 // and the run directory installed says failed.
 func TestDiskFullArtifactEndsFailed(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full on this system")
 	}
@@ -98,6 +100,7 @@ func TestDiskFullArtifactEndsFailed(t *testing.T) {
 // installs one after the other under the run directory's lock, and every
 // one after the first finds an identical complete run, says so and passes.
 func TestConcurrentRunsOfOneSlug(t *testing.T) {
+	t.Parallel()
 	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	const n = 4
@@ -174,6 +177,7 @@ func TestHeldRunLockIsReported(t *testing.T) {
 // says the kept run is from an earlier run, not that another run "finished
 // first" (which only a run racing it can do).
 func TestRerunNotesTheEarlierRun(t *testing.T) {
+	t.Parallel()
 	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	var notes [][]string

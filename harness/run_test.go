@@ -24,6 +24,7 @@ func runFixture(t *testing.T, name string, b *testBench) (*Outcome, error) {
 }
 
 func TestRunEveryFixturePasses(t *testing.T) {
+	t.Parallel()
 	runEveryFixture(t, func(t *testing.T, o *Outcome, _ *testBench) {
 		if o.Status != runrecord.RunComplete {
 			t.Fatalf("status %s", o.Status)
@@ -44,6 +45,7 @@ func TestRunEveryFixturePasses(t *testing.T) {
 }
 
 func TestRunDirectoryAndRecord(t *testing.T) {
+	t.Parallel()
 	b := newTestBench()
 	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
@@ -146,6 +148,7 @@ func slicesEqual(a, b []string) bool {
 }
 
 func TestRunFailureMidRun(t *testing.T) {
+	t.Parallel()
 	b := newTestBench()
 	b.before = func(n int) error {
 		if n == 4 {
@@ -180,6 +183,7 @@ func TestRunFailureMidRun(t *testing.T) {
 }
 
 func TestRunCancelled(t *testing.T) {
+	t.Parallel()
 	b := newTestBench()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -269,6 +273,7 @@ func recordStatus(t *testing.T, dir string) string {
 // for a failed or cancelled one: the good run stays in place and the
 // unfinished one is left beside it, named in the outcome.
 func TestUnfinishedRerunKeepsCompleteRun(t *testing.T) {
+	t.Parallel()
 	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	b := newTestBench()
@@ -313,6 +318,7 @@ func TestUnfinishedRerunKeepsCompleteRun(t *testing.T) {
 // A failed run replaces an earlier failed run: only a complete run is
 // protected.
 func TestFailedRerunReplacesFailedRun(t *testing.T) {
+	t.Parallel()
 	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	out := t.TempDir()
 	var dirs []string
@@ -337,6 +343,7 @@ func TestFailedRerunReplacesFailedRun(t *testing.T) {
 // An exhausted habitat budget promotes nothing: the workload must not
 // pass even when its gate has no rule that needs a promotion.
 func TestExhaustedBudgetDoesNotPass(t *testing.T) {
+	t.Parallel()
 	p := copyFixture(t, "intent-select.foundry.yaml", func(s string) string {
 		s = s[:strings.Index(s, "\ngate:")] + "\n"
 		return s + "budget: { work: 1000000, attempts: 64, runs: 3 }\n"
@@ -354,6 +361,7 @@ func TestExhaustedBudgetDoesNotPass(t *testing.T) {
 // a phase can fail on the closed record while ctx.Err() is still nil; the
 // run is cancelled all the same.
 func TestCancelledRecordMeansCancelledRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w := loadWorkload(t, suitePath("ticket-triage.bench.yaml"))
 	rec, err := runrecord.Create(dir, Assembly(w), runrecord.Meta{RunSlug: "s"}, nil)

@@ -13,6 +13,7 @@ import (
 // system runs its own manifest and no receipt is shared, while the
 // verdicts are the same.
 func TestSynthDistinctSystemsWriteNoSharedReceipt(t *testing.T) {
+	t.Parallel()
 	const systems, cases = 8, 5
 	verdicts := map[bool][]bool{}
 	for _, distinct := range []bool{false, true} {

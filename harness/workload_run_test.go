@@ -15,6 +15,7 @@ import (
 // fail and say which system, how many cases, which case and where the rule
 // lives.
 func TestBrokenFixtureGateMessage(t *testing.T) {
+	t.Parallel()
 	old := `args: { ticket: "I was charged twice for my March invoice, please refund one." }
     expect: { queue: billing }`
 	var body string
@@ -60,6 +61,7 @@ func TestBrokenFixtureGateMessage(t *testing.T) {
 // A case that declares a response for a call it never makes shifts the
 // queue onto the next case; verification must say so.
 func TestMisdeclaredResponsesFailVerification(t *testing.T) {
+	t.Parallel()
 	p := copyFixture(t, "ticket-triage.bench.yaml", func(src string) string {
 		return strings.Replace(src, "frontier: { route: billing }", "frontier: { route: billing, escalate: billing }", 1)
 	})
@@ -81,6 +83,7 @@ func TestMisdeclaredResponsesFailVerification(t *testing.T) {
 // A deliberately malformed answer loads when it says so, and is served as
 // written: the case then fails on the contract, as intended.
 func TestMalformedTagKeepsTheAnswer(t *testing.T) {
+	t.Parallel()
 	manifest, err := filepath.Abs(filepath.Join("..", "fixtures", "triage", "triage-single.algal.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -49,6 +49,7 @@ func apply(t *testing.T, a *Archive, c, now string, replace bool, answers map[st
 }
 
 func TestApplyKeepsRecordedAtAndPrunes(t *testing.T) {
+	t.Parallel()
 	a, err := Open(filepath.Join(t.TempDir(), "receipts"))
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +80,7 @@ func TestApplyKeepsRecordedAtAndPrunes(t *testing.T) {
 }
 
 func TestReadsAreVerified(t *testing.T) {
+	t.Parallel()
 	a, _ := Open(filepath.Join(t.TempDir(), "receipts"))
 	d := apply(t, a, "sys", "2026-01-01T00:00:00Z", false, map[string]string{"x": "billing"})
 	hex, _ := canon.DigestHex(d)
@@ -95,6 +97,7 @@ func TestReadsAreVerified(t *testing.T) {
 }
 
 func TestIndexIsStrict(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]string{
 		"duplicate": `{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","workload":"w"}` + "\n" +
 			`{"case":"c","contender":"s","models":[],"receipt":"` + cfgDigest + `","recordedAt":"t","workload":"w"}` + "\n",
@@ -138,6 +141,7 @@ func cacheLine(list string) string {
 // An entry's cache list round-trips through the index, and a recorder
 // replaying the entry's answer logs the recorded cache tokens.
 func TestCacheTokensRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	body := cacheLine(`[{"executor":"cheap","read":7,"request":"` + cfgDigest + `","write":3}]`)
 	if err := os.WriteFile(filepath.Join(dir, IndexFile), []byte(body), 0o644); err != nil {
@@ -169,6 +173,7 @@ func (c *countingLive) Execute(context.Context, effect.Request) (effect.Response
 }
 
 func TestRecorderModes(t *testing.T) {
+	t.Parallel()
 	a, _ := Open(filepath.Join(t.TempDir(), "receipts"))
 	apply(t, a, "sys", "2026-01-01T00:00:00Z", false, map[string]string{"known": "billing"})
 	answers, err := a.Answers("w")
@@ -215,6 +220,7 @@ func TestRecorderModes(t *testing.T) {
 // Two recordings of one case: each repeat is answered by its own, a
 // repeat with none is a miss, and the index says repeat only from 2 on.
 func TestRepeatRecordingsAnswerTheirRepeatOnly(t *testing.T) {
+	t.Parallel()
 	a, _ := Open(filepath.Join(t.TempDir(), "receipts"))
 	r1, reqs := receiptFor(t, map[string]string{"x": "billing"})
 	r2, _ := receiptFor(t, map[string]string{"x": "technical"})
@@ -264,6 +270,7 @@ func TestRepeatRecordingsAnswerTheirRepeatOnly(t *testing.T) {
 // run's log, and only under the configuration it was recorded with: an
 // entry of another configuration with the same request lends it none.
 func TestReplayLogsTheRecordedCacheTokens(t *testing.T) {
+	t.Parallel()
 	a, _ := Open(filepath.Join(t.TempDir(), "receipts"))
 	const otherCfg = "sha256:2222222222222222222222222222222222222222222222222222222222222222"
 	req := request("known")

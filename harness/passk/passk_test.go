@@ -10,6 +10,7 @@ import (
 
 // Values worked by hand from the binomials.
 func TestEstimators(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		n, c, k       int
 		atK, hatK     string
@@ -50,6 +51,7 @@ func TestEstimators(t *testing.T) {
 }
 
 func TestTooFewSamplesIsUndefined(t *testing.T) {
+	t.Parallel()
 	for _, e := range []Estimate{PassAtK(2, 2, 3), PassHatK(2, 2, 3), PassAtK(0, 0, 1), Rate(0, 0), PassHatK(3, 4, 1), Mean(nil),
 		Mean([]Estimate{PassHatK(5, 5, 2), PassHatK(1, 1, 2)})} {
 		if e.Defined() {
@@ -67,6 +69,7 @@ func TestTooFewSamplesIsUndefined(t *testing.T) {
 }
 
 func TestMean(t *testing.T) {
+	t.Parallel()
 	// Cases with 3 samples: passes 3, 2, 0. pass^2 = 1, 1/3, 0: mean 4/9.
 	m := Mean([]Estimate{PassHatK(3, 3, 2), PassHatK(3, 2, 2), PassHatK(3, 0, 2)})
 	if m.Fraction() != "4/9" {
@@ -79,6 +82,7 @@ func TestMean(t *testing.T) {
 }
 
 func TestValueRoundTripsAndIsCanonical(t *testing.T) {
+	t.Parallel()
 	e := PassHatK(7, 5, 2) // C(5,2)/C(7,2) = 10/21
 	b, err := canon.Encode(e.Value())
 	if err != nil {
@@ -113,6 +117,7 @@ func TestValueRoundTripsAndIsCanonical(t *testing.T) {
 }
 
 func TestThresholdIsTheWrittenDecimal(t *testing.T) {
+	t.Parallel()
 	if Threshold(0.8).Cmp(big.NewRat(4, 5)) != 0 {
 		t.Fatalf("0.8 reads as %s", Threshold(0.8).RatString())
 	}

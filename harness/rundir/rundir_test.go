@@ -134,6 +134,7 @@ func TestHeldLockIsReported(t *testing.T) {
 // A staging directory whose owner died (a run killed mid-way) is listed,
 // then removed by the next writer; one whose owner lives is neither.
 func TestStaleStagingIsCleaned(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	final := filepath.Join(root, "w", "slug")
 	other := filepath.Join(root, "w", "other-slug")
@@ -170,6 +171,7 @@ func TestStaleStagingIsCleaned(t *testing.T) {
 // visible at once with the exchange; with the two-rename fallback the next
 // writer puts the old one back. Either way nothing is left over after it.
 func TestKillInsideTheSwap(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("RUNDIR_HELPER_FINAL") != "" {
 		return
 	}
@@ -251,6 +253,7 @@ func TestSwapHelper(t *testing.T) {
 // staging directory is never claimed, Release leaves them for the next
 // writer, and DropClaimed removes them with their lock files.
 func TestClaimHoldsWhatKilledRunsLeft(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	final := filepath.Join(t.TempDir(), "w", "slug")
 	parent := filepath.Dir(final)

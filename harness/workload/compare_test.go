@@ -7,6 +7,7 @@ import (
 )
 
 func TestCompareBlock(t *testing.T) {
+	t.Parallel()
 	w, err := Load(writeWorkload(t, "tiny.bench.yaml", goodBench))
 	if err != nil {
 		t.Fatal(err)

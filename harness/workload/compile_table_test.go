@@ -38,6 +38,7 @@ func oldDeclaredCalls(w *Workload, rep int) map[string]map[string]map[string]int
 // limit; and the declared call counts read from the packed values are the
 // ones the decoded responses give.
 func TestScriptedTablesAssembleAsEncoded(t *testing.T) {
+	t.Parallel()
 	var ws []*Workload
 	for _, name := range []string{"ticket-triage.bench.yaml", "invoice-extraction.bench.yaml", "intent-select.foundry.yaml"} {
 		ws = append(ws, loadWorkload(t, suitePath(name)))
@@ -118,6 +119,7 @@ func TestScriptedTablesAssembleAsEncoded(t *testing.T) {
 // cases carry a split), for cases whose data was released and for args
 // nested to the limit and past it.
 func TestConfigsAssembleAsEncoded(t *testing.T) {
+	t.Parallel()
 	var ws []*Workload
 	for _, name := range []string{"ticket-triage.bench.yaml", "invoice-extraction.bench.yaml", "intent-select.foundry.yaml", "code-normalizer.foundry.yaml"} {
 		ws = append(ws, loadWorkload(t, suitePath(name)))

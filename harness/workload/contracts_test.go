@@ -36,6 +36,7 @@ func loadErr(t *testing.T, name, body string) (*fault.Error, string) {
 }
 
 func TestScriptedAnswersAreCheckedAgainstTheOutputContract(t *testing.T) {
+	t.Parallel()
 	extract := fixture(t, "extraction/extract-once.algal.json")
 	jsonBench := `name: tiny
 revision: 1
@@ -82,6 +83,7 @@ cases:
 }
 
 func TestExecutorsAndRoutesMustMeet(t *testing.T) {
+	t.Parallel()
 	escalating := fixture(t, "triage/triage-escalating.algal.json")
 	renamed := `name: tiny
 revision: 1
@@ -125,6 +127,7 @@ cases:
 }
 
 func TestFoundryExecutorsServeSomeCandidate(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile(suitePath("intent-select.foundry.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +141,7 @@ func TestFoundryExecutorsServeSomeCandidate(t *testing.T) {
 }
 
 func TestPromotedNamesACandidate(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile(suitePath("intent-select.foundry.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +158,7 @@ func TestPromotedNamesACandidate(t *testing.T) {
 }
 
 func TestYMLWorkloadsAreDiscovered(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Dir(writeWorkload(t, "a.bench.yml", goodBench))
 	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -178,6 +183,7 @@ func TestYMLWorkloadsAreDiscovered(t *testing.T) {
 }
 
 func TestDidYouMean(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, body, msg string }{
 		{"unknown key", strings.Replace(goodBench, "revision: 2", "revison: 2", 1), `unknown key "revison" (did you mean "revision"?)`},
 		{"gate system", goodBench + "gate:\n  min-passed: { oen: 1 }\n", `names system "oen", which the workload does not declare (did you mean "one"?)`},
@@ -198,6 +204,7 @@ func TestDidYouMean(t *testing.T) {
 }
 
 func TestCaseBoundPointsAtTheCasesKey(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(strings.SplitAfter(goodBench, "cases:\n")[0])
 	for i := range MaxBenchCases + 1 {
@@ -217,6 +224,7 @@ func TestCaseBoundPointsAtTheCasesKey(t *testing.T) {
 // an organism a workload names is reported as a sentence with its
 // suggestion, not as the canonical {"code":"EXPR_OP",...} object.
 func TestManifestExpressionErrorsReadAsSentences(t *testing.T) {
+	t.Parallel()
 	m, err := os.ReadFile(fixture(t, "triage/triage-escalating.algal.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -245,6 +253,7 @@ func TestManifestExpressionErrorsReadAsSentences(t *testing.T) {
 // rejects it instead, pointing at the workload's manifest line and at the
 // line and column inside the organism, with a did-you-mean.
 func TestGraphMistakesRejectedAtLoad(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, old, new string
 		want           string
@@ -286,6 +295,7 @@ func TestGraphMistakesRejectedAtLoad(t *testing.T) {
 // The load-time graph check rejects nothing upstream runs: every upstream
 // example manifest passes it (children and host tools are left to the run).
 func TestUpstreamManifestsPassTheGraphCheck(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("ASSAY_UPSTREAM_DIR")
 	if dir == "" {
 		t.Skip("ASSAY_UPSTREAM_DIR is not set: the upstream corpus is not here")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestLoadAllRefusesDuplicateNames(t *testing.T) {
+	t.Parallel()
 	a := writeWorkload(t, "a.bench.yaml", goodBench)
 	other := strings.Replace(goodBench, "revision: 2", "revision: 3", 1)
 	b := filepath.Join(filepath.Dir(a), "b.bench.yaml")
@@ -43,6 +44,7 @@ func TestLoadAllRefusesDuplicateNames(t *testing.T) {
 // workload names, an included case file) is answered with the closest
 // name in the directory it would be in, spelled as it was written.
 func TestMissingFilesSuggestNearbyNames(t *testing.T) {
+	t.Parallel()
 	p := writeWorkload(t, "tiny.bench.yaml", goodBench)
 	dir := filepath.Dir(p)
 
@@ -64,6 +66,7 @@ func TestMissingFilesSuggestNearbyNames(t *testing.T) {
 
 // A commit's listing gives the workloads a walk of its checkout gives.
 func TestDiscoverListedMatchesDiscover(t *testing.T) {
+	t.Parallel()
 	files := []string{"suites/a.bench.yaml", "suites/b.foundry.yml", "suites/notes.md", "suites/.hidden/c.bench.yaml",
 		"suites/testdata/d.bench.yaml", "suites/deep/e.foundry.yaml", "other/f.bench.yaml", "suitesx/g.bench.yaml", "top.bench.yaml"}
 	root := t.TempDir()

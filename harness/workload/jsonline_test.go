@@ -113,6 +113,7 @@ func dumpNode(n *yaml.Node) string {
 // gives the same values, positions and errors; the lines it leaves to
 // yaml.v3 are those whose reading it is not sure of.
 func TestJSONNodesAreYAMLs(t *testing.T) {
+	t.Parallel()
 	var l jsonLine
 	for _, tc := range jsonLineCorpus {
 		if got := checkJSONLine(t, &l, []byte(tc.line)); got != tc.fast {

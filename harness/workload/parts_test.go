@@ -7,6 +7,7 @@ import (
 )
 
 func TestFoundryOverTheContractBoundIsRefused(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("name: big\nrevision: 1\ncandidates: [single.algal.json]\nexecutors: { cheap: cases }\ncases:\n")
 	for i := range 257 {

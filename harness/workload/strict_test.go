@@ -11,6 +11,7 @@ import (
 // Inputs that a lenient decoder would accept with a meaning the author did
 // not write: each must be rejected with the file, line and key path.
 func TestStrictDecodingGaps(t *testing.T) {
+	t.Parallel()
 	const goodFoundry = `name: tiny
 revision: 1
 candidates: [single.algal.json]
@@ -77,6 +78,7 @@ cases:
 
 // Anchors and aliases within a sane size stay usable.
 func TestAliasesStillWork(t *testing.T) {
+	t.Parallel()
 	body := strings.Replace(goodBench, `args: { ticket: "x" }`, `args: &args { ticket: "x" }`, 1) +
 		"  - id: b\n    args: *args\n    expect: { queue: billing }\n    responses:\n      cheap: { route: billing }\n"
 	w := loadWorkload(t, writeWorkload(t, "tiny.bench.yaml", body))

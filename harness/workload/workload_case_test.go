@@ -15,6 +15,7 @@ import (
 // nested as deeply as any value may be included, and withoutArgs keeps
 // only the responses.
 func TestCasePacksLosslessly(t *testing.T) {
+	t.Parallel()
 	deep := any("bottom")
 	for range 63 {
 		deep = map[string]any{"k": deep}

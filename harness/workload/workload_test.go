@@ -51,6 +51,7 @@ cases:
 // quoted, the same digits are a string, and 1e-400 is a number (zero), as
 // a JSON reader takes it.
 func TestLargeNumbersAreQuotedOrRefused(t *testing.T) {
+	t.Parallel()
 	body := strings.Replace(goodBench, `args: { ticket: "x" }`, `args: { ticket: "1e400" }`, 1)
 	body = strings.Replace(body, `expect: { queue: billing }`, `expect: { queue: billing, n: 1e-400 }`, 1)
 	w, err := Load(writeWorkload(t, "tiny.bench.yaml", body))
@@ -63,6 +64,7 @@ func TestLargeNumbersAreQuotedOrRefused(t *testing.T) {
 }
 
 func TestYAMLErrorsPointAtTheNode(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		line, col  int
@@ -124,6 +126,7 @@ func TestYAMLErrorsPointAtTheNode(t *testing.T) {
 }
 
 func TestJSONLCaseErrorsCarryTheirLine(t *testing.T) {
+	t.Parallel()
 	body := strings.Replace(goodBench, "cases:\n", "cases:\n  - file: more.jsonl\n", 1)
 	p := writeWorkload(t, "tiny.bench.yaml", body)
 	jsonl := `{"id":"b","args":{"ticket":"y"},"expect":{"queue":"billing"}}` + "\n\n" +
@@ -139,6 +142,7 @@ func TestJSONLCaseErrorsCarryTheirLine(t *testing.T) {
 }
 
 func TestCompileFixtures(t *testing.T) {
+	t.Parallel()
 	wants := map[string]struct {
 		contract string
 		files    []string
@@ -204,6 +208,7 @@ func TestCompileFixtures(t *testing.T) {
 }
 
 func TestCompiledQueuesFollowCaseOrder(t *testing.T) {
+	t.Parallel()
 	w, err := Load(suitePath("intent-select.foundry.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // gigabytes once encoded; the byte bound stops it at load, naming the
 // alias that tipped it, whether the aliases sit in args or responses.
 func TestAliasBytesAreBounded(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 1<<20)
 	aliases := func(indent string) string {
 		var b strings.Builder
