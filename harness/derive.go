@@ -63,7 +63,7 @@ func RederiveRepeats(ctx context.Context, c *workload.Compiled, reports []any, s
 		return nil, fmt.Errorf("workload %s runs %d repeat(s), but %d report(s) were given", w.Name, max(1, w.Repeats), len(reports))
 	}
 	d := &Derived{}
-	parsed := make([]repeatEvidence, len(reports))
+	parsed := make([]repeats.Evidence, len(reports))
 	for i, report := range reports {
 		ev, err := parseEvidence(w, report)
 		if err != nil {
@@ -74,23 +74,10 @@ func RederiveRepeats(ctx context.Context, c *workload.Compiled, reports []any, s
 		}
 		parsed[i] = ev
 	}
-	d.Bench, d.Foundry = parsed[0].bench, parsed[0].foundry
+	d.Bench, d.Foundry = parsed[0].Bench, parsed[0].Foundry
 	if len(parsed) > 1 {
 		var err error
-		if w.Kind == workload.KindBench {
-			reps := make([]*bench.Report, len(parsed))
-			for i := range parsed {
-				reps[i] = parsed[i].bench
-			}
-			d.Repeats, err = repeats.AggregateBench(w.Name, reps)
-		} else {
-			res := make([]*foundry.Result, len(parsed))
-			for i := range parsed {
-				res[i] = parsed[i].foundry
-			}
-			d.Repeats, err = repeats.AggregateFoundry(w.Name, res)
-		}
-		if err != nil {
+		if d.Repeats, err = pooling(w.Kind).Aggregate(w.Name, parsed); err != nil {
 			return nil, err
 		}
 	}
@@ -113,29 +100,29 @@ func RederiveRepeats(ctx context.Context, c *workload.Compiled, reports []any, s
 }
 
 // parseEvidence parses one repeat's report or exhausted account.
-func parseEvidence(w *workload.Workload, report any) (repeatEvidence, error) {
+func parseEvidence(w *workload.Workload, report any) (repeats.Evidence, error) {
 	if w.Kind == workload.KindBench {
 		rep, err := bench.ParseReport(report)
 		if err != nil {
-			return repeatEvidence{}, err
+			return repeats.Evidence{}, err
 		}
-		return repeatEvidence{bench: rep}, nil
+		return repeats.Evidence{Bench: rep}, nil
 	}
 	res := &foundry.Result{}
 	if m, _ := report.(map[string]any); m["contract"] == foundry.BudgetContract {
 		acc, err := foundry.ParseAccount(report, "")
 		if err != nil {
-			return repeatEvidence{}, err
+			return repeats.Evidence{}, err
 		}
 		res.Exhausted = acc
 	} else {
 		rep, err := foundry.ParseReport(report)
 		if err != nil {
-			return repeatEvidence{}, err
+			return repeats.Evidence{}, err
 		}
 		res.Report = rep
 	}
-	return repeatEvidence{foundry: res}, nil
+	return repeats.Evidence{Foundry: res}, nil
 }
 
 // verification is the verify phase's computation over a parsed report

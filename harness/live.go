@@ -488,7 +488,7 @@ func (r *run) checkFailed() error {
 func (r *run) reportedCases() []RecordedRun {
 	var out []RecordedRun
 	for i, ev := range r.repeatEvidence() {
-		out = append(out, casesOf(ev.bench, ev.foundry, i+1)...)
+		out = append(out, casesOf(ev.Bench, ev.Foundry, i+1)...)
 	}
 	return out
 }

@@ -23,27 +23,13 @@ type memoRunner interface {
 	WithoutMemo() evidence.Runner
 }
 
-// repeatEvidence is one repeat's report (or foundry result).
-type repeatEvidence struct {
-	bench   *bench.Report
-	foundry *foundry.Result
-}
-
 // repeatEvidence lists every repeat's evidence in repeat order; for a run
 // without repeats, the one report.
-func (r *run) repeatEvidence() []repeatEvidence {
+func (r *run) repeatEvidence() []repeats.Evidence {
 	if a := r.o.Repeats; a != nil && a.K > 1 {
-		out := make([]repeatEvidence, a.K)
-		for i := range out {
-			if a.BenchReports() != nil {
-				out[i].bench = a.BenchReports()[i]
-			} else {
-				out[i].foundry = a.FoundryResults()[i]
-			}
-		}
-		return out
+		return a.Evidence()
 	}
-	return []repeatEvidence{{r.o.Bench, r.o.Foundry}}
+	return []repeats.Evidence{{Bench: r.o.Bench, Foundry: r.o.Foundry}}
 }
 
 // repeats is the run's repeat count.
@@ -93,19 +79,11 @@ func (r *run) executorsAt(specs map[string]string, rep int) map[string]string {
 	return out
 }
 
-// Measure is what runs a compiled workload's contenders over its cases
-// once (one repeat), on the fresh sessions of runner, and gives back the
-// evidence: bench and foundry implement it, and repeats wrap it
-// (measureRepeats) without knowing which of the two it is.
-type Measure interface {
-	Measure(rep int, runner evidence.Runner) (repeatEvidence, error)
-	// Aggregate pools the evidence of every repeat (two or more).
-	Aggregate(name string, reps []repeatEvidence) (*repeats.Aggregate, error)
-}
-
-// measure is the run's Measure: its bench or its foundry, counting case
-// runs in p (whose total it sets when it is known beforehand).
-func (r *run) measure(ctx context.Context, p *progress) Measure {
+// measure is the run's Measure (repeats.Measure): its bench or its
+// foundry, counting case runs in p (whose total it sets when it is known
+// beforehand). Its repeats (repeats.Run) and its parts (parts.Flight,
+// through partMeasure) wrap it.
+func (r *run) measure(ctx context.Context, p *progress) repeats.Measure {
 	if r.w.Kind == workload.KindBench {
 		p.total = r.repeats() * len(r.benchCfg.Systems) * len(r.benchCfg.Cases)
 		return &benchMeasure{ctx: ctx, r: r, opts: bench.Options{
@@ -142,15 +120,15 @@ type benchMeasure struct {
 	opts bench.Options
 }
 
-func (m *benchMeasure) Measure(rep int, runner evidence.Runner) (repeatEvidence, error) {
+func (m *benchMeasure) Measure(rep int, runner evidence.Runner) (repeats.Evidence, error) {
 	b, err := bench.Run(m.ctx, m.r.benchConfigAt(rep), runner, m.opts)
-	return repeatEvidence{bench: b}, err
+	return repeats.Evidence{Bench: b}, err
 }
 
-func (m *benchMeasure) Aggregate(name string, reps []repeatEvidence) (*repeats.Aggregate, error) {
+func (m *benchMeasure) Aggregate(name string, reps []repeats.Evidence) (*repeats.Aggregate, error) {
 	bs := make([]*bench.Report, len(reps))
 	for i, ev := range reps {
-		bs[i] = ev.bench
+		bs[i] = ev.Bench
 	}
 	return repeats.AggregateBench(name, bs)
 }
@@ -180,58 +158,38 @@ type foundryMeasure struct {
 	opts foundry.Options
 }
 
-func (m *foundryMeasure) Measure(rep int, runner evidence.Runner) (repeatEvidence, error) {
+func (m *foundryMeasure) Measure(rep int, runner evidence.Runner) (repeats.Evidence, error) {
 	f, err := foundry.Run(m.ctx, m.r.foundryConfigAt(rep), runner, m.opts)
-	return repeatEvidence{foundry: f}, err
+	return repeats.Evidence{Foundry: f}, err
 }
 
-func (m *foundryMeasure) Aggregate(name string, reps []repeatEvidence) (*repeats.Aggregate, error) {
+func (m *foundryMeasure) Aggregate(name string, reps []repeats.Evidence) (*repeats.Aggregate, error) {
 	fs := make([]*foundry.Result, len(reps))
 	for i, ev := range reps {
-		fs[i] = ev.foundry
+		fs[i] = ev.Foundry
 	}
 	return repeats.AggregateFoundry(name, fs)
 }
 
-// measureRepeats runs every repeat of m, one after another, each on fresh
-// sessions (runnerAt), and keeps their aggregate when there are several. A
-// failure names its repeat only when there is more than one.
-func (r *run) measureRepeats(m Measure) ([]repeatEvidence, error) {
-	reps := make([]repeatEvidence, r.repeats())
-	for i := range reps {
-		runner, err := r.runnerAt(i + 1)
-		if err != nil {
-			return nil, err
-		}
-		rep, err := m.Measure(i+1, runner)
-		if err != nil {
-			if len(reps) > 1 {
-				return nil, fmt.Errorf("repeat %d: %w", i+1, err)
-			}
-			return nil, err
-		}
-		reps[i] = rep
+// pooling is the Measure of kind that pools evidence read back from a run
+// directory (Rederive): it runs nothing.
+func pooling(kind workload.Kind) repeats.Measure {
+	if kind == workload.KindBench {
+		return &benchMeasure{}
 	}
-	if len(reps) > 1 {
-		a, err := m.Aggregate(r.w.Name, reps)
-		if err != nil {
-			return nil, err
-		}
-		r.o.Repeats = a
-	}
-	return reps, nil
+	return &foundryMeasure{}
 }
 
 // reportFile is the file the evidence is written to and its value: the
 // report, or a foundry's exhausted habitat account.
-func (ev repeatEvidence) reportFile() (string, any) {
+func reportFile(ev repeats.Evidence) (string, any) {
 	switch {
-	case ev.bench != nil:
-		return rundir.ReportFile, ev.bench.Value()
-	case ev.foundry.Report != nil:
-		return rundir.ReportFile, ev.foundry.Report.Value()
+	case ev.Bench != nil:
+		return rundir.ReportFile, ev.Bench.Value()
+	case ev.Foundry.Report != nil:
+		return rundir.ReportFile, ev.Foundry.Report.Value()
 	}
-	return rundir.BudgetFile, ev.foundry.Exhausted.Value()
+	return rundir.BudgetFile, ev.Foundry.Exhausted.Value()
 }
 
 // writeRepeatReports writes repeats 2..k's reports (or exhausted
@@ -245,7 +203,7 @@ func (r *run) writeRepeatReports() error {
 		if i == 0 {
 			continue
 		}
-		name, v := ev.reportFile()
+		name, v := reportFile(ev)
 		name = workload.RepeatFile(name, i+1)
 		if err := r.writeJSON(name, v); err != nil {
 			return err
@@ -298,7 +256,7 @@ func (r *run) repeatView(rep int, b *bench.Report, f *foundry.Result) *run {
 // further repeat's, each with its own alignment, and merges the verdicts:
 // the digest is repeat 1's, receipts are counted over all, and a further
 // repeat's mismatches name its file.
-func (r *run) verifyRepeats(ctx context.Context, first any, others []any, parsed []repeatEvidence) (*Verification, error, error) {
+func (r *run) verifyRepeats(ctx context.Context, first any, others []any, parsed []repeats.Evidence) (*Verification, error, error) {
 	out, alignErr, err := r.verification(ctx, first)
 	if err != nil || len(others) == 0 {
 		return out, alignErr, err
@@ -306,7 +264,7 @@ func (r *run) verifyRepeats(ctx context.Context, first any, others []any, parsed
 	for i, v := range others {
 		rep := i + 2
 		ev := parsed[rep-1]
-		vr, ae, err := r.repeatView(rep, ev.bench, ev.foundry).verification(ctx, v)
+		vr, ae, err := r.repeatView(rep, ev.Bench, ev.Foundry).verification(ctx, v)
 		if err != nil {
 			return nil, nil, fmt.Errorf("repeat %d: %w", rep, err)
 		}
@@ -314,7 +272,7 @@ func (r *run) verifyRepeats(ctx context.Context, first any, others []any, parsed
 			alignErr = fmt.Errorf("repeat %d: %w", rep, ae)
 		}
 		name := workload.RepeatFile(rundir.ReportFile, rep)
-		if ev.foundry != nil && ev.foundry.Report == nil {
+		if ev.Foundry != nil && ev.Foundry.Report == nil {
 			name = workload.RepeatFile(rundir.BudgetFile, rep)
 		}
 		out.OK = out.OK && vr.OK

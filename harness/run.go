@@ -585,12 +585,13 @@ func (r *run) evaluate(ctx context.Context) error {
 		return r.evaluateParts(ctx)
 	}
 	p := &progress{name: r.w.Name, f: r.opts.OnProgress}
-	reps, err := r.measureRepeats(r.measure(ctx, p))
+	reps, a, err := repeats.Run(r.w.Name, r.repeats(), r.measure(ctx, p), r.runnerAt)
 	if err != nil {
 		return err
 	}
+	r.o.Repeats = a
 	first := reps[0]
-	r.o.Bench, r.o.Foundry = first.bench, first.foundry
+	r.o.Bench, r.o.Foundry = first.Bench, first.Foundry
 	if err := r.writeFirstReport(first); err != nil {
 		return err
 	}
@@ -599,12 +600,12 @@ func (r *run) evaluate(ctx context.Context) error {
 
 // writeFirstReport writes repeat 1's report as report.json with its
 // per-contender copies, or its exhausted account as budget.json.
-func (r *run) writeFirstReport(ev repeatEvidence) error {
-	name, v := ev.reportFile()
+func (r *run) writeFirstReport(ev repeats.Evidence) error {
+	name, v := reportFile(ev)
 	id := "report"
 	if name == rundir.BudgetFile {
 		id = "budget"
-	} else if err := r.writeContenders(ev.bench, ev.foundry); err != nil {
+	} else if err := r.writeContenders(ev.Bench, ev.Foundry); err != nil {
 		return err
 	}
 	if err := r.writeJSON(name, v); err != nil {
