@@ -85,7 +85,7 @@ func label(v any, i int) string {
 	}
 	for _, k := range []string{"k", "repeat"} {
 		if n, ok := m[k].(float64); ok {
-			return fmt.Sprintf("%s=%s", k, gate.Num(n))
+			return fmt.Sprintf("%s=%s", k, workload.Num(n))
 		}
 	}
 	return fmt.Sprint(i)

@@ -53,7 +53,7 @@ func EvaluateBench(w *workload.Workload, r *bench.Report) []Result {
 		switch rule.Kind {
 		case workload.RuleMinPassed:
 			res.Passed = float64(s.Passed) >= rule.Number
-			res.Message = fmt.Sprintf("system %q passed %d of %d cases; the gate at %s requires at least %s.", s.ID, s.Passed, s.Total, rule.Pos, Num(rule.Number))
+			res.Message = fmt.Sprintf("system %q passed %d of %d cases; the gate at %s requires at least %s.", s.ID, s.Passed, s.Total, rule.Pos, workload.Num(rule.Number))
 			if !res.Passed {
 				res.Message += " Failing cases: " + failingBenchCases(s) + "."
 			}
@@ -67,10 +67,10 @@ func EvaluateBench(w *workload.Workload, r *bench.Report) []Result {
 		case workload.RuleMaxTokens:
 			tokens := s.Usage.TokensIn + s.Usage.TokensOut
 			res.Passed = float64(tokens) <= rule.Number
-			res.Message = fmt.Sprintf("system %q used %d tokens (%d in, %d out); the gate at %s allows at most %s.", s.ID, tokens, s.Usage.TokensIn, s.Usage.TokensOut, rule.Pos, Num(rule.Number))
+			res.Message = fmt.Sprintf("system %q used %d tokens (%d in, %d out); the gate at %s allows at most %s.", s.ID, tokens, s.Usage.TokensIn, s.Usage.TokensOut, rule.Pos, workload.Num(rule.Number))
 		case workload.RuleMaxCalls:
 			res.Passed = float64(s.EffectCalls) <= rule.Number
-			res.Message = fmt.Sprintf("system %q made %d effect calls; the gate at %s allows at most %s.", s.ID, s.EffectCalls, rule.Pos, Num(rule.Number))
+			res.Message = fmt.Sprintf("system %q made %d effect calls; the gate at %s allows at most %s.", s.ID, s.EffectCalls, rule.Pos, workload.Num(rule.Number))
 		case workload.RuleOutcomes:
 			c := benchCase(s, rule.Case)
 			if c == nil {
@@ -165,7 +165,7 @@ func EvaluateFoundry(w *workload.Workload, res *foundry.Result) []Result {
 			}
 		case workload.RuleHoldout:
 			g.Passed = rateAtLeast(r.Holdout.Score, rule.Number)
-			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout cases; the gate at %s requires a rate of at least %s.", key, r.Holdout.Passed, r.Holdout.Total, rule.Pos, Num(rule.Number))
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout cases; the gate at %s requires a rate of at least %s.", key, r.Holdout.Passed, r.Holdout.Total, rule.Pos, workload.Num(rule.Number))
 			if !g.Passed {
 				g.Message += " Failing holdout cases: " + failingFoundryCases(r.Holdout.Cases) + "."
 			}
@@ -179,10 +179,10 @@ func EvaluateFoundry(w *workload.Workload, res *foundry.Result) []Result {
 				score, split = promoted.Train, "train"
 			}
 			g.Passed = rateAtLeast(score, rule.Number)
-			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s cases; the gate at %s requires a rate of at least %s.", key, score.Passed, score.Total, split, rule.Pos, Num(rule.Number))
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s cases; the gate at %s requires a rate of at least %s.", key, score.Passed, score.Total, split, rule.Pos, workload.Num(rule.Number))
 		case workload.RuleMinPopulate:
 			g.Passed = float64(len(r.Candidates)) >= rule.Number
-			g.Message = fmt.Sprintf("the foundry evaluated %d candidates; the gate at %s requires at least %s.", len(r.Candidates), rule.Pos, Num(rule.Number))
+			g.Message = fmt.Sprintf("the foundry evaluated %d candidates; the gate at %s requires at least %s.", len(r.Candidates), rule.Pos, workload.Num(rule.Number))
 		case workload.RuleOutcomes:
 			var c *foundry.CaseResult
 			lists := [][]foundry.CaseResult{r.Holdout.Cases}
@@ -244,9 +244,6 @@ func Passed(results []Result) bool {
 	}
 	return true
 }
-
-// Num writes a threshold or a measure as its canonical JSON number.
-func Num(f float64) string { return string(canon.FormatNumber(nil, f)) }
 
 // MaxListedFailures bounds the failing cases a min-passed message of an
 // aggregate names.

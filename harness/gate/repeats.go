@@ -45,19 +45,19 @@ func judgeRepeatRule(rule workload.Rule, c *repeats.Contender, k int) Result {
 	case workload.RuleMinPassRate:
 		rate := c.PassRate()
 		res.Passed = rate.AtLeast(passk.Threshold(rule.Number))
-		res.Message = fmt.Sprintf("%s passed %d of %s (pass rate %s); the gate at %s requires at least %s.", who, c.Passes, over, rate, rule.Pos, Num(rule.Number))
+		res.Message = fmt.Sprintf("%s passed %d of %s (pass rate %s); the gate at %s requires at least %s.", who, c.Passes, over, rate, rule.Pos, workload.Num(rule.Number))
 	case workload.RuleMinPassHatK:
 		est := c.PassHatK(rule.K)
 		res.Passed = est.AtLeast(passk.Threshold(rule.Number))
 		if !est.Defined() {
-			res.Message = fmt.Sprintf("%s: pass^%d is n/a: a case ran %d time(s), fewer than %d; the gate at %s requires pass^%d of at least %s, which these runs cannot show.", who, rule.K, k, rule.K, rule.Pos, rule.K, Num(rule.Number))
+			res.Message = fmt.Sprintf("%s: pass^%d is n/a: a case ran %d time(s), fewer than %d; the gate at %s requires pass^%d of at least %s, which these runs cannot show.", who, rule.K, k, rule.K, rule.Pos, rule.K, workload.Num(rule.Number))
 			break
 		}
-		res.Message = fmt.Sprintf("%s has pass^%d %s (%s, from %s); the gate at %s requires at least %s.", who, rule.K, est, est.Fraction(), over, rule.Pos, Num(rule.Number))
+		res.Message = fmt.Sprintf("%s has pass^%d %s (%s, from %s); the gate at %s requires at least %s.", who, rule.K, est, est.Fraction(), over, rule.Pos, workload.Num(rule.Number))
 	case workload.RuleMaxFlaky:
 		flaky := FlakyCases(c.Cases)
 		res.Passed = float64(len(flaky)) <= rule.Number
-		res.Message = fmt.Sprintf("%s has %d flaky case(s) over %d repeats%s; the gate at %s allows at most %s.", who, len(flaky), k, listed(flaky), rule.Pos, Num(rule.Number))
+		res.Message = fmt.Sprintf("%s has %d flaky case(s) over %d repeats%s; the gate at %s allows at most %s.", who, len(flaky), k, listed(flaky), rule.Pos, workload.Num(rule.Number))
 	}
 	if !res.Passed && rule.Kind != workload.RuleMaxFlaky {
 		res.Message += " " + caseSpread(c.Cases)
@@ -135,7 +135,7 @@ func judgeBenchRepeats(w *workload.Workload, a *repeats.Aggregate) []Result {
 		case workload.RuleMinPassed:
 			res.Passed = float64(c.Passes) >= rule.Number*k
 			res.Message = fmt.Sprintf("system %q passed %d of %d case runs over %d repeats (%s of %d cases per repeat on average); the gate at %s requires at least %s per repeat on average.",
-				c.ID, c.Passes, c.Samples, a.K, MeanCount(int64(c.Passes), a.K), len(c.Cases), rule.Pos, Num(rule.Number))
+				c.ID, c.Passes, c.Samples, a.K, MeanCount(int64(c.Passes), a.K), len(c.Cases), rule.Pos, workload.Num(rule.Number))
 			if !res.Passed {
 				res.Message += " " + caseSpread(c.Cases)
 			}
@@ -149,10 +149,10 @@ func judgeBenchRepeats(w *workload.Workload, a *repeats.Aggregate) []Result {
 		case workload.RuleMaxTokens:
 			tokens := c.TokensIn + c.TokensOut
 			res.Passed = float64(tokens) <= rule.Number*k
-			res.Message = fmt.Sprintf("system %q used %d tokens over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, tokens, a.K, MeanCount(tokens, a.K), rule.Pos, Num(rule.Number))
+			res.Message = fmt.Sprintf("system %q used %d tokens over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, tokens, a.K, MeanCount(tokens, a.K), rule.Pos, workload.Num(rule.Number))
 		case workload.RuleMaxCalls:
 			res.Passed = float64(c.EffectCalls) <= rule.Number*k
-			res.Message = fmt.Sprintf("system %q made %d effect calls over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, c.EffectCalls, a.K, MeanCount(c.EffectCalls, a.K), rule.Pos, Num(rule.Number))
+			res.Message = fmt.Sprintf("system %q made %d effect calls over %d repeats (%s per repeat on average); the gate at %s allows at most %s per repeat on average.", c.ID, c.EffectCalls, a.K, MeanCount(c.EffectCalls, a.K), rule.Pos, workload.Num(rule.Number))
 		case workload.RuleOutcomes:
 			res = judgeOutcome(rule, fmt.Sprintf("system %q", c.ID), c.Case(rule.Case))
 		}
@@ -211,10 +211,10 @@ func judgeFoundryRepeats(w *workload.Workload, a *repeats.Aggregate) []Result {
 			h := a.Holdout
 			g.Passed = h.Samples > 0 && passk.Rate(h.Passes, h.Samples).AtLeast(passk.Threshold(rule.Number))
 			if h.Samples == 0 {
-				g.Message = fmt.Sprintf("the promoted candidate %s won no repeat of its own, so no holdout ran on it (each repeat runs its holdout on its own winner); the gate at %s requires a holdout rate of at least %s.", win.ID, rule.Pos, Num(rule.Number))
+				g.Message = fmt.Sprintf("the promoted candidate %s won no repeat of its own, so no holdout ran on it (each repeat runs its holdout on its own winner); the gate at %s requires a holdout rate of at least %s.", win.ID, rule.Pos, workload.Num(rule.Number))
 				break
 			}
-			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout runs over the %d repeat(s) it won; the gate at %s requires a rate of at least %s.", win.ID, h.Passes, h.Samples, len(win.PromotedIn), rule.Pos, Num(rule.Number))
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d holdout runs over the %d repeat(s) it won; the gate at %s requires a rate of at least %s.", win.ID, h.Passes, h.Samples, len(win.PromotedIn), rule.Pos, workload.Num(rule.Number))
 			if !g.Passed {
 				g.Message += " " + caseSpread(h.Cases)
 			}
@@ -224,10 +224,10 @@ func judgeFoundryRepeats(w *workload.Workload, a *repeats.Aggregate) []Result {
 				p, split = win.Train, "train"
 			}
 			g.Passed = p.Samples > 0 && p.Rate().AtLeast(passk.Threshold(rule.Number))
-			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s runs over %d repeats; the gate at %s requires a rate of at least %s.", win.ID, p.Passes, p.Samples, split, a.K, rule.Pos, Num(rule.Number))
+			g.Message = fmt.Sprintf("the promoted candidate %s passed %d of %d %s runs over %d repeats; the gate at %s requires a rate of at least %s.", win.ID, p.Passes, p.Samples, split, a.K, rule.Pos, workload.Num(rule.Number))
 		case workload.RuleMinPopulate:
 			g.Passed = float64(len(a.Contenders)) >= rule.Number
-			g.Message = fmt.Sprintf("the foundry evaluated %d distinct candidates over %d repeats; the gate at %s requires at least %s.", len(a.Contenders), a.K, rule.Pos, Num(rule.Number))
+			g.Message = fmt.Sprintf("the foundry evaluated %d distinct candidates over %d repeats; the gate at %s requires at least %s.", len(a.Contenders), a.K, rule.Pos, workload.Num(rule.Number))
 		case workload.RuleOutcomes:
 			c := win.Case(rule.Case)
 			if c == nil && a.Holdout != nil {
