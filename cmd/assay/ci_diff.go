@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/algal-assay/assay/ci/artifact"
 	"github.com/algal-assay/assay/ci/diff"
 	"github.com/algal-assay/assay/ci/prcheck"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
-	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
@@ -140,46 +136,28 @@ func (c *cli) ciDiff(ctx context.Context, f ciDiffFlags, args []string) error {
 // artifactDiff verifies a PR-check artifact and compares its two sides;
 // evidence that does not verify is a "no", each failure on stderr.
 func (c *cli) artifactDiff(ctx context.Context, f ciDiffFlags) (*diff.Diff, error) {
-	a, err := artifact.Open(f.artifactDir)
+	d, failures, err := artifact.VerifiedDiff(ctx, f.artifactDir, f.dir, f.allowEmpty)
 	if err != nil {
 		return nil, err
 	}
-	checked, err := a.Verify(ctx, artifact.VerifyOptions{Tree: artifact.GitTree(f.dir), AllowEmpty: f.allowEmpty})
-	if err != nil {
-		return nil, err
-	}
-	if !checked.OK() {
-		for _, l := range checked.Failures(f.artifactDir) {
+	if d == nil {
+		for _, l := range failures {
 			fmt.Fprintf(c.stderr, "FAIL %s\n", l)
 		}
 		return nil, reported(fmt.Errorf("the artifact's evidence does not verify"))
 	}
-	return a.Diff(ctx, checked, diff.Options{BaseLabel: "base", HeadLabel: "head"})
+	return d, nil
 }
 
-// writeDiff renders d as Markdown or JSON to stdout, or to the file out
-// (atomically, its directory made).
+// writeDiff renders d as Markdown or JSON to stdout, or to the file out.
 func (c *cli) writeDiff(d *diff.Diff, format, out string) error {
-	var b []byte
-	if format == "json" {
-		var err error
-		if b, err = d.JSON(); err != nil {
-			return err
-		}
-	} else {
-		b = []byte(diff.Markdown(d, diff.RenderOptions{}))
+	b, err := diff.Render(d, format)
+	if err != nil {
+		return err
 	}
 	if out == "" {
 		_, err := c.stdout.Write(b)
 		return err
 	}
-	if dir := filepath.Dir(out); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return &fault.Error{Code: fault.IOFailed, Message: "--out " + out, Err: err}
-		}
-	}
-	if err := atomicfile.Write(out, b); err != nil {
-		return &fault.Error{Code: fault.IOFailed, Message: "--out " + out, Err: err}
-	}
-	return nil
+	return diff.WriteOut(out, b)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/algal-assay/assay/ci/comment"
@@ -127,13 +126,9 @@ func (c *cli) checkPR(ctx context.Context, f ciPRFlags, paths []string, red *ghc
 	if err != nil {
 		return err
 	}
-	v := res.Diff.Verdict
-	summary := map[string]any{
-		"passed": v.Passed, "workloads": v.Workloads, "failed": v.Failed, "changed": v.Changed,
-		"problems": res.Diff.Problems, "artifact": res.Artifact, "pr": res.PR,
-	}
+	summary := res.Summary()
 	if f.post {
-		posted, err := c.ciPRPost(ctx, res, red)
+		posted, err := comment.PostRedacted(ctx, c.stdout, res.PR, res.Comment, red)
 		if err != nil {
 			return err
 		}
@@ -142,7 +137,7 @@ func (c *cli) checkPR(ctx context.Context, f ciPRFlags, paths []string, red *ghc
 	out, _ := json.Marshal(summary)
 	fmt.Fprintf(c.stdout, "%s\n", out)
 	if res.Failed {
-		return reported(fmt.Errorf("the PR check failed: %s", strings.Join(append(append([]string{}, v.Failed...), res.Diff.Problems...), "; ")))
+		return reported(fmt.Errorf("the PR check failed: %s", res.FailureReason()))
 	}
 	return nil
 }
@@ -167,28 +162,4 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 		ctx = context.Background()
 	}
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-}
-
-// ciPRPost posts the comment for same-repository use. A token that may
-// not comment is not a failure: the report is in the job summary. What
-// the API answered (the URL, a reason quoting the token) is redacted
-// before it joins the verb's JSON summary.
-func (c *cli) ciPRPost(ctx context.Context, res *prcheck.Result, red *ghci.Redactor) (any, error) {
-	posted, err := c.postPR(ctx, res)
-	if m, ok := posted.(map[string]any); ok {
-		for k, v := range m {
-			if s, ok := v.(string); ok {
-				m[k] = red.String(s)
-			}
-		}
-	}
-	return posted, red.Error(err)
-}
-
-func (c *cli) postPR(ctx context.Context, res *prcheck.Result) (any, error) {
-	posted, err := comment.PostPR(ctx, c.stdout, res.PR, res.Comment)
-	if err != nil {
-		return nil, err
-	}
-	return posted, nil
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/algal-assay/assay/ci/artifact"
-	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/effect"
 	"github.com/algal-assay/assay/engine/store"
@@ -111,19 +109,12 @@ func (c *cli) ciVerify(ctx context.Context, roots []string, f ciVerifyFlags) err
 	} else {
 		fmt.Fprint(c.stdout, rep.Text())
 	}
-	if os.Getenv("GITHUB_ACTIONS") == "true" {
-		w := c.stdout
-		if f.json {
-			w = c.stderr
-		}
-		for _, a := range rep.Annotations(os.Getenv("GITHUB_WORKSPACE")) {
-			fmt.Fprintln(w, a)
-		}
-		if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-			if err := ghci.AppendStepSummary(path, rep.Markdown()); err != nil {
-				return err
-			}
-		}
+	w := c.stdout
+	if f.json {
+		w = c.stderr
+	}
+	if err := rep.Actions(w); err != nil {
+		return err
 	}
 	if !rep.OK() {
 		return reported(errors.New(rep.Summary()))

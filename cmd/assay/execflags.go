@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/algal-assay/assay/engine/execset"
-	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/pflag"
 )
 
@@ -32,6 +31,3 @@ func (f *execFlags) set() execset.Set {
 	return execset.Set{Responses: f.responses, Command: f.executorCmd, Tools: f.tools, Transports: f.transportsFile,
 		CacheEffects: f.cacheEffects, Named: f.named, NamedFile: f.namedFile}
 }
-
-// applyTo gives a workbench the flag executors, tools, transports and memo.
-func (f *execFlags) applyTo(wb *vm.Workbench) error { return f.set().ApplyTo(wb) }

@@ -77,47 +77,8 @@ exits 1.`,
 	return cmd
 }
 
-// jsonArg reads a JSON argument given inline or as @FILE (@- for stdin),
-// refusing text over its bound before parsing it.
-func (c *cli) jsonArg(flag, arg string, bound expr.TextBound) (any, error) {
-	var data []byte
-	var err error
-	rest, fromFile := strings.CutPrefix(arg, "@")
-	switch {
-	case fromFile && rest == "-":
-		data, err = io.ReadAll(io.LimitReader(c.stdin, int64(bound.Max)+1))
-	case fromFile:
-		data, err = canon.ReadBounded(rest, bound.Max)
-	default:
-		data = []byte(arg)
-	}
-	return expr.ParseArgument(flag, data, err, bound)
-}
-
 func (c *cli) exprEval(programArg, envArg, fuelArg string) error {
-	program, err := c.jsonArg("program", programArg, expr.ProgramText)
-	if err != nil {
-		return c.exprResult(nil, 0, err)
-	}
-	env := map[string]any{}
-	if envArg != "" {
-		v, err := c.jsonArg("env", envArg, expr.EnvText)
-		if err != nil {
-			return c.exprResult(nil, 0, err)
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			// Upstream's boundary silently treats a non-object env as {};
-			// the CLI rejects it so a typo cannot pass unnoticed.
-			return c.exprResult(nil, 0, expr.NewError(expr.CodeParse, map[string]any{"what": "--env must be a JSON object"}))
-		}
-		env = m
-	}
-	fuel, ok := expr.ParseFuel(fuelArg)
-	if !ok {
-		return c.exprResult(nil, 0, expr.BudgetError())
-	}
-	v, burn, err := expr.Run(program, env, fuel)
+	v, burn, err := expr.EvalArguments(programArg, envArg, fuelArg, c.stdin)
 	return c.exprResult(v, burn, err)
 }
 
@@ -128,13 +89,7 @@ func (c *cli) exprResult(v any, burn int, err error) error {
 		c.exprSentence(err)
 		return reported(err)
 	}
-	out := map[string]any{"burn": float64(burn)}
-	if err != nil {
-		out["error"] = exprErrorJSON(err)
-	} else {
-		out["value"] = v
-	}
-	b, encErr := canon.Encode(out)
+	b, encErr := canon.Encode(expr.ResultValue(v, burn, err))
 	if encErr != nil {
 		return encErr
 	}
@@ -145,17 +100,6 @@ func (c *cli) exprResult(v any, burn int, err error) error {
 		return reported(err)
 	}
 	return nil
-}
-
-// exprErrorJSON is upstream's error object, the canonical expression
-// error as its message, with the suggestion a person needs beside it
-// ("hint": `did you mean "eq"?`) when there is one.
-func exprErrorJSON(err error) map[string]any {
-	out := map[string]any{"code": expr.ErrorCode(err), "message": expr.Canonical(err)}
-	if m := trailingHint.FindStringSubmatch(expr.Describe(err)); m != nil {
-		out["hint"] = m[1]
-	}
-	return out
 }
 
 // exprSentence prints an expression error for a person on a terminal:
@@ -170,20 +114,20 @@ func (c *cli) exprCheck(programArg, namesArg string) error {
 			c.exprSentence(err)
 			return reported(err)
 		}
-		b, encErr := canon.Encode(map[string]any{"error": exprErrorJSON(err)})
+		b, encErr := canon.Encode(map[string]any{"error": expr.ErrorValue(err)})
 		if encErr != nil {
 			return encErr
 		}
 		fmt.Fprintf(c.stdout, "%s\n", b)
 		return reported(err)
 	}
-	program, err := c.jsonArg("program", programArg, expr.ProgramText)
+	program, err := expr.ReadArgument("program", programArg, expr.ProgramText, c.stdin)
 	if err != nil {
 		return report(err)
 	}
 	var names []string
 	if rest, ok := strings.CutPrefix(namesArg, "@"); ok {
-		v, err := c.jsonArg("names", namesArg, expr.NamesText)
+		v, err := expr.ReadArgument("names", namesArg, expr.NamesText, c.stdin)
 		if err != nil {
 			return report(err)
 		}

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/algal-assay/assay/engine/evidence"
-	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness/archive"
 	"github.com/algal-assay/assay/harness/liverun"
 	"github.com/algal-assay/assay/internal/workroot"
@@ -52,17 +50,6 @@ func (f liveFlags) answerer(c *cli, cmd *cobra.Command, args []string) (liverun.
 		return liverun.Archive{}, err
 	}
 	return liverun.Archive{Mode: mode, Dir: dir, Command: recordCommand(cmd, args), Stderr: c.stderr}, nil
-}
-
-// openConfigRun checks the record flags and, when any of specs is live
-// (openai:), opens the recording and returns wb's runner admitting it;
-// otherwise the runner is wb itself and the run is nil.
-func (f liveFlags) openConfigRun(c *cli, cmd *cobra.Command, args []string, specs []string, wb *vm.Workbench) (*liverun.ConfigRun, evidence.Runner, error) {
-	a, err := f.answerer(c, cmd, args)
-	if err != nil {
-		return nil, nil, err
-	}
-	return liverun.OpenConfig(a, args[0], specs, wb)
 }
 
 // recordCommand is the command line that ran cmd, as a person types it

@@ -4,21 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/bench"
-	"github.com/algal-assay/assay/engine/bundle"
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/evidence"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/foundry"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
-	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/liverun"
-	"github.com/algal-assay/assay/harness/rundir"
+	"github.com/algal-assay/assay/harness/rundoc"
 	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/internal/atomicfile"
 	"github.com/spf13/cobra"
@@ -54,18 +50,6 @@ func (f *measureFlags) foundryFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.strictSplits, "strict-splits", false, "fail when a case's args appear in two splits (leakage)")
 }
 
-// notAWorkload refuses a YAML workload given to a verb that takes a JSON
-// config (bench, foundry, foundry search): the workload runs with
-// `assay run`, which compiles it to the config this verb reads.
-func notAWorkload(verb, path string) error {
-	if _, ok := workload.KindOf(path); !ok {
-		return nil
-	}
-	return &fault.Error{Code: workload.CodeWorkload, File: path,
-		Message: fmt.Sprintf("is a YAML workload, and `assay %s` takes an algal.%s.config.v1 JSON config", verb, strings.Fields(verb)[0]),
-		Hint:    fmt.Sprintf(" (run the workload with `assay run %s`)", path)}
-}
-
 // loadFoundryConfig admits a foundry config and prints its warnings (split
 // leakage) on stderr.
 func (c *cli) loadFoundryConfig(path string, opts foundry.AdmitOptions) (*foundry.Config, error) {
@@ -79,15 +63,15 @@ func (c *cli) loadFoundryConfig(path string, opts foundry.AdmitOptions) (*foundr
 	return cfg, nil
 }
 
-// openFoundryRun opens the config run of a foundry config (`assay
-// foundry CONFIG`, `assay foundry search CONFIG`): its candidates'
-// executors, its generator's and the flags' own.
-func (f *measureFlags) openFoundryRun(c *cli, cmd *cobra.Command, args []string, cfg *foundry.Config, wb *vm.Workbench) (*liverun.ConfigRun, evidence.Runner, error) {
-	specs := appendSpecs(nil, cfg.Executors)
-	if cfg.Generator != nil {
-		specs = appendSpecs(specs, cfg.Generator.Executors)
+// configRun are the options of a config run (`assay bench CONFIG`,
+// `assay foundry CONFIG`, `assay foundry search CONFIG`): who answers its
+// live executors, the workbench and the concurrency asked.
+func (f *measureFlags) configRun(c *cli, cmd *cobra.Command, args []string, wb *vm.Workbench) (liverun.ConfigOptions, error) {
+	a, err := f.live.answerer(c, cmd, args)
+	if err != nil {
+		return liverun.ConfigOptions{}, err
 	}
-	return f.live.openConfigRun(c, cmd, args, appendSpecs(specs, wb.Extra), wb)
+	return liverun.ConfigOptions{Archive: a, Path: args[0], Workbench: wb, Concurrency: f.concurrency}, nil
 }
 
 // verifyFlags are the flags of a verb that verifies evidence offline.
@@ -100,19 +84,7 @@ func (f *measureFlags) workbench() (*vm.Workbench, error) {
 	if f.concurrency < 0 {
 		return nil, usagef("--concurrency must be positive")
 	}
-	wb, err := vm.NewWorkbench(f.dir)
-	if err != nil {
-		return nil, err
-	}
-	if f.modules != "" {
-		if err := vm.AdmitModules(wb.Store, f.modules); err != nil {
-			return nil, err
-		}
-	}
-	if err := f.applyTo(wb); err != nil {
-		return nil, err
-	}
-	return wb, nil
+	return f.set().Workbench(f.dir, f.modules)
 }
 
 // emit prints a canonical JSON value on one line and, with --out, writes
@@ -140,14 +112,6 @@ func writeOut(path string, b []byte) error {
 	return nil
 }
 
-// appendSpecs adds the executor specs of m to specs.
-func appendSpecs(specs []string, m map[string]string) []string {
-	for _, s := range m {
-		specs = append(specs, s)
-	}
-	return specs
-}
-
 // verification is what bench and foundry verification print.
 type verification interface {
 	Value() map[string]any
@@ -169,6 +133,19 @@ func (c *cli) emitVerification(v verification, ok bool) error {
 	return nil
 }
 
+// emitOutcome prints the document of a config run (and writes it with
+// --out); a foundry's exhausted habitat budget exits 1, and so do live
+// requests that got no answer.
+func (c *cli) emitOutcome(o *liverun.Outcome, out string) error {
+	if err := c.emit(o.Doc, out); err != nil {
+		return err
+	}
+	if o.Exhausted {
+		return reported(fmt.Errorf("habitat budget exhausted"))
+	}
+	return o.Failures()
+}
+
 func newBenchCmd(c *cli) *cobra.Command {
 	var f measureFlags
 	cmd := &cobra.Command{
@@ -184,7 +161,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 			"Subcommands verify a report offline and render it.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := notAWorkload("bench", args[0]); err != nil {
+			if err := workload.NotAConfig("bench", args[0]); err != nil {
 				return err
 			}
 			wb, err := f.workbench()
@@ -195,26 +172,15 @@ func newBenchCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var specs []string
-			for _, s := range cfg.Systems {
-				specs = appendSpecs(specs, s.Executors)
-			}
-			cr, runner, err := f.live.openConfigRun(c, cmd, args, appendSpecs(specs, wb.Extra), wb)
+			opts, err := f.configRun(c, cmd, args, wb)
 			if err != nil {
 				return err
 			}
-			rep, err := bench.Run(cmd.Context(), cfg, runner, bench.Options{Concurrency: cr.Concurrency(f.concurrency)})
+			o, err := liverun.RunBench(cmd.Context(), cfg, opts)
 			if err != nil {
-				return cr.Stopped(wb, err)
-			}
-			runs := harness.Runs(rep, nil)
-			if err := cr.Finish(cmd.Context(), wb, rep.Value(), runs); err != nil {
 				return err
 			}
-			if err := c.emit(rep.Value(), f.out); err != nil {
-				return err
-			}
-			return cr.Failures(wb, runs)
+			return c.emitOutcome(o, f.out)
 		},
 	}
 	f.runFlags(cmd)
@@ -253,7 +219,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			"archive or the server as --record none|missing|all says, exactly as for `assay run`.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := notAWorkload("foundry", args[0]); err != nil {
+			if err := workload.NotAConfig("foundry", args[0]); err != nil {
 				return err
 			}
 			wb, err := f.workbench()
@@ -264,32 +230,15 @@ func newFoundryCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cr, runner, err := f.openFoundryRun(c, cmd, args, cfg, wb)
+			opts, err := f.configRun(c, cmd, args, wb)
 			if err != nil {
 				return err
 			}
-			res, err := foundry.Run(cmd.Context(), cfg, runner, foundry.Options{Concurrency: cr.Concurrency(f.concurrency)})
+			o, err := liverun.RunFoundry(cmd.Context(), cfg, opts)
 			if err != nil {
-				return cr.Stopped(wb, err)
-			}
-			runs := harness.Runs(nil, res)
-			var doc map[string]any
-			if res.Report != nil {
-				doc = res.Report.Value()
-			}
-			if err := cr.Finish(cmd.Context(), wb, doc, runs); err != nil {
 				return err
 			}
-			if res.Exhausted != nil {
-				if err := c.emit(res.Exhausted.Value(), f.out); err != nil {
-					return err
-				}
-				return reported(fmt.Errorf("habitat budget exhausted"))
-			}
-			if err := c.emit(res.Report.Value(), f.out); err != nil {
-				return err
-			}
-			return cr.Failures(wb, runs)
+			return c.emitOutcome(o, f.out)
 		},
 	}
 	f.foundryFlags(cmd)
@@ -306,24 +255,19 @@ func newFoundryCmd(c *cli) *cobra.Command {
 		c.verifyVerb("search-verify REPORT", "Upstream's spelling of verify for an algal.search.v1 report", verifyDoc),
 		c.inspectVerb("inspect REPORT|RUN_DIR", "Print the ranked candidates and the column that decided each place", foundry.InspectDocument),
 		c.inspectVerb("search-inspect REPORT", "Upstream's spelling of inspect for an algal.search.v1 report", foundry.InspectDocument),
-		c.packVerb("pack REPORT --out DIR", "Verify a foundry report, then write its promoted organism's closure into DIR", promotedOf(false), true),
-		c.packVerb("search-pack REPORT --out DIR", "Verify a search report, then write its result's promoted closure into DIR", promotedOf(true), true),
-		c.packVerb("export REPORT --out BUNDLE", "Verify a foundry report, then write its promoted organism's closure to the file BUNDLE", promotedOf(false), false),
+		c.packVerb("pack REPORT --out DIR", "Verify a foundry report, then write its promoted organism's closure into DIR", false, true),
+		c.packVerb("search-pack REPORT --out DIR", "Verify a search report, then write its result's promoted closure into DIR", true, true),
+		c.packVerb("export REPORT --out BUNDLE", "Verify a foundry report, then write its promoted organism's closure to the file BUNDLE", false, false),
 		c.foundrySearchVerb(), // search: cmd/assay/search.go
 	)
 	return cmd
-}
-
-// promotedOf reads the promoted digest of a foundry or search report.
-func promotedOf(search bool) func(any) (string, error) {
-	return func(v any) (string, error) { return foundry.Promoted(v, search) }
 }
 
 // packVerb builds foundry pack / search-pack / export: packing is permitted
 // only after successful verification, and nothing is written when any
 // claim fails (exit 1). With toDir, --out is a directory receiving
 // <hex>.bundle.json as upstream writes it; otherwise --out is the file.
-func (c *cli) packVerb(use, short string, promoted func(any) (string, error), toDir bool) *cobra.Command {
+func (c *cli) packVerb(use, short string, search, toDir bool) *cobra.Command {
 	var f measureFlags
 	cmd := &cobra.Command{
 		Use:   use,
@@ -343,36 +287,14 @@ func (c *cli) packVerb(use, short string, promoted func(any) (string, error), to
 			if err != nil {
 				return err
 			}
-			root, err := promoted(v)
+			p, err := foundry.Pack(cmd.Context(), v, wb, wb.Store, foundry.PackOptions{Search: search, Out: f.out, ToDir: toDir})
 			if err != nil {
 				return err
 			}
-			res, err := foundry.VerifyDocument(cmd.Context(), v, wb)
-			if err != nil {
-				return err
+			if p.Bundle == nil {
+				return c.emitVerification(p.Verification, false)
 			}
-			if !res.OK {
-				return c.emitVerification(res, false)
-			}
-			b, err := bundle.Pack(wb.Store, root)
-			if err != nil {
-				return err
-			}
-			path := f.out
-			if toDir {
-				if path, err = bundle.WriteInto(f.out, b); err != nil {
-					return err
-				}
-			} else {
-				data, err := canon.Encode(b.Value())
-				if err != nil {
-					return err
-				}
-				if err := writeOut(path, data); err != nil {
-					return err
-				}
-			}
-			return c.emit(map[string]any{"ok": true, "promoted": root, "bundle": path, "manifests": float64(len(b.Manifests)), "values": float64(len(b.Values))}, "")
+			return c.emit(p.Value(), "")
 		},
 	}
 	f.verifyFlags(cmd)
@@ -393,7 +315,7 @@ func (c *cli) verifyVerb(use, short string, verify func(context.Context, any, *v
 			if err != nil {
 				return err
 			}
-			v, err := readReport(args[0])
+			v, err := rundoc.Report(args[0])
 			if err != nil {
 				return err
 			}
@@ -416,7 +338,7 @@ func (c *cli) inspectVerb(use, short string, render func(any) (string, error)) *
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			v, err := readReport(args[0])
+			v, err := rundoc.Report(args[0])
 			if err != nil {
 				return err
 			}
@@ -432,20 +354,4 @@ func (c *cli) inspectVerb(use, short string, render func(any) (string, error)) *
 			})
 		},
 	}
-}
-
-// readReport reads a report file, or the report of a workload run
-// directory (report.json, or budget.json when a foundry exhausted its
-// budget).
-func readReport(path string) (any, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		for _, name := range []string{rundir.ReportFile, rundir.BudgetFile} {
-			p := filepath.Join(path, name)
-			if _, err := os.Stat(p); err == nil {
-				return canon.ReadFile(p, 0)
-			}
-		}
-		return nil, &fault.Error{Code: fault.IOFailed, Message: fmt.Sprintf("%s: a run directory holds %s (or %s); neither is there", path, rundir.ReportFile, rundir.BudgetFile)}
-	}
-	return canon.ReadFile(path, 0)
 }

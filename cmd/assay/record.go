@@ -1,15 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/harness"
-	"github.com/algal-assay/assay/harness/rundir"
-	"github.com/algal-assay/assay/harness/workload"
+	"github.com/algal-assay/assay/harness/rundoc"
 	"github.com/algal-assay/assay/runrecord"
 	"github.com/spf13/cobra"
 )
@@ -43,7 +38,7 @@ is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts := runrecord.Options{Pipeline: pipeline}
-			known, err := currentAssemblies(c, workloads)
+			known, err := rundoc.Assemblies(workloads, c.stderr)
 			if err != nil {
 				return err
 			}
@@ -75,7 +70,7 @@ is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
 				if _, err := fmt.Fprintf(c.stdout, "%s\n", b); err != nil {
 					return err
 				}
-			} else if err := v.WriteText(c.stdout, gateVerdict(v.Dir)); err != nil {
+			} else if err := v.WriteText(c.stdout, rundoc.GateVerdict(v.Dir)); err != nil {
 				return err
 			}
 			if v.State != runrecord.StateRecord {
@@ -90,68 +85,4 @@ is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
 	show.Flags().StringSliceVar(&workloads, "workloads", nil, "workload files or directories giving today's assemblies (default suites/ when it exists)")
 	record.AddCommand(show)
 	return record
-}
-
-// currentAssemblies builds today's assembly of every workload under paths
-// (default suites/ when present), so a record can be checked for drift. A
-// workload that no longer loads is reported on stderr and left out: the
-// record is then compared with nothing rather than with a guess.
-func currentAssemblies(c *cli, paths []string) ([]runrecord.Workload, error) {
-	if len(paths) == 0 {
-		if st, err := os.Stat(defaultSuites); err != nil || !st.IsDir() {
-			return nil, nil
-		}
-		paths = []string{defaultSuites}
-	}
-	files, err := workload.Discover(paths...)
-	if err != nil {
-		return nil, err
-	}
-	var out []runrecord.Workload
-	for _, f := range files {
-		w, err := workload.Load(f)
-		if err != nil {
-			fmt.Fprintf(c.stderr, "assay: warning: %v\n", err)
-			continue
-		}
-		data, err := runrecord.EncodeAssembly(harness.Assembly(w))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, runrecord.Workload{Pipeline: w.Name, Assembly: data})
-	}
-	return out, nil
-}
-
-// gateVerdict reads the run directory's gate.json for the status line:
-// "gate passed, 8 of 8 rules hold", "gate FAILED, ...", or why there is
-// no verdict. The file is a derived summary: ci verify re-derives it.
-func gateVerdict(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, rundir.GateFile))
-	if err != nil {
-		return "no gate verdict: " + rundir.GateFile + " was not written"
-	}
-	var g struct {
-		Passed *bool `json:"passed"`
-		Rules  []struct {
-			Passed bool `json:"passed"`
-		} `json:"rules"`
-	}
-	if json.Unmarshal(data, &g) != nil || g.Passed == nil {
-		return "no gate verdict: " + rundir.GateFile + " does not parse"
-	}
-	held := 0
-	for _, r := range g.Rules {
-		if r.Passed {
-			held++
-		}
-	}
-	word := "passed"
-	if !*g.Passed {
-		word = "FAILED"
-	}
-	if len(g.Rules) == 0 {
-		return "gate " + word + ", no rules"
-	}
-	return fmt.Sprintf("gate %s, %d of %d rules hold", word, held, len(g.Rules))
 }

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/harness/liverun"
+	"github.com/algal-assay/assay/internal/suggest"
 )
 
 // Exit codes shared by every verb, as upstream's CLI documents them.
@@ -124,9 +124,7 @@ func writeSentence(w io.Writer, code, message, hint string) {
 	message = expr.Humanize(message)
 	if hint == "" {
 		// Most suggestions ride at the end of the message itself.
-		if m := trailingHint.FindStringSubmatchIndex(message); m != nil {
-			message, hint = message[:m[0]], message[m[2]:m[3]]
-		}
+		message, hint, _ = suggest.SplitHint(message)
 	}
 	fmt.Fprintf(w, "assay: %s (%s)\n", strings.TrimRight(message, ". \n"), code)
 	hint = strings.TrimSpace(hint)
@@ -137,9 +135,6 @@ func writeSentence(w io.Writer, code, message, hint string) {
 		fmt.Fprintf(w, "hint: %s\n", hint)
 	}
 }
-
-// trailingHint is a suggestion a message ends with: ` (did you mean "fn"?)`.
-var trailingHint = regexp.MustCompile(`\s*\((did you mean [^()]*\?)\)\s*$`)
 
 // readableErr reports whether errors should read as sentences: without
 // --json and when stderr is a terminal.

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/algal-assay/assay/engine/foundry"
-	"github.com/algal-assay/assay/harness"
+	"github.com/algal-assay/assay/harness/liverun"
 	"github.com/spf13/cobra"
 )
 
@@ -31,22 +31,15 @@ func (c *cli) foundrySearchVerb() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cr, runner, err := f.openFoundryRun(c, cmd, args, cfg, wb)
+			opts, err := f.configRun(c, cmd, args, wb)
 			if err != nil {
 				return err
 			}
-			rep, err := foundry.RunSearch(cmd.Context(), cfg, runner, foundry.Options{Concurrency: cr.Concurrency(f.concurrency)})
+			o, err := liverun.RunSearch(cmd.Context(), cfg, opts)
 			if err != nil {
-				return cr.Stopped(wb, err)
-			}
-			runs := harness.SearchRuns(rep)
-			if err := cr.Finish(cmd.Context(), wb, rep.Value(), runs); err != nil {
 				return err
 			}
-			if err := c.emit(rep.Value(), f.out); err != nil {
-				return err
-			}
-			return cr.Failures(wb, runs)
+			return c.emitOutcome(o, f.out)
 		},
 	}
 	f.foundryFlags(cmd)

@@ -6,17 +6,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 
-	"github.com/algal-assay/assay/engine/fault"
-	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
 	"github.com/algal-assay/assay/harness/console"
+	"github.com/algal-assay/assay/harness/job"
 	"github.com/algal-assay/assay/harness/parts"
 	"github.com/algal-assay/assay/harness/workload"
-	"github.com/algal-assay/assay/internal/workroot"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -77,9 +73,6 @@ func addWorkloadReportFlags(fs *pflag.FlagSet, r *workloadReport) {
 	fs.StringVar(&r.junit, "junit", "", "workloads: also write a JUnit XML report to this file")
 }
 
-// defaultSuites is where `assay run` looks when given no path.
-const defaultSuites = "suites"
-
 // newWorkloadsCmd is `assay workloads run`, the main job under its own name.
 func newWorkloadsCmd(c *cli) *cobra.Command {
 	group := &cobra.Command{
@@ -127,8 +120,8 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	if err != nil {
 		return err
 	}
-	paths = f.atRoot(c, paths)
-	files, err := discoverWorkloads(paths)
+	places := f.atRoot(c, paths)
+	files, err := job.Discover(places.Paths)
 	if err != nil {
 		return err
 	}
@@ -136,32 +129,21 @@ func runWorkloadsCtx(ctx context.Context, c *cli, paths []string, f workloadFlag
 	if err != nil {
 		return err
 	}
-	wb, err := vm.NewWorkbench(f.dir)
+	results, stopErr, err := job.Run(ctx, files, places.Dir, harness.Options{
+		Out: places.Out, Concurrency: f.concurrency, StrictSplits: f.strictSplits,
+		Record: record, Archive: archiveDir, Repeats: f.repeats, Fresh: f.fresh,
+	}, shard, c.progress(f.report.json))
 	if err != nil {
 		return err
 	}
-	// One run is one trust scope: a receipt met again is replayed once.
-	wb.Verified = &vm.VerifiedReceipts{}
-	disp := c.progress(f.report.json)
-	results, stopErr := harness.RunAll(ctx, files, harness.BatchOptions{
-		Options: harness.Options{
-			Runner: wb, Store: wb, Out: f.out, AssayDirs: []string{f.dir}, Concurrency: f.concurrency,
-			StrictSplits: f.strictSplits, HandleSignals: true, OnProgress: disp.Update,
-			Record: record, Archive: archiveDir, Repeats: f.repeats, Fresh: f.fresh,
-		},
-		OnStart: disp.Start,
-		Shard:   shard,
-		OnDone: func(r *harness.Result) {
-			disp.Finish(r)
-			if !r.Passed() {
-				disp.Fail(r.Code(), r.JoinReasons())
-			}
-		},
-	})
-	if stopErr != nil {
-		disp.Fail(harness.CodeCancelled, stopErr.Error())
+	failed, err := job.Report{JSON: f.report.json, JUnit: f.report.junit}.Write(c.stdout, results, len(files), stopErr)
+	if err != nil {
+		return err
 	}
-	return c.reportJob(f.report, results, len(files), stopErr)
+	if failed > 0 {
+		return reported(fmt.Errorf("%d workloads failed", failed))
+	}
+	return nil
 }
 
 // validate checks the flags no parser checks.
@@ -175,46 +157,15 @@ func (f workloadFlags) validate() error {
 	return nil
 }
 
-// atRoot runs from inside a repository as go and git do: what the run
-// writes lands at the root, where .gitignore covers it, and the default
-// suites are the root's. It returns the workload paths.
-func (f *workloadFlags) atRoot(c *cli, paths []string) []string {
-	root, ok := workroot.Above()
-	if !ok {
-		return paths
+// atRoot places the job at the repository root when run from inside
+// one (job.Places.AtRoot), saying so on stderr; an explicit --dir or
+// --out stays as given.
+func (f *workloadFlags) atRoot(c *cli, paths []string) job.Places {
+	places, root := job.Places{Dir: f.dir, Out: f.out, Paths: paths}.AtRoot(f.dirSet, f.outSet)
+	if root != "" {
+		fmt.Fprintf(c.stderr, "assay: the repository root is %s: runs/ and .algal/ are written there\n", root)
 	}
-	if !f.dirSet {
-		f.dir = filepath.Join(root, f.dir)
-	}
-	if !f.outSet {
-		f.out = filepath.Join(root, f.out)
-	}
-	if len(paths) == 0 {
-		paths = []string{filepath.Join(root, defaultSuites)}
-	}
-	fmt.Fprintf(c.stderr, "assay: the repository root is %s: runs/ and .algal/ are written there\n", root)
-	return paths
-}
-
-// discoverWorkloads finds the workload files under paths (default
-// suites/), failing when there are none.
-func discoverWorkloads(paths []string) ([]string, error) {
-	if len(paths) == 0 {
-		if st, err := os.Stat(defaultSuites); err != nil || !st.IsDir() {
-			return nil, &fault.Error{Code: workload.CodeWorkload, File: defaultSuites,
-				Message: "no suites/ directory here, and no workload paths were given: run `assay init` to scaffold an organism, a bench and a foundry workload under suites/, or name workload files or directories (assay run PATH...)"}
-		}
-		paths = []string{defaultSuites}
-	}
-	files, err := workload.Discover(paths...)
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, &fault.Error{Code: workload.CodeWorkload, File: strings.Join(paths, ", "),
-			Message: "no *.bench.yaml or *.foundry.yaml workloads found (run `assay init` for a starter set)"}
-	}
-	return files, nil
+	return places
 }
 
 // shardOf parses --shard (nil: run everything).
@@ -242,30 +193,4 @@ func (c *cli) progress(jsonReport bool) *console.Progress {
 		disp.Failure = writeError
 	}
 	return disp
-}
-
-// reportJob writes the JUnit report, prints the summary (or --json) and
-// fails when any workload failed or did not run.
-func (c *cli) reportJob(r workloadReport, results []*harness.Result, total int, stopErr error) error {
-	if r.junit != "" {
-		if err := writeJUnit(r.junit, results, stopErr); err != nil {
-			return err
-		}
-	}
-	_, failed := harness.Tally(results)
-	if stopErr != nil {
-		failed += total - len(results)
-	}
-	if r.json {
-		if err := printResultsJSON(c.stdout, results, total, stopErr); err != nil {
-			return err
-		}
-	} else {
-		console.PrintSummary(c.stdout, results)
-		console.PrintVerdict(c.stdout, total, failed, stopErr)
-	}
-	if failed > 0 {
-		return reported(fmt.Errorf("%d workloads failed", failed))
-	}
-	return nil
 }
