@@ -247,15 +247,6 @@ func htmlParts(o *Outcome) []report.Part {
 	return out
 }
 
-// partsSummary is summary.md's line about the parts of a run in parts.
-func partsSummary(o *Outcome) string {
-	if o.Compiled == nil || o.Compiled.Parts == nil {
-		return ""
-	}
-	ps := o.Compiled.Parts
-	return fmt.Sprintf("- parts: %d (%s to %s), each at most %d cases and %d systems; totals in `%s`\n", len(ps), ps[0].ReportFile(), ps[len(ps)-1].ReportFile(), workload.PartCases, workload.PartSystems, workload.AggregateFile)
-}
-
 // releaseCases replaces, once a run in parts has written every part's
 // config and tables, its workload with a copy that keeps of each case only
 // its id, split, position and responses (the alignment check counts

@@ -6,6 +6,10 @@ import (
 
 	"github.com/algal-assay/assay/engine/bench"
 	"github.com/algal-assay/assay/engine/foundry"
+	"github.com/algal-assay/assay/engine/significance"
+	"github.com/algal-assay/assay/harness/repeats"
+	"github.com/algal-assay/assay/harness/rundir"
+	"github.com/algal-assay/assay/harness/workload"
 	"github.com/algal-assay/assay/report"
 )
 
@@ -119,7 +123,7 @@ func RunResults(o *Outcome) *report.Run {
 	r := &report.Run{Dir: o.RunDir, Status: o.Status, Warnings: o.Warnings, BudgetExhausted: o.BudgetExhausted(),
 		// summary.md is re-derived from the evidence alone
 		// (Derived.Outcome), which holds no cache token counts.
-		Table: summaryTable(o, false), Intervals: intervalsSection(o), RepeatsAccount: repeatsSection(o)}
+		Table: summaryTable(o, false), PassRates: passRates(o), RepeatsAccount: repeatsAccount(o)}
 	if w := o.Workload; w != nil {
 		r.Workload, r.Kind, r.Revision, r.Description = w.Name, string(w.Kind), w.Revision, w.Description
 	}
@@ -131,7 +135,7 @@ func RunResults(o *Outcome) *report.Run {
 	}
 	if b := o.Bench; b != nil {
 		r.Bench = &report.BenchFacts{Digest: b.Digest, Pareto: b.Pareto}
-		r.PartsNote = partsSummary(o)
+		r.Parts = partsFacts(o)
 	}
 	if o.Foundry != nil {
 		r.Foundry = foundryFacts(o.Foundry.Report)
@@ -146,6 +150,107 @@ func RunResults(o *Outcome) *report.Run {
 		r.Resumed = &report.Resumed{Reused: rs.Reused, Ran: rs.Ran, Rejected: rs.Rejected}
 	}
 	return r
+}
+
+// partsFacts say how a bench run in parts was cut (nil when it ran
+// whole).
+func partsFacts(o *Outcome) *report.Parts {
+	if o.Compiled == nil || o.Compiled.Parts == nil {
+		return nil
+	}
+	ps := o.Compiled.Parts
+	return &report.Parts{Count: len(ps), First: ps[0].ReportFile(), Last: ps[len(ps)-1].ReportFile(),
+		MaxCases: workload.PartCases, MaxSystems: workload.PartSystems, Aggregate: workload.AggregateFile}
+}
+
+// passRates are the outcome's pass rates with their 95% intervals:
+// clustered by case over the repeats of a repeated run, Wilson's for a
+// single run's cases (nil when the run left no report).
+func passRates(o *Outcome) *report.PassRates {
+	switch {
+	case o.Repeats != nil:
+		return repeatedPassRates(o.Repeats)
+	case o.Bench != nil:
+		p := &report.PassRates{}
+		for _, s := range o.Bench.Systems {
+			p.Rows = append(p.Rows, report.PassRateRow{Subject: s.ID, Passed: wilson(s.Passed, s.Total)})
+		}
+		return p
+	case o.Foundry != nil && o.Foundry.Report != nil:
+		r := o.Foundry.Report
+		p := &report.PassRates{}
+		for _, i := range foundry.Rank(r.Candidates) {
+			c := &r.Candidates[i]
+			p.Rows = append(p.Rows, report.PassRateRow{Subject: c.ManifestKey,
+				Validation: wilson(c.Validation.Passed, c.Validation.Total), Train: wilson(c.Train.Passed, c.Train.Total)})
+		}
+		p.Rows = append(p.Rows, report.PassRateRow{Holdout: true, Passed: wilson(r.Holdout.Passed, r.Holdout.Total)})
+		return p
+	}
+	return nil
+}
+
+// wilson is passed of total with Wilson's interval: the cases are single
+// samples.
+func wilson(passed, total int64) *report.PassRate {
+	return &report.PassRate{Passed: int(passed), Total: int(total), CI95: significance.Wilson(int(passed), int(total))}
+}
+
+// repeatedPassRates are a repeated run's pooled pass rates, clustered by
+// case: each contender's (a foundry candidate's on validation and train)
+// and the promoted candidate's holdout.
+func repeatedPassRates(a *repeats.Aggregate) *report.PassRates {
+	p := &report.PassRates{Repeats: a.K}
+	for i := range a.Contenders {
+		c := &a.Contenders[i]
+		if a.Kind == workload.KindBench {
+			p.Rows = append(p.Rows, report.PassRateRow{Subject: c.ID, Passed: &report.PassRate{Passed: c.Passes, Total: c.Samples, CI95: c.PassRateCI95("")}})
+			continue
+		}
+		p.Rows = append(p.Rows, report.PassRateRow{Subject: c.ID,
+			Validation: &report.PassRate{Passed: c.Validation.Passes, Total: c.Validation.Samples, CI95: c.PassRateCI95(foundry.SplitValidation)},
+			Train:      &report.PassRate{Passed: c.Train.Passes, Total: c.Train.Samples, CI95: c.PassRateCI95(foundry.SplitTrain)}})
+	}
+	if h := a.Holdout; h != nil {
+		p.Rows = append(p.Rows, report.PassRateRow{Subject: h.ManifestKey, Holdout: true,
+			Passed: &report.PassRate{Passed: h.Passes, Total: h.Samples, CI95: repeats.ClusteredCI(h.Cases, "")}})
+	}
+	return p
+}
+
+// repeatsAccount is how a repeated run's repeats went: each repeat's
+// report, the foundry's promotion over all of them, and every flaky case
+// (with the promoted candidate's holdout cases); nil for a single run.
+func repeatsAccount(o *Outcome) *report.RepeatsAccount {
+	a := o.Repeats
+	if a == nil {
+		return nil
+	}
+	out := &report.RepeatsAccount{K: a.K, Aggregate: repeats.File}
+	for i, d := range a.Reports {
+		r := report.RepeatReport{File: workload.RepeatFile(rundir.ReportFile, i+1), Digest: d}
+		if slices.Contains(a.Exhausted, i+1) {
+			r.File, r.Exhausted = workload.RepeatFile(rundir.BudgetFile, i+1), true
+		}
+		out.Reports = append(out.Reports, r)
+	}
+	if a.Kind == workload.KindFoundry && a.Promoted != "" {
+		w := a.PromotedContender()
+		out.Promoted = &report.RepeatPromotion{ID: w.ID, PromotedIn: len(w.PromotedIn)}
+	}
+	for i := range a.Contenders {
+		c := &a.Contenders[i]
+		cases := c.Cases
+		if a.Kind == workload.KindFoundry && c.ManifestDigest == a.Promoted && a.Holdout != nil {
+			cases = append(slices.Clone(cases), a.Holdout.Cases...)
+		}
+		for _, rc := range cases {
+			if rc.Verdict() == repeats.VerdictFlaky {
+				out.Flaky = append(out.Flaky, report.FlakyRepeatCase{Subject: c.ID, Case: rc.ID, PassedIn: rc.PassedIn, Runs: rc.Runs})
+			}
+		}
+	}
+	return out
 }
 
 // foundryFacts are a foundry report's digest, promotion and lineage (nil

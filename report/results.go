@@ -1,5 +1,7 @@
 package report
 
+import "github.com/algal-assay/assay/engine/significance"
+
 // The results model: what every format renders from. A job's Results
 // hold a Workload per workload file and, for each that ran, its Run (the
 // run directory's facts, gate and verification); the pull-request check
@@ -88,12 +90,15 @@ type Run struct {
 	// Table is the contender table as the evidence alone gives it (no
 	// prompt-cache counts: summary.md is re-derived from the run files).
 	Table Table
-	// PartsNote, Intervals and RepeatsAccount are summary.md's lines on a run
-	// in parts, the pass rates' 95% intervals and the repeats, worded by
-	// the harness packages that own those computations ("" when absent).
-	PartsNote, Intervals, RepeatsAccount string
-	Gates                                []Gate
-	Verification                         *Verification
+	// Parts is a bench run in parts (nil when it ran whole).
+	Parts *Parts
+	// PassRates are the contenders' pass rates with their 95% intervals
+	// (nil when the run left no report).
+	PassRates *PassRates
+	// RepeatsAccount is how the repeats went (nil for a single sample).
+	RepeatsAccount *RepeatsAccount
+	Gates          []Gate
+	Verification   *Verification
 	// Resumed says which parts of a bench in parts an interrupted run's
 	// reports supplied (nil when the run was not resumed).
 	Resumed *Resumed
@@ -118,6 +123,82 @@ type FoundryFacts struct {
 // its run's receipt digest.
 type Lineage struct {
 	Generator, Run string
+}
+
+// Parts says how a bench run in parts was cut: Count parts, each of at
+// most MaxCases cases and MaxSystems systems, their reports First to Last,
+// and the run directory's file (Aggregate) that holds the totals.
+type Parts struct {
+	Count                int
+	First, Last          string
+	MaxCases, MaxSystems int
+	Aggregate            string
+}
+
+// PassRates are a run's pass rates with their 95% intervals: Wilson's
+// for single samples, clustered by case over Repeats repeats (0 for single
+// samples).
+type PassRates struct {
+	Repeats int
+	Rows    []PassRateRow
+}
+
+// PassRateRow is one contender's pass rates: a bench system's over its
+// cases (Passed), a foundry candidate's on validation and train, or, with
+// Holdout, the promoted candidate's on the holdout (Passed). Subject is
+// the system or candidate; "" on a holdout row that names no candidate.
+type PassRateRow struct {
+	Subject string
+	Holdout bool
+	// Passed is set for a bench system and a holdout, Validation and
+	// Train for a foundry candidate.
+	Passed, Validation, Train *PassRate
+}
+
+// PassRate is Passed of Total with its 95% interval.
+type PassRate struct {
+	Passed, Total int
+	CI95          significance.Interval
+}
+
+// RepeatsAccount is summary.md's account of a run with repeats: which
+// report each repeat left, the candidate promoted over all of them (a
+// foundry), and every flaky case.
+type RepeatsAccount struct {
+	// K is the number of repeats; Aggregate the file that aggregates
+	// them (re-derived on every read).
+	K         int
+	Aggregate string
+	Reports   []RepeatReport
+	// Promoted is the candidate a foundry promoted on validation pooled
+	// over all repeats (nil for a bench, or when none was).
+	Promoted *RepeatPromotion
+	// Flaky are the cases that passed in some repeats and failed in
+	// others, by contender in table order.
+	Flaky []FlakyRepeatCase
+}
+
+// RepeatReport is one repeat's report: its file (the budget file when
+// the habitat budget ran out) and digest.
+type RepeatReport struct {
+	File      string
+	Exhausted bool
+	Digest    string
+}
+
+// RepeatPromotion is the candidate promoted over all repeats and in how
+// many of them it was promoted on its own.
+type RepeatPromotion struct {
+	ID         string
+	PromotedIn int
+}
+
+// FlakyRepeatCase is a flaky case of a contender: the repeats it passed
+// in, of Runs.
+type FlakyRepeatCase struct {
+	Subject, Case string
+	PassedIn      []int
+	Runs          int
 }
 
 // Verification is a run's verify phase as a report shows it.

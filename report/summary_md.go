@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/algal-assay/assay/engine/significance"
 )
 
 // SummaryMD renders a run directory's summary.md: what ran, the contender
@@ -17,8 +19,8 @@ func SummaryMD(r *Run) string {
 	summaryFacts(&b, r)
 	b.WriteString("\n## Results\n\n")
 	b.WriteString(r.Table.Markdown())
-	b.WriteString(r.Intervals)
-	b.WriteString(r.RepeatsAccount)
+	summaryPassRates(&b, r.PassRates)
+	summaryRepeats(&b, r.RepeatsAccount)
 	b.WriteString("\n## Gate\n\n")
 	summaryGate(&b, r)
 	b.WriteString("\n## Verification\n\n")
@@ -35,7 +37,9 @@ func summaryFacts(b *strings.Builder, r *Run) {
 	}
 	if f := r.Bench; f != nil {
 		fmt.Fprintf(b, "- report: `%s`\n- pareto: %s\n", f.Digest, strings.Join(f.Pareto, ", "))
-		b.WriteString(r.PartsNote)
+		if p := r.Parts; p != nil {
+			fmt.Fprintf(b, "- parts: %d (%s to %s), each at most %d cases and %d systems; totals in `%s`\n", p.Count, p.First, p.Last, p.MaxCases, p.MaxSystems, p.Aggregate)
+		}
 	}
 	if f := r.Foundry; f != nil {
 		fmt.Fprintf(b, "- report: `%s`\n- promoted: `%s`\n- holdout: %d/%d\n", f.Digest, f.Promoted, f.HoldoutPassed, f.HoldoutTotal)
@@ -49,6 +53,87 @@ func summaryFacts(b *strings.Builder, r *Run) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(b, "- warning: %s\n", warn)
 	}
+}
+
+// summaryPassRates lists the pass rates with their 95% intervals and
+// says how the intervals were computed (nothing without a row).
+func summaryPassRates(b *strings.Builder, p *PassRates) {
+	if p == nil || len(p.Rows) == 0 {
+		return
+	}
+	how := "Wilson score interval; the cases are single samples"
+	if p.Repeats > 0 {
+		how = fmt.Sprintf("clustered by case: mean of the per-case pass rates ± 1.96 standard errors, over %d repeats", p.Repeats)
+	}
+	lines := make([]string, len(p.Rows))
+	for i, row := range p.Rows {
+		lines[i] = passRateLine(row)
+	}
+	b.WriteString("\nPass rates with their 95% intervals (" + how + "):\n\n" + strings.Join(lines, "\n") + "\n")
+}
+
+// passRateLine is one row of the pass rates: "- a: 4/6 = 0.667, 95%
+// interval [0.3, 0.9]", a candidate's validation and train, or the
+// holdout of the promoted candidate.
+func passRateLine(row PassRateRow) string {
+	switch {
+	case row.Holdout && row.Subject == "":
+		return "- holdout of the promoted candidate: " + intervalText(row.Passed)
+	case row.Holdout:
+		return fmt.Sprintf("- holdout of %s: %s", row.Subject, intervalText(row.Passed))
+	case row.Passed != nil:
+		return fmt.Sprintf("- %s: %s", row.Subject, intervalText(row.Passed))
+	}
+	return fmt.Sprintf("- %s: validation %s; train %s", row.Subject, intervalText(row.Validation), intervalText(row.Train))
+}
+
+// intervalText is "4/6 = 0.667, 95% interval [0.3, 0.9]".
+func intervalText(r *PassRate) string {
+	if r == nil || r.Total == 0 {
+		return "no cases"
+	}
+	s := fmt.Sprintf("%d/%d = %s", r.Passed, r.Total, significance.Figure(float64(r.Passed)/float64(r.Total)))
+	if r.CI95.Defined() {
+		return s + fmt.Sprintf(", 95%% interval [%s, %s]", r.CI95.Lo, r.CI95.Hi)
+	}
+	return s + ", no interval (fewer than two cases)"
+}
+
+// summaryRepeats is the account of the repeats: which report each repeat
+// left, what a foundry promoted over all of them, and every flaky case
+// with the repeats it passed in (nothing for a single sample).
+func summaryRepeats(b *strings.Builder, a *RepeatsAccount) {
+	if a == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n## Repeats\n\n%d repeats, each an ordinary report verified on its own; `%s` aggregates them and is re-derived from them on every read.\n\n", a.K, a.Aggregate)
+	for i, r := range a.Reports {
+		file := r.File
+		if r.Exhausted {
+			file += " (habitat budget exhausted)"
+		}
+		fmt.Fprintf(b, "- repeat %d: `%s` `%s`\n", i+1, file, r.Digest)
+	}
+	if p := a.Promoted; p != nil {
+		fmt.Fprintf(b, "\nPromoted on validation pooled over all repeats: %s; its own repeats promoted it in %d of %d.\n", p.ID, p.PromotedIn, a.K)
+	}
+	if len(a.Flaky) == 0 {
+		b.WriteString("\nNo flaky case: every case passed in every repeat or in none.\n")
+		return
+	}
+	b.WriteString("\nFlaky cases (passed in some repeats, failed in others):\n\n")
+	for _, f := range a.Flaky {
+		fmt.Fprintf(b, "- %s: %s (passed in %s of %d)\n", f.Subject, f.Case, repeatWord(f.PassedIn), f.Runs)
+	}
+}
+
+// repeatWord names the repeats a case passed in: "repeat 2", "repeats
+// 1, 3".
+func repeatWord(rs []int) string {
+	if len(rs) == 1 {
+		return "repeat " + repeatList(rs)
+	}
+	return "repeats " + repeatList(rs)
 }
 
 // summaryGate lists each gate rule's verdict, or says why there are none.
