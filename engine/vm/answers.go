@@ -31,31 +31,43 @@ func firstUnexpected[V any](m map[string]V, allowed ...string) (string, bool) {
 	return "", false
 }
 
+// decision is a bound decision record: the record as the model answered
+// it (a decide cell's output) and the noul answer to each question, in
+// question order (0 when an answer has none), which recall rerank and
+// tool-log compaction read.
+type decision struct {
+	record any
+	nouls  []float64
+}
+
 // bindAnswers checks a decision record: exactly the declared answers, each
-// well-formed for its type. It returns the record, or what is wrong.
-func bindAnswers(qs []manifest.Question, raw any) (any, string) {
+// well-formed for its type. It returns the decision, or what is wrong.
+func bindAnswers(qs []manifest.Question, raw any) (decision, string) {
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return nil, "output must be an object"
+		return decision{}, "output must be an object"
 	}
 	if k, bad := firstUnexpected(m, "answers"); bad {
-		return nil, fmt.Sprintf("unexpected field %q", k)
+		return decision{}, fmt.Sprintf("unexpected field %q", k)
 	}
 	ans, ok := m["answers"].(map[string]any)
 	if !ok {
-		return nil, "missing required property \"answers\""
+		return decision{}, "missing required property \"answers\""
 	}
 	for _, k := range canon.SortedKeys(ans) {
 		if !questionNamed(qs, k) {
-			return nil, fmt.Sprintf("unexpected answer %q", k)
+			return decision{}, fmt.Sprintf("unexpected answer %q", k)
 		}
 	}
-	for _, q := range qs {
-		if msg := checkAnswer(q, ans[q.Name]); msg != "" {
-			return nil, msg
+	d := decision{record: m, nouls: make([]float64, len(qs))}
+	for i, q := range qs {
+		noul, msg := checkAnswer(q, ans[q.Name])
+		if msg != "" {
+			return decision{}, msg
 		}
+		d.nouls[i] = noul
 	}
-	return m, ""
+	return d, ""
 }
 
 func questionNamed(qs []manifest.Question, name string) bool {
@@ -68,50 +80,42 @@ func questionNamed(qs []manifest.Question, name string) bool {
 }
 
 // checkAnswer checks the answer to q: its schema, its closed keys, its
-// type tag and, for a choice with criteria, that it chose a criterion.
-func checkAnswer(q manifest.Question, v any) string {
+// type tag and, for a choice with criteria, that it chose a criterion. It
+// returns the answer's noul (0 when it has none), or what is wrong.
+func checkAnswer(q manifest.Question, v any) (float64, string) {
 	a, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Sprintf("missing answer %q", q.Name)
+		return 0, fmt.Sprintf("missing answer %q", q.Name)
 	}
 	if msg := manifest.ValidateValue(effect.AnswerSchema(q.Type), a, 1); msg != "" {
-		return fmt.Sprintf("answer %q: %s", q.Name, msg)
+		return 0, fmt.Sprintf("answer %q: %s", q.Name, msg)
 	}
 	if k, bad := firstUnexpected(a, effect.AnswerFields(q.Type)...); bad {
-		return fmt.Sprintf("answer %q: unexpected field %q", q.Name, k)
+		return 0, fmt.Sprintf("answer %q: unexpected field %q", q.Name, k)
 	}
 	if t, ok := a["type"]; ok && t != q.Type {
-		return fmt.Sprintf("answer %q: type must be %q", q.Name, q.Type)
+		return 0, fmt.Sprintf("answer %q: type must be %q", q.Name, q.Type)
 	}
 	if q.Type == "choice" {
 		if crit, ok := q.Criteria.(map[string]any); ok {
 			if _, ok := crit[a["choice"].(string)]; !ok {
-				return fmt.Sprintf("answer %q: choice is not a declared criterion", q.Name)
+				return 0, fmt.Sprintf("answer %q: choice is not a declared criterion", q.Name)
 			}
 		}
 	}
-	return ""
+	noul, _ := a["noul"].(float64)
+	return noul, ""
 }
 
-// answerBinder binds a decide-shaped answer to qs; a malformed one is
-// EFFECT_UNPARSEABLE with the message format(id, what is wrong).
+// answerBinder binds a decide-shaped answer to qs as a decision; a
+// malformed one is EFFECT_UNPARSEABLE with the message format(id, what is
+// wrong).
 func answerBinder(qs []manifest.Question, format, id string) bindFn {
 	return func(raw any) (any, bool, *Failure) {
-		m, msg := bindAnswers(qs, raw)
+		d, msg := bindAnswers(qs, raw)
 		if msg != "" {
 			return nil, false, failf(fault.EffectUnparseable, format, id, msg)
 		}
-		return m, false, nil
+		return d, false, nil
 	}
-}
-
-// nouls reads the noul answer to each of qs from a bound decision (0
-// when it has none).
-func nouls(bound any, qs []manifest.Question) []float64 {
-	ans := bound.(map[string]any)["answers"].(map[string]any)
-	out := make([]float64, len(qs))
-	for i, q := range qs {
-		out[i], _ = ans[q.Name].(map[string]any)["noul"].(float64)
-	}
-	return out
 }

@@ -283,7 +283,7 @@ func (s *scope) decideCell(c *manifest.Cell, p string, in ports, rec *receipt.Ce
 	if !ok {
 		return nil, f
 	}
-	return ports{"out": bound}, nil
+	return ports{"out": bound.(decision).record}, nil
 }
 
 // issueFor issues c for the cell whose record is rec and settles the

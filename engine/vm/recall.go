@@ -44,9 +44,26 @@ func jsonValue(text string) any {
 // hitFields is the closed key set of a recall hit.
 var hitFields = []string{"id", "source", "seq", "score", "text", "ref"}
 
+// recallHit is one checked hit of a recall answer: the hit as the index
+// answered it (what the cell's output and a rerank context carry) and
+// its ref, the token its value: source names ("" when it has none).
+type recallHit struct {
+	value any
+	ref   string
+}
+
+// hitValues are hits as the index answered them.
+func hitValues(hits []recallHit) []any {
+	out := make([]any, len(hits))
+	for i, h := range hits {
+		out[i] = h.value
+	}
+	return out
+}
+
 // checkHits reads a recall answer: {"hits": [...]} with at most k hits,
 // each well-formed.
-func checkHits(raw any, k int) ([]any, string) {
+func checkHits(raw any, k int) ([]recallHit, string) {
 	m, ok := raw.(map[string]any)
 	if !ok {
 		return nil, "recall output must be an object"
@@ -54,15 +71,17 @@ func checkHits(raw any, k int) ([]any, string) {
 	if key, bad := canon.UnknownKey(m, "hits"); bad {
 		return nil, fmt.Sprintf("recall output has unexpected field %q", key)
 	}
-	hits, ok := m["hits"].([]any)
+	values, ok := m["hits"].([]any)
 	if !ok {
 		return nil, "recall output must carry a hits list"
 	}
-	if len(hits) > k {
-		return nil, fmt.Sprintf("recall returned %d hits, over k %d", len(hits), k)
+	if len(values) > k {
+		return nil, fmt.Sprintf("recall returned %d hits, over k %d", len(values), k)
 	}
-	for i, h := range hits {
-		if msg := checkHit(h); msg != "" {
+	hits := make([]recallHit, len(values))
+	for i, h := range values {
+		var msg string
+		if hits[i], msg = checkHit(h); msg != "" {
 			return nil, fmt.Sprintf("hit %d%s", i, msg)
 		}
 	}
@@ -70,13 +89,13 @@ func checkHits(raw any, k int) ([]any, string) {
 }
 
 // checkHit checks one hit; what is wrong follows "hit <i>" in the message.
-func checkHit(h any) string {
+func checkHit(h any) (recallHit, string) {
 	hm, ok := h.(map[string]any)
 	if !ok {
-		return " must be an object"
+		return recallHit{}, " must be an object"
 	}
 	if key, bad := canon.UnknownKey(hm, hitFields...); bad {
-		return fmt.Sprintf(" has unexpected field %q", key)
+		return recallHit{}, fmt.Sprintf(" has unexpected field %q", key)
 	}
 	id, _ := hm["id"].(string)
 	src, okSrc := hm["source"].(string)
@@ -85,32 +104,32 @@ func checkHit(h any) string {
 	text, okText := hm["text"].(string)
 	switch {
 	case !canon.IsDigest(id):
-		return ": id must be a digest"
+		return recallHit{}, ": id must be a digest"
 	case !okSrc || src == "":
-		return ": source must be text"
+		return recallHit{}, ": source must be text"
 	case !okSeq || seq < 0 || seq != math.Trunc(seq):
-		return ": seq must be a non-negative integer"
+		return recallHit{}, ": seq must be a non-negative integer"
 	case !okScore || math.IsInf(score, 0) || math.IsNaN(score):
-		return ": score must be finite"
+		return recallHit{}, ": score must be finite"
 	case !okText || len(text) > MaxHitText:
-		return fmt.Sprintf(": text must be at most %d bytes", MaxHitText)
+		return recallHit{}, fmt.Sprintf(": text must be at most %d bytes", MaxHitText)
 	}
-	return checkHitRef(hm, src)
+	ref, hasRef := hm["ref"]
+	if !hasRef {
+		return recallHit{value: h}, ""
+	}
+	rs, ok := checkHitRef(ref, src)
+	if !ok {
+		return recallHit{}, ": ref must be the token its value: source names"
+	}
+	return recallHit{value: h, ref: rs}, ""
 }
 
-// checkHitRef checks a hit's optional ref: the token its value: source
-// names.
-func checkHitRef(hm map[string]any, src string) string {
-	ref, has := hm["ref"]
-	if !has {
-		return ""
-	}
+// checkHitRef reads a hit's ref: the token its value: source names.
+func checkHitRef(ref any, src string) (string, bool) {
 	rs, _ := ref.(string)
 	hex, isValue := strings.CutPrefix(src, "value:")
-	if !canon.IsDigest(rs) || !isValue || rs != "sha256:"+hex {
-		return ": ref must be the token its value: source names"
-	}
-	return ""
+	return rs, canon.IsDigest(rs) && isValue && rs == "sha256:"+hex
 }
 
 // recallQuery evaluates a recall cell's query: non-empty text within
@@ -164,7 +183,7 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in ports, rec *receipt.Ce
 	if !ok {
 		return nil, f
 	}
-	hits := bound.([]any)
+	hits := bound.([]recallHit)
 	if rc.Rerank != nil && len(hits) >= 2 {
 		if hits, f = s.rerank(c, p, rec, query, hits, budget); hits == nil {
 			return nil, f
@@ -175,12 +194,10 @@ func (s *scope) recallCell(c *manifest.Cell, p string, in ports, rec *receipt.Ce
 
 // recallOutputs are a recall cell's outputs: the hits, and the first
 // hit's ref when it has one.
-func recallOutputs(hits []any) ports {
-	out := ports{"out": map[string]any{"hits": hits}}
-	if len(hits) > 0 {
-		if ref, ok := hits[0].(map[string]any)["ref"]; ok {
-			out["ref"] = ref
-		}
+func recallOutputs(hits []recallHit) ports {
+	out := ports{"out": map[string]any{"hits": hitValues(hits)}}
+	if len(hits) > 0 && hits[0].ref != "" {
+		out["ref"] = hits[0].ref
 	}
 	return out
 }
@@ -189,14 +206,14 @@ func recallOutputs(hits []any) ports {
 // relevance (a stable sort, highest first) and keeps the first
 // rerank.take. It returns nil hits when the cell stops (a failure, or a
 // suspension with a nil failure).
-func (s *scope) rerank(c *manifest.Cell, p string, rec *receipt.Cell, query string, hits []any, budget effect.Budget) ([]any, *Failure) {
+func (s *scope) rerank(c *manifest.Cell, p string, rec *receipt.Cell, query string, hits []recallHit, budget effect.Budget) ([]recallHit, *Failure) {
 	rc := c.Recall
 	qs := make([]manifest.Question, len(hits))
 	for i := range hits {
 		qs[i] = manifest.Question{Name: fmt.Sprintf("hit_%d", i), Type: "noul",
 			Instructions: fmt.Sprintf(rerankQuestion, i), Criteria: rerankCriteria}
 	}
-	rctx := effect.RerankContext{Query: query, Hits: hits}
+	rctx := effect.RerankContext{Query: query, Hits: hitValues(hits)}
 	if n := encodedLen(rctx.Value()); n > budget.MaxContextBytes {
 		return nil, failf(fault.BudgetExhausted, "recall rerank context %dB exceeds maxContextBytes %dB", n, budget.MaxContextBytes)
 	}
@@ -206,13 +223,13 @@ func (s *scope) rerank(c *manifest.Cell, p string, rec *receipt.Cell, query stri
 	if !ok {
 		return nil, f
 	}
-	score := nouls(rbound, qs)
+	score := rbound.(decision).nouls
 	order := make([]int, len(hits))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
-	ranked := make([]any, len(hits))
+	ranked := make([]recallHit, len(hits))
 	for i, j := range order {
 		ranked[i] = hits[j]
 	}
@@ -254,7 +271,7 @@ func (s *scope) compact(c *manifest.Cell, p string, in ports, log []effect.ToolC
 	if f != nil || res.suspended {
 		return nil, res.suspended, f
 	}
-	keep := nouls(res.bound, qs)
+	keep := res.bound.(decision).nouls
 	var kept []effect.ToolCall
 	for i, e := range log {
 		if i >= n || keep[i] >= 0.5 {
