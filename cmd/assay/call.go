@@ -17,12 +17,7 @@ func newCallCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "call BUNDLE",
 		Short: "Run a bundle and print a short result",
-		Long: "Install BUNDLE (an algal.bundle.v1, every digest checked) into --dir (default .algal), run its\n" +
-			"root with --args (cell-keyed as for run; with --interface, keyed by the interface's input\n" +
-			"names), persist the receipt, and print {\"ok\",\"outputs\",\"receiptDigest\",\"manifestDigest\",\n" +
-			"\"error\"}, outputs being the interface outputs. Exit 1 when the run did not complete.\n" +
-			"Executor flags as for run.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := bundle.ReadFile(args[0])
 			if err != nil {
@@ -57,13 +52,8 @@ func newCallCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ok := rec["outcome"] == "complete"
-			outputs := map[string]any{}
-			if m.Interface != nil {
-				outputs = evidence.InterfaceOutputs(m, rec)
-			}
-			if err := c.emit(map[string]any{"ok": ok, "outputs": outputs, "receiptDigest": ref,
-				"manifestDigest": rec["manifestDigest"], "error": rec["failure"]}, ""); err != nil {
+			result, ok := evidence.CallResult(m, rec, ref)
+			if err := c.emit(result, ""); err != nil {
 				return err
 			}
 			if !ok {

@@ -44,10 +44,7 @@ func newDigestCmd(c *cli) *cobra.Command {
 	return &cobra.Command{
 		Use:   "digest MANIFEST|-",
 		Short: "Print a manifest's normalized digest as upstream does: {\"digest\":\"sha256:...\"}",
-		Long: "Parse and normalize an algal.organism.v1 manifest (default budgets, expanded ports, default\n" +
-			"views) and print the digest that names it in stores, receipts and reports. The digest of an\n" +
-			"arbitrary JSON document's canonical form is `assay canon --digest FILE`.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			data, err := c.readAll(args[0], manifest.MaxManifestBytes)
 			if err != nil {

@@ -20,13 +20,7 @@ func newCheckCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check MANIFEST|-",
 		Short: "Admit an organism manifest: parse, normalize, digest and compile its embedding graph",
-		Long: "Admit an algal.organism.v1 manifest without running it and print upstream's\n" +
-			"{\"ok\":true,\"manifestDigest\",\"cells\"} (plus Assay's \"key\" and \"digest\", an alias of\n" +
-			"manifestDigest); a readable line on a terminal without --json. A manifest that is not admitted\n" +
-			"is an error: exit 2 with {\"error\":{\"code\",\"message\"},\"ok\":false} on stderr.\n" +
-			"Children named by digest resolve from --modules DIR, then the store (--dir, default .algal,\n" +
-			"read only), then --transports; --tools FILE types host tool cells.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			m, compiled, err := c.admitManifest(args[0], f)
 			if err != nil {

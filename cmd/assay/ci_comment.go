@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/algal-assay/assay/ci/artifact"
 	"github.com/algal-assay/assay/ci/comment"
 	ghci "github.com/algal-assay/assay/ci/github"
 	"github.com/algal-assay/assay/ci/prcheck"
@@ -16,36 +15,7 @@ func newCICommentCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "comment (--body FILE | --from-artifact DIR) [--repo OWNER/NAME] [--pr N]",
 		Short: "Post the PR-check report as one sticky pull-request comment",
-		Long: `Post a Markdown report as a single pull-request comment, found again by a
-hidden marker and edited in place on later runs. A report over GitHub's
-65,536-character limit is cut to fit, keeping its leading sections.
-
-The repository comes from --repo, else GITHUB_REPOSITORY; the pull request from
---pr, else the event payload at GITHUB_EVENT_PATH, or from the artifact with
---from-artifact (pr.json or pr-number, written by the check job).
-GITHUB_TOKEN authenticates; GITHUB_API_URL selects the API.
-
-With --from-artifact nothing the check job wrote as text is posted: this
-binary verifies the artifact's evidence itself (as 'assay ci verify DIR'
-does), re-derives every verdict from it and the workload files it carries,
-and composes the comment; when the evidence does not verify, the comment says
-Fail and why. It states the check run's conclusion from the workflow_run
-event, and comments only when the pull request's head is the commit the run
-checked.
-
-The check's own renderings in the artifact (comment.md, report.md, diff.json,
-pr.html) are pull-request output: they are never read, posted or linked.
-With --out DIR this binary writes its own diff.json, report.md and pr.html,
-rendered from the evidence it verified (the same renderer as the check's),
-redacted like the comment, for the workflow to upload as the
-` + artifact.VerifiedName + ` artifact; the comment's drawn-report pointer then names that
-artifact of this run. 'assay ci verify' of the check's artifact holds its
-uploaded renderings to what the evidence re-derives.
-
-When the token may not comment (403/404, e.g. a pull request from a fork),
-the report goes to the job log and to $GITHUB_STEP_SUMMARY instead and the
-command still exits 0.`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.validate(); err != nil {
 				return err

@@ -23,33 +23,7 @@ func newCIDiffCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff (--base DIR --head DIR | --base-ref REF [PATH...]) [--format md|json] [--out FILE]",
 		Short: "Compare the runs of a change's base and head: Pareto sets, promotions, regressions, replays",
-		Long: `Compare two sets of run directories (runs roots as 'assay run' writes them):
-per bench workload each system's passed/total, tokens, cost and effect calls with
-deltas, who joined or left the Pareto set and which cases flipped; per foundry
-workload whether the promoted candidate changed, its validation, train and
-holdout rates with deltas, and the candidates added, removed or revised.
-Every pass rate carries its 95% interval and every change a paired test of
-base against head on the cases both ran (exact McNemar, or a paired mean with
-repeats), said in words: "significant (p = 0.016, 7 fixed / 0 broken)" or
-"within noise (p = 0.25)". A workload's compare: {alpha, fail-on} block sets
-the level and can fail the verdict on a regression (docs/statistics.md).
-
-With --base-ref REF the runs are made here: the workloads under PATH (default
-suites/) run at REF in a temporary git worktree and then in the working tree.
-
-Archived receipts (--archive DIR, default receipts/ when it exists) whose
-organism the change touched are replayed against the revised organism: a
-receipt is touched when a *.algal.json in the base tree normalizes to its
-manifestDigest and the head tree's file with the same manifest key has a
-different digest. With --base/--head, replays need --base-tree (the head tree
-defaults to the current directory).
-
-Nothing a run directory says about itself is taken on trust: each run's
-verification and gate verdicts are re-derived from its report (verified
-against the store --dir) and its workload (found by name in the tree), and a
-verification.json, gate.json or foundry-run.yml that disagrees fails the
-command (EVIDENCE_INVALID) naming the file and field.`,
-		Args: cobra.ArbitraryArgs,
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.validate(args); err != nil {
 				return err

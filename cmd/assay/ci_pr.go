@@ -30,32 +30,7 @@ func newCIPRCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pr [--base-ref REF] [--artifact DIR] [PATH...]",
 		Short: "The whole pull-request check: run base and head, verify, diff, write the comment artifact",
-		Long: `Run the workloads under PATH (default suites/) in the working tree (the head)
-and at the base ref in a temporary git worktree, verify every run, diff the two,
-and write the artifact directory (--artifact, default out/assay-pr-check):
-the evidence of both sides (base/ and head/: run directories, store objects,
-workload files), artifact.json, pr.json (from the event at
-GITHUB_EVENT_PATH), and the four files rendered from the diff: comment.md
-(the sticky comment, at most 65,536 characters), report.md, diff.json and
-pr.html. artifact.json carries what they were rendered with besides the
-evidence (labels, pointer, reproduce command, file links, the check's own
-problems), so 'assay ci verify' of the artifact renders them again and holds
-them to the same bytes. The full report is appended to $GITHUB_STEP_SUMMARY.
-
---base-ref defaults to origin/$GITHUB_BASE_REF. Exits 1 when a head run fails
-verification, a head gate fails, a head run fails or a head workload does not
-load; the base never fails the check.
-
-With --base-runs, --base-store, --head-runs and --head-store (all four) it runs
-nothing: it diffs runs made beforehand, such as the run directories and stores
-'assay ci merge' assembled from sharded runs, re-verifying the head against
-the working tree's workloads and the base against the base ref's, and writes
-the same artifact.
-
-Nothing is posted unless --post is given: on pull requests from forks the
-check has a read-only token, and the assay-comment workflow posts a comment
-it composes from the artifact's evidence instead.`,
-		Args: cobra.ArbitraryArgs,
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.concurrency < 0 {
 				return usagef("ci pr: --concurrency must not be negative")

@@ -35,12 +35,6 @@ func newRoot(c *cli) *cobra.Command {
 		Short:         "Test, measure and gate ALGAL organisms",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Long: "Assay runs, verifies and measures ALGAL organisms (algal.organism.v1) and gates them in CI.\n" +
-			"Exit status, for every verb: 0 yes; 1 the verb ran and the answer is no (a run failed or\n" +
-			"suspended, a verification or gate failed); 2 error (bad arguments, a document that does not\n" +
-			"parse or is not admitted, IO). On a terminal an error reads as a sentence with its code and a\n" +
-			"hint; piped or with --json it is one line on stderr, {\"error\":{\"code\",\"message\"},\"ok\":false}.\n" +
-			"Start with `assay init`, then `go tool assay run`.",
 	}
 	root.SetIn(c.stdin)
 	root.SetOut(c.stdout)

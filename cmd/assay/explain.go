@@ -10,10 +10,7 @@ func newExplainCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain MANIFEST",
 		Short: "Print a program's compiled signature: every cell's resolved ports and every edge",
-		Long: "Admit MANIFEST and print {\"manifestDigest\",\"cells\":[{id,kind,inputs,outputs}],\"edges\"}: each\n" +
-			"cell's resolved input and output ports (including those inherited from embedded organisms,\n" +
-			"repeat and each cells) and the manifest's edges with their guards. Flags as for check.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			m, compiled, err := c.admitManifest(args[0], f)
 			if err != nil {

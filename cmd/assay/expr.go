@@ -8,6 +8,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
+	"github.com/algal-assay/assay/harness/console"
 	"github.com/spf13/cobra"
 )
 
@@ -25,22 +26,7 @@ func newExprEvalCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval --program JSON [--env JSON] [--fuel N]",
 		Short: "Run a program through the expr run pipeline",
-		Long: `Run a program through the algal.expr.v1 run pipeline: env admission, the
-static check (the env keys are the declared names), the budget check,
-evaluation and the output checks.
-
-Prints {"burn":N,"value":V} (canonical JSON) and exits 0, or
-{"burn":N,"error":{"code":"EXPR_...","message":"<canonical expr error>"}}
-and exits 1. Every JSON argument may be given inline, as @FILE or as @-
-(stdin). Before parsing, --program text over 1 MiB fails EXPR_BOUNDS
-program-bytes and --env text over 16 MiB fails EXPR_BOUNDS env-bytes (64
-times the contract's canonical bounds, room for any indentation).
-
---fuel defaults to 10000, the contract's default budget; the ceiling is
-1000000. A budget that is not an unsigned integer literal fails EXPR_BOUNDS
-at once with burn 0; an integer above the ceiling fails EXPR_BOUNDS after
-the env and static checks, as upstream orders them.`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if program == "" {
 				return usagef("expr eval: --program is required")
@@ -59,12 +45,7 @@ func newExprCheckCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check --program JSON [--names a,b,c]",
 		Short: "Statically check a program (bounds, ops, arity, binders, get names)",
-		Long: `Statically check a program without evaluating it. --names lists the
-names a literal get may read besides enclosing binders: comma-separated,
-or @FILE holding a JSON array (non-string entries are ignored, as upstream
-does). Prints {"ok":true} and exits 0, or {"error":{"code","message"}} and
-exits 1.`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if program == "" {
 				return usagef("expr check: --program is required")
@@ -105,7 +86,7 @@ func (c *cli) exprResult(v any, burn int, err error) error {
 // exprSentence prints an expression error for a person on a terminal:
 // the sentence the canonical error stands for, its code and the hint.
 func (c *cli) exprSentence(err error) {
-	writeSentence(c.stdout, expr.ErrorCode(err), expr.Describe(err), "")
+	console.WriteSentence(c.stdout, expr.ErrorCode(err), expr.Describe(err), "")
 }
 
 func (c *cli) exprCheck(programArg, namesArg string) error {
@@ -155,13 +136,7 @@ func newExprOpsCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ops [--json | --markdown]",
 		Short: "List every op of algal.expr.v1: arity, fuel, an example and its result",
-		Long: `List every op of the expression language, family by family, from the
-evaluator's own op table: arity, fuel (the base charge and the extra
-charges), a one-line description, and an example with the value and burn
-it gives (each example is run when the list is printed, so it cannot go
-stale). --json prints the same as a canonical JSON array; --markdown
-prints docs/expr.md.`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			ref, err := expr.Reference()
 			if err != nil {

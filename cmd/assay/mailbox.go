@@ -13,9 +13,6 @@ func newMailboxCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mailbox",
 		Short: "Create capability mailboxes, send external wakeups, receive, list, revoke handles",
-		Long: "Mailboxes are host tools (mailbox.send.v1, mailbox.receive.v1) over the store directory.\n" +
-			"A receive on an empty mailbox suspends the run; `assay mailbox send` then supplies the\n" +
-			"message and `assay resume --write` re-issues the receive. Handles are opaque local identifiers.",
 	}
 	var dir string
 	cmd.PersistentFlags().StringVar(&dir, "dir", store.DefaultDir, "store `DIR` holding the mailboxes")
@@ -30,12 +27,7 @@ func newMailboxCreateCmd(c *cli, dir *string) *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Admit a mailbox and print its send and receive handles",
-		Long: "Prints {\"name\",\"send\",\"receive\",\"maxMessages\",\"maxMessageBytes\"} (and Assay's older\n" +
-			"\"pending\"/\"messageBytes\" spellings of the bounds). --max-messages is 1..1024 (default 64),\n" +
-			"--max-message-bytes 1..250000 canonical bytes (default 65536); --pending and --message-bytes\n" +
-			"are accepted as aliases. Creating an existing mailbox with the same bounds prints it again;\n" +
-			"other bounds are refused.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if maxMessages < 1 || maxMessages > mailbox.MaxPending {
 				return usagef("--max-messages must be 1..%d", mailbox.MaxPending)
@@ -47,9 +39,7 @@ func newMailboxCreateCmd(c *cli, dir *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.emit(map[string]any{"name": cfg.Name, "send": cfg.SendHandle, "receive": cfg.ReceiveHandle,
-				"maxMessages": float64(cfg.MaxMessages), "maxMessageBytes": float64(cfg.MaxMessageBytes),
-				"pending": float64(cfg.MaxMessages), "messageBytes": float64(cfg.MaxMessageBytes)}, "")
+			return c.emit(cfg.Created(), "")
 		},
 	}
 	fl := create.Flags()
@@ -68,10 +58,7 @@ func newMailboxSendCmd(c *cli, dir *string) *cobra.Command {
 	send := &cobra.Command{
 		Use:   "send CAP [FILE|-]",
 		Short: "Deliver a JSON message (read from FILE, - for stdin) through a send handle",
-		Long: "Reads the message from FILE as upstream does (or stdin with -; or literal JSON with --value)\n" +
-			"and prints {\"id\",\"duplicate\"}. With --idempotency-key sha256:... a repeated send is the same\n" +
-			"delivery (duplicate:true, delivered once); without it every invocation is a new delivery.",
-		Args: cobra.RangeArgs(1, 2),
+		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			var v any
 			var err error
@@ -88,13 +75,9 @@ func newMailboxSendCmd(c *cli, dir *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			k := key
-			if k == "" {
-				if k, err = mailbox.NewKey(); err != nil {
-					return err
-				}
-			} else if !canon.IsDigest(k) {
-				return usagef("--idempotency-key must be sha256:<64 hex>")
+			k, err := mailbox.SendKey(key)
+			if err != nil {
+				return err
 			}
 			id, dup, err := mailbox.Open(*dir).Send(args[0], v, k)
 			if err != nil {
@@ -113,24 +96,17 @@ func newMailboxReceiveCmd(c *cli, dir *string) *cobra.Command {
 	receive := &cobra.Command{
 		Use:   "receive CAP",
 		Short: "Take the next message through a receive handle",
-		Long: "Prints {\"id\",\"message\"} and removes the message from the mailbox. An empty mailbox prints\n" +
-			"{\"empty\":true,\"pending\":0} and exits 1.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			svc := mailbox.Open(*dir)
-			n, err := svc.Pending(args[0])
+			id, msg, empty, err := mailbox.Open(*dir).ReceiveNext(args[0])
 			if err != nil {
 				return err
 			}
-			if n == 0 {
+			if empty {
 				if err := c.emit(map[string]any{"empty": true, "pending": float64(0)}, ""); err != nil {
 					return err
 				}
 				return reported(fmt.Errorf("mailbox is empty"))
-			}
-			id, msg, err := svc.Receive(args[0])
-			if err != nil {
-				return err
 			}
 			return c.emit(map[string]any{"id": id, "message": msg}, "")
 		},
@@ -149,12 +125,7 @@ func newMailboxListCmd(c *cli, dir *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := make([]any, 0, len(boxes))
-			for _, b := range boxes {
-				out = append(out, map[string]any{"name": b.Name, "send": b.SendHandle, "receive": b.ReceiveHandle,
-					"maxMessages": float64(b.MaxMessages), "maxMessageBytes": float64(b.MaxMessageBytes), "pending": float64(b.Pending)})
-			}
-			return c.emit(map[string]any{"mailboxes": out}, "")
+			return c.emit(mailbox.Listing(boxes), "")
 		},
 	}
 	return list

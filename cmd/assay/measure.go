@@ -112,14 +112,9 @@ func writeOut(path string, b []byte) error {
 	return nil
 }
 
-// verification is what bench and foundry verification print.
-type verification interface {
-	Value() map[string]any
-}
-
 // emitVerification prints a verification and exits 1 when it failed; on a
 // terminal without --json it prints a readable summary instead.
-func (c *cli) emitVerification(v verification, ok bool) error {
+func (c *cli) emitVerification(v *evidence.Verification) error {
 	if c.readable() {
 		if _, err := fmt.Fprint(c.stdout, evidence.Readable(v.Value())); err != nil {
 			return err
@@ -127,7 +122,7 @@ func (c *cli) emitVerification(v verification, ok bool) error {
 	} else if err := c.emit(v.Value(), ""); err != nil {
 		return err
 	}
-	if !ok {
+	if !v.OK {
 		return reported(fmt.Errorf("verification failed"))
 	}
 	return nil
@@ -151,15 +146,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench CONFIG",
 		Short: "Measure several systems on one case list (algal.bench.v1)",
-		Long: "Run every system of an algal.bench.config.v1 on every case, store the receipts in --dir,\n" +
-			"and print the algal.bench.v1 report: pass claims, usage, attribution and the Pareto set.\n" +
-			"Paths in the config (manifests, scripted:<file>) resolve against the config's directory.\n" +
-			"--responses FILE and --executor-cmd CMD add the executors \"scripted\" and \"command\" to every\n" +
-			"system after its own (they never become a system's default); --tools, --transports and\n" +
-			"--cache-effects apply to every run. Live executors (openai:<model>) answer from the archive\n" +
-			"or the server as --record none|missing|all says, exactly as for `assay run` (docs/live.md).\n" +
-			"Subcommands verify a report offline and render it.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := workload.NotAConfig("bench", args[0]); err != nil {
 				return err
@@ -185,14 +172,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	}
 	f.runFlags(cmd)
 	addLiveFlags(cmd.Flags(), &f.live)
-	verify := c.verifyVerb("verify REPORT", "Recompute every claim of a bench report and replay its receipts offline",
-		func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
-			res, err := bench.Verify(ctx, v, wb)
-			if err != nil {
-				return nil, false, err
-			}
-			return res, res.OK, nil
-		})
+	verify := c.verifyVerb("verify REPORT", "Recompute every claim of a bench report and replay its receipts offline", bench.Verify)
 	inspect := c.inspectVerb("inspect REPORT|RUN_DIR", "Print a bench report (or a workload run directory's) as a table", func(v any) (string, error) {
 		r, err := bench.ParseReport(v)
 		if err != nil {
@@ -209,15 +189,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "foundry CONFIG",
 		Short: "Select one organism from a population by evidence (algal.foundry.v1)",
-		Long: "Evaluate every candidate of an algal.foundry.config.v1 on its train and validation cases,\n" +
-			"promote one deterministically, run the holdout once on it, and print the algal.foundry.v1\n" +
-			"report. --responses FILE (executor \"scripted\") and --executor-cmd CMD (\"command\") serve the\n" +
-			"generator and every candidate after any executors the config names. With a habitat budget, a\n" +
-			"run that does not fit stops the foundry: the exhausted algal.habitat-budget.v1 account is\n" +
-			"printed instead and the command exits 1. Cases whose args appear in two splits are reported\n" +
-			"on stderr (an error with --strict-splits). Live executors (openai:<model>) answer from the\n" +
-			"archive or the server as --record none|missing|all says, exactly as for `assay run`.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := workload.NotAConfig("foundry", args[0]); err != nil {
 				return err
@@ -243,13 +215,7 @@ func newFoundryCmd(c *cli) *cobra.Command {
 	}
 	f.foundryFlags(cmd)
 	addLiveFlags(cmd.Flags(), &f.live)
-	verifyDoc := func(ctx context.Context, v any, wb *vm.Workbench) (verification, bool, error) {
-		res, err := foundry.VerifyDocument(ctx, v, wb) // foundry, search or exhausted account
-		if err != nil {
-			return nil, false, err
-		}
-		return res, res.OK, nil
-	}
+	verifyDoc := foundry.VerifyDocument // a foundry or search report, or an exhausted account
 	cmd.AddCommand(
 		c.verifyVerb("verify REPORT", "Recompute every claim of a foundry report (or exhausted account) and replay its receipts", verifyDoc),
 		c.verifyVerb("search-verify REPORT", "Upstream's spelling of verify for an algal.search.v1 report", verifyDoc),
@@ -292,7 +258,7 @@ func (c *cli) packVerb(use, short string, search, toDir bool) *cobra.Command {
 				return err
 			}
 			if p.Bundle == nil {
-				return c.emitVerification(p.Verification, false)
+				return c.emitVerification(p.Verification)
 			}
 			return c.emit(p.Value(), "")
 		},
@@ -304,7 +270,7 @@ func (c *cli) packVerb(use, short string, search, toDir bool) *cobra.Command {
 
 // verifyVerb builds a `verify REPORT` subcommand: read the report, verify
 // it against the --dir store, print the verification, exit 1 on failure.
-func (c *cli) verifyVerb(use, short string, verify func(context.Context, any, *vm.Workbench) (verification, bool, error)) *cobra.Command {
+func (c *cli) verifyVerb(use, short string, verify func(context.Context, any, evidence.Store) (*evidence.Verification, error)) *cobra.Command {
 	var f measureFlags
 	cmd := &cobra.Command{
 		Use:   use,
@@ -319,11 +285,11 @@ func (c *cli) verifyVerb(use, short string, verify func(context.Context, any, *v
 			if err != nil {
 				return err
 			}
-			res, ok, err := verify(cmd.Context(), v, wb)
+			res, err := verify(cmd.Context(), v, wb)
 			if err != nil {
 				return err
 			}
-			return c.emitVerification(res, ok)
+			return c.emitVerification(res)
 		},
 	}
 	f.verifyFlags(cmd)

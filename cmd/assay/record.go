@@ -23,19 +23,7 @@ func newRecordCmd(c *cli) *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show RUN_DIR",
 		Short: "Show a run record: pipeline, status, phases, which phase last wrote each file",
-		Long: `Show reads RUN_DIR/foundry-run.yml and prints the pipeline, run status,
-every phase (n, kind, name, status, iterations, selected) and which phase
-last wrote each file.
-
-The record's assembly_sha256 is compared with today's assembly of the same
-workload (match, drift, or unknown when the record has none): the workloads
-under --workloads (default suites/ when it exists), or the _assembly.json
-given with --assembly. The record is only compared with a workload of the same pipeline
-unless --pipeline names the one to read it against.
-
-Exit status: 0 when a record was read (whatever the run's status), 1 when it
-is missing or cannot be parsed (a reconstructed view is printed), 2 usage.`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts := runrecord.Options{Pipeline: pipeline}
 			known, err := rundoc.Assemblies(workloads, c.stderr)

@@ -20,22 +20,7 @@ func newReplayCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay RECEIPT --with MANIFEST",
 		Short: "Replay a revised manifest against a recorded run (algal.replay-comparison.v1)",
-		Long: "Run a revised manifest against the evidence of a recorded algal.run.v1 receipt and\n" +
-			"print the algal.replay-comparison.v1 record as canonical JSON. Recorded effects, slot\n" +
-			"reads and organism provenance answer; no recorded request reaches a live executor and no\n" +
-			"host tool is ever called. Requests the record cannot answer go to --responses (the\n" +
-			"only live executor); without it they are unbound and the verdict is could-not-replay.\n" +
-			"The run writes to an overlay: the store is never changed, except by --write.\n" +
-			"Exit 0 for identical or diverged, 1 for could-not-replay or a rejected input.\n" +
-			"--with FILE       the revised manifest (required)\n" +
-			"--args FILE       args merged over the recorded ones, per cell per port\n" +
-			"--responses FILE  scripted executor for requests the record cannot answer\n" +
-			"--tools FILE      host tool registry: types tool cells; their answers still come only from the record\n" +
-			"--modules DIR     admit every *.algal.json in DIR (into the overlay) first\n" +
-			"--dir STORE       file store holding child manifests and values (read only)\n" +
-			"--write           persist the revised receipt and revised manifest into --dir\n" +
-			"--out FILE        also write the comparison record to FILE",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if f.with == "" {
 				return usagef("replay: --with MANIFEST is required")

@@ -15,15 +15,7 @@ func newResumeCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "resume RECEIPT [MANIFEST]",
 		Short: "Continue a suspended run: replay its completed prefix, re-issue the suspended request",
-		Long: "Resume a run from its receipt (a checkpoint). The checkpoint must verify offline first;\n" +
-			"then every recorded effect except the suspended ones (tool effects included) replays by\n" +
-			"request digest and only the suspended request (or anything never recorded) goes live,\n" +
-			"with exactly the digest it had. Prints the new receipt; exit 0 when it completes, 1 when it\n" +
-			"failed or suspended again, 2 on an error.\n" +
-			"Without MANIFEST the manifest is read from the store (--dir, default .algal) by manifestDigest.\n" +
-			"Flags as for run: the executor flags, --approvals, --modules, --write (persist the new receipt),\n" +
-			"--out FILE.",
-		Args: cobra.RangeArgs(1, 2),
+		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dirSet = cmd.Flags().Changed("dir")
 			rec, ref, err := c.resume(cmd, args, f)
@@ -41,9 +33,6 @@ func newResumeCmd(c *cli) *cobra.Command {
 func (c *cli) resume(cmd *cobra.Command, args []string, f runFlags) (map[string]any, string, error) {
 	st, err := f.openRunStore()
 	if err != nil {
-		return nil, "", err
-	}
-	if err := admitModules(st, f.modules); err != nil {
 		return nil, "", err
 	}
 	cp, err := receipt.ReadFile(args[0])

@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
-	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/expr"
 	"github.com/algal-assay/assay/engine/fault"
+	"github.com/algal-assay/assay/harness/console"
 	"github.com/algal-assay/assay/harness/liverun"
-	"github.com/algal-assay/assay/internal/suggest"
 )
 
 // Exit codes shared by every verb, as upstream's CLI documents them.
@@ -87,53 +84,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-// writeError prints upstream's error shape, one canonical line
-// {"error":{"code","message"},"ok":false}.
-//
-// Expression errors embedded in the message in their canonical form (a
-// manifest's guard or expr cell, a cell failure read back from a receipt)
-// are printed as sentences for the person reading; the code stays.
-func writeError(w io.Writer, code, message string) {
-	message = expr.Humanize(message)
-	b, err := canon.Encode(map[string]any{"ok": false, "error": map[string]any{"code": code, "message": message}})
-	if err != nil {
-		b = []byte(`{"ok":false}`)
-	}
-	fmt.Fprintf(w, "%s\n", b)
-}
-
 // printError prints a verb's error on stderr: on a terminal (without
 // --json) a sentence with the code and, when there is one, the hint on a
 // line of its own; otherwise upstream's one JSON line.
 func (c *cli) printError(code string, err error) {
 	if !c.readableErr() {
-		writeError(c.stderr, code, fault.Advised(err))
+		console.WriteError(c.stderr, code, fault.Advised(err))
 		return
 	}
 	hint := ""
 	if f, ok := fault.As(err); ok {
 		hint = f.Hint
 	}
-	writeSentence(c.stderr, code, err.Error(), hint)
-}
-
-// writeSentence prints an error for a person: "assay: MESSAGE (CODE)" and
-// the hint, if any, as "hint: ..." below it. A hint written to be appended
-// (` (did you mean "eq"?)`) loses its parentheses.
-func writeSentence(w io.Writer, code, message, hint string) {
-	message = expr.Humanize(message)
-	if hint == "" {
-		// Most suggestions ride at the end of the message itself.
-		message, hint, _ = suggest.SplitHint(message)
-	}
-	fmt.Fprintf(w, "assay: %s (%s)\n", strings.TrimRight(message, ". \n"), code)
-	hint = strings.TrimSpace(hint)
-	if strings.HasPrefix(hint, "(") && strings.HasSuffix(hint, ")") {
-		hint = hint[1 : len(hint)-1]
-	}
-	if hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", hint)
-	}
+	console.WriteSentence(c.stderr, code, err.Error(), hint)
 }
 
 // readableErr reports whether errors should read as sentences: without

@@ -46,17 +46,10 @@ func (f *runFlags) add(cmd *cobra.Command) {
 // the store is read through a memory overlay and left unchanged.
 func (f *runFlags) persists() bool { return f.write || f.dirSet }
 
-// openRunStore opens --dir, through an overlay when the run does not
-// persist.
+// openRunStore opens --dir with --modules admitted, through an overlay
+// when the run does not persist (vm.OpenRunStore).
 func (f *runFlags) openRunStore() (store.Store, error) {
-	st, err := store.OpenFileStore(f.dir)
-	if err != nil {
-		return nil, err
-	}
-	if f.persists() {
-		return st, nil
-	}
-	return store.NewOverlay(st), nil
+	return vm.OpenRunStore(f.dir, f.modules, f.persists())
 }
 
 func newRunCmd(c *cli) *cobra.Command {
@@ -64,18 +57,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [MANIFEST.json | PATH...]",
 		Short: "Run one organism manifest, or the YAML workloads under PATHs (default suites/)",
-		Long: "With one *.json argument: run an algal.organism.v1 manifest and print the sealed receipt as\n" +
-			"canonical JSON. Exit 0 when the outcome is complete, 1 when it failed or suspended (the\n" +
-			"receipt is still printed), 2 when no receipt could be made.\n" +
-			"Otherwise: the main job, as `assay workloads run` (every *.bench.yaml and *.foundry.yaml under\n" +
-			"the paths, default suites/; --dir defaults to .algal and --out names the runs root, default runs).\n" +
-			"The store is --dir (default .algal). It is written only with --write (upstream's flag) or an\n" +
-			"explicit --dir; otherwise reads go through a memory overlay and .algal is left as it was.\n" +
-			"--transports FILE maps transport names to a directory or http(s) URL (or {\"source\",\"timeoutMs\"}),\n" +
-			"consulted only on a local miss. --approvals FILE serves gate decisions ahead of fixtures; a gate\n" +
-			"absent from it suspends the run (resume it later). When the run persists, the mailbox.send.v1 and\n" +
-			"mailbox.receive.v1 host tools use the store's mailboxes.",
-		Args: cobra.ArbitraryArgs,
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dirSet = cmd.Flags().Changed("dir")
 			if len(args) != 1 || !strings.HasSuffix(args[0], ".json") {
@@ -120,14 +102,6 @@ func (c *cli) emitRun(rec map[string]any, ref, out string) error {
 	return nil
 }
 
-// admitModules puts every *.algal.json in dir (if any) into st.
-func admitModules(st store.Store, dir string) error {
-	if dir == "" {
-		return nil
-	}
-	return vm.AdmitModules(st, dir)
-}
-
 // runManifest runs one manifest file; ref is the stored receipt's digest
 // when --write persisted it.
 func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map[string]any, string, error) {
@@ -147,9 +121,6 @@ func (c *cli) runManifest(cmd *cobra.Command, cmdArgs []string, f runFlags) (map
 	}
 	st, err := f.openRunStore()
 	if err != nil {
-		return nil, "", err
-	}
-	if err := admitModules(st, f.modules); err != nil {
 		return nil, "", err
 	}
 	if _, err := st.Put(store.Manifests, m.Value); err != nil {

@@ -14,14 +14,7 @@ func (c *cli) foundrySearchVerb() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search CONFIG",
 		Short: "Evolve a population over bounded generations (algal.search.v1)",
-		Long: "Run the generator of an algal.foundry.config.v1 with a search block {maxGenerations, feedbackInput}\n" +
-			"once per generation. Each generation's proposals compete with the previous winner on the train\n" +
-			"and validation cases, and the generator hears about the previous generation through its\n" +
-			"feedbackInput. After the last generation one foundry epoch runs the holdout on the winner.\n" +
-			"Prints the algal.search.v1 report; `assay foundry verify` and `assay foundry inspect` read it.\n" +
-			"A habitat budget is refused under search. Live executors (openai:<model>, anthropic:<model>) answer\n" +
-			"from the archive or the server as --record none|missing|all says, exactly as for `assay foundry CONFIG`.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wb, err := f.workbench()
 			if err != nil {

@@ -114,13 +114,11 @@ func newListingCmd(c *cli, short, sortBy string, ns store.Namespace, row catalog
 
 func newRunsCmd(c *cli) *cobra.Command {
 	cmd := newListingCmd(c, "List the receipts stored under --dir", "manifestKey", store.Runs, catalog.RunRow)
-	cmd.Long = "Prints {\"dir\",\"runs\":[{digest,manifestKey,outcome,effects}]}, sorted by manifest key then digest."
 	return cmd
 }
 
 func newManifestsCmd(c *cli) *cobra.Command {
 	cmd := newListingCmd(c, "List the manifests stored under --dir (spawned children included)", "key", store.Manifests, catalog.ManifestRow)
-	cmd.Long = "Prints {\"dir\",\"manifests\":[{digest,key,name,cells}]}, sorted by key then digest."
 	return cmd
 }
 
@@ -150,7 +148,6 @@ func newSlotsCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "slots",
 		Short: "List the durable slots under --dir",
-		Long:  "Prints {\"dir\",\"slots\":[{name,value}]}, sorted by name.",
 		Args:  cobra.NoArgs,
 		RunE: withStore(&dir, func(st *store.FileStore, _ []string) error {
 			slotDir := catalog.SlotDir(dir)

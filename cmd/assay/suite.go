@@ -5,6 +5,7 @@ import (
 
 	"github.com/algal-assay/assay/engine/conformance"
 	"github.com/algal-assay/assay/engine/store"
+	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
 )
 
@@ -14,28 +15,10 @@ func newSuiteCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "suite",
 		Short: "Run and verify every example of a directory, as upstream's `algal suite` does",
-		Long: "Every top-level *.algal.json of --examples (default examples) is an example, id = the file\n" +
-			"name without .algal.json. All are admitted first (so digest references resolve), then each runs\n" +
-			"with the scripted executor of <id>.responses.json and the args of <id>.args.json (both {} when\n" +
-			"absent), and its receipt is verified offline with no executor. <id>.transports.json maps\n" +
-			"transport names to directories relative to the examples directory's parent; without one, a\n" +
-			"bundles/ directory inside the examples serves the transport \"bundles\". Where <id>.cache.json\n" +
-			"exists, the first receipt's outputs seed the memo index and a second, memoized run must\n" +
-			"complete, verify and hit the memo at least once.\n" +
-			"Prints {\"suite\":\"examples\",\"ok\",\"results\":[{example,outcome,verifyOk,receiptDigest[,cacheHits,\n" +
-			"cacheOk]}]}; exit 1 unless every example is ok. The store (--dir, default .algal) is read through\n" +
-			"an overlay and written only with --write.",
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			base, err := store.OpenFileStore(dir)
+			st, err := vm.OpenRunStore(dir, modules, write)
 			if err != nil {
-				return err
-			}
-			var st store.Store = base
-			if !write {
-				st = store.NewOverlay(base)
-			}
-			if err := admitModules(st, modules); err != nil {
 				return err
 			}
 			suite, err := conformance.Load(examples)

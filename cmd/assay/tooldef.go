@@ -11,12 +11,7 @@ func newToolDefCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tool-def MANIFEST",
 		Short: "Print a function-tool definition (OpenAI or Anthropic) for an organism's interface",
-		Long: "Admit MANIFEST and describe its declared interface inputs as a JSON-schema object: text and\n" +
-			"ref ports are strings, choice ports enumerate their labels, json ports carry their schema,\n" +
-			"many ports are arrays; every input that is not optional is required. The tool is named by the\n" +
-			"manifest key without \"organism:\" and described by its note (else its name). --format openai\n" +
-			"(default) or anthropic.",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := manifest.CheckToolFormat(format); err != nil {
 				return err

@@ -17,13 +17,7 @@ func newVerifyCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify RECEIPT [MANIFEST]",
 		Short: "Replay a run receipt offline and report every divergence",
-		Long: "Verify an algal.run.v1 receipt by replaying its run offline with its own recorded\n" +
-			"effects, then comparing the whole replayed receipt with it. Prints upstream's report\n" +
-			"{\"ok\",\"digest\",\"outcome\",\"mismatches\"} (a readable summary on a terminal without --json);\n" +
-			"exit 1 when it does not verify. Without MANIFEST the manifest is read from the store (--dir,\n" +
-			"default .algal) by the receipt's manifestDigest. Nothing runs live and the store is not written.\n" +
-			"--tools FILE types the host tools whose recorded effects replay.",
-		Args: cobra.RangeArgs(1, 2),
+		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			// Modules and fetched closures go into an overlay, so
 			// verification never writes the store it reads.

@@ -83,11 +83,6 @@ func newWorkloadsCmd(c *cli) *cobra.Command {
 	runCmd := &cobra.Command{
 		Use:   "run [PATH...]",
 		Short: "Run every workload under the paths (default suites/) and apply their gates",
-		Long: "Run every *.bench.yaml and *.foundry.yaml (or .yml) found under the given files and\n" +
-			"directories (default suites/). Each run writes runs/<workload>/<run-slug>/ (config.json,\n" +
-			"report.json, verification.json, gate.json, summary.md, report.html, _assembly.json, foundry-run.yml);\n" +
-			"receipts go to the --dir store. Prints a summary (or --json) and exits 1 when a workload\n" +
-			"does not load, a gate or a verification fails; stderr carries one JSON error per failure.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dirSet, f.outSet = cmd.Flags().Changed("dir"), cmd.Flags().Changed("out")
 			return runWorkloads(c, args, f)
@@ -188,9 +183,9 @@ func (c *cli) progress(jsonReport bool) *console.Progress {
 	switch {
 	case c.readableErr() && c.readable() && !jsonReport:
 	case c.readableErr():
-		disp.Failure = func(w io.Writer, code, message string) { writeSentence(w, code, message, "") }
+		disp.Failure = func(w io.Writer, code, message string) { console.WriteSentence(w, code, message, "") }
 	default:
-		disp.Failure = writeError
+		disp.Failure = console.WriteError
 	}
 	return disp
 }

@@ -1,5 +1,7 @@
 package manifest
 
+import "github.com/algal-assay/assay/engine/canon"
+
 // Explain is an admitted program's compiled signature as `assay explain`
 // prints it: {"manifestDigest","cells":[{id,kind,inputs,outputs}],"edges"},
 // each cell's resolved input and output ports (those inherited from
@@ -39,7 +41,7 @@ func (p Port) declaration() map[string]any {
 		v["many"] = true
 	}
 	if p.Labels != nil {
-		v["labels"] = stringList(p.Labels)
+		v["labels"] = canon.Strings(p.Labels)
 	}
 	if p.Schema != nil {
 		v["schema"] = p.Schema

@@ -3,6 +3,7 @@ package manifest
 import (
 	"strings"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/fault"
 )
 
@@ -77,7 +78,7 @@ func portSchema(p Port) any {
 	case "text", "ref":
 		s = map[string]any{"type": "string"}
 	case "choice":
-		s = map[string]any{"type": "string", "enum": stringList(p.Labels)}
+		s = map[string]any{"type": "string", "enum": canon.Strings(p.Labels)}
 	default:
 		if p.Schema != nil {
 			s = p.Schema
@@ -89,13 +90,4 @@ func portSchema(p Port) any {
 		s = map[string]any{"type": "array", "items": s}
 	}
 	return s
-}
-
-// stringList is xs as a JSON array value.
-func stringList(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
 }

@@ -120,3 +120,24 @@ func (r *Report) Readable() string {
 	}
 	return b.String()
 }
+
+// OpenRunStore opens the store a manifest run (run, resume, call) writes
+// to: the file store under dir when the run persists, else a memory
+// overlay over it that leaves dir as it was; the *.algal.json modules of
+// the directory modules ("" for none) are admitted into it first.
+func OpenRunStore(dir, modules string, persist bool) (store.Store, error) {
+	base, err := store.OpenFileStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	var st store.Store = base
+	if !persist {
+		st = store.NewOverlay(base)
+	}
+	if modules != "" {
+		if err := AdmitModules(st, modules); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}

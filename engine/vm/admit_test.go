@@ -42,3 +42,26 @@ func TestOpenOverlayLeavesTheStore(t *testing.T) {
 		t.Errorf("no registry: %v, %v", sigs, err)
 	}
 }
+
+// A run that does not persist writes through an overlay only.
+func TestOpenRunStorePersistsOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, persist := range []bool{false, true} {
+		dir := t.TempDir()
+		st, err := OpenRunStore(dir, "", persist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := st.Put(store.Values, map[string]any{"a": 1.0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, err := store.OpenFileStore(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := base.Has(store.Values, ref); err != nil || ok != persist {
+			t.Errorf("persist %v: the file store has the value: %v (%v)", persist, ok, err)
+		}
+	}
+}
