@@ -31,43 +31,37 @@ func firstUnexpected[V any](m map[string]V, allowed ...string) (string, bool) {
 	return "", false
 }
 
-// decision is a bound decision record: the record as the model answered
-// it (a decide cell's output) and the noul answer to each question, in
-// question order (0 when an answer has none), which recall rerank and
-// tool-log compaction read.
-type decision struct {
-	record any
-	nouls  []float64
-}
-
 // bindAnswers checks a decision record: exactly the declared answers, each
-// well-formed for its type. It returns the decision, or what is wrong.
-func bindAnswers(qs []manifest.Question, raw any) (decision, string) {
+// well-formed for its type. It returns the record, or what is wrong. With
+// nouls (one per question) it also reads each question's noul answer
+// into it, in question order (0 when an answer has none).
+func bindAnswers(qs []manifest.Question, raw any, nouls []float64) (any, string) {
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return decision{}, "output must be an object"
+		return nil, "output must be an object"
 	}
 	if k, bad := firstUnexpected(m, "answers"); bad {
-		return decision{}, fmt.Sprintf("unexpected field %q", k)
+		return nil, fmt.Sprintf("unexpected field %q", k)
 	}
 	ans, ok := m["answers"].(map[string]any)
 	if !ok {
-		return decision{}, "missing required property \"answers\""
+		return nil, "missing required property \"answers\""
 	}
 	for _, k := range canon.SortedKeys(ans) {
 		if !questionNamed(qs, k) {
-			return decision{}, fmt.Sprintf("unexpected answer %q", k)
+			return nil, fmt.Sprintf("unexpected answer %q", k)
 		}
 	}
-	d := decision{record: m, nouls: make([]float64, len(qs))}
 	for i, q := range qs {
 		noul, msg := checkAnswer(q, ans[q.Name])
 		if msg != "" {
-			return decision{}, msg
+			return nil, msg
 		}
-		d.nouls[i] = noul
+		if nouls != nil {
+			nouls[i] = noul
+		}
 	}
-	return d, ""
+	return m, ""
 }
 
 func questionNamed(qs []manifest.Question, name string) bool {
@@ -107,15 +101,17 @@ func checkAnswer(q manifest.Question, v any) (float64, string) {
 	return noul, ""
 }
 
-// answerBinder binds a decide-shaped answer to qs as a decision; a
-// malformed one is EFFECT_UNPARSEABLE with the message format(id, what is
-// wrong).
-func answerBinder(qs []manifest.Question, format, id string) bindFn {
+// answerBinder binds a decide-shaped answer to qs: the bound value is the
+// decision record, and with nouls the binder reads each question's noul
+// answer into it (recall rerank and tool-log compaction score by them).
+// A malformed answer is EFFECT_UNPARSEABLE with the message format(id,
+// what is wrong).
+func answerBinder(qs []manifest.Question, format, id string, nouls []float64) bindFn {
 	return func(raw any) (any, bool, *Failure) {
-		d, msg := bindAnswers(qs, raw)
+		m, msg := bindAnswers(qs, raw, nouls)
 		if msg != "" {
 			return nil, false, failf(fault.EffectUnparseable, format, id, msg)
 		}
-		return d, false, nil
+		return m, false, nil
 	}
 }

@@ -279,11 +279,11 @@ func (s *scope) decideCell(c *manifest.Cell, p string, in ports, rec *receipt.Ce
 	}
 	req := decideRequest(c.ID, d.Prompt, ctx, d.Questions, d.QuestionsValue, budget, d.Route)
 	bound, ok, f := s.issueFor(rec, call{path: p, req: req, kind: "decide", attempts: d.Retry, maxOut: budget.MaxOutputBytes, effectMs: effectMs(d.Budget),
-		bind: answerBinder(d.Questions, "cell %q: %s", c.ID)})
+		bind: answerBinder(d.Questions, "cell %q: %s", c.ID, nil)})
 	if !ok {
 		return nil, f
 	}
-	return ports{"out": bound.(decision).record}, nil
+	return ports{"out": bound}, nil
 }
 
 // issueFor issues c for the cell whose record is rec and settles the

@@ -218,12 +218,12 @@ func (s *scope) rerank(c *manifest.Cell, p string, rec *receipt.Cell, query stri
 		return nil, failf(fault.BudgetExhausted, "recall rerank context %dB exceeds maxContextBytes %dB", n, budget.MaxContextBytes)
 	}
 	rreq := decideRequest(c.ID, fmt.Sprintf(rerankPrompt, c.ID), rctx, qs, effect.DecideQuestions(qs), budget, &rc.Rerank.Route)
-	rbound, ok, f := s.issueFor(rec, call{path: p, req: rreq, kind: "decide", attempts: rc.Retry, maxOut: budget.MaxOutputBytes, effectMs: effectMs(rc.Budget),
-		bind: answerBinder(qs, "cell %q: %s", c.ID)})
+	score := make([]float64, len(qs))
+	_, ok, f := s.issueFor(rec, call{path: p, req: rreq, kind: "decide", attempts: rc.Retry, maxOut: budget.MaxOutputBytes, effectMs: effectMs(rc.Budget),
+		bind: answerBinder(qs, "cell %q: %s", c.ID, score)})
 	if !ok {
 		return nil, f
 	}
-	score := rbound.(decision).nouls
 	order := make([]int, len(hits))
 	for i := range order {
 		order[i] = i
@@ -266,12 +266,12 @@ func (s *scope) compact(c *manifest.Cell, p string, in ports, log []effect.ToolC
 		route = a.Route
 	}
 	req := decideRequest(c.ID, fmt.Sprintf(compactPrompt, c.ID, cp.MaxLogBytes, a.Prompt), ctx, qs, effect.DecideQuestions(qs), budget, route)
+	keep := make([]float64, len(qs))
 	res, f := s.issue(call{path: p, req: req, kind: "decide", attempts: 1, maxOut: budget.MaxOutputBytes, effectMs: effectMs(a.Budget),
-		bind: answerBinder(qs, "cell %q compaction: %s", c.ID)})
+		bind: answerBinder(qs, "cell %q compaction: %s", c.ID, keep)})
 	if f != nil || res.suspended {
 		return nil, res.suspended, f
 	}
-	keep := res.bound.(decision).nouls
 	var kept []effect.ToolCall
 	for i, e := range log {
 		if i >= n || keep[i] >= 0.5 {
