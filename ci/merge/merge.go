@@ -3,8 +3,9 @@
 // written: `assay ci merge`. It checks that the shards are one batch
 // (their manifests list the same workloads, with the same run slugs and
 // part counts, and every shard 1..n is there) and that every part of every
-// workload came back exactly once; it copies the shards' stores into one;
-// a workload one shard ran whole is checked with ci/verify and copied; a
+// workload came back exactly once; it gathers the shards' stores into
+// one (hard links where it can, every object hashed on the way in); a
+// workload one shard ran whole is checked with ci/verify and copied; a
 // workload whose parts several shards ran is run again from its workload
 // file with every part's report taken from its shard instead of run, so
 // its compile, verify and summarize phases (the aggregate, gate, summary,
@@ -440,8 +441,13 @@ func holdsNothing(m *parts.ShardManifest) bool {
 // copyStore puts every manifest, value and receipt of the store in dir
 // into dst; each object is read through the store's digest check, so a
 // torn or edited object fails the merge instead of entering the store.
-// Objects move as their canonical bytes (never parsed and encoded again),
-// one worker per CPU.
+// Into a file store on the same file system an object is a hard link to
+// the shard's file (read back and hashed under its new name), elsewhere
+// a copy of its canonical bytes (never parsed and encoded again); one
+// worker per CPU. A linked object shares its file with the shard's
+// store: bytes edited there after the merge fail the digest check of
+// whatever reads them from the merged store (`ci verify` reads every
+// receipt so), as bytes damaged in a copy would.
 func copyStore(ctx context.Context, dir string, dst store.Store) error {
 	if _, err := os.Stat(dir); err != nil {
 		return fail("shard store %s: %v", dir, err)
@@ -479,9 +485,16 @@ func copyNamespace(ctx context.Context, dir string, src *store.FileStore, dst st
 	return ctx.Err()
 }
 
-// copyObject copies one object as its canonical bytes, read through the
-// store's digest check; it must store under the same digest.
+// copyObject takes one object into dst: hard-linked into a file store
+// (store.Linker: no file created and written per receipt), copied as its
+// canonical bytes where the link cannot be made or dst is not a file
+// store. Either way its bytes are read through the digest check; a copy
+// must store under the same digest.
 func copyObject(dir string, src *store.FileStore, dst store.Store, ns store.Namespace, d string) error {
+	if l, ok := dst.(store.Linker); ok {
+		_, err := l.LinkFrom(src, ns, d)
+		return err
+	}
 	b, ok, err := src.GetEncoded(ns, d)
 	if err != nil || !ok {
 		return err

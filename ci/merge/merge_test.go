@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/algal-assay/assay/ci/verify"
 	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/algal-assay/assay/harness"
@@ -207,4 +208,89 @@ func TestMergeNamesAForgedOrMissingShard(t *testing.T) {
 	if _, err := mergeInto(t, filepath.Join(dir, "m4"), dirs[:1]); fault.CodeOf(err) != CodeShards || !strings.Contains(err.Error(), "shard(s) 2/2 missing") {
 		t.Fatalf("merge without shard 2: %v", err)
 	}
+}
+
+// The merge takes the shards' objects as hard links (one file per
+// receipt, not a second written one), and the store stays verified on
+// read: a shard's receipt edited in place after the merge changes the
+// merged store's object too, and `ci verify` of the merged run fails on
+// its digest.
+func TestMergeLinksTheShardsObjects(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := batch(t, dir)[:1]
+	var dirs []string
+	for i := 1; i <= 2; i++ {
+		d := filepath.Join(dir, fmt.Sprintf("s%d", i))
+		runInto(t, files, d, &parts.Shard{I: i, N: 2})
+		dirs = append(dirs, d)
+	}
+	merged := filepath.Join(dir, "m")
+	results, err := mergeInto(t, merged, dirs)
+	if err != nil || results[0].Err != nil {
+		t.Fatalf("merge: %v %v", err, results)
+	}
+	shardFiles := map[string][]string{} // a receipt two shards wrote is in both
+	for _, d := range dirs {
+		fs, _ := filepath.Glob(filepath.Join(d, ShardStore, "runs", "*.json"))
+		for _, f := range fs {
+			shardFiles[filepath.Base(f)] = append(shardFiles[filepath.Base(f)], f)
+		}
+	}
+	objects, _ := filepath.Glob(filepath.Join(merged, ShardStore, "runs", "*.json"))
+	if len(objects) == 0 || len(objects) != len(shardFiles) {
+		t.Fatalf("%d receipts merged of the shards' %d", len(objects), len(shardFiles))
+	}
+	var victim string
+	for _, o := range objects {
+		if victim = shardFile(t, o, shardFiles[filepath.Base(o)]); victim == "" {
+			t.Fatalf("%s is none of its shards' files %v", o, shardFiles[filepath.Base(o)])
+		}
+	}
+
+	check := func() (verify.Result, error) {
+		wb, err := vm.NewWorkbench(filepath.Join(merged, ShardStore))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := verify.LoadWorkloads(files...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runDir := results[0].Outcome.RunDir
+		return verify.CheckRun(context.Background(), runDir, verify.Options{Evidence: wb, Workloads: ws})
+	}
+	if chk, err := check(); err != nil || !chk.OK {
+		t.Fatalf("ci verify of the merged run: %v %v", err, chk.Mismatches)
+	}
+	rb, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(victim, bytes.Replace(rb, []byte(`"complete"`), []byte(`"failed"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	chk, err := check()
+	if err == nil && chk.OK {
+		t.Fatal("ci verify of the merged run passed with a shard receipt edited after the merge")
+	}
+	if msg := fmt.Sprint(err, chk.Mismatches); !strings.Contains(msg, fault.DigestMismatch) && !strings.Contains(msg, "does not match its digest") {
+		t.Fatalf("ci verify after the edit: %s, want a digest mismatch", msg)
+	}
+}
+
+// shardFile is the one of candidates that is the file merged names ("":
+// none is).
+func shardFile(t *testing.T, merged string, candidates []string) string {
+	t.Helper()
+	a, err := os.Stat(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range candidates {
+		if b, err := os.Stat(c); err == nil && os.SameFile(a, b) {
+			return c
+		}
+	}
+	return ""
 }

@@ -37,7 +37,9 @@ const DefaultDir = ".algal"
 // same directory into place with a rename that refuses to replace
 // (renameat2 RENAME_NOREPLACE on Linux), or by hard-linking it where that
 // is unavailable, so of two writers (threads or processes) exactly one
-// installs the object while the other finds it and checks it.
+// installs the object while the other finds it and checks it. An object
+// of another FileStore can also be taken as a hard link to its file
+// (LinkFrom, link.go), checked against its digest like a copy.
 // A FileStore syncs each object before it publishes it and its directory
 // after, so a Put that returned is durable; a Batch (batch.go) defers both
 // to one barrier at Commit. Either way a name that a crash left holding
