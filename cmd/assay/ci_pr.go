@@ -35,10 +35,11 @@ func newCIPRCmd(c *cli) *cobra.Command {
 			if f.concurrency < 0 {
 				return usagef("ci pr: --concurrency must not be negative")
 			}
-			if given := countSet(f.baseRuns, f.baseStore, f.headRuns, f.headStore); given != 0 && given != 4 {
-				return usagef("ci pr: give all of --base-runs, --base-store, --head-runs and --head-store, or none")
+			made, err := prcheck.MadeRunsOf(f.baseRuns, f.baseStore, f.headRuns, f.headStore)
+			if err != nil {
+				return usagef("ci pr: %v", err)
 			}
-			return c.ciPR(cmd.Context(), f, args)
+			return c.ciPR(cmd.Context(), f, made, args)
 		},
 	}
 	fl := cmd.Flags()
@@ -63,12 +64,12 @@ func newCIPRCmd(c *cli) *cobra.Command {
 // answers can quote it, and a public repository's log and summary are
 // public. (The artifact's files are its evidence's renderings, byte for
 // byte: see prcheck.Options.Redact.)
-func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
+func (c *cli) ciPR(ctx context.Context, f ciPRFlags, made *prcheck.MadeRuns, paths []string) error {
 	red := ghci.NewRedactor(os.Getenv("GITHUB_TOKEN"))
 	rc := *c
 	out, errw := red.Writer(c.stdout), red.Writer(c.stderr)
 	rc.stdout, rc.stderr = out, errw
-	err := rc.checkPR(ctx, f, paths, red)
+	err := rc.checkPR(ctx, f, made, paths, red)
 	if ferr := errors.Join(out.Flush(), errw.Flush()); err == nil {
 		err = ferr
 	}
@@ -79,17 +80,13 @@ func (c *cli) ciPR(ctx context.Context, f ciPRFlags, paths []string) error {
 	return red.Error(err)
 }
 
-func (c *cli) checkPR(ctx context.Context, f ciPRFlags, paths []string, red *ghci.Redactor) error {
+func (c *cli) checkPR(ctx context.Context, f ciPRFlags, made *prcheck.MadeRuns, paths []string, red *ghci.Redactor) error {
 	record, _, err := liveFlags{record: f.record, archive: "-"}.resolve()
 	if err != nil {
 		return err
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	var made *prcheck.MadeRuns
-	if f.headRuns != "" {
-		made = &prcheck.MadeRuns{BaseRuns: f.baseRuns, BaseStore: f.baseStore, HeadRuns: f.headRuns, HeadStore: f.headStore}
-	}
 	res, err := prcheck.Run(ctx, prcheck.Options{
 		Made:   made,
 		Record: record,
@@ -115,17 +112,6 @@ func (c *cli) checkPR(ctx context.Context, f ciPRFlags, paths []string, red *ghc
 		return reported(fmt.Errorf("the PR check failed: %s", res.FailureReason()))
 	}
 	return nil
-}
-
-// countSet counts the non-empty values.
-func countSet(values ...string) int {
-	n := 0
-	for _, v := range values {
-		if v != "" {
-			n++
-		}
-	}
-	return n
 }
 
 // interruptible cancels ctx on SIGINT or SIGTERM (Ctrl-C, a cancelled

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/expr"
@@ -106,23 +106,13 @@ func (c *cli) exprCheck(programArg, namesArg string) error {
 	if err != nil {
 		return report(err)
 	}
-	var names []string
-	if rest, ok := strings.CutPrefix(namesArg, "@"); ok {
-		v, err := expr.ReadArgument("names", namesArg, expr.NamesText, c.stdin)
-		if err != nil {
-			return report(err)
-		}
-		list, ok := v.([]any)
-		if !ok {
-			return usagef("expr check: --names @%s must hold a JSON array", rest)
-		}
-		for _, n := range list {
-			if s, ok := n.(string); ok {
-				names = append(names, s)
-			}
-		}
-	} else if namesArg != "" {
-		names = strings.Split(namesArg, ",")
+	names, err := expr.ReadNames(namesArg, c.stdin)
+	var notList *expr.NamesNotAList
+	if errors.As(err, &notList) {
+		return err // an argument problem, not the program's
+	}
+	if err != nil {
+		return report(err)
 	}
 	if err := expr.Check(program, names); err != nil {
 		return report(err)

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-
-	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness/rundoc"
 	"github.com/algal-assay/assay/runrecord"
 	"github.com/spf13/cobra"
@@ -36,26 +33,18 @@ func newRecordCmd(c *cli) *cobra.Command {
 				if err != nil {
 					return usagef("--assembly %s: %v", assemblyPath, err)
 				}
-				a, err := runrecord.ParseAssembly(data)
+				w, err := rundoc.AssemblyWorkload(data, pipeline)
 				if err != nil {
 					return usagef("--assembly %s: %v", assemblyPath, err)
 				}
-				name := a.Pipeline
-				if pipeline != "" {
-					name = pipeline
-				}
-				opts.Workloads = append(opts.Workloads, runrecord.Workload{Pipeline: name, Assembly: data})
+				opts.Workloads = append(opts.Workloads, w)
 			}
 			v, err := runrecord.Read(args[0], opts)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				b, err := canon.Encode(v.Value())
-				if err != nil {
-					return err
-				}
-				if _, err := fmt.Fprintf(c.stdout, "%s\n", b); err != nil {
+				if err := c.emit(v.Value(), ""); err != nil {
 					return err
 				}
 			} else if err := v.WriteText(c.stdout, rundoc.GateVerdict(v.Dir)); err != nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/engine/catalog"
-	"github.com/algal-assay/assay/engine/fault"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/spf13/cobra"
 )
@@ -65,12 +64,9 @@ func newStoreCmd(c *cli) *cobra.Command {
 		Short: "Print a stored value (verified against its digest)",
 		Args:  cobra.ExactArgs(1),
 		RunE: withStore(&dir, func(st *store.FileStore, args []string) error {
-			v, ok, err := st.Get(store.Values, args[0])
+			v, err := catalog.Value(st, args[0])
 			if err != nil {
 				return err
-			}
-			if !ok {
-				return fault.New(fault.StoreMiss, "value not in store")
 			}
 			return c.emit(v, "")
 		}),
@@ -129,12 +125,9 @@ func newManifestCmd(c *cli) *cobra.Command {
 		Short: "Print a stored manifest",
 		Args:  cobra.ExactArgs(1),
 		RunE: withStore(&dir, func(st *store.FileStore, args []string) error {
-			v, ok, err := st.Get(store.Manifests, args[0])
+			v, err := catalog.Manifest(st, args[0])
 			if err != nil {
 				return err
-			}
-			if !ok {
-				return fault.New(fault.StoreMiss, "manifest %s not found", args[0])
 			}
 			return c.emit(v, "")
 		}),
@@ -174,12 +167,9 @@ func newSlotCmd(c *cli) *cobra.Command {
 		Short: "Print a slot's value",
 		Args:  cobra.ExactArgs(1),
 		RunE: withStore(&dir, func(st *store.FileStore, args []string) error {
-			v, ok, err := st.GetSlot(args[0])
+			v, err := catalog.Slot(st, args[0])
 			if err != nil {
 				return err
-			}
-			if !ok {
-				return fault.New(fault.StoreMiss, "slot %q is empty", args[0])
 			}
 			return c.emit(v, "")
 		}),

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/spf13/cobra"
 )
 
@@ -29,11 +30,7 @@ func newVersionCmd(c *cli) *cobra.Command {
 					}
 				}
 			}
-			list := make([]any, len(contracts))
-			for i, k := range contracts {
-				list[i] = k
-			}
-			v := map[string]any{"version": version, "revision": rev, "contracts": list}
+			v := map[string]any{"version": version, "revision": rev, "contracts": canon.Strings(contracts)}
 			return c.answer(v, func(w io.Writer) error {
 				_, err := fmt.Fprintf(w, "assay %s (revision %s)\ncontracts: %s\n", version, rev, strings.Join(contracts, " "))
 				return err

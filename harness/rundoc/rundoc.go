@@ -99,3 +99,18 @@ func Assemblies(paths []string, warn io.Writer) ([]runrecord.Workload, error) {
 	}
 	return out, nil
 }
+
+// AssemblyWorkload is today's assembly given as an _assembly.json's bytes
+// (`assay record show --assembly`), named by its own pipeline unless
+// pipeline names the one to read the record against.
+func AssemblyWorkload(data []byte, pipeline string) (runrecord.Workload, error) {
+	a, err := runrecord.ParseAssembly(data)
+	if err != nil {
+		return runrecord.Workload{}, err
+	}
+	name := a.Pipeline
+	if pipeline != "" {
+		name = pipeline
+	}
+	return runrecord.Workload{Pipeline: name, Assembly: data}, nil
+}

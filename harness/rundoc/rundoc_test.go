@@ -73,3 +73,23 @@ func TestAssembliesSkipWorkloadsThatDoNotLoad(t *testing.T) {
 		t.Errorf("warning %q", warn.String())
 	}
 }
+
+// An --assembly that does not parse is refused; one that does is named
+// by its pipeline unless another is asked for.
+func TestAssemblyWorkloadIsNamed(t *testing.T) {
+	t.Parallel()
+	if _, err := AssemblyWorkload([]byte("{"), ""); err == nil {
+		t.Error("a broken assembly accepted")
+	}
+	var warn bytes.Buffer
+	today, err := Assemblies([]string{"../../suites/ticket-triage.bench.yaml"}, &warn)
+	if err != nil || len(today) != 1 {
+		t.Fatalf("the repository's workload: %v, %v (%s)", today, err, warn.String())
+	}
+	for asked, want := range map[string]string{"": today[0].Pipeline, "other": "other"} {
+		w, err := AssemblyWorkload(today[0].Assembly, asked)
+		if err != nil || w.Pipeline != want || !bytes.Equal(w.Assembly, today[0].Assembly) {
+			t.Errorf("pipeline %q: %+v, %v", asked, w.Pipeline, err)
+		}
+	}
+}
