@@ -115,21 +115,21 @@ func checkHit(h any) (recallHit, string) {
 		return recallHit{}, fmt.Sprintf(": text must be at most %d bytes", MaxHitText)
 	}
 	ref, hasRef := hm["ref"]
-	if !hasRef {
-		return recallHit{value: h}, ""
-	}
-	rs, ok := checkHitRef(ref, src)
-	if !ok {
-		return recallHit{}, ": ref must be the token its value: source names"
-	}
-	return recallHit{value: h, ref: rs}, ""
+	rs, msg := hitRef(ref, hasRef, src)
+	return recallHit{value: h, ref: rs}, msg
 }
 
-// checkHitRef reads a hit's ref: the token its value: source names.
-func checkHitRef(ref any, src string) (string, bool) {
+// hitRef reads a hit's optional ref: the token its value: source names.
+func hitRef(ref any, has bool, src string) (string, string) {
+	if !has {
+		return "", ""
+	}
 	rs, _ := ref.(string)
 	hex, isValue := strings.CutPrefix(src, "value:")
-	return rs, canon.IsDigest(rs) && isValue && rs == "sha256:"+hex
+	if !canon.IsDigest(rs) || !isValue || rs != "sha256:"+hex {
+		return "", ": ref must be the token its value: source names"
+	}
+	return rs, ""
 }
 
 // recallQuery evaluates a recall cell's query: non-empty text within
