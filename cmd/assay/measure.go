@@ -173,13 +173,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	f.runFlags(cmd)
 	addLiveFlags(cmd.Flags(), &f.live)
 	verify := c.verifyVerb("verify REPORT", "Recompute every claim of a bench report and replay its receipts offline", bench.Verify)
-	inspect := c.inspectVerb("inspect REPORT|RUN_DIR", "Print a bench report (or a workload run directory's) as a table", func(v any) (string, error) {
-		r, err := bench.ParseReport(v)
-		if err != nil {
-			return "", err
-		}
-		return bench.Inspect(r), nil
-	})
+	inspect := c.inspectVerb("inspect REPORT|RUN_DIR", "Print a bench report (or a workload run directory's) as a table", bench.InspectValue)
 	cmd.AddCommand(verify, inspect)
 	return cmd
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/manifest"
-	"github.com/algal-assay/assay/engine/receipt"
 	"github.com/algal-assay/assay/engine/store"
 	"github.com/algal-assay/assay/engine/vm"
 	"github.com/spf13/cobra"
@@ -19,28 +18,12 @@ func newVerifyCmd(c *cli) *cobra.Command {
 		Short: "Replay a run receipt offline and report every divergence",
 		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			// Modules and fetched closures go into an overlay, so
-			// verification never writes the store it reads.
-			_, st, err := vm.OpenOverlay(dir, modules)
-			if err != nil {
-				return err
+			manifestFile := ""
+			if len(args) > 1 {
+				manifestFile = args[1]
 			}
-			rec, err := receipt.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			m, err := manifestFor(st, rec, args[1:])
-			if err != nil {
-				return err
-			}
-			if err := vm.PrefetchFile(context.Background(), st, m, transports); err != nil {
-				return err
-			}
-			opts := vm.VerifyOptions{Store: st}
-			if opts.ToolSignatures, err = vm.ToolSignaturesFile(tools); err != nil {
-				return err
-			}
-			rep, err := vm.Verify(rec, m, opts)
+			rep, err := vm.VerifyFiles{Dir: dir, Modules: modules, Receipt: args[0], Manifest: manifestFile,
+				Transports: transports, Tools: tools}.Verify(context.Background())
 			if err != nil {
 				return err
 			}
