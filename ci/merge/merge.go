@@ -464,11 +464,17 @@ func copyStore(ctx context.Context, dir string, dst store.Store) error {
 	return nil
 }
 
-// copyNamespace copies every object of one namespace of the shard store
-// in dir, one worker per CPU.
+// copyNamespace takes every object of one namespace of the shard store
+// in dir into dst, one worker per CPU: hard-linked into a file store
+// (store.Linker: no file created and written per receipt, and copied
+// where a link cannot be made), copied into any other store.
 func copyNamespace(ctx context.Context, dir string, src *store.FileStore, dst store.Store, ns store.Namespace) error {
 	digests, err := src.List(ns)
 	if err != nil {
+		return err
+	}
+	if l, ok := dst.(store.Linker); ok {
+		_, err := l.LinkFrom(ctx, src, ns, digests)
 		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
@@ -485,16 +491,9 @@ func copyNamespace(ctx context.Context, dir string, src *store.FileStore, dst st
 	return ctx.Err()
 }
 
-// copyObject takes one object into dst: hard-linked into a file store
-// (store.Linker: no file created and written per receipt), copied as its
-// canonical bytes where the link cannot be made or dst is not a file
-// store. Either way its bytes are read through the digest check; a copy
-// must store under the same digest.
+// copyObject copies one object as its canonical bytes, read through the
+// store's digest check; it must store under the same digest.
 func copyObject(dir string, src *store.FileStore, dst store.Store, ns store.Namespace, d string) error {
-	if l, ok := dst.(store.Linker); ok {
-		_, err := l.LinkFrom(src, ns, d)
-		return err
-	}
 	b, ok, err := src.GetEncoded(ns, d)
 	if err != nil || !ok {
 		return err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,12 @@ func linkPair(t *testing.T) (src *FileStore, dst *Batch, d, from, to string) {
 	return src, f.Batch(), d, filepath.Join(root, "src", "runs", hex+".json"), filepath.Join(root, "dst", "runs", hex+".json")
 }
 
+// linkOne takes the object d of Runs from src into dst.
+func linkOne(dst, src *FileStore, d string) (bool, error) {
+	n, err := dst.LinkFrom(context.Background(), src, Runs, []string{d})
+	return n == 1, err
+}
+
 // sameFile says the two paths name one file.
 func sameFile(t *testing.T, a, b string) bool {
 	t.Helper()
@@ -54,7 +61,7 @@ func sameFile(t *testing.T, a, b string) bool {
 func TestLinkFromHardLinksTheSourceFile(t *testing.T) {
 	t.Parallel()
 	src, dst, d, from, to := linkPair(t)
-	linked, err := dst.LinkFrom(src, Runs, d)
+	linked, err := linkOne(dst.FileStore, src, d)
 	if err != nil || !linked {
 		t.Fatalf("LinkFrom: linked=%v err=%v", linked, err)
 	}
@@ -71,11 +78,11 @@ func TestLinkFromHardLinksTheSourceFile(t *testing.T) {
 	if got, ok, err := dst.GetEncoded(Runs, d); err != nil || !ok || !bytes.Equal(got, want) {
 		t.Fatalf("read back: %v %v", ok, err)
 	}
-	if linked, err := dst.LinkFrom(src, Runs, d); err != nil || linked {
+	if linked, err := linkOne(dst.FileStore, src, d); err != nil || linked {
 		t.Fatalf("an object already present: linked=%v err=%v, want kept as it is", linked, err)
 	}
 	other, _ := canon.Digest(map[string]any{"absent": true})
-	if linked, err := dst.LinkFrom(src, Runs, other); err != nil || linked {
+	if linked, err := linkOne(dst.FileStore, src, other); err != nil || linked {
 		t.Fatalf("an object the source lacks: linked=%v err=%v", linked, err)
 	}
 	if ok, _ := dst.Has(Runs, other); ok {
@@ -96,7 +103,7 @@ func TestLinkFromRefusesAnEditedObject(t *testing.T) {
 	if err := os.WriteFile(from, bytes.Replace(b, []byte(`"n":7`), []byte(`"n":8`), 1), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	linked, err := dst.LinkFrom(src, Runs, d)
+	linked, err := linkOne(dst.FileStore, src, d)
 	if linked || fault.CodeOf(err) != fault.DigestMismatch || !strings.Contains(err.Error(), from) {
 		t.Fatalf("edited source: linked=%v err=%v, want %s naming %s", linked, err, fault.DigestMismatch, from)
 	}
@@ -111,7 +118,7 @@ func TestLinkFromRefusesAnEditedObject(t *testing.T) {
 func TestLinkedObjectEditedLaterFailsOnRead(t *testing.T) {
 	t.Parallel()
 	src, dst, d, from, _ := linkPair(t)
-	if linked, err := dst.LinkFrom(src, Runs, d); err != nil || !linked {
+	if linked, err := linkOne(dst.FileStore, src, d); err != nil || !linked {
 		t.Fatalf("LinkFrom: linked=%v err=%v", linked, err)
 	}
 	b, err := os.ReadFile(from)
@@ -172,7 +179,7 @@ func TestLinkFromCopiesWhatItCannotLink(t *testing.T) {
 		if err := os.Symlink(elsewhere, from); err != nil {
 			t.Fatal(err)
 		}
-		if linked, err := dst.LinkFrom(src, Runs, d); linked || fault.CodeOf(err) != fault.IOFailed {
+		if linked, err := linkOne(dst.FileStore, src, d); linked || fault.CodeOf(err) != fault.IOFailed {
 			t.Fatalf("a symlinked source: linked=%v err=%v, want %s", linked, err, fault.IOFailed)
 		}
 		if _, err := os.Lstat(to); !os.IsNotExist(err) {
@@ -185,7 +192,7 @@ func TestLinkFromCopiesWhatItCannotLink(t *testing.T) {
 // file, of mode perm, reading back through the digest check.
 func assertCopied(t *testing.T, src, dst *FileStore, d, from, to string, perm os.FileMode) {
 	t.Helper()
-	linked, err := dst.LinkFrom(src, Runs, d)
+	linked, err := linkOne(dst, src, d)
 	if err != nil || linked {
 		t.Fatalf("LinkFrom: linked=%v err=%v, want a copy", linked, err)
 	}
@@ -208,4 +215,42 @@ func TestLinkFromCopiesAcrossDevices(t *testing.T) {
 	defer func() { linkFile = real }()
 	src, dst, d, from, to := linkPair(t)
 	assertCopied(t, src, dst.FileStore, d, from, to, 0o600)
+}
+
+// LinkFrom takes a whole namespace in one call, one worker per CPU:
+// every object linked and counted; a list naming a key that is not a
+// digest is refused before anything is taken; a cancelled call stops.
+func TestLinkFromTakesANamespace(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	src, _ := OpenFileStore(filepath.Join(root, "src"))
+	var digests []string
+	for i := range 50 {
+		d, err := src.Put(Values, map[string]any{"i": float64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		digests = append(digests, d)
+	}
+	dst, _ := OpenFileStore(filepath.Join(root, "dst"))
+	n, err := dst.LinkFrom(context.Background(), src, Values, digests)
+	if err != nil || n != len(digests) {
+		t.Fatalf("LinkFrom of %d objects: linked %d, %v", len(digests), n, err)
+	}
+	got, err := dst.List(Values)
+	if err != nil || len(got) != len(digests) {
+		t.Fatalf("List after LinkFrom: %d objects, %v", len(got), err)
+	}
+	other, _ := OpenFileStore(filepath.Join(root, "other"))
+	if n, err := other.LinkFrom(context.Background(), src, Values, append([]string{"sha256:nope"}, digests...)); n != 0 || fault.CodeOf(err) != fault.Parse {
+		t.Fatalf("a list with a bad key: linked %d, %v, want %s", n, err, fault.Parse)
+	}
+	if _, err := os.Lstat(other.Root()); !os.IsNotExist(err) {
+		t.Fatalf("a refused list made the store: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if n, err := other.LinkFrom(ctx, src, Values, digests); n != 0 || err != context.Canceled {
+		t.Fatalf("a cancelled LinkFrom: linked %d, %v", n, err)
+	}
 }
