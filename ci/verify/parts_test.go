@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,5 +86,44 @@ func TestRunInPartsVerifiesAndAForgedAggregateFails(t *testing.T) {
 	}
 	if res.OK || !strings.Contains(strings.Join(res.Mismatches, "\n"), "part-0002-report.json") {
 		t.Fatalf("an edited part: %v", res.Mismatches)
+	}
+}
+
+// A part's config is held to the one its part compiles to: the same
+// bytes agree; a path written from elsewhere that names the same tree
+// file agrees too (compared field by field against the part's config
+// compiled again); any other member that differs is named.
+func TestPartConfigIsHeldToTheCompiledOne(t *testing.T) {
+	t.Parallel()
+	dir, opts := runInParts(t)
+	part := filepath.Join(dir, "part-0002-config.json")
+	orig, err := os.ReadFile(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(m map[string]any)
+		want string // "" for a config that agrees
+	}{
+		{"as compiled", func(map[string]any) {}, ""},
+		{"a manifest named from the workload's directory", func(m map[string]any) {
+			sys := m["systems"].([]any)[0].(map[string]any)
+			sys["manifest"] = path.Base(sys["manifest"].(string))
+		}, ""},
+		{"a forged price", func(m map[string]any) {
+			m["prices"].(map[string]any)["small-1"].(map[string]any)["input"] = 9.0
+		}, "part-0002-config.json: prices.small-1.input is 9, but "},
+	} {
+		editJSON(t, part, tc.edit)
+		res, err := CheckRun(context.Background(), dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(res.Mismatches, "\n")
+		if tc.want == "" && !res.OK || tc.want != "" && (res.OK || !strings.Contains(got, tc.want)) {
+			t.Errorf("%s: want a mismatch naming %q (none when empty), got %v", tc.name, tc.want, res.Mismatches)
+		}
+		write(t, part, orig)
 	}
 }
