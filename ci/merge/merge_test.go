@@ -53,6 +53,19 @@ func runInto(t *testing.T, files []string, root string, s *parts.Shard) {
 	}
 }
 
+// twoShards runs the batch's paired workload as shards 1/2 and 2/2 into
+// dir/s1 and dir/s2, and returns its file and the shard directories.
+func twoShards(t *testing.T, dir string) (files, dirs []string) {
+	t.Helper()
+	files = batch(t, dir)[:1]
+	for i := 1; i <= 2; i++ {
+		d := filepath.Join(dir, fmt.Sprintf("s%d", i))
+		runInto(t, files, d, &parts.Shard{I: i, N: 2})
+		dirs = append(dirs, d)
+	}
+	return files, dirs
+}
+
 func mergeInto(t *testing.T, root string, dirs []string) ([]*harness.Result, error) {
 	t.Helper()
 	wb, err := vm.NewWorkbench(filepath.Join(root, ShardStore))
@@ -142,13 +155,7 @@ func TestShardsMergeByteIdenticalForTwoFourEight(t *testing.T) {
 func TestMergeNamesAForgedOrMissingShard(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	files := batch(t, dir)[:1]
-	var dirs []string
-	for i := 1; i <= 2; i++ {
-		d := filepath.Join(dir, fmt.Sprintf("s%d", i))
-		runInto(t, files, d, &parts.Shard{I: i, N: 2})
-		dirs = append(dirs, d)
-	}
+	_, dirs := twoShards(t, dir)
 	runDir, _ := filepath.Glob(filepath.Join(dirs[1], ShardRuns, "big", "big-r*"))
 	if len(runDir) != 1 {
 		t.Fatalf("s2: %v", runDir)
@@ -218,13 +225,7 @@ func TestMergeNamesAForgedOrMissingShard(t *testing.T) {
 func TestMergeLinksTheShardsObjects(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	files := batch(t, dir)[:1]
-	var dirs []string
-	for i := 1; i <= 2; i++ {
-		d := filepath.Join(dir, fmt.Sprintf("s%d", i))
-		runInto(t, files, d, &parts.Shard{I: i, N: 2})
-		dirs = append(dirs, d)
-	}
+	files, dirs := twoShards(t, dir)
 	merged := filepath.Join(dir, "m")
 	results, err := mergeInto(t, merged, dirs)
 	if err != nil || results[0].Err != nil {
