@@ -13,6 +13,13 @@ import (
 // CI: CI replays what a person recorded and committed, and never holds a
 // key. Its errors are argument problems (plain errors).
 func Resolve(record, dir string) (Mode, string, error) {
+	return resolve(record, dir, workroot.Git)
+}
+
+// resolve is Resolve with the git root's finder handed in, so a test
+// never reads the checkout it runs in (whose .git changes under it, and
+// with it the test cache's inputs).
+func resolve(record, dir string, gitRoot func() string) (Mode, string, error) {
 	mode, err := ParseMode(record)
 	if err != nil {
 		return "", "", err
@@ -21,7 +28,7 @@ func Resolve(record, dir string) (Mode, string, error) {
 		return "", "", fmt.Errorf("--record %s: CI is set; CI replays the committed archive (--record none) and never calls a live model", mode)
 	}
 	if dir == "" {
-		dir = filepath.Join(workroot.Git(), DefaultDir)
+		dir = filepath.Join(gitRoot(), DefaultDir)
 	}
 	return mode, dir, nil
 }

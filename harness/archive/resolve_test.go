@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,7 +21,11 @@ func TestResolveRefusesRecordingInCI(t *testing.T) {
 		t.Error("--record some accepted")
 	}
 	t.Setenv("CI", "")
-	if mode, dir, err := Resolve("all", ""); err != nil || mode != All || !strings.HasSuffix(dir, DefaultDir) {
+	root := func() string { return filepath.FromSlash("/repo") }
+	if mode, dir, err := resolve("all", "", root); err != nil || mode != All || dir != filepath.Join("/repo", DefaultDir) {
 		t.Errorf("--record all: %v %q %v", mode, dir, err)
+	}
+	if _, dir, err := resolve("none", "arch", root); err != nil || dir != "arch" {
+		t.Errorf("--record none with a directory: %q %v", dir, err)
 	}
 }
