@@ -317,3 +317,38 @@ func TestParseRecordRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// EffectDigested with the request's own digest answers as Effect does:
+// served, replayed from a record and unbound alike.
+func TestEffectDigestedIsEffect(t *testing.T) {
+	t.Parallel()
+	req := request("classify", "classifier", nil)
+	d, err := RequestDigest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := Record{RequestDigest: d, Executor: "recorded", Output: "bug"}
+	for _, tc := range []struct {
+		name   string
+		router func() *Router
+	}{
+		{"served", func() *Router { return NewRouter(&fake{id: "m", desc: Descriptor{Effects: []string{"classifier"}}}) }},
+		{"replayed", func() *Router { return NewRouter(NewReplay([]Record{recorded})) }},
+		{"unbound", func() *Router { return NewRouter() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			want, err := tc.router().Effect(context.Background(), req, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tc.router().EffectDigested(context.Background(), req, d, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if encode(t, got.Value()) != encode(t, want.Value()) || got.RequestDigest != d {
+				t.Fatalf("EffectDigested: %s, Effect: %s", encode(t, got.Value()), encode(t, want.Value()))
+			}
+		})
+	}
+}

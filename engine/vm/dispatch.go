@@ -16,7 +16,7 @@ func (r *runner) dispatch(req effect.Request, digest string, effectMs int) (rec 
 	if r.host.Router == nil {
 		return effect.UnboundRecord(digest), true
 	}
-	rec, err := r.host.Router.Effect(r.ctx, req, time.Duration(effectMs)*time.Millisecond)
+	rec, err := r.host.Router.EffectDigested(r.ctx, req, digest, time.Duration(effectMs)*time.Millisecond)
 	if err != nil {
 		r.hostFault(fault.Flat(err, fault.Internal))
 		return effect.Record{}, false
