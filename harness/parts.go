@@ -79,7 +79,7 @@ func (r *run) compileParts() error {
 // as it would one part at a time; the parts after it are cancelled and
 // dropped.
 func (r *run) evaluateParts(ctx context.Context) error {
-	p := &progress{name: r.w.Name, f: r.opts.OnProgress, total: len(r.w.Systems) * len(r.w.Cases)}
+	p := &progress{name: r.w.Name, f: r.opts.OnProgress, total: len(r.w.Systems) * r.w.NumCases()}
 	runner, err := r.runnerAt(1)
 	if err != nil {
 		return err
@@ -237,7 +237,7 @@ func htmlParts(o *Outcome) []report.Part {
 	out := make([]report.Part, 0, len(o.Compiled.Parts))
 	for i, p := range o.Compiled.Parts {
 		hp := report.Part{Name: p.Name(), Report: p.ReportFile(),
-			Cases:   fmt.Sprintf("%s to %s (%d)", w.Cases[p.CaseFrom].ID, w.Cases[p.CaseTo-1].ID, p.CaseTo-p.CaseFrom),
+			Cases:   fmt.Sprintf("%s to %s (%d)", w.CaseID(p.CaseFrom), w.CaseID(p.CaseTo-1), p.CaseTo-p.CaseFrom),
 			Systems: fmt.Sprintf("%s to %s (%d)", w.Systems[p.SystemFrom].ID, w.Systems[p.SystemTo-1].ID, p.SystemTo-p.SystemFrom)}
 		if i < len(o.partDigests) {
 			hp.Digest = o.partDigests[i]
@@ -248,24 +248,21 @@ func htmlParts(o *Outcome) []report.Part {
 }
 
 // releaseCases replaces, once a run in parts has written every part's
-// config and tables, its workload with a copy that keeps of each case only
-// its id, split, position and responses (the alignment check counts
-// them, a part at a time): the parts run from the files, so the args and
-// expectations of 20,000 cases need not stay in memory for the rest of the
-// run. The loaded workload is left as it was (a host may run it again).
+// config and tables, its workload with one that keeps of its cases only
+// their number, ids and declared response counts (workload.Release; the
+// alignment check reads the counts, a part at a time): the parts run from
+// the files, so the data of 20,000 cases need not stay in memory for the
+// rest of the run. The loaded workload is left as it was (a host may run
+// it again).
 func (r *run) releaseCases() {
 	if r.c.Parts == nil {
 		return
 	}
-	w := *r.w
+	w := r.w.Release()
 	c := *r.c
-	c.Workload = &w
-	w.Cases = make([]workload.Case, len(r.w.Cases))
-	for i, cs := range r.w.Cases {
-		w.Cases[i] = cs.WithoutArgs()
-	}
-	r.w, r.c = &w, &c
-	r.o.Workload, r.o.Compiled = &w, &c
+	c.Workload = w
+	r.w, r.c = w, &c
+	r.o.Workload, r.o.Compiled = w, &c
 	if r.release != nil {
 		r.release()
 	}
@@ -300,7 +297,7 @@ func checkPart(ctx context.Context, c *workload.Compiled, p workload.Part, rep *
 		mismatches = append(mismatches, name+": "+m)
 	}
 	pc := *c
-	pc.Declared = workload.DeclaredCalls(c.Workload.PartView(p), 1)
+	pc.Declared = c.Workload.PartDeclared(p)
 	sub := &run{w: c.Workload, c: &pc, opts: Options{Store: st}, o: &Outcome{Workload: c.Workload, Compiled: &pc, Bench: rep}}
 	problems, alignErr := sub.alignment(tap)
 	if alignErr != nil {

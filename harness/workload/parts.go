@@ -68,9 +68,10 @@ func (w *Workload) Parts() []Part {
 		return nil
 	}
 	var out []Part
-	for cf := 0; cf < len(w.Cases) || cf == 0; cf += PartCases {
+	cases := w.NumCases()
+	for cf := 0; cf < cases || cf == 0; cf += PartCases {
 		for sf := 0; sf < len(w.Systems) || sf == 0; sf += PartSystems {
-			out = append(out, Part{N: len(out) + 1, CaseFrom: cf, CaseTo: min(cf+PartCases, len(w.Cases)),
+			out = append(out, Part{N: len(out) + 1, CaseFrom: cf, CaseTo: min(cf+PartCases, cases),
 				SystemFrom: sf, SystemTo: min(sf+PartSystems, len(w.Systems))})
 		}
 	}
@@ -79,7 +80,7 @@ func (w *Workload) Parts() []Part {
 
 // InParts reports whether w runs in more than one part.
 func (w *Workload) InParts() bool {
-	return w.Kind == KindBench && (len(w.Cases) > PartCases || len(w.Systems) > PartSystems)
+	return w.Kind == KindBench && (w.NumCases() > PartCases || len(w.Systems) > PartSystems)
 }
 
 // partView is w restricted to one part's cases and systems: what the

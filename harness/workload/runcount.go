@@ -21,7 +21,7 @@ func (w *Workload) RunCount() (int, string) {
 
 func (w *Workload) runCount() (int, string) {
 	if w.Kind == KindBench {
-		return len(w.Systems) * len(w.Cases), fmt.Sprintf("%s x %s", plural(len(w.Systems), "system"), plural(len(w.Cases), "case"))
+		return len(w.Systems) * w.NumCases(), fmt.Sprintf("%s x %s", plural(len(w.Systems), "system"), plural(w.NumCases(), "case"))
 	}
 	if w.Generator != nil {
 		return 0, ""

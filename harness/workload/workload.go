@@ -86,7 +86,11 @@ type Workload struct {
 	// Backends are the live model servers live specs (<api>:<name>) reach.
 	Backends []Backend
 
+	// Cases are nil once released (Release): NumCases and CaseID answer
+	// for them then.
 	Cases []Case
+	// released is what Release kept of the cases.
+	released *released
 	// CaseFiles are the case files the workload includes (`- file:`),
 	// resolved, in the order read: with Path and the Refs they are every
 	// file the workload reads.
