@@ -34,7 +34,9 @@ type Measure interface {
 type Flight struct {
 	// Take gives a part's report without running it (from a shard or an
 	// unfinished run; nil when the part must run), with its artifact id
-	// when that is not "part-report".
+	// when that is not "part-report": its value, its bytes as checked, or
+	// both (a shard's part its record vouches for comes as bytes alone,
+	// which are written as they are and parsed once, by the verify phase).
 	Take func(ctx context.Context, p workload.Part) (*Job, error)
 	// Config admits the config a part runs.
 	Config func(p workload.Part) (*bench.Config, error)
@@ -73,9 +75,9 @@ func NewFlight(concurrency int) *Flight {
 // when started, or running until done is closed.
 type Job struct {
 	Part   workload.Part
-	ID     string // the record's artifact id of its report
-	Report map[string]any
-	Raw    []byte // a taken report's bytes as checked
+	ID     string         // the record's artifact id of its report
+	Report map[string]any // nil for a taken report given as bytes alone
+	Raw    []byte         // a taken report's bytes as checked
 	err    error
 	done   chan struct{}
 	cancel context.CancelFunc
@@ -137,7 +139,7 @@ func (f *Flight) start(ctx context.Context, part workload.Part) *Job {
 			job.ID = taken.ID
 		}
 	}
-	if err != nil || job.Report != nil {
+	if err != nil || job.Report != nil || job.Raw != nil {
 		if err != nil {
 			f.fail(job, err)
 		}
