@@ -138,7 +138,7 @@ func (r *run) newPartFlight(p *progress, runner evidence.Runner) *parts.Flight {
 // unfinished run of the same inputs (r.resume).
 func (r *run) takePart(ctx context.Context, part workload.Part) (*parts.Job, error) {
 	report, raw, err := r.takenPart(part)
-	if err != nil || report != nil {
+	if err != nil || report != nil || raw != nil {
 		return &parts.Job{Report: report, Raw: raw}, err
 	}
 	if r.resume != nil {

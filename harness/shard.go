@@ -157,10 +157,12 @@ func runShard(ctx context.Context, files []string, ws []*workload.Workload, errs
 }
 
 // takenPart is the report of part p from Options.Reports (nil when there
-// is no source): its value and, when the part's verification record is
-// the record of exactly these bytes checked in a run of this run's slug,
-// the bytes, which the run writes as they are and its verify
-// phase takes as verified (r.recorded).
+// is no source). When the part's verification record is the record of
+// exactly these bytes checked in a run of this run's slug, it is the
+// bytes alone, unparsed: the run writes them as they are and its verify
+// phase, which parses every part report once to fold it, takes them as
+// verified (r.recorded). Any other report is parsed here and checked in
+// full like a run one.
 func (r *run) takenPart(p workload.Part) (map[string]any, []byte, error) {
 	if r.opts.Reports == nil {
 		return nil, nil, nil
@@ -168,6 +170,19 @@ func (r *run) takenPart(p workload.Part) (map[string]any, []byte, error) {
 	b, ok, err := r.opts.Reports(p.ReportFile())
 	if err != nil || !ok {
 		return nil, nil, err
+	}
+	rb, ok, err := r.opts.Reports(parts.RecordFile(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok {
+		if vp := parts.ReadRecord(p, rb, b, r.c.Slug); vp != nil {
+			if r.recorded == nil {
+				r.recorded = map[int]*parts.Verified{}
+			}
+			r.recorded[p.N] = vp
+			return nil, b, nil
+		}
 	}
 	v, err := canon.Parse(b, 0)
 	if err != nil {
@@ -177,17 +192,5 @@ func (r *run) takenPart(p workload.Part) (map[string]any, []byte, error) {
 	if !isObj {
 		return nil, nil, fmt.Errorf("%s: not a JSON object", p.ReportFile())
 	}
-	rb, ok, err := r.opts.Reports(parts.RecordFile(p))
-	if err != nil || !ok {
-		return m, nil, err
-	}
-	vp := parts.ReadRecord(p, rb, b, r.c.Slug)
-	if vp == nil {
-		return m, nil, nil
-	}
-	if r.recorded == nil {
-		r.recorded = map[int]*parts.Verified{}
-	}
-	r.recorded[p.N] = vp
-	return m, b, nil
+	return m, nil, nil
 }
