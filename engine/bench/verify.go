@@ -27,6 +27,14 @@ func Verify(ctx context.Context, v any, ev evidence.Store) (*Verification, error
 	if err != nil {
 		return nil, err
 	}
+	return VerifyParsed(ctx, r, v, ev)
+}
+
+// VerifyParsed is Verify of a report its caller has already parsed: r
+// must be ParseReport(v), which a caller that folds the report too (a
+// run in parts' verify phase, ci verify) holds anyway, so the report is
+// not parsed twice. r is only read.
+func VerifyParsed(ctx context.Context, r *Report, v any, ev evidence.Store) (*Verification, error) {
 	out := &Verification{Digest: r.Digest}
 	if err := out.CheckDigest(v.(map[string]any)); err != nil {
 		return nil, err
