@@ -220,11 +220,11 @@ const (
 // dir (c is the workload compiled as the run was), keeping the case
 // verdicts keep says. Derived.Aggregate is what aggregate.json must hold.
 func RederiveParts(ctx context.Context, c *workload.Compiled, dir string, st evidence.Store, keep Verdicts) (*Derived, error) {
-	d, err := parts.Derive(ctx, c, dir, parts.DeriveOptions{AllCases: keep == EveryVerdict}, partChecker(c, st))
+	d, err := parts.Derive(ctx, c, dir, parts.DeriveOptions{AllCases: keep == EveryVerdict, Canonical: true}, partChecker(c, st))
 	if err != nil {
 		return nil, err
 	}
-	return &Derived{Bench: d.Report, Verification: d.Verification, Aggregate: d.Value, Gates: gate.EvaluateBench(c.Workload, d.Report), PartDigests: d.Digests}, nil
+	return &Derived{Bench: d.Report, Verification: d.Verification, Aggregate: d.Value, Gates: gate.EvaluateBench(c.Workload, d.Report), PartDigests: d.Digests, CanonicalParts: d.Canonical}, nil
 }
 
 // htmlParts lists an outcome's parts for report.html (nil for a run in
@@ -286,9 +286,9 @@ func checkPart(ctx context.Context, c *workload.Compiled, p workload.Part, rep *
 		return nil, fmt.Errorf("%s is not the report of %s: %s", name, p.Name(), bad[0])
 	}
 	usage := newUsageTap(st, rep.Prices)
-	tap := newReceiptTap(usage) // one per part: released with it
-	usage.reported = true       // bench.Verify hands over what it measures
-	bv, err := bench.Verify(ctx, v, tap)
+	tap := newReceiptTap(usage)                     // one per part: released with it
+	usage.reported = true                           // bench.Verify hands over what it measures
+	bv, err := bench.VerifyParsed(ctx, rep, v, tap) // rep is v parsed: not parsed again
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
