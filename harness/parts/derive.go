@@ -1,6 +1,7 @@
 package parts
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -39,6 +40,11 @@ type Derivation struct {
 	Verification *evidence.Verification
 	// Digests are the part reports' digests, in part order.
 	Digests []string
+	// Canonical holds, in part order, the SHA-256 of each part report's
+	// bytes when DeriveOptions.Canonical asked and those bytes are the
+	// canonical form a run writes (canon.Encode of the value, then a
+	// newline); a zero sum otherwise.
+	Canonical [][sha256.Size]byte
 }
 
 // aggregator folds verified parts.
@@ -211,6 +217,11 @@ type DeriveOptions struct {
 	Written bool
 	// allCases keeps every case's verdict.
 	AllCases bool
+	// Canonical also holds each part report's bytes to the canonical form
+	// a run writes them in (Derivation.Canonical), from the value parsed
+	// here: a verifier that must check that form reads the file again
+	// and checks its digest instead of parsing it a second time.
+	Canonical bool
 	// verified are the parts, by number, whose reports this run took
 	// from an unfinished run (Leftovers.Take) or a shard (ReadRecord) after
 	// checking them.
@@ -225,13 +236,18 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 	load := ManifestCache()
 	a := newAggregator(c, opt.AllCases)
 	out := &evidence.Verification{OK: true, Mismatches: []string{}}
-	for _, p := range c.Parts {
+	var canonical [][sha256.Size]byte
+	if opt.Canonical {
+		canonical = make([][sha256.Size]byte, len(c.Parts))
+	}
+	for i, p := range c.Parts {
 		name := p.ReportFile()
 		vp := opt.Verified[p.N]
-		v, sum, err := readPartReport(filepath.Join(dir, name), vp != nil)
+		v, sum, b, err := readPartReport(filepath.Join(dir, name), vp != nil || opt.Canonical)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
+		form := canonicalForm(opt.Canonical, b, v)
 		rep, err := bench.ParseReport(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
@@ -244,6 +260,9 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 			}
 			out.CheckedReceipts += vp.Checked
 			a.add(p, rep, v.(map[string]any))
+			if form() {
+				canonical[i] = sum
+			}
 			continue
 		}
 		var cfg *bench.Config
@@ -256,6 +275,9 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 			return nil, fmt.Errorf("%s: the part's config does not admit: %v", name, err)
 		}
 		pc, err := check(ctx, p, rep, v, cfg)
+		if form() {
+			canonical[i] = sum
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +295,27 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 	for i, p := range a.parts {
 		digests[i] = p.(map[string]any)["digest"].(string)
 	}
-	return &Derivation{Report: rep, Value: value, Verification: out, Digests: digests}, nil
+	return &Derivation{Report: rep, Value: value, Verification: out, Digests: digests, Canonical: canonical}, nil
+}
+
+// canonicalForm starts holding a part report's bytes b to the canonical
+// form of their value v (when want), beside the part's check, which only
+// reads v; the func it returns waits for the answer (false when not
+// wanted).
+func canonicalForm(want bool, b []byte, v any) func() bool {
+	if !want {
+		return func() bool { return false }
+	}
+	form := make(chan bool, 1)
+	go func() { form <- isCanonical(b, v) }()
+	return func() bool { return <-form }
+}
+
+// isCanonical says b is the canonical form of its value v as a run writes
+// it: canon.Encode(v) and a newline.
+func isCanonical(b []byte, v any) bool {
+	e, err := canon.Encode(v)
+	return err == nil && len(b) == len(e)+1 && b[len(e)] == '\n' && bytes.Equal(b[:len(e)], e)
 }
 
 // Verified is what the resume pre-check of a reused part found (or a
@@ -318,21 +360,22 @@ func (v *Verified) measured(digest string) (bench.Tally, map[string]bench.Tally,
 }
 
 // readPartReport reads and parses a part report; with sum it also gives
-// the SHA-256 of the bytes parsed (read onto the heap, not mapped).
-func readPartReport(path string, sum bool) (any, [sha256.Size]byte, error) {
+// the SHA-256 of the bytes parsed and the bytes (read onto the heap, not
+// mapped).
+func readPartReport(path string, sum bool) (any, [sha256.Size]byte, []byte, error) {
 	if !sum {
 		v, err := canon.ReadFile(path, 0)
-		return v, [sha256.Size]byte{}, err
+		return v, [sha256.Size]byte{}, nil, err
 	}
 	b, err := canon.ReadBounded(path, 0)
 	if err != nil {
-		return nil, [sha256.Size]byte{}, err
+		return nil, [sha256.Size]byte{}, nil, err
 	}
 	v, err := canon.Parse(b, 0)
 	if err != nil {
-		return nil, [sha256.Size]byte{}, canon.InFile(path, b, err)
+		return nil, [sha256.Size]byte{}, nil, canon.InFile(path, b, err)
 	}
-	return v, sha256.Sum256(b), nil
+	return v, sha256.Sum256(b), b, nil
 }
 
 // ConfigDifferences says how a part's report differs from what its
