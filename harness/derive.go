@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/bench"
@@ -34,6 +35,11 @@ type Derived struct {
 	// PartDigests are the part reports' digests of a bench run in parts,
 	// in part order (RederiveParts; nil otherwise).
 	PartDigests []string
+	// CanonicalParts hold, in part order, the SHA-256 of each part
+	// report's bytes RederiveParts verified when they are in the canonical
+	// form a run writes (a zero sum otherwise): a file of those bytes
+	// needs no second parse to be held to that form.
+	CanonicalParts [][sha256.Size]byte
 }
 
 // GatesPassed reports whether every re-derived rule holds.

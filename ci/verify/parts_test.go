@@ -127,3 +127,37 @@ func TestPartConfigIsHeldToTheCompiledOne(t *testing.T) {
 		write(t, part, orig)
 	}
 }
+
+// A part report must be in the canonical form a run writes, though the
+// parts' re-derivation already parsed it: bytes that parse to the very
+// value that verifies, but are not that form, fail naming the file (the
+// check by digest takes only bytes the re-derivation found canonical).
+func TestPartReportNotInCanonicalFormFails(t *testing.T) {
+	t.Parallel()
+	dir, opts := runInParts(t)
+	part := filepath.Join(dir, "part-0003-report.json")
+	orig, err := os.ReadFile(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		ok   bool
+	}{
+		{"as written", orig, true},
+		{"without its final newline", orig[:len(orig)-1], false},
+		{"with a newline more", append(append([]byte{}, orig...), '\n'), false},
+	} {
+		write(t, part, tc.data)
+		res, err := CheckRun(context.Background(), dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(res.Mismatches, "\n")
+		if res.OK != tc.ok || !tc.ok && !strings.Contains(got, "part-0003-report.json is not in the canonical form a run writes") {
+			t.Errorf("%s: OK %v, mismatches %v", tc.name, res.OK, res.Mismatches)
+		}
+	}
+	write(t, part, orig)
+}
