@@ -144,6 +144,35 @@ func (a *aggregator) add(p workload.Part, rep *bench.Report, v map[string]any) {
 	})
 }
 
+// GateVerdicts is rep, the report of a derivation that kept every case
+// verdict (DeriveOptions.AllCases), with only the verdicts a derivation
+// without AllCases keeps: each case an outcome rule names, whole, and
+// each system's first gate.MaxListedFailures other failures, in the same
+// order. Everything else is rep's; rep is left as it is. A host that
+// needs both (ci verify of one run compared case by case) folds the parts
+// once, not twice.
+func GateVerdicts(c *workload.Compiled, rep *bench.Report) *bench.Report {
+	keep := newAggregator(c, false).keep
+	out := *rep
+	out.Systems = make([]bench.SystemResult, len(rep.Systems))
+	for i, s := range rep.Systems {
+		failing := 0
+		var cases []bench.CaseResult
+		for _, cr := range s.Cases {
+			if !keep[s.ID][cr.ID] && (cr.Passed || failing >= gate.MaxListedFailures) {
+				continue
+			}
+			if !cr.Passed {
+				failing++
+			}
+			cases = append(cases, cr)
+		}
+		s.Cases = cases
+		out.Systems[i] = s
+	}
+	return &out
+}
+
 // finish computes the axis values, the Pareto set and the digest.
 func (a *aggregator) finish() (*bench.Report, map[string]any, error) {
 	r := &bench.Report{Cases: a.cases, Systems: a.systems, Prices: a.prices, Scorer: a.scorer, Axes: a.axes}
