@@ -227,6 +227,16 @@ func RederiveParts(ctx context.Context, c *workload.Compiled, dir string, st evi
 	return &Derived{Bench: d.Report, Verification: d.Verification, Aggregate: d.Value, Gates: gate.EvaluateBench(c.Workload, d.Report), PartDigests: d.Digests, CanonicalParts: d.Canonical}, nil
 }
 
+// GateVerdictsOf is d, re-derived with EveryVerdict, as RederiveParts
+// with GateVerdicts would give it: the same parts folded once, the
+// verdicts the gate names kept and the gates evaluated on them.
+func GateVerdictsOf(c *workload.Compiled, d *Derived) *Derived {
+	g := *d
+	g.Bench = parts.GateVerdicts(c, d.Bench)
+	g.Gates = gate.EvaluateBench(c.Workload, g.Bench)
+	return &g
+}
+
 // htmlParts lists an outcome's parts for report.html (nil for a run in
 // one part).
 func htmlParts(o *Outcome) []report.Part {

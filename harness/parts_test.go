@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -160,5 +161,11 @@ func TestBenchInPartsWritesPartsAndTheirAggregate(t *testing.T) {
 		if g.Gates[i].Passed != d.Gates[i].Passed || g.Gates[i].Message != d.Gates[i].Message {
 			t.Errorf("gate %d: %v %q, with every verdict %v %q", i, g.Gates[i].Passed, g.Gates[i].Message, d.Gates[i].Passed, d.Gates[i].Message)
 		}
+	}
+	// The every-verdict derivation trimmed to the gate's verdicts is the
+	// gate-verdicts derivation (ci verify's CheckRun folds the parts once),
+	// and leaves the every-verdict report as it was.
+	if f := GateVerdictsOf(c, d); !reflect.DeepEqual(f.Bench, g.Bench) || !reflect.DeepEqual(f.Gates, g.Gates) || len(d.Bench.Systems[0].Cases) != 600 {
+		t.Errorf("GateVerdictsOf: %d cases (want %d), gates equal %v; every-verdict report left with %d", len(f.Bench.Systems[0].Cases), len(g.Bench.Systems[0].Cases), reflect.DeepEqual(f.Gates, g.Gates), len(d.Bench.Systems[0].Cases))
 	}
 }
