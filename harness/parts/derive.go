@@ -276,7 +276,11 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		form := canonicalForm(opt.Canonical, b, v)
+		if opt.Canonical && isCanonical(b, v) {
+			// Here, not beside the part's check: the bytes and their
+			// encoding are garbage before its replay makes its own.
+			canonical[i] = sum
+		}
 		rep, err := bench.ParseReport(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
@@ -289,9 +293,6 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 			}
 			out.CheckedReceipts += vp.Checked
 			a.add(p, rep, v.(map[string]any))
-			if form() {
-				canonical[i] = sum
-			}
 			continue
 		}
 		var cfg *bench.Config
@@ -304,9 +305,6 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 			return nil, fmt.Errorf("%s: the part's config does not admit: %v", name, err)
 		}
 		pc, err := check(ctx, p, rep, v, cfg)
-		if form() {
-			canonical[i] = sum
-		}
 		if err != nil {
 			return nil, err
 		}
@@ -325,19 +323,6 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 		digests[i] = p.(map[string]any)["digest"].(string)
 	}
 	return &Derivation{Report: rep, Value: value, Verification: out, Digests: digests, Canonical: canonical}, nil
-}
-
-// canonicalForm starts holding a part report's bytes b to the canonical
-// form of their value v (when want), beside the part's check, which only
-// reads v; the func it returns waits for the answer (false when not
-// wanted).
-func canonicalForm(want bool, b []byte, v any) func() bool {
-	if !want {
-		return func() bool { return false }
-	}
-	form := make(chan bool, 1)
-	go func() { form <- isCanonical(b, v) }()
-	return func() bool { return <-form }
 }
 
 // isCanonical says b is the canonical form of its value v as a run writes
