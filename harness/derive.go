@@ -35,10 +35,10 @@ type Derived struct {
 	// PartDigests are the part reports' digests of a bench run in parts,
 	// in part order (RederiveParts; nil otherwise).
 	PartDigests []string
-	// CanonicalParts hold, in part order, the SHA-256 of each part
-	// report's bytes RederiveParts verified when they are in the canonical
-	// form a run writes (a zero sum otherwise): a file of those bytes
-	// needs no second parse to be held to that form.
+	// CanonicalParts hold, in part order, the SHA-256 of the canonical
+	// form a run writes each part report RederiveParts verified in (its
+	// value encoded, then a newline): a file of those bytes is in that
+	// form without a second parse.
 	CanonicalParts [][sha256.Size]byte
 }
 

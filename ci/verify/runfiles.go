@@ -197,10 +197,10 @@ func wantReports(rc *rerun) ([]want, error) {
 	return out, nil
 }
 
-// partReportCheck is canonical of the i-th part report, whose bytes the
-// parts' re-derivation read and parsed already: bytes of the digest it
-// found in canonical form are (the same bytes, the same answer), any
-// others are parsed and encoded again here.
+// partReportCheck is canonical of the i-th part report, whose value the
+// parts' re-derivation parsed already and gave the digest of in canonical
+// form: bytes of that digest are that form; any others are parsed and
+// encoded again here (and named).
 func (rc *rerun) partReportCheck(i int, name string) func([]byte) []string {
 	full := canonical(name)
 	return func(got []byte) []string {

@@ -1,7 +1,6 @@
 package parts
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -40,10 +39,10 @@ type Derivation struct {
 	Verification *evidence.Verification
 	// Digests are the part reports' digests, in part order.
 	Digests []string
-	// Canonical holds, in part order, the SHA-256 of each part report's
-	// bytes when DeriveOptions.Canonical asked and those bytes are the
-	// canonical form a run writes (canon.Encode of the value, then a
-	// newline); a zero sum otherwise.
+	// Canonical holds, in part order, when DeriveOptions.Canonical asked,
+	// the SHA-256 of the canonical form a run writes each part report's
+	// value in (canon.Encode of the value parsed, then a newline): a file
+	// of that digest is that form (a zero sum: none is).
 	Canonical [][sha256.Size]byte
 }
 
@@ -246,10 +245,10 @@ type DeriveOptions struct {
 	Written bool
 	// allCases keeps every case's verdict.
 	AllCases bool
-	// Canonical also holds each part report's bytes to the canonical form
-	// a run writes them in (Derivation.Canonical), from the value parsed
-	// here: a verifier that must check that form reads the file again
-	// and checks its digest instead of parsing it a second time.
+	// Canonical also gives the digest of each part report's value in the
+	// canonical form a run writes (Derivation.Canonical), from the value
+	// parsed here: a verifier that must hold the file to that form
+	// compares its digest instead of parsing it a second time.
 	Canonical bool
 	// verified are the parts, by number, whose reports this run took
 	// from an unfinished run (Leftovers.Take) or a shard (ReadRecord) after
@@ -272,14 +271,12 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 	for i, p := range c.Parts {
 		name := p.ReportFile()
 		vp := opt.Verified[p.N]
-		v, sum, b, err := readPartReport(filepath.Join(dir, name), vp != nil || opt.Canonical)
+		v, sum, err := readPartReport(filepath.Join(dir, name), vp != nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		if opt.Canonical && isCanonical(b, v) {
-			// Here, not beside the part's check: the bytes and their
-			// encoding are garbage before its replay makes its own.
-			canonical[i] = sum
+		if opt.Canonical {
+			canonical[i] = canonicalSum(v)
 		}
 		rep, err := bench.ParseReport(v)
 		if err != nil {
@@ -325,11 +322,21 @@ func Derive(ctx context.Context, c *workload.Compiled, dir string, opt DeriveOpt
 	return &Derivation{Report: rep, Value: value, Verification: out, Digests: digests, Canonical: canonical}, nil
 }
 
-// isCanonical says b is the canonical form of its value v as a run writes
-// it: canon.Encode(v) and a newline.
-func isCanonical(b []byte, v any) bool {
+// canonicalSum is the SHA-256 of v's canonical form as a run writes it:
+// canon.Encode(v) and a newline. The encoding is garbage before the
+// part's check makes its own, and the file's bytes are never held beside
+// the value (canon.ReadFile maps a large file). A value that does not
+// encode has the zero sum, which no file's bytes hash to.
+func canonicalSum(v any) (sum [sha256.Size]byte) {
 	e, err := canon.Encode(v)
-	return err == nil && len(b) == len(e)+1 && b[len(e)] == '\n' && bytes.Equal(b[:len(e)], e)
+	if err != nil {
+		return sum
+	}
+	h := sha256.New()
+	h.Write(e)
+	h.Write([]byte{'\n'})
+	h.Sum(sum[:0])
+	return sum
 }
 
 // Verified is what the resume pre-check of a reused part found (or a
@@ -374,22 +381,21 @@ func (v *Verified) measured(digest string) (bench.Tally, map[string]bench.Tally,
 }
 
 // readPartReport reads and parses a part report; with sum it also gives
-// the SHA-256 of the bytes parsed and the bytes (read onto the heap, not
-// mapped).
-func readPartReport(path string, sum bool) (any, [sha256.Size]byte, []byte, error) {
+// the SHA-256 of the bytes parsed (read onto the heap, not mapped).
+func readPartReport(path string, sum bool) (any, [sha256.Size]byte, error) {
 	if !sum {
 		v, err := canon.ReadFile(path, 0)
-		return v, [sha256.Size]byte{}, nil, err
+		return v, [sha256.Size]byte{}, err
 	}
 	b, err := canon.ReadBounded(path, 0)
 	if err != nil {
-		return nil, [sha256.Size]byte{}, nil, err
+		return nil, [sha256.Size]byte{}, err
 	}
 	v, err := canon.Parse(b, 0)
 	if err != nil {
-		return nil, [sha256.Size]byte{}, nil, canon.InFile(path, b, err)
+		return nil, [sha256.Size]byte{}, canon.InFile(path, b, err)
 	}
-	return v, sha256.Sum256(b), b, nil
+	return v, sha256.Sum256(b), nil
 }
 
 // ConfigDifferences says how a part's report differs from what its
