@@ -6,15 +6,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/algal-assay/assay/engine/canon"
 	"github.com/algal-assay/assay/harness/synth"
+	"golang.org/x/sync/errgroup"
 )
 
 // scaleRun runs this binary as `assay args...` in dir and returns its peak
@@ -109,8 +114,64 @@ func BenchmarkScaleRun(b *testing.B) {
 			b.ReportMetric(vwall.Seconds(), "verify-s")
 			b.ReportMetric((vuser + vsys).Seconds(), "verify-cpu-s")
 			b.ReportMetric(vsys.Seconds(), "verify-sys-s")
+			floor, receipts := receiptFloor(b, filepath.Join(root, size, strconv.Itoa(iter), ".algal", "runs"))
+			b.ReportMetric(floor.Seconds(), "floor-cpu-s")
+			// ci verify's CPU per receipt reference (every case of every
+			// system references one receipt) over the floor's per receipt.
+			if refs := systems * cases; receipts > 0 && floor > 0 {
+				b.ReportMetric(((vuser+vsys).Seconds()/float64(refs))/(floor.Seconds()/float64(receipts)), "verify/floor")
+			}
 		})
 	}
+}
+
+// receiptFloor is what any verification of the run must at least do, the
+// floor issue 31 measures ci verify against: every receipt file of the
+// store's runs directory read, parsed, canonically encoded and hashed (the
+// steps of engine/vm BenchmarkFloor), one worker per CPU as ci verify
+// has. It returns the process CPU time (user + system) that took, measured
+// in this otherwise idle process, and the number of receipts.
+func receiptFloor(b *testing.B, runs string) (time.Duration, int) {
+	b.Helper()
+	names, err := filepath.Glob(filepath.Join(runs, "*.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	before := processCPU(b)
+	var next atomic.Int64
+	var g errgroup.Group
+	for range runtime.GOMAXPROCS(0) {
+		g.Go(func() error {
+			for i := next.Add(1) - 1; i < int64(len(names)); i = next.Add(1) - 1 {
+				data, err := os.ReadFile(names[i])
+				if err != nil {
+					return err
+				}
+				v, err := canon.Parse(data, canon.MaxDocumentBytes)
+				if err != nil {
+					return err
+				}
+				if _, err := canon.Digest(v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	return processCPU(b) - before, len(names)
+}
+
+// processCPU is this process's user + system CPU time so far.
+func processCPU(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkScaleBatch measures `assay run`, then `assay ci verify` and
