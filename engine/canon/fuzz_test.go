@@ -41,3 +41,34 @@ func FuzzParseEncode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCanonical: ParseCanonical parses as Parse does and calls the
+// input canonical exactly when Encode of its value gives it back.
+func FuzzParseCanonical(f *testing.F) {
+	for _, s := range []string{
+		`{"10":-0.0,"2":1e21,"x":1e-7,"__proto__":{"ok":true},"a":1.0}`, `{"2":1e+21,"10":0}`,
+		`[1,"x",null,true,false,{"a":[{}]}]`, `"\ud83d\ude00\u0000\n"`, `"\u001f\/"`, `1e308`, `5e-324`, `-0`, `123e-2`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, canonical, err := ParseCanonical(data, 1<<16)
+		w, perr := Parse(data, 1<<16)
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("ParseCanonical: %v, Parse: %v", err, perr)
+		}
+		if err != nil {
+			return
+		}
+		enc, err := Encode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if encW, _ := Encode(w); !bytes.Equal(enc, encW) {
+			t.Fatalf("ParseCanonical read %q, Parse %q", enc, encW)
+		}
+		if canonical != bytes.Equal(enc, data) {
+			t.Fatalf("%q: canonical %t, encodes as %q", data, canonical, enc)
+		}
+	})
+}

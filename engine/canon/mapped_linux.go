@@ -42,13 +42,13 @@ func readMapped(path string, f *os.File, size, _ int) (v any, err error) {
 	}()
 	page := os.Getpagesize()
 	released := 0
-	v, err = parse(data, func(upto int) {
+	v, _, err = parse(data, func(upto int) {
 		upto -= upto % page
 		if upto > released {
 			_ = syscall.Madvise(data[released:upto], syscall.MADV_DONTNEED)
 			released = upto
 		}
-	})
+	}, false)
 	if err != nil {
 		return nil, InFile(path, data, err)
 	}

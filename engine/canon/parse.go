@@ -62,30 +62,46 @@ func Parse(data []byte, maxBytes int) (any, error) {
 	if len(data) > maxBytes {
 		return nil, errAt(fault.BudgetExhausted, -1, "document is %d bytes, over the %d-byte bound", len(data), maxBytes)
 	}
-	return parse(data, nil)
+	v, _, err := parse(data, nil, false)
+	return v, err
 }
 
-// parse is Parse after the size check. release, when set, is told as the
+// ParseCanonical is Parse that also reports whether data is exactly the
+// canonical encoding of the value (Encode(v) would return data): no white
+// space, object keys in canonical order, every escape one Encode writes
+// and every number as FormatNumber writes it. It checks as it parses, so
+// a reader that needs the canonical bytes of what it parsed (to hash a
+// part of them, see DigestWithout) has them without encoding the value.
+func ParseCanonical(data []byte, maxBytes int) (v any, canonical bool, err error) {
+	maxBytes = bound(maxBytes)
+	if len(data) > maxBytes {
+		return nil, false, errAt(fault.BudgetExhausted, -1, "document is %d bytes, over the %d-byte bound", len(data), maxBytes)
+	}
+	return parse(data, nil, true)
+}
+
+// parse is Parse after the size check; with check it also tells whether
+// data is canonical (see ParseCanonical). release, when set, is told as the
 // parse moves on how much of data it will not read again (a mapped file
 // hands those pages back).
-func parse(data []byte, release func(upto int)) (any, error) {
+func parse(data []byte, release func(upto int), check bool) (any, bool, error) {
 	if bytes.HasPrefix(data, byteOrderMark) {
-		return nil, errAt(fault.Parse, 0, "leading byte-order mark")
+		return nil, false, errAt(fault.Parse, 0, "leading byte-order mark")
 	}
 	t := internPool.Get().(*internTables)
 	defer internPool.Put(t)
 	t.startAfreshIfFull()
-	p := parser{data: data, release: release, names: t.names, values: t.values}
+	p := parser{data: data, release: release, names: t.names, values: t.values, check: check}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	p.skipSpace()
 	if p.pos != len(data) {
-		return nil, errAt(fault.Parse, p.pos, "trailing data after the document")
+		return nil, false, errAt(fault.Parse, p.pos, "trailing data after the document")
 	}
-	return v, nil
+	return v, check && !p.nonCanonical, nil
 }
 
 // ParseReader reads at most maxBytes (zero or negative: MaxDocumentBytes)
@@ -265,6 +281,11 @@ type parser struct {
 	// is done with, every releaseEvery bytes (see parse).
 	release  func(upto int)
 	released int
+	// check asks for the key order and number text checks a canonical
+	// reading needs (ParseCanonical); nonCanonical is set on the first
+	// thing Encode would write otherwise (white space and escapes are
+	// noted whatever check says: noting them costs nothing).
+	check, nonCanonical bool
 }
 
 // releaseEvery is how far a parse moves between calls of its release.
@@ -378,6 +399,7 @@ func (p *parser) skipSpace() {
 		switch p.data[p.pos] {
 		case ' ', '\t', '\n', '\r':
 			p.pos++
+			p.nonCanonical = true
 		default:
 			return
 		}
@@ -443,6 +465,7 @@ func (p *parser) object(depth int) (any, error) {
 	if p.accept('}') {
 		return m, nil
 	}
+	prev := ""
 	for {
 		p.skipSpace()
 		if err := p.expectKey(start); err != nil {
@@ -456,6 +479,10 @@ func (p *parser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if p.check && len(m) > 0 && CompareKeys(prev, key) > 0 {
+			p.nonCanonical = true
+		}
+		prev = key
 		m[key] = v
 		more, err := p.next(start, '}', "object")
 		if err != nil {
@@ -713,6 +740,9 @@ func (p *parser) escape(buf []byte) ([]byte, error) {
 	c := p.data[p.pos+1]
 	p.pos += 2
 	if b := shortEscapes[c]; b != 0 {
+		if c == '/' {
+			p.nonCanonical = true // Encode writes '/' raw
+		}
 		return append(buf, b), nil
 	}
 	if c != 'u' {
@@ -721,6 +751,9 @@ func (p *parser) escape(buf []byte) ([]byte, error) {
 	r, err := p.unicodeEscape(at)
 	if err != nil {
 		return nil, err
+	}
+	if !canonicalUnicodeEscape(p.data[at:p.pos], r) {
+		p.nonCanonical = true
 	}
 	return utf8.AppendRune(buf, r), nil
 }
@@ -759,6 +792,16 @@ func (p *parser) lowSurrogate(at int, hi rune) (rune, error) {
 
 var unicodeEscapeMark = []byte(`\u`)
 
+// canonicalUnicodeEscape reports whether esc, a \u escape of r, is the one
+// Encode writes: only C0 controls without a short form, in lowercase hex.
+func canonicalUnicodeEscape(esc []byte, r rune) bool {
+	if r >= 0x20 || stringifyEscapes[r] != 0 {
+		return false
+	}
+	var want [6]byte
+	return string(esc) == string(append(want[:0], '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF]))
+}
+
 func (p *parser) hex4() (rune, bool) {
 	if len(p.data)-p.pos < 4 {
 		return 0, false
@@ -796,12 +839,21 @@ func (p *parser) number() (any, error) {
 	}
 	text := p.data[start:p.pos]
 	if n, ok := smallInt(text); ok {
+		if n == 0 && len(text) > 1 {
+			p.nonCanonical = true // -0 is written 0
+		}
 		return p.boxInt(n), nil
 	}
 	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil {
 		// ParseFloat only fails here on range: the grammar was checked.
 		return nil, errAt(fault.Parse, start, "number %s is not a finite double", text)
+	}
+	if p.check && !p.nonCanonical {
+		var buf [32]byte
+		if string(FormatNumber(buf[:0], f)) != string(text) {
+			p.nonCanonical = true
+		}
 	}
 	return f, nil
 }

@@ -1,6 +1,8 @@
 package canon
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/algal-assay/assay/engine/fault"
@@ -77,4 +79,93 @@ func splice(body []byte, at int, before, others bool, key, value string) []byte 
 		sealed = append(sealed, member...)
 	}
 	return append(sealed, body[at:]...)
+}
+
+// DigestWithout is the digest of the object whose canonical bytes are
+// canonical, taken without its member key: Digest of that object minus
+// key, found by hashing the bytes around the member instead of encoding
+// anything. It is how a stored document that carries its own digest (a
+// receipt) has that digest checked from the bytes it was read as. ok is
+// false when the bytes are not an object holding key at its top level.
+//
+// canonical must be canonical (Encode's output, or bytes ParseCanonical
+// found canonical): the digest of other bytes is not the value's.
+func DigestWithout(canonical []byte, key string) (digest string, ok bool) {
+	from, to, ok := memberSpan(canonical, key)
+	if !ok {
+		return "", false
+	}
+	h := sha256.New()
+	h.Write(canonical[:from])
+	h.Write(canonical[to:])
+	var sum [sha256.Size]byte
+	var out [digestLen]byte
+	copy(out[:], digestPrefix)
+	hex.Encode(out[len(digestPrefix):], h.Sum(sum[:0]))
+	return string(out[:]), true
+}
+
+// memberSpan is where the top-level member key of the canonical object b
+// lies, with the comma that joins it to its neighbours: removing b[from:to]
+// leaves the canonical bytes of the object without it.
+func memberSpan(b []byte, key string) (from, to int, ok bool) {
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return 0, 0, false
+	}
+	var scratch [64]byte
+	want := appendString(scratch[:0], key)
+	i := 1
+	for i < len(b)-1 {
+		start := i
+		if b[i] != '"' {
+			return 0, 0, false
+		}
+		keyEnd := closingQuote(b, i) + 1
+		if keyEnd >= len(b) || b[keyEnd] != ':' {
+			return 0, 0, false
+		}
+		end := skipCanonical(b, keyEnd+1)
+		if end < 0 || end >= len(b) {
+			return 0, 0, false
+		}
+		if string(b[start:keyEnd]) == string(want) {
+			switch {
+			case b[end] == ',':
+				return start, end + 1, true // the comma after it
+			case start > 1:
+				return start - 1, end, true // the last member: the comma before it
+			}
+			return start, end, true // the only member
+		}
+		if b[end] != ',' {
+			return 0, 0, false
+		}
+		i = end + 1
+	}
+	return 0, 0, false
+}
+
+// skipCanonical is the offset just past the canonical value starting at
+// b[i] (in an object or array, so a ',', '}' or ']' follows it), or -1
+// when the text ends first.
+func skipCanonical(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = closingQuote(b, i)
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
