@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"context"
 	"testing"
 
 	"github.com/algal-assay/assay/engine/canon"
@@ -86,6 +87,44 @@ func BenchmarkFloor(b *testing.B) {
 		}
 		if _, err := canon.Digest(v); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifyStored is what a verification does per receipt reference
+// beyond the case's own claims: read the stored receipt through a
+// workbench over the file store (bytes checked against the reference and
+// parsed) and replay it, with a fresh memo each time so nothing is
+// answered from it. BenchmarkFloor is its yardstick (issue 31: under 2x).
+func BenchmarkVerifyStored(b *testing.B) {
+	m := mustManifest(b, triageJSON)
+	wb, err := NewWorkbench(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := wb.Store.Put(store.Manifests, m.Value); err != nil {
+		b.Fatal(err)
+	}
+	rec, err := Run(m, obj(b, benchArgs), scriptedHost(b, wb.Store, `{"route":"bug"}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ref, err := wb.Store.Put(store.Runs, rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		wb.Verified = &VerifiedReceipts{}
+		got, err := wb.Receipt(ref)
+		if err != nil {
+			b.Fatal(err)
+		}
+		diffs, err := wb.ReplayStored(ctx, ref, got, m)
+		if err != nil || len(diffs) > 0 {
+			b.Fatal(err, diffs)
 		}
 	}
 }

@@ -241,6 +241,33 @@ func (p *produced) validate() error {
 // Only with keepBytes does it keep the sealed receipt's canonical bytes;
 // otherwise the seal hashes the encoding as it streams.
 func run(m *manifest.Manifest, args Args, host *Host, keepBytes bool) (*produced, error) {
+	p, err := runUnsealed(m, args, host)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.seal(keepBytes)
+}
+
+// seal writes the receipt's digest into it (see run).
+func (p *produced) seal(keepBytes bool) error {
+	var d string
+	var err error
+	if keepBytes {
+		d, p.canonical, err = receipt.SealEncoded(p.rec)
+	} else {
+		d, err = receipt.Seal(p.rec)
+	}
+	if err != nil {
+		return &fault.Error{Code: fault.Internal, Message: "receipt is not canonical JSON: " + err.Error()}
+	}
+	p.typed.Digest = d
+	return nil
+}
+
+// runUnsealed executes m and returns its receipt without a digest: a
+// verification holding the recorded receipt's canonical bytes checks the
+// replay against them instead of sealing it (Verify).
+func runUnsealed(m *manifest.Manifest, args Args, host *Host) (*produced, error) {
 	if host == nil {
 		host = &Host{}
 	}
@@ -282,19 +309,7 @@ func run(m *manifest.Manifest, args Args, host *Host, keepBytes bool) (*produced
 		Work:           receipt.Work{Steps: r.steps, AgentCalls: r.calls, Units: r.units},
 		Failure:        r.failure,
 	}
-	rec := typed.Value()
-	var d string
-	var canonical []byte
-	if keepBytes {
-		d, canonical, err = receipt.SealEncoded(rec)
-	} else {
-		d, err = receipt.Seal(rec)
-	}
-	if err != nil {
-		return nil, &fault.Error{Code: fault.Internal, Message: "receipt is not canonical JSON: " + err.Error()}
-	}
-	typed.Digest = d
-	return &produced{typed: typed, rec: rec, canonical: canonical}, nil
+	return &produced{typed: typed, rec: typed.Value()}, nil
 }
 
 func (r *runner) execute(m *manifest.Manifest, feed map[string]ports) (string, error) {

@@ -42,6 +42,41 @@ type VerifiedReceipts struct {
 	seen  map[[sha256.Size]byte]*replayEntry
 	tools map[*effect.Tools]string
 	hits  atomic.Int64
+	// read holds, from a receipt's read (Workbench.Receipt) to its replay
+	// (ReplayStored), the canonical bytes it was read as, by the digest
+	// they hash to, so the replay is checked against them instead of being
+	// encoded again (VerifyOptions.Canonical). Its entries are the bytes a
+	// read checked, under the digest it checked them against, so a replay
+	// of that digest may use them whichever read left them. A read whose
+	// replay never comes (a case rejected before it) leaves its entry
+	// behind: at maxRead entries it starts over.
+	read map[string][]byte
+}
+
+// maxRead bounds VerifiedReceipts.read: reads and their replays follow
+// one another on each of a verification's few workers, so this is room
+// for many times what is in flight (under 1 MB of receipts).
+const maxRead = 256
+
+// keepRead keeps the canonical bytes a receipt was read as until its
+// replay.
+func (v *VerifiedReceipts) keepRead(digest string, canonical []byte) {
+	v.mu.Lock()
+	if v.read == nil || len(v.read) >= maxRead {
+		v.read = make(map[string][]byte, maxRead)
+	}
+	v.read[digest] = canonical
+	v.mu.Unlock()
+}
+
+// takeRead returns and forgets the canonical bytes read under digest (nil
+// when none are kept).
+func (v *VerifiedReceipts) takeRead(digest string) []byte {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	b := v.read[digest]
+	delete(v.read, digest)
+	return b
 }
 
 // replayEntry is one receipt's replay: done closes when it ends, and ok
@@ -132,6 +167,7 @@ func (w *Workbench) ReplayStored(ctx context.Context, digest string, rec map[str
 	if w.Verified == nil {
 		return w.Replay(ctx, rec, m)
 	}
+	canonical := w.Verified.takeRead(digest)
 	k, err := w.Verified.key(digest, m.Digest, w.Tools)
 	if err != nil {
 		return nil, err
@@ -139,7 +175,7 @@ func (w *Workbench) ReplayStored(ctx context.Context, digest string, rec map[str
 	for {
 		e, mine := w.Verified.claim(k)
 		if mine {
-			diffs, err := w.Replay(ctx, rec, m)
+			diffs, err := w.replay(rec, canonical, m)
 			w.Verified.finish(k, e, err == nil && len(diffs) == 0)
 			return diffs, err
 		}

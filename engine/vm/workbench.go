@@ -199,8 +199,29 @@ func (w *Workbench) Manifest(digest string) (*manifest.Manifest, error) {
 	return m, nil
 }
 
-// Receipt implements evidence.Store.
+// encodedGetter is a store that reads an object's bytes checked against
+// its digest without parsing them (store.FileStore).
+type encodedGetter interface {
+	GetEncoded(ns store.Namespace, digest string) ([]byte, bool, error)
+}
+
+// Receipt implements evidence.Store. A workbench that remembers its
+// verifications (Verified) reads the receipt's bytes, parses them and
+// keeps them until the receipt's replay when they are canonical (see
+// VerifiedReceipts.read); anything but a canonical receipt that parses
+// is read again through the store's Get, whose errors name what is wrong.
 func (w *Workbench) Receipt(digest string) (map[string]any, error) {
+	if g, ok := w.Store.(encodedGetter); ok && w.Verified != nil {
+		if b, ok, err := g.GetEncoded(store.Runs, digest); err == nil && ok {
+			v, canonical, err := canon.ParseCanonical(b, store.MaxObjectBytes)
+			if rec, isObject := v.(map[string]any); err == nil && isObject {
+				if canonical {
+					w.Verified.keepRead(digest, b)
+				}
+				return rec, nil
+			}
+		}
+	}
 	v, err := store.Load(w.Store, store.Runs, digest)
 	if err != nil {
 		return nil, err
@@ -215,11 +236,17 @@ func (w *Workbench) Receipt(digest string) (map[string]any, error) {
 // Replay implements evidence.Store: an offline verification that reads
 // the store through an overlay and reaches no executor.
 func (w *Workbench) Replay(_ context.Context, rec map[string]any, m *manifest.Manifest) ([]string, error) {
+	return w.replay(rec, nil, m)
+}
+
+// replay is Replay of a receipt whose canonical bytes may be at hand
+// (VerifyOptions.Canonical).
+func (w *Workbench) replay(rec map[string]any, canonical []byte, m *manifest.Manifest) ([]string, error) {
 	sigs, err := ToolSignatures(w.Tools)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := Verify(rec, m, VerifyOptions{Store: w.Store, ToolSignatures: sigs})
+	rep, err := Verify(rec, m, VerifyOptions{Store: w.Store, ToolSignatures: sigs, Canonical: canonical})
 	if err != nil {
 		return nil, err
 	}
