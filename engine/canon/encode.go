@@ -461,3 +461,71 @@ func Canonicalize(data []byte, maxBytes int) ([]byte, error) {
 	}
 	return Encode(v)
 }
+
+// EncodedSize is len(Encode(v)), with Encode's error when it has one,
+// counted without writing anything: the length does not depend on key
+// order, so no object is sorted, and nothing is allocated. Bound checks
+// that keep nothing of the encoding (a port value, an effect's context
+// and output, a run's args) use it.
+func EncodedSize(v any) (int, error) {
+	return encodedSize(v, 0)
+}
+
+func encodedSize(v any, depth int) (int, error) {
+	if depth > MaxDepth {
+		return 0, &fault.Error{Code: fault.BudgetExhausted, Offset: -1, Message: fmt.Sprintf("nesting deeper than %d", MaxDepth)}
+	}
+	switch x := v.(type) {
+	case nil:
+		return len("null"), nil
+	case bool:
+		if x {
+			return len("true"), nil
+		}
+		return len("false"), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, &fault.Error{Code: fault.Parse, Offset: -1, Message: "non-finite number"}
+		}
+		var buf [32]byte
+		return len(FormatNumber(buf[:0], x)), nil
+	case string:
+		return stringSize(x), nil
+	case []any:
+		n := 2 + max(len(x)-1, 0) // brackets and commas
+		for _, item := range x {
+			s, err := encodedSize(item, depth+1)
+			if err != nil {
+				return 0, err
+			}
+			n += s
+		}
+		return n, nil
+	case map[string]any:
+		n := 2 + max(len(x)-1, 0) // braces and commas
+		for k, item := range x {
+			s, err := encodedSize(item, depth+1)
+			if err != nil {
+				return 0, err
+			}
+			n += stringSize(k) + 1 + s // key, colon, value
+		}
+		return n, nil
+	}
+	return 0, &fault.Error{Code: fault.Internal, Offset: -1, Message: fmt.Sprintf("value of Go type %T is not JSON", v)}
+}
+
+// stringSize is the length of appendString's output for s.
+func stringSize(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case !endsPlain[c]:
+		case stringifyEscapes[c] != 0:
+			n++ // \x for one byte
+		default:
+			n += 5 // \u00xx for one byte
+		}
+	}
+	return n
+}

@@ -151,3 +151,26 @@ func TestPropertyFixedPointAndOrderIndependence(t *testing.T) {
 		}
 	}
 }
+
+// EncodedSize is the length of Encode's output, and fails where Encode
+// does, for random values and for each thing Encode refuses.
+func TestEncodedSizeIsLenOfEncode(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 31))
+	deep := any("x")
+	for range MaxDepth + 1 {
+		deep = []any{deep}
+	}
+	values := []any{math.NaN(), math.Inf(-1), map[string]any{"a": []any{1.0, math.Inf(1)}}, deep, []any{int(1)},
+		"\x00\x1f\"\\\n\t<\u2028\U0001f600", map[string]any{"\x01k": -0.0, "10": 1e21, "": 5e-324}}
+	for range 5000 {
+		values = append(values, randomValue(r, 0))
+	}
+	for _, v := range values {
+		b, err := Encode(v)
+		n, nerr := EncodedSize(v)
+		if (err == nil) != (nerr == nil) || (err == nil && n != len(b)) {
+			t.Fatalf("%#v: EncodedSize %d (%v), Encode %d bytes (%v)", v, n, nerr, len(b), err)
+		}
+	}
+}
