@@ -325,7 +325,7 @@ func validateArgs(r map[string]any) error {
 			return invalid("args."+k, "must be an object of ports")
 		}
 	}
-	if b, err := canon.Encode(args); err != nil || len(b) > MaxArgsBytes {
+	if n, err := canon.EncodedSize(args); err != nil || n > MaxArgsBytes {
 		return invalid("args", "exceeds %d canonical bytes", MaxArgsBytes)
 	}
 	return nil

@@ -90,12 +90,12 @@ func (s *scope) viewedGraph(id string, viewed map[string]bool) []effect.Edge {
 }
 
 func checkContext(ctx *effect.AgentContext, max int) *Failure {
-	b, err := canon.Encode(ctx.Value())
+	n, err := canon.EncodedSize(ctx.Value())
 	if err != nil {
 		return failf(fault.TypeMismatch, "context is not canonical JSON")
 	}
-	if len(b) > max {
-		return failf(fault.BudgetExhausted, "context view %dB exceeds maxContextBytes %dB", len(b), max)
+	if n > max {
+		return failf(fault.BudgetExhausted, "context view %dB exceeds maxContextBytes %dB", n, max)
 	}
 	return nil
 }

@@ -44,14 +44,14 @@ func (s *scope) issue(c call) (issued, *Failure) {
 	if err != nil {
 		return issued{}, asFailure(err)
 	}
-	ctxBytes, _ := canon.Encode(c.req["context"])
+	ctxBytes, _ := canon.EncodedSize(c.req["context"])
 	var last *Failure
 	for a := 0; a < max(c.attempts, 1); a++ {
 		if r.calls+1 > r.budgets.MaxAgentCalls {
 			return issued{digest: digest}, failf(fault.BudgetExhausted, "maxAgentCalls exhausted")
 		}
 		r.calls++
-		r.units += 500 + len(ctxBytes)
+		r.units += 500 + ctxBytes
 		r.event("effect", c.path, digest, "")
 		if f := r.aborted(); f != nil {
 			return issued{digest: digest}, f
@@ -72,19 +72,19 @@ func (s *scope) issue(c call) (issued, *Failure) {
 			}
 			continue
 		}
-		ob, err := canon.Encode(rec.Output)
+		ob, err := canon.EncodedSize(rec.Output)
 		if err != nil {
 			last = failf(fault.EffectUnparseable, "effect output is not canonical JSON")
 			continue
 		}
-		if len(ob) > c.maxOut {
-			last = failf(fault.BudgetExhausted, "effect output %dB exceeds maxOutputBytes %dB", len(ob), c.maxOut)
+		if ob > c.maxOut {
+			last = failf(fault.BudgetExhausted, "effect output %dB exceeds maxOutputBytes %dB", ob, c.maxOut)
 			if rec.NotRetryable {
 				break
 			}
 			continue
 		}
-		r.units += len(ob)
+		r.units += ob
 		bound, tool, f := c.bind(rec.Output)
 		if f != nil {
 			last = f
@@ -251,11 +251,11 @@ func (s *scope) toolCall(cellID, cellPath, reqPath, name string, sig manifest.Si
 		}
 		return nil, &Failure{Code: er.Err.Code, Message: er.Err.Message}
 	}
-	ob, _ := canon.Encode(er.Output)
-	if sig.MaxOutputBytes > 0 && len(ob) > sig.MaxOutputBytes {
+	ob, _ := canon.EncodedSize(er.Output)
+	if sig.MaxOutputBytes > 0 && ob > sig.MaxOutputBytes {
 		return nil, failf(fault.BudgetExhausted, "tool output bytes")
 	}
-	r.units += sig.Cost + len(ob)
+	r.units += sig.Cost + ob
 	out, ok := er.Output.(map[string]any)
 	if !ok {
 		return nil, failf(fault.ToolFailed, "tool %s output must be an object of ports", name)

@@ -214,11 +214,11 @@ func CheckValue(p manifest.Port, v any) error {
 
 // checkValue checks one port value: size bound, type, labels and schema.
 func checkValue(p manifest.Port, v any) *Failure {
-	b, err := canon.Encode(v)
+	n, err := canon.EncodedSize(v)
 	if err != nil {
 		return failf(fault.TypeMismatch, "value is not canonical JSON")
 	}
-	if len(b) > MaxValueBytes {
+	if n > MaxValueBytes {
 		return failf(fault.BudgetExhausted, "port value bytes")
 	}
 	if p.Many {

@@ -308,6 +308,6 @@ func elide(ctx *effect.AgentContext, log []effect.ToolCall, cp *manifest.Compact
 }
 
 func encodedLen(v any) int {
-	b, _ := canon.Encode(v)
-	return len(b)
+	n, _ := canon.EncodedSize(v)
+	return n
 }

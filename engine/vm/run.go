@@ -369,9 +369,9 @@ func (a Args) feed() (map[string]ports, error) {
 		}
 		feed[k] = p
 	}
-	if b, err := canon.Encode(a.object()); err != nil {
+	if n, err := canon.EncodedSize(a.object()); err != nil {
 		return nil, &fault.Error{Code: fault.Parse, Message: "args are not canonical JSON"}
-	} else if len(b) > receipt.MaxArgsBytes {
+	} else if n > receipt.MaxArgsBytes {
 		return nil, &fault.Error{Code: fault.BudgetExhausted, Message: "run argument bytes"}
 	}
 	return feed, nil
