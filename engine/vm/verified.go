@@ -62,8 +62,11 @@ const maxRead = 256
 // replay.
 func (v *VerifiedReceipts) keepRead(digest string, canonical []byte) {
 	v.mu.Lock()
-	if v.read == nil || len(v.read) >= maxRead {
-		v.read = make(map[string][]byte, maxRead)
+	switch {
+	case v.read == nil:
+		v.read = map[string][]byte{}
+	case len(v.read) >= maxRead:
+		clear(v.read)
 	}
 	v.read[digest] = canonical
 	v.mu.Unlock()
