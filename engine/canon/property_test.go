@@ -162,7 +162,7 @@ func TestEncodedSizeIsLenOfEncode(t *testing.T) {
 		deep = []any{deep}
 	}
 	values := []any{math.NaN(), math.Inf(-1), map[string]any{"a": []any{1.0, math.Inf(1)}}, deep, []any{int(1)},
-		"\x00\x1f\"\\\n\t<\u2028\U0001f600", map[string]any{"\x01k": -0.0, "10": 1e21, "": 5e-324}}
+		"\x00\x1f\"\\\n\t<\u2028\U0001f600", map[string]any{"\x01k": math.Copysign(0, -1), "10": 1e21, "": 5e-324}}
 	for range 5000 {
 		values = append(values, randomValue(r, 0))
 	}
