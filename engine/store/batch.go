@@ -51,7 +51,7 @@ type Batch struct {
 // Batch returns a batch over the same directory (and the same cleanup of
 // killed writers' temporary files).
 func (f *FileStore) Batch() *Batch {
-	return &Batch{FileStore: &FileStore{root: f.root, clean: f.clean, pend: &pending{}, hold: &batchHold{}, lock: f.lock, mode: f.mode}}
+	return &Batch{FileStore: &FileStore{root: f.root, dirs: f.dirs, clean: f.clean, pend: &pending{}, hold: &batchHold{}, lock: f.lock, mode: f.mode}}
 }
 
 // Commit implements Committer. On failure the writes stay pending, so a

@@ -49,6 +49,9 @@ const DefaultDir = ".algal"
 // store cannot be redirected outside itself.
 type FileStore struct {
 	root string
+	// dirs are the namespace directories held open (dirfd_linux.go);
+	// batches share their store's.
+	dirs *nsDirs
 	// clean removes killed writers' temporary files before the first
 	// write (leftovers.go); batches share their store's.
 	clean *sync.Once
@@ -96,7 +99,7 @@ func OpenFileStore(dir string) (*FileStore, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return nil, errf(fault.IOFailed, "open", dir, "store root is not a directory")
 	}
-	return &FileStore{root: dir, clean: new(sync.Once)}, nil
+	return &FileStore{root: dir, dirs: newNSDirs(), clean: new(sync.Once)}, nil
 }
 
 // Root returns the store directory.
@@ -152,38 +155,45 @@ func (f *FileStore) objectPath(op string, ns Namespace, digest string) (string, 
 // readRegular reads a bounded regular file without following a final
 // symlink and without blocking on a FIFO. A missing file is (nil, false).
 func readRegular(op, path string, max int) ([]byte, bool, error) {
+	b, _, ok, err := readRegularMode(op, path, max)
+	return b, ok, err
+}
+
+// readRegularMode is readRegular that also returns the file's permission
+// bits.
+func readRegularMode(op, path string, max int) ([]byte, fs.FileMode, bool, error) {
 	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, false, nil
+			return nil, 0, false, nil
 		}
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, false, errf(fault.IOFailed, op, path, "store symlinks are not admitted")
+			return nil, 0, false, errf(fault.IOFailed, op, path, "store symlinks are not admitted")
 		}
-		return nil, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
+		return nil, 0, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 	}
 	defer fd.Close()
 	st, err := fd.Stat()
 	if err != nil {
-		return nil, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
+		return nil, 0, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, false, errf(fault.IOFailed, op, path, "not a regular file (%s)", st.Mode().Type())
+		return nil, 0, false, errf(fault.IOFailed, op, path, "not a regular file (%s)", st.Mode().Type())
 	}
 	if st.Size() > int64(max) {
-		return nil, false, errf(fault.BudgetExhausted, op, path, "file is %d bytes, over the %d-byte bound", st.Size(), max)
+		return nil, 0, false, errf(fault.BudgetExhausted, op, path, "file is %d bytes, over the %d-byte bound", st.Size(), max)
 	}
 	// Sized from the stat, so an object's bytes land in one allocation
 	// (io.ReadAll would grow its buffer from 512 bytes).
 	buf := bytes.NewBuffer(make([]byte, 0, int(st.Size())+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(fd, int64(max)+1)); err != nil {
-		return nil, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
+		return nil, 0, false, errf(fault.IOFailed, op, path, "%v", unwrap(err))
 	}
 	b := buf.Bytes()
 	if len(b) > max {
-		return nil, false, errf(fault.BudgetExhausted, op, path, "file grew past the %d-byte bound", max)
+		return nil, 0, false, errf(fault.BudgetExhausted, op, path, "file grew past the %d-byte bound", max)
 	}
-	return b, true, nil
+	return b, st.Mode().Perm(), true, nil
 }
 
 // verified parses stored bytes and checks that they hash to digest. Bytes
@@ -469,31 +479,51 @@ func (f *FileStore) Get(ns Namespace, digest string) (any, bool, error) {
 // readObject reads the bytes stored under digest, unchecked: its path, or
 // false when there is none.
 func (f *FileStore) readObject(ns Namespace, digest string) (string, []byte, bool, error) {
-	path, err := f.objectPath("get", ns, digest)
+	hex, err := checkDigest("get", ns, digest)
 	if err != nil {
 		return "", nil, false, err
 	}
-	b, ok, err := readRegular("get", path, MaxObjectBytes)
-	return path, b, ok, err
+	d, name, b, ok, err := f.readAt("get", string(ns), hex+".json", MaxObjectBytes)
+	if d == nil || err != nil || !ok {
+		return "", nil, false, err
+	}
+	return d.name(name), b, true, nil
+}
+
+// readAt reads the file name in the namespace directory sub (nsDir.read)
+// and returns the directory it read from (nil: there is none). A
+// directory removed since it was opened is opened again from its path.
+func (f *FileStore) readAt(op, sub, name string, max int) (*nsDir, string, []byte, bool, error) {
+	for retry := true; ; retry = false {
+		d, err := f.openDir(op, sub, false)
+		if err != nil || d == nil {
+			return nil, name, nil, false, err
+		}
+		b, _, ok, err := d.read(op, name, max)
+		if err == nil && !ok && retry && f.gone(sub, d) {
+			continue
+		}
+		return d, name, b, ok, err
+	}
 }
 
 // Has implements Store.
 func (f *FileStore) Has(ns Namespace, digest string) (bool, error) {
-	path, err := f.objectPath("has", ns, digest)
+	hex, err := checkDigest("has", ns, digest)
 	if err != nil {
 		return false, err
 	}
-	st, err := os.Lstat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
+	for retry := true; ; retry = false {
+		d, err := f.openDir("has", string(ns), false)
+		if err != nil || d == nil {
+			return false, err
 		}
-		return false, errf(fault.IOFailed, "has", path, "%v", unwrap(err))
+		ok, err := d.stat("has", hex+".json")
+		if err == nil && !ok && retry && f.gone(string(ns), d) {
+			continue
+		}
+		return ok, err
 	}
-	if !st.Mode().IsRegular() {
-		return false, errf(fault.IOFailed, "has", path, "not a regular file (%s)", st.Mode().Type())
-	}
-	return true, nil
 }
 
 // List implements Store. Temporary files and foreign names are ignored.
@@ -552,6 +582,11 @@ func readEffect(path, requestDigest string) (map[string]any, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
+	return parseEffect(path, b, requestDigest)
+}
+
+// parseEffect is readEffect of the bytes b read from path.
+func parseEffect(path string, b []byte, requestDigest string) (map[string]any, bool, error) {
 	v, err := canon.Parse(b, MaxObjectBytes)
 	if err != nil {
 		return nil, false, errTornEffect
@@ -576,11 +611,15 @@ func (f *FileStore) GetEffect(requestDigest, identity string) (map[string]any, b
 	if err != nil {
 		return nil, false, err
 	}
-	path, err := f.effectPath(key)
-	if err != nil {
+	hex, ok := canon.DigestHex(key)
+	if !ok {
+		return nil, false, errf(fault.Parse, "effect", key, "memo key is not a digest token")
+	}
+	d, name, b, ok, err := f.readAt("effect", "effects", hex+".json", MaxObjectBytes)
+	if err != nil || !ok {
 		return nil, false, err
 	}
-	rec, ok, err := readEffect(path, requestDigest)
+	rec, ok, err := parseEffect(d.name(name), b, requestDigest)
 	if errors.Is(err, errTornEffect) {
 		return nil, false, nil
 	}
