@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/algal-assay/assay/engine/fault"
 	"golang.org/x/sys/unix"
@@ -40,6 +41,9 @@ type nsDir struct {
 	f    *os.File
 	fd   int
 	path string
+	// plain is set once this directory refused O_TMPFILE (a file system
+	// or kernel without it): objects are then published the portable way.
+	plain atomic.Bool
 }
 
 // openDir returns the namespace directory sub, opened and checked on

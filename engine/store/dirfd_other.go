@@ -54,6 +54,26 @@ func (d *nsDir) stat(op, name string) (bool, error) {
 	return statRegular(op, d.name(name))
 }
 
+// publishNew is not done (done false): objects are published the
+// portable way (publish).
+func (f *FileStore) publishNew(string, *nsDir, string, []byte) (installed, done bool, err error) {
+	return false, false, nil
+}
+
+// exists says an entry (of any kind) is at name in d.
+func (d *nsDir) exists(name string) bool {
+	_, err := os.Lstat(d.name(name))
+	return err == nil
+}
+
+// remove removes the entry name from d.
+func (d *nsDir) remove(name string) error { return os.Remove(d.name(name)) }
+
+// linkEntry hard-links the file name in from to the same name in to.
+func linkEntry(from, to *nsDir, name string) error {
+	return os.Link(from.name(name), to.name(name))
+}
+
 // statRegular reports whether a regular file is at path, without
 // following a final symlink; anything else there is IO_FAILED.
 func statRegular(op, path string) (bool, error) {

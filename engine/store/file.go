@@ -33,11 +33,15 @@ const DefaultDir = ".algal"
 // <namespace>/<hex>.json: a fanned-out .algal would no longer verify under
 // upstream's CLI.
 //
-// Immutable objects are published by moving a temporary file from the
-// same directory into place with a rename that refuses to replace
-// (renameat2 RENAME_NOREPLACE on Linux), or by hard-linking it where that
-// is unavailable, so of two writers (threads or processes) exactly one
-// installs the object while the other finds it and checks it. An object
+// Immutable objects are published, on Linux, by writing a nameless file
+// (O_TMPFILE) in the namespace directory the store holds open and naming
+// it with linkat, which refuses to replace (publish_linux.go); elsewhere,
+// or where the file system refuses O_TMPFILE, by moving a temporary file
+// from the same directory into place with a rename that refuses to
+// replace (renameat2 RENAME_NOREPLACE on Linux), or by hard-linking it
+// where that is unavailable. Either way, of two writers (threads or
+// processes) exactly one installs the object while the other finds it and
+// checks it. An object
 // of another FileStore can also be taken as a hard link to its file
 // (LinkFrom, link.go), checked against its digest like a copy.
 // A FileStore syncs each object before it publishes it and its directory
@@ -138,18 +142,6 @@ func (f *FileStore) dir(sub string) (string, error) {
 		return "", err
 	}
 	return d, nil
-}
-
-func (f *FileStore) objectPath(op string, ns Namespace, digest string) (string, error) {
-	hex, err := checkDigest(op, ns, digest)
-	if err != nil {
-		return "", err
-	}
-	d, err := f.dir(string(ns))
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, hex+".json"), nil
 }
 
 // readRegular reads a bounded regular file without following a final
@@ -403,21 +395,42 @@ func (f *FileStore) PutEncoded(ns Namespace, canonical []byte) (string, error) {
 
 func (f *FileStore) putCanonical(ns Namespace, b []byte) (string, error) {
 	d := canon.DigestBytes(b)
-	path, err := f.objectPath("put", ns, d)
+	hex, err := checkDigest("put", ns, d)
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Lstat(path); err == nil {
-		return d, f.keepExisting(path, d, b)
-	}
-	installed, err := f.publish("put", path, b, false)
+	dir, name, installed, err := f.putNew("put", string(ns), hex+".json", b)
 	if err != nil {
 		return "", err
 	}
 	if !installed {
-		return d, f.keepExisting(path, d, b)
+		return d, f.keepExisting(dir, name, d, b)
 	}
 	return d, nil
+}
+
+// putNew publishes data as the new file name in the namespace directory
+// sub (made if need be) unless something is there already (installed
+// false: the caller checks it): by publishNew where the directory takes
+// it, else by publish. A directory removed since it was opened is opened
+// again from its path.
+func (f *FileStore) putNew(op, sub, name string, data []byte) (d *nsDir, _ string, installed bool, err error) {
+	for retry := true; ; retry = false {
+		if d, err = f.openDir(op, sub, true); err != nil {
+			return nil, name, false, err
+		}
+		if d.exists(name) {
+			return d, name, false, nil
+		}
+		installed, done, err := f.publishNew(op, d, name, data)
+		if !done {
+			installed, err = f.publish(op, d.name(name), data, false)
+		}
+		if err != nil && retry && f.gone(sub, d) {
+			continue
+		}
+		return d, name, installed, err
+	}
 }
 
 // keepExisting checks an object another writer (or an earlier run)
@@ -425,24 +438,25 @@ func (f *FileStore) putCanonical(ns Namespace, b []byte) (string, error) {
 // to its name (a write torn by a crash, or damage) is replaced by the
 // bytes the name stands for, which is always safe for content-addressed
 // data: the name says exactly what belongs there.
-func (f *FileStore) keepExisting(path, digest string, want []byte) error {
-	err := f.checkExisting(path, digest)
+func (f *FileStore) keepExisting(d *nsDir, name, digest string, want []byte) error {
+	err := f.checkExisting(d, name, digest)
 	if err == nil {
-		f.retain(path)
+		f.retain(d.name(name))
 		return nil
 	}
 	if fault.CodeOf(err) != fault.DigestMismatch {
 		return err
 	}
-	if _, err := f.publish("put", path, want, true); err != nil {
+	if _, err := f.publish("put", d.name(name), want, true); err != nil {
 		return err
 	}
 	return nil
 }
 
 // checkExisting verifies an object already in place.
-func (f *FileStore) checkExisting(path, digest string) error {
-	b, ok, err := readRegular("put", path, MaxObjectBytes)
+func (f *FileStore) checkExisting(d *nsDir, name, digest string) error {
+	path := d.name(name)
+	b, _, ok, err := d.read("put", name, MaxObjectBytes)
 	if err != nil {
 		return err
 	}
@@ -556,36 +570,16 @@ func (f *FileStore) List(ns Namespace) ([]string, error) {
 	return out, nil
 }
 
-func (f *FileStore) effectPath(key string) (string, error) {
-	hex, ok := canon.DigestHex(key)
-	if !ok {
-		return "", errf(fault.Parse, "effect", key, "memo key is not a digest token")
-	}
-	d, err := f.dir("effects")
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, hex+".json"), nil
-}
-
 // errTornEffect marks a memo file whose bytes do not parse. Every writer
 // publishes complete canonical JSON, so such bytes can only be a write a
 // crash tore (or damage): they name no record, which makes them a miss that
 // the next PutEffect replaces, never evidence.
 var errTornEffect = errors.New("memo record is torn")
 
-// readEffect reads a retained memo record. A record that parses but is
-// malformed or names another request is a hard error, never a silent miss;
-// one that does not parse is errTornEffect.
-func readEffect(path, requestDigest string) (map[string]any, bool, error) {
-	b, ok, err := readRegular("effect", path, MaxObjectBytes)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	return parseEffect(path, b, requestDigest)
-}
-
-// parseEffect is readEffect of the bytes b read from path.
+// parseEffect reads a retained memo record from the bytes b read from
+// path. A record that parses but is malformed or names another request is
+// a hard error, never a silent miss; one that does not parse is
+// errTornEffect.
 func parseEffect(path string, b []byte, requestDigest string) (map[string]any, bool, error) {
 	v, err := canon.Parse(b, MaxObjectBytes)
 	if err != nil {
@@ -632,39 +626,46 @@ func (f *FileStore) PutEffect(record map[string]any, identity string) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	path, err := f.effectPath(key)
+	hex, ok := canon.DigestHex(key)
+	if !ok {
+		return nil, errf(fault.Parse, "effect", key, "memo key is not a digest token")
+	}
+	d, name, installed, err := f.putNew("effect", "effects", hex+".json", b)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Lstat(path); err != nil {
-		installed, err := f.publish("effect", path, b, false)
-		if err != nil {
-			return nil, err
-		}
-		if installed {
-			return record, nil
-		}
+	if installed {
+		return record, nil
 	}
 	// Someone was first: the retained record wins, and it must be sound.
-	rec, err := f.readRetained(path, rd)
+	rec, err := f.readRetained(d, name, rd)
 	if errors.Is(err, errTornEffect) {
-		return f.repairEffect(path, rd, b, record)
+		return f.repairEffect(d, name, rd, b, record)
 	}
 	return rec, err
 }
 
-// readRetained reads the memo record another writer installed at path.
-// Once a name is published it is never removed except by a repair, so an
-// absent record here is an I/O failure, not a miss.
-func (f *FileStore) readRetained(path, rd string) (map[string]any, error) {
-	rec, ok, err := readEffect(path, rd)
+// readEffectAt reads the memo record at name in d (parseEffect).
+func readEffectAt(d *nsDir, name, requestDigest string) (map[string]any, bool, error) {
+	b, _, ok, err := d.read("effect", name, MaxObjectBytes)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return parseEffect(d.name(name), b, requestDigest)
+}
+
+// readRetained reads the memo record another writer installed at name in
+// d. Once a name is published it is never removed except by a repair, so
+// an absent record here is an I/O failure, not a miss.
+func (f *FileStore) readRetained(d *nsDir, name, rd string) (map[string]any, error) {
+	rec, ok, err := readEffectAt(d, name, rd)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, errf(fault.IOFailed, "effect", path, "retained memo record disappeared")
+		return nil, errf(fault.IOFailed, "effect", d.name(name), "retained memo record disappeared")
 	}
-	f.retain(path)
+	f.retain(d.name(name))
 	return rec, nil
 }
 
@@ -674,31 +675,31 @@ func (f *FileStore) readRetained(path, rd string) (map[string]any, error) {
 // write, so every writer still agrees on one retained record: a plain
 // writer that publishes between the removal and this publish wins, as it
 // would have on an empty index.
-func (f *FileStore) repairEffect(path, rd string, b []byte, record map[string]any) (map[string]any, error) {
+func (f *FileStore) repairEffect(d *nsDir, name, rd string, b []byte, record map[string]any) (map[string]any, error) {
 	l := flock.New(filepath.Join(f.root, RepairLock), flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
 	if err := l.Lock(); err != nil {
 		return nil, errf(fault.IOFailed, "effect", l.Path(), "%v", unwrap(err))
 	}
 	defer func() { _ = l.Unlock() }()
-	rec, ok, err := readEffect(path, rd)
+	rec, ok, err := readEffectAt(d, name, rd)
 	if err == nil && ok {
-		f.retain(path) // an earlier repair won
+		f.retain(d.name(name)) // an earlier repair won
 		return rec, nil
 	}
 	if err != nil && !errors.Is(err, errTornEffect) {
 		return nil, err
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, errf(fault.IOFailed, "effect", path, "%v", unwrap(err))
+	if err := d.remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, errf(fault.IOFailed, "effect", d.name(name), "%v", unwrap(err))
 	}
-	installed, err := f.publish("effect", path, b, false)
+	d, name, installed, err := f.putNew("effect", "effects", name, b)
 	if err != nil {
 		return nil, err
 	}
 	if installed {
 		return record, nil
 	}
-	return f.readRetained(path, rd)
+	return f.readRetained(d, name, rd)
 }
 
 func (f *FileStore) slotPath(name string) (string, error) {

@@ -14,8 +14,9 @@ import (
 )
 
 // TempPrefix starts the name of every temporary file a FileStore write
-// creates beside the object it publishes. A write removes its own; one
-// killed mid-write leaves it behind.
+// creates beside the object it publishes (slots, repairs, and objects
+// where O_TMPFILE is refused: a nameless file has no name to leave). A
+// write removes its own; one killed mid-write leaves it behind.
 const TempPrefix = ".tmp-"
 
 // WritersLock is the file at the store root every write holds a shared
@@ -41,6 +42,13 @@ func (f *FileStore) writing(op string) (release func(), err error) {
 	if err := os.MkdirAll(f.root, 0o755); err != nil {
 		return nil, errf(fault.IOFailed, op, f.root, "%v", unwrap(err))
 	}
+	return f.enter(op)
+}
+
+// enter is writing in a store whose root is known to be there (a
+// namespace directory in it is open): the hold of the writers' lock,
+// after the first write's cleanup.
+func (f *FileStore) enter(op string) (release func(), err error) {
 	f.clean.Do(f.removeTemps)
 	if f.hold != nil {
 		return f.hold.enter(op, f.lockFile())

@@ -1,18 +1,12 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/algal-assay/assay/engine/canon"
-	"github.com/algal-assay/assay/engine/fault"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -30,9 +24,10 @@ type Linker interface {
 	LinkFrom(ctx context.Context, src *FileStore, ns Namespace, digests []string) (linked int, err error)
 }
 
-// linkFile is os.Link; a variable so a test can stand in for a pair of
+// linkAt hard-links the object file name from one namespace directory
+// to another (linkEntry); a variable so a test can stand in for a pair of
 // file systems that refuse the link.
-var linkFile = os.Link
+var linkAt = linkEntry
 
 // LinkFrom implements Linker. Each object is linked under its name and
 // then read back through the name in this store, every byte hashed: an
@@ -43,8 +38,10 @@ var linkFile = os.Link
 // here. A link that cannot be made (another device, a file system without
 // hard links, the name already taken, permissions) falls back to that
 // copy too. The two namespace directories are made and checked for
-// symbolic links once per call, not once per object as a Put does: for
-// tens of thousands of receipts those checks cost more than the links.
+// symbolic links once (each store holds them open, dirfd_linux.go), and
+// every link and read-back names the object relative to them: for tens
+// of thousands of receipts a path walk per object costs more than the
+// links.
 //
 // A linked object is one file with two names: its bytes stay verified on
 // every read, so one edited later in the source store (stores never write
@@ -58,9 +55,9 @@ func (f *FileStore) LinkFrom(ctx context.Context, src *FileStore, ns Namespace, 
 	if err != nil {
 		return 0, err
 	}
-	fromDir, toDir, err := f.linkDirs(src, ns)
-	if err != nil {
-		return 0, err
+	from, to, err := f.linkDirs(src, ns)
+	if err != nil || from == nil {
+		return 0, err // src has no such namespace: nothing to take
 	}
 	var linked atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
@@ -70,7 +67,7 @@ func (f *FileStore) LinkFrom(ctx context.Context, src *FileStore, ns Namespace, 
 			break
 		}
 		g.Go(func() error {
-			ok, err := f.linkObject(src, ns, d, filepath.Join(fromDir, names[i]), filepath.Join(toDir, names[i]))
+			ok, err := f.linkObject(src, ns, d, from, to, names[i])
 			if ok {
 				linked.Add(1)
 			}
@@ -96,55 +93,42 @@ func objectNames(ns Namespace, digests []string) ([]string, error) {
 	return names, nil
 }
 
-// linkDirs checks ns's directory in src and makes it in f, refusing a
-// symbolic link on the way in either.
-func (f *FileStore) linkDirs(src *FileStore, ns Namespace) (from, to string, err error) {
+// linkDirs opens ns's directory in src (nil: src has none) and in f,
+// made if need be, refusing a symbolic link on the way in either: held
+// open (dirfd_linux.go), every link and read-back names an object
+// relative to them.
+func (f *FileStore) linkDirs(src *FileStore, ns Namespace) (from, to *nsDir, err error) {
 	if err := checkNamespace(ns); err != nil {
-		return "", "", err
+		return nil, nil, err
 	}
-	if from, err = src.dir(string(ns)); err != nil {
-		return "", "", err
+	if to, err = f.openDir("link", string(ns), true); err != nil {
+		return nil, nil, err
 	}
-	if to, err = f.dir(string(ns)); err != nil {
-		return "", "", err
+	if from, err = src.openDir("link", string(ns), false); err != nil {
+		return nil, nil, err
 	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		return "", "", errf(fault.IOFailed, "link", to, "%v", unwrap(err))
-	}
-	return from, to, noLink(to)
+	return from, to, nil
 }
 
-// linkObject takes the object digest from the file from to the free name
-// to: linked when it could, else copied.
-func (f *FileStore) linkObject(src *FileStore, ns Namespace, digest, from, to string) (bool, error) {
-	if f.mode == src.mode && linkFile(from, to) == nil {
-		if f.linkedSound(to, digest) {
-			f.retain(to)
+// linkObject takes the object digest from the file name in from to the
+// free name in to: linked when it could, else copied.
+func (f *FileStore) linkObject(src *FileStore, ns Namespace, digest string, from, to *nsDir, name string) (bool, error) {
+	if f.mode == src.mode && linkAt(from, to, name) == nil {
+		if f.linkedSound(to, name, digest) {
+			f.retain(to.name(name))
 			return true, nil
 		}
-		os.Remove(to) // the name is ours: the link made it
+		_ = to.remove(name) // the name is ours: the link made it
 	}
 	return false, f.copyFrom(src, ns, digest)
 }
 
-// linkedSound reads the object just linked at path without following a
-// symbolic link and says it is a regular file with a mode this store
-// publishes, holding the canonical bytes digest names.
-func (f *FileStore) linkedSound(path, digest string) bool {
-	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
-	}
-	defer fd.Close()
-	st, err := fd.Stat()
-	if err != nil || !st.Mode().IsRegular() || !f.publishes(st.Mode().Perm()) || st.Size() > MaxObjectBytes {
-		return false
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, int(st.Size())+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(fd, MaxObjectBytes+1)); err != nil {
-		return false
-	}
-	return buf.Len() <= MaxObjectBytes && canon.DigestBytes(buf.Bytes()) == digest
+// linkedSound reads the object just linked at name in d without
+// following a symbolic link and says it is a regular file with a mode
+// this store publishes, holding the canonical bytes digest names.
+func (f *FileStore) linkedSound(d *nsDir, name, digest string) bool {
+	b, perm, ok, err := d.read("link", name, MaxObjectBytes)
+	return err == nil && ok && f.publishes(perm) && canon.DigestBytes(b) == digest
 }
 
 // publishes says a file of permission perm could be one this store

@@ -210,9 +210,9 @@ func assertCopied(t *testing.T, src, dst *FileStore, d, from, to string, perm os
 // Where the link is refused (another device: EXDEV; a file system without
 // hard links) the object is copied, as before there were links.
 func TestLinkFromCopiesAcrossDevices(t *testing.T) {
-	real := linkFile
-	linkFile = func(string, string) error { return &os.LinkError{Op: "link", Err: unix.EXDEV} }
-	defer func() { linkFile = real }()
+	real := linkAt
+	linkAt = func(*nsDir, *nsDir, string) error { return unix.EXDEV }
+	defer func() { linkAt = real }()
 	src, dst, d, from, to := linkPair(t)
 	assertCopied(t, src, dst.FileStore, d, from, to, 0o600)
 }

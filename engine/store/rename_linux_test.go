@@ -12,16 +12,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// withRename runs f with renameNoReplace replaced by fake.
+// withRename runs f with renameNoReplace replaced by fake, on the
+// portable publish (a named temporary file): O_TMPFILE is refused, as on
+// a file system without it (publish_linux.go).
 func withRename(t *testing.T, fake func(from, to string) error, f func()) {
 	t.Helper()
 	real := renameNoReplace
 	renameNoReplace = fake
 	defer func() { renameNoReplace = real }()
-	f()
+	withoutTmpfile(t, unix.EOPNOTSUPP, f)
 }
 
-// Objects are published by renameat2(RENAME_NOREPLACE), which never
+// Where O_TMPFILE is refused objects are published by
+// renameat2(RENAME_NOREPLACE), which never
 // replaces a name another writer installed: of 32 writers of one object
 // exactly one installs it, and no temporary file is left.
 func TestPublishRenamesWithoutReplacing(t *testing.T) {
