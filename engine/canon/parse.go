@@ -359,9 +359,26 @@ func (p *parser) intern(b []byte) string {
 // anything. It returns -1 when the text ends first; the parse then reports
 // the real error.
 func (p *parser) countRest(pos int) int {
-	d := p.data
-	n, depth := 1, 0
-	for i := pos; i < len(d); i++ {
+	for n, i := 1, pos; ; n++ {
+		end := valueEnd(p.data, i)
+		if end < 0 {
+			return -1
+		}
+		if p.data[end] != ',' {
+			return n
+		}
+		i = end + 1
+	}
+}
+
+// valueEnd is the offset of the ',', ']' or '}' that ends the value
+// starting at d[i] inside an array or object (countRest counts elements
+// by it, DigestWithout steps over members by it), or -1 when the text
+// ends first. It tracks only strings and nesting, so it is for text the
+// parse checks, or has checked, as JSON.
+func valueEnd(d []byte, i int) int {
+	depth := 0
+	for ; i < len(d); i++ {
 		switch d[i] {
 		case '"':
 			i = closingQuote(d, i)
@@ -369,12 +386,12 @@ func (p *parser) countRest(pos int) int {
 			depth++
 		case ']', '}':
 			if depth == 0 {
-				return n
+				return i
 			}
 			depth--
 		case ',':
 			if depth == 0 {
-				n++
+				return i
 			}
 		}
 	}

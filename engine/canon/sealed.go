@@ -124,7 +124,7 @@ func memberSpan(b []byte, key string) (from, to int, ok bool) {
 		if keyEnd >= len(b) || b[keyEnd] != ':' {
 			return 0, 0, false
 		}
-		end := skipCanonical(b, keyEnd+1)
+		end := valueEnd(b, keyEnd+1)
 		if end < 0 || end >= len(b) {
 			return 0, 0, false
 		}
@@ -143,29 +143,4 @@ func memberSpan(b []byte, key string) (from, to int, ok bool) {
 		i = end + 1
 	}
 	return 0, 0, false
-}
-
-// skipCanonical is the offset just past the canonical value starting at
-// b[i] (in an object or array, so a ',', '}' or ']' follows it), or -1
-// when the text ends first.
-func skipCanonical(b []byte, i int) int {
-	depth := 0
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			i = closingQuote(b, i)
-		case '[', '{':
-			depth++
-		case ']', '}':
-			if depth == 0 {
-				return i
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }
